@@ -1,0 +1,40 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
+///
+/// Dependencies point one way: executables -> HexStore -> HexKit; CSQLite is the system SQLite;
+/// HexCommandLine holds what the executables share (exit codes, error output).
+/// The package takes no package dependencies: toolchain and system libraries only.
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "hexd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "hexd", targets: ["hexd"]),
+        .executable(name: "hexctl", targets: ["hexctl"]),
+        .executable(name: "hexbench", targets: ["hexbench"]),
+        .library(name: "HexKit", targets: ["HexKit"]),
+        .library(name: "HexStore", targets: ["HexStore"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "HexKit", swiftSettings: strictSettings),
+        .target(name: "HexStore", dependencies: ["HexKit", "CSQLite"], swiftSettings: strictSettings),
+        .target(name: "HexCommandLine", swiftSettings: strictSettings),
+        .executableTarget(name: "hexd", dependencies: ["HexKit", "HexStore", "HexCommandLine"], swiftSettings: strictSettings),
+        .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexCommandLine"], swiftSettings: strictSettings),
+        .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexCommandLine"], swiftSettings: strictSettings),
+        .target(name: "HexTestSupport", dependencies: ["HexKit", "HexStore"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
+        .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
+    ]
+)

@@ -1,0 +1,195 @@
+/// The rules for hexes: what a received envelope becomes, what may be sent to whom, and how the
+/// inbox, My Hexlist and the block list behave.
+///
+/// Wire models are tolerant and all-optional; stored `Hex` values are always complete. This type
+/// is the one place that turns one into the other, so the defaults table in Protocol.md is
+/// implemented here and nowhere else. It is synchronous and not thread-safe: its owner (the
+/// daemon) serialises calls, and the repository does the blocking I/O.
+public struct HexManager {
+    /// Who sends this daemon's hexes.
+    public let identity: LocalIdentity
+    /// The `versionID` this daemon writes in its envelopes.
+    public let versionID: String
+    private let repository: any HexRepository
+
+    public init(repository: any HexRepository, identity: LocalIdentity, versionID: String) {
+        self.repository = repository
+        self.identity = identity
+        self.versionID = versionID
+    }
+
+    // MARK: Receiving
+
+    /// Acts on an envelope received from a peer: stores a hex in the inbox (unless its sender is
+    /// blocked or its `messageID` was stored before), passes an Alert on, and refuses the rest.
+    ///
+    /// Returns only after the hex is committed, so an Ack built from the outcome never claims
+    /// more than the database holds.
+    /// - Throws: only errors of the repository (the database); the envelope itself never throws.
+    public func receive(_ envelope: DataSendWrapper, at time: Date = Date()) throws -> ReceiveOutcome {
+        switch envelope.operationType {
+        case .alert:
+            return .alert(message: envelope.message ?? "")
+        case .store:
+            return try receiveStore(envelope, at: time)
+        default:
+            return .unsupported(reason: "operationType \"\(envelope.operationType)\" is not supported by hexd \(versionID)")
+        }
+    }
+
+    private func receiveStore(_ envelope: DataSendWrapper, at time: Date) throws -> ReceiveOutcome {
+        if let objectType = envelope.jmObjectType, objectType != .hex {
+            return .unsupported(reason: "a Store of jmObjectType \"\(objectType)\" is not supported by hexd \(versionID)")
+        }
+        guard let hexJM = envelope.hex else {
+            return .invalid(reason: "a Store needs a Hex object in jmObject")
+        }
+        if let sender = hexJM.senderUUID, try repository.isBlocked(senderUUID: sender) {
+            return .rejected(alert: "\(identity.name) blocked you.")
+        }
+        let hex = Self.makeHex(from: hexJM, location: .inbox, at: time)
+        return try repository.insert(hex, messageID: envelope.messageID) ? .stored(hex) : .duplicate
+    }
+
+    /// The reply owed for an envelope with this outcome: an Ack when the envelope had a
+    /// `messageID`; for a legacy sender (no `messageID`) only the original app's Alert to a blocked
+    /// sender; otherwise nothing.
+    public func reply(to envelope: DataSendWrapper, outcome: ReceiveOutcome) -> DataSendWrapper? {
+        if let messageID = envelope.messageID {
+            return .ack(outcome.ackStatus, messageID: messageID, message: outcome.explanation, versionID: versionID)
+        }
+        if case .rejected(let alert) = outcome {
+            return .alert(alert, versionID: versionID)
+        }
+        return nil
+    }
+
+    /// The reply to a line that is not an envelope: an Ack `invalid` explaining why, carrying the
+    /// line's `messageID` when one could be read.
+    public func reply(toUnreadable error: EnvelopeDecodingError) -> DataSendWrapper {
+        .ack(.invalid, messageID: error.messageID, message: error.description, versionID: versionID)
+    }
+
+    /// The stored form of a HexJM: a new id, the given location and time, and every missing field
+    /// filled with its default (empty strings, no links). Values are kept as received, including
+    /// services this version does not know.
+    public static func makeHex(from hexJM: HexJM, location: HexLocation, at time: Date) -> Hex {
+        Hex(
+            location: location,
+            senderUUID: hexJM.senderUUID ?? "",
+            senderName: hexJM.senderName ?? "",
+            hexDescription: hexJM.hexDescription ?? "",
+            hexColor: hexJM.hexColor ?? "",
+            links: (hexJM.links ?? []).map { linkJM in
+                Link(url: linkJM.url ?? "", linkDescription: linkJM.linkDescription ?? "", service: linkJM.service ?? "")
+            },
+            timestamp: time,
+            isChecked: location != .inbox
+        )
+    }
+
+    // MARK: Sending
+
+    /// The wire form of a stored hex, sent from this daemon's identity.
+    ///
+    /// Never has an empty `senderName` or `hexColor` and always has a `service` on every link:
+    /// the original app crashed without them. For a legacy (1.x) receiver every service is one of
+    /// the four the original app knew; a service it did not know becomes `Unknown`.
+    public func sendable(_ hex: Hex, legacy: Bool) -> HexJM {
+        HexJM(
+            senderUUID: identity.uuid,
+            senderName: identity.name,
+            hexDescription: hex.hexDescription,
+            hexColor: HexColor.normalized(hex.hexColor) ?? HexColor.fallback,
+            links: hex.links.map { link in
+                let service = legacy ? link.service.legacySafe : (link.service.rawValue.isEmpty ? .unknown : link.service)
+                return LinkJM(url: link.url, linkDescription: link.linkDescription, service: service)
+            }
+        )
+    }
+
+    /// The Store envelope that sends `hex`. A legacy receiver gets no `messageID`: the original app
+    /// would not answer it, so nothing would ever acknowledge it.
+    public func storeEnvelope(for hex: Hex, legacy: Bool, messageID: UUID = UUID()) -> DataSendWrapper {
+        .store(sendable(hex, legacy: legacy), versionID: versionID, messageID: legacy ? nil : messageID.uuidString.uppercased())
+    }
+
+    // MARK: Inbox
+
+    /// The inbox, newest first.
+    public func inbox() throws -> [Hex] { try repository.hexes(in: .inbox) }
+
+    /// How many inbox hexes the user has not checked.
+    public func uncheckedCount() throws -> Int { try repository.uncheckedCount() }
+
+    /// Marks an inbox hex as seen.
+    public func markChecked(id: UUID) throws {
+        guard try repository.markChecked(id: id) else { throw HexManagerError.hexNotFound(id, in: .inbox) }
+    }
+
+    /// Saves a copy of an inbox hex on top of My Hexlist. The copy has new ids and keeps the
+    /// original sender; the inbox hex stays where it is.
+    @discardableResult
+    public func saveToMyHexlist(id: UUID, at time: Date = Date()) throws -> Hex {
+        guard let original = try repository.hex(id: id), original.location == .inbox else {
+            throw HexManagerError.hexNotFound(id, in: .inbox)
+        }
+        var copy = original
+        copy.id = UUID()
+        copy.location = .myHexlist
+        copy.timestamp = time
+        copy.isChecked = true
+        copy.links = original.links.map { Link(url: $0.url, linkDescription: $0.linkDescription, service: $0.service) }
+        _ = try repository.insert(copy, messageID: nil)
+        return copy
+    }
+
+    // MARK: My Hexlist
+
+    /// My Hexlist in the user's order.
+    public func myHexlist() throws -> [Hex] { try repository.hexes(in: .myHexlist) }
+
+    /// Creates a hex from this daemon's identity on top of My Hexlist.
+    /// - Throws: `HexManagerError.invalidColor` unless `color` is `#RRGGBB` (stored uppercase).
+    @discardableResult
+    public func createHex(description: String, color: String = HexColor.fallback, links: [Link], at time: Date = Date()) throws -> Hex {
+        guard let normalizedColor = HexColor.normalized(color) else { throw HexManagerError.invalidColor(color) }
+        let hex = Hex(
+            location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name,
+            hexDescription: description, hexColor: normalizedColor, links: links, timestamp: time, isChecked: true
+        )
+        _ = try repository.insert(hex, messageID: nil)
+        return hex
+    }
+
+    /// Moves a My Hexlist hex to `index` (0 is the top; past the end means the bottom).
+    public func moveInHexlist(id: UUID, to index: Int) throws {
+        guard try repository.moveInHexlist(id: id, to: index) else { throw HexManagerError.hexNotFound(id, in: .myHexlist) }
+    }
+
+    // MARK: Any location
+
+    /// The hex with this id, wherever it is.
+    public func hex(id: UUID) throws -> Hex {
+        guard let hex = try repository.hex(id: id) else { throw HexManagerError.hexNotFound(id, in: nil) }
+        return hex
+    }
+
+    /// Deletes a hex from the inbox or My Hexlist.
+    public func delete(id: UUID) throws {
+        guard try repository.delete(id: id) else { throw HexManagerError.hexNotFound(id, in: nil) }
+    }
+
+    // MARK: Block list
+
+    /// Refuses future Stores from this sender UUID. Returns false if it was blocked already.
+    @discardableResult
+    public func block(senderUUID: String) throws -> Bool { try repository.setBlocked(true, senderUUID: senderUUID) }
+
+    /// Accepts Stores from this sender UUID again. Returns false if it was not blocked.
+    @discardableResult
+    public func unblock(senderUUID: String) throws -> Bool { try repository.setBlocked(false, senderUUID: senderUUID) }
+
+    /// The blocked sender UUIDs, uppercase, sorted.
+    public func blockedSenders() throws -> [String] { try repository.blockedSenders() }
+}

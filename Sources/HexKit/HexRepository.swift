@@ -1,0 +1,41 @@
+/// Persistence for hexes and the block list, as `HexManager` needs it.
+///
+/// HexKit does no I/O: the SQLite store (module HexStore) implements this. Every method that
+/// writes is one transaction: it happens whole or not at all.
+public protocol HexRepository {
+    /// Inserts `hex` with its links. An inbox hex goes on top of the inbox; a My Hexlist hex on
+    /// top of My Hexlist.
+    ///
+    /// - Parameter messageID: when given, recorded in the same transaction; if it was recorded
+    ///   before, nothing is inserted.
+    /// - Returns: false when `messageID` had been recorded before (a duplicate), else true.
+    func insert(_ hex: Hex, messageID: String?) throws -> Bool
+
+    /// The hex with this id, with its links in order.
+    func hex(id: UUID) throws -> Hex?
+
+    /// The hexes of a location with their links: the inbox newest first, My Hexlist in user order.
+    func hexes(in location: HexLocation) throws -> [Hex]
+
+    /// How many inbox hexes are not checked yet.
+    func uncheckedCount() throws -> Int
+
+    /// Marks an inbox hex checked. Returns false when there is no inbox hex with this id.
+    func markChecked(id: UUID) throws -> Bool
+
+    /// Deletes a hex and its links. Returns false when there is no hex with this id.
+    func delete(id: UUID) throws -> Bool
+
+    /// Moves a My Hexlist hex to `index` (clamped to the list), shifting the others.
+    /// Returns false when there is no My Hexlist hex with this id.
+    func moveInHexlist(id: UUID, to index: Int) throws -> Bool
+
+    /// Whether hexes from this sender UUID are refused. UUIDs compare case-insensitively.
+    func isBlocked(senderUUID: String) throws -> Bool
+
+    /// Adds a sender UUID to the block list, or removes it. Returns false when nothing changed.
+    func setBlocked(_ blocked: Bool, senderUUID: String) throws -> Bool
+
+    /// The blocked sender UUIDs, uppercase, sorted.
+    func blockedSenders() throws -> [String]
+}

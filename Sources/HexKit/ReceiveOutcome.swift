@@ -1,0 +1,39 @@
+/// What `HexManager.receive(_:)` did with an envelope from a peer.
+public enum ReceiveOutcome: Sendable, Hashable {
+    /// The hex was committed to the inbox.
+    case stored(Hex)
+    /// An envelope with the same `messageID` was stored before; nothing was stored.
+    case duplicate
+    /// The sender is blocked; nothing was stored. `alert` is the original app's reply text
+    /// ("<Name> blocked you.").
+    case rejected(alert: String)
+    /// An Alert arrived with this message.
+    case alert(message: String)
+    /// The operation or object type is one this version does not handle; nothing was done.
+    case unsupported(reason: String)
+    /// The envelope cannot be acted on; nothing was stored.
+    case invalid(reason: String)
+
+    /// The `status` an Ack reports for this outcome.
+    public var ackStatus: AckStatus {
+        switch self {
+        case .stored: .stored
+        case .duplicate: .duplicate
+        case .rejected: .rejected
+        case .alert: .received
+        case .unsupported: .unsupported
+        case .invalid: .invalid
+        }
+    }
+
+    /// A sentence for the human reading an Ack or a log line.
+    public var explanation: String {
+        switch self {
+        case .stored(let hex): "stored in the inbox as \(hex.id.uuidString.uppercased())"
+        case .duplicate: "already stored; this messageID was seen before"
+        case .rejected(let alert): alert
+        case .alert: "alert delivered"
+        case .unsupported(let reason), .invalid(let reason): reason
+        }
+    }
+}

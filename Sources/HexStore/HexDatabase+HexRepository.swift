@@ -1,0 +1,130 @@
+import HexKit
+
+extension HexDatabase: HexRepository {
+    public func insert(_ hex: Hex, messageID: String?) throws -> Bool {
+        try connection.writeTransaction {
+            if let messageID {
+                try connection.run(
+                    "INSERT OR IGNORE INTO received_message (message_id, hex_id, received_at) VALUES (?, ?, ?)",
+                    [.text(messageID), .text(hex.id.databaseText), .real(hex.timestamp.timeIntervalSince1970)])
+                guard connection.changes == 1 else { return false }
+            }
+            try connection.run(
+                """
+                INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at, checked)
+                VALUES (?, ?, (SELECT COALESCE(MIN(position), 0) - 1 FROM hex WHERE location = ?), ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(hex.id.databaseText), .text(hex.location.rawValue), .text(hex.location.rawValue),
+                    .text(hex.senderUUID), .text(hex.senderName), .text(hex.hexDescription), .text(hex.hexColor),
+                    .real(hex.timestamp.timeIntervalSince1970), .integer(hex.isChecked ? 1 : 0),
+                ])
+            for (position, link) in hex.links.enumerated() {
+                try connection.run(
+                    "INSERT INTO link (hex_id, position, id, url, description, service) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        .text(hex.id.databaseText), .integer(Int64(position)), .text(link.id.databaseText),
+                        .text(link.url), .text(link.linkDescription), .text(link.service.rawValue),
+                    ])
+            }
+            return true
+        }
+    }
+
+    public func hex(id: UUID) throws -> Hex? {
+        try hexes(where: "id = ?", [.text(id.databaseText)]).first
+    }
+
+    public func hexes(in location: HexLocation) throws -> [Hex] {
+        try hexes(where: "location = ?", [.text(location.rawValue)])
+    }
+
+    public func uncheckedCount() throws -> Int {
+        Int(try connection.integer("SELECT COUNT(*) FROM hex WHERE location = 'inbox' AND checked = 0") ?? 0)
+    }
+
+    public func markChecked(id: UUID) throws -> Bool {
+        try connection.writeTransaction {
+            try connection.run("UPDATE hex SET checked = 1 WHERE id = ? AND location = 'inbox'", [.text(id.databaseText)])
+            return connection.changes == 1
+        }
+    }
+
+    public func delete(id: UUID) throws -> Bool {
+        try connection.writeTransaction {
+            try connection.run("DELETE FROM hex WHERE id = ?", [.text(id.databaseText)])
+            return connection.changes == 1
+        }
+    }
+
+    public func moveInHexlist(id: UUID, to index: Int) throws -> Bool {
+        try connection.writeTransaction {
+            var order = try connection.rows("SELECT id FROM hex WHERE location = 'myHexlist' ORDER BY position") { $0.string(0) }
+            guard let from = order.firstIndex(of: id.databaseText) else { return false }
+            order.insert(order.remove(at: from), at: min(max(index, 0), order.count))
+            for (position, hexID) in order.enumerated() {
+                try connection.run("UPDATE hex SET position = ? WHERE id = ?", [.integer(Int64(position)), .text(hexID)])
+            }
+            return true
+        }
+    }
+
+    public func isBlocked(senderUUID: String) throws -> Bool {
+        try connection.integer("SELECT 1 FROM blocked_sender WHERE sender_uuid = ?", [.text(senderUUID.uppercased())]) != nil
+    }
+
+    public func setBlocked(_ blocked: Bool, senderUUID: String) throws -> Bool {
+        try connection.writeTransaction {
+            if blocked {
+                try connection.run(
+                    "INSERT OR IGNORE INTO blocked_sender (sender_uuid, blocked_at) VALUES (?, ?)",
+                    [.text(senderUUID.uppercased()), .real(Date().timeIntervalSince1970)])
+            } else {
+                try connection.run("DELETE FROM blocked_sender WHERE sender_uuid = ?", [.text(senderUUID.uppercased())])
+            }
+            return connection.changes == 1
+        }
+    }
+
+    public func blockedSenders() throws -> [String] {
+        try connection.rows("SELECT sender_uuid FROM blocked_sender ORDER BY sender_uuid") { $0.string(0) }
+    }
+
+    /// The hexes matching an SQL condition, in list order, each with its links in order.
+    private func hexes(where condition: String, _ arguments: [SQLiteValue]) throws -> [Hex] {
+        var links: [String: [Link]] = [:]
+        try connection.run(
+            """
+            SELECT link.hex_id, link.id, link.url, link.description, link.service
+            FROM link WHERE link.hex_id IN (SELECT id FROM hex WHERE \(condition)) ORDER BY link.hex_id, link.position
+            """, arguments
+        ) { row in
+            links[row.string(0), default: []].append(
+                Link(id: UUID(databaseText: row.string(1)), url: row.string(2), linkDescription: row.string(3),
+                     service: Service(rawValue: row.string(4))))
+        }
+        return try connection.rows(
+            """
+            SELECT id, location, sender_uuid, sender_name, description, color, created_at, checked
+            FROM hex WHERE \(condition) ORDER BY position
+            """, arguments
+        ) { row in
+            Hex(
+                id: UUID(databaseText: row.string(0)), location: HexLocation(rawValue: row.string(1)) ?? .inbox,
+                senderUUID: row.string(2), senderName: row.string(3), hexDescription: row.string(4),
+                hexColor: row.string(5), links: links[row.string(0)] ?? [],
+                timestamp: Date(timeIntervalSince1970: row.double(6)), isChecked: row.int(7) != 0)
+        }
+    }
+}
+
+extension UUID {
+    /// How ids are written in the database: uppercase, as the original app wrote UUIDs.
+    var databaseText: String { uuidString.uppercased() }
+
+    /// Reads an id the database wrote. The schema only ever holds ids written by `databaseText`;
+    /// a damaged one reads as the nil UUID rather than stopping the daemon.
+    init(databaseText: String) {
+        self = UUID(uuidString: databaseText) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    }
+}

@@ -1,0 +1,37 @@
+import HexKit
+
+/// hexd's SQLite database: hexes and their links, the block list, message ids seen, peers seen
+/// and settings, in one file.
+///
+/// Opened in WAL mode, so readers on other connections never wait for a writer. Writes are one
+/// `BEGIN IMMEDIATE` transaction each; with `synchronous = NORMAL` a commit survives a crash of
+/// the process (not necessarily a power loss). Not thread-safe: one owner serialises calls.
+public final class HexDatabase {
+    /// The file name of the database inside a data directory.
+    public static let fileName = "hexd.sqlite"
+
+    let connection: SQLiteConnection
+
+    /// Opens the database at `path`, creating it if needed, and migrates it to the newest schema.
+    ///
+    /// - Parameter migrations: the schema; tests pass their own to check migrations.
+    /// - Throws: `StoreError.newerSchema` (the file is left untouched) when a newer hexd wrote it,
+    ///   `StoreError.sqlite` when SQLite cannot open or read it.
+    public init(path: String, migrations: [Migration] = Schema.migrations) throws {
+        do {
+            connection = try SQLiteConnection(path: path)
+            let migrator = Migrator(migrations: migrations)
+            // Checked before any setting is applied: even switching to WAL writes to the file.
+            try migrator.checkNotNewer(connection)
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+            try migrator.migrate(connection)
+        } catch let error as SQLiteError {
+            throw StoreError.sqlite(error)
+        }
+    }
+
+    /// The schema version of the open database.
+    public func schemaVersion() throws -> Int {
+        Int(try connection.integer("PRAGMA user_version") ?? 0)
+    }
+}

@@ -1,0 +1,83 @@
+import CSQLite
+
+/// One connection to an SQLite database file, with a cache of prepared statements.
+///
+/// Not thread-safe: one owner uses it at a time (SQLite is opened without its own mutexes).
+/// Blocking: call it from a thread that may block, never from the cooperative pool.
+public final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+    /// The file this connection opened.
+    public let path: String
+
+    /// Opens (and creates if needed) the database at `path`.
+    /// - Parameter busyTimeout: how long a statement waits for another connection's lock.
+    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(code: code, connection: handle, sql: nil)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Int32(busyTimeout.components.seconds * 1000))
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no arguments and return no rows (schema, pragmas).
+    public func execute(_ sql: String) throws(SQLiteError) {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: sql) }
+    }
+
+    /// Runs one statement, with `arguments` bound in order, calling `row` for each result row.
+    /// The statement is prepared once per connection and reused.
+    public func run(_ sql: String, _ arguments: [SQLiteValue] = [], row: (SQLiteRow) throws -> Void = { _ in }) throws {
+        try statement(sql).run(arguments, row: row)
+    }
+
+    /// The rows of a query, each made into a value by `transform`.
+    public func rows<T>(_ sql: String, _ arguments: [SQLiteValue] = [], _ transform: (SQLiteRow) throws -> T) throws -> [T] {
+        var result: [T] = []
+        try run(sql, arguments) { result.append(try transform($0)) }
+        return result
+    }
+
+    /// The first column of the first row of a query as an integer, or nil without a row.
+    public func integer(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int64? {
+        try rows(sql, arguments) { $0.int(0) }.first
+    }
+
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so the write lock is taken at the
+    /// start and a busy database fails early): committed when `body` returns, rolled back when
+    /// it throws.
+    public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let statement = try SQLiteStatement(sql: sql, connection: handle)
+        statements[sql] = statement
+        return statement
+    }
+}

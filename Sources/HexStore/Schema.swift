@@ -1,0 +1,62 @@
+/// The schema of hexd's database, as a list of migrations applied in order on open.
+///
+/// The database's `PRAGMA user_version` is the last migration applied. Append new migrations;
+/// never edit one that has shipped.
+public enum Schema {
+    public static let migrations: [Migration] = [
+        Migration(version: 1, sql: """
+            CREATE TABLE hex (
+                id TEXT PRIMARY KEY,
+                location TEXT NOT NULL CHECK (location IN ('inbox', 'myHexlist')),
+                position INTEGER NOT NULL,   -- order within the location, ascending = top first
+                sender_uuid TEXT NOT NULL,
+                sender_name TEXT NOT NULL,
+                description TEXT NOT NULL,
+                color TEXT NOT NULL,
+                created_at REAL NOT NULL,    -- seconds since 1970, when received or created
+                checked INTEGER NOT NULL
+            );
+            CREATE INDEX hex_by_location ON hex (location, position);
+            CREATE TABLE link (
+                hex_id TEXT NOT NULL REFERENCES hex (id) ON DELETE CASCADE,
+                position INTEGER NOT NULL,
+                id TEXT NOT NULL,
+                url TEXT NOT NULL,
+                description TEXT NOT NULL,
+                service TEXT NOT NULL,
+                PRIMARY KEY (hex_id, position)
+            );
+            CREATE TABLE blocked_sender (
+                sender_uuid TEXT PRIMARY KEY,  -- uppercase
+                blocked_at REAL NOT NULL
+            );
+            -- Every messageID whose hex was stored, so a re-sent envelope is answered "duplicate".
+            CREATE TABLE received_message (
+                message_id TEXT PRIMARY KEY,
+                hex_id TEXT NOT NULL,
+                received_at REAL NOT NULL
+            );
+            CREATE TABLE peer_seen (
+                peer_uuid TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                version_id TEXT NOT NULL,
+                address TEXT NOT NULL,
+                first_seen REAL NOT NULL,
+                last_seen REAL NOT NULL
+            );
+            -- Envelopes waiting to be delivered to a peer (filled by the daemon's sender).
+            CREATE TABLE outbox (
+                message_id TEXT PRIMARY KEY,
+                destination TEXT NOT NULL,
+                envelope TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT
+            );
+            CREATE TABLE setting (
+                key TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            );
+            """),
+    ]
+}

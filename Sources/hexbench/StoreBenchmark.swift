@@ -1,0 +1,45 @@
+// Full Foundation for String(format:); binary size does not matter for a benchmark tool.
+import Foundation
+import HexKit
+import HexStore
+
+/// Measures receiving Stores end to end into a real SQLite file (decode, HexManager rules,
+/// committed transaction), against decoding the same lines alone.
+struct StoreBenchmark {
+    let envelopeCount: Int
+    let rounds: Int
+
+    func run() throws -> [String] {
+        let lines = (0..<envelopeCount).map { index in
+            let hex = HexJM(
+                senderUUID: UUID().uuidString, senderName: "Peer", hexDescription: "bundle \(index)", hexColor: "#3498DB",
+                links: (0..<4).map { LinkJM(url: "https://example.com/\(index)/\($0)", linkDescription: "file \($0)", service: .box) })
+            return DataSendWrapper.store(hex, versionID: "2.0.0", messageID: UUID().uuidString).encodedLine()
+        }
+        var decodeBest = Double.infinity
+        var storeBest = Double.infinity
+        for round in 0..<rounds {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(getpid())-\(round)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let database = try HexDatabase(path: directory + "/" + HexDatabase.fileName)
+            let manager = HexManager(repository: database, identity: try database.localIdentity(), versionID: HexdVersion.current)
+
+            decodeBest = min(decodeBest, try measure { for line in lines { _ = try DataSendWrapper.decode(from: line) } })
+            storeBest = min(storeBest, try measure {
+                for line in lines { _ = try manager.receive(try DataSendWrapper.decode(from: line)) }
+            })
+        }
+        return [
+            "store: \(envelopeCount) Store envelopes (4 links each) into a fresh SQLite file, best of \(rounds) rounds",
+            "  baseline decode only:            \(Self.perEnvelope(decodeBest, envelopeCount))",
+            "  decode + receive + commit:       \(Self.perEnvelope(storeBest, envelopeCount))",
+            "  receive+commit / decode time:    \(String(format: "%.1f", storeBest / decodeBest))x",
+        ]
+    }
+
+
+    private static func perEnvelope(_ seconds: Double, _ count: Int) -> String {
+        String(format: "%8.1f µs per envelope, %8.0f envelopes/s", seconds / Double(count) * 1e6, Double(count) / seconds)
+    }
+}

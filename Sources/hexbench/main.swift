@@ -1,0 +1,57 @@
+import HexCommandLine
+import HexKit
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let help = """
+    USAGE: hexbench <benchmark> [--count <n>] [--rounds <n>]
+
+    Benchmarks of hexd. Every figure is printed beside a baseline measured in the same run; build
+    with -c release for meaningful numbers (swift run -c release hexbench ...).
+
+    BENCHMARKS:
+      decode    Tolerant envelope decoding (DataSendWrapper.decode) against JSONDecoder decoding
+                the same lines into plain Codable structs. Default: 20000 envelopes, 5 rounds.
+      store     Receiving Stores into a real SQLite file (decode, HexManager, commit), against
+                decoding alone. Default: 5000 envelopes, 3 rounds.
+
+    OPTIONS:
+      --count <n>    Envelopes per round.
+      --rounds <n>   Rounds; the best round is reported.
+      -h, --help     Show this help.
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let benchmark = arguments.first, !["-h", "--help"].contains(benchmark) else {
+    print(help)
+    exit(arguments.isEmpty ? 64 : 0)
+}
+arguments.removeFirst()
+var options: [String: Int] = [:]
+while let flag = arguments.first {
+    arguments.removeFirst()
+    guard ["--count", "--rounds"].contains(flag), let value = arguments.first.flatMap(Int.init), value > 0 else {
+        exit(.usage, program: "hexbench", message: "bad option '\(flag)'; see hexbench --help")
+    }
+    arguments.removeFirst()
+    options[flag] = value
+}
+
+do {
+    let report: [String]
+    switch benchmark {
+    case "decode":
+        report = try DecodeBenchmark(envelopeCount: options["--count"] ?? 20_000, rounds: options["--rounds"] ?? 5).run()
+    case "store":
+        report = try StoreBenchmark(envelopeCount: options["--count"] ?? 5_000, rounds: options["--rounds"] ?? 3).run()
+    default:
+        exit(.usage, program: "hexbench", message: "unknown benchmark '\(benchmark)'; see hexbench --help")
+    }
+    report.forEach { print($0) }
+} catch {
+    exit(.failure, program: "hexbench", message: "\(error)")
+}

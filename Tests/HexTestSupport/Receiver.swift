@@ -1,0 +1,24 @@
+import HexKit
+import HexStore
+
+/// A receiving hexd's state as the tests need it: a real database file in a temporary directory
+/// and the HexManager over it.
+public final class Receiver {
+    /// The display name the receiver's identity has (it appears in the blocked-sender Alert).
+    public static let name = "Example Receiver"
+
+    public let directory: TemporaryDirectory
+    public let database: HexDatabase
+    public let manager: HexManager
+
+    public init() throws {
+        directory = try TemporaryDirectory()
+        database = try HexDatabase(path: directory.file(HexDatabase.fileName))
+        manager = HexManager(repository: database, identity: try database.localIdentity(name: Self.name), versionID: HexdVersion.current)
+    }
+
+    /// Decodes one line and has the manager act on it, as the daemon does for a line from a peer.
+    public func receive(line: String) throws -> ReceiveOutcome {
+        try manager.receive(try DataSendWrapper.decode(from: Array(line.utf8)))
+    }
+}
