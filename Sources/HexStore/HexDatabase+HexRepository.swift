@@ -6,7 +6,7 @@ extension HexDatabase: HexRepository {
             if let messageID {
                 try connection.run(
                     "INSERT OR IGNORE INTO received_message (message_id, hex_id, received_at) VALUES (?, ?, ?)",
-                    [.text(messageID), .text(hex.id.databaseText), .real(hex.timestamp.timeIntervalSince1970)])
+                    [.text(messageID), .text(hex.id.databaseText), .date(hex.timestamp)])
                 guard connection.changes == 1 else { return false }
             }
             try connection.run(
@@ -17,7 +17,7 @@ extension HexDatabase: HexRepository {
                 [
                     .text(hex.id.databaseText), .text(hex.location.rawValue), .text(hex.location.rawValue),
                     .text(hex.senderUUID), .text(hex.senderName), .text(hex.hexDescription), .text(hex.hexColor),
-                    .real(hex.timestamp.timeIntervalSince1970), .integer(hex.isChecked ? 1 : 0),
+                    .date(hex.timestamp), .integer(hex.isChecked ? 1 : 0),
                 ])
             for (position, link) in hex.links.enumerated() {
                 try connection.run(
@@ -78,7 +78,7 @@ extension HexDatabase: HexRepository {
             if blocked {
                 try connection.run(
                     "INSERT OR IGNORE INTO blocked_sender (sender_uuid, blocked_at) VALUES (?, ?)",
-                    [.text(senderUUID.uppercased()), .real(Date().timeIntervalSince1970)])
+                    [.text(senderUUID.uppercased()), .date(Date())])
             } else {
                 try connection.run("DELETE FROM blocked_sender WHERE sender_uuid = ?", [.text(senderUUID.uppercased())])
             }
@@ -113,7 +113,7 @@ extension HexDatabase: HexRepository {
                 id: UUID(databaseText: row.string(0)), location: HexLocation(rawValue: row.string(1)) ?? .inbox,
                 senderUUID: row.string(2), senderName: row.string(3), hexDescription: row.string(4),
                 hexColor: row.string(5), links: links[row.string(0)] ?? [],
-                timestamp: Date(timeIntervalSince1970: row.double(6)), isChecked: row.int(7) != 0)
+                timestamp: row.date(6), isChecked: row.int(7) != 0)
         }
     }
 }

@@ -12,7 +12,7 @@ extension HexDatabase {
                     name = excluded.name, version_id = excluded.version_id, address = excluded.address, last_seen = excluded.last_seen
                 """,
                 [.text(uuid.uppercased()), .text(name), .text(versionID), .text(address),
-                 .real(time.timeIntervalSince1970), .real(time.timeIntervalSince1970)])
+                 .date(time), .date(time)])
         }
     }
 
@@ -23,7 +23,7 @@ extension HexDatabase {
         ) { row in
             KnownPeer(
                 uuid: row.string(0), name: row.string(1), versionID: row.string(2), address: row.string(3),
-                firstSeen: Date(timeIntervalSince1970: row.double(4)), lastSeen: Date(timeIntervalSince1970: row.double(5)))
+                firstSeen: row.date(4), lastSeen: row.date(5))
         }
     }
 }

@@ -1,4 +1,5 @@
 import CSQLite
+import HexKit
 
 /// A prepared statement, owned by one `SQLiteConnection` and reused from its cache.
 public final class SQLiteStatement {
@@ -45,7 +46,11 @@ public final class SQLiteStatement {
         case .null: sqlite3_bind_null(handle, index)
         case .integer(let value): sqlite3_bind_int64(handle, index, value)
         case .real(let value): sqlite3_bind_double(handle, index, value)
-        case .text(let value): sqlite3_bind_text(handle, index, value, -1, csqlite_transient())
+        // With its byte count, so a string holding NUL characters is stored whole.
+        case .text(let value):
+            value.utf8CString.withUnsafeBufferPointer {
+                sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count - 1), csqlite_transient())
+            }
         }
     }
 
@@ -62,9 +67,12 @@ public struct SQLiteRow {
 
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
-    /// The column as text; an SQL NULL reads as an empty string.
+    /// The column as a time written by `SQLiteValue.date`.
+    public func date(_ column: Int32) -> Date { Date(timeIntervalSinceReferenceDate: double(column)) }
+
+    /// The column as text, NUL characters included; an SQL NULL reads as an empty string.
     public func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
-        return String(cString: text)
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 }

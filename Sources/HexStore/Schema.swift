@@ -5,6 +5,8 @@
 public enum Schema {
     public static let migrations: [Migration] = [
         Migration(version: 1, sql: """
+            -- Times are REAL seconds since 2001-01-01 UTC (Foundation's reference date), which
+            -- reads back as exactly the Date that was written.
             CREATE TABLE hex (
                 id TEXT PRIMARY KEY,
                 location TEXT NOT NULL CHECK (location IN ('inbox', 'myHexlist')),
@@ -13,7 +15,7 @@ public enum Schema {
                 sender_name TEXT NOT NULL,
                 description TEXT NOT NULL,
                 color TEXT NOT NULL,
-                created_at REAL NOT NULL,    -- seconds since 1970, when received or created
+                created_at REAL NOT NULL,    -- when received or created
                 checked INTEGER NOT NULL
             );
             CREATE INDEX hex_by_location ON hex (location, position);
