@@ -1,0 +1,99 @@
+import HexKit
+import HexStore
+import HexTestSupport
+import Testing
+
+@Suite struct SchemaMigrationTests {
+    @Test func aNewDatabaseHasTheLatestSchemaInWALMode() throws {
+        let directory = try TemporaryDirectory()
+        let database = try HexDatabase(path: directory.file("new.sqlite"))
+        #expect(try database.schemaVersion() == Schema.migrations.last?.version)
+        let connection = try SQLiteConnection(path: directory.file("new.sqlite"))
+        #expect(try connection.rows("PRAGMA journal_mode") { $0.string(0) } == ["wal"])
+    }
+
+    @Test func reopeningKeepsEverything() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        let hex = sampleHex("kept")
+        do {
+            let database = try HexDatabase(path: path)
+            #expect(try database.insert(hex, messageID: "M-1"))
+            #expect(try database.setBlocked(true, senderUUID: "abc"))
+        }
+        let reopened = try HexDatabase(path: path)
+        #expect(try reopened.hexes(in: .inbox) == [hex])
+        #expect(try reopened.blockedSenders() == ["ABC"])
+        #expect(try !reopened.insert(sampleHex("again"), messageID: "M-1"), "message ids seen survive a restart")
+    }
+
+    static let addPinned = Migration(version: 2, sql: "ALTER TABLE hex ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0; CREATE TABLE note (text TEXT)")
+
+    @Test func anOlderDatabaseIsMigratedAndKeepsItsData() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        let hex = sampleHex("from version 1")
+        do { _ = try HexDatabase(path: path).insert(hex, messageID: nil) }
+
+        let migrated = try HexDatabase(path: path, migrations: Schema.migrations + [Self.addPinned])
+        #expect(try migrated.schemaVersion() == 2)
+        #expect(try migrated.hexes(in: .inbox) == [hex])
+        let connection = try SQLiteConnection(path: path)
+        #expect(try connection.integer("SELECT pinned FROM hex") == 0)
+        #expect(try connection.integer("SELECT COUNT(*) FROM note") == 0)
+        // Opening again applies nothing twice.
+        #expect(try HexDatabase(path: path, migrations: Schema.migrations + [Self.addPinned]).schemaVersion() == 2)
+    }
+
+    @Test func aFailingMigrationChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        let hex = sampleHex("safe")
+        do { _ = try HexDatabase(path: path).insert(hex, messageID: nil) }
+
+        let broken = Migration(version: 2, sql: "CREATE TABLE half (x TEXT); THIS IS NOT SQL")
+        #expect(throws: StoreError.self) { try HexDatabase(path: path, migrations: Schema.migrations + [broken]) }
+        let database = try HexDatabase(path: path)
+        #expect(try database.schemaVersion() == 1)
+        #expect(try database.hexes(in: .inbox) == [hex])
+        #expect(try SQLiteConnection(path: path).integer("SELECT COUNT(*) FROM sqlite_master WHERE name = 'half'") == 0)
+    }
+
+    @Test func aDatabaseFromANewerHexdIsRefusedAndLeftUntouched() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        do {
+            _ = try HexDatabase(path: path).insert(sampleHex("future"), messageID: nil)
+            try SQLiteConnection(path: path).execute("PRAGMA user_version = 99")
+        }
+        let before = try #require(contents(path))
+
+        do {
+            _ = try HexDatabase(path: path)
+            Issue.record("a newer database was opened")
+        } catch StoreError.newerSchema(let errorPath, let found, let supported) {
+            #expect(errorPath == path && found == 99 && supported == Schema.migrations.last?.version)
+            #expect(StoreError.newerSchema(path: path, found: found, supported: supported).description.contains("left untouched"))
+        }
+        #expect(contents(path) == before)
+        #expect(try SQLiteConnection(path: path).integer("PRAGMA user_version") == 99)
+    }
+
+    @Test func aFileThatIsNotADatabaseIsAClearError() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("notes.txt")
+        let text = Data(String(repeating: "definitely not SQLite\n", count: 100).utf8)
+        #expect(FileManager.default.createFile(atPath: path, contents: text))
+        do {
+            _ = try HexDatabase(path: path)
+            Issue.record("a text file was opened as a database")
+        } catch StoreError.sqlite(let error) {
+            #expect(error.description.contains("not a database"))
+        }
+        #expect(contents(path) == text)
+    }
+
+    @Test func aDatabaseInAMissingDirectoryIsAClearError() {
+        #expect(throws: StoreError.self) { try HexDatabase(path: "/nonexistent-\(UUID().uuidString)/db.sqlite") }
+    }
+}

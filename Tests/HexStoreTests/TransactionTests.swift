@@ -1,0 +1,84 @@
+import Dispatch
+import HexKit
+import HexStore
+import HexTestSupport
+import Testing
+
+@Suite struct TransactionTests {
+    @Test func readsGoOnWhileAnotherConnectionIsWriting() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        let reader = try HexDatabase(path: path)
+        let committed = sampleHex("committed")
+        _ = try reader.insert(committed, messageID: nil)
+
+        let writer = try SQLiteConnection(path: path)
+        try writer.execute("BEGIN IMMEDIATE")
+        try writer.execute("DELETE FROM hex")
+        // The writer holds the write lock with an uncommitted delete. A reader must neither wait
+        // (it would fail after the busy timeout) nor see the uncommitted change.
+        #expect(try reader.hexes(in: .inbox) == [committed])
+        #expect(try reader.uncheckedCount() == 1)
+        try writer.execute("COMMIT")
+        #expect(try reader.hexes(in: .inbox).isEmpty)
+    }
+
+    @Test func writersOnTwoConnectionsWaitForEachOtherAndLoseNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        _ = try HexDatabase(path: path)
+        let perWriter = 150
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<2 {
+                group.addTask {
+                    // Each writer owns its connection on its own queue, as the daemon will.
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                        DispatchQueue(label: "writer \(writer)").async {
+                            continuation.resume(with: Result {
+                                let database = try HexDatabase(path: path)
+                                for index in 0..<perWriter {
+                                    _ = try database.insert(sampleHex("w\(writer)-\(index)"), messageID: "w\(writer)-\(index)")
+                                }
+                            })
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let database = try HexDatabase(path: path)
+        let inbox = try database.hexes(in: .inbox)
+        #expect(inbox.count == 2 * perWriter)
+        #expect(inbox.allSatisfy { $0.links.count == 2 })
+    }
+
+    @Test func aFailedInsertRecordsNeitherTheHexNorItsMessageID() throws {
+        let directory = try TemporaryDirectory()
+        let database = try HexDatabase(path: directory.file("db.sqlite"))
+        let hex = sampleHex("first")
+        #expect(try database.insert(hex, messageID: "M-1"))
+        // The same hex id again violates the primary key: the whole transaction rolls back.
+        #expect(throws: SQLiteError.self) { try database.insert(hex, messageID: "M-2") }
+        #expect(try database.hexes(in: .inbox).count == 1)
+        #expect(try database.insert(sampleHex("second"), messageID: "M-2"), "M-2 was not recorded by the failed insert")
+    }
+
+    @Test func aDuplicateMessageIDStoresNothing() throws {
+        let directory = try TemporaryDirectory()
+        let database = try HexDatabase(path: directory.file("db.sqlite"))
+        #expect(try database.insert(sampleHex("one"), messageID: "M"))
+        #expect(try !database.insert(sampleHex("two"), messageID: "M"))
+        #expect(try database.hexes(in: .inbox).map(\.hexDescription) == ["one"])
+        let links = try SQLiteConnection(path: directory.file("db.sqlite")).integer("SELECT COUNT(*) FROM link")
+        #expect(links == 2)
+    }
+
+    @Test func textIsStoredExactly() throws {
+        let directory = try TemporaryDirectory()
+        let database = try HexDatabase(path: directory.file("db.sqlite"))
+        var hex = sampleHex("nul \u{0} inside, emoji 👩‍💻, quotes ' \" and; DROP TABLE hex; --")
+        hex.links[0].url = String(repeating: "é", count: 100_000)
+        _ = try database.insert(hex, messageID: nil)
+        #expect(try database.hex(id: hex.id) == hex)
+    }
+}
