@@ -36,5 +36,7 @@ let package = Package(
         .target(name: "HexTestSupport", dependencies: ["HexKit", "HexStore"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
+        // Runs the real executables; depending on them makes `swift test` build them first.
+        .testTarget(name: "CommandLineTests", dependencies: ["hexd", "hexctl", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
     ]
 )

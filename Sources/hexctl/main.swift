@@ -16,7 +16,8 @@ let help = """
       decode [--json] [<file>]   Read envelopes, one JSON object per line, from <file> or standard
                                  input, and show how hexd reads each one: the envelope after the
                                  tolerance rules, and the hex it would store (defaults filled in);
-                                 or why it cannot be read. Blank lines are skipped.
+                                 or why it cannot be read. Blank lines are skipped. Every value is
+                                 printed as a JSON string, so control characters show escaped.
 
     Commands that talk to a running daemon are not in this build yet.
 
@@ -89,14 +90,17 @@ func describe(line: some Collection<UInt8>, number: Int, asJSON: Bool) -> Bool {
         print("{\"line\":\(number),\"envelope\":\(envelopeJSON),\"hex\":\(hex.map(json) ?? "null")}")
         return true
     }
-    print("line \(number): \(envelope.operationType) from version \(envelope.versionID)"
-        + (envelope.messageID.map { ", messageID \($0)" } ?? ""))
-    if let message = envelope.message { print("  message: \(message)") }
+    print("line \(number): operationType \(json(envelope.operationType)), versionID \(json(envelope.versionID))"
+        + (envelope.messageID.map { ", messageID \(json($0))" } ?? ""))
+    if let message = envelope.message { print("  message \(json(message))") }
     if let hex {
-        print("  hex \"\(hex.hexDescription)\" \(hex.hexColor) from \"\(hex.senderName)\" (\(hex.senderUUID)), \(hex.links.count) links")
-        for link in hex.links { print("    [\(link.service)] \(link.url) \(link.linkDescription)") }
+        print("  hex: hexDescription \(json(hex.hexDescription)), hexColor \(json(hex.hexColor)), "
+            + "senderName \(json(hex.senderName)), senderUUID \(json(hex.senderUUID))")
+        for (index, link) in hex.links.enumerated() {
+            print("  link \(index + 1): url \(json(link.url)), linkDescription \(json(link.linkDescription)), service \(json(link.service))")
+        }
     } else if let type = envelope.jmObjectType {
-        print("  jmObjectType \(type): not a hex")
+        print("  jmObjectType \(json(type)): not a hex")
     }
     return true
 }

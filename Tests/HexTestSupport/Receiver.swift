@@ -22,3 +22,10 @@ public final class Receiver {
         try manager.receive(try DataSendWrapper.decode(from: Array(line.utf8)))
     }
 }
+
+extension Receiver {
+    /// Sets the schema version of a database file, as a newer hexd would have left it.
+    public static func setUserVersion(_ version: Int, path: String) throws {
+        try SQLiteConnection(path: path).execute("PRAGMA user_version = \(version)")
+    }
+}
