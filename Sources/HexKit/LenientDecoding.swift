@@ -8,17 +8,19 @@ extension KeyedDecodingContainer {
     /// A JSON number is accepted and becomes its decimal text (the original app's parser did the
     /// same): integers that fit in 64 bits print without a fraction, others as a Double prints.
     func lenientString(forKey key: Key) -> String? {
-        guard contains(key), (try? decodeNil(forKey: key)) == false else { return nil }
-        if let string = try? decode(String.self, forKey: key) { return string }
-        if let integer = try? decode(Int64.self, forKey: key) { return String(integer) }
-        if let number = try? decode(Double.self, forKey: key), number.isFinite { return String(number) }
-        return nil
+        // One lookup for the common cases (a string, missing, null); the rest only on a mismatch.
+        do {
+            return try decodeIfPresent(String.self, forKey: key)
+        } catch {
+            if let integer = try? decode(Int64.self, forKey: key) { return String(integer) }
+            if let number = try? decode(Double.self, forKey: key), number.isFinite { return String(number) }
+            return nil
+        }
     }
 
     /// The value at `key` decoded as `T`, or nil when it is missing, null or does not decode.
     func lenient<T: Decodable>(_ type: T.Type, forKey key: Key) -> T? {
-        guard contains(key), (try? decodeNil(forKey: key)) == false else { return nil }
-        return try? decode(T.self, forKey: key)
+        (try? decodeIfPresent(T.self, forKey: key)) ?? nil
     }
 
     /// The array at `key` keeping only the elements that decode as `T`; nil when the key is

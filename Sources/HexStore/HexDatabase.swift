@@ -4,9 +4,18 @@ import HexKit
 /// and settings, in one file.
 ///
 /// Opened in WAL mode, so readers on other connections never wait for a writer. Writes are one
-/// `BEGIN IMMEDIATE` transaction each; with `synchronous = NORMAL` a commit survives a crash of
-/// the process (not necessarily a power loss). Not thread-safe: one owner serialises calls.
+/// `BEGIN IMMEDIATE` transaction each. Not thread-safe: one owner serialises calls.
 public final class HexDatabase {
+    /// What a committed write survives.
+    public enum Durability: String, Sendable, CaseIterable {
+        /// `synchronous = NORMAL`: a crash of the process; a power loss may lose the last commits.
+        case processCrash
+        /// `synchronous = FULL`: also a power loss (every commit waits for the disk).
+        case powerLoss
+
+        var pragma: String { self == .processCrash ? "NORMAL" : "FULL" }
+    }
+
     /// The file name of the database inside a data directory.
     public static let fileName = "hexd.sqlite"
 
@@ -14,16 +23,18 @@ public final class HexDatabase {
 
     /// Opens the database at `path`, creating it if needed, and migrates it to the newest schema.
     ///
-    /// - Parameter migrations: the schema; tests pass their own to check migrations.
+    /// - Parameters:
+    ///   - migrations: the schema; tests pass their own to check migrations.
+    ///   - durability: what a commit survives; `.processCrash` unless told otherwise.
     /// - Throws: `StoreError.newerSchema` (the file is left untouched) when a newer hexd wrote it,
     ///   `StoreError.sqlite` when SQLite cannot open or read it.
-    public init(path: String, migrations: [Migration] = Schema.migrations) throws {
+    public init(path: String, migrations: [Migration] = Schema.migrations, durability: Durability = .processCrash) throws {
         do {
             connection = try SQLiteConnection(path: path)
             let migrator = Migrator(migrations: migrations)
             // Checked before any setting is applied: even switching to WAL writes to the file.
             try migrator.checkNotNewer(connection)
-            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = \(durability.pragma); PRAGMA foreign_keys = ON")
             try migrator.migrate(connection)
         } catch let error as SQLiteError {
             throw StoreError.sqlite(error)

@@ -4,7 +4,7 @@ import HexKit
 import HexStore
 
 /// Measures receiving Stores end to end into a real SQLite file (decode, HexManager rules,
-/// committed transaction), against decoding the same lines alone.
+/// committed transaction) at each durability setting, against decoding the same lines alone.
 struct StoreBenchmark {
     let envelopeCount: Int
     let rounds: Int
@@ -17,27 +17,30 @@ struct StoreBenchmark {
             return DataSendWrapper.store(hex, versionID: "2.0.0", messageID: UUID().uuidString).encodedLine()
         }
         var decodeBest = Double.infinity
-        var storeBest = Double.infinity
+        var storeBest: [HexDatabase.Durability: Double] = [:]
         for round in 0..<rounds {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(getpid())-\(round)").path
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
-            let database = try HexDatabase(path: directory + "/" + HexDatabase.fileName)
-            let manager = HexManager(repository: database, identity: try database.localIdentity(), versionID: HexdVersion.current)
-
             decodeBest = min(decodeBest, try measure { for line in lines { _ = try DataSendWrapper.decode(from: line) } })
-            storeBest = min(storeBest, try measure {
-                for line in lines { _ = try manager.receive(try DataSendWrapper.decode(from: line)) }
-            })
+            for durability in HexDatabase.Durability.allCases {
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(getpid())-\(round)-\(durability)").path
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                let database = try HexDatabase(path: directory + "/" + HexDatabase.fileName, durability: durability)
+                let manager = HexManager(repository: database, identity: try database.localIdentity(), versionID: HexdVersion.current)
+                let seconds = try measure { for line in lines { _ = try manager.receive(try DataSendWrapper.decode(from: line)) } }
+                storeBest[durability] = min(storeBest[durability] ?? .infinity, seconds)
+            }
         }
-        return [
-            "store: \(envelopeCount) Store envelopes (4 links each) into a fresh SQLite file, best of \(rounds) rounds",
-            "  baseline decode only:            \(Self.perEnvelope(decodeBest, envelopeCount))",
-            "  decode + receive + commit:       \(Self.perEnvelope(storeBest, envelopeCount))",
-            "  receive+commit / decode time:    \(String(format: "%.1f", storeBest / decodeBest))x",
+        var report = [
+            "store: \(envelopeCount) Store envelopes (4 links each) into a fresh SQLite file in \(FileManager.default.temporaryDirectory.path), best of \(rounds) rounds",
+            "  baseline decode only:                 \(Self.perEnvelope(decodeBest, envelopeCount))",
         ]
+        for durability in HexDatabase.Durability.allCases {
+            let seconds = storeBest[durability] ?? .infinity
+            report.append("  decode + receive + commit (\(durability.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))): "
+                + "\(Self.perEnvelope(seconds, envelopeCount)), \(String(format: "%.1f", seconds / decodeBest))x decode")
+        }
+        return report
     }
-
 
     private static func perEnvelope(_ seconds: Double, _ count: Int) -> String {
         String(format: "%8.1f µs per envelope, %8.0f envelopes/s", seconds / Double(count) * 1e6, Double(count) / seconds)

@@ -16,8 +16,9 @@ let help = """
     BENCHMARKS:
       decode    Tolerant envelope decoding (DataSendWrapper.decode) against JSONDecoder decoding
                 the same lines into plain Codable structs. Default: 20000 envelopes, 5 rounds.
-      store     Receiving Stores into a real SQLite file (decode, HexManager, commit), against
-                decoding alone. Default: 5000 envelopes, 3 rounds.
+      store     Receiving Stores into a real SQLite file (decode, HexManager, commit) with each
+                durability setting (synchronous NORMAL and FULL), against decoding alone.
+                Default: 5000 envelopes, 3 rounds.
 
     OPTIONS:
       --count <n>    Envelopes per round.

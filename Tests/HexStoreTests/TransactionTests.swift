@@ -1,6 +1,6 @@
 import Dispatch
 import HexKit
-import HexStore
+@testable import HexStore
 import HexTestSupport
 import Testing
 
@@ -80,5 +80,15 @@ import Testing
         hex.links[0].url = String(repeating: "é", count: 100_000)
         _ = try database.insert(hex, messageID: nil)
         #expect(try database.hex(id: hex.id) == hex)
+    }
+}
+
+@Suite struct DurabilityTests {
+    @Test(arguments: [(HexDatabase.Durability.processCrash, Int64(1)), (.powerLoss, 2)])
+    func theDurabilitySettingReachesSQLite(durability: HexDatabase.Durability, synchronous: Int64) throws {
+        let directory = try TemporaryDirectory()
+        let database = try HexDatabase(path: directory.file("db.sqlite"), durability: durability)
+        // PRAGMA synchronous is per connection: 1 is NORMAL, 2 is FULL.
+        #expect(try database.connection.integer("PRAGMA synchronous") == synchronous)
     }
 }
