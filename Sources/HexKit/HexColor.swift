@@ -6,7 +6,7 @@ public enum HexColor {
     /// `color` as uppercase `#RRGGBB`, or nil when it is not six hex digits after an optional `#`.
     public static func normalized(_ color: String) -> String? {
         let digits = color.hasPrefix("#") ? color.dropFirst() : Substring(color)
-        guard digits.utf8.count == 6, digits.allSatisfy(\.isHexDigit) else { return nil }
+        guard digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
         return "#" + digits.uppercased()
     }
 }

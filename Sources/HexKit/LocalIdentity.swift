@@ -1,5 +1,5 @@
 /// Who this daemon is on the network: the sender of every hex it sends.
-public struct LocalIdentity: Sendable, Hashable, Codable {
+public struct LocalIdentity: Sendable, Hashable {
     /// Uppercase 36-character UUID, stable across restarts (the original's `senderUUID`).
     public let uuid: String
     /// Display name ("First Last" in the original app). Never empty.

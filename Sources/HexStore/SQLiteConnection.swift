@@ -24,7 +24,8 @@ public final class SQLiteConnection {
         self.handle = handle
         self.path = path
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Int32(busyTimeout.components.seconds * 1000))
+        let (seconds, attoseconds) = busyTimeout.components
+        sqlite3_busy_timeout(handle, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
     }
 
     deinit {
