@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An IPv4 address. hexd speaks IPv4: LAN broadcast discovery has no IPv6 counterpart.
+public struct IPv4Address: Sendable, Hashable, CustomStringConvertible {
+    /// The address in network byte order, as `in_addr.s_addr` holds it.
+    let networkOrder: UInt32
+
+    init(networkOrder: UInt32) { self.networkOrder = networkOrder }
+
+    init(_ address: in_addr) { networkOrder = address.s_addr }
+
+    /// Parses dotted decimal (`192.168.1.20`); nil for anything else.
+    public init?(_ text: String) {
+        var address = in_addr()
+        guard inet_pton(AF_INET, text, &address) == 1 else { return nil }
+        networkOrder = address.s_addr
+    }
+
+    public static let any = IPv4Address(networkOrder: 0)
+    public static let loopback = IPv4Address(networkOrder: UInt32(0x7F00_0001).bigEndian)
+    /// 255.255.255.255: leaves through the default interface only.
+    public static let limitedBroadcast = IPv4Address(networkOrder: UInt32.max)
+
+    public var description: String {
+        var address = in_addr(s_addr: networkOrder)
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        guard inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil else { return "?" }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A `sockaddr_in` for this address and `port`.
+    func socketAddress(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr = in_addr(s_addr: networkOrder)
+        return address
+    }
+}

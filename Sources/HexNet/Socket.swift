@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The owner of one non-blocking socket file descriptor.
+///
+/// The descriptor is closed only when this object goes away, so it can never be reused while a
+/// task still waits on it; `shutdown()` is how to wake such a task early.
+public final class Socket: Sendable {
+    let descriptor: Int32
+
+    /// Takes ownership of `descriptor` and makes it non-blocking and close-on-exec.
+    init(adopting descriptor: Int32) {
+        self.descriptor = descriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    }
+
+    /// A new socket of `domain` (AF_INET, AF_UNIX) and `type` (SOCK_STREAM, SOCK_DGRAM).
+    convenience init(domain: Int32, type: Int32) throws(SocketError) {
+        let descriptor = Glibc.socket(domain, type, 0)
+        guard descriptor >= 0 else { throw SocketError("create a socket") }
+        self.init(adopting: descriptor)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Stops both directions: a task waiting to read wakes and sees the end of the stream.
+    public func shutdown() {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    func setOption(_ option: Int32, level: Int32 = SOL_SOCKET, _ value: Int32 = 1) throws(SocketError) {
+        var value = value
+        guard setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw SocketError("set socket option \(option)")
+        }
+    }
+
+    func bind(_ address: IPv4Address, port: UInt16) throws(SocketError) {
+        var socketAddress = address.socketAddress(port: port)
+        let result = withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { throw SocketError("bind \(address):\(port)") }
+    }
+
+    /// The port this socket is bound to (useful after binding port 0).
+    public var localPort: UInt16 {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return result == 0 ? UInt16(bigEndian: address.sin_port) : 0
+    }
+
+    /// Reads what is available into `buffer`; waits while nothing is.
+    /// - Returns: the number of bytes read, 0 at the end of the stream.
+    func read(into buffer: inout [UInt8], timeout: Duration?) async throws -> Int {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return count }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: descriptor, timeout: timeout, operation: "read")
+            case EINTR: continue
+            default: throw SocketError("read")
+            }
+        }
+    }
+
+    /// Writes all of `bytes`, waiting whenever the peer is not reading.
+    /// - Parameter timeout: how long one wait for the peer may last.
+    func write(_ bytes: [UInt8], timeout: Duration?) async throws {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count >= 0 {
+                offset += count
+                continue
+            }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: try await waitUntil(.writable, descriptor: descriptor, timeout: timeout, operation: "write")
+            case EINTR: continue
+            default: throw SocketError("write")
+            }
+        }
+    }
+}

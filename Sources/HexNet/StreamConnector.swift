@@ -1,0 +1,60 @@
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Opens outgoing stream connections.
+public enum StreamConnector {
+    /// Connects over TCP to `endpoint`, resolving a host name first.
+    /// - Throws: `SocketError` (refused, unreachable, `timedOut`, unknown host).
+    public static func tcp(to endpoint: Endpoint, timeout: Duration) async throws -> Socket {
+        let address = try await resolve(endpoint.host)
+        let socket = try Socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue))
+        var socketAddress = address.socketAddress(port: endpoint.port)
+        let result = withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket.descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if result != 0 {
+            guard errno == EINPROGRESS else { throw SocketError("connect to \(endpoint)") }
+            try await waitUntil(.writable, descriptor: socket.descriptor, timeout: timeout, operation: "connect to \(endpoint)")
+            var failure: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(socket.descriptor, SOL_SOCKET, SO_ERROR, &failure, &length)
+            guard failure == 0 else { throw SocketError("connect to \(endpoint)", code: failure) }
+        }
+        return socket
+    }
+
+    /// Connects to the Unix domain socket at `path`.
+    public static func unix(path: String) throws(SocketError) -> Socket {
+        var address = try UnixAddress(path: path)
+        let socket = try Socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
+        guard address.withSocketAddress({ connect(socket.descriptor, $0, $1) }) == 0 else { throw SocketError("connect to \(path)") }
+        return socket
+    }
+
+    /// The IPv4 address of `host`: a dotted-decimal address as it is, a name through the system
+    /// resolver (which may block, so it runs off the cooperative thread pool).
+    public static func resolve(_ host: String) async throws -> IPv4Address {
+        if let address = IPv4Address(host) { return address }
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                var hints = addrinfo()
+                hints.ai_family = AF_INET
+                hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+                var results: UnsafeMutablePointer<addrinfo>?
+                let status = getaddrinfo(host, nil, &hints, &results)
+                defer { freeaddrinfo(results) }
+                guard status == 0, let address = results?.pointee.ai_addr else {
+                    continuation.resume(throwing: SocketError("resolve \(host)", reason: String(cString: gai_strerror(status))))
+                    return
+                }
+                let inet = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                continuation.resume(returning: IPv4Address(inet))
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A listening stream socket: TCP on an IPv4 address, or a Unix domain socket at a path.
+public final class StreamListener: Sendable {
+    public let socket: Socket
+    /// The Unix socket's path, removed when the listener goes away.
+    private let path: String?
+
+    private init(socket: Socket, path: String?) {
+        self.socket = socket
+        self.path = path
+    }
+
+    deinit {
+        if let path { unlink(path) }
+    }
+
+    /// Listens for TCP connections on `address`:`port` (port 0 picks a free one; see `port`).
+    public static func tcp(address: IPv4Address = .any, port: UInt16, backlog: Int32 = 128) throws(SocketError) -> StreamListener {
+        let socket = try Socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue))
+        try socket.setOption(SO_REUSEADDR)
+        try socket.bind(address, port: port)
+        guard listen(socket.descriptor, backlog) == 0 else { throw SocketError("listen on port \(port)") }
+        return StreamListener(socket: socket, path: nil)
+    }
+
+    /// Listens on a Unix domain socket at `path`, readable and writable by the owner only.
+    /// A stale socket file at `path` (no process listening) is replaced.
+    public static func unix(path: String, backlog: Int32 = 16) throws(SocketError) -> StreamListener {
+        var address = try UnixAddress(path: path)
+        let socket = try Socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
+        unlink(path)
+        let bound = address.withSocketAddress { Glibc.bind(socket.descriptor, $0, $1) }
+        guard bound == 0 else { throw SocketError("bind \(path)") }
+        guard chmod(path, 0o600) == 0, listen(socket.descriptor, backlog) == 0 else {
+            let error = SocketError("listen on \(path)")
+            unlink(path)
+            throw error
+        }
+        return StreamListener(socket: socket, path: path)
+    }
+
+    /// The TCP port listened on.
+    public var port: UInt16 { socket.localPort }
+
+    /// Waits for the next connection.
+    public func accept() async throws -> Socket {
+        while true {
+            let descriptor = Glibc.accept(socket.descriptor, nil, nil)
+            if descriptor >= 0 { return Socket(adopting: descriptor) }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: socket.descriptor, timeout: nil, operation: "accept")
+            // Interrupted, or a connection reset before it was taken: go on with the next.
+            case EINTR, ECONNABORTED, EPROTO: continue
+            // Out of descriptors or memory: back off instead of spinning, then try again.
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: try await Task.sleep(for: .milliseconds(50))
+            default: throw SocketError("accept")
+            }
+        }
+    }
+}
+
+/// A `sockaddr_un` for a path, checked to fit.
+struct UnixAddress {
+    private var address = sockaddr_un()
+
+    init(path: String) throws(SocketError) {
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard !bytes.isEmpty, bytes.count < capacity else {
+            throw SocketError("use the Unix socket path \(path)", reason: "it must be 1 to \(capacity - 1) bytes long")
+        }
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    }
+
+    mutating func withSocketAddress<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+    }
+}

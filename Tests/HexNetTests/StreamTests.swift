@@ -1,0 +1,138 @@
+import HexKit
+import HexNet
+import HexTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct StreamTests {
+    private func connectedSockets() async throws -> (client: Socket, server: Socket, listener: StreamListener) {
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        async let accepted = listener.accept()
+        let client = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5))
+        return (client, try await accepted, listener)
+    }
+
+    private func connectedPair(maximumLineLength: Int = 1_024) async throws -> (client: StreamConnection, server: StreamConnection, listener: StreamListener) {
+        let (client, server, listener) = try await connectedSockets()
+        return (StreamConnection(socket: client, maximumLineLength: maximumLineLength),
+                StreamConnection(socket: server, maximumLineLength: maximumLineLength), listener)
+    }
+
+    @Test func linesTravelBothWays() async throws {
+        let (client, server, _) = try await connectedPair()
+        try await client.writeLine(Array("hello".utf8), timeout: .seconds(5))
+        try await client.writeLine(Array("wörld".utf8), timeout: .seconds(5))
+        #expect(try await server.readLine(idleTimeout: .seconds(5)) == .line(Array("hello".utf8)))
+        #expect(try await server.readLine(idleTimeout: .seconds(5)) == .line(Array("wörld".utf8)))
+        try await server.writeLine(Array("ack".utf8), timeout: .seconds(5))
+        #expect(try await client.readLine(idleTimeout: .seconds(5)) == .line(Array("ack".utf8)))
+        client.socket.shutdown()
+        #expect(try await server.readLine(idleTimeout: .seconds(5)) == nil, "the end of the stream reads as nil")
+    }
+
+    @Test func aMegabyteLineArrivesWhole() async throws {
+        let (clientSocket, serverSocket, _) = try await connectedSockets()
+        let big = [UInt8](repeating: UInt8(ascii: "x"), count: 3 << 20)
+        // The writer blocks until the reader drains the socket, so it runs in its own task.
+        let writer = Task { try await StreamConnection(socket: clientSocket, maximumLineLength: 0).writeLine(big, timeout: .seconds(10)) }
+        let server = StreamConnection(socket: serverSocket, maximumLineLength: 4 << 20)
+        #expect(try await server.readLine(idleTimeout: .seconds(10)) == .line(big))
+        try await writer.value
+    }
+
+    @Test func aLineOverTheCapIsReported() async throws {
+        let (client, server, _) = try await connectedPair(maximumLineLength: 100)
+        try await client.writeLine([UInt8](repeating: 65, count: 500), timeout: .seconds(5))
+        #expect(try await server.readLine(idleTimeout: .seconds(5)) == .lineTooLong)
+    }
+
+    @Test func aSilentPeerTimesOut() async throws {
+        let (client, server, _) = try await connectedPair()
+        await #expect { _ = try await server.readLine(idleTimeout: .milliseconds(100)) } throws: { ($0 as? SocketError)?.isTimeout == true }
+        withExtendedLifetime(client) {}
+    }
+
+    @Test func cancellingATaskWakesItsRead() async throws {
+        let (client, server, _) = try await connectedSockets()
+        let reader = Task { try await StreamConnection(socket: server, maximumLineLength: 100).readLine(idleTimeout: nil) }
+        try await Task.sleep(for: .milliseconds(50))
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await reader.value }
+        withExtendedLifetime(client) {}
+    }
+
+    @Test func aRefusedConnectionIsAClearError() async throws {
+        let port = try StreamListener.tcp(address: .loopback, port: 0).port // closed again at once
+        await #expect { _ = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5)) } throws: { error in
+            (error as? SocketError)?.code == ECONNREFUSED && "\(error)".contains("cannot connect to 127.0.0.1:\(port)")
+        }
+    }
+
+    @Test func anUnknownHostIsAClearError() async throws {
+        await #expect { _ = try await StreamConnector.resolve("no-such-host.invalid") } throws: { "\($0)".contains("cannot resolve no-such-host.invalid") }
+        #expect(try await StreamConnector.resolve("localhost") == .loopback)
+    }
+
+    @Test func endpointsParseAsUsersWriteThem() {
+        #expect(Endpoint(parsing: "192.168.1.20:18521") == Endpoint(host: "192.168.1.20", port: 18521))
+        #expect(Endpoint(parsing: "laptop.local:1") == Endpoint(host: "laptop.local", port: 1))
+        for bad in ["", "host", ":80", "host:", "host:0", "host:65536", "host:x", "::1:80"] { #expect(Endpoint(parsing: bad) == nil, "\(bad)") }
+    }
+}
+
+@Suite struct UnixSocketTests {
+    @Test func aUnixListenerIsPrivateAndReplacesAStaleFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("control.sock")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("stale".utf8)))
+        let listener = try StreamListener.unix(path: path)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+
+        async let accepted = listener.accept()
+        let client = StreamConnection(socket: try StreamConnector.unix(path: path), maximumLineLength: 100)
+        let server = StreamConnection(socket: try await accepted, maximumLineLength: 100)
+        try await client.writeLine(Array("{}".utf8), timeout: .seconds(5))
+        #expect(try await server.readLine(idleTimeout: .seconds(5)) == .line(Array("{}".utf8)))
+    }
+
+    @Test func aPathTooLongForSunPathIsAClearError() {
+        let path = "/tmp/" + String(repeating: "d", count: 120)
+        #expect { _ = try StreamListener.unix(path: path) } throws: { "\($0)".contains("1 to 107 bytes") }
+    }
+
+    @Test func noDaemonMeansConnectFails() throws {
+        let directory = try TemporaryDirectory()
+        #expect { _ = try StreamConnector.unix(path: directory.file("none.sock")) } throws: { ($0 as? SocketError)?.code == ENOENT }
+    }
+}
+
+@Suite struct DatagramTests {
+    @Test func everySocketOnASharedPortHearsABroadcast() async throws {
+        let first = try DatagramSocket(port: 0)
+        let second = try DatagramSocket(port: first.port)
+        let sender = try DatagramSocket(port: 0)
+        try sender.send(Array("beacon".utf8), to: IPv4Address("127.255.255.255")!, port: first.port)
+        for socket in [first, second] {
+            let datagram = try await socket.receive(maximumLength: 1_024)
+            #expect(datagram.bytes == Array("beacon".utf8) && !datagram.truncated && datagram.senderPort == sender.port)
+        }
+    }
+
+    @Test func anOversizedDatagramIsMarkedTruncated() async throws {
+        let receiver = try DatagramSocket(address: .loopback, port: 0)
+        let sender = try DatagramSocket(port: 0)
+        try sender.send([UInt8](repeating: 1, count: 3_000), to: .loopback, port: receiver.port)
+        let datagram = try await receiver.receive(maximumLength: 1_024)
+        #expect(datagram.truncated && datagram.bytes.count == 1_024)
+    }
+
+    @Test func interfaceBroadcastAddressesAreReal() {
+        for address in NetworkInterfaces.broadcastAddresses() {
+            #expect(address != .any && !address.description.hasPrefix("127."))
+        }
+    }
+}
