@@ -5,4 +5,10 @@ public enum ExitCode: Int32, Sendable {
     case failure = 1
     /// The command line is wrong (EX_USAGE).
     case usage = 64
+    /// The daemon is not running (EX_UNAVAILABLE).
+    case unavailable = 69
+    /// A timeout, or the peer could not be reached: try again later (EX_TEMPFAIL).
+    case temporaryFailure = 75
+    /// The peer refused: the sender is blocked there, or it rejected the envelope (EX_NOPERM).
+    case denied = 77
 }

@@ -15,3 +15,15 @@ public func exit(_ code: ExitCode, program: String, message: String) -> Never {
     printError("\(program): \(message)")
     exit(code.rawValue)
 }
+
+/// Writes `text` and a newline to standard output at once (unbuffered), so a reader on a pipe
+/// sees each line as soon as it is printed.
+public func printOutput(_ text: String) {
+    var bytes = Array((text + "\n").utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
+    }
+}

@@ -16,4 +16,6 @@ public struct AckStatus: WireName {
     public static let invalid: Self = "invalid"
     /// An Alert's message was delivered.
     public static let received: Self = "received"
+    /// The receiver could not store it (its database failed); nothing was stored: try again later.
+    public static let failed: Self = "failed"
 }

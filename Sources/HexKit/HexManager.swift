@@ -53,8 +53,9 @@ public struct HexManager {
 
     /// The reply owed for an envelope with this outcome: an Ack when the envelope had a
     /// `messageID`; for a legacy sender (no `messageID`) only the original app's Alert to a blocked
-    /// sender; otherwise nothing.
+    /// sender; otherwise nothing. An Ack is never answered, so two peers cannot loop.
     public func reply(to envelope: DataSendWrapper, outcome: ReceiveOutcome) -> DataSendWrapper? {
+        if envelope.operationType == .ack { return nil }
         if let messageID = envelope.messageID {
             return .ack(outcome.ackStatus, messageID: messageID, message: outcome.explanation, versionID: versionID)
         }

@@ -32,6 +32,28 @@ public final class Socket: Sendable {
         _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
+    /// Stops sending only: the peer reads the end of the stream, and can still answer.
+    public func shutdownWrite() {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// The remote end of a connected IPv4 socket as `HOST:PORT`, or nil (a Unix socket).
+    public var remoteEndpoint: Endpoint? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
+        }
+        guard result == 0, address.sin_family == sa_family_t(AF_INET) else { return nil }
+        return Endpoint(host: IPv4Address(address.sin_addr).description, port: UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Writes `line` followed by `\n`.
+    /// - Parameter timeout: how long one wait for the peer to read may last.
+    public func writeLine(_ line: some Collection<UInt8>, timeout: Duration?) async throws {
+        try await write(Array(line) + [UInt8(ascii: "\n")], timeout: timeout)
+    }
+
     func setOption(_ option: Int32, level: Int32 = SOL_SOCKET, _ value: Int32 = 1) throws(SocketError) {
         var value = value
         guard setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {

@@ -26,6 +26,6 @@ public final class StreamConnection {
 
     /// Writes `line` followed by `\n`.
     public func writeLine(_ line: some Collection<UInt8>, timeout: Duration?) async throws {
-        try await socket.write(Array(line) + [UInt8(ascii: "\n")], timeout: timeout)
+        try await socket.writeLine(line, timeout: timeout)
     }
 }

@@ -1,66 +1,41 @@
 import HexCommandLine
+import HexDaemon
 import HexKit
-import HexStore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 let help = """
-    USAGE: hexd [--data-dir <path>] [--name <name>]
+    USAGE: hexd [<options>]
 
-    hexd keeps a database of hexes (bundles of links) and exchanges them with peers.
+    hexd exchanges hexes (named bundles of links) with peers on the local network. It announces
+    itself by UDP broadcast, keeps a table of the peers it hears, stores the hexes peers send it
+    over TCP in its inbox and acknowledges them, and takes commands from hexctl over a Unix socket
+    in its data directory. It runs until SIGTERM or SIGINT, then says goodbye to its peers and
+    exits 0. Logs go to standard error, one line per event.
 
-    This build prepares the data directory: it creates it, opens or creates the database,
-    migrates its schema, creates the stable peer UUID on first run, prints the identity and
-    inbox counts, and exits. Discovery and transfer between peers are not in this build yet.
+    Every option can also be set as HEXD_<NAME> in the environment (HEXD_DATA_DIR, HEXD_PORT, ...;
+    repeatable ones comma-separated) or as a "<name> = <value>" line in the config file. A flag
+    wins over the environment, which wins over the file, which wins over the default.
 
     OPTIONS:
-      --data-dir <path>   Where hexd keeps its state. Default: $HEXD_DATA_DIR, else
-                          $XDG_DATA_HOME/hexd, else ~/.local/share/hexd.
-      --name <name>       Display name sent with every hex (stored; kept until changed).
-      --version           Show the version.
-      -h, --help          Show this help.
+    \(optionsHelp(DaemonConfiguration.options))
 
-    EXIT CODES: 0 ok, 64 usage error, 1 the data directory or database cannot be used.
+    EXIT CODES: 0 stopped by a signal, 64 usage error, 1 cannot start (a port in use, another hexd
+    on the same data directory, a database from a newer hexd, ...).
     """
 
-/// Prints `message` on stderr and exits with `code`.
-func fail(_ message: String, code: ExitCode) -> Never {
-    exit(code, program: "hexd", message: message)
-}
-
-var dataDirFlag: String?
-var nameFlag: String?
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
-    switch argument {
-    case "-h", "--help":
-        print(help)
-        exit(0)
-    case "--version":
-        print(HexdVersion.current)
-        exit(0)
-    case "--data-dir", "--name":
-        guard let value = arguments.popFirst() else { fail("\(argument) needs a value\n\(help)", code: .usage) }
-        if argument == "--data-dir" { dataDirFlag = value } else { nameFlag = value }
-    default:
-        fail("unknown argument '\(argument)'; see hexd --help", code: .usage)
-    }
-}
-
-let environment = ProcessInfo.processInfo.environment
-let dataDirectory = DataDirectory(explicit: dataDirFlag, environment: environment)
 do {
-    try dataDirectory.create()
-    let database = try HexDatabase(path: dataDirectory.databasePath)
-    let identity = try database.localIdentity(name: nameFlag)
-    let manager = HexManager(repository: database, identity: identity, versionID: HexdVersion.current)
-    print("hexd \(HexdVersion.current): data directory \(dataDirectory.path), schema \(try database.schemaVersion())")
-    print("identity: \(identity.name) (\(identity.uuid))")
-    print("inbox: \(try manager.inbox().count) hexes, \(try manager.uncheckedCount()) unchecked; My Hexlist: \(try manager.myHexlist().count) hexes")
+    switch try DaemonConfiguration.resolve(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
+    case .help:
+        print(help)
+    case .version:
+        print(HexdVersion.current)
+    case .run(let configuration):
+        let logger = Logger(level: configuration.logLevel)
+        do {
+            try await Daemon.run(configuration, logger: logger)
+        } catch {
+            exit(.failure, program: "hexd", message: "\(error)")
+        }
+    }
 } catch {
-    fail("\(error)", code: .failure)
+    exit(.usage, program: "hexd", message: "\(error); see hexd --help")
 }

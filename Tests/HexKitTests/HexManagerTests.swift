@@ -98,6 +98,14 @@ import Testing
         }
     }
 
+    @Test func anAckIsNeverAnswered() throws {
+        let receiver = try Receiver()
+        let ack = DataSendWrapper.ack(.stored, messageID: "M-9", message: "stored", versionID: "2.0.0")
+        let outcome = try receiver.manager.receive(ack)
+        #expect(outcome.ackStatus == .unsupported)
+        #expect(receiver.manager.reply(to: ack, outcome: outcome) == nil)
+    }
+
     @Test func anAcknowledgedStoreNamesTheStoredHex() throws {
         let receiver = try Receiver()
         let envelope = try DataSendWrapper.decode(from: Array(storeLine("x", messageID: "M-3").utf8))

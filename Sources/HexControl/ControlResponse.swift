@@ -1,0 +1,59 @@
+import HexKit
+
+/// The daemon's answer to one request: a JSON object on one line. Exactly one of `error` and the
+/// result keys is present; `watch` answers with a stream of `event` responses instead.
+public struct ControlResponse: Sendable, Codable {
+    public var ok: Bool
+    public var error: ControlError?
+    public var status: StatusReport?
+    public var peers: [PeerInfo]?
+    public var hexes: [Hex]?
+    public var hex: Hex?
+    public var send: SendReport?
+    public var blocked: [String]?
+    public var event: DaemonEvent?
+
+    public init(
+        error: ControlError? = nil, status: StatusReport? = nil, peers: [PeerInfo]? = nil, hexes: [Hex]? = nil, hex: Hex? = nil,
+        send: SendReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil
+    ) {
+        self.ok = error == nil
+        self.error = error
+        self.status = status
+        self.peers = peers
+        self.hexes = hexes
+        self.hex = hex
+        self.send = send
+        self.blocked = blocked
+        self.event = event
+    }
+
+    /// A response that reports only success.
+    public static let done = ControlResponse()
+}
+
+/// Why a request failed. `code` is stable for scripts; `message` is for people.
+public struct ControlError: Error, Sendable, Codable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, Codable {
+        /// The request is malformed or lacks an argument.
+        case usage
+        /// No hex or peer matches (or a prefix matches several).
+        case notFound
+        /// The peer could not be reached, or did not answer in time: try again later.
+        case unreachable
+        /// The peer refused (the sender is blocked there) or answered unsupported/invalid.
+        case rejected
+        /// Anything else (a database error, for example).
+        case failed
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

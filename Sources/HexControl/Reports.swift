@@ -1,0 +1,88 @@
+import HexKit
+
+/// What `status` reports about the daemon.
+public struct StatusReport: Sendable, Codable, Equatable {
+    public var peerUUID: String
+    public var name: String
+    public var versionID: String
+    /// The daemon plays a legacy (1.x) peer.
+    public var legacy: Bool
+    public var tcpPort: UInt16
+    public var discoveryPort: UInt16
+    public var dataDirectory: String
+    public var peers: Int
+    public var inbox: Int
+    public var unchecked: Int
+    public var hexlist: Int
+    /// Discovery datagrams received, and how many of them were dropped as malformed or oversized.
+    public var datagramsReceived: Int
+    public var datagramsMalformed: Int
+    public var datagramsOversized: Int
+
+    public init(
+        peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
+        dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
+        datagramsMalformed: Int, datagramsOversized: Int
+    ) {
+        self.peerUUID = peerUUID
+        self.name = name
+        self.versionID = versionID
+        self.legacy = legacy
+        self.tcpPort = tcpPort
+        self.discoveryPort = discoveryPort
+        self.dataDirectory = dataDirectory
+        self.peers = peers
+        self.inbox = inbox
+        self.unchecked = unchecked
+        self.hexlist = hexlist
+        self.datagramsReceived = datagramsReceived
+        self.datagramsMalformed = datagramsMalformed
+        self.datagramsOversized = datagramsOversized
+    }
+}
+
+/// A peer in the daemon's table.
+public struct PeerInfo: Sendable, Codable, Equatable {
+    public var uuid: String
+    public var name: String
+    public var versionID: String
+    /// Where its envelopes go: its latest address and TCP port.
+    public var endpoint: String
+    /// Every address it was heard from.
+    public var addresses: [String]
+    /// Gets only what the original app understood.
+    public var legacy: Bool
+    /// Seconds since its last beacon.
+    public var lastSeen: Double
+
+    public init(uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool, lastSeen: Double) {
+        self.uuid = uuid
+        self.name = name
+        self.versionID = versionID
+        self.endpoint = endpoint
+        self.addresses = addresses
+        self.legacy = legacy
+        self.lastSeen = lastSeen
+    }
+}
+
+/// The result of a send.
+public struct SendReport: Sendable, Codable, Equatable {
+    /// Where it went (`name (HOST:PORT)` or `HOST:PORT`).
+    public var peer: String
+    /// The envelope's messageID; nil for a legacy peer, which gets none.
+    public var messageID: String?
+    /// The Ack's status; nil when no Ack was expected (legacy peer, or `wait` false).
+    public var status: AckStatus?
+    public var message: String
+    /// Milliseconds from connecting to the Ack (or to the end of writing when no Ack is awaited).
+    public var milliseconds: Double
+
+    public init(peer: String, messageID: String?, status: AckStatus?, message: String, milliseconds: Double) {
+        self.peer = peer
+        self.messageID = messageID
+        self.status = status
+        self.message = message
+        self.milliseconds = milliseconds
+    }
+}

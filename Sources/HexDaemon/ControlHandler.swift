@@ -1,0 +1,140 @@
+import HexControl
+import HexKit
+import HexNet
+
+/// Carries out control requests against the daemon's services.
+struct ControlHandler: Sendable {
+    let configuration: DaemonConfiguration
+    let service: HexService
+    let discovery: Discovery
+    let events: EventLog
+    let tcpPort: UInt16
+    let discoveryPort: UInt16
+    let logger: Logger
+
+    /// The answer to `request`; failures are answered as errors, never thrown.
+    func handle(_ request: ControlRequest) async -> ControlResponse {
+        do {
+            return try await perform(request)
+        } catch let error as ControlError {
+            return ControlResponse(error: error)
+        } catch {
+            logger.error("\(request.command.rawValue): \(error)")
+            return ControlResponse(error: ControlError(.failed, "\(error)"))
+        }
+    }
+
+    private func perform(_ request: ControlRequest) async throws -> ControlResponse {
+        switch request.command {
+        case .status: return ControlResponse(status: try await status())
+        case .peers: return ControlResponse(peers: await peers())
+        case .send:
+            let links = try Self.links(request.links)
+            let destination = try await destination(request.to, forceLegacy: request.legacy ?? false)
+            let envelope = try await service.storeEnvelope(description: request.description ?? "", color: request.color ?? HexColor.fallback,
+                                                           links: links, legacy: destination.legacy)
+            return ControlResponse(send: try await deliver(envelope, to: destination, request: request))
+        case .hexlistSend:
+            let destination = try await destination(request.to, forceLegacy: request.legacy ?? false)
+            let envelope = try await service.storeEnvelope(forHex: try Self.required(request.id, "id"), legacy: destination.legacy)
+            return ControlResponse(send: try await deliver(envelope, to: destination, request: request))
+        case .alert:
+            let message = try Self.required(request.message, "message")
+            let destination = try await destination(request.to, forceLegacy: request.legacy ?? false)
+            var envelope = await service.alertEnvelope(message)
+            if destination.legacy { envelope.messageID = nil }
+            return ControlResponse(send: try await deliver(envelope, to: destination, request: request))
+        case .watch:
+            throw ControlError(.usage, "watch is answered by the control server")
+        case .inboxList: return ControlResponse(hexes: try await service.inbox())
+        case .inboxShow: return ControlResponse(hex: try await service.show(try Self.required(request.id, "id")))
+        case .inboxCheck: return ControlResponse(hex: try await service.check(try Self.required(request.id, "id")))
+        case .inboxDelete: return ControlResponse(hex: try await service.delete(try Self.required(request.id, "id"), from: .inbox))
+        case .inboxSave: return ControlResponse(hex: try await service.saveToMyHexlist(try Self.required(request.id, "id")))
+        case .hexlistList: return ControlResponse(hexes: try await service.myHexlist())
+        case .hexlistAdd:
+            return ControlResponse(hex: try await service.createHex(
+                description: request.description ?? "", color: request.color ?? HexColor.fallback, links: try Self.links(request.links)))
+        case .hexlistRemove: return ControlResponse(hex: try await service.delete(try Self.required(request.id, "id"), from: .myHexlist))
+        case .hexlistMove:
+            return ControlResponse(hex: try await service.move(try Self.required(request.id, "id"), to: try Self.required(request.index, "index")))
+        case .block: return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: try Self.required(request.uuid, "uuid")))
+        case .unblock: return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try Self.required(request.uuid, "uuid")))
+        case .blocked: return ControlResponse(blocked: try await service.blockedSenders())
+        }
+    }
+
+    private func status() async throws -> StatusReport {
+        let counts = try await service.counts()
+        let identity = service.identity
+        return StatusReport(
+            peerUUID: identity.uuid, name: identity.name, versionID: configuration.appVersion, legacy: configuration.legacy,
+            tcpPort: tcpPort, discoveryPort: discoveryPort, dataDirectory: configuration.dataDirectory.path,
+            peers: await discovery.peers.count, inbox: counts.inbox, unchecked: counts.unchecked, hexlist: counts.hexlist,
+            datagramsReceived: await discovery.datagramsReceived, datagramsMalformed: await discovery.datagramsMalformed,
+            datagramsOversized: await discovery.datagramsOversized)
+    }
+
+    private func peers() async -> [PeerInfo] {
+        let now = ContinuousClock.now
+        return await discovery.peers.map { peer in
+            let seen = (now - peer.lastSeen).components
+            return PeerInfo(uuid: peer.uuid, name: peer.name, versionID: peer.versionID, endpoint: peer.endpoint.description,
+                            addresses: peer.addresses.map(\.description), legacy: peer.isLegacy,
+                            lastSeen: Double(seen.seconds) + Double(seen.attoseconds) / 1e18)
+        }
+    }
+
+    /// Where a send goes and how: a known peer, or any `HOST:PORT`.
+    private struct Destination {
+        var endpoint: Endpoint
+        var label: String
+        var peerUUID: String?
+        /// Send only what the original app understood.
+        var legacy: Bool
+    }
+
+    private func destination(_ text: String?, forceLegacy: Bool) async throws -> Destination {
+        let text = try Self.required(text, "to")
+        // Playing a legacy peer means sending like one, whoever the receiver is.
+        let legacyMode = forceLegacy || configuration.legacy
+        if let endpoint = Endpoint(parsing: text) {
+            let known = await discovery.peer(at: endpoint)
+            return Destination(endpoint: endpoint, label: known.map { "\($0.name) (\(endpoint))" } ?? endpoint.description,
+                               peerUUID: known?.uuid, legacy: legacyMode || known?.isLegacy == true)
+        }
+        do {
+            let peer = try await discovery.peer(matching: text)
+            return Destination(endpoint: peer.endpoint, label: "\(peer.name) (\(peer.endpoint))", peerUUID: peer.uuid, legacy: legacyMode || peer.isLegacy)
+        } catch {
+            throw ControlError(.notFound, error.description)
+        }
+    }
+
+    private func deliver(_ envelope: DataSendWrapper, to destination: Destination, request: ControlRequest) async throws -> SendReport {
+        var envelope = envelope
+        if request.wait == false { envelope.messageID = nil }
+        let timeout = Duration.milliseconds(Int((request.timeout ?? 5) * 1_000))
+        do {
+            let delivery = try await EnvelopeSender.send(envelope, to: destination.endpoint, timeout: timeout, maximumLineLength: configuration.maximumLineLength)
+            await events.publish(.sendAcked, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID,
+                                 message: delivery.status?.rawValue ?? "sent")
+            let elapsed = delivery.elapsed.components
+            return SendReport(peer: destination.label, messageID: envelope.messageID, status: delivery.status, message: delivery.message,
+                              milliseconds: Double(elapsed.seconds) * 1_000 + Double(elapsed.attoseconds) / 1e15)
+        } catch {
+            await events.publish(.sendFailed, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID, message: error.message)
+            throw error
+        }
+    }
+
+    private static func links(_ links: [LinkJM]?) throws -> [Link] {
+        guard let links, !links.isEmpty else { throw ControlError(.usage, "a hex needs at least one link") }
+        return links.map { Link(url: $0.url ?? "", linkDescription: $0.linkDescription ?? "", service: $0.service ?? .unknown) }
+    }
+
+    private static func required<T>(_ value: T?, _ name: String) throws -> T {
+        guard let value else { throw ControlError(.usage, "the request needs \"\(name)\"") }
+        return value
+    }
+}

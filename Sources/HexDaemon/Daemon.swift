@@ -1,0 +1,81 @@
+import Dispatch
+import HexControl
+import HexKit
+import HexNet
+import HexStore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The running daemon: the store, discovery, the envelope server and the control socket.
+public enum Daemon {
+    /// Starts every service and runs until SIGTERM or SIGINT; then says `bye`, removes the control
+    /// socket and returns.
+    /// - Throws: `DaemonError` or a socket, store or data directory error when it cannot start.
+    public static func run(_ configuration: DaemonConfiguration, logger: Logger) async throws {
+        let dataDirectory = configuration.dataDirectory
+        try dataDirectory.create()
+        let lock = try DataDirectoryLock(directory: dataDirectory.path)
+        let controlPath = dataDirectory.path + "/" + ControlClient.socketName
+
+        let service = try HexService(databasePath: dataDirectory.databasePath, name: configuration.name, versionID: configuration.appVersion)
+        let envelopeListener = try StreamListener.tcp(port: configuration.tcpPort)
+        let datagrams = try DatagramSocket(port: configuration.discoveryPort)
+        let controlListener = try StreamListener.unix(path: controlPath)
+        let events = EventLog()
+        let discovery = Discovery(socket: datagrams, configuration: configuration, identity: service.identity, tcpPort: envelopeListener.port,
+                                  events: events, service: service, logger: logger.named("discovery"))
+        let envelopes = EnvelopeServer(listener: envelopeListener, service: service, events: events, configuration: configuration, logger: logger.named("tcp"))
+        let control = ControlServer(
+            listener: controlListener,
+            handler: ControlHandler(configuration: configuration, service: service, discovery: discovery, events: events,
+                                    tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
+            events: events, logger: logger.named("control"))
+
+        let signals = TerminationSignals()
+        let identity = service.identity
+        logger.info("hexd \(configuration.appVersion)\(configuration.legacy ? " (playing a legacy peer)" : "") ready: \(identity.name) (\(identity.uuid)), "
+            + "envelopes on TCP \(envelopeListener.port), discovery on UDP \(datagrams.port), control at \(controlPath)")
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await envelopes.run() }
+            group.addTask { await discovery.run() }
+            group.addTask { await control.run() }
+            let received = await signals.first.value
+            logger.info("\(received == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
+            group.cancelAll()
+        }
+        await discovery.sayGoodbye()
+        withExtendedLifetime((lock, signals)) {}
+        logger.info("stopped")
+    }
+
+    /// Turns SIGTERM and SIGINT into a value to await (they no longer end the process), and makes
+    /// SIGPIPE harmless (a peer vanishing mid-write is an EPIPE error, not the daemon's death).
+    private final class TerminationSignals: @unchecked Sendable {
+        // DispatchSource is thread-safe; the protocol only lacks Sendable on Linux.
+        private var sources: [any DispatchSourceSignal] = []
+        let first: Task<Int32, Never>
+
+        init() {
+            Glibc.signal(SIGPIPE, SIG_IGN)
+            let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+            for number in [SIGTERM, SIGINT] {
+                Glibc.signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { continuation.yield(number) }
+                source.resume()
+                sources.append(source)
+            }
+            first = Task {
+                for await number in stream { return number }
+                return SIGTERM
+            }
+        }
+
+        deinit { sources.forEach { $0.cancel() } }
+    }
+}

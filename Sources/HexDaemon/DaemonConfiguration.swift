@@ -1,0 +1,171 @@
+import HexCommandLine
+import HexKit
+import HexNet
+import HexStore
+
+/// Everything `hexd` can be told, resolved from flags, then the environment, then the config
+/// file, then the defaults (the first that gives a value wins).
+public struct DaemonConfiguration: Sendable {
+    public var dataDirectory: DataDirectory
+    /// Replaces the stored display name when given.
+    public var name: String?
+    public var tcpPort: UInt16 = 18521
+    public var discoveryPort: UInt16 = 18520
+    /// Where beacons go; empty means 255.255.255.255 plus each interface's broadcast address,
+    /// read afresh on every round.
+    public var broadcastAddresses: [IPv4Address] = []
+    /// Peers on other subnets, sent beacons by unicast (their discovery port).
+    public var staticPeers: [Endpoint] = []
+    public var announceInterval: Duration = .seconds(2)
+    /// The `versionID` this daemon announces and writes in its envelopes.
+    public var appVersion = HexdVersion.current
+    /// Play a legacy (1.x) peer: send only what the original app sent, never answer with an Ack.
+    public var legacy = false
+    public var logLevel = LogLevel.info
+    public var maximumLineLength = 16 << 20
+    /// A TCP connection that sends nothing for this long is closed.
+    public var idleTimeout: Duration = .seconds(60)
+
+    public init(dataDirectory: DataDirectory) {
+        self.dataDirectory = dataDirectory
+    }
+
+    /// The options of `hexd`. Each is also read from `HEXD_<NAME>` (dashes as underscores; a
+    /// repeatable one comma-separated) and from `<name> = <value>` lines of the config file.
+    public static let options: [Option] = [
+        Option("data-dir", value: "path", help: "Where hexd keeps its state. Default: $XDG_DATA_HOME/hexd, else ~/.local/share/hexd."),
+        Option("config", value: "path", help: "Config file. Default: <data-dir>/hexd.conf when it exists."),
+        Option("name", value: "name", help: "Display name sent with every hex (stored; kept until changed)."),
+        Option("port", value: "port", help: "TCP port for envelopes. Default: 18521."),
+        Option("discovery-port", value: "port", help: "UDP port for discovery beacons. Default: 18520."),
+        Option("broadcast", value: "address", repeatable: true,
+               help: "Where beacons go. Default: 255.255.255.255 and every interface's broadcast address."),
+        Option("peer", value: "host[:port]", repeatable: true, help: "A peer on another subnet: beacons go to its discovery port by unicast."),
+        Option("announce-interval", value: "seconds", help: "Seconds between beacons. Default: 2. A peer is lost after 3 missed intervals."),
+        Option("app-version", value: "version", help: "The versionID to announce and send. Default: \(HexdVersion.current)."),
+        Option("legacy", help: "Play a legacy 1.x peer: send only what the original app sent, never answer with an Ack."),
+        Option("log-level", value: "level", help: "error, warning, info or debug. Default: info."),
+        Option("max-line", value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
+        Option("idle-timeout", value: "seconds", help: "Close a TCP connection silent for this long. Default: 60."),
+        Option("version", help: "Show the version."),
+        Option("help", short: "h", help: "Show this help."),
+    ]
+
+    /// What the command line asks for.
+    public enum Request: Sendable {
+        case help
+        case version
+        case run(DaemonConfiguration)
+    }
+
+    /// Resolves the configuration.
+    /// - Parameter readFile: reads the config file (injected so tests need no files).
+    /// - Throws: `UsageError` for a wrong flag, environment variable or config line.
+    public static func resolve(
+        arguments: [String], environment: [String: String], readFile: (String) -> String? = Self.readFile
+    ) throws(UsageError) -> Request {
+        let parsed = try ParsedArguments(arguments, options: options)
+        if parsed.flag("help") { return .help }
+        if parsed.flag("version") { return .version }
+        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+
+        let dataDirectory = DataDirectory(explicit: parsed.value("data-dir"), environment: environment)
+        let explicitFile = parsed.value("config") ?? environment["HEXD_CONFIG"]
+        let filePath = explicitFile ?? dataDirectory.path + "/hexd.conf"
+        var fileValues: [String: [String]] = [:]
+        if let text = readFile(filePath) {
+            fileValues = try parseConfigFile(text, path: filePath)
+        } else if let explicitFile {
+            throw UsageError("cannot read the config file \(explicitFile)")
+        }
+
+        /// The values of an option from the first source that has any.
+        func values(_ name: String) -> [String]? {
+            if let flagged = parsed.values[name] { return flagged }
+            let variable = "HEXD_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
+            if let fromEnvironment = environment[variable], !fromEnvironment.isEmpty {
+                let option = options.first { $0.name == name }
+                return option?.repeatable == true ? fromEnvironment.split(separator: ",").map { String($0).trimmed } : [fromEnvironment]
+            }
+            return fileValues[name]
+        }
+
+        var configuration = DaemonConfiguration(dataDirectory: dataDirectory)
+        configuration.name = values("name")?.last
+        if let port = values("port")?.last { configuration.tcpPort = try parsePort(port, option: "port") }
+        if let port = values("discovery-port")?.last { configuration.discoveryPort = try parsePort(port, option: "discovery-port") }
+        configuration.broadcastAddresses = try (values("broadcast") ?? []).map { text throws(UsageError) in
+            guard let address = IPv4Address(text) else { throw UsageError("--broadcast needs an IPv4 address, not '\(text)'") }
+            return address
+        }
+        configuration.staticPeers = try (values("peer") ?? []).map { text throws(UsageError) in
+            let endpoint = Endpoint(parsing: text) ?? Endpoint(parsing: "\(text):\(configuration.discoveryPort)")
+            guard let endpoint else { throw UsageError("--peer needs HOST or HOST:PORT, not '\(text)'") }
+            return endpoint
+        }
+        if let seconds = values("announce-interval")?.last {
+            configuration.announceInterval = try parseSeconds(seconds, option: "announce-interval")
+        }
+        if let version = values("app-version")?.last {
+            guard !version.isEmpty else { throw UsageError("--app-version needs a version") }
+            configuration.appVersion = version
+        }
+        if parsed.flag("legacy") {
+            configuration.legacy = true
+        } else if let legacy = values("legacy")?.last {
+            guard let value = Bool(legacy.lowercased()) ?? ["1": true, "0": false, "yes": true, "no": false][legacy.lowercased()] else {
+                throw UsageError("legacy must be true or false, not '\(legacy)'")
+            }
+            configuration.legacy = value
+        }
+        if let level = values("log-level")?.last {
+            guard let parsedLevel = LogLevel(rawValue: level) else { throw UsageError("--log-level must be error, warning, info or debug") }
+            configuration.logLevel = parsedLevel
+        }
+        if let bytes = values("max-line")?.last {
+            guard let value = Int(bytes), value >= 1_024 else { throw UsageError("--max-line must be a number of bytes, at least 1024") }
+            configuration.maximumLineLength = value
+        }
+        if let seconds = values("idle-timeout")?.last { configuration.idleTimeout = try parseSeconds(seconds, option: "idle-timeout") }
+        return .run(configuration)
+    }
+
+    /// `name = value` lines; blank lines and `#` comments skipped; a repeatable key may repeat.
+    static func parseConfigFile(_ text: String, path: String) throws(UsageError) -> [String: [String]] {
+        var values: [String: [String]] = [:]
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.prefix { $0 != "#" }.trimmed
+            guard !line.isEmpty else { continue }
+            guard let equals = line.firstIndex(of: "=") else { throw UsageError("\(path):\(number + 1): expected 'name = value'") }
+            let key = line[..<equals].trimmed
+            let value = line[line.index(after: equals)...].trimmed
+            guard let option = options.first(where: { $0.name == key }), !["data-dir", "config", "help", "version"].contains(key) else {
+                throw UsageError("\(path):\(number + 1): unknown setting '\(key)'")
+            }
+            guard option.repeatable || values[key] == nil else { throw UsageError("\(path):\(number + 1): '\(key)' is set twice") }
+            values[key, default: []].append(value)
+        }
+        return values
+    }
+
+    private static func parsePort(_ text: String, option: String) throws(UsageError) -> UInt16 {
+        guard let port = UInt16(text) else { throw UsageError("--\(option) needs a port from 0 to 65535, not '\(text)'") }
+        return port
+    }
+
+    private static func parseSeconds(_ text: String, option: String) throws(UsageError) -> Duration {
+        guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else { throw UsageError("--\(option) needs seconds (more than 0), not '\(text)'") }
+        return .milliseconds(Int(seconds * 1_000))
+    }
+
+    public static func readFile(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+extension StringProtocol {
+    /// Without spaces and tabs at either end.
+    var trimmed: String {
+        String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}

@@ -1,0 +1,176 @@
+import HexControl
+import HexKit
+import HexNet
+
+/// Finds peers by UDP broadcast and keeps the peer table: announces this daemon in a burst at
+/// start and then every interval, answers new and restarted peers at once (rate-limited), expires
+/// silent peers, and says `bye` when asked to stop.
+actor Discovery {
+    private let socket: DatagramSocket
+    private let configuration: DaemonConfiguration
+    private let identity: LocalIdentity
+    private let instance = UUID().uuidString.uppercased()
+    private let tcpPort: UInt16
+    private let events: EventLog
+    private let service: HexService
+    private let logger: Logger
+
+    private var table: PeerTable
+    private var lastImmediateAnswer: ContinuousClock.Instant?
+    private(set) var datagramsReceived = 0
+    private(set) var datagramsMalformed = 0
+    private(set) var datagramsOversized = 0
+
+    init(socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger) {
+        self.socket = socket
+        self.configuration = configuration
+        self.identity = identity
+        self.tcpPort = tcpPort
+        self.events = events
+        self.service = service
+        self.logger = logger
+        table = PeerTable(ownUUID: identity.uuid)
+    }
+
+    /// Runs until cancelled: receiving, announcing and expiring side by side.
+    func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.receiveLoop() }
+            group.addTask { await self.announceLoop() }
+            group.addTask { await self.expiryLoop() }
+            await group.waitForAll()
+        }
+    }
+
+    /// Tells every peer this daemon is leaving.
+    func sayGoodbye() async {
+        await broadcast(.bye)
+    }
+
+    var peers: [PeerTable.Peer] { table.peers.values.sorted { $0.name.lowercased() < $1.name.lowercased() } }
+
+    func peer(matching text: String) throws(ControlLookupError) -> PeerTable.Peer {
+        try table.peer(matching: text)
+    }
+
+    /// The known peer at `endpoint`, if one announced it.
+    func peer(at endpoint: Endpoint) -> PeerTable.Peer? {
+        table.peers.values.first { $0.port == endpoint.port && $0.addresses.contains { $0.description == endpoint.host } }
+    }
+
+    // MARK: Loops
+
+    private func receiveLoop() async {
+        while !Task.isCancelled {
+            do {
+                let datagram = try await socket.receive(maximumLength: Beacon.maximumSize)
+                await handle(datagram)
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("\(error)")
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    private func announceLoop() async {
+        // A query first so that every daemon already running answers at once, then a short
+        // burst (a lost datagram is common at start), then the steady interval.
+        await broadcast(.query)
+        for _ in 0..<2 {
+            guard (try? await Task.sleep(for: .milliseconds(150))) != nil else { return }
+            await broadcast(.announce)
+        }
+        while (try? await Task.sleep(for: configuration.announceInterval)) != nil {
+            await broadcast(.announce)
+        }
+    }
+
+    private func expiryLoop() async {
+        let period = max(configuration.announceInterval / 4, .milliseconds(50))
+        while (try? await Task.sleep(for: period)) != nil {
+            for peer in table.expire(at: .now) {
+                logger.info("peer lost: \(peer.name) (\(peer.uuid)), silent for three intervals")
+                await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID)
+            }
+        }
+    }
+
+    // MARK: Receiving
+
+    private func handle(_ datagram: DatagramSocket.Datagram) async {
+        datagramsReceived += 1
+        guard !datagram.truncated else {
+            datagramsOversized += 1
+            logger.debug("dropped an oversized datagram from \(datagram.sender):\(datagram.senderPort)")
+            return
+        }
+        guard let beacon = Beacon.decode(datagram.bytes) else {
+            datagramsMalformed += 1
+            logger.debug("dropped a malformed datagram from \(datagram.sender):\(datagram.senderPort)")
+            return
+        }
+        let change = table.observe(beacon, from: datagram.sender, at: .now)
+        switch change {
+        case .found(let peer), .restarted(let peer):
+            let verb = if case .found = change { "found" } else { "restarted" }
+            logger.info("peer \(verb): \(peer.name) (\(peer.uuid)) version \(peer.versionID) at \(peer.endpoint)")
+            await events.publish(.peerFound, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID, message: peer.endpoint.description)
+            do {
+                try await service.recordSighting(uuid: peer.uuid, name: peer.name, versionID: peer.versionID, address: peer.endpoint.description)
+            } catch {
+                logger.warning("cannot record peer \(peer.uuid): \(error)")
+            }
+            await answer(datagram)
+        case .left(let peer):
+            logger.info("peer left: \(peer.name) (\(peer.uuid))")
+            await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID, message: "said bye")
+        case .updated, .none:
+            if beacon.kind == .query && beacon.peer.uppercased() != identity.uuid { await answer(datagram) }
+        }
+    }
+
+    /// Announces at once to a new, restarted or querying peer, at most five times a second: by
+    /// unicast to where it spoke from (another subnet) and by broadcast (a unicast to a shared port
+    /// reaches only one of the daemons on that host).
+    private func answer(_ datagram: DatagramSocket.Datagram) async {
+        let now = ContinuousClock.now
+        if let last = lastImmediateAnswer, now - last < .milliseconds(200) { return }
+        lastImmediateAnswer = now
+        send(beacon(.announce).encoded(), to: datagram.sender, port: datagram.senderPort)
+        await broadcast(.announce)
+    }
+
+    // MARK: Sending
+
+    private func beacon(_ kind: Beacon.Kind) -> Beacon {
+        Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name, versionID: configuration.appVersion,
+               port: tcpPort, interval: Double(configuration.announceInterval.components.seconds) + Double(configuration.announceInterval.components.attoseconds) / 1e18,
+               capabilities: configuration.legacy ? [] : ["ack"])
+    }
+
+    /// Sends a beacon to every broadcast target (interfaces read afresh) and every static peer.
+    private func broadcast(_ kind: Beacon.Kind) async {
+        let bytes = beacon(kind).encoded()
+        let targets = configuration.broadcastAddresses.isEmpty
+            ? [.limitedBroadcast] + NetworkInterfaces.broadcastAddresses()
+            : configuration.broadcastAddresses
+        for address in targets { send(bytes, to: address, port: configuration.discoveryPort) }
+        for peer in configuration.staticPeers {
+            do {
+                send(bytes, to: try await StreamConnector.resolve(peer.host), port: peer.port)
+            } catch {
+                logger.debug("static peer \(peer): \(error)")
+            }
+        }
+    }
+
+    private func send(_ bytes: [UInt8], to address: IPv4Address, port: UInt16) {
+        do {
+            try socket.send(bytes, to: address, port: port)
+        } catch {
+            logger.debug("\(error)")
+        }
+    }
+}

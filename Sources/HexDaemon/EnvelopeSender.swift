@@ -1,0 +1,66 @@
+import HexControl
+import HexKit
+import HexNet
+
+/// Sends one envelope to a peer over a new TCP connection and, when the envelope has a
+/// `messageID`, waits for the matching Ack.
+enum EnvelopeSender {
+    /// What happened to a sent envelope.
+    struct Delivery: Sendable {
+        /// The Ack's status; nil when no Ack was awaited (no messageID).
+        var status: AckStatus?
+        var message: String
+        var elapsed: Duration
+    }
+
+    /// - Throws: `ControlError.unreachable` (cannot connect, closed early, no Ack in time) or
+    ///   `.rejected` (the Ack is not stored, duplicate or received; or a blocked-sender Alert).
+    static func send(_ envelope: DataSendWrapper, to endpoint: Endpoint, timeout: Duration, maximumLineLength: Int) async throws(ControlError) -> Delivery {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start + timeout
+        func remaining() -> Duration { max(deadline - clock.now, .milliseconds(1)) }
+        do {
+            let socket = try await StreamConnector.tcp(to: endpoint, timeout: remaining())
+            let connection = StreamConnection(socket: socket, maximumLineLength: maximumLineLength)
+            try await connection.writeLine(envelope.encodedLine(), timeout: remaining())
+            guard let messageID = envelope.messageID else {
+                // A legacy peer answers only a blocked sender, with an Alert; otherwise it closes
+                // once it has read everything.
+                socket.shutdownWrite()
+                while case .line(let bytes)? = try await connection.readLine(idleTimeout: remaining()) {
+                    if let alert = try? DataSendWrapper.decode(from: bytes), alert.operationType == .alert {
+                        throw ControlError(.rejected, "\(endpoint) answered: \(alert.message ?? "")")
+                    }
+                }
+                return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: clock.now - start)
+            }
+            while true {
+                guard case .line(let bytes)? = try await connection.readLine(idleTimeout: remaining()) else {
+                    throw ControlError(.unreachable, "\(endpoint) closed the connection without acknowledging \(messageID)")
+                }
+                guard let reply = try? DataSendWrapper.decode(from: bytes) else { continue }
+                if reply.operationType == .alert {
+                    throw ControlError(.rejected, "\(endpoint) answered: \(reply.message ?? "")")
+                }
+                guard reply.operationType == .ack, reply.messageID == messageID || reply.messageID == nil else { continue }
+                let status = reply.status ?? "unknown"
+                let message = reply.message ?? status.rawValue
+                switch status {
+                case .stored, .duplicate, .received:
+                    return Delivery(status: status, message: message, elapsed: clock.now - start)
+                case .failed:
+                    throw ControlError(.unreachable, "\(endpoint) could not store it: \(message)")
+                default:
+                    throw ControlError(.rejected, "\(endpoint) answered \(status): \(message)")
+                }
+            }
+        } catch let error as ControlError {
+            throw error
+        } catch let error as SocketError where error.isTimeout {
+            throw ControlError(.unreachable, "\(endpoint) did not answer within \(timeout)")
+        } catch {
+            throw ControlError(.unreachable, "\(error)")
+        }
+    }
+}

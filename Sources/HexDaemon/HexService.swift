@@ -1,0 +1,115 @@
+import HexControl
+import HexKit
+import HexStore
+
+/// The daemon's hexes: `HexManager` over the SQLite database, serialised on its own thread.
+actor HexService {
+    private let executor = DispatchQueueExecutor(label: "hexd.store")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private let database: HexDatabase
+    private let manager: HexManager
+    nonisolated let identity: LocalIdentity
+
+    init(databasePath: String, name: String?, versionID: String) throws {
+        database = try HexDatabase(path: databasePath)
+        identity = try database.localIdentity(name: name)
+        manager = HexManager(repository: database, identity: identity, versionID: versionID)
+    }
+
+    /// Acts on a received envelope and returns the outcome with the reply owed (after commit).
+    func receive(_ envelope: DataSendWrapper) throws -> (ReceiveOutcome, DataSendWrapper?) {
+        let outcome = try manager.receive(envelope)
+        return (outcome, manager.reply(to: envelope, outcome: outcome))
+    }
+
+    func reply(toUnreadable error: EnvelopeDecodingError) -> DataSendWrapper {
+        manager.reply(toUnreadable: error)
+    }
+
+    /// The Store envelope for a hex made of `links`, not kept anywhere (a one-off send).
+    func storeEnvelope(description: String, color: String, links: [Link], legacy: Bool) throws -> DataSendWrapper {
+        guard let color = HexColor.normalized(color) else { throw ControlError(.usage, HexManagerError.invalidColor(color).description) }
+        let hex = Hex(location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name, hexDescription: description,
+                      hexColor: color, links: links, isChecked: true)
+        return manager.storeEnvelope(for: hex, legacy: legacy)
+    }
+
+    /// The Store envelope for a stored hex.
+    func storeEnvelope(forHex prefix: String, legacy: Bool) throws -> DataSendWrapper {
+        manager.storeEnvelope(for: try hex(matching: prefix, in: .myHexlist), legacy: legacy)
+    }
+
+    func alertEnvelope(_ message: String) -> DataSendWrapper {
+        .alert(message, versionID: manager.versionID, messageID: UUID().uuidString.uppercased())
+    }
+
+    func counts() throws -> (inbox: Int, unchecked: Int, hexlist: Int) {
+        (try manager.inbox().count, try manager.uncheckedCount(), try manager.myHexlist().count)
+    }
+
+    func inbox() throws -> [Hex] { try manager.inbox() }
+    func myHexlist() throws -> [Hex] { try manager.myHexlist() }
+
+    func show(_ prefix: String) throws -> Hex { try hex(matching: prefix, in: nil) }
+
+    func check(_ prefix: String) throws -> Hex {
+        let hex = try hex(matching: prefix, in: .inbox)
+        try manager.markChecked(id: hex.id)
+        return try manager.hex(id: hex.id)
+    }
+
+    func delete(_ prefix: String, from location: HexLocation) throws -> Hex {
+        let hex = try hex(matching: prefix, in: location)
+        try manager.delete(id: hex.id)
+        return hex
+    }
+
+    func saveToMyHexlist(_ prefix: String) throws -> Hex {
+        try manager.saveToMyHexlist(id: try hex(matching: prefix, in: .inbox).id)
+    }
+
+    func createHex(description: String, color: String, links: [Link]) throws -> Hex {
+        do {
+            return try manager.createHex(description: description, color: color, links: links)
+        } catch let error as HexManagerError {
+            throw ControlError(.usage, error.description)
+        }
+    }
+
+    func move(_ prefix: String, to index: Int) throws -> Hex {
+        let hex = try hex(matching: prefix, in: .myHexlist)
+        try manager.moveInHexlist(id: hex.id, to: index)
+        return hex
+    }
+
+    func setBlocked(_ blocked: Bool, senderUUID: String) throws -> [String] {
+        if blocked { try manager.block(senderUUID: senderUUID) } else { try manager.unblock(senderUUID: senderUUID) }
+        return try manager.blockedSenders()
+    }
+
+    func blockedSenders() throws -> [String] { try manager.blockedSenders() }
+
+    func recordSighting(uuid: String, name: String, versionID: String, address: String) throws {
+        try database.recordSighting(uuid: uuid, name: name, versionID: versionID, address: address)
+    }
+
+    /// The one hex whose id starts with `prefix` (case-insensitive), in `location` or anywhere.
+    private func hex(matching prefix: String, in location: HexLocation?) throws -> Hex {
+        let wanted = prefix.uppercased()
+        guard !wanted.isEmpty else { throw ControlError(.usage, "a hex id is needed") }
+        let candidates = location.map { [$0] } ?? HexLocation.allCases
+        let matches = try candidates.flatMap { try manager.hexes(in: $0) }.filter { $0.id.uuidString.uppercased().hasPrefix(wanted) }
+        let place = location.map { $0 == .inbox ? "the inbox" : "My Hexlist" } ?? "the inbox or My Hexlist"
+        guard let match = matches.first else { throw ControlError(.notFound, "no hex \(prefix) in \(place)") }
+        guard matches.count == 1 else { throw ControlError(.notFound, "\(prefix) matches \(matches.count) hexes in \(place); give more of the id") }
+        return match
+    }
+}
+
+extension HexManager {
+    /// The hexes of one location.
+    func hexes(in location: HexLocation) throws -> [Hex] {
+        location == .inbox ? try inbox() : try myHexlist()
+    }
+}

@@ -1,0 +1,92 @@
+import HexKit
+import HexNet
+
+/// The peers heard from, keyed by peer UUID (never by name or address). Pure bookkeeping: the
+/// discovery service feeds it beacons and the clock.
+struct PeerTable {
+    struct Peer: Sendable, Equatable {
+        var uuid: String
+        var name: String
+        var versionID: String
+        var instance: String
+        /// Every address it was heard from, most recent first.
+        var addresses: [IPv4Address]
+        var port: UInt16
+        var interval: Duration
+        var capabilities: [String]
+        var lastSeen: ContinuousClock.Instant
+
+        /// Where its envelopes go.
+        var endpoint: Endpoint { Endpoint(host: addresses.first?.description ?? "0.0.0.0", port: port) }
+        var isLegacy: Bool { HexdVersion.isLegacy(versionID) }
+    }
+
+    /// What a beacon changed.
+    enum Change: Equatable {
+        case found(Peer)
+        /// Same peer UUID, new instance: the daemon restarted.
+        case restarted(Peer)
+        case updated(Peer)
+        case left(Peer)
+        /// Our own beacon, or a `bye` from a peer not in the table.
+        case none
+    }
+
+    /// Our own UUID: beacons carrying it are our own, heard back (ghost peers).
+    let ownUUID: String
+    private(set) var peers: [String: Peer] = [:]
+
+    init(ownUUID: String) {
+        self.ownUUID = ownUUID.uppercased()
+    }
+
+    mutating func observe(_ beacon: Beacon, from address: IPv4Address, at now: ContinuousClock.Instant) -> Change {
+        let uuid = beacon.peer.uppercased()
+        guard uuid != ownUUID else { return .none }
+        if beacon.kind == .bye {
+            return peers.removeValue(forKey: uuid).map(Change.left) ?? .none
+        }
+        var peer = Peer(
+            uuid: uuid, name: beacon.name, versionID: beacon.versionID, instance: beacon.instance, addresses: [address],
+            port: beacon.port, interval: .milliseconds(Int(beacon.interval * 1_000)), capabilities: beacon.capabilities, lastSeen: now)
+        guard let known = peers[uuid] else {
+            peers[uuid] = peer
+            return .found(peer)
+        }
+        peer.addresses += known.addresses.filter { $0 != address }
+        peers[uuid] = peer
+        return known.instance == peer.instance ? .updated(peer) : .restarted(peer)
+    }
+
+    /// Removes and returns the peers not heard from for three of their own intervals.
+    mutating func expire(at now: ContinuousClock.Instant) -> [Peer] {
+        let expired = peers.values.filter { now - $0.lastSeen > $0.interval * 3 }
+        for peer in expired { peers[peer.uuid] = nil }
+        return expired
+    }
+
+    /// The peer a user means by `text`: its exact name (ignoring case), or its UUID or a unique
+    /// prefix of it.
+    func peer(matching text: String) throws(ControlLookupError) -> Peer {
+        let byName = peers.values.filter { $0.name.lowercased() == text.lowercased() }
+        if byName.count == 1, let peer = byName.first { return peer }
+        if byName.count > 1 { throw .ambiguous(text, byName.count) }
+        let byUUID = text.isEmpty ? [] : peers.values.filter { $0.uuid.hasPrefix(text.uppercased()) }
+        if byUUID.count > 1 { throw .ambiguous(text, byUUID.count) }
+        guard let peer = byUUID.first else { throw .unknown(text) }
+        return peer
+    }
+}
+
+/// Why a peer could not be picked.
+enum ControlLookupError: Error, Equatable, CustomStringConvertible {
+    case unknown(String)
+    case ambiguous(String, Int)
+
+    var description: String {
+        switch self {
+        case .unknown(let text): "no peer named \(text) (nor with a UUID starting so); see hexctl peers, or give HOST:PORT"
+        case .ambiguous(let text, let count): "\(text) matches \(count) peers; use more of the UUID"
+        }
+    }
+}

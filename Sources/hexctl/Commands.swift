@@ -1,0 +1,169 @@
+import HexCommandLine
+import HexControl
+import HexKit
+
+/// Every hexctl command, in the order help lists them.
+let commands: [Command] = [
+    Command("status", summary: "Show the daemon's identity, ports, counts and discovery counters.") { invocation in
+        printResult(try await invocation.result(\.status, of: ControlRequest(.status)), invocation) { Output.status($0) }
+    },
+    Command("peers", summary: "List the peers discovered on the network.") { invocation in
+        printResult(try await invocation.result(\.peers, of: ControlRequest(.peers)), invocation) { Output.peers($0) }
+    },
+    Command("send", "[<url> ...]", summary: "Send a hex of links to a peer and wait for its acknowledgement.",
+            details: """
+                The links come from the URL arguments and/or --file. The peer is a name, a UUID (or a unique
+                prefix of one) from 'hexctl peers', or HOST:PORT. A peer that announced a 1.x version (or
+                --legacy) is sent only what the original app understood, and sends no acknowledgement.
+                """,
+            options: [Option("to", value: "peer", help: "The receiving peer (required).")] + HexInput.options + sendOptions) { invocation in
+        let input = try HexInput(invocation, urls: invocation.arguments.positionals)
+        var request = try sendRequest(.send, invocation)
+        request.description = input.description
+        request.color = input.color
+        request.links = input.links
+        return try await send(request, invocation)
+    },
+    Command("alert", "<message>", summary: "Send a peer a message to show its user.",
+            options: [Option("to", value: "peer", help: "The receiving peer (required).")] + sendOptions) { invocation in
+        var request = try sendRequest(.alert, invocation)
+        request.message = try single(invocation, "a message")
+        return try await send(request, invocation)
+    },
+    Command("inbox", summary: "List the inbox, newest first; * marks an unchecked hex.") { invocation in
+        printResult(try await invocation.result(\.hexes, of: ControlRequest(.inboxList)), invocation) { $0.isEmpty ? "the inbox is empty" : $0.map(Output.hexLine).joined(separator: "\n") }
+    },
+    Command("inbox show", "<id>", summary: "Show a hex (from the inbox or My Hexlist) with its links; the id may be a unique prefix.") { invocation in
+        try await showHex(.inboxShow, invocation)
+    },
+    Command("inbox check", "<id>", summary: "Mark an inbox hex as checked.") { invocation in try await showHex(.inboxCheck, invocation) },
+    Command("inbox delete", "<id>", summary: "Delete a hex from the inbox.") { invocation in try await showHex(.inboxDelete, invocation) },
+    Command("inbox save", "<id>", summary: "Save a copy of an inbox hex on top of My Hexlist (it keeps its sender).") { invocation in
+        try await showHex(.inboxSave, invocation)
+    },
+    Command("hexlist", summary: "List My Hexlist in its order.") { invocation in
+        printResult(try await invocation.result(\.hexes, of: ControlRequest(.hexlistList)), invocation) { $0.isEmpty ? "My Hexlist is empty" : $0.map(Output.hexLine).joined(separator: "\n") }
+    },
+    Command("hexlist add", "[<url> ...]", summary: "Add a hex of your own on top of My Hexlist.", options: HexInput.options) { invocation in
+        let input = try HexInput(invocation, urls: invocation.arguments.positionals)
+        let request = ControlRequest(.hexlistAdd, description: input.description, color: input.color, links: input.links)
+        return printResult(try await invocation.result(\.hex, of: request), invocation) { Output.hexDetail($0) }
+    },
+    Command("hexlist remove", "<id>", summary: "Delete a hex from My Hexlist.") { invocation in try await showHex(.hexlistRemove, invocation) },
+    Command("hexlist move", "<id> <index>", summary: "Move a hex of My Hexlist to a position (0 is the top).") { invocation in
+        let words = invocation.arguments.positionals
+        guard words.count == 2, let index = Int(words[1]), index >= 0 else { throw UsageError("give a hex id and a position (0 or more)") }
+        return printResult(try await invocation.result(\.hex, of: ControlRequest(.hexlistMove, id: words[0], index: index)), invocation) { Output.hexLine($0) }
+    },
+    Command("hexlist send", "<id>", summary: "Send a hex of My Hexlist to a peer and wait for its acknowledgement.",
+            options: [Option("to", value: "peer", help: "The receiving peer (required).")] + sendOptions) { invocation in
+        var request = try sendRequest(.hexlistSend, invocation)
+        request.id = try single(invocation, "a hex id")
+        return try await send(request, invocation)
+    },
+    Command("block", "<sender-uuid>", summary: "Refuse hexes from a sender UUID (the sender is told \"<your name> blocked you.\").") { invocation in
+        let blocked = try await invocation.result(\.blocked, of: ControlRequest(.block, uuid: try single(invocation, "a sender UUID")))
+        return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
+    },
+    Command("unblock", "<sender-uuid>", summary: "Accept hexes from a sender UUID again.") { invocation in
+        let blocked = try await invocation.result(\.blocked, of: ControlRequest(.unblock, uuid: try single(invocation, "a sender UUID")))
+        return printResult(blocked, invocation) { $0.isEmpty ? "nobody is blocked" : "blocked: " + $0.joined(separator: ", ") }
+    },
+    Command("blocked", summary: "List the blocked sender UUIDs.") { invocation in
+        printResult(try await invocation.result(\.blocked, of: ControlRequest(.blocked)), invocation) { $0.isEmpty ? "nobody is blocked" : $0.joined(separator: "\n") }
+    },
+    Command("watch", summary: "Print the daemon's events as they happen, until interrupted.",
+            details: """
+                Events: peerFound, peerLost, hexReceived, alertReceived, sendAcked, sendFailed, each with a
+                sequence number that increases by one. --since N first replays the retained events after N
+                (the last 1000 are kept), so a script can resume where it stopped.
+                """,
+            options: [Option("since", value: "seq", help: "Start after this sequence number (default: 0, everything retained).")]) { invocation in
+        try await watch(invocation)
+    },
+    Command("raw", "<host:port> <file>", summary: "Send an envelope file to a peer as-is and print every reply (version-skew testing).",
+            details: """
+                Connects to HOST:PORT directly (no daemon needed), writes the file's bytes (one envelope per
+                line; a final newline is added if missing), then prints each line the peer sends back until
+                it closes the connection or stays silent for --timeout seconds.
+                """,
+            options: [Option("timeout", value: "seconds", help: "How long to wait for more replies. Default: 2.")]) { invocation in
+        try await runRaw(invocation)
+    },
+    Command("decode", "[<file>]", summary: "Show how hexd reads envelopes (one per line) from a file or standard input.",
+            details: """
+                Each line is shown after the tolerance rules, with the hex it would store (defaults filled in),
+                or why it is not an envelope. Blank lines are skipped. Needs no daemon. Exits 1 if any line is
+                not an envelope.
+                """) { invocation in
+        try runDecode(invocation)
+    },
+]
+
+/// The options every sending command shares.
+let sendOptions = [
+    Option("timeout", value: "seconds", help: "How long to wait for the peer. Default: 5."),
+    Option("no-wait", help: "Do not wait for an acknowledgement (send without messageID)."),
+    Option("legacy", help: "Send only what the original app understood, whatever the peer announced."),
+]
+
+/// A send-type request with the shared options read.
+func sendRequest(_ command: ControlCommand, _ invocation: Invocation) throws -> ControlRequest {
+    guard let peer = invocation.arguments.value("to") else { throw UsageError("--to <peer> is required") }
+    var timeout: Double?
+    if let text = invocation.arguments.value("timeout") {
+        guard let seconds = Double(text), seconds > 0 else { throw UsageError("--timeout needs seconds, not '\(text)'") }
+        timeout = seconds
+    }
+    return ControlRequest(command, to: peer, wait: !invocation.arguments.flag("no-wait"), timeout: timeout,
+                          legacy: invocation.arguments.flag("legacy") ? true : nil)
+}
+
+func send(_ request: ControlRequest, _ invocation: Invocation) async throws -> ExitCode {
+    let wait = Duration.seconds(Int((request.timeout ?? 5).rounded(.up)) + 10)
+    return printResult(try await invocation.result(\.send, of: request, timeout: wait), invocation) { Output.send($0) }
+}
+
+func showHex(_ command: ControlCommand, _ invocation: Invocation) async throws -> ExitCode {
+    return printResult(try await invocation.result(\.hex, of: ControlRequest(command, id: try single(invocation, "a hex id"))), invocation) {
+        Output.hexDetail($0)
+    }
+}
+
+/// The one positional argument a command takes.
+func single(_ invocation: Invocation, _ what: String) throws -> String {
+    guard invocation.arguments.positionals.count == 1, let value = invocation.arguments.positionals.first else { throw UsageError("give \(what)") }
+    return value
+}
+
+/// Prints `value` as JSON, or as text made by `text`.
+@discardableResult
+func printResult<T: Encodable>(_ value: T, _ invocation: Invocation, text: (T) -> String) -> ExitCode {
+    if invocation.json {
+        printOutput((try? ControlCoding.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null")
+    } else {
+        printOutput(text(value))
+    }
+    return .success
+}
+
+func watch(_ invocation: Invocation) async throws -> ExitCode {
+    var since: UInt64 = 0
+    if let text = invocation.arguments.value("since") {
+        guard let value = UInt64(text) else { throw UsageError("--since needs a sequence number, not '\(text)'") }
+        since = value
+    }
+    let client = try invocation.connect()
+    var response = try await client.request(ControlRequest(.watch, since: since), timeout: nil)
+    while true {
+        if let error = response.error { throw CommandFailure(error) }
+        if let event = response.event {
+            printResult(event, invocation) { Output.event($0) }
+        }
+        do {
+            response = try await client.nextResponse(timeout: nil)
+        } catch {
+            throw CommandFailure(.unavailable, "hexd stopped")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import HexCommandLine
+import HexKit
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// All bytes of a file descriptor, read until end of file.
+func readAll(_ descriptor: Int32) -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count > 0 {
+            data.append(contentsOf: buffer[..<count])
+        } else if count == 0 || errno != EINTR {
+            return data
+        }
+    }
+}
+
+/// `value` as compact JSON with sorted keys, ISO 8601 dates and unescaped slashes.
+func json(_ value: some Encodable) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    // Hexes and strings hold no values JSON cannot write (no NaN), so encoding does not fail.
+    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+}
+
+/// Prints how hexd reads one line; returns false when the line is not an envelope.
+func describe(line: some Collection<UInt8>, number: Int, asJSON: Bool) -> Bool {
+    let envelope: DataSendWrapper
+    do {
+        envelope = try DataSendWrapper.decode(from: line)
+    } catch {
+        printOutput(asJSON ? "{\"line\":\(number),\"error\":\(json(error.description))}" : "line \(number): cannot be read: \(error)")
+        return false
+    }
+    let hex = envelope.hex.map { HexManager.makeHex(from: $0, location: .inbox, at: Date()) }
+    if asJSON {
+        let envelopeJSON = String(decoding: envelope.encodedLine(), as: UTF8.self)
+        printOutput("{\"line\":\(number),\"envelope\":\(envelopeJSON),\"hex\":\(hex.map(json) ?? "null")}")
+        return true
+    }
+    printOutput("line \(number): operationType \(json(envelope.operationType)), versionID \(json(envelope.versionID))"
+        + (envelope.messageID.map { ", messageID \(json($0))" } ?? ""))
+    if let message = envelope.message { printOutput("  message \(json(message))") }
+    if let hex {
+        printOutput("  hex: hexDescription \(json(hex.hexDescription)), hexColor \(json(hex.hexColor)), "
+            + "senderName \(json(hex.senderName)), senderUUID \(json(hex.senderUUID))")
+        for (index, link) in hex.links.enumerated() {
+            printOutput("  link \(index + 1): url \(json(link.url)), linkDescription \(json(link.linkDescription)), service \(json(link.service))")
+        }
+    } else if let type = envelope.jmObjectType {
+        printOutput("  jmObjectType \(json(type)): not a hex")
+    }
+    return true
+}
+
+/// `hexctl decode [--json] [<file>]`: how hexd reads each envelope line.
+func runDecode(_ invocation: Invocation) throws -> ExitCode {
+    guard invocation.arguments.positionals.count <= 1 else { throw UsageError("decode takes at most one file") }
+    let input = try readInput(invocation.arguments.positionals.first ?? "-")
+    var failures = 0
+    for (index, rawLine) in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+        let line = rawLine.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
+        guard line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { continue }
+        if !describe(line: line, number: index + 1, asJSON: invocation.json) { failures += 1 }
+    }
+    return failures == 0 ? .success : .failure
+}
+
+/// The bytes of a file, or of standard input for `-`.
+func readInput(_ path: String) throws -> Data {
+    guard path != "-" else { return readAll(STDIN_FILENO) }
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { throw CommandFailure(.failure, "cannot read \(path): \(String(cString: strerror(errno)))") }
+    defer { close(descriptor) }
+    return readAll(descriptor)
+}

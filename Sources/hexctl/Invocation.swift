@@ -1,0 +1,63 @@
+import HexCommandLine
+import HexControl
+import HexStore
+
+/// One run of a command: its parsed arguments and the common settings.
+struct Invocation: Sendable {
+    let command: Command
+    let arguments: ParsedArguments
+    let environment: [String: String]
+
+    /// Print JSON instead of text.
+    var json: Bool { arguments.flag("json") }
+
+    /// The daemon's data directory: `--data-dir`, else `HEXD_DATA_DIR`, else the default.
+    var dataDirectory: DataDirectory { DataDirectory(explicit: arguments.value("data-dir"), environment: environment) }
+
+    /// Sends one request to the daemon and returns its successful response.
+    /// - Throws: `CommandFailure` with the exit code for the daemon's error, or 69 when no daemon runs.
+    func request(_ request: ControlRequest, timeout: Duration? = .seconds(120)) async throws -> ControlResponse {
+        let response = try await connect().request(request, timeout: timeout)
+        if let error = response.error { throw CommandFailure(error) }
+        return response
+    }
+
+    /// One field of the response to `request`, which a successful response always has.
+    func result<T>(_ field: KeyPath<ControlResponse, T?>, of request: ControlRequest, timeout: Duration? = .seconds(120)) async throws -> T {
+        guard let value = try await self.request(request, timeout: timeout)[keyPath: field] else {
+            throw CommandFailure(.failure, "the daemon's answer to \(request.command.rawValue) lacks its result")
+        }
+        return value
+    }
+
+    func connect() throws -> ControlClient {
+        let path = dataDirectory.path + "/" + ControlClient.socketName
+        do {
+            return try ControlClient(socketPath: path)
+        } catch {
+            throw CommandFailure(.unavailable, "hexd is not running for \(dataDirectory.path) (\(error)); start it with: hexd --data-dir \(dataDirectory.path)")
+        }
+    }
+}
+
+/// A failed command: what to print and the exit code scripts see.
+struct CommandFailure: Error, CustomStringConvertible {
+    let code: ExitCode
+    let description: String
+
+    init(_ code: ExitCode, _ description: String) {
+        self.code = code
+        self.description = description
+    }
+
+    /// The exit code for an error the daemon reported.
+    init(_ error: ControlError) {
+        let code: ExitCode = switch error.code {
+        case .usage: .usage
+        case .unreachable: .temporaryFailure
+        case .rejected: .denied
+        case .notFound, .failed: .failure
+        }
+        self.init(code, error.message)
+    }
+}

@@ -1,0 +1,46 @@
+import HexCommandLine
+import HexKit
+
+/// The links (and optionally description and colour) of a hex to send or add, from URL arguments
+/// or from a JSON file or standard input.
+struct HexInput {
+    var description: String?
+    var color: String?
+    var links: [LinkJM]
+
+    static let options = [
+        Option("description", value: "text", short: "d", help: "The hex's description."),
+        Option("color", value: "#RRGGBB", help: "The hex's colour. Default: #AAAAAA."),
+        Option("file", value: "path", help: "Read the hex from a JSON file ('-' for standard input): a HexJM object "
+               + "({\"hexDescription\":…,\"hexColor\":…,\"links\":[…]}) or an array of links ({\"url\":…,\"linkDescription\":…,\"service\":…})."),
+    ]
+
+    /// Reads `--file` and the URL arguments; flags win over the file's description and colour.
+    /// - Throws: `UsageError` without any link, for a URL without a scheme and host, or a file that
+    ///   is neither form.
+    init(_ invocation: Invocation, urls: [String]) throws {
+        var links: [LinkJM] = []
+        if let path = invocation.arguments.value("file") {
+            let data = try readInput(path)
+            if let hex = try? JSONDecoder().decode(HexJM.self, from: data), hex.links != nil || hex.hexDescription != nil {
+                links = hex.links ?? []
+                description = hex.hexDescription
+                color = hex.hexColor
+            } else if let array = try? JSONDecoder().decode([LinkJM].self, from: data) {
+                links = array
+            } else {
+                throw UsageError("\(path) is neither a hex object nor an array of links")
+            }
+        }
+        for text in urls {
+            guard let url = URL(string: text), url.scheme != nil, let host = url.host(), !host.isEmpty || url.isFileURL else {
+                throw UsageError("'\(text)' is not a URL with a scheme and a host")
+            }
+            links.append(LinkJM(url: text, linkDescription: url.isFileURL ? url.lastPathComponent : host, service: .unknown))
+        }
+        guard !links.isEmpty else { throw UsageError("give at least one URL, or --file") }
+        self.links = links
+        description = invocation.arguments.value("description") ?? description
+        color = invocation.arguments.value("color") ?? color
+    }
+}

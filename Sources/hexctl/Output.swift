@@ -1,0 +1,78 @@
+import HexControl
+import HexKit
+
+/// How hexctl shows things to a person. Text from peers is printed as JSON string literals where
+/// it could carry control characters, so a peer cannot drive the terminal.
+enum Output {
+    static func hexLine(_ hex: Hex) -> String {
+        let mark = hex.location == .inbox && !hex.isChecked ? "*" : " "
+        let links = hex.links.count == 1 ? "1 link" : "\(hex.links.count) links"
+        return "\(mark) \(hex.id.uuidString.prefix(8))  \(hex.timestamp.formatted(.iso8601))  \(json(hex.hexDescription))  from \(json(hex.senderName))  \(links)"
+    }
+
+    static func hexDetail(_ hex: Hex) -> String {
+        var lines = [
+            "id: \(hex.id.uuidString)",
+            "location: \(hex.location.rawValue)\(hex.location == .inbox ? (hex.isChecked ? " (checked)" : " (unchecked)") : "")",
+            "description: \(json(hex.hexDescription))",
+            "color: \(json(hex.hexColor))",
+            "from: \(json(hex.senderName)) \(json(hex.senderUUID))",
+            "time: \(hex.timestamp.formatted(.iso8601))",
+        ]
+        for (index, link) in hex.links.enumerated() {
+            lines.append("link \(index + 1): \(json(link.url)) \(json(link.linkDescription)) [\(json(link.service.rawValue))]")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func peers(_ peers: [PeerInfo]) -> String {
+        guard !peers.isEmpty else { return "no peers" }
+        let rows = [["NAME", "UUID", "VERSION", "ENDPOINT", "SEEN"]] + peers.map { peer in
+            [json(peer.name), peer.uuid, json(peer.versionID) + (peer.legacy ? " (legacy)" : ""), peer.endpoint,
+             String(Int(peer.lastSeen.rounded())) + "s ago"]
+        }
+        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            zip(row, widths).map { $0.0.padded(to: $0.1) }.joined(separator: "  ").trimmingSuffix()
+        }.joined(separator: "\n")
+    }
+
+    static func status(_ status: StatusReport) -> String {
+        """
+        name: \(json(status.name)) (\(status.peerUUID))
+        version: \(status.versionID)\(status.legacy ? " (playing a legacy peer)" : "")
+        envelopes: TCP \(status.tcpPort); discovery: UDP \(status.discoveryPort)
+        data directory: \(status.dataDirectory)
+        peers: \(status.peers)
+        inbox: \(status.inbox) (\(status.unchecked) unchecked); My Hexlist: \(status.hexlist)
+        discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \(status.datagramsOversized) oversized
+        """
+    }
+
+    static func send(_ report: SendReport) -> String {
+        let milliseconds = String(Int(report.milliseconds * 10) / 10) + "." + String(Int(report.milliseconds * 10) % 10)
+        let outcome = report.status.map { "\($0.rawValue) by \(report.peer)" } ?? "sent to \(report.peer)"
+        return "\(outcome) in \(milliseconds) ms: \(report.message)"
+    }
+
+    static func event(_ event: DaemonEvent) -> String {
+        var line = "\(event.seq) \(event.time.formatted(.iso8601)) \(event.kind.rawValue)"
+        if let peer = event.peer { line += " \(json(peer))" }
+        if let version = event.versionID { line += " version \(json(version))" }
+        if let id = event.id { line += " \(id)" }
+        if let message = event.message { line += " \(json(message))" }
+        return line
+    }
+}
+
+extension String {
+    /// The string with spaces added up to `length` characters.
+    func padded(to length: Int) -> String {
+        count >= length ? self : self + String(repeating: " ", count: length - count)
+    }
+
+    /// The string without trailing spaces.
+    func trimmingSuffix() -> String {
+        String(reversed().drop { $0 == " " }.reversed())
+    }
+}

@@ -1,0 +1,38 @@
+import HexCommandLine
+import HexNet
+
+/// `hexctl raw HOST:PORT FILE`: writes the file to the peer as-is and prints what comes back.
+func runRaw(_ invocation: Invocation) async throws -> ExitCode {
+    let words = invocation.arguments.positionals
+    guard words.count == 2, let endpoint = Endpoint(parsing: words[0]) else { throw UsageError("give HOST:PORT and an envelope file") }
+    var timeout = Duration.seconds(2)
+    if let text = invocation.arguments.value("timeout") {
+        guard let seconds = Double(text), seconds > 0 else { throw UsageError("--timeout needs seconds, not '\(text)'") }
+        timeout = .milliseconds(Int(seconds * 1_000))
+    }
+    var bytes = Array(try readInput(words[1]))
+    if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+
+    let socket: Socket
+    do {
+        socket = try await StreamConnector.tcp(to: endpoint, timeout: timeout)
+        // Written whole, with no framing of ours: the point is to send the peer exactly these bytes.
+        try await socket.writeLine(bytes.dropLast(), timeout: timeout)
+    } catch {
+        throw CommandFailure(.temporaryFailure, "\(error)")
+    }
+    let connection = StreamConnection(socket: socket, maximumLineLength: 64 << 20)
+    while true {
+        let item: LineFramer.Item?
+        do {
+            item = try await connection.readLine(idleTimeout: timeout)
+        } catch let error as SocketError where error.isTimeout {
+            return .success
+        }
+        switch item {
+        case .line(let line): print(String(decoding: line, as: UTF8.self))
+        case .lineTooLong: throw CommandFailure(.failure, "the peer sent a reply over 64 MiB")
+        case nil: return .success
+        }
+    }
+}
