@@ -36,11 +36,11 @@ let package = Package(
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexCommandLine"], swiftSettings: strictSettings),
-        .target(name: "HexTestSupport", dependencies: ["HexKit", "HexStore"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
+        .target(name: "HexTestSupport", dependencies: ["HexKit", "HexStore", "HexNet"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
-        .testTarget(name: "CommandLineTests", dependencies: ["hexd", "hexctl", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "CommandLineTests", dependencies: ["hexd", "hexctl", "HexKit", "HexControl", "HexTestSupport"], swiftSettings: strictSettings),
     ]
 )

@@ -3,41 +3,68 @@ import HexTestSupport
 import Testing
 
 @Suite struct HexdCommandTests {
-    @Test func hexdPreparesItsDataDirectoryAndKeepsItsIdentity() throws {
-        let directory = try TemporaryDirectory()
-        let dataDir = directory.file("data")
-        let first = try PackageExecutable.run("hexd", ["--data-dir", dataDir, "--name", "Ada"])
-        #expect(first.status == 0, "\(first.standardError)")
-        #expect(first.standardOutput.contains("identity: Ada ("))
-        #expect(FileManager.default.fileExists(atPath: dataDir + "/hexd.sqlite"))
+    @Test func aStoppedDaemonKeepsItsIdentityAndRemovesItsControlSocket() throws {
+        let port = try DaemonProcess.freeDiscoveryPort()
+        let daemon = try DaemonProcess(name: "Ada", discoveryPort: port)
+        let first = try daemon.hexctlJSON(StatusReportShape.self, ["status"])
+        #expect(first.name == "Ada")
+        #expect(FileManager.default.fileExists(atPath: daemon.dataDirectory + "/hexd.sqlite"))
+        #expect(daemon.stop() == 0, "SIGTERM is a clean stop")
+        #expect(!FileManager.default.fileExists(atPath: daemon.dataDirectory + "/hexd.sock"))
+        #expect(daemon.log.contains("SIGTERM: stopping") && daemon.log.contains("stopped"))
+        #expect(try daemon.hexctl(["status"]).status == 69, "no daemon: exit 69")
+    }
 
-        // The environment names the directory when no flag does; the identity survives.
-        let second = try PackageExecutable.run("hexd", [], environment: ["HEXD_DATA_DIR": dataDir])
-        #expect(second.status == 0)
-        let identityLine = { (output: String) in output.split(separator: "\n").first { $0.hasPrefix("identity:") } }
-        #expect(identityLine(second.standardOutput) == identityLine(first.standardOutput))
+    @Test func aSecondDaemonOnTheSameDataDirectoryRefusesToStart() throws {
+        let daemon = try DaemonProcess(name: "First", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+        let second = try PackageExecutable.run("hexd", ["--data-dir", daemon.dataDirectory, "--port", "0", "--discovery-port", "0"], timeout: .seconds(20))
+        #expect(second.status == 1)
+        #expect(second.standardError.contains("another hexd (pid \(daemon.pid)) is running with the data directory"))
+        #expect(try daemon.hexctl(["status"]).status == 0, "the first one keeps serving")
+    }
+
+    @Test func aPortInUseIsAClearError() throws {
+        let daemon = try DaemonProcess(name: "Holder", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+        let port = try daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+        let other = try TemporaryDirectory()
+        let result = try PackageExecutable.run("hexd", ["--data-dir", other.path, "--port", String(port), "--discovery-port", "0"], timeout: .seconds(20))
+        #expect(result.status == 1 && result.standardError.contains("cannot bind 0.0.0.0:\(port): Address already in use"))
     }
 
     @Test func hexdRefusesADatabaseFromANewerVersion() throws {
         let directory = try TemporaryDirectory()
-        _ = try PackageExecutable.run("hexd", ["--data-dir", directory.path])
-        try Receiver.setUserVersion(99, path: directory.file("hexd.sqlite"))
-        let result = try PackageExecutable.run("hexd", ["--data-dir", directory.path])
+        try Receiver.setUserVersion(99, path: try Receiver.makeDatabase(in: directory.path))
+        let result = try PackageExecutable.run("hexd", ["--data-dir", directory.path, "--port", "0", "--discovery-port", "0"], timeout: .seconds(20))
         #expect(result.status == 1)
         #expect(result.standardError.contains("schema version 99"))
     }
 
-    @Test(arguments: [["--bogus"], ["--name"], ["--data-dir"]])
+    @Test(arguments: [["--bogus"], ["--name"], ["--port", "70000"], ["--announce-interval", "0"], ["--broadcast", "nowhere"], ["extra"]])
     func hexdRejectsABadCommandLineWithUsage(_ arguments: [String]) throws {
         let result = try PackageExecutable.run("hexd", arguments)
         #expect(result.status == 64)
-        #expect(result.standardError.hasPrefix("hexd: "))
+        #expect(result.standardError.hasPrefix("hexd: ") && result.standardError.contains("see hexd --help"))
     }
 
-    @Test func hexdHelpAndVersion() throws {
+    @Test func hexdHelpListsEveryOptionAndVersion() throws {
         let help = try PackageExecutable.run("hexd", ["--help"])
-        #expect(help.status == 0 && help.standardOutput.contains("USAGE: hexd") && help.standardOutput.contains("--data-dir"))
-        let version = try PackageExecutable.run("hexd", ["--version"])
-        #expect(version.standardOutput == HexdVersion.current + "\n")
+        #expect(help.status == 0 && help.standardOutput.contains("USAGE: hexd"))
+        for option in ["--data-dir", "--config", "--name", "--port", "--discovery-port", "--broadcast", "--peer", "--announce-interval",
+                       "--app-version", "--legacy", "--log-level", "--max-line", "--idle-timeout", "EXIT CODES"] {
+            #expect(help.standardOutput.contains(option), "\(option)")
+        }
+        #expect(try PackageExecutable.run("hexd", ["--version"]).standardOutput == HexdVersion.current + "\n")
     }
+}
+
+/// The fields of `hexctl status --json` the tests read.
+struct StatusReportShape: Decodable {
+    let name: String
+    let peerUUID: String
+    let tcpPort: UInt16
+    let peers: Int
+    let inbox: Int
+    let unchecked: Int
+    let datagramsMalformed: Int
+    let datagramsOversized: Int
 }

@@ -24,6 +24,13 @@ public final class Receiver {
 }
 
 extension Receiver {
+    /// Creates hexd's database in `directory` (as a daemon would) and returns its path.
+    public static func makeDatabase(in directory: String) throws -> String {
+        let path = directory + "/" + HexDatabase.fileName
+        _ = try HexDatabase(path: path)
+        return path
+    }
+
     /// Sets the schema version of a database file, as a newer hexd would have left it.
     public static func setUserVersion(_ version: Int, path: String) throws {
         try SQLiteConnection(path: path).execute("PRAGMA user_version = \(version)")

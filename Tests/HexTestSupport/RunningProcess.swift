@@ -35,7 +35,8 @@ public enum PackageExecutable {
         try process.run()
 
         let timer = DispatchSource.makeTimerSource()
-        timer.schedule(deadline: .now() + .milliseconds(Int(timeout.components.seconds * 1000)))
+        let (seconds, attoseconds) = timeout.components
+        timer.schedule(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
         timer.setEventHandler { [process] in if process.isRunning { process.terminate() } }
         timer.resume()
         defer { timer.cancel() }

@@ -1,0 +1,101 @@
+// Full Foundation for Process: the tests run real hexd processes.
+import Foundation
+import HexNet
+
+/// A real `hexd` process for a test: its own data directory, TCP port chosen by the system,
+/// discovery on a port shared with the test's other daemons, beacons to 127.255.255.255.
+public final class DaemonProcess: @unchecked Sendable {
+    public let name: String
+    public let directory: TemporaryDirectory
+    private let process = Process()
+    private let logPath: String
+
+    /// A UDP port free right now, for the discovery port of one test's daemons.
+    public static func freeDiscoveryPort() throws -> UInt16 {
+        try DatagramSocket(address: .loopback, port: 0).port
+    }
+
+    /// Starts `hexd` and returns once its control socket answers `status`.
+    /// - Parameter directory: an earlier daemon's directory, to restart it; a new one by default.
+    public init(name: String, discoveryPort: UInt16, interval: Double = 0.3, directory: TemporaryDirectory? = nil, extraArguments: [String] = []) throws {
+        self.name = name
+        self.directory = try directory ?? TemporaryDirectory()
+        logPath = self.directory.file("hexd-\(UUID().uuidString.prefix(8)).log")
+        process.executableURL = URL(fileURLWithPath: PackageExecutable.binDirectory + "/hexd")
+        process.arguments = [
+            "--data-dir", self.directory.file("data"), "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
+            "--broadcast", "127.255.255.255", "--announce-interval", String(interval), "--log-level", "debug",
+        ] + extraArguments
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        try waitUntil("\(name) answers status", timeout: .seconds(20)) {
+            guard process.isRunning else { throw DaemonExited(name: name, log: log) }
+            return try hexctl(["status"]).status == 0
+        }
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    public var dataDirectory: String { directory.file("data") }
+    public var pid: Int32 { process.processIdentifier }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Runs `hexctl` against this daemon.
+    public func hexctl(_ arguments: [String], input: Data = Data(), timeout: Duration = .seconds(30)) throws -> ProcessResult {
+        try PackageExecutable.run("hexctl", arguments, input: input, environment: ["HEXD_DATA_DIR": dataDirectory], timeout: timeout)
+    }
+
+    /// `hexctl <arguments> --json`, decoded.
+    public func hexctlJSON<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
+        let result = try hexctl(arguments + ["--json"])
+        guard result.status == 0 else { throw DaemonExited(name: name, log: "hexctl \(arguments) failed (\(result.status)): \(result.standardError)") }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(type, from: Data(result.standardOutput.utf8))
+    }
+
+    /// Stops with SIGTERM (a clean stop) and returns the exit status.
+    @discardableResult
+    public func stop() -> Int32 {
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Ends the process with SIGKILL: no goodbye, like a machine that vanishes.
+    public func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    public var isRunning: Bool { process.isRunning }
+}
+
+/// The daemon ended while a test needed it.
+public struct DaemonExited: Error, CustomStringConvertible {
+    public let name: String
+    public let log: String
+    public var description: String { "hexd \(name) is not usable; its log:\n\(log)" }
+}
+
+/// Polls `condition` every 50 ms until it holds; throws after `timeout` (bounded, never hangs).
+public func waitUntil(_ what: String, timeout: Duration, _ condition: () throws -> Bool) throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    throw WaitTimedOut(what: what)
+}
+
+public struct WaitTimedOut: Error, CustomStringConvertible {
+    public let what: String
+    public var description: String { "timed out waiting until \(what)" }
+}
