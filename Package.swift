@@ -41,6 +41,6 @@ let package = Package(
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
-        .testTarget(name: "CommandLineTests", dependencies: ["hexd", "hexctl", "HexKit", "HexControl", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "CommandLineTests", dependencies: ["hexd", "hexctl", "HexKit", "HexNet", "HexControl", "HexTestSupport"], swiftSettings: strictSettings),
     ]
 )

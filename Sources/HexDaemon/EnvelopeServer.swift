@@ -76,6 +76,11 @@ final class EnvelopeServer: Sendable {
                                                   versionID: configuration.appVersion)
                     try? await connection.writeLine(ack.encodedLine(), timeout: .seconds(5))
                 }
+                // Closing with the rest of the line unread would reset the connection and could
+                // destroy the Ack before the peer reads it: half-close, drain until the peer stops
+                // (the framer discards everything now), then close.
+                socket.shutdownWrite()
+                _ = try? await connection.readLine(idleTimeout: .seconds(1))
                 return
             case .line(let bytes):
                 guard let reply = await handle(bytes, from: remote) else { continue }

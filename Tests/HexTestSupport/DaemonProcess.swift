@@ -97,5 +97,6 @@ public func waitUntil(_ what: String, timeout: Duration, _ condition: () throws 
 
 public struct WaitTimedOut: Error, CustomStringConvertible {
     public let what: String
+    public init(what: String) { self.what = what }
     public var description: String { "timed out waiting until \(what)" }
 }
