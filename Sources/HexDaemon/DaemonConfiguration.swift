@@ -79,54 +79,59 @@ public struct DaemonConfiguration: Sendable {
             throw UsageError("cannot read the config file \(explicitFile)")
         }
 
-        /// The values of an option from the first source that has any.
-        func values(_ name: String) -> [String]? {
-            if let flagged = parsed.values[name] { return flagged }
+        /// The values of an option from the first source that has any, with that source's name
+        /// for error messages (`--port`, `HEXD_PORT`, `/path/hexd.conf: port`).
+        func lookup(_ name: String) -> (values: [String], source: String)? {
+            if let flagged = parsed.values[name] { return (flagged, "--\(name)") }
             let variable = "HEXD_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
             if let fromEnvironment = environment[variable], !fromEnvironment.isEmpty {
                 let option = options.first { $0.name == name }
-                return option?.repeatable == true ? fromEnvironment.split(separator: ",").map { String($0).trimmed } : [fromEnvironment]
+                let values = option?.repeatable == true ? fromEnvironment.split(separator: ",").map { String($0).trimmed } : [fromEnvironment]
+                return (values, variable)
             }
-            return fileValues[name]
+            return fileValues[name].map { ($0, "\(filePath): \(name)") }
+        }
+        /// The last value of an option, parsed by `parse`; a failure names the source.
+        func setting<T>(_ name: String, _ parse: (String) -> T?, expected: String) throws(UsageError) -> T? {
+            guard let (values, source) = lookup(name), let text = values.last else { return nil }
+            guard let value = parse(text) else { throw UsageError("\(source) needs \(expected), not '\(text)'") }
+            return value
+        }
+        func seconds(_ text: String) -> Duration? {
+            guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else { return nil }
+            return .milliseconds(Int(seconds * 1_000))
         }
 
         var configuration = DaemonConfiguration(dataDirectory: dataDirectory)
-        configuration.name = values("name")?.last
-        if let port = values("port")?.last { configuration.tcpPort = try parsePort(port, option: "port") }
-        if let port = values("discovery-port")?.last { configuration.discoveryPort = try parsePort(port, option: "discovery-port") }
-        configuration.broadcastAddresses = try (values("broadcast") ?? []).map { text throws(UsageError) in
-            guard let address = IPv4Address(text) else { throw UsageError("--broadcast needs an IPv4 address, not '\(text)'") }
-            return address
+        configuration.name = lookup("name")?.values.last
+        configuration.tcpPort = try setting("port", { UInt16($0) }, expected: "a port from 0 to 65535") ?? configuration.tcpPort
+        configuration.discoveryPort = try setting("discovery-port", { UInt16($0) }, expected: "a port from 0 to 65535") ?? configuration.discoveryPort
+        if let (values, source) = lookup("broadcast") {
+            configuration.broadcastAddresses = try values.map { text throws(UsageError) in
+                guard let address = IPv4Address(text) else { throw UsageError("\(source) needs an IPv4 address, not '\(text)'") }
+                return address
+            }
         }
-        configuration.staticPeers = try (values("peer") ?? []).map { text throws(UsageError) in
-            let endpoint = Endpoint(parsing: text) ?? Endpoint(parsing: "\(text):\(configuration.discoveryPort)")
-            guard let endpoint else { throw UsageError("--peer needs HOST or HOST:PORT, not '\(text)'") }
-            return endpoint
+        if let (values, source) = lookup("peer") {
+            configuration.staticPeers = try values.map { text throws(UsageError) in
+                guard let endpoint = Endpoint(parsing: text) ?? Endpoint(parsing: "\(text):\(configuration.discoveryPort)") else {
+                    throw UsageError("\(source) needs HOST or HOST:PORT, not '\(text)'")
+                }
+                return endpoint
+            }
         }
-        if let seconds = values("announce-interval")?.last {
-            configuration.announceInterval = try parseSeconds(seconds, option: "announce-interval")
-        }
-        if let version = values("app-version")?.last {
-            guard !version.isEmpty else { throw UsageError("--app-version needs a version") }
-            configuration.appVersion = version
-        }
+        configuration.announceInterval = try setting("announce-interval", seconds, expected: "seconds (more than 0)") ?? configuration.announceInterval
+        configuration.appVersion = try setting("app-version", { $0.isEmpty ? nil : $0 }, expected: "a version") ?? configuration.appVersion
         if parsed.flag("legacy") {
             configuration.legacy = true
-        } else if let legacy = values("legacy")?.last {
-            guard let value = Bool(legacy.lowercased()) ?? ["1": true, "0": false, "yes": true, "no": false][legacy.lowercased()] else {
-                throw UsageError("legacy must be true or false, not '\(legacy)'")
-            }
-            configuration.legacy = value
+        } else {
+            let truth = ["true": true, "yes": true, "1": true, "false": false, "no": false, "0": false]
+            configuration.legacy = try setting("legacy", { truth[$0.lowercased()] }, expected: "true or false") ?? false
         }
-        if let level = values("log-level")?.last {
-            guard let parsedLevel = LogLevel(rawValue: level) else { throw UsageError("--log-level must be error, warning, info or debug") }
-            configuration.logLevel = parsedLevel
-        }
-        if let bytes = values("max-line")?.last {
-            guard let value = Int(bytes), value >= 1_024 else { throw UsageError("--max-line must be a number of bytes, at least 1024") }
-            configuration.maximumLineLength = value
-        }
-        if let seconds = values("idle-timeout")?.last { configuration.idleTimeout = try parseSeconds(seconds, option: "idle-timeout") }
+        configuration.logLevel = try setting("log-level", LogLevel.init(rawValue:), expected: "error, warning, info or debug") ?? configuration.logLevel
+        configuration.maximumLineLength = try setting("max-line", { Int($0).flatMap { $0 >= 1_024 ? $0 : nil } }, expected: "a number of bytes, at least 1024")
+            ?? configuration.maximumLineLength
+        configuration.idleTimeout = try setting("idle-timeout", seconds, expected: "seconds (more than 0)") ?? configuration.idleTimeout
         return .run(configuration)
     }
 
@@ -146,16 +151,6 @@ public struct DaemonConfiguration: Sendable {
             values[key, default: []].append(value)
         }
         return values
-    }
-
-    private static func parsePort(_ text: String, option: String) throws(UsageError) -> UInt16 {
-        guard let port = UInt16(text) else { throw UsageError("--\(option) needs a port from 0 to 65535, not '\(text)'") }
-        return port
-    }
-
-    private static func parseSeconds(_ text: String, option: String) throws(UsageError) -> Duration {
-        guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else { throw UsageError("--\(option) needs seconds (more than 0), not '\(text)'") }
-        return .milliseconds(Int(seconds * 1_000))
     }
 
     public static func readFile(_ path: String) -> String? {

@@ -1,0 +1,68 @@
+import HexCommandLine
+@testable import HexDaemon
+import HexNet
+import Testing
+
+@Suite struct DaemonConfigurationTests {
+    private func resolve(_ arguments: [String], environment: [String: String] = [:], file: String? = nil) throws -> DaemonConfiguration {
+        guard case .run(let configuration) = try DaemonConfiguration.resolve(
+            arguments: arguments, environment: environment, readFile: { $0.hasSuffix("hexd.conf") || $0 == "/etc/custom.conf" ? file : nil })
+        else { throw UsageError("not a run") }
+        return configuration
+    }
+
+    @Test func defaults() throws {
+        let configuration = try resolve([], environment: ["HOME": "/home/u"])
+        #expect(configuration.dataDirectory.path == "/home/u/.local/share/hexd")
+        #expect(configuration.tcpPort == 18521 && configuration.discoveryPort == 18520)
+        #expect(configuration.broadcastAddresses.isEmpty && configuration.staticPeers.isEmpty)
+        #expect(configuration.announceInterval == .seconds(2) && configuration.maximumLineLength == 16 << 20)
+        #expect(configuration.appVersion == "2.0.0" && !configuration.legacy && configuration.logLevel == .info)
+    }
+
+    @Test func flagsBeatTheEnvironmentWhichBeatsTheFileWhichBeatsTheDefaults() throws {
+        let file = """
+            # a comment
+            port = 1000
+            discovery-port = 2000
+            name = From File
+            broadcast = 10.0.0.255
+            broadcast = 10.1.0.255   # repeatable
+            legacy = yes
+            """
+        let environment = ["HEXD_DATA_DIR": "/d", "HEXD_PORT": "3000", "HEXD_PEER": "a.example, b.example:99"]
+        let configuration = try resolve(["--port", "4000"], environment: environment, file: file)
+        #expect(configuration.tcpPort == 4000, "flag")
+        #expect(configuration.staticPeers == [Endpoint(host: "a.example", port: 2000), Endpoint(host: "b.example", port: 99)], "environment, comma-separated")
+        #expect(configuration.discoveryPort == 2000 && configuration.name == "From File" && configuration.legacy, "file")
+        #expect(configuration.broadcastAddresses.map(\.description) == ["10.0.0.255", "10.1.0.255"])
+        #expect(try resolve([], environment: environment, file: file).tcpPort == 3000, "environment over file")
+        #expect(try resolve(["--port=5000", "--legacy"], environment: [:]).tcpPort == 5000)
+    }
+
+    @Test func anExplicitConfigFileMustExist() throws {
+        #expect(throws: UsageError.self) { try resolve(["--config", "/nonexistent.conf"]) }
+        #expect(try resolve(["--config", "/etc/custom.conf"], file: "port = 7").tcpPort == 7)
+    }
+
+    @Test(arguments: ["port = 70000", "nonsense", "colour = red", "port = 1\nport = 2", "announce-interval = -1", "legacy = maybe", "data-dir = /x"])
+    func aBadConfigFileIsAUsageErrorNamingTheLine(_ file: String) {
+        #expect { try resolve([], environment: ["HEXD_DATA_DIR": "/d"], file: file) } throws: { "\($0)".hasPrefix("/d/hexd.conf") }
+    }
+
+    @Test(arguments: [["--port", "x"], ["--broadcast", "256.1.1.1"], ["--peer", ":1"], ["--log-level", "loud"], ["--max-line", "10"],
+                      ["--app-version", ""], ["--idle-timeout", "0"], ["--name"], ["--port", "1", "--port", "2"]])
+    func badFlagsAreUsageErrors(_ arguments: [String]) {
+        #expect(throws: UsageError.self) { try resolve(arguments) }
+    }
+
+    @Test func anErrorNamesWhereTheValueCameFrom() {
+        #expect { try resolve([], environment: ["HEXD_PORT": "x"]) } throws: { "\($0)" == "HEXD_PORT needs a port from 0 to 65535, not 'x'" }
+        #expect { try resolve(["--port", "x"]) } throws: { "\($0)" == "--port needs a port from 0 to 65535, not 'x'" }
+    }
+
+    @Test func helpAndVersionAreRequests() throws {
+        guard case .help = try DaemonConfiguration.resolve(arguments: ["-h"], environment: [:]) else { throw UsageError("not help") }
+        guard case .version = try DaemonConfiguration.resolve(arguments: ["--version"], environment: [:]) else { throw UsageError("not version") }
+    }
+}
