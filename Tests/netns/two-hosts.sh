@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Two hexd "hosts" in two network namespaces, joined through a bridge in a third, with real
+# broadcast (255.255.255.255 and the interface's directed broadcast) and the default ports:
+# they discover each other, one sends the other a hex, the Ack comes back, and a killed host
+# leaves the other's table within three announce intervals. Touches only the namespaces it makes
+# (10.250.0.0/24 exists only inside them); everything is removed on exit. Every wait is bounded.
+#
+# Usage: two-hosts.sh BIN_DIR   (needs root and iproute2)
+set -euo pipefail
+bin=${1:?usage: two-hosts.sh BIN_DIR}
+tag=hexd$$
+work=$(mktemp -d /tmp/hexd-netns-XXXXXX)
+pids=()
+
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    for ns in "$tag-a" "$tag-b" "$tag-br"; do ip netns del "$ns" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "netns: FAILED: $*"; for log in "$work"/*.log; do echo "--- $log"; cat "$log"; done; exit 1; }
+
+ip netns add "$tag-br"
+ip netns exec "$tag-br" ip link add br0 type bridge
+ip netns exec "$tag-br" ip link set br0 up
+address=1
+for host in a b; do
+    ns="$tag-$host"
+    ip netns add "$ns"
+    ip link add "v$host$$" type veth peer name "p$host$$"
+    ip link set "v$host$$" netns "$ns"
+    ip link set "p$host$$" netns "$tag-br"
+    ip netns exec "$tag-br" ip link set "p$host$$" master br0 up
+    ip netns exec "$ns" ip link set lo up
+    ip netns exec "$ns" ip addr add "10.250.0.$address/24" brd + dev "v$host$$"
+    ip netns exec "$ns" ip link set "v$host$$" up
+    address=$((address + 1))
+done
+
+interval=0.5
+for host in a b; do
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" --announce-interval "$interval" \
+        2>"$work/$host.log" &
+    pids+=($!)
+done
+ctl() { local host=$1; shift; HEXD_DATA_DIR="$work/$host" ip netns exec "$tag-$host" "$bin/hexctl" "$@"; }
+
+# Discovery by real broadcast, bounded to 10 s.
+for _ in $(seq 100); do
+    ctl a peers 2>/dev/null | grep -q host-b && ctl b peers 2>/dev/null | grep -q host-a && break
+    sleep 0.1
+done
+ctl a peers | grep -q "10.250.0.2:18521" || fail "host-a does not list host-b at 10.250.0.2:18521"
+ctl b peers | grep -q "10.250.0.1:18521" || fail "host-b does not list host-a at 10.250.0.1:18521"
+echo "netns: the hosts discovered each other by broadcast"
+
+out=$(ctl a send --to host-b -d "across the bridge" https://example.com/netns) || fail "send: $out"
+echo "$out" | grep -q "^stored by host-b" || fail "no Ack stored: $out"
+ctl b inbox | grep -q '"across the bridge"  from "host-a"' || fail "host-b's inbox lacks the hex"
+echo "netns: host-a sent a hex and host-b acknowledged it: $out"
+
+kill -KILL "${pids[1]}"
+wait "${pids[1]}" 2>/dev/null || true
+for _ in $(seq 100); do
+    ctl a peers | grep -q host-b || break
+    sleep 0.1
+done
+ctl a peers | grep -q host-b && fail "host-b is still listed after 10 s"
+echo "netns: the killed host left the table"
+echo "netns: 3 passed, 0 failed"
