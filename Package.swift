@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "HexDaemon", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
-        .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexCommandLine"], swiftSettings: strictSettings),
+        .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .target(name: "HexTestSupport", dependencies: ["HexKit", "HexStore", "HexNet"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),

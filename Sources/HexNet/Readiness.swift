@@ -23,7 +23,11 @@ func waitUntil(_ readiness: Readiness, descriptor: Int32, timeout: Duration?, op
     }
 }
 
-/// One wait: whichever comes first of readiness, timeout and cancellation resumes the task, once.
+/// One wait: whichever comes first of readiness, timeout and cancellation ends it, once.
+///
+/// The task is resumed only from the descriptor source's cancel handler: libdispatch requires
+/// that a descriptor is not closed (and its number reused by a new socket) until then, or the
+/// new socket's events can be lost.
 private final class OneShotWait: Sendable {
     /// A dispatch source. Dispatch sources are thread-safe; the protocol only lacks the
     /// Sendable conformance on Linux.
@@ -34,8 +38,8 @@ private final class OneShotWait: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Void, any Error>?
         var sources: [Source] = []
-        /// Set when the wait ended before it started (cancelled first).
-        var finished = false
+        /// How the wait ended, once it has.
+        var outcome: Result<Void, any Error>?
     }
 
     private let state = Mutex(State())
@@ -44,42 +48,56 @@ private final class OneShotWait: Sendable {
         _ readiness: Readiness, descriptor: Int32, timeout: Duration?, operation: String,
         continuation: CheckedContinuation<Void, any Error>
     ) {
-        let source: any DispatchSourceProtocol = switch readiness {
-        case .readable: DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
-        case .writable: DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: .global())
-        }
-        source.setEventHandler { [self] in finish(throwing: nil) }
-        var timer: (any DispatchSourceProtocol)?
-        if let timeout {
-            let timerSource = DispatchSource.makeTimerSource(queue: .global())
-            let (seconds, attoseconds) = timeout.components
-            timerSource.schedule(deadline: .now() + .nanoseconds(Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)))
-            timerSource.setEventHandler { [self] in finish(throwing: SocketError.timedOut(operation)) }
-            timer = timerSource
-        }
-        let sources = [source, timer].compactMap { $0.map(Source.init) }
-        let alreadyFinished = state.withLock { state in
-            if state.finished { return true }
+        let endedEarly = state.withLock { state in
+            guard state.outcome == nil else { return true }
             state.continuation = continuation
-            state.sources = sources
             return false
         }
-        if alreadyFinished {
+        if endedEarly {
             continuation.resume(throwing: CancellationError())
             return
         }
+        let watch: any DispatchSourceProtocol = switch readiness {
+        case .readable: DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
+        case .writable: DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: .global())
+        }
+        watch.setEventHandler { [self] in finish(throwing: nil) }
+        watch.setCancelHandler { [self] in resume() }
+        var sources = [Source(source: watch)]
+        if let timeout {
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            let (seconds, attoseconds) = timeout.components
+            timer.schedule(deadline: .now() + .nanoseconds(Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)))
+            timer.setEventHandler { [self] in finish(throwing: SocketError.timedOut(operation)) }
+            sources.append(Source(source: timer))
+        }
+        let endedMeanwhile = state.withLock { state in
+            state.sources = sources
+            return state.outcome != nil
+        }
+        // A source must be resumed before it is cancelled or released.
         for source in sources { source.source.resume() }
+        if endedMeanwhile {
+            for source in sources { source.source.cancel() }
+        }
     }
 
-    /// Ends the wait: resumes the task (with `error`, or normally when nil) unless it was resumed
-    /// already, and cancels the sources.
+    /// Ends the wait (normally when `error` is nil) unless it has ended already. The task
+    /// resumes once the descriptor's source has finished cancelling.
     func finish(throwing error: (any Error)?) {
-        let (continuation, sources) = state.withLock { state in
-            defer { state = State(continuation: nil, sources: [], finished: true) }
-            return (state.continuation, state.sources)
+        let sources = state.withLock { state -> [Source] in
+            guard state.outcome == nil else { return [] }
+            state.outcome = error.map { .failure($0) } ?? .success(())
+            return state.sources
         }
         for source in sources { source.source.cancel() }
-        guard let continuation else { return }
-        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+    }
+
+    private func resume() {
+        let (continuation, outcome) = state.withLock { state in
+            defer { state.continuation = nil }
+            return (state.continuation, state.outcome)
+        }
+        continuation?.resume(with: outcome ?? .failure(CancellationError()))
     }
 }

@@ -19,9 +19,13 @@ let help = """
       store     Receiving Stores into a real SQLite file (decode, HexManager, commit) with each
                 durability setting (synchronous NORMAL and FULL), against decoding alone.
                 Default: 5000 envelopes, 3 rounds.
+      transfer  Two hexd processes (beside hexbench) on loopback: time until both list each other,
+                time until a SIGKILLed one leaves the table (against 3 intervals), and send -> Ack
+                latency (direct and through the control socket) against a plain TCP round trip of
+                the same bytes. Default: 1000 sends, 5 rounds.
 
     OPTIONS:
-      --count <n>    Envelopes per round.
+      --count <n>    Envelopes per round (transfer: sends).
       --rounds <n>   Rounds; the best round is reported.
       -h, --help     Show this help.
     """
@@ -49,6 +53,8 @@ do {
         report = try DecodeBenchmark(envelopeCount: options["--count"] ?? 20_000, rounds: options["--rounds"] ?? 5).run()
     case "store":
         report = try StoreBenchmark(envelopeCount: options["--count"] ?? 5_000, rounds: options["--rounds"] ?? 3).run()
+    case "transfer":
+        report = try await TransferBenchmark(sends: options["--count"] ?? 1_000, rounds: options["--rounds"] ?? 5).run()
     default:
         exit(.usage, program: "hexbench", message: "unknown benchmark '\(benchmark)'; see hexbench --help")
     }

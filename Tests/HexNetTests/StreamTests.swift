@@ -136,3 +136,29 @@ import Glibc
         }
     }
 }
+
+@Suite struct DescriptorReuseTests {
+    /// Descriptors are reused as soon as a socket closes. A readiness wait must not be lost
+    /// because the previous socket with the same number was still registered with the event
+    /// loop (libdispatch needs its cancel handler to run first). Bounded: 3000 round trips.
+    @Test func rapidConnectRoundTripCloseCyclesNeverLoseAnEvent() async throws {
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        let server = Task {
+            while let socket = try? await listener.accept() {
+                Task {
+                    let connection = StreamConnection(socket: socket, maximumLineLength: 100)
+                    while case .line(let line)? = try? await connection.readLine(idleTimeout: .seconds(5)) {
+                        try? await connection.writeLine(line, timeout: .seconds(5))
+                    }
+                }
+            }
+        }
+        defer { server.cancel() }
+        for index in 0..<3_000 {
+            let client = StreamConnection(
+                socket: try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(2)), maximumLineLength: 100)
+            try await client.writeLine(Array("\(index)".utf8), timeout: .seconds(2))
+            #expect(try await client.readLine(idleTimeout: .seconds(2)) == .line(Array("\(index)".utf8)))
+        }
+    }
+}

@@ -1,0 +1,188 @@
+// Full Foundation for Process and String(format:): this tool runs real hexd processes.
+import Foundation
+import HexControl
+import HexKit
+import HexNet
+
+/// Two real hexd processes on loopback: how fast they find each other, how fast a killed one is
+/// dropped, and the send -> Ack latency against a plain TCP round trip of the same bytes.
+struct TransferBenchmark {
+    let sends: Int
+    let rounds: Int
+    let interval = 0.5
+
+    func run() async throws -> [String] {
+        var report: [String] = []
+        var discoveries: [Double] = []
+        var expiries: [Double] = []
+        for _ in 0..<rounds {
+            let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
+            let start = ContinuousClock.now
+            let first = try BenchDaemon(name: "first", discoveryPort: discoveryPort, interval: interval)
+            let second = try BenchDaemon(name: "second", discoveryPort: discoveryPort, interval: interval)
+            try await first.waitForPeer("second")
+            try await second.waitForPeer("first")
+            discoveries.append(milliseconds(ContinuousClock.now - start))
+            second.kill()
+            let killed = ContinuousClock.now
+            try await first.waitForNoPeers()
+            expiries.append(milliseconds(ContinuousClock.now - killed))
+        }
+        report.append("transfer: two hexd processes on loopback, announce interval \(interval) s, \(rounds) rounds")
+        report.append("  both list each other, from launching both:   median \(format(median(discoveries))) ms, max \(format(discoveries.max() ?? 0)) ms (target < 1000)")
+        report.append("  a SIGKILLed peer leaves the table after:      median \(format(median(expiries))) ms, max \(format(expiries.max() ?? 0)) ms "
+            + "(3 intervals = \(format(interval * 3_000)) ms; max / 3 intervals = \(format((expiries.max() ?? 0) / (interval * 3_000))))")
+
+        let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
+        let receiver = try BenchDaemon(name: "receiver", discoveryPort: discoveryPort, interval: interval)
+        let sender = try BenchDaemon(name: "sender", discoveryPort: discoveryPort, interval: interval)
+        try await sender.waitForPeer("receiver")
+        let port = try await receiver.status().tcpPort
+        let lines = (0..<sends).map { index in
+            DataSendWrapper.store(
+                HexJM(senderUUID: UUID().uuidString, senderName: "bench", hexDescription: "send \(index)", hexColor: "#3498DB",
+                      links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com", service: .unknown)]),
+                versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
+        }
+        let echo = try EchoServer()
+        let baseline = try await roundTrips(lines, port: echo.port) { _ in true }
+        let acked = try await roundTrips(lines, port: port) { reply in
+            (try? DataSendWrapper.decode(from: reply))?.status == .stored
+        }
+        var controlled: [Double] = []
+        let client = try ControlClient(socketPath: sender.controlPath)
+        for index in 0..<min(sends, 300) {
+            let start = ContinuousClock.now
+            let response = try await client.request(
+                ControlRequest(.send, to: "receiver", description: "control \(index)", links: [LinkJM(url: "https://example.com/\(index)")]), timeout: .seconds(10))
+            guard response.send?.status == .stored else { throw BenchFailure("control send \(index): \(response.error?.message ?? "no Ack")") }
+            controlled.append(milliseconds(ContinuousClock.now - start))
+        }
+        // The daemons stop when released; they must outlive every measurement.
+        withExtendedLifetime((receiver, sender, echo)) {}
+        let baselineMedian = median(baseline)
+        report.append("send -> Ack on loopback (a new TCP connection per send, \(sends) sends, ~\(lines[0].count) bytes each)")
+        report.append("  baseline: plain TCP connect + line + echoed line: median \(format(baselineMedian)) ms, p99 \(format(percentile(baseline, 0.99))) ms")
+        report.append("  envelope -> Ack stored (decode, SQLite commit):   median \(format(median(acked))) ms, p99 \(format(percentile(acked, 0.99))) ms, "
+            + "median / baseline \(format(median(acked) / baselineMedian))")
+        report.append("  control socket send -> report (the hexctl path, \(controlled.count) sends): median \(format(median(controlled))) ms, "
+            + "p99 \(format(percentile(controlled, 0.99))) ms, median / baseline \(format(median(controlled) / baselineMedian))")
+        return report
+    }
+
+    /// Connects, writes one line and waits for one line back, once per line; milliseconds each.
+    private func roundTrips(_ lines: [Data], port: UInt16, check: ([UInt8]) -> Bool) async throws -> [Double] {
+        var times: [Double] = []
+        for line in lines {
+            let start = ContinuousClock.now
+            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
+            let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
+            try await connection.writeLine(line, timeout: .seconds(5))
+            guard case .line(let reply)? = try await connection.readLine(idleTimeout: .seconds(5)), check(reply) else {
+                throw BenchFailure("no good reply from port \(port)")
+            }
+            times.append(milliseconds(ContinuousClock.now - start))
+        }
+        return times
+    }
+}
+
+/// A hexd process started by the benchmark, stopped when this value goes away.
+private final class BenchDaemon {
+    private let process = Process()
+    let directory: String
+    var controlPath: String { directory + "/hexd.sock" }
+
+    init(name: String, discoveryPort: UInt16, interval: Double) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(name)-\(UUID().uuidString.prefix(8))").path
+        let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        process.executableURL = binDirectory.appendingPathComponent("hexd")
+        process.arguments = ["--data-dir", directory, "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
+                             "--broadcast", "127.255.255.255", "--announce-interval", String(interval), "--log-level", "warning"]
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func status() async throws -> StatusReport {
+        guard let status = try await ControlClient(socketPath: controlPath).request(ControlRequest(.status), timeout: .seconds(5)).status else {
+            throw BenchFailure("no status")
+        }
+        return status
+    }
+
+    func waitForPeer(_ name: String) async throws {
+        try await poll("\(name) appears") { $0.contains { $0.name == name } }
+    }
+
+    func waitForNoPeers() async throws {
+        try await poll("the peer leaves") { $0.isEmpty }
+    }
+
+    /// Asks for the peer table every 5 ms until `condition` holds (at most 20 s).
+    private func poll(_ what: String, _ condition: ([PeerInfo]) -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let client = try? ControlClient(socketPath: controlPath),
+               let peers = try? await client.request(ControlRequest(.peers), timeout: .seconds(5)).peers, condition(peers) {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw BenchFailure("timed out waiting until \(what)")
+    }
+}
+
+/// Echoes each line back: the baseline round trip.
+private final class EchoServer: Sendable {
+    private let listener: StreamListener
+    private let task: Task<Void, Never>
+    var port: UInt16 { listener.port }
+
+    init() throws {
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        self.listener = listener
+        task = Task {
+            while let socket = try? await listener.accept() {
+                Task {
+                    let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
+                    while case .line(let line)? = try? await connection.readLine(idleTimeout: .seconds(5)) {
+                        try? await connection.writeLine(line, timeout: .seconds(5))
+                    }
+                }
+            }
+        }
+    }
+
+    deinit { task.cancel() }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func median(_ values: [Double]) -> Double { percentile(values, 0.5) }
+
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))]
+}
+
+func format(_ value: Double) -> String { String(format: "%.2f", value) }
