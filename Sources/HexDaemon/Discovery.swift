@@ -87,9 +87,12 @@ actor Discovery {
         }
     }
 
+    /// Drops each peer at its deadline (three of its intervals after its last beacon), looking
+    /// again at least every 50 ms so that newly found peers are taken into account.
     private func expiryLoop() async {
-        let period = max(configuration.announceInterval / 4, .milliseconds(50))
-        while (try? await Task.sleep(for: period)) != nil {
+        while !Task.isCancelled {
+            let soon = ContinuousClock.now + .milliseconds(50)
+            guard (try? await Task.sleep(until: min(table.nextExpiry ?? soon, soon), clock: .continuous)) != nil else { return }
             for peer in table.expire(at: .now) {
                 logger.info("peer lost: \(peer.name) (\(peer.uuid)), silent for three intervals")
                 await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID)

@@ -58,9 +58,14 @@ struct PeerTable {
         return known.instance == peer.instance ? .updated(peer) : .restarted(peer)
     }
 
+    /// When the next peer is due to expire, if there is any peer.
+    var nextExpiry: ContinuousClock.Instant? {
+        peers.values.map { $0.lastSeen + $0.interval * 3 }.min()
+    }
+
     /// Removes and returns the peers not heard from for three of their own intervals.
     mutating func expire(at now: ContinuousClock.Instant) -> [Peer] {
-        let expired = peers.values.filter { now - $0.lastSeen > $0.interval * 3 }
+        let expired = peers.values.filter { now - $0.lastSeen >= $0.interval * 3 }
         for peer in expired { peers[peer.uuid] = nil }
         return expired
     }
