@@ -29,10 +29,7 @@ actor HexService {
 
     /// The Store envelope for a hex made of `links`, not kept anywhere (a one-off send).
     func storeEnvelope(description: String, color: String, links: [Link], legacy: Bool) throws -> DataSendWrapper {
-        guard let color = HexColor.normalized(color) else { throw ControlError(.usage, HexManagerError.invalidColor(color).description) }
-        let hex = Hex(location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name, hexDescription: description,
-                      hexColor: color, links: links, isChecked: true)
-        return manager.storeEnvelope(for: hex, legacy: legacy)
+        try usage { manager.storeEnvelope(for: try manager.ownHex(description: description, color: color, links: links), legacy: legacy) }
     }
 
     /// The Store envelope for a stored hex.
@@ -70,8 +67,13 @@ actor HexService {
     }
 
     func createHex(description: String, color: String, links: [Link]) throws -> Hex {
+        try usage { try manager.createHex(description: description, color: color, links: links) }
+    }
+
+    /// Runs `body`, reporting a bad value from the user (an invalid colour) as a usage error.
+    private func usage<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try manager.createHex(description: description, color: color, links: links)
+            return try body()
         } catch let error as HexManagerError {
             throw ControlError(.usage, error.description)
         }

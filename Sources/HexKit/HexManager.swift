@@ -150,15 +150,19 @@ public struct HexManager {
     /// My Hexlist in the user's order.
     public func myHexlist() throws -> [Hex] { try repository.hexes(in: .myHexlist) }
 
-    /// Creates a hex from this daemon's identity on top of My Hexlist.
-    /// - Throws: `HexManagerError.invalidColor` unless `color` is `#RRGGBB` (stored uppercase).
+    /// A hex of the user's own, from this daemon's identity, not stored (for a one-off send).
+    /// - Throws: `HexManagerError.invalidColor` unless `color` is `#RRGGBB` (kept uppercase).
+    public func ownHex(description: String, color: String = HexColor.fallback, links: [Link], at time: Date = Date()) throws -> Hex {
+        guard let normalizedColor = HexColor.normalized(color) else { throw HexManagerError.invalidColor(color) }
+        return Hex(
+            location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name,
+            hexDescription: description, hexColor: normalizedColor, links: links, timestamp: time, isChecked: true)
+    }
+
+    /// Creates a hex of the user's own (see `ownHex`) on top of My Hexlist.
     @discardableResult
     public func createHex(description: String, color: String = HexColor.fallback, links: [Link], at time: Date = Date()) throws -> Hex {
-        guard let normalizedColor = HexColor.normalized(color) else { throw HexManagerError.invalidColor(color) }
-        let hex = Hex(
-            location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name,
-            hexDescription: description, hexColor: normalizedColor, links: links, timestamp: time, isChecked: true
-        )
+        let hex = try ownHex(description: description, color: color, links: links, at: time)
         _ = try repository.insert(hex, messageID: nil)
         return hex
     }

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The folder where hexd keeps its state (the database; later the control socket).
+/// The folder where hexd keeps its state: the database, the control socket and the lock file.
 public struct DataDirectory: Sendable {
     public let path: String
 

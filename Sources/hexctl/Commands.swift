@@ -140,7 +140,7 @@ func single(_ invocation: Invocation, _ what: String) throws -> String {
 @discardableResult
 func printResult<T: Encodable>(_ value: T, _ invocation: Invocation, text: (T) -> String) -> ExitCode {
     if invocation.json {
-        printOutput((try? ControlCoding.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null")
+        printOutput(json(value))
     } else {
         printOutput(text(value))
     }

@@ -1,4 +1,5 @@
 import HexCommandLine
+import HexControl
 import HexKit
 
 #if canImport(Glibc)
@@ -21,13 +22,10 @@ func readAll(_ descriptor: Int32) -> Data {
     }
 }
 
-/// `value` as compact JSON with sorted keys, ISO 8601 dates and unescaped slashes.
+/// `value` as the control socket writes JSON (compact, sorted keys, ISO 8601 dates).
 func json(_ value: some Encodable) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
     // Hexes and strings hold no values JSON cannot write (no NaN), so encoding does not fail.
-    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    (try? ControlCoding.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
 }
 
 /// Prints how hexd reads one line; returns false when the line is not an envelope.
