@@ -6,8 +6,7 @@ import Darwin
 
 /// Writes `message` and a newline to standard error, unbuffered.
 public func printError(_ message: String) {
-    let line = message + "\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+    printErrorRaw(message + "\n")
 }
 
 /// Prints `program: message` on standard error and ends the process with `code`.
@@ -26,4 +25,9 @@ public func printOutput(_ text: String) {
         guard written > 0 else { return }
         bytes = bytes.dropFirst(written)
     }
+}
+
+/// Writes `text` to standard error as it is (no newline): for progress lines on a terminal.
+public func printErrorRaw(_ text: String) {
+    _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
 }

@@ -28,11 +28,20 @@ public struct ControlRequest: Sendable, Codable, Equatable {
     public var index: Int?
     /// Send as to a legacy (1.x) peer whatever the peer announced.
     public var legacy: Bool?
+    /// The files (or URLs) to share, in selection order.
+    public var files: [String]?
+    /// The link provider: `url`, `file` or `command`.
+    public var provider: String?
+    /// Save the shared hex to My Hexlist (instead of sending it with `to`).
+    public var save: Bool?
+    /// A share query's id (chosen by the client for `share`, so it can follow the progress).
+    public var query: String?
 
     public init(
         _ command: ControlCommand, id: String? = nil, to: String? = nil, description: String? = nil, color: String? = nil,
         links: [LinkJM]? = nil, message: String? = nil, uuid: String? = nil, since: UInt64? = nil, wait: Bool? = nil,
-        timeout: Double? = nil, index: Int? = nil, legacy: Bool? = nil
+        timeout: Double? = nil, index: Int? = nil, legacy: Bool? = nil, files: [String]? = nil, provider: String? = nil,
+        save: Bool? = nil, query: String? = nil
     ) {
         self.command = command
         self.id = id
@@ -47,6 +56,10 @@ public struct ControlRequest: Sendable, Codable, Equatable {
         self.timeout = timeout
         self.index = index
         self.legacy = legacy
+        self.files = files
+        self.provider = provider
+        self.save = save
+        self.query = query
     }
 }
 
@@ -58,4 +71,5 @@ public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case hexlistList = "hexlist.list", hexlistAdd = "hexlist.add", hexlistRemove = "hexlist.remove"
     case hexlistMove = "hexlist.move", hexlistSend = "hexlist.send"
     case block, unblock, blocked
+    case share, queries, cancel
 }

@@ -12,10 +12,11 @@ public struct ControlResponse: Sendable, Codable {
     public var send: SendReport?
     public var blocked: [String]?
     public var event: DaemonEvent?
+    public var queries: [QueryRegistry.Progress]?
 
     public init(
         error: ControlError? = nil, status: StatusReport? = nil, peers: [PeerInfo]? = nil, hexes: [Hex]? = nil, hex: Hex? = nil,
-        send: SendReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil
+        send: SendReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil
     ) {
         self.ok = error == nil
         self.error = error
@@ -26,6 +27,7 @@ public struct ControlResponse: Sendable, Codable {
         self.send = send
         self.blocked = blocked
         self.event = event
+        self.queries = queries
     }
 
     /// A response that reports only success.

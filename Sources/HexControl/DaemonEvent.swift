@@ -5,6 +5,10 @@ import HexKit
 public struct DaemonEvent: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable {
         case peerFound, peerLost, hexReceived, alertReceived, sendAcked, sendFailed
+        /// A share query got one more link (`message`: "answered/total").
+        case queryProgress
+        /// A share query ended (`message`: "delivered", "cancelled" or why it failed).
+        case queryFinished
     }
 
     public var seq: UInt64
@@ -16,7 +20,7 @@ public struct DaemonEvent: Sendable, Codable, Equatable {
     /// The peer's name, or `HOST:PORT` when it has none.
     public var peer: String?
     public var versionID: String?
-    /// hexReceived: the stored hex's id; send*: the messageID.
+    /// hexReceived: the stored hex's id; send*: the messageID; query*: the query id.
     public var id: String?
     /// alertReceived: the alert; sendFailed: why; sendAcked: the Ack's status; hexReceived: its description.
     public var message: String?

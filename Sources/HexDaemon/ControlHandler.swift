@@ -6,6 +6,7 @@ import HexNet
 struct ControlHandler: Sendable {
     let configuration: DaemonConfiguration
     let service: HexService
+    let share: ShareService
     let discovery: Discovery
     let events: EventLog
     let tcpPort: UInt16
@@ -58,6 +59,12 @@ struct ControlHandler: Sendable {
         case .hexlistRemove: return ControlResponse(hex: try await service.delete(try Self.required(request.id, "id"), from: .myHexlist))
         case .hexlistMove:
             return ControlResponse(hex: try await service.move(try Self.required(request.id, "id"), to: try Self.required(request.index, "index")))
+        case .share: return try await shareFiles(request)
+        case .queries: return ControlResponse(queries: await share.registry.inFlight)
+        case .cancel:
+            let id = try Self.required(request.query.flatMap(UUID.init(uuidString:)), "query")
+            guard await share.registry.cancel(id) else { throw ControlError(.notFound, "no share query \(id.uuidString) in flight") }
+            return .done
         case .block: return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: try Self.required(request.uuid, "uuid")))
         case .unblock: return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try Self.required(request.uuid, "uuid")))
         case .blocked: return ControlResponse(blocked: try await service.blockedSenders())
@@ -111,10 +118,10 @@ struct ControlHandler: Sendable {
         }
     }
 
-    private func deliver(_ envelope: DataSendWrapper, to destination: Destination, request: ControlRequest) async throws -> SendReport {
+    private func deliver(_ envelope: DataSendWrapper, to destination: Destination, request: ControlRequest, timeout seconds: Double? = nil) async throws -> SendReport {
         var envelope = envelope
         if request.wait == false { envelope.messageID = nil }
-        let timeout = Duration.milliseconds(Int((request.timeout ?? 5) * 1_000))
+        let timeout = Duration.milliseconds(Int((seconds ?? request.timeout ?? 5) * 1_000))
         do {
             let delivery = try await EnvelopeSender.send(envelope, to: destination.endpoint, timeout: timeout, maximumLineLength: configuration.maximumLineLength)
             await events.publish(.sendAcked, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID,
@@ -126,6 +133,28 @@ struct ControlHandler: Sendable {
             await events.publish(.sendFailed, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID, message: error.message)
             throw error
         }
+    }
+
+    /// Gathers one link per file, then saves the hex or sends it: nothing is saved or sent
+    /// unless every file got its link.
+    private func shareFiles(_ request: ControlRequest) async throws -> ControlResponse {
+        let save = request.save ?? false
+        guard save != (request.to != nil) else { throw ControlError(.usage, "a share needs either \"to\" (a peer) or \"save\"") }
+        let destination = save ? nil : try await destination(request.to, forceLegacy: request.legacy ?? false)
+        let query = try request.query.map { text throws -> UUID in
+            guard let id = UUID(uuidString: text) else { throw ControlError(.usage, "\"query\" must be a UUID") }
+            return id
+        } ?? UUID()
+        let gathered = try await share.links(
+            for: request.files ?? [], query: query, provider: request.provider, timeout: .milliseconds(Int((request.timeout ?? 120) * 1_000)))
+        let links = try Self.links(gathered)
+        let description = request.description ?? ""
+        let color = request.color ?? HexColor.fallback
+        guard let destination else {
+            return ControlResponse(hex: try await service.createHex(description: description, color: color, links: links))
+        }
+        let envelope = try await service.storeEnvelope(description: description, color: color, links: links, legacy: destination.legacy)
+        return ControlResponse(send: try await deliver(envelope, to: destination, request: request, timeout: 5))
     }
 
     private static func links(_ links: [LinkJM]?) throws -> [Link] {

@@ -31,7 +31,8 @@ public enum Daemon {
         let envelopes = EnvelopeServer(listener: envelopeListener, service: service, events: events, configuration: configuration, logger: logger.named("tcp"))
         let control = ControlServer(
             listener: controlListener,
-            handler: ControlHandler(configuration: configuration, service: service, discovery: discovery, events: events,
+            handler: ControlHandler(configuration: configuration, service: service, share: ShareService(configuration: configuration, events: events),
+                                    discovery: discovery, events: events,
                                     tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
 

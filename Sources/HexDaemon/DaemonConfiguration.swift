@@ -25,6 +25,14 @@ public struct DaemonConfiguration: Sendable {
     public var maximumLineLength = 16 << 20
     /// A TCP connection that sends nothing for this long is closed.
     public var idleTimeout: Duration = .seconds(60)
+    /// The `command` link provider's template (`{path}` is the file); none by default.
+    public var linkCommand: String?
+    /// The `service` of links the command makes.
+    public var linkService: Service = .unknown
+    /// How many link commands run at once.
+    public var linkConcurrency = 4
+    /// How long one link command may run.
+    public var linkTimeout: Duration = .seconds(30)
 
     public init(dataDirectory: DataDirectory) {
         self.dataDirectory = dataDirectory
@@ -47,6 +55,12 @@ public struct DaemonConfiguration: Sendable {
         Option("log-level", value: "level", help: "error, warning, info or debug. Default: info."),
         Option("max-line", value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
         Option("idle-timeout", value: "seconds", help: "Close a TCP connection silent for this long. Default: 60."),
+        Option("link-command", value: "template",
+               help: "The 'command' link provider: run once per shared file, {path} replaced by the file (no shell); "
+                   + "the first line it prints is the link. Example: \"cloud-tool link {path}\"."),
+        Option("link-service", value: "name", help: "The service of the command's links (Dropbox, Box, GoogleDrive, Unknown or another). Default: Unknown."),
+        Option("link-concurrency", value: "n", help: "How many link commands run at once. Default: 4."),
+        Option("link-timeout", value: "seconds", help: "How long one link command may run. Default: 30."),
         Option("version", help: "Show the version."),
         Option("help", short: "h", help: "Show this help."),
     ]
@@ -132,6 +146,12 @@ public struct DaemonConfiguration: Sendable {
         configuration.maximumLineLength = try setting("max-line", { Int($0).flatMap { $0 >= 1_024 ? $0 : nil } }, expected: "a number of bytes, at least 1024")
             ?? configuration.maximumLineLength
         configuration.idleTimeout = try setting("idle-timeout", seconds, expected: "seconds (more than 0)") ?? configuration.idleTimeout
+        configuration.linkCommand = try setting("link-command", { $0.contains("{path}") ? $0 : nil }, expected: "a command containing {path}")
+        configuration.linkService = try setting("link-service", { $0.isEmpty ? nil : Service(rawValue: $0) }, expected: "a service name")
+            ?? configuration.linkService
+        configuration.linkConcurrency = try setting("link-concurrency", { Int($0).flatMap { (1...64).contains($0) ? $0 : nil } }, expected: "a number from 1 to 64")
+            ?? configuration.linkConcurrency
+        configuration.linkTimeout = try setting("link-timeout", seconds, expected: "seconds (more than 0)") ?? configuration.linkTimeout
         return .run(configuration)
     }
 

@@ -61,6 +61,7 @@ let commands: [Command] = [
         request.id = try single(invocation, "a hex id")
         return try await send(request, invocation)
     },
+] + shareCommands + [
     Command("block", "<sender-uuid>", summary: "Refuse hexes from a sender UUID (the sender is told \"<your name> blocked you.\").") { invocation in
         let blocked = try await invocation.result(\.blocked, of: ControlRequest(.block, uuid: try single(invocation, "a sender UUID")))
         return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }

@@ -1,0 +1,115 @@
+import Dispatch
+import HexKit
+import HexNet
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A command run in its own process group, its output read without blocking a thread, and
+/// stopped whole (grandchildren included) on timeout or cancellation.
+enum ChildProcess {
+    struct Result: Sendable {
+        /// The exit code, or nil when a signal ended it.
+        var exitCode: Int32?
+        var standardOutput: String
+        var standardError: String
+        /// It ran past the timeout and was stopped.
+        var timedOut: Bool
+    }
+
+    /// Runs `arguments` (the first found through PATH) with standard input from /dev/null.
+    /// - Throws: `LinkProviderError` when it cannot be started; `CancellationError` when the task
+    ///   is cancelled (the process group is stopped first).
+    static func run(_ arguments: [String], timeout: Duration) async throws -> Result {
+        let (outputRead, outputWrite) = try pipe()
+        let (errorRead, errorWrite) = try pipe()
+        defer { close(outputRead); close(errorRead) }
+        let pid: pid_t
+        do {
+            defer { close(outputWrite); close(errorWrite) }
+            pid = try spawn(arguments, output: outputWrite, error: errorWrite)
+        }
+        let outputReader = Task { await readAll(outputRead) }
+        let errorReader = Task { await readAll(errorRead) }
+        let watchdog = Task { () -> Bool in
+            guard (try? await Task.sleep(for: timeout)) != nil else { return false }
+            kill(-pid, SIGTERM)
+            if (try? await Task.sleep(for: .seconds(1))) != nil { kill(-pid, SIGKILL) }
+            return true
+        }
+        let status = await withTaskCancellationHandler {
+            await reap(pid)
+        } onCancel: {
+            kill(-pid, SIGKILL)
+        }
+        watchdog.cancel()
+        let timedOut = await watchdog.value
+        // The group is gone or going; what is left in the pipes is read for a moment more.
+        kill(-pid, SIGKILL)
+        let grace = Task {
+            try? await Task.sleep(for: .milliseconds(200))
+            outputReader.cancel()
+            errorReader.cancel()
+        }
+        let result = Result(exitCode: status & 0x7F == 0 ? (status >> 8) & 0xFF : nil,
+                            standardOutput: await outputReader.value, standardError: await errorReader.value, timedOut: timedOut)
+        grace.cancel()
+        try Task.checkCancellation()
+        return result
+    }
+
+    private static func pipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [0, 0]
+        guard Glibc.pipe(&ends) == 0 else { throw LinkProviderError("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        return (ends[0], ends[1])
+    }
+
+    private static func spawn(_ arguments: [String], output: Int32, error: Int32) throws -> pid_t {
+        guard let program = arguments.first else { throw LinkProviderError("the link command is empty") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, error, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // A group of its own (pgid = its pid), so a timeout stops its children too.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + environment).forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawnp(&pid, program, &actions, &attributes, argv, environment)
+        guard status == 0 else { throw LinkProviderError("cannot run \(program): \(String(cString: strerror(status)))") }
+        return pid
+    }
+
+    /// Waits for the child to end (on a thread that may block) and returns its wait status.
+    private static func reap(_ pid: pid_t) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                continuation.resume(returning: status)
+            }
+        }
+    }
+
+    /// What a pipe delivers until its end (at most 1 MiB), or until the reading task is cancelled.
+    private static func readAll(_ descriptor: Int32) async -> String {
+        guard let pipe = try? Socket(duplicating: descriptor) else { return "" }
+        var collected: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while let count = try? await pipe.read(into: &buffer, timeout: nil), count > 0, collected.count < 1 << 20 {
+            collected += buffer[..<count]
+        }
+        return String(decoding: collected, as: UTF8.self)
+    }
+}

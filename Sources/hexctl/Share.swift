@@ -1,0 +1,90 @@
+import HexCommandLine
+import HexControl
+import HexKit
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let shareCommands = [
+    Command("share", "<file> ...", summary: "Turn files into a hex of share links, one per file, and send it to a peer or save it.",
+            details: """
+                Each file goes through a link provider in the daemon: 'file' (a file:// link; the file must
+                exist), 'url' (the arguments are URLs already), or 'command' (the daemon's --link-command,
+                for example a cloud tool that prints a public link). The default is 'command' when the daemon
+                has one, else 'file'. Links are gathered concurrently and kept in the order given; if any file
+                fails, nothing is sent or saved and the error names the file. On a terminal, progress is shown
+                when it takes more than a moment (never with --json).
+                """,
+            options: [
+                Option("provider", value: "name", help: "url, file or command."),
+                Option("to", value: "peer", help: "Send the hex to this peer (name, UUID prefix or HOST:PORT)."),
+                Option("save", help: "Save the hex to My Hexlist instead."),
+                Option("description", value: "text", short: "d", help: "The hex's description."),
+                Option("color", value: "#RRGGBB", help: "The hex's colour. Default: #AAAAAA."),
+                Option("timeout", value: "seconds", help: "How long gathering the links may take. Default: 120."),
+                Option("legacy", help: "Send only what the original app understood, whatever the peer announced."),
+            ]) { invocation in
+        try await share(invocation)
+    },
+    Command("queries", summary: "List the share queries in flight, with their progress.") { invocation in
+        printResult(try await invocation.result(\.queries, of: ControlRequest(.queries)), invocation) { queries in
+            queries.isEmpty ? "no queries in flight"
+                : queries.map { "\($0.id.uuidString)  \($0.kind.rawValue)  \($0.answered)/\($0.total)  waiting: \($0.waiting.prefix(3).joined(separator: ", "))" }
+                    .joined(separator: "\n")
+        }
+    },
+    Command("cancel", "<query-id>", summary: "Cancel a share query (its running link commands are stopped).") { invocation in
+        _ = try await invocation.request(ControlRequest(.cancel, query: try single(invocation, "a query id").uppercased()))
+        return printResult(["cancelled": true], invocation) { _ in "cancelled" }
+    },
+]
+
+private func share(_ invocation: Invocation) async throws -> ExitCode {
+    let arguments = invocation.arguments
+    let files = arguments.positionals.map { $0.contains("://") || $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+    guard !files.isEmpty else { throw UsageError("give at least one file") }
+    let save = arguments.flag("save")
+    guard save != (arguments.value("to") != nil) else { throw UsageError("give either --to <peer> or --save") }
+    var seconds = 120.0
+    if let text = arguments.value("timeout") {
+        guard let value = Double(text), value > 0 else { throw UsageError("--timeout needs seconds, not '\(text)'") }
+        seconds = value
+    }
+    let query = UUID().uuidString
+    let request = ControlRequest(.share, to: arguments.value("to"), description: arguments.value("description"), color: arguments.value("color"),
+                                 timeout: seconds, legacy: arguments.flag("legacy") ? true : nil, files: files,
+                                 provider: arguments.value("provider"), save: save ? true : nil, query: query)
+    let progress = isatty(STDERR_FILENO) == 1 && !invocation.json ? Task { await showProgress(of: query, invocation) } : nil
+    let response: ControlResponse
+    do {
+        response = try await invocation.request(request, timeout: .seconds(Int(seconds) + 30))
+        progress?.cancel()
+    } catch {
+        progress?.cancel()
+        throw error
+    }
+    if progress != nil { printErrorRaw("\r\u{1B}[K") }
+    if let hex = response.hex {
+        return printResult(hex, invocation) { "saved to My Hexlist:\n" + Output.hexDetail($0) }
+    }
+    guard let report = response.send else { throw CommandFailure(.failure, "the daemon's answer to share lacks its result") }
+    return printResult(report, invocation) { Output.send($0) }
+}
+
+/// After half a second, shows "links n/m" for this query on standard error until cancelled.
+private func showProgress(of query: String, _ invocation: Invocation) async {
+    guard (try? await Task.sleep(for: .milliseconds(500))) != nil,
+          let client = try? invocation.connect(),
+          var response = try? await client.request(ControlRequest(.watch, since: UInt64.max), timeout: nil)
+    else { return }
+    while !Task.isCancelled {
+        if let event = response.event, event.id == query, event.kind == .queryProgress, let counts = event.message {
+            printErrorRaw("\r\u{1B}[Kgathering links: \(counts)")
+        }
+        guard let next = try? await client.nextResponse(timeout: nil) else { return }
+        response = next
+    }
+}
