@@ -1,6 +1,7 @@
 import Dispatch
 import HexKit
 import HexNet
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -24,14 +25,19 @@ enum ChildProcess {
     /// - Throws: `LinkProviderError` when it cannot be started; `CancellationError` when the task
     ///   is cancelled (the process group is stopped first).
     static func run(_ arguments: [String], timeout: Duration) async throws -> Result {
-        let (outputRead, outputWrite) = try pipe()
-        let (errorRead, errorWrite) = try pipe()
-        defer { close(outputRead); close(errorRead) }
-        let pid: pid_t
-        do {
+        let (pid, outputRead, errorRead) = try spawnLock.withLock { _ in
+            let (outputRead, outputWrite) = try pipe()
+            let (errorRead, errorWrite) = try pipe()
             defer { close(outputWrite); close(errorWrite) }
-            pid = try spawn(arguments, output: outputWrite, error: errorWrite)
+            do {
+                return (try spawn(arguments, output: outputWrite, error: errorWrite), outputRead, errorRead)
+            } catch {
+                close(outputRead)
+                close(errorRead)
+                throw error
+            }
         }
+        defer { close(outputRead); close(errorRead) }
         let outputReader = Task { await readAll(outputRead) }
         let errorReader = Task { await readAll(errorRead) }
         let watchdog = Task { () -> Bool in
@@ -61,9 +67,16 @@ enum ChildProcess {
         return result
     }
 
+    /// Held while pipes are made and a command spawned: another command spawned in between
+    /// would inherit the pipes before they are marked close-on-exec.
+    private static let spawnLock = Mutex(())
+
+    /// A pipe closed on exec, so it does not leak into other commands (which would keep its write
+    /// end open, and its reader waiting, until they end).
     private static func pipe() throws -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
         guard Glibc.pipe(&ends) == 0 else { throw LinkProviderError("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         return (ends[0], ends[1])
     }
 

@@ -41,7 +41,7 @@ struct ShareService: Sendable {
         let workers = Task {
             await withTaskGroup(of: Void.self) { group in
                 for path in unique {
-                    group.addTask { await answer(id, path: path, with: provider) }
+                    group.addTask { await answer(id, path: path, with: provider, total: unique.count) }
                 }
             }
         }
@@ -69,11 +69,16 @@ struct ShareService: Sendable {
         }
     }
 
-    private func answer(_ id: UUID, path: String, with provider: any LinkProvider) async {
+    private func answer(_ id: UUID, path: String, with provider: any LinkProvider, total: Int) async {
         do {
             let link = try await provider.link(for: path)
-            guard await registry.answer(id, path: path, link: link) == .accepted, let progress = await registry.progress(of: id) else { return }
-            await events.publish(.queryProgress, id: id.uuidString, message: "\(progress.answered)/\(progress.total)")
+            let answered: Int
+            switch await registry.answer(id, path: path, link: link) {
+            case .accepted: answered = await registry.progress(of: id)?.answered ?? total
+            case .completed: answered = total
+            case .unknownQuery, .unknownPath, .slotAlreadyFilled: return
+            }
+            await events.publish(.queryProgress, id: id.uuidString, message: "\(answered)/\(total)")
         } catch is CancellationError {
             return
         } catch {

@@ -1,0 +1,106 @@
+@testable import HexDaemon
+import HexKit
+import HexTestSupport
+import Testing
+
+@Suite struct LinkProviderTests {
+    /// A link command for the tests: prints a link, fails, hangs (with a grandchild holding its
+    /// output open), or prints nothing, depending on the file's name.
+    static func script(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("linker.sh")
+        let script = """
+            #!/bin/sh
+            case "$1" in
+              *fail*) echo "quota exceeded for $1" >&2; exit 3;;
+              *hang*) sleep 30; echo "too late";;
+              *silent*) exit 0;;
+              *) echo "https://cloud.example/s/$(basename "$1")"; echo "a second line is ignored";;
+            esac
+            """
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))
+        return path
+    }
+
+    private func provider(_ directory: TemporaryDirectory, timeout: Duration = .seconds(5)) throws -> CommandLinkProvider {
+        // Through sh: a script just written can be "busy" for exec while a concurrently spawned
+        // process (another test's) still holds the writer's descriptor.
+        CommandLinkProvider(template: "/bin/sh \(try Self.script(in: directory)) {path}", service: .dropbox, timeout: timeout, concurrency: 2)
+    }
+
+    @Test func theFirstLineTheCommandPrintsIsTheLink() async throws {
+        let directory = try TemporaryDirectory()
+        #expect(try await provider(directory).link(for: "/data/report 2026.pdf") == "https://cloud.example/s/report 2026.pdf")
+    }
+
+    @Test func aFailingCommandCarriesItsStandardError() async throws {
+        let directory = try TemporaryDirectory()
+        await #expect { try await provider(directory).link(for: "/data/fail.txt") } throws: {
+            "\($0)".contains("exited with 3: quota exceeded for /data/fail.txt")
+        }
+        await #expect { try await provider(directory).link(for: "/data/silent.txt") } throws: { "\($0)".contains("printed no link") }
+    }
+
+    @Test func aHangingCommandIsStoppedWithItsChildrenAtTheTimeout() async throws {
+        let directory = try TemporaryDirectory()
+        let start = ContinuousClock.now
+        await #expect { try await provider(directory, timeout: .milliseconds(500)).link(for: "/data/hang.txt") } throws: {
+            "\($0)".contains("no answer within")
+        }
+        // Bounded well below the script's 30 s: the grandchild `sleep` did not hold the daemon.
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test func aFileNameCannotInjectACommand() async throws {
+        let directory = try TemporaryDirectory()
+        let marker = directory.file("injected")
+        let hostile = "/data/x; touch \(marker); $(touch \(marker)) `touch \(marker)`"
+        let link = try await provider(directory).link(for: hostile)
+        #expect(link.hasPrefix("https://cloud.example/s/"))
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func aMissingCommandIsAClearError() async throws {
+        let provider = CommandLinkProvider(template: "/nonexistent/tool {path}", service: .unknown, timeout: .seconds(5), concurrency: 1)
+        await #expect { try await provider.link(for: "/x") } throws: { "\($0)".contains("/nonexistent/tool") }
+    }
+
+    @Test func theConcurrencyLimitHolds() async throws {
+        let directory = try TemporaryDirectory()
+        let counter = directory.file("counter.sh")
+        // Each run logs its start and end; the log shows how many ran at once.
+        let script = """
+            #!/bin/sh
+            d=\(directory.path)
+            echo start >> $d/log; sleep 0.3; echo end >> $d/log
+            echo "https://x.example/$(basename "$1")"
+            """
+        #expect(FileManager.default.createFile(atPath: counter, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))
+        let provider = CommandLinkProvider(template: "/bin/sh \(counter) {path}", service: .unknown, timeout: .seconds(10), concurrency: 2)
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<6 { group.addTask { try await provider.link(for: "/f\(index)") } }
+            for try await _ in group {}
+        }
+        var active = 0
+        var most = 0
+        let log = try String(contentsOfFile: directory.file("log"), encoding: .utf8)
+        for line in log.split(separator: "\n") {
+            active += line == "start" ? 1 : -1
+            most = max(most, active)
+        }
+        #expect(most == 2)
+    }
+
+    @Test func fileAndURLProvidersCheckTheirInput() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("my notes.txt")
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        #expect(try await FileLinkProvider().link(for: file) == "file://" + directory.path + "/my%20notes.txt")
+        #expect(try await FileLinkProvider().link(for: "file://" + directory.path + "/my%20notes.txt") == "file://" + directory.path + "/my%20notes.txt")
+        await #expect { try await FileLinkProvider().link(for: directory.file("missing")) } throws: { "\($0)".contains("does not exist") }
+        await #expect { try await FileLinkProvider().link(for: "relative.txt") } throws: { "\($0)".contains("not an absolute path") }
+        #expect(try await URLLinkProvider().link(for: "https://example.com/a?b=c") == "https://example.com/a?b=c")
+        for bad in ["example.com", "https://", "not a url", ""] {
+            await #expect(throws: LinkProviderError.self) { try await URLLinkProvider().link(for: bad) }
+        }
+    }
+}
