@@ -74,7 +74,7 @@ struct ShareService: Sendable {
             let link = try await provider.link(for: path)
             let answered: Int
             switch await registry.answer(id, path: path, link: link) {
-            case .accepted: answered = await registry.progress(of: id)?.answered ?? total
+            case .accepted: answered = await registry.answeredCount(of: id) ?? total
             case .completed: answered = total
             case .unknownQuery, .unknownPath, .slotAlreadyFilled: return
             }

@@ -56,6 +56,8 @@ public actor QueryRegistry {
         let kind: Kind
         /// The selection order, without repeats.
         let order: [String]
+        /// The same paths, for checking an answer's path without a scan.
+        let paths: Set<String>
         var slots: [String: String]
         let deadline: ContinuousClock.Instant
         let deliver: @Sendable (Outcome) -> Void
@@ -78,21 +80,22 @@ public actor QueryRegistry {
         var seen = Set<String>()
         let order = paths.filter { seen.insert($0).inserted }
         guard wrappers[id] == nil, !order.isEmpty, kind == .shareLinks || order.count == 1 else { return false }
-        wrappers[id] = Wrapper(kind: kind, order: order, slots: [:], deadline: deadline, deliver: deliver)
+        wrappers[id] = Wrapper(kind: kind, order: order, paths: seen, slots: [:], deadline: deadline, deliver: deliver)
         return true
     }
 
     /// Records the answer for one path; delivers the bundle when it was the last one missing.
     @discardableResult
     public func answer(_ id: UUID, path: String, link: String) -> AnswerResult {
-        guard var wrapper = wrappers[id] else { return .unknownQuery }
-        guard wrapper.order.contains(path) else { return .unknownPath }
-        guard wrapper.slots[path] == nil else { return .slotAlreadyFilled }
-        wrapper.slots[path] = link
-        guard wrapper.slots.count == wrapper.order.count else {
-            wrappers[id] = wrapper
-            return .accepted
+        // Checked without keeping a copy of the wrapper, so the slot is then filled in place:
+        // a copy would make every answer copy all the slots.
+        switch wrappers[id].map({ ($0.paths.contains(path), $0.slots[path] == nil) }) {
+        case nil: return .unknownQuery
+        case (false, _)?: return .unknownPath
+        case (true, false)?: return .slotAlreadyFilled
+        case (true, true)?: wrappers[id]?.slots[path] = link
         }
+        guard let wrapper = wrappers[id], wrapper.slots.count == wrapper.order.count else { return .accepted }
         end(id, with: .delivered(wrapper.order.compactMap { wrapper.slots[$0] }))
         return .completed
     }
@@ -129,6 +132,9 @@ public actor QueryRegistry {
     public var inFlight: [Progress] {
         wrappers.keys.sorted { $0.uuidString < $1.uuidString }.compactMap(progress(of:))
     }
+
+    /// How many paths of a query in flight have their answer (cheaper than `progress(of:)`).
+    public func answeredCount(of id: UUID) -> Int? { wrappers[id]?.slots.count }
 
     /// The progress of one query, if it is in flight.
     public func progress(of id: UUID) -> Progress? {

@@ -23,9 +23,12 @@ let help = """
                 time until a SIGKILLed one leaves the table (against 3 intervals), and send -> Ack
                 latency (direct and through the control socket) against a plain TCP round trip of
                 the same bytes. Default: 1000 sends, 5 rounds.
+      registry  Link answers absorbed per second by the share-link query registry, 8 threads
+                answering, and the time from the last answer to delivery, against the same
+                calls to an actor that only counts. Default: 200000 answers.
 
     OPTIONS:
-      --count <n>    Envelopes per round (transfer: sends).
+      --count <n>    Envelopes per round (transfer: sends; registry: answers).
       --rounds <n>   Rounds; the best round is reported.
       -h, --help     Show this help.
     """
@@ -53,6 +56,8 @@ do {
         report = try DecodeBenchmark(envelopeCount: options["--count"] ?? 20_000, rounds: options["--rounds"] ?? 5).run()
     case "store":
         report = try StoreBenchmark(envelopeCount: options["--count"] ?? 5_000, rounds: options["--rounds"] ?? 3).run()
+    case "registry":
+        report = try await RegistryBenchmark(answers: options["--count"] ?? 200_000).run()
     case "transfer":
         report = try await TransferBenchmark(sends: options["--count"] ?? 1_000, rounds: options["--rounds"] ?? 5).run()
     default:
