@@ -1,6 +1,5 @@
 import Dispatch
 import HexKit
-import HexNet
 import Synchronization
 
 #if canImport(Glibc)
@@ -38,8 +37,8 @@ enum ChildProcess {
             }
         }
         defer { close(outputRead); close(errorRead) }
-        let outputReader = Task { await readAll(outputRead) }
-        let errorReader = Task { await readAll(errorRead) }
+        let outputReader = PipeReader(outputRead)
+        let errorReader = PipeReader(errorRead)
         let watchdog = Task { () -> Bool in
             guard (try? await Task.sleep(for: timeout)) != nil else { return false }
             kill(-pid, SIGTERM)
@@ -53,16 +52,12 @@ enum ChildProcess {
         }
         watchdog.cancel()
         let timedOut = await watchdog.value
-        // The group is gone or going; what is left in the pipes is read for a moment more.
+        // The group is gone or going; what is left in the pipes is read for a moment more (a
+        // process that left the group could keep them open forever).
         kill(-pid, SIGKILL)
-        let grace = Task {
-            try? await Task.sleep(for: .milliseconds(200))
-            outputReader.cancel()
-            errorReader.cancel()
-        }
         let result = Result(exitCode: status & 0x7F == 0 ? (status >> 8) & 0xFF : nil,
-                            standardOutput: await outputReader.value, standardError: await errorReader.value, timedOut: timedOut)
-        grace.cancel()
+                            standardOutput: await outputReader.text(within: .milliseconds(200)),
+                            standardError: await errorReader.text(within: .milliseconds(200)), timedOut: timedOut)
         try Task.checkCancellation()
         return result
     }
@@ -115,13 +110,53 @@ enum ChildProcess {
         }
     }
 
-    /// What a pipe delivers until its end (at most 1 MiB), or until the reading task is cancelled.
-    private static func readAll(_ descriptor: Int32) async -> String {
-        guard let pipe = try? Socket(duplicating: descriptor) else { return "" }
+}
+
+/// Reads a pipe to its end on a dispatch thread with plain `poll` and `read` (no dispatch
+/// sources: pipes shared with child processes are kept away from the event loop), until the end
+/// of the pipe or until told to stop.
+private final class PipeReader: Sendable {
+    /// When to stop reading, once the process has ended.
+    private final class Deadline: Sendable {
+        let instant = Mutex<ContinuousClock.Instant?>(nil)
+    }
+
+    private let stopAt = Deadline()
+    private let collected: Task<String, Never>
+
+    /// Starts reading `descriptor` (which stays open until `text(within:)` has returned).
+    init(_ descriptor: Int32) {
+        let stopAt = stopAt
+        collected = Task {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: Self.drain(descriptor, stopAt: stopAt)) }
+            }
+        }
+    }
+
+    /// What the pipe delivered (at most 1 MiB), reading on for at most `grace` from now.
+    func text(within grace: Duration) async -> String {
+        stopAt.instant.withLock { $0 = .now + grace }
+        return await collected.value
+    }
+
+    private static func drain(_ descriptor: Int32, stopAt: Deadline) -> String {
         var collected: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16_384)
-        while let count = try? await pipe.read(into: &buffer, timeout: nil), count > 0, collected.count < 1 << 20 {
-            collected += buffer[..<count]
+        while true {
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&request, 1, 100)
+            if ready > 0 {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    if collected.count < 1 << 20 { collected += buffer[..<count] }
+                    continue
+                }
+                if count == 0 || (errno != EINTR && errno != EAGAIN) { break }
+            } else if ready < 0 && errno != EINTR {
+                break
+            }
+            if let deadline = stopAt.instant.withLock({ $0 }), ContinuousClock.now >= deadline { break }
         }
         return String(decoding: collected, as: UTF8.self)
     }

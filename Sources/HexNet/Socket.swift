@@ -18,9 +18,10 @@ public final class Socket: Sendable {
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
     }
 
-    /// A new socket of `domain` (AF_INET, AF_UNIX) and `type` (SOCK_STREAM, SOCK_DGRAM).
+    /// A new socket of `domain` (AF_INET, AF_UNIX) and `type` (SOCK_STREAM, SOCK_DGRAM), created
+    /// close-on-exec at once, so a process spawned meanwhile cannot inherit it.
     convenience init(domain: Int32, type: Int32) throws(SocketError) {
-        let descriptor = Glibc.socket(domain, type, 0)
+        let descriptor = Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw SocketError("create a socket") }
         self.init(adopting: descriptor)
     }

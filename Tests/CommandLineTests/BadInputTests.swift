@@ -4,109 +4,111 @@ import HexNet
 import HexTestSupport
 import Testing
 
-/// Hostile and broken peers against a real daemon: it answers clearly, loses nothing and keeps
-/// serving everyone else.
-@Suite struct BadInputTests {
-    private func line(_ description: String, messageID: String? = UUID().uuidString) -> [UInt8] {
-        Array(DataSendWrapper.store(HexJM(senderUUID: UUID().uuidString, senderName: "Tester", hexDescription: description, hexColor: "#FFFFFF",
-                                          links: [LinkJM(url: "https://example.com", linkDescription: "e", service: .unknown)]),
-                                    versionID: "2.0.0", messageID: messageID).encodedLine())
-    }
-
-    private func connect(_ port: UInt16) async throws -> StreamConnection {
-        StreamConnection(socket: try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5)), maximumLineLength: 1 << 20)
-    }
-
-    private func reply(_ connection: StreamConnection) async throws -> DataSendWrapper? {
-        guard case .line(let bytes)? = try await connection.readLine(idleTimeout: .seconds(5)) else { return nil }
-        return try DataSendWrapper.decode(from: bytes)
-    }
-
-    @Test func garbageGetsAnInvalidAckAndTheConnectionStaysUsable() async throws {
-        let daemon = try DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort())
-        let port = try daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
-        let connection = try await connect(port)
-        for garbage in ["not json", "[1,2]", #"{"versionID":"2","messageID":"M-1"}"#, "\u{FF}\u{FE}"] {
-            try await connection.writeLine(Array(garbage.utf8), timeout: .seconds(5))
-            let answer = try #require(try await reply(connection))
-            #expect(answer.operationType == .ack && answer.status == .invalid, "\(garbage)")
+extension ProcessTests {
+    /// Hostile and broken peers against a real daemon: it answers clearly, loses nothing and keeps
+    /// serving everyone else.
+    @Suite struct BadInputTests {
+        private func line(_ description: String, messageID: String? = UUID().uuidString) -> [UInt8] {
+            Array(DataSendWrapper.store(HexJM(senderUUID: UUID().uuidString, senderName: "Tester", hexDescription: description, hexColor: "#FFFFFF",
+                                              links: [LinkJM(url: "https://example.com", linkDescription: "e", service: .unknown)]),
+                                        versionID: "2.0.0", messageID: messageID).encodedLine())
         }
-        // Wrong-typed fields are tolerated, not refused: the hex is stored without links.
-        let tolerated = #"{"versionID":"2","operationType":"Store","messageID":"M-2","jmObject":{"hexDescription":"odd links","links":"x"}}"#
-        try await connection.writeLine(Array(tolerated.utf8), timeout: .seconds(5))
-        #expect(try await reply(connection)?.status == .stored)
-        let messageID = UUID().uuidString
-        try await connection.writeLine(line("after the garbage", messageID: messageID), timeout: .seconds(5))
-        let stored = try #require(try await reply(connection))
-        #expect(stored.status == .stored && stored.messageID == messageID)
-        // The same envelope again is recognised.
-        try await connection.writeLine(line("after the garbage", messageID: messageID), timeout: .seconds(5))
-        #expect(try await reply(connection)?.status == .duplicate)
-        #expect(try daemon.hexctlJSON([Hex].self, ["inbox"]).map(\.hexDescription) == ["after the garbage", "odd links"])
-    }
 
-    @Test func aLineOverTheCapClosesOnlyThatConnection() async throws {
-        let daemon = try DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--max-line", "2048"])
-        let port = try daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
-        let bystander = try await connect(port)
-        let offender = try await connect(port)
-        try await offender.writeLine([UInt8](repeating: UInt8(ascii: "x"), count: 100_000), timeout: .seconds(5))
-        let answer = try #require(try await reply(offender))
-        #expect(answer.status == .invalid && answer.message?.contains("longer than 2048 bytes") == true)
-        #expect(try await offender.readLine(idleTimeout: .seconds(5)) == nil, "the offender's connection is closed")
-        try await bystander.writeLine(line("still fine"), timeout: .seconds(5))
-        #expect(try await reply(bystander)?.status == .stored)
-    }
-
-    @Test func silentAndVanishingPeersDelayNobody() async throws {
-        let daemon = try DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--idle-timeout", "30"])
-        let port = try daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
-        // Fifty connections that say nothing, and ten that stop in the middle of a line.
-        var silent: [StreamConnection] = []
-        for _ in 0..<50 { silent.append(try await connect(port)) }
-        for _ in 0..<10 {
-            let vanishing = try await connect(port)
-            try await vanishing.socket.writeLine(line("half").prefix(40), timeout: .seconds(5))
-            vanishing.socket.shutdown()
+        private func connect(_ port: UInt16) async throws -> StreamConnection {
+            StreamConnection(socket: try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5)), maximumLineLength: 1 << 20)
         }
-        let result = try daemon.hexctl(["raw", "127.0.0.1:\(port)", "-", "--timeout", "5"], input: Data(line("served").dropLast(0)), timeout: .seconds(20))
-        #expect(result.status == 0 && result.standardOutput.contains(#""status":"stored""#), "\(result.standardOutput) \(result.standardError)")
-        #expect(try daemon.hexctlJSON([Hex].self, ["inbox"]).map(\.hexDescription) == ["served"], "half lines store nothing")
-        withExtendedLifetime(silent) {}
-    }
 
-    @Test func anIdleConnectionIsClosed() async throws {
-        let daemon = try DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--idle-timeout", "0.3"])
-        let port = try daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
-        let idle = try await connect(port)
-        #expect(try await idle.readLine(idleTimeout: .seconds(10)) == nil, "the daemon closes it after its idle timeout")
-    }
+        private func reply(_ connection: StreamConnection) async throws -> DataSendWrapper? {
+            guard case .line(let bytes)? = try await connection.readLine(idleTimeout: .seconds(5)) else { return nil }
+            return try DataSendWrapper.decode(from: bytes)
+        }
 
-    @Test func junkDatagramsAreCountedAndDropped() async throws {
-        let discoveryPort = try DaemonProcess.freeDiscoveryPort()
-        let daemon = try DaemonProcess(name: "Target", discoveryPort: discoveryPort)
-        let sender = try DatagramSocket(port: 0)
-        for junk in ["not json", #"{"format":"hexd-beacon/1","kind":"announce"}"#, #"{"format":"other"}"#] {
-            try sender.send(Array(junk.utf8), to: .loopback, port: discoveryPort)
+        @Test func garbageGetsAnInvalidAckAndTheConnectionStaysUsable() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            let connection = try await connect(port)
+            for garbage in ["not json", "[1,2]", #"{"versionID":"2","messageID":"M-1"}"#, "\u{FF}\u{FE}"] {
+                try await connection.writeLine(Array(garbage.utf8), timeout: .seconds(5))
+                let answer = try #require(try await reply(connection))
+                #expect(answer.operationType == .ack && answer.status == .invalid, "\(garbage)")
+            }
+            // Wrong-typed fields are tolerated, not refused: the hex is stored without links.
+            let tolerated = #"{"versionID":"2","operationType":"Store","messageID":"M-2","jmObject":{"hexDescription":"odd links","links":"x"}}"#
+            try await connection.writeLine(Array(tolerated.utf8), timeout: .seconds(5))
+            #expect(try await reply(connection)?.status == .stored)
+            let messageID = UUID().uuidString
+            try await connection.writeLine(line("after the garbage", messageID: messageID), timeout: .seconds(5))
+            let stored = try #require(try await reply(connection))
+            #expect(stored.status == .stored && stored.messageID == messageID)
+            // The same envelope again is recognised.
+            try await connection.writeLine(line("after the garbage", messageID: messageID), timeout: .seconds(5))
+            #expect(try await reply(connection)?.status == .duplicate)
+            #expect(try await daemon.hexctlJSON([Hex].self, ["inbox"]).map(\.hexDescription) == ["after the garbage", "odd links"])
         }
-        try sender.send([UInt8](repeating: 7, count: 4_000), to: .loopback, port: discoveryPort)
-        try waitUntil("the junk is counted", timeout: .seconds(10)) {
-            let status = try daemon.hexctlJSON(StatusReportShape.self, ["status"])
-            return status.datagramsMalformed >= 3 && status.datagramsOversized >= 1
-        }
-        #expect(try daemon.hexctlJSON([PeerInfo].self, ["peers"]).isEmpty)
-    }
 
-    @Test func badControlRequestsGetClearErrors() async throws {
-        let daemon = try DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort())
-        let client = StreamConnection(socket: try StreamConnector.unix(path: daemon.dataDirectory + "/hexd.sock"), maximumLineLength: 1 << 20)
-        for (request, code) in [("nonsense", "usage"), (#"{"command":"fly"}"#, "usage"), (#"{"command":"inbox.show"}"#, "usage"),
-                                (#"{"command":"inbox.show","id":"FFFF"}"#, "notFound"), (#"{"command":"send","to":"nobody","links":[{"url":"u"}]}"#, "notFound")] {
-            try await client.writeLine(Array(request.utf8), timeout: .seconds(5))
-            guard case .line(let bytes)? = try await client.readLine(idleTimeout: .seconds(5)) else { throw WaitTimedOut(what: "an answer to \(request)") }
-            let response = try ControlCoding.decode(ControlResponse.self, from: bytes)
-            #expect(!response.ok && response.error?.code.rawValue == code, "\(request): \(String(decoding: bytes, as: UTF8.self))")
+        @Test func aLineOverTheCapClosesOnlyThatConnection() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--max-line", "2048"])
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            let bystander = try await connect(port)
+            let offender = try await connect(port)
+            try await offender.writeLine([UInt8](repeating: UInt8(ascii: "x"), count: 100_000), timeout: .seconds(5))
+            let answer = try #require(try await reply(offender))
+            #expect(answer.status == .invalid && answer.message?.contains("longer than 2048 bytes") == true)
+            #expect(try await offender.readLine(idleTimeout: .seconds(5)) == nil, "the offender's connection is closed")
+            try await bystander.writeLine(line("still fine"), timeout: .seconds(5))
+            #expect(try await reply(bystander)?.status == .stored)
         }
-        #expect(try daemon.hexctl(["status"]).status == 0)
+
+        @Test func silentAndVanishingPeersDelayNobody() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--idle-timeout", "30"])
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            // Fifty connections that say nothing, and ten that stop in the middle of a line.
+            var silent: [StreamConnection] = []
+            for _ in 0..<50 { silent.append(try await connect(port)) }
+            for _ in 0..<10 {
+                let vanishing = try await connect(port)
+                try await vanishing.socket.writeLine(line("half").prefix(40), timeout: .seconds(5))
+                vanishing.socket.shutdown()
+            }
+            let result = try await daemon.hexctl(["raw", "127.0.0.1:\(port)", "-", "--timeout", "5"], input: Data(line("served").dropLast(0)), timeout: .seconds(20))
+            #expect(result.status == 0 && result.standardOutput.contains(#""status":"stored""#), "\(result.standardOutput) \(result.standardError)")
+            #expect(try await daemon.hexctlJSON([Hex].self, ["inbox"]).map(\.hexDescription) == ["served"], "half lines store nothing")
+            withExtendedLifetime(silent) {}
+        }
+
+        @Test func anIdleConnectionIsClosed() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--idle-timeout", "0.3"])
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            let idle = try await connect(port)
+            #expect(try await idle.readLine(idleTimeout: .seconds(10)) == nil, "the daemon closes it after its idle timeout")
+        }
+
+        @Test func junkDatagramsAreCountedAndDropped() async throws {
+            let discoveryPort = try DaemonProcess.freeDiscoveryPort()
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: discoveryPort)
+            let sender = try DatagramSocket(port: 0)
+            for junk in ["not json", #"{"format":"hexd-beacon/1","kind":"announce"}"#, #"{"format":"other"}"#] {
+                try sender.send(Array(junk.utf8), to: .loopback, port: discoveryPort)
+            }
+            try sender.send([UInt8](repeating: 7, count: 4_000), to: .loopback, port: discoveryPort)
+            try await waitUntil("the junk is counted", timeout: .seconds(10)) {
+                let status = try await daemon.hexctlJSON(StatusReportShape.self, ["status"])
+                return status.datagramsMalformed >= 3 && status.datagramsOversized >= 1
+            }
+            #expect(try await daemon.hexctlJSON([PeerInfo].self, ["peers"]).isEmpty)
+        }
+
+        @Test func badControlRequestsGetClearErrors() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            let client = StreamConnection(socket: try StreamConnector.unix(path: daemon.dataDirectory + "/hexd.sock"), maximumLineLength: 1 << 20)
+            for (request, code) in [("nonsense", "usage"), (#"{"command":"fly"}"#, "usage"), (#"{"command":"inbox.show"}"#, "usage"),
+                                    (#"{"command":"inbox.show","id":"FFFF"}"#, "notFound"), (#"{"command":"send","to":"nobody","links":[{"url":"u"}]}"#, "notFound")] {
+                try await client.writeLine(Array(request.utf8), timeout: .seconds(5))
+                guard case .line(let bytes)? = try await client.readLine(idleTimeout: .seconds(5)) else { throw WaitTimedOut(what: "an answer to \(request)") }
+                let response = try ControlCoding.decode(ControlResponse.self, from: bytes)
+                #expect(!response.ok && response.error?.code.rawValue == code, "\(request): \(String(decoding: bytes, as: UTF8.self))")
+            }
+            #expect(try await daemon.hexctl(["status"]).status == 0)
+        }
     }
 }

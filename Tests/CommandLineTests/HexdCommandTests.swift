@@ -2,58 +2,61 @@ import HexKit
 import HexTestSupport
 import Testing
 
-@Suite struct HexdCommandTests {
-    @Test func aStoppedDaemonKeepsItsIdentityAndRemovesItsControlSocket() throws {
-        let port = try DaemonProcess.freeDiscoveryPort()
-        let daemon = try DaemonProcess(name: "Ada", discoveryPort: port)
-        let first = try daemon.hexctlJSON(StatusReportShape.self, ["status"])
-        #expect(first.name == "Ada")
-        #expect(FileManager.default.fileExists(atPath: daemon.dataDirectory + "/hexd.sqlite"))
-        #expect(daemon.stop() == 0, "SIGTERM is a clean stop")
-        #expect(!FileManager.default.fileExists(atPath: daemon.dataDirectory + "/hexd.sock"))
-        #expect(daemon.log.contains("SIGTERM: stopping") && daemon.log.contains("stopped"))
-        #expect(try daemon.hexctl(["status"]).status == 69, "no daemon: exit 69")
-    }
-
-    @Test func aSecondDaemonOnTheSameDataDirectoryRefusesToStart() throws {
-        let daemon = try DaemonProcess(name: "First", discoveryPort: try DaemonProcess.freeDiscoveryPort())
-        let second = try PackageExecutable.run("hexd", ["--data-dir", daemon.dataDirectory, "--port", "0", "--discovery-port", "0"], timeout: .seconds(20))
-        #expect(second.status == 1)
-        #expect(second.standardError.contains("another hexd (pid \(daemon.pid)) is running with the data directory"))
-        #expect(try daemon.hexctl(["status"]).status == 0, "the first one keeps serving")
-    }
-
-    @Test func aPortInUseIsAClearError() throws {
-        let daemon = try DaemonProcess(name: "Holder", discoveryPort: try DaemonProcess.freeDiscoveryPort())
-        let port = try daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
-        let other = try TemporaryDirectory()
-        let result = try PackageExecutable.run("hexd", ["--data-dir", other.path, "--port", String(port), "--discovery-port", "0"], timeout: .seconds(20))
-        #expect(result.status == 1 && result.standardError.contains("cannot bind 0.0.0.0:\(port): Address already in use"))
-    }
-
-    @Test func hexdRefusesADatabaseFromANewerVersion() throws {
-        let directory = try TemporaryDirectory()
-        try Receiver.setUserVersion(99, path: try Receiver.makeDatabase(in: directory.path))
-        let result = try PackageExecutable.run("hexd", ["--data-dir", directory.path, "--port", "0", "--discovery-port", "0"], timeout: .seconds(20))
-        #expect(result.status == 1)
-        #expect(result.standardError.contains("schema version 99"))
-    }
-
-    @Test(arguments: [["--bogus"], ["--name"], ["--port", "70000"], ["--announce-interval", "0"], ["--broadcast", "nowhere"], ["extra"]])
-    func hexdRejectsABadCommandLineWithUsage(_ arguments: [String]) throws {
-        let result = try PackageExecutable.run("hexd", arguments)
-        #expect(result.status == 64)
-        #expect(result.standardError.hasPrefix("hexd: ") && result.standardError.contains("see hexd --help"))
-    }
-
-    @Test func hexdHelpListsEveryOptionAndVersion() throws {
-        let help = try PackageExecutable.run("hexd", ["--help"])
-        #expect(help.status == 0 && help.standardOutput.contains("USAGE: hexd"))
-        for option in ["--data-dir", "--config", "--name", "--port", "--discovery-port", "--broadcast", "--peer", "--announce-interval",
-                       "--app-version", "--legacy", "--log-level", "--max-line", "--idle-timeout", "EXIT CODES"] {
-            #expect(help.standardOutput.contains(option), "\(option)")
+extension ProcessTests {
+    @Suite struct HexdCommandTests {
+        @Test func aStoppedDaemonKeepsItsIdentityAndRemovesItsControlSocket() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let daemon = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            let first = try await daemon.hexctlJSON(StatusReportShape.self, ["status"])
+            #expect(first.name == "Ada")
+            #expect(FileManager.default.fileExists(atPath: daemon.dataDirectory + "/hexd.sqlite"))
+            #expect(daemon.stop() == 0, "SIGTERM is a clean stop")
+            #expect(!FileManager.default.fileExists(atPath: daemon.dataDirectory + "/hexd.sock"))
+            #expect(daemon.log.contains("SIGTERM: stopping") && daemon.log.contains("stopped"))
+            #expect(try await daemon.hexctl(["status"]).status == 69, "no daemon: exit 69")
         }
-        #expect(try PackageExecutable.run("hexd", ["--version"]).standardOutput == HexdVersion.current + "\n")
+
+        @Test func aSecondDaemonOnTheSameDataDirectoryRefusesToStart() async throws {
+            let daemon = try await DaemonProcess(name: "First", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            let second = try await PackageExecutable.run("hexd", ["--data-dir", daemon.dataDirectory, "--port", "0", "--discovery-port", "0"], timeout: .seconds(20))
+            #expect(second.status == 1)
+            #expect(second.standardError.contains("another hexd (pid \(daemon.pid)) is running with the data directory"))
+            #expect(try await daemon.hexctl(["status"]).status == 0, "the first one keeps serving")
+        }
+
+        @Test func aPortInUseIsAClearError() async throws {
+            let daemon = try await DaemonProcess(name: "Holder", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            let other = try TemporaryDirectory()
+            let result = try await PackageExecutable.run("hexd", ["--data-dir", other.path, "--port", String(port), "--discovery-port", "0"], timeout: .seconds(20))
+            #expect(result.status == 1 && result.standardError.contains("cannot bind 0.0.0.0:\(port): Address already in use"))
+        }
+
+        @Test func hexdRefusesADatabaseFromANewerVersion() async throws {
+            let directory = try TemporaryDirectory()
+            try Receiver.setUserVersion(99, path: try Receiver.makeDatabase(in: directory.path))
+            let result = try await PackageExecutable.run("hexd", ["--data-dir", directory.path, "--port", "0", "--discovery-port", "0"], timeout: .seconds(20))
+            #expect(result.status == 1)
+            #expect(result.standardError.contains("schema version 99"))
+        }
+
+        @Test(arguments: [["--bogus"], ["--name"], ["--port", "70000"], ["--announce-interval", "0"], ["--broadcast", "nowhere"], ["extra"]])
+        func hexdRejectsABadCommandLineWithUsage(_ arguments: [String]) async throws {
+            let result = try await PackageExecutable.run("hexd", arguments)
+            #expect(result.status == 64)
+            #expect(result.standardError.hasPrefix("hexd: ") && result.standardError.contains("see hexd --help"))
+        }
+
+        @Test func hexdHelpListsEveryOptionAndVersion() async throws {
+            let help = try await PackageExecutable.run("hexd", ["--help"])
+            #expect(help.status == 0 && help.standardOutput.contains("USAGE: hexd"))
+            for option in ["--data-dir", "--config", "--name", "--port", "--discovery-port", "--broadcast", "--peer", "--announce-interval",
+                           "--app-version", "--legacy", "--log-level", "--max-line", "--idle-timeout", "--link-command", "--link-service",
+                           "--link-concurrency", "--link-timeout", "EXIT CODES"] {
+                #expect(help.standardOutput.contains(option), "\(option)")
+            }
+            #expect(try await PackageExecutable.run("hexd", ["--version"]).standardOutput == HexdVersion.current + "\n")
+        }
     }
 }
 

@@ -3,96 +3,98 @@ import HexKit
 import HexTestSupport
 import Testing
 
-/// `hexctl share` against real daemons whose link provider is a real command.
-@Suite struct ShareTests {
-    /// A link command: prints a link after `delay` seconds, or fails for a file named *fail*.
-    static func linker(in directory: TemporaryDirectory, delay: Double = 0) throws -> String {
-        let path = directory.file("linker.sh")
-        let script = """
-            #!/bin/sh
-            sleep \(delay)
-            case "$1" in
-              *fail*) echo "no permission to share $1" >&2; exit 2;;
-              *) echo "https://cloud.example/s/$(basename "$1")";;
-            esac
-            """
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(script.utf8)))
-        return "/bin/sh \(path) {path}"
-    }
-
-    private func files(_ names: [String], in directory: TemporaryDirectory) -> [String] {
-        names.map { name in
-            let path = directory.file(name)
-            _ = FileManager.default.createFile(atPath: path, contents: Data(name.utf8))
-            return path
+extension ProcessTests {
+    /// `hexctl share` against real daemons whose link provider is a real command.
+    @Suite struct ShareTests {
+        /// A link command: prints a link after `delay` seconds, or fails for a file named *fail*.
+        static func linker(in directory: TemporaryDirectory, delay: Double = 0) throws -> String {
+            let path = directory.file("linker.sh")
+            let script = """
+                #!/bin/sh
+                sleep \(delay)
+                case "$1" in
+                  *fail*) echo "no permission to share $1" >&2; exit 2;;
+                  *) echo "https://cloud.example/s/$(basename "$1")";;
+                esac
+                """
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(script.utf8)))
+            return "/bin/sh \(path) {path}"
         }
-    }
 
-    @Test func sharedFilesReachThePeerAsLinksInSelectionOrder() throws {
-        let work = try TemporaryDirectory()
-        let port = try DaemonProcess.freeDiscoveryPort()
-        let ada = try DaemonProcess(name: "Ada", discoveryPort: port,
-                                    extraArguments: ["--link-command", try Self.linker(in: work), "--link-service", "Dropbox"])
-        let grace = try DaemonProcess(name: "Grace", discoveryPort: port)
-        try waitUntil("Ada lists Grace", timeout: .seconds(10)) { try ada.hexctlJSON([PeerInfo].self, ["peers"]).contains { $0.name == "Grace" } }
-        let paths = files((1...12).map { "file-\($0).pdf" }.reversed(), in: work)
-
-        let result = try ada.hexctl(["share", "--to", "grace", "-d", "Q3", "--json"] + paths)
-        #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardError.isEmpty, "no progress output in --json mode")
-        let hex = try #require(try grace.hexctlJSON([Hex].self, ["inbox"]).first)
-        #expect(hex.hexDescription == "Q3" && hex.senderName == "Ada")
-        #expect(hex.links.map(\.linkDescription) == (1...12).map { "file-\($0).pdf" }.reversed())
-        #expect(hex.links.map(\.url) == (1...12).map { "https://cloud.example/s/file-\($0).pdf" }.reversed())
-        #expect(hex.links.allSatisfy { $0.service == .dropbox })
-
-        let events = try ada.hexctl(["watch"], timeout: .seconds(1)).standardOutput
-        #expect(events.contains("queryProgress") && events.contains("\"12/12\"") && events.contains("queryFinished"))
-    }
-
-    @Test func aFailingFileSendsAndSavesNothingAndIsNamed() throws {
-        let work = try TemporaryDirectory()
-        let port = try DaemonProcess.freeDiscoveryPort()
-        let ada = try DaemonProcess(name: "Ada", discoveryPort: port, extraArguments: ["--link-command", try Self.linker(in: work)])
-        let grace = try DaemonProcess(name: "Grace", discoveryPort: port)
-        try waitUntil("Ada lists Grace", timeout: .seconds(10)) { try ada.hexctlJSON([PeerInfo].self, ["peers"]).contains { $0.name == "Grace" } }
-        let paths = files(["a.txt", "fail.txt", "b.txt"], in: work)
-
-        let sent = try ada.hexctl(["share", "--to", "Grace"] + paths)
-        #expect(sent.status == 1)
-        #expect(sent.standardError.contains("\(work.path)/fail.txt") && sent.standardError.contains("no permission to share"))
-        #expect(try grace.hexctlJSON([Hex].self, ["inbox"]).isEmpty, "nothing half-sent")
-
-        let saved = try ada.hexctl(["share", "--save"] + paths)
-        #expect(saved.status == 1)
-        #expect(try ada.hexctlJSON([Hex].self, ["hexlist"]).isEmpty, "nothing half-saved")
-
-        let missing = try ada.hexctl(["share", "--save", "--provider", "file", work.file("a.txt"), work.file("nope.txt")])
-        #expect(missing.status == 1 && missing.standardError.contains("\(work.path)/nope.txt does not exist"))
-        #expect(try ada.hexctl(["share", "--save", "--provider", "dropbox-api", work.file("a.txt")]).status == 64)
-        #expect(try ada.hexctl(["share", work.file("a.txt")]).status == 64, "--to or --save is required")
-    }
-
-    @Test func aShareInFlightIsListedAndCanBeCancelled() async throws {
-        let work = try TemporaryDirectory()
-        let ada = try DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                    extraArguments: ["--link-command", try Self.linker(in: work, delay: 1), "--link-concurrency", "1"])
-        let paths = files(["one.txt", "two.txt", "three.txt", "four.txt"], in: work)
-        let share = Task.detached { try ada.hexctl(["share", "--save"] + paths, timeout: .seconds(30)) }
-
-        var inFlight: [QueryRegistry.Progress] = []
-        try waitUntil("the share is in flight with one link", timeout: .seconds(10)) {
-            inFlight = try ada.hexctlJSON([QueryRegistry.Progress].self, ["queries"])
-            return inFlight.first.map { $0.answered >= 1 } ?? false
+        private func files(_ names: [String], in directory: TemporaryDirectory) -> [String] {
+            names.map { name in
+                let path = directory.file(name)
+                _ = FileManager.default.createFile(atPath: path, contents: Data(name.utf8))
+                return path
+            }
         }
-        let query = try #require(inFlight.first)
-        #expect(query.total == 4 && query.kind == .shareLinks && query.waiting.count == 4 - query.answered)
-        #expect(try ada.hexctl(["cancel", query.id.uuidString.lowercased()]).status == 0)
 
-        let result = try await share.value
-        #expect(result.status == 1 && result.standardError.contains("cancelled"))
-        #expect(try ada.hexctlJSON([QueryRegistry.Progress].self, ["queries"]).isEmpty)
-        #expect(try ada.hexctlJSON([Hex].self, ["hexlist"]).isEmpty)
-        #expect(try ada.hexctl(["cancel", query.id.uuidString]).status == 1, "it is gone")
+        @Test func sharedFilesReachThePeerAsLinksInSelectionOrder() async throws {
+            let work = try TemporaryDirectory()
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port,
+                                        extraArguments: ["--link-command", try Self.linker(in: work), "--link-service", "Dropbox"])
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSON([PeerInfo].self, ["peers"]).contains { $0.name == "Grace" } }
+            let paths = files((1...12).map { "file-\($0).pdf" }.reversed(), in: work)
+
+            let result = try await ada.hexctl(["share", "--to", "grace", "-d", "Q3", "--json"] + paths)
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardError.isEmpty, "no progress output in --json mode")
+            let hex = try #require(try await grace.hexctlJSON([Hex].self, ["inbox"]).first)
+            #expect(hex.hexDescription == "Q3" && hex.senderName == "Ada")
+            #expect(hex.links.map(\.linkDescription) == (1...12).map { "file-\($0).pdf" }.reversed())
+            #expect(hex.links.map(\.url) == (1...12).map { "https://cloud.example/s/file-\($0).pdf" }.reversed())
+            #expect(hex.links.allSatisfy { $0.service == .dropbox })
+
+            let events = try await ada.hexctl(["watch"], timeout: .seconds(1)).standardOutput
+            #expect(events.contains("queryProgress") && events.contains("\"12/12\"") && events.contains("queryFinished"))
+        }
+
+        @Test func aFailingFileSendsAndSavesNothingAndIsNamed() async throws {
+            let work = try TemporaryDirectory()
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port, extraArguments: ["--link-command", try Self.linker(in: work)])
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSON([PeerInfo].self, ["peers"]).contains { $0.name == "Grace" } }
+            let paths = files(["a.txt", "fail.txt", "b.txt"], in: work)
+
+            let sent = try await ada.hexctl(["share", "--to", "Grace"] + paths)
+            #expect(sent.status == 1)
+            #expect(sent.standardError.contains("\(work.path)/fail.txt") && sent.standardError.contains("no permission to share"))
+            #expect(try await grace.hexctlJSON([Hex].self, ["inbox"]).isEmpty, "nothing half-sent")
+
+            let saved = try await ada.hexctl(["share", "--save"] + paths)
+            #expect(saved.status == 1)
+            #expect(try await ada.hexctlJSON([Hex].self, ["hexlist"]).isEmpty, "nothing half-saved")
+
+            let missing = try await ada.hexctl(["share", "--save", "--provider", "file", work.file("a.txt"), work.file("nope.txt")])
+            #expect(missing.status == 1 && missing.standardError.contains("\(work.path)/nope.txt does not exist"))
+            #expect(try await ada.hexctl(["share", "--save", "--provider", "dropbox-api", work.file("a.txt")]).status == 64)
+            #expect(try await ada.hexctl(["share", work.file("a.txt")]).status == 64, "--to or --save is required")
+        }
+
+        @Test func aShareInFlightIsListedAndCanBeCancelled() async throws {
+            let work = try TemporaryDirectory()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                        extraArguments: ["--link-command", try Self.linker(in: work, delay: 1), "--link-concurrency", "1"])
+            let paths = files(["one.txt", "two.txt", "three.txt", "four.txt"], in: work)
+            let share = Task.detached { try await ada.hexctl(["share", "--save"] + paths, timeout: .seconds(30)) }
+
+            var inFlight: [QueryRegistry.Progress] = []
+            try await waitUntil("the share is in flight with one link", timeout: .seconds(10)) {
+                inFlight = try await ada.hexctlJSON([QueryRegistry.Progress].self, ["queries"])
+                return inFlight.first.map { $0.answered >= 1 } ?? false
+            }
+            let query = try #require(inFlight.first)
+            #expect(query.total == 4 && query.kind == .shareLinks && query.waiting.count == 4 - query.answered)
+            #expect(try await ada.hexctl(["cancel", query.id.uuidString.lowercased()]).status == 0)
+
+            let result = try await share.value
+            #expect(result.status == 1 && result.standardError.contains("cancelled"))
+            #expect(try await ada.hexctlJSON([QueryRegistry.Progress].self, ["queries"]).isEmpty)
+            #expect(try await ada.hexctlJSON([Hex].self, ["hexlist"]).isEmpty)
+            #expect(try await ada.hexctl(["cancel", query.id.uuidString]).status == 1, "it is gone")
+        }
     }
 }

@@ -11,7 +11,7 @@ import Testing
         return configuration
     }
 
-    @Test func defaults() throws {
+    @Test func defaults() async throws {
         let configuration = try resolve([], environment: ["HOME": "/home/u"])
         #expect(configuration.dataDirectory.path == "/home/u/.local/share/hexd")
         #expect(configuration.tcpPort == 18521 && configuration.discoveryPort == 18520)
@@ -20,7 +20,7 @@ import Testing
         #expect(configuration.appVersion == "2.0.0" && !configuration.legacy && configuration.logLevel == .info)
     }
 
-    @Test func flagsBeatTheEnvironmentWhichBeatsTheFileWhichBeatsTheDefaults() throws {
+    @Test func flagsBeatTheEnvironmentWhichBeatsTheFileWhichBeatsTheDefaults() async throws {
         let file = """
             # a comment
             port = 1000
@@ -40,7 +40,7 @@ import Testing
         #expect(try resolve(["--port=5000", "--legacy"], environment: [:]).tcpPort == 5000)
     }
 
-    @Test func anExplicitConfigFileMustExist() throws {
+    @Test func anExplicitConfigFileMustExist() async throws {
         #expect(throws: UsageError.self) { try resolve(["--config", "/nonexistent.conf"]) }
         #expect(try resolve(["--config", "/etc/custom.conf"], file: "port = 7").tcpPort == 7)
     }
@@ -56,12 +56,21 @@ import Testing
         #expect(throws: UsageError.self) { try resolve(arguments) }
     }
 
+    @Test func theLinkCommandNeedsAPathPlaceholder() async throws {
+        let configuration = try resolve(["--link-command", "tool link {path}", "--link-service", "Box", "--link-concurrency", "2", "--link-timeout", "1.5"])
+        #expect(configuration.linkCommand == "tool link {path}" && configuration.linkService == .box)
+        #expect(configuration.linkConcurrency == 2 && configuration.linkTimeout == .milliseconds(1_500))
+        #expect(try resolve([]).linkCommand == nil)
+        #expect { try resolve(["--link-command", "tool link"]) } throws: { "\($0)".contains("a command containing {path}") }
+        #expect(throws: UsageError.self) { try resolve(["--link-concurrency", "0"]) }
+    }
+
     @Test func anErrorNamesWhereTheValueCameFrom() {
         #expect { try resolve([], environment: ["HEXD_PORT": "x"]) } throws: { "\($0)" == "HEXD_PORT needs a port from 0 to 65535, not 'x'" }
         #expect { try resolve(["--port", "x"]) } throws: { "\($0)" == "--port needs a port from 0 to 65535, not 'x'" }
     }
 
-    @Test func helpAndVersionAreRequests() throws {
+    @Test func helpAndVersionAreRequests() async throws {
         guard case .help = try DaemonConfiguration.resolve(arguments: ["-h"], environment: [:]) else { throw UsageError("not help") }
         guard case .version = try DaemonConfiguration.resolve(arguments: ["--version"], environment: [:]) else { throw UsageError("not version") }
     }

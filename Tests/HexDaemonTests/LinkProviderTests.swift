@@ -90,6 +90,17 @@ import Testing
         #expect(most == 2)
     }
 
+    /// Hundreds of commands back to back, four at a time: their pipes and processes come and go
+    /// while others are spawned (this once crashed the event loop). Bounded: 400 short commands.
+    @Test func manyCommandsInARowAreAllAnswered() async throws {
+        let provider = CommandLinkProvider(template: "/bin/echo https://x.example/{path}", service: .unknown, timeout: .seconds(10), concurrency: 4)
+        let links = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<400 { group.addTask { try await provider.link(for: "f\(index)") } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(links == Set((0..<400).map { "https://x.example/f\($0)" }))
+    }
+
     @Test func fileAndURLProvidersCheckTheirInput() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("my notes.txt")

@@ -65,7 +65,7 @@ import Testing
         #expect(table.observe(beacon(.bye), from: home, at: start) == .none)
     }
 
-    @Test func peersAreFoundByNameOrUUIDPrefix() throws {
+    @Test func peersAreFoundByNameOrUUIDPrefix() async throws {
         var table = PeerTable(ownUUID: Self.own)
         _ = table.observe(beacon(name: "Bob"), from: home, at: start)
         _ = table.observe(beacon(peer: "22223333-0000-4000-8000-000000000000", name: "Bobby"), from: home, at: start)

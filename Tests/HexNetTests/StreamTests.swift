@@ -104,7 +104,7 @@ import Glibc
         #expect { _ = try StreamListener.unix(path: path) } throws: { "\($0)".contains("1 to 107 bytes") }
     }
 
-    @Test func noDaemonMeansConnectFails() throws {
+    @Test func noDaemonMeansConnectFails() async throws {
         let directory = try TemporaryDirectory()
         #expect { _ = try StreamConnector.unix(path: directory.file("none.sock")) } throws: { ($0 as? SocketError)?.code == ENOENT }
     }
@@ -140,7 +140,8 @@ import Glibc
 @Suite struct DescriptorReuseTests {
     /// Descriptors are reused as soon as a socket closes. A readiness wait must not be lost
     /// because the previous socket with the same number was still registered with the event
-    /// loop (libdispatch needs its cancel handler to run first). Bounded: 3000 round trips.
+    /// loop (libdispatch needs its cancel handler to run first): such a wait never ends, so each
+    /// step's 10 s bound catches it. Bounded: 3000 round trips.
     @Test func rapidConnectRoundTripCloseCyclesNeverLoseAnEvent() async throws {
         let listener = try StreamListener.tcp(address: .loopback, port: 0)
         let server = Task {
@@ -156,9 +157,9 @@ import Glibc
         defer { server.cancel() }
         for index in 0..<3_000 {
             let client = StreamConnection(
-                socket: try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(2)), maximumLineLength: 100)
-            try await client.writeLine(Array("\(index)".utf8), timeout: .seconds(2))
-            #expect(try await client.readLine(idleTimeout: .seconds(2)) == .line(Array("\(index)".utf8)))
+                socket: try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(10)), maximumLineLength: 100)
+            try await client.writeLine(Array("\(index)".utf8), timeout: .seconds(10))
+            #expect(try await client.readLine(idleTimeout: .seconds(10)) == .line(Array("\(index)".utf8)))
         }
     }
 }

@@ -17,7 +17,7 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Starts `hexd` and returns once its control socket answers `status`.
     /// - Parameter directory: an earlier daemon's directory, to restart it; a new one by default.
-    public init(name: String, discoveryPort: UInt16, interval: Double = 0.3, directory: TemporaryDirectory? = nil, extraArguments: [String] = []) throws {
+    public init(name: String, discoveryPort: UInt16, interval: Double = 0.3, directory: TemporaryDirectory? = nil, extraArguments: [String] = []) async throws {
         self.name = name
         self.directory = try directory ?? TemporaryDirectory()
         logPath = self.directory.file("hexd-\(UUID().uuidString.prefix(8)).log")
@@ -30,9 +30,10 @@ public final class DaemonProcess: @unchecked Sendable {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        try waitUntil("\(name) answers status", timeout: .seconds(20)) {
+        let process = process
+        try await waitUntil("\(name) answers status", timeout: .seconds(20)) { [self] in
             guard process.isRunning else { throw DaemonExited(name: name, log: log) }
-            return try hexctl(["status"]).status == 0
+            return try await hexctl(["status"]).status == 0
         }
     }
 
@@ -48,13 +49,13 @@ public final class DaemonProcess: @unchecked Sendable {
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Runs `hexctl` against this daemon.
-    public func hexctl(_ arguments: [String], input: Data = Data(), timeout: Duration = .seconds(30)) throws -> ProcessResult {
-        try PackageExecutable.run("hexctl", arguments, input: input, environment: ["HEXD_DATA_DIR": dataDirectory], timeout: timeout)
+    public func hexctl(_ arguments: [String], input: Data = Data(), timeout: Duration = .seconds(30)) async throws -> ProcessResult {
+        try await PackageExecutable.run("hexctl", arguments, input: input, environment: ["HEXD_DATA_DIR": dataDirectory], timeout: timeout)
     }
 
     /// `hexctl <arguments> --json`, decoded.
-    public func hexctlJSON<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
-        let result = try hexctl(arguments + ["--json"])
+    public func hexctlJSON<T: Decodable>(_ type: T.Type, _ arguments: [String]) async throws -> T {
+        let result = try await hexctl(arguments + ["--json"])
         guard result.status == 0 else { throw DaemonExited(name: name, log: "hexctl \(arguments) failed (\(result.status)): \(result.standardError)") }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -86,11 +87,11 @@ public struct DaemonExited: Error, CustomStringConvertible {
 }
 
 /// Polls `condition` every 50 ms until it holds; throws after `timeout` (bounded, never hangs).
-public func waitUntil(_ what: String, timeout: Duration, _ condition: () throws -> Bool) throws {
+public func waitUntil(_ what: String, timeout: Duration, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-        if try condition() { return }
-        Thread.sleep(forTimeInterval: 0.05)
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(50))
     }
     throw WaitTimedOut(what: what)
 }

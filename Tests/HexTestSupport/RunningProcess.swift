@@ -18,12 +18,13 @@ public enum PackageExecutable {
         return components.dropLast().joined(separator: "/")
     }()
 
-    /// Runs `name` with `arguments`, feeding it `input`, and waits for it to end.
+    /// Runs `name` with `arguments`, feeding it `input`, and waits for it to end, without
+    /// blocking a thread of the cooperative pool (tests run there, two threads on two cores).
     /// - Parameter timeout: the process is killed after this long, and the result says so.
     public static func run(
         _ name: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
         timeout: Duration = .seconds(30)
-    ) throws -> ProcessResult {
+    ) async throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binDirectory + "/" + name)
         process.arguments = arguments
@@ -32,6 +33,8 @@ public enum PackageExecutable {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
+        let exited = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
         try process.run()
 
         let timer = DispatchSource.makeTimerSource()
@@ -46,25 +49,25 @@ public enum PackageExecutable {
         let errors = Collector(stderr.fileHandleForReading)
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, standardOutput: output.finish(), standardError: errors.finish())
+        var status: Int32 = -1
+        for await code in exited.stream { status = code }
+        return ProcessResult(status: status, standardOutput: await output.finish(), standardError: await errors.finish())
     }
 
-    /// Reads a pipe to its end on a background queue.
-    private final class Collector: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var data = Data()
+    /// Reads a pipe to its end on a dispatch thread (never a cooperative one).
+    private final class Collector: Sendable {
+        private let reading: Task<String, Never>
 
         init(_ handle: FileHandle) {
-            DispatchQueue.global().async { [self] in
-                data = handle.readDataToEndOfFile()
-                done.signal()
+            reading = Task {
+                await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async {
+                        continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+                    }
+                }
             }
         }
 
-        func finish() -> String {
-            done.wait()
-            return String(decoding: data, as: UTF8.self)
-        }
+        func finish() async -> String { await reading.value }
     }
 }
