@@ -26,14 +26,6 @@ public final class Socket: Sendable {
         self.init(adopting: descriptor)
     }
 
-    /// Owns a duplicate of any stream descriptor (a pipe, say), so it can be read without
-    /// blocking a thread while its original stays with its owner.
-    public convenience init(duplicating descriptor: Int32) throws(SocketError) {
-        let duplicate = dup(descriptor)
-        guard duplicate >= 0 else { throw SocketError("duplicate descriptor \(descriptor)") }
-        self.init(adopting: duplicate)
-    }
-
     deinit { close(descriptor) }
 
     /// Stops both directions: a task waiting to read wakes and sees the end of the stream.
@@ -90,7 +82,7 @@ public final class Socket: Sendable {
 
     /// Reads what is available into `buffer`; waits while nothing is.
     /// - Returns: the number of bytes read, 0 at the end of the stream.
-    public func read(into buffer: inout [UInt8], timeout: Duration?) async throws -> Int {
+    func read(into buffer: inout [UInt8], timeout: Duration?) async throws -> Int {
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count >= 0 { return count }
