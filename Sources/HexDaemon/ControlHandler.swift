@@ -85,10 +85,9 @@ struct ControlHandler: Sendable {
     private func peers() async -> [PeerInfo] {
         let now = ContinuousClock.now
         return await discovery.peers.map { peer in
-            let seen = (now - peer.lastSeen).components
-            return PeerInfo(uuid: peer.uuid, name: peer.name, versionID: peer.versionID, endpoint: peer.endpoint.description,
+            PeerInfo(uuid: peer.uuid, name: peer.name, versionID: peer.versionID, endpoint: peer.endpoint.description,
                             addresses: peer.addresses.map(\.description), legacy: peer.isLegacy,
-                            lastSeen: Double(seen.seconds) + Double(seen.attoseconds) / 1e18)
+                            lastSeen: (now - peer.lastSeen).inSeconds)
         }
     }
 
@@ -121,14 +120,13 @@ struct ControlHandler: Sendable {
     private func deliver(_ envelope: DataSendWrapper, to destination: Destination, request: ControlRequest, timeout seconds: Double? = nil) async throws -> SendReport {
         var envelope = envelope
         if request.wait == false { envelope.messageID = nil }
-        let timeout = Duration.milliseconds(Int((seconds ?? request.timeout ?? 5) * 1_000))
+        let timeout = Duration.seconds(seconds ?? request.timeout ?? 5)
         do {
             let delivery = try await EnvelopeSender.send(envelope, to: destination.endpoint, timeout: timeout, maximumLineLength: configuration.maximumLineLength)
             await events.publish(.sendAcked, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID,
                                  message: delivery.status?.rawValue ?? "sent")
-            let elapsed = delivery.elapsed.components
             return SendReport(peer: destination.label, messageID: envelope.messageID, status: delivery.status, message: delivery.message,
-                              milliseconds: Double(elapsed.seconds) * 1_000 + Double(elapsed.attoseconds) / 1e15)
+                              milliseconds: delivery.elapsed.inSeconds * 1_000)
         } catch {
             await events.publish(.sendFailed, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID, message: error.message)
             throw error
@@ -146,7 +144,7 @@ struct ControlHandler: Sendable {
             return id
         } ?? UUID()
         let gathered = try await share.links(
-            for: request.files ?? [], query: query, provider: request.provider, timeout: .milliseconds(Int((request.timeout ?? 120) * 1_000)))
+            for: request.files ?? [], query: query, provider: request.provider, timeout: .seconds(request.timeout ?? 120))
         let links = try Self.links(gathered)
         let description = request.description ?? ""
         let color = request.color ?? HexColor.fallback

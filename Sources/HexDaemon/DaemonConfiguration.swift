@@ -113,7 +113,7 @@ public struct DaemonConfiguration: Sendable {
         }
         func seconds(_ text: String) -> Duration? {
             guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else { return nil }
-            return .milliseconds(Int(seconds * 1_000))
+            return .seconds(seconds)
         }
 
         var configuration = DaemonConfiguration(dataDirectory: dataDirectory)

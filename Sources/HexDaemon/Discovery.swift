@@ -149,7 +149,7 @@ actor Discovery {
 
     private func beacon(_ kind: Beacon.Kind) -> Beacon {
         Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name, versionID: configuration.appVersion,
-               port: tcpPort, interval: Double(configuration.announceInterval.components.seconds) + Double(configuration.announceInterval.components.attoseconds) / 1e18,
+               port: tcpPort, interval: configuration.announceInterval.inSeconds,
                capabilities: configuration.legacy ? [] : ["ack"])
     }
 

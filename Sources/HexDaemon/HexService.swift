@@ -98,20 +98,11 @@ actor HexService {
 
     /// The one hex whose id starts with `prefix` (case-insensitive), in `location` or anywhere.
     private func hex(matching prefix: String, in location: HexLocation?) throws -> Hex {
-        let wanted = prefix.uppercased()
-        guard !wanted.isEmpty else { throw ControlError(.usage, "a hex id is needed") }
-        let candidates = location.map { [$0] } ?? HexLocation.allCases
-        let matches = try candidates.flatMap { try manager.hexes(in: $0) }.filter { $0.id.uuidString.uppercased().hasPrefix(wanted) }
+        guard !prefix.isEmpty else { throw ControlError(.usage, "a hex id is needed") }
+        let matches = try manager.hexes(idPrefix: prefix, in: location)
         let place = location.map { $0 == .inbox ? "the inbox" : "My Hexlist" } ?? "the inbox or My Hexlist"
         guard let match = matches.first else { throw ControlError(.notFound, "no hex \(prefix) in \(place)") }
         guard matches.count == 1 else { throw ControlError(.notFound, "\(prefix) matches \(matches.count) hexes in \(place); give more of the id") }
         return match
-    }
-}
-
-extension HexManager {
-    /// The hexes of one location.
-    func hexes(in location: HexLocation) throws -> [Hex] {
-        location == .inbox ? try inbox() : try myHexlist()
     }
 }

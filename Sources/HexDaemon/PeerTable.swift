@@ -48,7 +48,7 @@ struct PeerTable {
         }
         var peer = Peer(
             uuid: uuid, name: beacon.name, versionID: beacon.versionID, instance: beacon.instance, addresses: [address],
-            port: beacon.port, interval: .milliseconds(Int(beacon.interval * 1_000)), capabilities: beacon.capabilities, lastSeen: now)
+            port: beacon.port, interval: .seconds(beacon.interval), capabilities: beacon.capabilities, lastSeen: now)
         guard let known = peers[uuid] else {
             peers[uuid] = peer
             return .found(peer)

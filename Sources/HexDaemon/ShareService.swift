@@ -37,7 +37,7 @@ struct ShareService: Sendable {
         }
         guard opened else { throw ControlError(.usage, paths.isEmpty ? "give at least one file" : "a query \(id.uuidString) is in flight already") }
 
-        let unique = Array(Set(paths))
+        let unique = paths.uniqued()
         let workers = Task {
             await withTaskGroup(of: Void.self) { group in
                 for path in unique {
@@ -57,7 +57,7 @@ struct ShareService: Sendable {
         switch outcome {
         case .delivered(let links):
             await events.publish(.queryFinished, id: id.uuidString, message: "delivered")
-            return zip(paths.uniqued(), links).map { path, link in
+            return zip(unique, links).map { path, link in
                 LinkJM(url: link, linkDescription: Self.describe(path, link: link, provider: providerName), service: provider.service)
             }
         case .failed(let path, let reason):

@@ -180,6 +180,11 @@ public struct HexManager {
         return hex
     }
 
+    /// The hexes whose id starts with `prefix` (any case), in `location` or anywhere.
+    public func hexes(idPrefix prefix: String, in location: HexLocation?) throws -> [Hex] {
+        try repository.hexes(idPrefix: prefix, in: location)
+    }
+
     /// Deletes a hex from the inbox or My Hexlist.
     public func delete(id: UUID) throws {
         guard try repository.delete(id: id) else { throw HexManagerError.hexNotFound(id, in: nil) }

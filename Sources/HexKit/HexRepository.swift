@@ -17,6 +17,9 @@ public protocol HexRepository {
     /// The hexes of a location with their links: the inbox newest first, My Hexlist in user order.
     func hexes(in location: HexLocation) throws -> [Hex]
 
+    /// The hexes whose id (uppercase) starts with `prefix`, in `location` or anywhere, with their links.
+    func hexes(idPrefix prefix: String, in location: HexLocation?) throws -> [Hex]
+
     /// How many inbox hexes are not checked yet.
     func uncheckedCount() throws -> Int
 

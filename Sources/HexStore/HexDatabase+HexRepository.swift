@@ -39,6 +39,13 @@ extension HexDatabase: HexRepository {
         try hexes(where: "location = ?", [.text(location.rawValue)])
     }
 
+    public func hexes(idPrefix prefix: String, in location: HexLocation?) throws -> [Hex] {
+        let matchesPrefix = "substr(id, 1, ?) = ?"
+        let arguments: [SQLiteValue] = [.integer(Int64(prefix.utf8.count)), .text(prefix.uppercased())]
+        guard let location else { return try hexes(where: matchesPrefix, arguments) }
+        return try hexes(where: matchesPrefix + " AND location = ?", arguments + [.text(location.rawValue)])
+    }
+
     public func uncheckedCount() throws -> Int {
         Int(try connection.integer("SELECT COUNT(*) FROM hex WHERE location = 'inbox' AND checked = 0") ?? 0)
     }

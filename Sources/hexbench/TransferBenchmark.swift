@@ -174,7 +174,7 @@ struct BenchFailure: Error, CustomStringConvertible {
 }
 
 func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+    duration.inSeconds * 1_000
 }
 
 func median(_ values: [Double]) -> Double { percentile(values, 0.5) }

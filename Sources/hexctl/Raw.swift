@@ -8,7 +8,7 @@ func runRaw(_ invocation: Invocation) async throws -> ExitCode {
     var timeout = Duration.seconds(2)
     if let text = invocation.arguments.value("timeout") {
         guard let seconds = Double(text), seconds > 0 else { throw UsageError("--timeout needs seconds, not '\(text)'") }
-        timeout = .milliseconds(Int(seconds * 1_000))
+        timeout = .seconds(seconds)
     }
     var bytes = Array(try readInput(words[1]))
     if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }

@@ -92,3 +92,21 @@ import Testing
         #expect(try database.connection.integer("PRAGMA synchronous") == synchronous)
     }
 }
+
+@Suite struct PrefixLookupTests {
+    @Test func hexesAreFoundByAPrefixOfTheirIdInALocation() throws {
+        let directory = try TemporaryDirectory()
+        let database = try HexDatabase(path: directory.file("db.sqlite"))
+        let inbox = sampleHex("inbox")
+        let mine = sampleHex("mine", location: .myHexlist)
+        _ = try database.insert(inbox, messageID: nil)
+        _ = try database.insert(mine, messageID: nil)
+        let prefix = String(inbox.id.uuidString.prefix(6))
+        #expect(try database.hexes(idPrefix: prefix.lowercased(), in: nil) == [inbox])
+        #expect(try database.hexes(idPrefix: prefix, in: .inbox) == [inbox])
+        #expect(try database.hexes(idPrefix: inbox.id.uuidString, in: .myHexlist).isEmpty, "not in the other location")
+        #expect(try database.hexes(idPrefix: mine.id.uuidString, in: .myHexlist) == [mine])
+        #expect(try database.hexes(idPrefix: "", in: nil).count == 2, "the empty prefix matches everything")
+        #expect(try database.hexes(idPrefix: "%_'", in: nil).isEmpty, "no pattern characters: a prefix is compared as text")
+    }
+}
