@@ -27,10 +27,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .target(name: "HexKit", swiftSettings: strictSettings),
+        .target(name: "HexJSON", swiftSettings: strictSettings),
+        .target(name: "HexKit", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .target(name: "HexStore", dependencies: ["HexKit", "CSQLite"], swiftSettings: strictSettings),
         .target(name: "HexNet", swiftSettings: strictSettings),
-        .target(name: "HexControl", dependencies: ["HexKit", "HexNet"], swiftSettings: strictSettings),
+        .target(name: "HexControl", dependencies: ["HexJSON", "HexKit", "HexNet"], swiftSettings: strictSettings),
         .target(name: "HexCommandLine", swiftSettings: strictSettings),
         .target(name: "HexDaemon", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),

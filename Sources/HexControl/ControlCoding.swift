@@ -1,3 +1,4 @@
+import HexJSON
 import HexKit
 
 /// JSON as the control socket writes and reads it: compact, sorted keys, ISO 8601 dates.
@@ -9,9 +10,9 @@ public enum ControlCoding {
         return Array(try encoder.encode(value))
     }
 
+    /// Reads with this package's own JSON reader (Foundation's traps on some hostile input).
+    /// - Throws: `JSONError` when the bytes are not JSON, `DecodingError` when they do not fit `type`.
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(type, from: Data(bytes))
+        try JSONValueDecoder().decode(type, from: bytes)
     }
 }

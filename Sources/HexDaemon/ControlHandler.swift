@@ -120,7 +120,7 @@ struct ControlHandler: Sendable {
     private func deliver(_ envelope: DataSendWrapper, to destination: Destination, request: ControlRequest, timeout seconds: Double? = nil) async throws -> SendReport {
         var envelope = envelope
         if request.wait == false { envelope.messageID = nil }
-        let timeout = Duration.seconds(seconds ?? request.timeout ?? 5)
+        let timeout = try seconds.map { Duration.seconds($0) } ?? Self.timeout(request.timeout, default: 5)
         do {
             let delivery = try await EnvelopeSender.send(envelope, to: destination.endpoint, timeout: timeout, maximumLineLength: configuration.maximumLineLength)
             await events.publish(.sendAcked, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID,
@@ -144,7 +144,7 @@ struct ControlHandler: Sendable {
             return id
         } ?? UUID()
         let gathered = try await share.links(
-            for: request.files ?? [], query: query, provider: request.provider, timeout: .seconds(request.timeout ?? 120))
+            for: request.files ?? [], query: query, provider: request.provider, timeout: try Self.timeout(request.timeout, default: 120))
         let links = try Self.links(gathered)
         let description = request.description ?? ""
         let color = request.color ?? HexColor.fallback
@@ -158,6 +158,15 @@ struct ControlHandler: Sendable {
     private static func links(_ links: [LinkJM]?) throws -> [Link] {
         guard let links, !links.isEmpty else { throw ControlError(.usage, "a hex needs at least one link") }
         return links.map { Link(url: $0.url ?? "", linkDescription: $0.linkDescription ?? "", service: $0.service ?? .unknown) }
+    }
+
+    /// A request's `timeout` in seconds: more than 0 and at most a day.
+    private static func timeout(_ seconds: Double?, default defaultSeconds: Double) throws -> Duration {
+        guard let seconds else { return .seconds(defaultSeconds) }
+        guard seconds > 0, let duration = Duration.seconds(validating: seconds, in: 0...86_400) else {
+            throw ControlError(.usage, "\"timeout\" must be seconds, more than 0 and at most 86400")
+        }
+        return duration
     }
 
     private static func required<T>(_ value: T?, _ name: String) throws -> T {

@@ -66,8 +66,9 @@ private final class OneShotWait: Sendable {
         var sources = [Source(source: watch)]
         if let timeout {
             let timer = DispatchSource.makeTimerSource(queue: .global())
-            let (seconds, attoseconds) = timeout.components
-            timer.schedule(deadline: .now() + .nanoseconds(Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)))
+            // At most about 31 years: no product of seconds can overflow.
+            let seconds = min(Double(timeout.components.seconds), 1e9) + Double(timeout.components.attoseconds) / 1e18
+            timer.schedule(deadline: .now() + .nanoseconds(Int(seconds * 1e9)))
             timer.setEventHandler { [self] in finish(throwing: SocketError.timedOut(operation)) }
             sources.append(Source(source: timer))
         }

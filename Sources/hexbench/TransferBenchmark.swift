@@ -71,7 +71,7 @@ struct TransferBenchmark {
     }
 
     /// Connects, writes one line and waits for one line back, once per line; milliseconds each.
-    private func roundTrips(_ lines: [Data], port: UInt16, check: ([UInt8]) -> Bool) async throws -> [Double] {
+    private func roundTrips(_ lines: [[UInt8]], port: UInt16, check: ([UInt8]) -> Bool) async throws -> [Double] {
         var times: [Double] = []
         for line in lines {
             let start = ContinuousClock.now

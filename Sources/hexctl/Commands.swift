@@ -111,17 +111,13 @@ let sendOptions = [
 /// A send-type request with the shared options read.
 func sendRequest(_ command: ControlCommand, _ invocation: Invocation) throws -> ControlRequest {
     guard let peer = invocation.arguments.value("to") else { throw UsageError("--to <peer> is required") }
-    var timeout: Double?
-    if let text = invocation.arguments.value("timeout") {
-        guard let seconds = Double(text), seconds > 0 else { throw UsageError("--timeout needs seconds, not '\(text)'") }
-        timeout = seconds
-    }
+    let timeout = try invocation.seconds("timeout")
     return ControlRequest(command, to: peer, wait: !invocation.arguments.flag("no-wait"), timeout: timeout,
                           legacy: invocation.arguments.flag("legacy") ? true : nil)
 }
 
 func send(_ request: ControlRequest, _ invocation: Invocation) async throws -> ExitCode {
-    let wait = Duration.seconds(Int((request.timeout ?? 5).rounded(.up)) + 10)
+    let wait = Duration.seconds((request.timeout ?? 5) + 10)
     return printResult(try await invocation.result(\.send, of: request, timeout: wait), invocation) { Output.send($0) }
 }
 

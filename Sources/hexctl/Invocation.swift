@@ -1,5 +1,6 @@
 import HexCommandLine
 import HexControl
+import HexKit
 import HexStore
 
 /// One run of a command: its parsed arguments and the common settings.
@@ -29,6 +30,17 @@ struct Invocation: Sendable {
         }
         return value
     }
+
+    /// The value of a seconds option (`--timeout`): a number above 0, at most a day.
+    func seconds(_ option: String) throws(UsageError) -> Double? {
+        guard let text = arguments.value(option) else { return nil }
+        guard let seconds = Double(text), Duration.seconds(validating: seconds, in: Self.secondsRange) != nil, seconds > 0 else {
+            throw UsageError("--\(option) needs seconds, more than 0 and at most \(Int(Self.secondsRange.upperBound)), not '\(text)'")
+        }
+        return seconds
+    }
+
+    static let secondsRange = 0.0...86_400
 
     func connect() throws -> ControlClient {
         let path = dataDirectory.path + "/" + ControlClient.socketName

@@ -22,11 +22,12 @@ struct HexInput {
         var links: [LinkJM] = []
         if let path = invocation.arguments.value("file") {
             let data = try readInput(path)
-            if let hex = try? JSONDecoder().decode(HexJM.self, from: data), hex.links != nil || hex.hexDescription != nil {
+            if let hex = try Self.read(path, { () throws(EnvelopeDecodingError) in try HexJM.decode(from: data) }),
+               hex.links != nil || hex.hexDescription != nil {
                 links = hex.links ?? []
                 description = hex.hexDescription
                 color = hex.hexColor
-            } else if let array = try? JSONDecoder().decode([LinkJM].self, from: data) {
+            } else if let array = try Self.read(path, { () throws(EnvelopeDecodingError) in try LinkJM.decodeList(from: data) }) {
                 links = array
             } else {
                 throw UsageError("\(path) is neither a hex object nor an array of links")
@@ -42,5 +43,16 @@ struct HexInput {
         self.links = links
         description = invocation.arguments.value("description") ?? description
         color = invocation.arguments.value("color") ?? color
+    }
+
+    /// Runs one of the tolerant readers on a file, its failure said as a usage error naming the file.
+    private static func read<T>(_ path: String, _ body: () throws(EnvelopeDecodingError) -> T) throws(UsageError) -> T {
+        do {
+            return try body()
+        } catch .exceedsLimit(let reason, _) {
+            throw UsageError("\(path) is too large: \(reason)")
+        } catch {
+            throw UsageError("\(path) is not valid JSON")
+        }
     }
 }

@@ -29,7 +29,7 @@ enum Output {
         guard !peers.isEmpty else { return "no peers" }
         let rows = [["NAME", "UUID", "VERSION", "ENDPOINT", "SEEN"]] + peers.map { peer in
             [json(peer.name), peer.uuid, json(peer.versionID) + (peer.legacy ? " (legacy)" : ""), peer.endpoint,
-             String(Int(peer.lastSeen.rounded())) + "s ago"]
+             String(Int(clamping: peer.lastSeen.rounded())) + "s ago"]
         }
         let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
@@ -50,7 +50,8 @@ enum Output {
     }
 
     static func send(_ report: SendReport) -> String {
-        let milliseconds = String(Int(report.milliseconds * 10) / 10) + "." + String(Int(report.milliseconds * 10) % 10)
+        let tenths = Int(clamping: report.milliseconds * 10)
+        let milliseconds = "\(tenths / 10).\(tenths % 10)"
         let outcome = report.status.map { "\($0.rawValue) by \(report.peer)" } ?? "sent to \(report.peer)"
         return "\(outcome) in \(milliseconds) ms: \(report.message)"
     }

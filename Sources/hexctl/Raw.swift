@@ -5,11 +5,7 @@ import HexNet
 func runRaw(_ invocation: Invocation) async throws -> ExitCode {
     let words = invocation.arguments.positionals
     guard words.count == 2, let endpoint = Endpoint(parsing: words[0]) else { throw UsageError("give HOST:PORT and an envelope file") }
-    var timeout = Duration.seconds(2)
-    if let text = invocation.arguments.value("timeout") {
-        guard let seconds = Double(text), seconds > 0 else { throw UsageError("--timeout needs seconds, not '\(text)'") }
-        timeout = .seconds(seconds)
-    }
+    let timeout = Duration.seconds(try invocation.seconds("timeout") ?? 2)
     var bytes = Array(try readInput(words[1]))
     if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
 

@@ -48,11 +48,7 @@ private func share(_ invocation: Invocation) async throws -> ExitCode {
     guard !files.isEmpty else { throw UsageError("give at least one file") }
     let save = arguments.flag("save")
     guard save != (arguments.value("to") != nil) else { throw UsageError("give either --to <peer> or --save") }
-    var seconds = 120.0
-    if let text = arguments.value("timeout") {
-        guard let value = Double(text), value > 0 else { throw UsageError("--timeout needs seconds, not '\(text)'") }
-        seconds = value
-    }
+    let seconds = try invocation.seconds("timeout") ?? 120
     let query = UUID().uuidString
     let request = ControlRequest(.share, to: arguments.value("to"), description: arguments.value("description"), color: arguments.value("color"),
                                  timeout: seconds, legacy: arguments.flag("legacy") ? true : nil, files: files,
@@ -60,7 +56,7 @@ private func share(_ invocation: Invocation) async throws -> ExitCode {
     let progress = isatty(STDERR_FILENO) == 1 && !invocation.json ? Task { await showProgress(of: query, invocation) } : nil
     let response: ControlResponse
     do {
-        response = try await invocation.request(request, timeout: .seconds(Int(seconds) + 30))
+        response = try await invocation.request(request, timeout: .seconds(seconds + 30))
         progress?.cancel()
     } catch {
         progress?.cancel()

@@ -101,6 +101,7 @@ import Testing
         case .malformedJSON: "malformedJSON"
         case .notAnObject: "notAnObject"
         case .missingKey(let key, _): "missingKey:\(key)"
+        case .exceedsLimit: "exceedsLimit"
         }
     }
 

@@ -1,5 +1,8 @@
 /// A link as it travels on the wire. Every field is optional: what a peer left out stays nil here
 /// and gets its default only when `HexManager` turns the link into a stored `Link`.
+///
+/// From a peer it is read by the tolerance rules (`EnvelopeReader`); its `Codable` form is strict
+/// and serves the control socket, where hexctl is the writer.
 public struct LinkJM: Sendable, Hashable, Codable {
     public var url: String?
     public var linkDescription: String?
@@ -13,14 +16,6 @@ public struct LinkJM: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case url, linkDescription, service
-    }
-
-    /// Tolerant: unknown keys are ignored; a missing, null or wrong-typed field is nil.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        url = container.lenientString(forKey: .url)
-        linkDescription = container.lenientString(forKey: .linkDescription)
-        service = container.lenientString(forKey: .service).map(Service.init(rawValue:))
     }
 
     /// Fields that are nil are left out, as the original app did.

@@ -1,5 +1,8 @@
 /// A hex as it travels on the wire (the `jmObject` of a Store). Every field is optional; the
 /// stored-only fields (UUID, location, timestamp) are never carried.
+///
+/// From a peer it is read by the tolerance rules (`EnvelopeReader`); its `Codable` form is strict
+/// and serves the control socket, where hexctl is the writer.
 public struct HexJM: Sendable, Hashable, Codable {
     public var senderUUID: String?
     public var senderName: String?
@@ -20,17 +23,6 @@ public struct HexJM: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case senderUUID, senderName, hexDescription, hexColor, links
-    }
-
-    /// Tolerant: unknown keys are ignored; a missing, null or wrong-typed field is nil; entries of
-    /// `links` that are not objects are dropped.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        senderUUID = container.lenientString(forKey: .senderUUID)
-        senderName = container.lenientString(forKey: .senderName)
-        hexDescription = container.lenientString(forKey: .hexDescription)
-        hexColor = container.lenientString(forKey: .hexColor)
-        links = container.lenientArray(of: LinkJM.self, forKey: .links)
     }
 
     /// Fields that are nil are left out, as the original app did.
