@@ -38,6 +38,7 @@ let package = Package(
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .target(name: "HexTestSupport", dependencies: ["HexKit", "HexStore", "HexNet"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
+        .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),

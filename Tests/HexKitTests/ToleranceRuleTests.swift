@@ -79,6 +79,23 @@ import Testing
         #expect(try decode(#"{"versionID":"1.0","operationType":"Other","jmObject":{"senderName":"A"}}"#).hex == nil)
     }
 
+    @Test func aStringifiedJMObjectIsReadAsTheObjectItHolds() throws {
+        let inner = #"{\"senderName\":\"A\",\"links\":[{\"url\":\"https:\\/\\/x\"}]}"#
+        let envelope = try decode(#"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","jmObject":"\#(inner)"}"#)
+        #expect(envelope.hex == HexJM(senderName: "A", links: [LinkJM(url: "https://x")]))
+        let opaque = try decode(#"{"versionID":"1.0","operationType":"Sync","jmObjectType":"Folder","jmObject":" {\"n\" : [1, 2]} "}"#)
+        #expect(opaque.jmObject == .opaque(rawJSON(#"{"n":[1,2]}"#)))
+        // A string that does not hold one object counts as a jmObject of the wrong type.
+        for text in [#""not json""#, #""[1]""#, #""{\"a\":1} x""#, #""\"{}\"""#, #""""#] {
+            #expect(try decode(#"{"versionID":"1","operationType":"Store","jmObject":\#(text)}"#).jmObject == nil, "\(text)")
+        }
+    }
+
+    @Test func theLastOfTwoEqualKeysWins() throws {
+        let envelope = try decode(#"{"versionID":"1","operationType":"Alert","message":"first","message":"second"}"#)
+        #expect(envelope.message == "second")
+    }
+
     @Test func keysAreCaseSensitive() throws {
         #expect(try hex(##"{"SenderName":"A","hexcolor":"#FFFFFF"}"##) == HexJM())
         #expect(try decode(#"{"versionID":"1","operationType":"store","jmObject":{"senderName":"A"}}"#).hex == nil)
