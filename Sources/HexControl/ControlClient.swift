@@ -22,7 +22,7 @@ public final class ControlClient {
 
     /// The next response line (for `watch`, the next event).
     public func nextResponse(timeout: Duration?) async throws -> ControlResponse {
-        switch try await connection.readLine(idleTimeout: timeout) {
+        switch try await connection.readLine(timeout: timeout) {
         case .line(let bytes): return try ControlCoding.decode(ControlResponse.self, from: bytes)
         case .lineTooLong: throw ControlError(.failed, "the daemon's response is too long")
         case nil: throw ControlError(.failed, "the daemon closed the connection")

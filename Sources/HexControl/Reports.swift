@@ -18,11 +18,15 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var datagramsReceived: Int
     public var datagramsMalformed: Int
     public var datagramsOversized: Int
+    /// Datagrams dropped because their source sent more than the beacon rate.
+    public var datagramsRateLimited: Int
+    /// Peers dropped from the full table to make room for new ones.
+    public var peersEvicted: Int
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
         dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
-        datagramsMalformed: Int, datagramsOversized: Int
+        datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int
     ) {
         self.peerUUID = peerUUID
         self.name = name
@@ -38,6 +42,8 @@ public struct StatusReport: Sendable, Codable, Equatable {
         self.datagramsReceived = datagramsReceived
         self.datagramsMalformed = datagramsMalformed
         self.datagramsOversized = datagramsOversized
+        self.datagramsRateLimited = datagramsRateLimited
+        self.peersEvicted = peersEvicted
     }
 }
 

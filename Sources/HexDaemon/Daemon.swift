@@ -28,7 +28,13 @@ public enum Daemon {
         let events = EventLog()
         let discovery = Discovery(socket: datagrams, configuration: configuration, identity: service.identity, tcpPort: envelopeListener.port,
                                   events: events, service: service, logger: logger.named("discovery"))
-        let envelopes = EnvelopeServer(listener: envelopeListener, service: service, events: events, configuration: configuration, logger: logger.named("tcp"))
+        let descriptors = DescriptorLimit.raise()
+        let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
+        if maximumConnections < configuration.maximumConnections {
+            logger.warning("the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections at once, not \(configuration.maximumConnections)")
+        }
+        let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, events: events, configuration: configuration,
+                                       maximumConnections: maximumConnections, logger: logger.named("tcp"))
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(configuration: configuration, service: service, share: ShareService(configuration: configuration, events: events),

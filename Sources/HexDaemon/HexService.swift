@@ -92,9 +92,22 @@ actor HexService {
 
     func blockedSenders() throws -> [String] { try manager.blockedSenders() }
 
+    /// Remembers a peer; every `sightingsPerPrune` sightings, forgets the oldest beyond
+    /// `maximumSightings` and those older than `sightingLifetime`.
     func recordSighting(uuid: String, name: String, versionID: String, address: String) throws {
         try database.recordSighting(uuid: uuid, name: name, versionID: versionID, address: address)
+        sightingsSincePrune += 1
+        if sightingsSincePrune >= Self.sightingsPerPrune {
+            sightingsSincePrune = 0
+            try database.pruneSightings(keeping: Self.maximumSightings, seenBefore: Date() - Self.sightingLifetime)
+        }
     }
+
+    private var sightingsSincePrune = 0
+    static let sightingsPerPrune = 64
+    static let maximumSightings = 4_096
+    /// 90 days, in seconds.
+    static let sightingLifetime: TimeInterval = 90 * 86_400
 
     /// The one hex whose id starts with `prefix` (case-insensitive), in `location` or anywhere.
     private func hex(matching prefix: String, in location: HexLocation?) throws -> Hex {

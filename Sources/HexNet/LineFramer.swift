@@ -49,10 +49,23 @@ public struct LineFramer: Sendable {
             scanned = start
             guard line.count <= maximumLineLength else { return fail() }
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-            return .line(Array(line))
+            let item = Item.line(Array(line))
+            if start == buffer.count { releaseConsumed() }
+            return item
         }
         return nil
     }
+
+    /// Everything fed has been taken out: drop it, and the storage too after a large line, so
+    /// an idle connection holds no memory for lines it received long ago.
+    private mutating func releaseConsumed() {
+        buffer.removeAll(keepingCapacity: buffer.capacity <= Self.retainedCapacity)
+        start = 0
+        scanned = 0
+    }
+
+    /// The storage kept between lines.
+    private static let retainedCapacity = 4_096
 
     private mutating func fail() -> Item {
         failed = true

@@ -80,12 +80,16 @@ public final class Socket: Sendable {
         return result == 0 ? UInt16(bigEndian: address.sin_port) : 0
     }
 
-    /// Reads what is available into `buffer`; waits while nothing is.
-    /// - Returns: the number of bytes read, 0 at the end of the stream.
-    func read(into buffer: inout [UInt8], timeout: Duration?) async throws -> Int {
+    /// Reads what is available, at most `maximumCount` bytes; waits while nothing is.
+    /// - Returns: the bytes read, none at the end of the stream.
+    func read(maximumCount: Int, timeout: Duration?) async throws -> [UInt8] {
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count >= 0 { return count }
+            // A buffer only for the read itself, so no connection keeps one while it waits.
+            let (count, bytes) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumCount) { buffer in
+                let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+                return (count, count > 0 ? Array(buffer[..<count]) : [])
+            }
+            if count >= 0 { return bytes }
             switch errno {
             case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: descriptor, timeout: timeout, operation: "read")
             case EINTR: continue
@@ -96,7 +100,7 @@ public final class Socket: Sendable {
 
     /// Writes all of `bytes`, waiting whenever the peer is not reading.
     /// - Parameter timeout: how long one wait for the peer may last.
-    func write(_ bytes: [UInt8], timeout: Duration?) async throws {
+    public func write(_ bytes: [UInt8], timeout: Duration?) async throws {
         var offset = 0
         while offset < bytes.count {
             let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

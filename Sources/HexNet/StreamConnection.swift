@@ -1,31 +1,89 @@
 /// A connected stream socket (TCP or Unix) that reads and writes newline-terminated lines.
 ///
-/// Used by one task at a time: the framer's buffer is not shared.
+/// Used by one task at a time: the framer's buffer is not shared. It holds no read buffer between
+/// reads, so an idle connection costs only the bytes of the line it has begun.
 public final class StreamConnection {
     public let socket: Socket
     private var framer: LineFramer
-    private var readBuffer = [UInt8](repeating: 0, count: 65_536)
+    /// When the first byte of the line being received arrived.
+    private var lineStartedAt: ContinuousClock.Instant?
+    /// Told how many bytes of begun lines this connection holds, after every read.
+    private let budget: PartialLineBudget?
 
-    public init(socket: Socket, maximumLineLength: Int) {
+    public init(socket: Socket, maximumLineLength: Int, budget: PartialLineBudget? = nil) {
         self.socket = socket
+        self.budget = budget
         framer = LineFramer(maximumLineLength: maximumLineLength)
     }
 
+    deinit { budget?.release(socket) }
+
     /// The next line (without its ending), `.lineTooLong`, or nil when the peer closed the stream.
     ///
-    /// - Parameter idleTimeout: how long to wait for more bytes before giving up with
-    ///   `SocketError.timedOut`; nil waits forever.
-    public func readLine(idleTimeout: Duration?) async throws -> LineFramer.Item? {
+    /// - Parameter timeout: the deadline for the whole line, counted from this call (not restarted
+    ///   by each byte); nil waits forever.
+    /// - Throws: `SocketError.timedOut` past the deadline.
+    public func readLine(timeout: Duration?) async throws -> LineFramer.Item? {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        return try await readLine { _, _ in deadline }
+    }
+
+    /// The next line from a peer who must keep `pace`: begin a line within `pace.idle`, and once
+    /// begun, finish it within `pace.grace` plus one second per `pace.minimumBytesPerSecond`
+    /// bytes received. A peer trickling bytes cannot hold the connection: no byte restarts a clock.
+    public func readLine(pace: LinePace) async throws -> LineFramer.Item? {
+        let idleDeadline = ContinuousClock.now + pace.idle
+        return try await readLine { lineStart, pending in
+            guard let lineStart else { return idleDeadline }
+            return lineStart + pace.grace + .seconds(Double(pending) / Double(max(pace.minimumBytesPerSecond, 1)))
+        }
+    }
+
+    /// Reads until a line is complete, the stream ends or `deadline` (given when the current line
+    /// began and how many of its bytes are held) passes.
+    private func readLine(
+        deadline: (_ lineStart: ContinuousClock.Instant?, _ pending: Int) -> ContinuousClock.Instant?
+    ) async throws -> LineFramer.Item? {
         while true {
-            if let item = framer.next() { return item }
-            let count = try await socket.read(into: &readBuffer, timeout: idleTimeout)
-            guard count > 0 else { return nil }
-            framer.append(readBuffer[..<count])
+            if let item = framer.next() {
+                // Bytes after the line arrived with it: the next line began then.
+                if framer.pendingByteCount == 0 { lineStartedAt = nil }
+                budget?.hold(framer.pendingByteCount, by: socket)
+                return item
+            }
+            var timeout: Duration?
+            if let deadline = deadline(lineStartedAt, framer.pendingByteCount) {
+                timeout = deadline - .now
+                guard let remaining = timeout, remaining > .zero else { throw SocketError.timedOut("read a line") }
+            }
+            let bytes = try await socket.read(maximumCount: 65_536, timeout: timeout)
+            guard !bytes.isEmpty else {
+                budget?.hold(0, by: socket)
+                return nil
+            }
+            framer.append(bytes)
+            if lineStartedAt == nil && framer.pendingByteCount > 0 { lineStartedAt = .now }
+            budget?.hold(framer.pendingByteCount, by: socket)
         }
     }
 
     /// Writes `line` followed by `\n`.
     public func writeLine(_ line: some Collection<UInt8>, timeout: Duration?) async throws {
         try await socket.writeLine(line, timeout: timeout)
+    }
+}
+
+/// How fast a peer must send a line (see `StreamConnection.readLine(pace:)`).
+public struct LinePace: Sendable, Hashable {
+    /// How long a connection may wait before a line begins.
+    public var idle: Duration
+    /// How long a begun line may take, on top of the time its bytes earn at the minimum rate.
+    public var grace: Duration
+    public var minimumBytesPerSecond: Int
+
+    public init(idle: Duration, grace: Duration, minimumBytesPerSecond: Int) {
+        self.idle = idle
+        self.grace = grace
+        self.minimumBytesPerSecond = minimumBytesPerSecond
     }
 }

@@ -9,10 +9,13 @@ import Darwin
 /// Opens outgoing stream connections.
 public enum StreamConnector {
     /// Connects over TCP to `endpoint`, resolving a host name first.
+    /// - Parameter source: the local address to connect from (tests play several hosts on
+    ///   loopback this way); nil lets the system choose.
     /// - Throws: `SocketError` (refused, unreachable, `timedOut`, unknown host).
-    public static func tcp(to endpoint: Endpoint, timeout: Duration) async throws -> Socket {
+    public static func tcp(to endpoint: Endpoint, timeout: Duration, from source: IPv4Address? = nil) async throws -> Socket {
         let address = try await resolve(endpoint.host)
         let socket = try Socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue))
+        if let source { try socket.bind(source, port: 0) }
         var socketAddress = address.socketAddress(port: endpoint.port)
         let result = withUnsafePointer(to: &socketAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket.descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }

@@ -48,6 +48,8 @@ public final class StreamListener: Sendable {
     public var port: UInt16 { socket.localPort }
 
     /// Waits for the next connection.
+    /// - Throws: `SocketError` with code `EMFILE`, `ENFILE`, `ENOBUFS` or `ENOMEM` when the process
+    ///   or the system is out of descriptors or memory: the caller decides how to back off.
     public func accept() async throws -> Socket {
         while true {
             let descriptor = Glibc.accept(socket.descriptor, nil, nil)
@@ -56,8 +58,6 @@ public final class StreamListener: Sendable {
             case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: socket.descriptor, timeout: nil, operation: "accept")
             // Interrupted, or a connection reset before it was taken: go on with the next.
             case EINTR, ECONNABORTED, EPROTO: continue
-            // Out of descriptors or memory: back off instead of spinning, then try again.
-            case EMFILE, ENFILE, ENOBUFS, ENOMEM: try await Task.sleep(for: .milliseconds(50))
             default: throw SocketError("accept")
             }
         }

@@ -16,6 +16,17 @@ extension HexDatabase {
         }
     }
 
+    /// Forgets sightings older than `cutoff`, and all but the `keeping` most recent: anyone on the
+    /// network can invent peers, so what is remembered of them is bounded.
+    public func pruneSightings(keeping: Int, seenBefore cutoff: Date) throws {
+        try connection.writeTransaction {
+            try connection.run("DELETE FROM peer_seen WHERE last_seen < ?", [.date(cutoff)])
+            try connection.run(
+                "DELETE FROM peer_seen WHERE last_seen <= (SELECT last_seen FROM peer_seen ORDER BY last_seen DESC LIMIT 1 OFFSET ?)",
+                [.integer(Int64(keeping))])
+        }
+    }
+
     /// Every peer ever seen, most recently seen first.
     public func knownPeers() throws -> [KnownPeer] {
         try connection.rows(

@@ -60,5 +60,9 @@ public enum Schema {
                 value TEXT NOT NULL
             );
             """),
+        Migration(version: 2, sql: """
+            -- Sightings are pruned oldest first (HexDatabase.pruneSightings).
+            CREATE INDEX peer_seen_by_last_seen ON peer_seen (last_seen);
+            """),
     ]
 }

@@ -78,7 +78,7 @@ struct TransferBenchmark {
             let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
             let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
             try await connection.writeLine(line, timeout: .seconds(5))
-            guard case .line(let reply)? = try await connection.readLine(idleTimeout: .seconds(5)), check(reply) else {
+            guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(5)), check(reply) else {
                 throw BenchFailure("no good reply from port \(port)")
             }
             times.append(milliseconds(ContinuousClock.now - start))
@@ -157,7 +157,7 @@ private final class EchoServer: Sendable {
             while let socket = try? await listener.accept() {
                 Task {
                     let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
-                    while case .line(let line)? = try? await connection.readLine(idleTimeout: .seconds(5)) {
+                    while case .line(let line)? = try? await connection.readLine(timeout: .seconds(5)) {
                         try? await connection.writeLine(line, timeout: .seconds(5))
                     }
                 }

@@ -45,7 +45,8 @@ enum Output {
         data directory: \(status.dataDirectory)
         peers: \(status.peers)
         inbox: \(status.inbox) (\(status.unchecked) unchecked); My Hexlist: \(status.hexlist)
-        discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \(status.datagramsOversized) oversized
+        discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit
+        peers dropped from the full table: \(status.peersEvicted)
         """
     }
 

@@ -21,7 +21,7 @@ func runRaw(_ invocation: Invocation) async throws -> ExitCode {
     while true {
         let item: LineFramer.Item?
         do {
-            item = try await connection.readLine(idleTimeout: timeout)
+            item = try await connection.readLine(timeout: timeout)
         } catch let error as SocketError where error.isTimeout {
             return .success
         }

@@ -14,12 +14,14 @@ extension ProcessTests {
                                         versionID: "2.0.0", messageID: messageID).encodedLine())
         }
 
-        private func connect(_ port: UInt16) async throws -> StreamConnection {
-            StreamConnection(socket: try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5)), maximumLineLength: 1 << 20)
+        /// A connection from `source` (another loopback address plays another host).
+        private func connect(_ port: UInt16, from source: String = "127.0.0.1") async throws -> StreamConnection {
+            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5), from: IPv4Address(source))
+            return StreamConnection(socket: socket, maximumLineLength: 1 << 20)
         }
 
         private func reply(_ connection: StreamConnection) async throws -> DataSendWrapper? {
-            guard case .line(let bytes)? = try await connection.readLine(idleTimeout: .seconds(5)) else { return nil }
+            guard case .line(let bytes)? = try await connection.readLine(timeout: .seconds(5)) else { return nil }
             return try DataSendWrapper.decode(from: bytes)
         }
 
@@ -54,7 +56,7 @@ extension ProcessTests {
             try await offender.writeLine([UInt8](repeating: UInt8(ascii: "x"), count: 100_000), timeout: .seconds(5))
             let answer = try #require(try await reply(offender))
             #expect(answer.status == .invalid && answer.message?.contains("longer than 2048 bytes") == true)
-            #expect(try await offender.readLine(idleTimeout: .seconds(5)) == nil, "the offender's connection is closed")
+            #expect(try await offender.readLine(timeout: .seconds(5)) == nil, "the offender's connection is closed")
             try await bystander.writeLine(line("still fine"), timeout: .seconds(5))
             #expect(try await reply(bystander)?.status == .stored)
         }
@@ -62,11 +64,12 @@ extension ProcessTests {
         @Test func silentAndVanishingPeersDelayNobody() async throws {
             let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--idle-timeout", "30"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
-            // Fifty connections that say nothing, and ten that stop in the middle of a line.
+            // Fifty connections that say nothing, and ten that stop in the middle of a line, from
+            // other hosts (one host may hold only 16 connections).
             var silent: [StreamConnection] = []
-            for _ in 0..<50 { silent.append(try await connect(port)) }
+            for index in 0..<50 { silent.append(try await connect(port, from: "127.0.0.\(2 + index % 4)")) }
             for _ in 0..<10 {
-                let vanishing = try await connect(port)
+                let vanishing = try await connect(port, from: "127.0.0.6")
                 try await vanishing.socket.writeLine(line("half").prefix(40), timeout: .seconds(5))
                 vanishing.socket.shutdown()
             }
@@ -76,11 +79,66 @@ extension ProcessTests {
             withExtendedLifetime(silent) {}
         }
 
+        @Test func oneHostGetsAtMostItsShareOfConnections() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                                 extraArguments: ["--max-connections-per-address", "4"])
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            var held: [StreamConnection] = []
+            for _ in 0..<4 { held.append(try await connect(port, from: "127.0.0.9")) }
+            // Make sure the daemon has admitted them before the fifth arrives.
+            try await held[3].writeLine(line("fourth"), timeout: .seconds(5))
+            #expect(try await reply(held[3])?.status == .stored)
+            let fifth = try await connect(port, from: "127.0.0.9")
+            #expect(try await fifth.readLine(timeout: .seconds(5)) == nil, "the fifth from the same host is closed at once")
+            let elsewhere = try await connect(port, from: "127.0.0.10")
+            try await elsewhere.writeLine(line("another host"), timeout: .seconds(5))
+            #expect(try await reply(elsewhere)?.status == .stored)
+            try await held[0].writeLine(line("first"), timeout: .seconds(5))
+            #expect(try await reply(held[0])?.status == .stored, "the four admitted are served")
+        }
+
+        @Test func pastTheConnectionCapTheStalestMakesRoom() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                                 extraArguments: ["--max-connections", "8"])
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            var idle: [StreamConnection] = []
+            for index in 0..<8 { idle.append(try await connect(port, from: "127.0.1.\(index + 1)")) }
+            // A newcomer past the cap is served; the connection idle longest was closed for it.
+            let newcomer = try await connect(port, from: "127.0.2.1")
+            try await newcomer.writeLine(line("newcomer"), timeout: .seconds(5))
+            #expect(try await reply(newcomer)?.status == .stored)
+            #expect(try await idle[0].readLine(timeout: .seconds(5)) == nil, "the oldest idle connection was closed")
+        }
+
+        @Test func aTricklingPeerIsCutOffAtItsLineDeadline() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                                 extraArguments: ["--line-grace", "0.5", "--line-min-rate", "1000", "--idle-timeout", "30"])
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            let trickler = try await connect(port, from: "127.0.0.11")
+            let clock = ContinuousClock()
+            let start = clock.now
+            // One byte every 50 ms would keep an idle timer of any length alive forever.
+            var cutOff = false
+            for byte in line("trickled").prefix(60) {
+                do {
+                    try await trickler.socket.write([byte], timeout: .seconds(1))
+                } catch {
+                    cutOff = true
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(50))
+                if clock.now - start > .seconds(2) { break }
+            }
+            let ended = (try? await trickler.readLine(timeout: .seconds(5))) ?? nil
+            #expect(cutOff || ended == nil, "the trickler was cut off")
+            #expect(clock.now - start < .seconds(4), "within its deadline, not after the 30 s idle timeout")
+        }
+
         @Test func anIdleConnectionIsClosed() async throws {
             let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--idle-timeout", "0.3"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             let idle = try await connect(port)
-            #expect(try await idle.readLine(idleTimeout: .seconds(10)) == nil, "the daemon closes it after its idle timeout")
+            #expect(try await idle.readLine(timeout: .seconds(10)) == nil, "the daemon closes it after its idle timeout")
         }
 
         @Test func junkDatagramsAreCountedAndDropped() async throws {
@@ -104,7 +162,7 @@ extension ProcessTests {
             for (request, code) in [("nonsense", "usage"), (#"{"command":"fly"}"#, "usage"), (#"{"command":"inbox.show"}"#, "usage"),
                                     (#"{"command":"inbox.show","id":"FFFF"}"#, "notFound"), (#"{"command":"send","to":"nobody","links":[{"url":"u"}]}"#, "notFound")] {
                 try await client.writeLine(Array(request.utf8), timeout: .seconds(5))
-                guard case .line(let bytes)? = try await client.readLine(idleTimeout: .seconds(5)) else { throw WaitTimedOut(what: "an answer to \(request)") }
+                guard case .line(let bytes)? = try await client.readLine(timeout: .seconds(5)) else { throw WaitTimedOut(what: "an answer to \(request)") }
                 let response = try ControlCoding.decode(ControlResponse.self, from: bytes)
                 #expect(!response.ok && response.error?.code.rawValue == code, "\(request): \(String(decoding: bytes, as: UTF8.self))")
             }

@@ -23,7 +23,7 @@ import Testing
 
     @Test func aPeerIsFoundThenUpdatedAndItsAddressesMerged() {
         var table = PeerTable(ownUUID: Self.own)
-        guard case .found(let found) = table.observe(beacon(peer: Self.other.lowercased()), from: home, at: start) else {
+        guard case .found(let found, nil) = table.observe(beacon(peer: Self.other.lowercased()), from: home, at: start) else {
             Issue.record("not found")
             return
         }
@@ -85,5 +85,77 @@ import Testing
                          #"{"format":"hexd-beacon/1","kind":"dance","peer":"22222222-2222-4222-8222-222222222222","instance":"i","name":"n","versionID":"v","port":1,"interval":1,"capabilities":[]}"#] {
             #expect(Beacon.decode(Array(stranger.utf8)) == nil, "\(stranger)")
         }
+    }
+
+    @Test func aFullTableDropsTheStrangerUnheardLongest() {
+        var table = PeerTable(ownUUID: Self.own, capacity: 3)
+        let uuids = (1...5).map { "00000000-0000-4000-8000-00000000000\($0)" }
+        _ = table.observe(beacon(peer: uuids[0], name: "friend"), from: home, at: start)
+        table.markExchanged(uuids[0])
+        _ = table.observe(beacon(peer: uuids[1], name: "old stranger"), from: home, at: start + .seconds(1))
+        _ = table.observe(beacon(peer: uuids[2], name: "new stranger"), from: home, at: start + .seconds(2))
+        guard case .found(_, let evicted?) = table.observe(beacon(peer: uuids[3]), from: home, at: start + .seconds(3)) else {
+            Issue.record("nothing made room")
+            return
+        }
+        #expect(evicted.name == "old stranger", "the friend is older but has exchanged hexes")
+        _ = table.observe(beacon(peer: uuids[4]), from: home, at: start + .seconds(4))
+        #expect(table.peers.count == 3 && table.peers[uuids[0]] != nil)
+    }
+
+    @Test func aFloodOfInventedPeersLeavesTheTableAtItsCap() {
+        var table = PeerTable(ownUUID: Self.own, capacity: 64)
+        for index in 0..<10_000 {
+            _ = table.observe(beacon(peer: UUID().uuidString), from: home, at: start + .milliseconds(index))
+        }
+        #expect(table.peers.count == 64)
+    }
+
+    @Test func aPeerKeepsOnlyAFewAddresses() {
+        var table = PeerTable(ownUUID: Self.own)
+        for octet in 1...50 {
+            _ = table.observe(beacon(), from: IPv4Address("10.0.0.\(octet)")!, at: start)
+        }
+        #expect(table.peers[Self.other]?.addresses.count == PeerTable.maximumAddresses)
+        #expect(table.peers[Self.other]?.addresses.first == IPv4Address("10.0.0.50"))
+    }
+
+    @Test func theBeaconRateIsKeptPerSource() {
+        var limiter = BeaconRateLimiter(rate: 10, maximumSources: 2)
+        let admitted = (0..<100).filter { _ in limiter.admit(home, at: start) }.count
+        #expect(admitted == 20, "a burst of two seconds' worth")
+        let otherSource = limiter.admit(wifi, at: start)
+        #expect(otherSource, "another source has its own bucket")
+        let tooSoon = limiter.admit(home, at: start + .milliseconds(50))
+        let refilled = limiter.admit(home, at: start + .milliseconds(100))
+        #expect(!tooSoon && refilled, "refilled at the rate")
+        let third = limiter.admit(IPv4Address("10.9.9.9")!, at: start + .seconds(1))
+        #expect(third, "past the source cap the oldest source is forgotten")
+    }
+
+    /// Every number a beacon carries, at its extremes: dropped or bounded, never a trap.
+    @Test(arguments: ["0", "-1", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", "0.5", "65536", #""18521""#, "null"])
+    func extremeNumbersInABeaconAreDroppedOrBounded(_ value: String) {
+        func beaconText(port: String, interval: String) -> [UInt8] {
+            Array(#"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","instance":"\#(Self.own)","name":"n","versionID":"2.0.0","port":\#(port),"interval":\#(interval),"capabilities":[]}"#.utf8)
+        }
+        #expect(Beacon.decode(beaconText(port: value, interval: "2")) == nil, "port \(value)")
+        let withInterval = Beacon.decode(beaconText(port: "18521", interval: value))
+        if let withInterval {
+            #expect(Beacon.intervalRange.contains(withInterval.interval), "interval \(value) read as \(withInterval.interval)")
+            var table = PeerTable(ownUUID: Self.own)
+            _ = table.observe(withInterval, from: home, at: start)
+            #expect(table.nextExpiry != nil)
+        } else {
+            #expect(["0", "-1", "-1e300", #""18521""#, "null"].contains(value), "interval \(value) was dropped")
+        }
+    }
+
+    @Test func receivedStringsAreCutToTheirCaps() {
+        let name = String(repeating: "n", count: 500)
+        let text = #"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","instance":"\#(Self.own)","name":"\#(name)","versionID":"2.0.0","port":1,"interval":2,"capabilities":["a","b","c","d","e","f","g","h","i","j"]}"#
+        let beacon = Beacon.decode(Array(text.utf8))
+        #expect(beacon?.name.utf8.count == Beacon.maximumNameBytes)
+        #expect(beacon?.capabilities.count == Beacon.maximumCapabilities)
     }
 }

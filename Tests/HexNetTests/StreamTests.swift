@@ -25,12 +25,12 @@ import Glibc
         let (client, server, _) = try await connectedPair()
         try await client.writeLine(Array("hello".utf8), timeout: .seconds(5))
         try await client.writeLine(Array("wörld".utf8), timeout: .seconds(5))
-        #expect(try await server.readLine(idleTimeout: .seconds(5)) == .line(Array("hello".utf8)))
-        #expect(try await server.readLine(idleTimeout: .seconds(5)) == .line(Array("wörld".utf8)))
+        #expect(try await server.readLine(timeout: .seconds(5)) == .line(Array("hello".utf8)))
+        #expect(try await server.readLine(timeout: .seconds(5)) == .line(Array("wörld".utf8)))
         try await server.writeLine(Array("ack".utf8), timeout: .seconds(5))
-        #expect(try await client.readLine(idleTimeout: .seconds(5)) == .line(Array("ack".utf8)))
+        #expect(try await client.readLine(timeout: .seconds(5)) == .line(Array("ack".utf8)))
         client.socket.shutdown()
-        #expect(try await server.readLine(idleTimeout: .seconds(5)) == nil, "the end of the stream reads as nil")
+        #expect(try await server.readLine(timeout: .seconds(5)) == nil, "the end of the stream reads as nil")
     }
 
     @Test func aMegabyteLineArrivesWhole() async throws {
@@ -39,25 +39,25 @@ import Glibc
         // The writer blocks until the reader drains the socket, so it runs in its own task.
         let writer = Task { try await StreamConnection(socket: clientSocket, maximumLineLength: 0).writeLine(big, timeout: .seconds(10)) }
         let server = StreamConnection(socket: serverSocket, maximumLineLength: 4 << 20)
-        #expect(try await server.readLine(idleTimeout: .seconds(10)) == .line(big))
+        #expect(try await server.readLine(timeout: .seconds(10)) == .line(big))
         try await writer.value
     }
 
     @Test func aLineOverTheCapIsReported() async throws {
         let (client, server, _) = try await connectedPair(maximumLineLength: 100)
         try await client.writeLine([UInt8](repeating: 65, count: 500), timeout: .seconds(5))
-        #expect(try await server.readLine(idleTimeout: .seconds(5)) == .lineTooLong)
+        #expect(try await server.readLine(timeout: .seconds(5)) == .lineTooLong)
     }
 
     @Test func aSilentPeerTimesOut() async throws {
         let (client, server, _) = try await connectedPair()
-        await #expect { _ = try await server.readLine(idleTimeout: .milliseconds(100)) } throws: { ($0 as? SocketError)?.isTimeout == true }
+        await #expect { _ = try await server.readLine(timeout: .milliseconds(100)) } throws: { ($0 as? SocketError)?.isTimeout == true }
         withExtendedLifetime(client) {}
     }
 
     @Test func cancellingATaskWakesItsRead() async throws {
         let (client, server, _) = try await connectedSockets()
-        let reader = Task { try await StreamConnection(socket: server, maximumLineLength: 100).readLine(idleTimeout: nil) }
+        let reader = Task { try await StreamConnection(socket: server, maximumLineLength: 100).readLine(timeout: nil) }
         try await Task.sleep(for: .milliseconds(50))
         reader.cancel()
         await #expect(throws: CancellationError.self) { _ = try await reader.value }
@@ -96,7 +96,7 @@ import Glibc
         let client = StreamConnection(socket: try StreamConnector.unix(path: path), maximumLineLength: 100)
         let server = StreamConnection(socket: try await accepted, maximumLineLength: 100)
         try await client.writeLine(Array("{}".utf8), timeout: .seconds(5))
-        #expect(try await server.readLine(idleTimeout: .seconds(5)) == .line(Array("{}".utf8)))
+        #expect(try await server.readLine(timeout: .seconds(5)) == .line(Array("{}".utf8)))
     }
 
     @Test func aPathTooLongForSunPathIsAClearError() {
@@ -148,7 +148,7 @@ import Glibc
             while let socket = try? await listener.accept() {
                 Task {
                     let connection = StreamConnection(socket: socket, maximumLineLength: 100)
-                    while case .line(let line)? = try? await connection.readLine(idleTimeout: .seconds(5)) {
+                    while case .line(let line)? = try? await connection.readLine(timeout: .seconds(5)) {
                         try? await connection.writeLine(line, timeout: .seconds(5))
                     }
                 }
@@ -159,7 +159,7 @@ import Glibc
             let client = StreamConnection(
                 socket: try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(10)), maximumLineLength: 100)
             try await client.writeLine(Array("\(index)".utf8), timeout: .seconds(10))
-            #expect(try await client.readLine(idleTimeout: .seconds(10)) == .line(Array("\(index)".utf8)))
+            #expect(try await client.readLine(timeout: .seconds(10)) == .line(Array("\(index)".utf8)))
         }
     }
 }

@@ -27,7 +27,9 @@ import Testing
         #expect(try !reopened.insert(sampleHex("again"), messageID: "M-1"), "message ids seen survive a restart")
     }
 
-    static let addPinned = Migration(version: 2, sql: "ALTER TABLE hex ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0; CREATE TABLE note (text TEXT)")
+    /// The version after the newest this hexd has.
+    static let next = (Schema.migrations.last?.version ?? 0) + 1
+    static let addPinned = Migration(version: next, sql: "ALTER TABLE hex ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0; CREATE TABLE note (text TEXT)")
 
     @Test func anOlderDatabaseIsMigratedAndKeepsItsData() throws {
         let directory = try TemporaryDirectory()
@@ -36,13 +38,13 @@ import Testing
         do { _ = try HexDatabase(path: path).insert(hex, messageID: nil) }
 
         let migrated = try HexDatabase(path: path, migrations: Schema.migrations + [Self.addPinned])
-        #expect(try migrated.schemaVersion() == 2)
+        #expect(try migrated.schemaVersion() == Self.next)
         #expect(try migrated.hexes(in: .inbox) == [hex])
         let connection = try SQLiteConnection(path: path)
         #expect(try connection.integer("SELECT pinned FROM hex") == 0)
         #expect(try connection.integer("SELECT COUNT(*) FROM note") == 0)
         // Opening again applies nothing twice.
-        #expect(try HexDatabase(path: path, migrations: Schema.migrations + [Self.addPinned]).schemaVersion() == 2)
+        #expect(try HexDatabase(path: path, migrations: Schema.migrations + [Self.addPinned]).schemaVersion() == Self.next)
     }
 
     @Test func aFailingMigrationChangesNothing() throws {
@@ -51,10 +53,10 @@ import Testing
         let hex = sampleHex("safe")
         do { _ = try HexDatabase(path: path).insert(hex, messageID: nil) }
 
-        let broken = Migration(version: 2, sql: "CREATE TABLE half (x TEXT); THIS IS NOT SQL")
+        let broken = Migration(version: Self.next, sql: "CREATE TABLE half (x TEXT); THIS IS NOT SQL")
         #expect(throws: StoreError.self) { try HexDatabase(path: path, migrations: Schema.migrations + [broken]) }
         let database = try HexDatabase(path: path)
-        #expect(try database.schemaVersion() == 1)
+        #expect(try database.schemaVersion() == Self.next - 1)
         #expect(try database.hexes(in: .inbox) == [hex])
         #expect(try SQLiteConnection(path: path).integer("SELECT COUNT(*) FROM sqlite_master WHERE name = 'half'") == 0)
     }

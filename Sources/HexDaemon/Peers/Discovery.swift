@@ -16,10 +16,14 @@ actor Discovery {
     private let logger: Logger
 
     private var table: PeerTable
+    private var rateLimiter: BeaconRateLimiter
     private var lastImmediateAnswer: ContinuousClock.Instant?
     private(set) var datagramsReceived = 0
     private(set) var datagramsMalformed = 0
     private(set) var datagramsOversized = 0
+    private(set) var datagramsRateLimited = 0
+    /// Peers pushed out of the full table by newcomers.
+    private(set) var peersEvicted = 0
 
     init(socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger) {
         self.socket = socket
@@ -29,7 +33,8 @@ actor Discovery {
         self.events = events
         self.service = service
         self.logger = logger
-        table = PeerTable(ownUUID: identity.uuid)
+        table = PeerTable(ownUUID: identity.uuid, capacity: configuration.maximumPeers)
+        rateLimiter = BeaconRateLimiter(rate: configuration.beaconRate)
     }
 
     /// Runs until cancelled: receiving, announcing and expiring side by side.
@@ -51,6 +56,11 @@ actor Discovery {
 
     func peer(matching text: String) throws(ControlLookupError) -> PeerTable.Peer {
         try table.peer(matching: text)
+    }
+
+    /// Notes that a hex went to or came from this peer: it is kept over strangers when the table is full.
+    func markExchanged(_ uuid: String) {
+        table.markExchanged(uuid)
     }
 
     /// The known peer at `endpoint`, if one announced it.
@@ -104,21 +114,31 @@ actor Discovery {
 
     private func handle(_ datagram: DatagramSocket.Datagram) async {
         datagramsReceived += 1
+        guard rateLimiter.admit(datagram.sender, at: .now) else {
+            datagramsRateLimited += 1
+            logger.limited("beacon flood", .warning, "dropping datagrams from \(datagram.sender): more than \(configuration.beaconRate) a second")
+            return
+        }
         guard !datagram.truncated else {
             datagramsOversized += 1
-            logger.debug("dropped an oversized datagram from \(datagram.sender):\(datagram.senderPort)")
+            logger.limited("oversized datagram", .info, "dropped an oversized datagram from \(datagram.sender):\(datagram.senderPort)")
             return
         }
         guard let beacon = Beacon.decode(datagram.bytes) else {
             datagramsMalformed += 1
-            logger.debug("dropped a malformed datagram from \(datagram.sender):\(datagram.senderPort)")
+            logger.limited("malformed datagram", .info, "dropped a datagram that is not a beacon from \(datagram.sender):\(datagram.senderPort)")
             return
         }
         let change = table.observe(beacon, from: datagram.sender, at: .now)
+        if case .found(_, let evicted?) = change {
+            peersEvicted += 1
+            logger.limited("peer table full", .warning, "the peer table is full (\(table.capacity)): dropped \(evicted.name) (\(evicted.uuid)), unheard longest")
+            await events.publish(.peerLost, peerUUID: evicted.uuid, peer: evicted.name, versionID: evicted.versionID, message: "dropped: the peer table is full")
+        }
         switch change {
-        case .found(let peer), .restarted(let peer):
+        case .found(let peer, _), .restarted(let peer):
             let verb = if case .found = change { "found" } else { "restarted" }
-            logger.info("peer \(verb): \(peer.name) (\(peer.uuid)) version \(peer.versionID) at \(peer.endpoint)")
+            logger.limited("peer found", .info, "peer \(verb): \(peer.name) (\(peer.uuid)) version \(peer.versionID) at \(peer.endpoint)")
             await events.publish(.peerFound, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID, message: peer.endpoint.description)
             do {
                 try await service.recordSighting(uuid: peer.uuid, name: peer.name, versionID: peer.versionID, address: peer.endpoint.description)

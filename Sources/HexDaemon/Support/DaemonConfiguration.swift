@@ -23,8 +23,24 @@ public struct DaemonConfiguration: Sendable {
     public var legacy = false
     public var logLevel = LogLevel.info
     public var maximumLineLength = 16 << 20
-    /// A TCP connection that sends nothing for this long is closed.
+    /// How long a TCP connection may wait before it begins a line (a deadline, not restarted by
+    /// blank lines).
     public var idleTimeout: Duration = .seconds(60)
+    /// Once a line has begun it must arrive within this, plus one second per `lineMinimumRate` bytes.
+    public var lineGrace: Duration = .seconds(10)
+    public var lineMinimumRate = 16_384
+    /// Peer connections served at once; past it, the stalest is closed for the newcomer.
+    public var maximumConnections = 512
+    /// Peer connections from one address at once; past it, newcomers are refused.
+    public var maximumConnectionsPerAddress = 16
+    /// Bytes of begun lines all peer connections together may hold; past it, the largest holders are cut off.
+    public var partialLineBudget = 64 << 20
+    /// What one envelope may carry.
+    public var envelopeLimits = EnvelopeLimits.default
+    /// Peers kept in the table; past it, the one unheard longest (strangers first) makes room.
+    public var maximumPeers = 1_024
+    /// Beacons taken from one source address per second (bursts of twice as many pass).
+    public var beaconRate = 20
     /// The `command` link provider's template (`{path}` is the file); none by default.
     public var linkCommand: String?
     /// The `service` of links the command makes.
@@ -54,7 +70,16 @@ public struct DaemonConfiguration: Sendable {
         Option("legacy", help: "Play a legacy 1.x peer: send only what the original app sent, never answer with an Ack."),
         Option("log-level", value: "level", help: "error, warning, info or debug. Default: info."),
         Option("max-line", value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
-        Option("idle-timeout", value: "seconds", help: "Close a TCP connection silent for this long. Default: 60."),
+        Option("idle-timeout", value: "seconds", help: "Close a TCP connection that does not begin a line within this. Default: 60."),
+        Option("line-grace", value: "seconds", help: "Once a line has begun, it must end within this plus one second per --line-min-rate bytes. Default: 10."),
+        Option("line-min-rate", value: "bytes", help: "The slowest a line may arrive on average, in bytes per second. Default: 16384."),
+        Option("max-connections", value: "n", help: "Peer connections at once; past it, the one waiting longest without a line is closed. Default: 512."),
+        Option("max-connections-per-address", value: "n", help: "Peer connections from one address at once; past it, newcomers are refused. Default: 16."),
+        Option("partial-line-budget", value: "bytes", help: "Bytes of unfinished lines all peers together may hold; past it, the largest holders are cut off. Default: 67108864 (64 MiB)."),
+        Option("max-links", value: "n", help: "Links one hex may carry; a larger one is refused whole (Ack invalid). Default: 100000."),
+        Option("max-string", value: "bytes", help: "Bytes one string of an envelope may have (URL, description, name...). Default: 65536."),
+        Option("max-peers", value: "n", help: "Peers kept in the table; past it, the one unheard longest makes room (peers hexes were exchanged with last). Default: 1024."),
+        Option("beacon-rate", value: "n", help: "Discovery beacons taken from one address per second (bursts of twice as many). Default: 20."),
         Option("link-command", value: "template",
                help: "The 'command' link provider: run once per shared file, {path} replaced by the file (no shell); "
                    + "the first line it prints is the link. Example: \"cloud-tool link {path}\"."),
@@ -112,8 +137,12 @@ public struct DaemonConfiguration: Sendable {
             return value
         }
         func seconds(_ text: String) -> Duration? {
-            guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else { return nil }
-            return .seconds(seconds)
+            guard let seconds = Double(text), seconds > 0 else { return nil }
+            return Duration.seconds(validating: seconds, in: 0...86_400)
+        }
+        /// A whole number in `range`, for counts and sizes.
+        func count(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+            try setting(name, { Int($0).flatMap { range.contains($0) ? $0 : nil } }, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
 
         var configuration = DaemonConfiguration(dataDirectory: dataDirectory)
@@ -134,7 +163,8 @@ public struct DaemonConfiguration: Sendable {
                 return endpoint
             }
         }
-        configuration.announceInterval = try setting("announce-interval", seconds, expected: "seconds (more than 0)") ?? configuration.announceInterval
+        configuration.announceInterval = try setting("announce-interval", { Double($0).flatMap { Duration.seconds(validating: $0, in: Beacon.intervalRange) } },
+                                                     expected: "seconds from \(Beacon.intervalRange.lowerBound) to \(Beacon.intervalRange.upperBound)") ?? configuration.announceInterval
         configuration.appVersion = try setting("app-version", { $0.isEmpty ? nil : $0 }, expected: "a version") ?? configuration.appVersion
         if parsed.flag("legacy") {
             configuration.legacy = true
@@ -143,15 +173,22 @@ public struct DaemonConfiguration: Sendable {
             configuration.legacy = try setting("legacy", { truth[$0.lowercased()] }, expected: "true or false") ?? false
         }
         configuration.logLevel = try setting("log-level", LogLevel.init(rawValue:), expected: "error, warning, info or debug") ?? configuration.logLevel
-        configuration.maximumLineLength = try setting("max-line", { Int($0).flatMap { $0 >= 1_024 ? $0 : nil } }, expected: "a number of bytes, at least 1024")
-            ?? configuration.maximumLineLength
-        configuration.idleTimeout = try setting("idle-timeout", seconds, expected: "seconds (more than 0)") ?? configuration.idleTimeout
+        configuration.maximumLineLength = try count("max-line", in: 1_024...(1 << 30)) ?? configuration.maximumLineLength
+        configuration.idleTimeout = try setting("idle-timeout", seconds, expected: "seconds (more than 0, at most 86400)") ?? configuration.idleTimeout
+        configuration.lineGrace = try setting("line-grace", seconds, expected: "seconds (more than 0, at most 86400)") ?? configuration.lineGrace
+        configuration.lineMinimumRate = try count("line-min-rate", in: 1...(1 << 30)) ?? configuration.lineMinimumRate
+        configuration.maximumConnections = try count("max-connections", in: 1...1_000_000) ?? configuration.maximumConnections
+        configuration.maximumConnectionsPerAddress = try count("max-connections-per-address", in: 1...1_000_000) ?? configuration.maximumConnectionsPerAddress
+        configuration.partialLineBudget = try count("partial-line-budget", in: 1_024...(1 << 40)) ?? configuration.partialLineBudget
+        configuration.envelopeLimits.maximumLinks = try count("max-links", in: 1...10_000_000) ?? configuration.envelopeLimits.maximumLinks
+        configuration.envelopeLimits.maximumStringBytes = try count("max-string", in: 64...(1 << 30)) ?? configuration.envelopeLimits.maximumStringBytes
+        configuration.maximumPeers = try count("max-peers", in: 1...1_000_000) ?? configuration.maximumPeers
+        configuration.beaconRate = try count("beacon-rate", in: 1...100_000) ?? configuration.beaconRate
         configuration.linkCommand = try setting("link-command", { $0.contains("{path}") ? $0 : nil }, expected: "a command containing {path}")
         configuration.linkService = try setting("link-service", { $0.isEmpty ? nil : Service(rawValue: $0) }, expected: "a service name")
             ?? configuration.linkService
-        configuration.linkConcurrency = try setting("link-concurrency", { Int($0).flatMap { (1...64).contains($0) ? $0 : nil } }, expected: "a number from 1 to 64")
-            ?? configuration.linkConcurrency
-        configuration.linkTimeout = try setting("link-timeout", seconds, expected: "seconds (more than 0)") ?? configuration.linkTimeout
+        configuration.linkConcurrency = try count("link-concurrency", in: 1...64) ?? configuration.linkConcurrency
+        configuration.linkTimeout = try setting("link-timeout", seconds, expected: "seconds (more than 0, at most 86400)") ?? configuration.linkTimeout
         return .run(configuration)
     }
 

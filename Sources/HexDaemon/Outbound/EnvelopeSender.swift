@@ -28,7 +28,7 @@ enum EnvelopeSender {
                 // A legacy peer answers only a blocked sender, with an Alert; otherwise it closes
                 // once it has read everything.
                 socket.shutdownWrite()
-                while case .line(let bytes)? = try await connection.readLine(idleTimeout: remaining()) {
+                while case .line(let bytes)? = try await connection.readLine(timeout: remaining()) {
                     if let alert = try? DataSendWrapper.decode(from: bytes), alert.operationType == .alert {
                         throw ControlError(.rejected, "\(endpoint) answered: \(alert.message ?? "")")
                     }
@@ -36,7 +36,7 @@ enum EnvelopeSender {
                 return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: clock.now - start)
             }
             while true {
-                guard case .line(let bytes)? = try await connection.readLine(idleTimeout: remaining()) else {
+                guard case .line(let bytes)? = try await connection.readLine(timeout: remaining()) else {
                     throw ControlError(.unreachable, "\(endpoint) closed the connection without acknowledging \(messageID)")
                 }
                 guard let reply = try? DataSendWrapper.decode(from: bytes) else { continue }

@@ -79,7 +79,8 @@ struct ControlHandler: Sendable {
             tcpPort: tcpPort, discoveryPort: discoveryPort, dataDirectory: configuration.dataDirectory.path,
             peers: await discovery.peers.count, inbox: counts.inbox, unchecked: counts.unchecked, hexlist: counts.hexlist,
             datagramsReceived: await discovery.datagramsReceived, datagramsMalformed: await discovery.datagramsMalformed,
-            datagramsOversized: await discovery.datagramsOversized)
+            datagramsOversized: await discovery.datagramsOversized, datagramsRateLimited: await discovery.datagramsRateLimited,
+            peersEvicted: await discovery.peersEvicted)
     }
 
     private func peers() async -> [PeerInfo] {
@@ -123,6 +124,7 @@ struct ControlHandler: Sendable {
         let timeout = try seconds.map { Duration.seconds($0) } ?? Self.timeout(request.timeout, default: 5)
         do {
             let delivery = try await EnvelopeSender.send(envelope, to: destination.endpoint, timeout: timeout, maximumLineLength: configuration.maximumLineLength)
+            if let peerUUID = destination.peerUUID { await discovery.markExchanged(peerUUID) }
             await events.publish(.sendAcked, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID,
                                  message: delivery.status?.rawValue ?? "sent")
             return SendReport(peer: destination.label, messageID: envelope.messageID, status: delivery.status, message: delivery.message,

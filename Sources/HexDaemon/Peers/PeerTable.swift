@@ -3,6 +3,10 @@ import HexNet
 
 /// The peers heard from, keyed by peer UUID (never by name or address). Pure bookkeeping: the
 /// discovery service feeds it beacons and the clock.
+///
+/// It holds at most `capacity` peers: a new one past it takes the place of the peer unheard
+/// longest, choosing among strangers before peers hexes were exchanged with, so a flood of
+/// invented peers cannot grow the table nor push out the peers in use.
 struct PeerTable {
     struct Peer: Sendable, Equatable {
         var uuid: String
@@ -15,6 +19,8 @@ struct PeerTable {
         var interval: Duration
         var capabilities: [String]
         var lastSeen: ContinuousClock.Instant
+        /// A hex went to it or came from it: it is kept over strangers when the table is full.
+        var hasExchanged = false
 
         /// Where its envelopes go.
         var endpoint: Endpoint { Endpoint(host: addresses.first?.description ?? "0.0.0.0", port: port) }
@@ -23,7 +29,8 @@ struct PeerTable {
 
     /// What a beacon changed.
     enum Change: Equatable {
-        case found(Peer)
+        /// A new peer; the table being full, `evicting` made room for it.
+        case found(Peer, evicting: Peer?)
         /// Same peer UUID, new instance: the daemon restarted.
         case restarted(Peer)
         case updated(Peer)
@@ -34,10 +41,12 @@ struct PeerTable {
 
     /// Our own UUID: beacons carrying it are our own, heard back (ghost peers).
     let ownUUID: String
+    let capacity: Int
     private(set) var peers: [String: Peer] = [:]
 
-    init(ownUUID: String) {
+    init(ownUUID: String, capacity: Int = 1_024) {
         self.ownUUID = ownUUID.uppercased()
+        self.capacity = max(capacity, 1)
     }
 
     mutating func observe(_ beacon: Beacon, from address: IPv4Address, at now: ContinuousClock.Instant) -> Change {
@@ -50,12 +59,28 @@ struct PeerTable {
             uuid: uuid, name: beacon.name, versionID: beacon.versionID, instance: beacon.instance, addresses: [address],
             port: beacon.port, interval: .seconds(beacon.interval), capabilities: beacon.capabilities, lastSeen: now)
         guard let known = peers[uuid] else {
+            let evicted = peers.count >= capacity ? evictOne() : nil
             peers[uuid] = peer
-            return .found(peer)
+            return .found(peer, evicting: evicted)
         }
-        peer.addresses += known.addresses.filter { $0 != address }
+        // A few addresses are plenty (a host on wired and wireless); more is a peer being spoofed.
+        peer.addresses += known.addresses.filter { $0 != address }.prefix(Self.maximumAddresses - 1)
+        peer.hasExchanged = known.hasExchanged
         peers[uuid] = peer
         return known.instance == peer.instance ? .updated(peer) : .restarted(peer)
+    }
+
+    static let maximumAddresses = 4
+
+    /// Notes that a hex went to or came from the peer with this UUID, if it is in the table.
+    mutating func markExchanged(_ uuid: String) {
+        peers[uuid.uppercased()]?.hasExchanged = true
+    }
+
+    /// Removes the peer unheard longest, strangers first.
+    private mutating func evictOne() -> Peer? {
+        let victim = peers.values.min { ($0.hasExchanged ? 1 : 0, $0.lastSeen) < ($1.hasExchanged ? 1 : 0, $1.lastSeen) }
+        return victim.flatMap { peers.removeValue(forKey: $0.uuid) }
     }
 
     /// When the next peer is due to expire, if there is any peer.

@@ -11,24 +11,12 @@ struct ControlServer: Sendable {
     let logger: Logger
 
     func run() async {
-        await withDiscardingTaskGroup { group in
-            while !Task.isCancelled {
-                do {
-                    let socket = try await listener.accept()
-                    group.addTask { await serve(socket) }
-                } catch is CancellationError {
-                    return
-                } catch {
-                    logger.error("control socket: \(error)")
-                    return
-                }
-            }
-        }
+        await acceptConnections(on: listener, logger: logger) { socket in await serve(socket) }
     }
 
     private func serve(_ socket: Socket) async {
         let connection = StreamConnection(socket: socket, maximumLineLength: 64 << 20)
-        while case .line(let bytes)? = try? await connection.readLine(idleTimeout: nil) {
+        while case .line(let bytes)? = try? await connection.readLine(timeout: nil) {
             let response: ControlResponse
             do {
                 let request = try ControlCoding.decode(ControlRequest.self, from: bytes)
@@ -57,7 +45,7 @@ struct ControlServer: Sendable {
                 }
             }
             // Anything the client sends after `watch` is ignored; its end of the stream ends the watch.
-            while case .line? = try? await reader.readLine(idleTimeout: nil) {}
+            while case .line? = try? await reader.readLine(timeout: nil) {}
             group.cancelAll()
         }
     }

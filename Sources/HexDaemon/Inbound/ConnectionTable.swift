@@ -1,0 +1,76 @@
+import HexNet
+import Synchronization
+
+/// The peer connections being served, with the two caps that keep one host, or many, from
+/// taking every connection:
+/// - at most `perAddress` connections from one remote address (a newcomer past it is refused);
+/// - at most `total` connections in all. A newcomer past it is not refused: the connection that
+///   has waited longest without completing a line is closed to make room. Connections that sit
+///   idle or trickle bytes are the stalest, so they make room for senders that are quick, and
+///   filling the table cannot lock honest peers out.
+final class ConnectionTable: Sendable {
+    let total: Int
+    let perAddress: Int
+
+    /// What became of a newcomer.
+    enum Admission: Equatable {
+        case admitted
+        /// Admitted after closing the stalest connection (its remote end, for the log).
+        case admittedByClosing(String)
+        /// Refused: its address has `perAddress` connections already.
+        case refused
+    }
+
+    private struct Entry {
+        let socket: Socket
+        let address: String
+        /// When it connected or last completed a line.
+        var lastProgress: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var countByAddress: [String: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    init(total: Int, perAddress: Int) {
+        self.total = total
+        self.perAddress = perAddress
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
+
+    func admit(_ socket: Socket, from address: String, at now: ContinuousClock.Instant) -> Admission {
+        let (admission, evicted) = state.withLock { state -> (Admission, Socket?) in
+            guard state.countByAddress[address, default: 0] < perAddress else { return (.refused, nil) }
+            var evicted: Entry?
+            if state.entries.count >= total, let stalest = state.entries.min(by: { $0.value.lastProgress < $1.value.lastProgress }) {
+                evicted = Self.remove(stalest.key, from: &state)
+            }
+            state.entries[ObjectIdentifier(socket)] = Entry(socket: socket, address: address, lastProgress: now)
+            state.countByAddress[address, default: 0] += 1
+            return (evicted.map { .admittedByClosing($0.address) } ?? .admitted, evicted?.socket)
+        }
+        // Wakes the evicted connection's reader, which then ends and calls `remove`.
+        evicted?.shutdown()
+        return admission
+    }
+
+    /// Notes that a connection completed a line.
+    func progressed(_ socket: Socket, at now: ContinuousClock.Instant) {
+        state.withLock { $0.entries[ObjectIdentifier(socket)]?.lastProgress = now }
+    }
+
+    func remove(_ socket: Socket) {
+        state.withLock { _ = Self.remove(ObjectIdentifier(socket), from: &$0) }
+    }
+
+    private static func remove(_ id: ObjectIdentifier, from state: inout State) -> Entry? {
+        guard let entry = state.entries.removeValue(forKey: id) else { return nil }
+        let remaining = state.countByAddress[entry.address, default: 1] - 1
+        state.countByAddress[entry.address] = remaining > 0 ? remaining : nil
+        return entry
+    }
+}

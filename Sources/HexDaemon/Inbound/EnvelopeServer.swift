@@ -1,0 +1,146 @@
+import HexControl
+import HexKit
+import HexNet
+
+/// Accepts TCP connections from peers and acts on the envelopes they send, one per line, each
+/// connection in its own task so a slow or hostile peer never delays the others.
+///
+/// Every connection lives within budgets (see `DaemonConfiguration`): a pace for each line, caps
+/// on connections per address and in all (`ConnectionTable`), and a bound on the bytes of
+/// unfinished lines held by all connections together (`PartialLineBudget`).
+final class EnvelopeServer: Sendable {
+    let listener: StreamListener
+    let service: HexService
+    let discovery: Discovery
+    let events: EventLog
+    let configuration: DaemonConfiguration
+    let logger: Logger
+    private let connections: ConnectionTable
+    private let budget: PartialLineBudget
+    private let pace: LinePace
+
+    /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
+    init(listener: StreamListener, service: HexService, discovery: Discovery, events: EventLog, configuration: DaemonConfiguration,
+         maximumConnections: Int, logger: Logger) {
+        self.listener = listener
+        self.service = service
+        self.discovery = discovery
+        self.events = events
+        self.configuration = configuration
+        self.logger = logger
+        connections = ConnectionTable(total: maximumConnections, perAddress: configuration.maximumConnectionsPerAddress)
+        budget = PartialLineBudget(limit: configuration.partialLineBudget) { remote, bytes in
+            logger.limited("partial-line budget", .warning,
+                           "cut off \(remote?.description ?? "?"), holding \(bytes) bytes of an unfinished line: "
+                           + "all connections together held more than \(configuration.partialLineBudget)")
+        }
+        pace = LinePace(idle: configuration.idleTimeout, grace: configuration.lineGrace, minimumBytesPerSecond: configuration.lineMinimumRate)
+    }
+
+    /// Accepts until cancelled.
+    func run() async {
+        await acceptConnections(on: listener, logger: logger) { socket in await self.admit(socket) }
+    }
+
+    private func admit(_ socket: Socket) async {
+        let remote = socket.remoteEndpoint
+        let address = remote?.host ?? "?"
+        switch connections.admit(socket, from: address, at: .now) {
+        case .refused:
+            logger.limited("connections per address", .warning,
+                           "refused a connection from \(address): it has \(connections.perAddress) open already")
+            return
+        case .admittedByClosing(let stalest):
+            logger.limited("connection cap", .warning,
+                           "\(connections.total) connections open: closed the one from \(stalest) that waited longest without a line")
+        case .admitted:
+            break
+        }
+        await serve(socket, remote: remote?.description ?? "?")
+        connections.remove(socket)
+    }
+
+    private func serve(_ socket: Socket, remote: String) async {
+        let connection = StreamConnection(socket: socket, maximumLineLength: configuration.maximumLineLength, budget: budget)
+        logger.debug("connection from \(remote)")
+        while true {
+            let item: LineFramer.Item?
+            do {
+                item = try await connection.readLine(pace: pace)
+            } catch let error as SocketError where error.isTimeout {
+                logger.limited("slow connection", .info, "closed the connection from \(remote): no line within the deadline (\(pace.idle) idle, "
+                               + "or \(pace.grace) plus one second per \(pace.minimumBytesPerSecond) bytes once begun)")
+                return
+            } catch {
+                logger.debug("connection from \(remote) ended: \(error)")
+                return
+            }
+            switch item {
+            case nil:
+                return
+            case .lineTooLong:
+                logger.limited("line too long", .warning, "\(remote) sent a line over \(configuration.maximumLineLength) bytes; closing the connection")
+                if !configuration.legacy {
+                    let ack = DataSendWrapper.ack(.invalid, messageID: nil, message: "line longer than \(configuration.maximumLineLength) bytes; closing the connection",
+                                                  versionID: configuration.appVersion)
+                    try? await connection.writeLine(ack.encodedLine(), timeout: .seconds(5))
+                }
+                // Closing with the rest of the line unread would reset the connection and could
+                // destroy the Ack before the peer reads it: half-close, drain for a moment (the
+                // framer discards everything now), then close.
+                socket.shutdownWrite()
+                _ = try? await connection.readLine(timeout: .seconds(1))
+                return
+            case .line(let bytes):
+                connections.progressed(socket, at: .now)
+                guard let reply = await handle(bytes, from: remote) else { continue }
+                do {
+                    try await connection.writeLine(reply.encodedLine(), timeout: .seconds(10))
+                } catch {
+                    logger.debug("cannot reply to \(remote): \(error)")
+                    return
+                }
+            }
+        }
+    }
+
+    /// Acts on one line and returns the reply owed, if any.
+    private func handle(_ bytes: [UInt8], from remote: String) async -> DataSendWrapper? {
+        var envelope: DataSendWrapper
+        do {
+            envelope = try DataSendWrapper.decode(from: bytes, limits: configuration.envelopeLimits)
+        } catch {
+            logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
+            // The original app answered nothing; a legacy-playing daemon does the same.
+            return configuration.legacy ? nil : await service.reply(toUnreadable: error)
+        }
+        // A legacy peer knows nothing of messageIDs: no Ack, no duplicate detection.
+        if configuration.legacy { envelope.messageID = nil }
+        do {
+            let (outcome, reply) = try await service.receive(envelope)
+            await record(outcome, of: envelope, from: remote)
+            return reply
+        } catch {
+            logger.limited("store failure", .error, "cannot store what \(remote) sent: \(error)")
+            guard let messageID = envelope.messageID else { return nil }
+            return .ack(.failed, messageID: messageID, message: "the receiver could not store it: \(error)", versionID: configuration.appVersion)
+        }
+    }
+
+    private func record(_ outcome: ReceiveOutcome, of envelope: DataSendWrapper, from remote: String) async {
+        let sender = envelope.hex?.senderName.flatMap { $0.isEmpty ? nil : $0 } ?? remote
+        switch outcome {
+        case .stored(let hex):
+            await discovery.markExchanged(hex.senderUUID)
+            logger.info("stored hex \(hex.id.uuidString.uppercased()) \"\(hex.hexDescription.clipped(toUTF8: 200))\" from \(sender.clipped(toUTF8: 200)) "
+                        + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)")
+            await events.publish(.hexReceived, peerUUID: hex.senderUUID, peer: sender, versionID: envelope.versionID,
+                                 id: hex.id.uuidString.uppercased(), message: hex.hexDescription)
+        case .alert(let message):
+            logger.limited("alert", .info, "alert from \(remote) (version \(envelope.versionID.clipped(toUTF8: 40))): \(message.clipped(toUTF8: 200))")
+            await events.publish(.alertReceived, peer: remote, versionID: envelope.versionID, message: message)
+        default:
+            logger.limited("refused envelope", .info, "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) (version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The process's limit on open file descriptors, which bounds how many connections it can hold.
+enum DescriptorLimit {
+    /// Raises the soft limit to the hard one (a daemon should use what it is allowed) and returns
+    /// the soft limit in force afterwards.
+    static func raise() -> Int {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return 1_024 }
+        // An unlimited hard limit is capped: the kernel's own maximum applies anyway.
+        let target = min(limit.rlim_max, rlim_t(1 << 20))
+        if limit.rlim_cur < target {
+            var raised = limit
+            raised.rlim_cur = target
+            if setrlimit(RLIMIT_NOFILE_VALUE, &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// Descriptors kept back from connections: the database and its journal, the listeners, the
+    /// lock, pipes of link commands, and whatever libraries open.
+    static let reserve = 64
+
+    #if canImport(Glibc)
+    private static let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+    private static let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
+    #endif
+}

@@ -1,0 +1,61 @@
+import Synchronization
+
+/// A bound on the bytes of begun lines that all connections together may hold.
+///
+/// Each connection reports what it holds after every read. When the total passes `limit`, the
+/// largest holders are cut off first (their sockets shut down, so their reads end) until the rest
+/// fits: many connections each holding a large partial line cannot exhaust memory, and the
+/// connections sending small lines at a normal pace are the last to be touched.
+public final class PartialLineBudget: Sendable {
+    public let limit: Int
+    /// Called with each cut-off connection's remote end and the bytes it held (for the log).
+    private let onCut: @Sendable (Endpoint?, Int) -> Void
+
+    private struct Holder {
+        let socket: Socket
+        var bytes: Int
+    }
+
+    private struct State {
+        var total = 0
+        var holders: [ObjectIdentifier: Holder] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init(limit: Int, onCut: @escaping @Sendable (Endpoint?, Int) -> Void = { _, _ in }) {
+        self.limit = limit
+        self.onCut = onCut
+    }
+
+    /// All bytes of begun lines held now.
+    public var total: Int { state.withLock(\.total) }
+
+    /// Records that `socket`'s connection holds `bytes`; cuts off the largest holders when the
+    /// total passes the limit.
+    public func hold(_ bytes: Int, by socket: Socket) {
+        let cut = state.withLock { state -> [Holder] in
+            let id = ObjectIdentifier(socket)
+            state.total += bytes - (state.holders[id]?.bytes ?? 0)
+            state.holders[id] = bytes > 0 ? Holder(socket: socket, bytes: bytes) : nil
+            guard state.total > limit else { return [] }
+            var cut: [Holder] = []
+            for (id, holder) in state.holders.sorted(by: { $0.value.bytes > $1.value.bytes }) {
+                guard state.total > limit else { break }
+                state.holders[id] = nil
+                state.total -= holder.bytes
+                cut.append(holder)
+            }
+            return cut
+        }
+        for holder in cut {
+            onCut(holder.socket.remoteEndpoint, holder.bytes)
+            holder.socket.shutdown()
+        }
+    }
+
+    /// Forgets a connection that has ended.
+    public func release(_ socket: Socket) {
+        hold(0, by: socket)
+    }
+}
