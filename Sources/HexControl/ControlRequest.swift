@@ -36,12 +36,18 @@ public struct ControlRequest: Sendable, Codable, Equatable {
     public var save: Bool?
     /// A share query's id (chosen by the client for `share`, so it can follow the progress).
     public var query: String?
+    /// Lists: at most this many items (default: all, streamed).
+    public var limit: Int?
+    /// Lists: start after this item (a hex id, or a peer UUID), as the previous page ended.
+    public var after: String?
+    /// `inbox.show`: every field and link whole, however large.
+    public var full: Bool?
 
     public init(
         _ command: ControlCommand, id: String? = nil, to: String? = nil, description: String? = nil, color: String? = nil,
         links: [LinkJM]? = nil, message: String? = nil, uuid: String? = nil, since: UInt64? = nil, wait: Bool? = nil,
         timeout: Double? = nil, index: Int? = nil, legacy: Bool? = nil, files: [String]? = nil, provider: String? = nil,
-        save: Bool? = nil, query: String? = nil
+        save: Bool? = nil, query: String? = nil, limit: Int? = nil, after: String? = nil, full: Bool? = nil
     ) {
         self.command = command
         self.id = id
@@ -60,6 +66,9 @@ public struct ControlRequest: Sendable, Codable, Equatable {
         self.provider = provider
         self.save = save
         self.query = query
+        self.limit = limit
+        self.after = after
+        self.full = full
     }
 }
 

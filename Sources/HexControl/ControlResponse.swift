@@ -1,37 +1,60 @@
 import HexKit
 
 /// The daemon's answer to one request: a JSON object on one line. Exactly one of `error` and the
-/// result keys is present; `watch` answers with a stream of `event` responses instead.
+/// result keys is present; `watch` answers with a stream of `event` responses instead, and lists
+/// with one line per item (`summary` or `peer`) and a last line with `end`.
 public struct ControlResponse: Sendable, Codable {
     public var ok: Bool
     public var error: ControlError?
     public var status: StatusReport?
-    public var peers: [PeerInfo]?
-    public var hexes: [Hex]?
     public var hex: Hex?
     public var send: SendReport?
     public var blocked: [String]?
     public var event: DaemonEvent?
     public var queries: [QueryRegistry.Progress]?
+    /// One item of a hex list.
+    public var summary: HexSummary?
+    /// One item of the peer list.
+    public var peer: PeerInfo?
+    /// The last line of a list.
+    public var end: ListEnd?
+    /// Some text of `summary` or `hex` was cut to the control protocol's bounds (`ControlLimits`).
+    public var truncated: Bool?
 
     public init(
-        error: ControlError? = nil, status: StatusReport? = nil, peers: [PeerInfo]? = nil, hexes: [Hex]? = nil, hex: Hex? = nil,
-        send: SendReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil
+        error: ControlError? = nil, status: StatusReport? = nil, hex: Hex? = nil,
+        send: SendReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil,
+        summary: HexSummary? = nil, peer: PeerInfo? = nil, end: ListEnd? = nil, truncated: Bool? = nil
     ) {
         self.ok = error == nil
         self.error = error
         self.status = status
-        self.peers = peers
-        self.hexes = hexes
         self.hex = hex
         self.send = send
         self.blocked = blocked
         self.event = event
         self.queries = queries
+        self.summary = summary
+        self.peer = peer
+        self.end = end
+        self.truncated = truncated
     }
 
     /// A response that reports only success.
     public static let done = ControlResponse()
+}
+
+/// How a list ended.
+public struct ListEnd: Sendable, Codable, Equatable {
+    /// Items sent.
+    public var count: Int
+    /// More items follow the last one sent (ask again with `after` set to its id).
+    public var more: Bool
+
+    public init(count: Int, more: Bool) {
+        self.count = count
+        self.more = more
+    }
 }
 
 /// Why a request failed. `code` is stable for scripts; `message` is for people.

@@ -41,12 +41,24 @@ actor HexService {
         .alert(message, versionID: manager.versionID, messageID: UUID().uuidString.uppercased())
     }
 
+    /// Counted by the database, without loading a hex.
     func counts() throws -> (inbox: Int, unchecked: Int, hexlist: Int) {
-        (try manager.inbox().count, try manager.uncheckedCount(), try manager.myHexlist().count)
+        (try manager.count(in: .inbox), try manager.uncheckedCount(), try manager.count(in: .myHexlist))
     }
 
-    func inbox() throws -> [Hex] { try manager.inbox() }
-    func myHexlist() throws -> [Hex] { try manager.myHexlist() }
+    /// One page of a location's list (see `HexManager.summaries`).
+    func summaries(in location: HexLocation, after cursor: String?, limit: Int, fieldCharacters: Int) throws -> [HexSummary] {
+        var start: UUID?
+        if let cursor {
+            guard let id = UUID(uuidString: cursor) else { throw ControlError(.usage, "\"after\" must be a hex id, not '\(cursor.clipped(toUTF8: 40))'") }
+            start = id
+        }
+        do {
+            return try manager.summaries(in: location, after: start, limit: limit, fieldCharacters: fieldCharacters)
+        } catch let error as HexManagerError {
+            throw ControlError(.notFound, "\(error); it may have been deleted since it was listed")
+        }
+    }
 
     func show(_ prefix: String) throws -> Hex { try hex(matching: prefix, in: nil) }
 

@@ -46,6 +46,32 @@ extension HexDatabase: HexRepository {
         return try hexes(where: matchesPrefix + " AND location = ?", arguments + [.text(location.rawValue)])
     }
 
+    public func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws -> [HexSummary]? {
+        var start = Int64.min
+        if let cursor {
+            guard let position = try connection.integer("SELECT position FROM hex WHERE id = ? AND location = ?",
+                                                        [.text(cursor.databaseText), .text(location.rawValue)]) else { return nil }
+            start = position
+        }
+        let width = SQLiteValue.integer(Int64(max(fieldCharacters, 0)))
+        return try connection.rows(
+            """
+            SELECT id, location, substr(sender_uuid, 1, ?), substr(sender_name, 1, ?), substr(description, 1, ?), substr(color, 1, ?),
+                   created_at, checked, (SELECT COUNT(*) FROM link WHERE link.hex_id = hex.id)
+            FROM hex WHERE location = ? AND position > ? ORDER BY position LIMIT ?
+            """, [width, width, width, width, .text(location.rawValue), .integer(start), .integer(Int64(max(limit, 0)))]
+        ) { row in
+            HexSummary(
+                id: UUID(databaseText: row.string(0)), location: HexLocation(rawValue: row.string(1)) ?? location,
+                senderUUID: row.string(2), senderName: row.string(3), hexDescription: row.string(4), hexColor: row.string(5),
+                timestamp: row.date(6), isChecked: row.int(7) != 0, linkCount: Int(clamping: row.int(8)))
+        }
+    }
+
+    public func count(in location: HexLocation) throws -> Int {
+        Int(clamping: try connection.integer("SELECT COUNT(*) FROM hex WHERE location = ?", [.text(location.rawValue)]) ?? 0)
+    }
+
     public func uncheckedCount() throws -> Int {
         Int(try connection.integer("SELECT COUNT(*) FROM hex WHERE location = 'inbox' AND checked = 0") ?? 0)
     }

@@ -134,8 +134,10 @@ private final class BenchDaemon {
     private func poll(_ what: String, _ condition: ([PeerInfo]) -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
+            var peers: [PeerInfo] = []
             if let client = try? ControlClient(socketPath: controlPath),
-               let peers = try? await client.request(ControlRequest(.peers), timeout: .seconds(5)).peers, condition(peers) {
+               (try? await client.list(ControlRequest(.peers), timeout: .seconds(5), item: { if let peer = $0.peer { peers.append(peer) } })) != nil,
+               condition(peers) {
                 return
             }
             try await Task.sleep(for: .milliseconds(5))

@@ -7,8 +7,15 @@ let commands: [Command] = [
     Command("status", summary: "Show the daemon's identity, ports, counts and discovery counters.") { invocation in
         printResult(try await invocation.result(\.status, of: ControlRequest(.status)), invocation) { Output.status($0) }
     },
-    Command("peers", summary: "List the peers discovered on the network.") { invocation in
-        printResult(try await invocation.result(\.peers, of: ControlRequest(.peers)), invocation) { Output.peers($0) }
+    Command("peers", summary: "List the peers discovered on the network.", options: listOptions(cursor: "uuid")) { invocation in
+        var peers: [PeerInfo] = []
+        let end = try await invocation.list(.peers) { response in
+            guard let peer = response.peer else { return }
+            if invocation.json { printOutput(json(peer)) } else { peers.append(peer) }
+        }
+        if !invocation.json { printOutput(Output.peers(peers)) }
+        noteMore(end, last: peers.last?.uuid, invocation)
+        return .success
     },
     Command("send", "[<url> ...]", summary: "Send a hex of links to a peer and wait for its acknowledgement.",
             details: """
@@ -30,19 +37,35 @@ let commands: [Command] = [
         request.message = try single(invocation, "a message")
         return try await send(request, invocation)
     },
-    Command("inbox", summary: "List the inbox, newest first; * marks an unchecked hex.") { invocation in
-        printResult(try await invocation.result(\.hexes, of: ControlRequest(.inboxList)), invocation) { $0.isEmpty ? "the inbox is empty" : $0.map(Output.hexLine).joined(separator: "\n") }
+    Command("inbox", summary: "List the inbox, newest first; * marks an unchecked hex.", options: listOptions(cursor: "id")) { invocation in
+        try await listHexes(.inboxList, invocation, empty: "the inbox is empty")
     },
-    Command("inbox show", "<id>", summary: "Show a hex (from the inbox or My Hexlist) with its links; the id may be a unique prefix.") { invocation in
-        try await showHex(.inboxShow, invocation)
+    Command("inbox show", "<id>", summary: "Show a hex (from the inbox or My Hexlist) with its links; the id may be a unique prefix.",
+            details: """
+                Fields longer than \(ControlLimits.showFieldBytes) bytes and links past the first \(ControlLimits.showLinks) are left out,
+                and the output says so; --full shows everything.
+                """,
+            options: [Option("full", help: "Show every field and link whole, however large.")]) { invocation in
+        let full = invocation.arguments.flag("full")
+        let request = ControlRequest(.inboxShow, id: try single(invocation, "a hex id"), full: full ? true : nil)
+        let response = try await invocation.request(
+            request, maximumResponseLength: full ? ControlLimits.fullResponseLineBytes : ControlLimits.responseLineBytes)
+        guard let hex = response.hex else { throw CommandFailure(.failure, "the daemon's answer to inbox show lacks its result") }
+        if invocation.json {
+            printOutput(json(Listed(hex, truncated: response.truncated == true)))
+        } else {
+            printOutput(Output.hexDetail(hex))
+            if response.truncated == true { printOutput("(long fields and links were left out; hexctl inbox show --full \(hex.id.uuidString) shows everything)") }
+        }
+        return .success
     },
     Command("inbox check", "<id>", summary: "Mark an inbox hex as checked.") { invocation in try await showHex(.inboxCheck, invocation) },
     Command("inbox delete", "<id>", summary: "Delete a hex from the inbox.") { invocation in try await showHex(.inboxDelete, invocation) },
     Command("inbox save", "<id>", summary: "Save a copy of an inbox hex on top of My Hexlist (it keeps its sender).") { invocation in
         try await showHex(.inboxSave, invocation)
     },
-    Command("hexlist", summary: "List My Hexlist in its order.") { invocation in
-        printResult(try await invocation.result(\.hexes, of: ControlRequest(.hexlistList)), invocation) { $0.isEmpty ? "My Hexlist is empty" : $0.map(Output.hexLine).joined(separator: "\n") }
+    Command("hexlist", summary: "List My Hexlist in its order.", options: listOptions(cursor: "id")) { invocation in
+        try await listHexes(.hexlistList, invocation, empty: "My Hexlist is empty")
     },
     Command("hexlist add", "[<url> ...]", summary: "Add a hex of your own on top of My Hexlist.", options: HexInput.options) { invocation in
         let input = try HexInput(invocation, urls: invocation.arguments.positionals)
@@ -53,7 +76,7 @@ let commands: [Command] = [
     Command("hexlist move", "<id> <index>", summary: "Move a hex of My Hexlist to a position (0 is the top).") { invocation in
         let words = invocation.arguments.positionals
         guard words.count == 2, let index = Int(words[1]), index >= 0 else { throw UsageError("give a hex id and a position (0 or more)") }
-        return printResult(try await invocation.result(\.hex, of: ControlRequest(.hexlistMove, id: words[0], index: index)), invocation) { Output.hexLine($0) }
+        return printResult(try await invocation.result(\.hex, of: ControlRequest(.hexlistMove, id: words[0], index: index)), invocation) { Output.hexLine(HexSummary($0)) }
     },
     Command("hexlist send", "<id>", summary: "Send a hex of My Hexlist to a peer and wait for its acknowledgement.",
             options: [Option("to", value: "peer", help: "The receiving peer (required).")] + sendOptions) { invocation in
@@ -100,6 +123,34 @@ let commands: [Command] = [
         try runDecode(invocation)
     },
 ]
+
+/// The options of the list commands.
+func listOptions(cursor: String) -> [Option] {
+    [
+        Option("limit", value: "n", help: "List at most this many (default: all)."),
+        Option("after", value: cursor, help: "Start after this \(cursor == "id" ? "hex id" : "peer UUID"), where the previous page ended."),
+    ]
+}
+
+/// Prints a list of hexes as it arrives: a line per hex, or a JSON object per line.
+func listHexes(_ command: ControlCommand, _ invocation: Invocation, empty: String) async throws -> ExitCode {
+    var last: HexSummary?
+    let end = try await invocation.list(command) { response in
+        guard let summary = response.summary else { return }
+        last = summary
+        let truncated = response.truncated == true
+        printOutput(invocation.json ? json(Listed(summary, truncated: truncated)) : Output.hexLine(summary, truncated: truncated))
+    }
+    if end.count == 0 && !invocation.json { printOutput(empty) }
+    noteMore(end, last: last?.id.uuidString, invocation)
+    return .success
+}
+
+/// Says on standard error, for a person, how to get the next page.
+func noteMore(_ end: ListEnd, last: String?, _ invocation: Invocation) {
+    guard end.more, let last, !invocation.json else { return }
+    printError("(more after \(last): hexctl \(invocation.command.name) --after \(last))")
+}
 
 /// The options every sending command shares.
 let sendOptions = [

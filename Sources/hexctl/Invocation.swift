@@ -17,8 +17,10 @@ struct Invocation: Sendable {
 
     /// Sends one request to the daemon and returns its successful response.
     /// - Throws: `CommandFailure` with the exit code for the daemon's error, or 69 when no daemon runs.
-    func request(_ request: ControlRequest, timeout: Duration? = .seconds(120)) async throws -> ControlResponse {
-        let response = try await connect().request(request, timeout: timeout)
+    func request(
+        _ request: ControlRequest, timeout: Duration? = .seconds(120), maximumResponseLength: Int = ControlLimits.responseLineBytes
+    ) async throws -> ControlResponse {
+        let response = try await connect(maximumResponseLength: maximumResponseLength).request(request, timeout: timeout)
         if let error = response.error { throw CommandFailure(error) }
         return response
     }
@@ -42,10 +44,24 @@ struct Invocation: Sendable {
 
     static let secondsRange = 0.0...86_400
 
-    func connect() throws -> ControlClient {
+    /// Runs a list command with `--limit` and `--after`, handing each item to `item` as it arrives.
+    func list(_ command: ControlCommand, item: (ControlResponse) throws -> Void) async throws -> ListEnd {
+        var limit: Int?
+        if let text = arguments.value("limit") {
+            guard let value = Int(text), value > 0 else { throw UsageError("--limit needs a whole number, 1 or more, not '\(text)'") }
+            limit = value
+        }
+        do {
+            return try await connect().list(ControlRequest(command, limit: limit, after: arguments.value("after")), timeout: .seconds(120), item: item)
+        } catch let error as ControlError {
+            throw CommandFailure(error)
+        }
+    }
+
+    func connect(maximumResponseLength: Int = ControlLimits.responseLineBytes) throws -> ControlClient {
         let path = dataDirectory.path + "/" + ControlClient.socketName
         do {
-            return try ControlClient(socketPath: path)
+            return try ControlClient(socketPath: path, maximumResponseLength: maximumResponseLength)
         } catch {
             throw CommandFailure(.unavailable, "hexd is not running for \(dataDirectory.path) (\(error)); start it with: hexd --data-dir \(dataDirectory.path)")
         }

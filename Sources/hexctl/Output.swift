@@ -4,10 +4,12 @@ import HexKit
 /// How hexctl shows things to a person. Text from peers is printed as JSON string literals where
 /// it could carry control characters, so a peer cannot drive the terminal.
 enum Output {
-    static func hexLine(_ hex: Hex) -> String {
+    /// One line for a hex in a list; `truncated`: a field was cut short (marked with "…").
+    static func hexLine(_ hex: HexSummary, truncated: Bool = false) -> String {
         let mark = hex.location == .inbox && !hex.isChecked ? "*" : " "
-        let links = hex.links.count == 1 ? "1 link" : "\(hex.links.count) links"
+        let links = hex.linkCount == 1 ? "1 link" : "\(hex.linkCount) links"
         return "\(mark) \(hex.id.uuidString.prefix(8))  \(hex.timestamp.formatted(.iso8601))  \(json(hex.hexDescription))  from \(json(hex.senderName))  \(links)"
+            + (truncated ? "  …" : "")
     }
 
     static func hexDetail(_ hex: Hex) -> String {
@@ -76,5 +78,26 @@ extension String {
     /// The string without trailing spaces.
     func trimmingSuffix() -> String {
         String(reversed().drop { $0 == " " }.reversed())
+    }
+}
+
+/// An item printed as JSON with `"truncated": true` added when the daemon cut some of its text.
+struct Listed<Item: Encodable>: Encodable {
+    let item: Item
+    let truncated: Bool
+
+    init(_ item: Item, truncated: Bool) {
+        self.item = item
+        self.truncated = truncated
+    }
+
+    private enum CodingKeys: String, CodingKey { case truncated }
+
+    func encode(to encoder: any Encoder) throws {
+        try item.encode(to: encoder)
+        if truncated {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(true, forKey: .truncated)
+        }
     }
 }

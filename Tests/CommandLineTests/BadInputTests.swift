@@ -45,7 +45,7 @@ extension ProcessTests {
             // The same envelope again is recognised.
             try await connection.writeLine(line("after the garbage", messageID: messageID), timeout: .seconds(5))
             #expect(try await reply(connection)?.status == .duplicate)
-            #expect(try await daemon.hexctlJSON([Hex].self, ["inbox"]).map(\.hexDescription) == ["after the garbage", "odd links"])
+            #expect(try await daemon.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == ["after the garbage", "odd links"])
         }
 
         @Test func aLineOverTheCapClosesOnlyThatConnection() async throws {
@@ -75,7 +75,7 @@ extension ProcessTests {
             }
             let result = try await daemon.hexctl(["raw", "127.0.0.1:\(port)", "-", "--timeout", "5"], input: Data(line("served").dropLast(0)), timeout: .seconds(20))
             #expect(result.status == 0 && result.standardOutput.contains(#""status":"stored""#), "\(result.standardOutput) \(result.standardError)")
-            #expect(try await daemon.hexctlJSON([Hex].self, ["inbox"]).map(\.hexDescription) == ["served"], "half lines store nothing")
+            #expect(try await daemon.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == ["served"], "half lines store nothing")
             withExtendedLifetime(silent) {}
         }
 
@@ -153,7 +153,7 @@ extension ProcessTests {
                 let status = try await daemon.hexctlJSON(StatusReportShape.self, ["status"])
                 return status.datagramsMalformed >= 3 && status.datagramsOversized >= 1
             }
-            #expect(try await daemon.hexctlJSON([PeerInfo].self, ["peers"]).isEmpty)
+            #expect(try await daemon.hexctlJSONLines(PeerInfo.self, ["peers"]).isEmpty)
         }
 
         @Test func badControlRequestsGetClearErrors() async throws {

@@ -13,7 +13,7 @@ extension ProcessTests {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
             let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
-            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSON([PeerInfo].self, ["peers"]).contains { $0.name == "Grace" } }
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
 
             // Links from standard input, as a HexJM object; a flag overrides its colour.
             let file = ##"{"hexDescription":"From a file","hexColor":"#112233","links":[{"url":"https://a.example/1","linkDescription":"one","service":"Dropbox"}]}"##
@@ -22,17 +22,17 @@ extension ProcessTests {
             let fromFile = try ControlCoding.decode(Hex.self, from: Array(added.standardOutput.utf8))
             #expect(fromFile.hexDescription == "From a file" && fromFile.hexColor == "#ABCDEF" && fromFile.links.first?.service == .dropbox)
             #expect(try await ada.hexctl(["hexlist", "add", "-d", "Second", "https://b.example"]).status == 0)
-            #expect(try await ada.hexctlJSON([Hex].self, ["hexlist"]).map(\.hexDescription) == ["Second", "From a file"])
+            #expect(try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).map(\.hexDescription) == ["Second", "From a file"])
             #expect(try await ada.hexctl(["hexlist", "move", String(fromFile.id.uuidString.prefix(8)), "0"]).status == 0)
-            #expect(try await ada.hexctlJSON([Hex].self, ["hexlist"]).map(\.hexDescription) == ["From a file", "Second"])
+            #expect(try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).map(\.hexDescription) == ["From a file", "Second"])
 
             let sent = try await ada.hexctl(["hexlist", "send", String(fromFile.id.uuidString.prefix(8)), "--to", "grace"])
             #expect(sent.status == 0 && sent.standardOutput.hasPrefix("stored by Grace"), "\(sent.standardError)")
-            let received = try #require(try await grace.hexctlJSON([Hex].self, ["inbox"]).first)
+            let received = try #require(try await grace.newestInboxHex())
             #expect(received.hexDescription == "From a file" && received.senderName == "Ada" && received.links.first?.url == "https://a.example/1")
 
             #expect(try await ada.hexctl(["hexlist", "remove", String(fromFile.id.uuidString.prefix(8))]).status == 0)
-            #expect(try await ada.hexctlJSON([Hex].self, ["hexlist"]).map(\.hexDescription) == ["Second"])
+            #expect(try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).map(\.hexDescription) == ["Second"])
             #expect(try await ada.hexctl(["hexlist", "add", "--color", "blue", "https://c.example"]).status == 64, "a bad colour is a usage error")
             #expect(try await ada.hexctl(["send", "--to", "grace", "not a url"]).status == 64)
         }
@@ -41,7 +41,7 @@ extension ProcessTests {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
             let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
-            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSON([PeerInfo].self, ["peers"]).contains { $0.name == "Grace" } }
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
             let result = try await ada.hexctl(["alert", "--to", "Grace", "Lunch at noon?"])
             #expect(result.status == 0 && result.standardOutput.hasPrefix("received by Grace"), "\(result.standardError)")
             let events = try await grace.hexctl(["watch"], timeout: .seconds(1)).standardOutput

@@ -35,13 +35,13 @@ extension ProcessTests {
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port,
                                         extraArguments: ["--link-command", try Self.linker(in: work), "--link-service", "Dropbox"])
             let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
-            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSON([PeerInfo].self, ["peers"]).contains { $0.name == "Grace" } }
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
             let paths = files((1...12).map { "file-\($0).pdf" }.reversed(), in: work)
 
             let result = try await ada.hexctl(["share", "--to", "grace", "-d", "Q3", "--json"] + paths)
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardError.isEmpty, "no progress output in --json mode")
-            let hex = try #require(try await grace.hexctlJSON([Hex].self, ["inbox"]).first)
+            let hex = try #require(try await grace.newestInboxHex())
             #expect(hex.hexDescription == "Q3" && hex.senderName == "Ada")
             #expect(hex.links.map(\.linkDescription) == (1...12).map { "file-\($0).pdf" }.reversed())
             #expect(hex.links.map(\.url) == (1...12).map { "https://cloud.example/s/file-\($0).pdf" }.reversed())
@@ -56,17 +56,17 @@ extension ProcessTests {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port, extraArguments: ["--link-command", try Self.linker(in: work)])
             let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
-            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSON([PeerInfo].self, ["peers"]).contains { $0.name == "Grace" } }
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
             let paths = files(["a.txt", "fail.txt", "b.txt"], in: work)
 
             let sent = try await ada.hexctl(["share", "--to", "Grace"] + paths)
             #expect(sent.status == 1)
             #expect(sent.standardError.contains("\(work.path)/fail.txt") && sent.standardError.contains("no permission to share"))
-            #expect(try await grace.hexctlJSON([Hex].self, ["inbox"]).isEmpty, "nothing half-sent")
+            #expect(try await grace.hexctlJSONLines(HexSummary.self, ["inbox"]).isEmpty, "nothing half-sent")
 
             let saved = try await ada.hexctl(["share", "--save"] + paths)
             #expect(saved.status == 1)
-            #expect(try await ada.hexctlJSON([Hex].self, ["hexlist"]).isEmpty, "nothing half-saved")
+            #expect(try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).isEmpty, "nothing half-saved")
 
             let missing = try await ada.hexctl(["share", "--save", "--provider", "file", work.file("a.txt"), work.file("nope.txt")])
             #expect(missing.status == 1 && missing.standardError.contains("\(work.path)/nope.txt does not exist"))
@@ -93,7 +93,7 @@ extension ProcessTests {
             let result = try await share.value
             #expect(result.status == 1 && result.standardError.contains("cancelled"))
             #expect(try await ada.hexctlJSON([QueryRegistry.Progress].self, ["queries"]).isEmpty)
-            #expect(try await ada.hexctlJSON([Hex].self, ["hexlist"]).isEmpty)
+            #expect(try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).isEmpty)
             #expect(try await ada.hexctl(["cancel", query.id.uuidString]).status == 1, "it is gone")
         }
     }

@@ -8,7 +8,7 @@ extension ProcessTests {
     /// sharing one discovery port and broadcasting to 127.255.255.255.
     @Suite struct TwoDaemonTests {
         private func peers(of daemon: DaemonProcess) async throws -> [PeerInfo] {
-            try await daemon.hexctlJSON([PeerInfo].self, ["peers"])
+            try await daemon.hexctlJSONLines(PeerInfo.self, ["peers"])
         }
 
         private func waitForPeer(_ name: String, of daemon: DaemonProcess) async throws {
@@ -30,8 +30,8 @@ extension ProcessTests {
             let report = try ControlCoding.decode(SendReport.self, from: Array(send.standardOutput.utf8))
             #expect(report.status == .stored && report.messageID != nil && report.peer.hasPrefix("Bob ("))
 
-            let inbox = try await bob.hexctlJSON([Hex].self, ["inbox"])
-            let hex = try #require(inbox.first)
+            let inbox = try await bob.hexctlJSONLines(HexSummary.self, ["inbox"])
+            let hex = try #require(try await bob.newestInboxHex())
             #expect(inbox.count == 1 && !hex.isChecked)
             #expect(hex.senderName == "Alice" && hex.senderUUID == aliceStatus.peerUUID)
             #expect(hex.hexDescription == "Trip photos" && hex.hexColor == "#3498DB")

@@ -22,7 +22,7 @@ extension ProcessTests {
             let sender = try await DaemonProcess(name: "Sender", discoveryPort: port, extraArguments: Self.arguments(legacy: pair.senderLegacy))
             let receiver = try await DaemonProcess(name: "Receiver", discoveryPort: port, extraArguments: Self.arguments(legacy: pair.receiverLegacy))
             try await waitUntil("the sender lists the receiver", timeout: .seconds(10)) {
-                try await sender.hexctlJSON([PeerInfo].self, ["peers"]).contains { $0.name == "Receiver" && $0.legacy == pair.receiverLegacy }
+                try await sender.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Receiver" && $0.legacy == pair.receiverLegacy }
             }
 
             let send = try await sender.hexctl(["send", "--to", "Receiver", "-d", "skew", "https://example.com/x", "--json"])
@@ -31,7 +31,7 @@ extension ProcessTests {
             let acknowledged = !pair.senderLegacy && !pair.receiverLegacy
             #expect(report.status == (acknowledged ? .stored : nil), "\(pair): an Ack only between two current peers")
             #expect((report.messageID != nil) == acknowledged, "\(pair): a messageID only between two current peers")
-            let stored = try #require(try await receiver.hexctlJSON([Hex].self, ["inbox"]).first)
+            let stored = try #require(try await receiver.newestInboxHex())
             #expect(stored.hexDescription == "skew" && stored.senderName == "Sender" && stored.links.first?.service == .unknown)
 
             // The receiver blocks the sender: a current sender learns it from the Ack, a legacy one
@@ -41,7 +41,7 @@ extension ProcessTests {
             let refused = try await sender.hexctl(["send", "--to", "Receiver", "https://example.com/y"])
             #expect(refused.status == 77, "\(pair): \(refused.standardError)")
             #expect(refused.standardError.contains(acknowledged ? "rejected" : "Receiver blocked you."), "\(pair): \(refused.standardError)")
-            #expect(try await receiver.hexctlJSON([Hex].self, ["inbox"]).count == 1)
+            #expect(try await receiver.hexctlJSONLines(HexSummary.self, ["inbox"]).count == 1)
         }
 
         static let examples = #filePath.split(separator: "/").dropLast(3).map { "/" + $0 }.joined() + "/Examples/envelopes"
@@ -76,7 +76,7 @@ extension ProcessTests {
                     #expect(replies.isEmpty, "\(name): no reply expected, got \(result.standardOutput)")
                 }
                 if let stored = expected.stored {
-                    let top = try #require(try await daemon.hexctlJSON([Hex].self, ["inbox"]).first)
+                    let top = try #require(try await daemon.hexctlJSONLines(HexSummary.self, ["inbox"]).first)
                     #expect(top.hexDescription == stored.hexDescription && top.senderName == stored.senderName, "\(name)")
                 }
             }

@@ -1,5 +1,6 @@
 // Full Foundation for Process: the tests run real hexd processes.
 import Foundation
+import HexKit
 import HexNet
 
 /// A real `hexd` process for a test: its own data directory, TCP port chosen by the system,
@@ -60,6 +61,21 @@ public final class DaemonProcess: @unchecked Sendable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(type, from: Data(result.standardOutput.utf8))
+    }
+
+    /// Runs hexctl with `--json` on a list command: one object per line.
+    public func hexctlJSONLines<T: Decodable>(_ type: T.Type, _ arguments: [String]) async throws -> [T] {
+        let result = try await hexctl(arguments + ["--json"])
+        guard result.status == 0 else { throw DaemonExited(name: name, log: "hexctl \(arguments) failed (\(result.status)): \(result.standardError)") }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try result.standardOutput.split(separator: "\n").map { try decoder.decode(type, from: Data($0.utf8)) }
+    }
+
+    /// The newest hex of the inbox, whole (with its links), as `hexctl inbox show --full` gives it.
+    public func newestInboxHex() async throws -> Hex? {
+        guard let newest = try await hexctlJSONLines(HexSummary.self, ["inbox", "--limit", "1"]).first else { return nil }
+        return try await hexctlJSON(Hex.self, ["inbox", "show", "--full", newest.id.uuidString])
     }
 
     /// Stops with SIGTERM (a clean stop) and returns the exit status.

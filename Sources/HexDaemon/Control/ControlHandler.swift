@@ -13,22 +13,88 @@ struct ControlHandler: Sendable {
     let discoveryPort: UInt16
     let logger: Logger
 
-    /// The answer to `request`; failures are answered as errors, never thrown.
-    func handle(_ request: ControlRequest) async -> ControlResponse {
+    /// Writes the answer to `request` with `write`: one response, or for a list one per item and
+    /// a last one with `end`. A failure is answered as an error response, never thrown; only a
+    /// failing `write` (the client left) ends it early.
+    func handle(_ request: ControlRequest, write: (ControlResponse) async throws -> Void) async throws {
+        let response: ControlResponse
         do {
-            return try await perform(request)
+            switch request.command {
+            case .inboxList: response = try await streamHexes(in: .inbox, request, write: write)
+            case .hexlistList: response = try await streamHexes(in: .myHexlist, request, write: write)
+            case .peers: response = try await streamPeers(request, write: write)
+            default: response = try await perform(request)
+            }
         } catch let error as ControlError {
-            return ControlResponse(error: error)
+            response = ControlResponse(error: error)
+        } catch let error as ClientGone {
+            throw error
         } catch {
             logger.error("\(request.command.rawValue): \(error)")
-            return ControlResponse(error: ControlError(.failed, "\(error)"))
+            response = ControlResponse(error: ControlError(.failed, "\(error)"))
         }
+        try await write(response)
+    }
+
+    /// A list of hexes, one summary per response, read from the store a page at a time.
+    private func streamHexes(in location: HexLocation, _ request: ControlRequest, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
+        var remaining = try Self.limit(request.limit)
+        var cursor = request.after
+        var count = 0
+        while remaining > 0 {
+            let wanted = min(ControlLimits.pageSize, remaining)
+            let page = try await service.summaries(in: location, after: cursor, limit: wanted, fieldCharacters: ControlLimits.listFieldCharacters)
+            for summary in page {
+                try await send(ControlResponse(summary: summary, truncated: summary.mayBeTruncated ? true : nil), with: write)
+            }
+            count += page.count
+            remaining -= page.count
+            guard page.count == wanted, let last = page.last else { return ControlResponse(end: ListEnd(count: count, more: false)) }
+            cursor = last.id.uuidString
+        }
+        // The limit was reached: say whether anything follows.
+        let more = try await !service.summaries(in: location, after: cursor, limit: 1, fieldCharacters: 1).isEmpty
+        return ControlResponse(end: ListEnd(count: count, more: more))
+    }
+
+    /// The peers, one per response, in name order.
+    private func streamPeers(_ request: ControlRequest, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
+        let limit = try Self.limit(request.limit)
+        var peers = await peers()
+        if let after = request.after?.uppercased() {
+            guard let index = peers.firstIndex(where: { $0.uuid == after }) else {
+                throw ControlError(.notFound, "no peer \(after.clipped(toUTF8: 40)) in the table; it may have been lost since it was listed")
+            }
+            peers.removeFirst(index + 1)
+        }
+        for peer in peers.prefix(limit) { try await send(ControlResponse(peer: peer), with: write) }
+        return ControlResponse(end: ListEnd(count: min(limit, peers.count), more: peers.count > limit))
+    }
+
+    /// Writes one item of a list; a failure means the client is gone.
+    private func send(_ response: ControlResponse, with write: (ControlResponse) async throws -> Void) async throws {
+        do {
+            try await write(response)
+        } catch {
+            throw ClientGone()
+        }
+    }
+
+    /// The client stopped reading a list.
+    struct ClientGone: Error {}
+
+    /// A list's `limit`: at least 1; none means all.
+    private static func limit(_ limit: Int?) throws -> Int {
+        guard let limit else { return .max }
+        guard limit > 0 else { throw ControlError(.usage, "\"limit\" must be 1 or more") }
+        return limit
     }
 
     private func perform(_ request: ControlRequest) async throws -> ControlResponse {
         switch request.command {
         case .status: return ControlResponse(status: try await status())
-        case .peers: return ControlResponse(peers: await peers())
+        case .peers, .inboxList, .hexlistList:
+            throw ControlError(.usage, "\(request.command.rawValue) is a list, answered item by item")
         case .send:
             let links = try Self.links(request.links)
             let destination = try await destination(request.to, forceLegacy: request.legacy ?? false)
@@ -47,12 +113,14 @@ struct ControlHandler: Sendable {
             return ControlResponse(send: try await deliver(envelope, to: destination, request: request))
         case .watch:
             throw ControlError(.usage, "watch is answered by the control server")
-        case .inboxList: return ControlResponse(hexes: try await service.inbox())
-        case .inboxShow: return ControlResponse(hex: try await service.show(try Self.required(request.id, "id")))
+        case .inboxShow:
+            let hex = try await service.show(try Self.required(request.id, "id"))
+            guard request.full != true else { return ControlResponse(hex: hex) }
+            let (clipped, truncated) = hex.clipped(fieldBytes: ControlLimits.showFieldBytes, links: ControlLimits.showLinks)
+            return ControlResponse(hex: clipped, truncated: truncated ? true : nil)
         case .inboxCheck: return ControlResponse(hex: try await service.check(try Self.required(request.id, "id")))
         case .inboxDelete: return ControlResponse(hex: try await service.delete(try Self.required(request.id, "id"), from: .inbox))
         case .inboxSave: return ControlResponse(hex: try await service.saveToMyHexlist(try Self.required(request.id, "id")))
-        case .hexlistList: return ControlResponse(hexes: try await service.myHexlist())
         case .hexlistAdd:
             return ControlResponse(hex: try await service.createHex(
                 description: request.description ?? "", color: request.color ?? HexColor.fallback, links: try Self.links(request.links)))

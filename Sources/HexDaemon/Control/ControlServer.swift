@@ -24,14 +24,19 @@ struct ControlServer: Sendable {
                     await stream(events.watch(since: request.since ?? 0), to: socket, reader: connection)
                     return
                 }
-                response = await handler.handle(request)
+                guard (try? await handler.handle(request, write: { try await write($0, to: socket) })) != nil else { return }
+                continue
             } catch let error as DecodingError {
                 response = ControlResponse(error: ControlError(.usage, "not a control request: \(Self.describe(error))"))
             } catch {
                 response = ControlResponse(error: ControlError(.usage, "not a control request: \(error)"))
             }
-            guard let line = try? ControlCoding.encode(response), (try? await socket.writeLine(line, timeout: .seconds(10))) != nil else { return }
+            guard (try? await write(response, to: socket)) != nil else { return }
         }
+    }
+
+    private func write(_ response: ControlResponse, to socket: Socket) async throws {
+        try await socket.writeLine(try ControlCoding.encode(response), timeout: .seconds(10))
     }
 
     /// Writes events until the client closes its end (noticed by reading) or a write fails.
@@ -39,9 +44,7 @@ struct ControlServer: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in events {
-                    guard let line = try? ControlCoding.encode(ControlResponse(event: event)),
-                          (try? await socket.writeLine(line, timeout: .seconds(10))) != nil
-                    else { return }
+                    guard (try? await write(ControlResponse(event: event), to: socket)) != nil else { return }
                 }
             }
             // Anything the client sends after `watch` is ignored; its end of the stream ends the watch.

@@ -120,6 +120,18 @@ public struct HexManager {
     /// The inbox, newest first.
     public func inbox() throws -> [Hex] { try repository.hexes(in: .inbox) }
 
+    /// One page of a location's hexes without their links (see `HexRepository.summaries`).
+    /// - Throws: `HexManagerError.hexNotFound` when `cursor` is not a hex of the location.
+    public func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws -> [HexSummary] {
+        guard let page = try repository.summaries(in: location, after: cursor, limit: limit, fieldCharacters: fieldCharacters) else {
+            throw HexManagerError.hexNotFound(cursor ?? UUID(), in: location)
+        }
+        return page
+    }
+
+    /// How many hexes a location holds.
+    public func count(in location: HexLocation) throws -> Int { try repository.count(in: location) }
+
     /// How many inbox hexes the user has not checked.
     public func uncheckedCount() throws -> Int { try repository.uncheckedCount() }
 

@@ -20,6 +20,16 @@ public protocol HexRepository {
     /// The hexes whose id (uppercase) starts with `prefix`, in `location` or anywhere, with their links.
     func hexes(idPrefix prefix: String, in location: HexLocation?) throws -> [Hex]
 
+    /// One page of a location's hexes without their links, in list order (the inbox newest first,
+    /// My Hexlist in user order): at most `limit`, starting after the hex `cursor`, or from the top.
+    /// Each string is read cut to `fieldCharacters` characters at most, so a page costs little
+    /// whatever is stored.
+    /// - Returns: nil when `cursor` is not a hex of the location.
+    func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws -> [HexSummary]?
+
+    /// How many hexes a location holds, counted by the database.
+    func count(in location: HexLocation) throws -> Int
+
     /// How many inbox hexes are not checked yet.
     func uncheckedCount() throws -> Int
 
