@@ -16,8 +16,10 @@ public enum Daemon {
     /// socket and returns.
     /// - Throws: `DaemonError` or a socket, store or data directory error when it cannot start.
     public static func run(_ configuration: DaemonConfiguration, logger: Logger) async throws {
+        // Everything hexd creates (database, journal, lock, socket) is its user's alone.
+        umask(0o077)
         let dataDirectory = configuration.dataDirectory
-        try dataDirectory.create()
+        for tightened in try dataDirectory.create() { logger.warning("made private: \(tightened)") }
         let lock = try DataDirectoryLock(directory: dataDirectory.path)
         let controlPath = dataDirectory.path + "/" + ControlClient.socketName
 

@@ -25,8 +25,14 @@ public struct DataDirectory: Sendable {
     /// The database file inside this directory.
     public var databasePath: String { path + "/" + HexDatabase.fileName }
 
-    /// Creates the directory (and its parents) readable by the owner only, if it does not exist.
-    public func create() throws {
+    /// Creates the directory (and its parents) if it does not exist, and makes it private: it
+    /// must belong to the user running hexd, and is made readable by that user only (0700), as
+    /// are the files hexd keeps in it (0600), wherever an earlier version or a person left them.
+    /// - Returns: what was tightened, for the log (empty when nothing was).
+    /// - Throws: `DataDirectoryError` when it cannot be created, is not a directory, or belongs to
+    ///   another user.
+    @discardableResult
+    public func create() throws -> [String] {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
@@ -34,12 +40,30 @@ public struct DataDirectory: Sendable {
                 throw DataDirectoryError(path: prefix, reason: String(cString: strerror(errno)))
             }
         }
+        var status = stat()
+        guard lstat(path, &status) == 0 else { throw DataDirectoryError(path: path, reason: String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT == S_IFDIR else { throw DataDirectoryError(path: path, reason: "it is not a directory") }
+        guard status.st_uid == geteuid() else {
+            throw DataDirectoryError(path: path, reason: "it belongs to user \(status.st_uid), not to user \(geteuid()) running hexd; "
+                                     + "use a data directory of your own (--data-dir), or give this one to the user running hexd (chown)")
+        }
+        var tightened: [String] = []
+        for (file, mode) in [(path, mode_t(0o700))] + Self.privateFiles.map({ (path + "/" + $0, mode_t(0o600)) }) {
+            var fileStatus = stat()
+            guard lstat(file, &fileStatus) == 0, fileStatus.st_mode & S_IFMT != S_IFLNK, fileStatus.st_mode & 0o777 != mode else { continue }
+            guard chmod(file, mode) == 0 else { throw DataDirectoryError(path: file, reason: "cannot make it private: \(String(cString: strerror(errno)))") }
+            tightened.append("\(file) (was \(String(fileStatus.st_mode & 0o777, radix: 8)), now \(String(mode, radix: 8)))")
+        }
+        return tightened
     }
+
+    /// The files hexd keeps in the directory, which only their owner may read.
+    static let privateFiles = [HexDatabase.fileName, HexDatabase.fileName + "-wal", HexDatabase.fileName + "-shm", "hexd.lock"]
 }
 
 /// The data directory could not be created.
 public struct DataDirectoryError: Error, Sendable, CustomStringConvertible {
     public let path: String
     public let reason: String
-    public var description: String { "cannot create \(path): \(reason)" }
+    public var description: String { "cannot use the data directory \(path): \(reason)" }
 }

@@ -1,3 +1,4 @@
+import CSQLite
 import HexKit
 
 /// hexd's SQLite database: hexes and their links, the block list, message ids seen, peers seen
@@ -27,13 +28,22 @@ public final class HexDatabase {
     ///   - migrations: the schema; tests pass their own to check migrations.
     ///   - durability: what a commit survives; `.processCrash` unless told otherwise.
     /// - Throws: `StoreError.newerSchema` (the file is left untouched) when a newer hexd wrote it,
-    ///   `StoreError.sqlite` when SQLite cannot open or read it.
+    ///   `StoreError.damaged` when SQLite's `quick_check` finds it damaged, `StoreError.sqlite`
+    ///   when SQLite cannot open or read it.
     public init(path: String, migrations: [Migration] = Schema.migrations, durability: Durability = .processCrash) throws {
         do {
             connection = try SQLiteConnection(path: path)
             let migrator = Migrator(migrations: migrations)
             // Checked before any setting is applied: even switching to WAL writes to the file.
             try migrator.checkNotNewer(connection)
+            // A damaged file is refused, never served: what it returns could be wrong or partial.
+            let findings: [String]
+            do {
+                findings = try connection.rows("PRAGMA quick_check(5)") { $0.string(0) }
+            } catch let error as SQLiteError where error.code & 0xFF == SQLITE_CORRUPT {
+                findings = [error.message]
+            }
+            guard findings == ["ok"] else { throw StoreError.damaged(path: path, findings: findings) }
             try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = \(durability.pragma); PRAGMA foreign_keys = ON")
             try migrator.migrate(connection)
         } catch let error as SQLiteError {

@@ -32,6 +32,22 @@ extension ProcessTests {
             #expect(result.status == 1 && result.standardError.contains("cannot bind 0.0.0.0:\(port): Address already in use"))
         }
 
+        @Test func theDaemonsFilesAreItsUsersAlone() async throws {
+            let daemon = try await DaemonProcess(name: "Private", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            for name in ["", "/hexd.sqlite", "/hexd.sqlite-wal", "/hexd.sqlite-shm", "/hexd.lock", "/hexd.sock"] {
+                let mode = try FileManager.default.attributesOfItem(atPath: daemon.dataDirectory + name)[.posixPermissions] as? Int
+                #expect(mode == (name.isEmpty ? 0o700 : 0o600), "\(name): \(String(mode ?? 0, radix: 8))")
+            }
+        }
+
+        @Test func hexdRefusesADamagedDatabaseWithAHint() async throws {
+            let directory = try TemporaryDirectory()
+            try Receiver.damageDatabase(at: directory.file("hexd.sqlite"))
+            let result = try await PackageExecutable.run("hexd", ["--data-dir", directory.path, "--port", "0", "--discovery-port", "0"], timeout: .seconds(20))
+            #expect(result.status == 1)
+            #expect(result.standardError.contains("is damaged") && result.standardError.contains(".recover"), "\(result.standardError)")
+        }
+
         @Test func hexdRefusesADatabaseFromANewerVersion() async throws {
             let directory = try TemporaryDirectory()
             try Receiver.setUserVersion(99, path: try Receiver.makeDatabase(in: directory.path))

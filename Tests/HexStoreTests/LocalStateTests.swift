@@ -1,3 +1,4 @@
+import Glibc
 import HexKit
 import HexStore
 import HexTestSupport
@@ -49,5 +50,39 @@ import Testing
         let attributes = try FileManager.default.attributesOfItem(atPath: data.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o700)
         #expect(throws: DataDirectoryError.self) { try DataDirectory(explicit: "/proc/forbidden/x", environment: [:]).create() }
+    }
+
+    @Test func anExistingDataDirectoryAndItsFilesAreMadePrivate() throws {
+        let directory = try TemporaryDirectory()
+        let data = DataDirectory(explicit: directory.file("open"), environment: [:])
+        try FileManager.default.createDirectory(atPath: data.path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        _ = try Receiver.makeDatabase(in: data.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: data.databasePath)
+        let tightened = try data.create()
+        #expect(tightened.count == 2, "\(tightened)")
+        #expect(try FileManager.default.attributesOfItem(atPath: data.path)[.posixPermissions] as? Int == 0o700)
+        #expect(try FileManager.default.attributesOfItem(atPath: data.databasePath)[.posixPermissions] as? Int == 0o600)
+        #expect(try data.create().isEmpty, "nothing to do the second time")
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "changing a directory's owner needs root"))
+    func aDataDirectoryOfAnotherUserIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let data = DataDirectory(explicit: directory.file("theirs"), environment: [:])
+        try data.create()
+        #expect(chown(data.path, 65_534, 65_534) == 0)
+        #expect { try data.create() } throws: { "\($0)".contains("belongs to user 65534") }
+    }
+
+    @Test func aDamagedDatabaseIsRefusedAndLeftUntouched() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file(HexDatabase.fileName)
+        try Receiver.damageDatabase(at: path)
+        let before = try #require(contents(path))
+        #expect { try HexDatabase(path: path) } throws: { error in
+            guard case .damaged(_, let findings)? = error as? StoreError else { return false }
+            return !findings.isEmpty && "\(error)".contains(".recover")
+        }
+        #expect(contents(path) == before)
     }
 }

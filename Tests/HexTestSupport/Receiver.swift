@@ -1,3 +1,4 @@
+import Foundation
 import HexKit
 import HexStore
 
@@ -29,6 +30,25 @@ extension Receiver {
         let path = directory + "/" + HexDatabase.fileName
         _ = try HexDatabase(path: path)
         return path
+    }
+
+    /// Fills a database with enough hexes for many pages, then writes garbage over the start of a
+    /// page in its middle (the header on page 1 stays whole, so SQLite still opens the file).
+    public static func damageDatabase(at path: String) throws {
+        do {
+            let database = try HexDatabase(path: path)
+            for index in 0..<300 {
+                _ = try database.insert(
+                    Hex(location: .inbox, senderUUID: "S", senderName: "N", hexDescription: "hex \(index)", hexColor: "#AAAAAA",
+                        links: [Link(url: String(repeating: "u", count: 200), linkDescription: "d", service: .unknown)], isChecked: false),
+                    messageID: nil)
+            }
+        }
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let pageSize: UInt64 = 4_096
+        try handle.seek(toOffset: pageSize * 10)
+        try handle.write(contentsOf: Data(repeating: 0xFF, count: 64))
     }
 
     /// Sets the schema version of a database file, as a newer hexd would have left it.
