@@ -74,4 +74,32 @@ import Testing
         guard case .help = try DaemonConfiguration.resolve(arguments: ["-h"], environment: [:]) else { throw UsageError("not help") }
         guard case .version = try DaemonConfiguration.resolve(arguments: ["--version"], environment: [:]) else { throw UsageError("not version") }
     }
+
+    /// The extremes every numeric setting is tried with: each is either refused as a usage error
+    /// naming the setting, or taken as a value in the setting's range. None may trap.
+    static let extremes = ["0", "-1", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", "0.5", "2.5", "twelve", "", "nan", "inf"]
+    static let numericSettings = [
+        "port", "discovery-port", "announce-interval", "max-line", "idle-timeout", "line-grace", "line-min-rate", "max-connections",
+        "max-connections-per-address", "partial-line-budget", "max-links", "max-string", "max-peers", "beacon-rate", "link-concurrency", "link-timeout",
+    ]
+
+    @Test(arguments: numericSettings)
+    func everyNumericSettingRefusesOrBoundsItsExtremes(_ setting: String) throws {
+        for value in Self.extremes {
+            do {
+                let configuration = try resolve(["--\(setting)", value])
+                // Taken: only a value that is in range for its setting.
+                #expect(["0", "2.5"].contains(value) || (value == "0.5" && setting.contains("interval") || value == "0.5" && ["idle-timeout", "line-grace", "link-timeout"].contains(setting)),
+                        "--\(setting) \(value) was taken")
+                #expect(configuration.announceInterval >= .milliseconds(100) && configuration.idleTimeout > .zero && configuration.maximumPeers >= 1)
+            } catch let error as UsageError {
+                #expect(error.description.contains("--\(setting)"), "the error names the setting: \(error)")
+            }
+        }
+    }
+
+    @Test func everyNumericOptionIsCovered() {
+        let numeric = DaemonConfiguration.options.filter { ["port", "seconds", "bytes", "n"].contains($0.valueName ?? "") }.map(\.name)
+        #expect(Set(numeric) == Set(Self.numericSettings))
+    }
 }
