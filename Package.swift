@@ -47,3 +47,15 @@ let package = Package(
         .testTarget(name: "CommandLineTests", dependencies: ["hexd", "hexctl", "HexKit", "HexNet", "HexControl", "HexTestSupport"], swiftSettings: strictSettings),
     ]
 )
+
+// Coverage-guided fuzz targets (libFuzzer), only when HEXD_FUZZ is set: they are built with
+// `-sanitize=fuzzer`, which brings its own `main`, so a normal build leaves them out.
+// `Tests/fuzz.sh` builds and runs them.
+if Context.environment["HEXD_FUZZ"] != nil {
+    package.targets += [
+        .target(name: "CFuzzDriver", path: "Tests/Fuzz/CFuzzDriver"),
+        .executableTarget(name: "FuzzEnvelope", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzEnvelope", swiftSettings: strictSettings),
+        .executableTarget(name: "FuzzBeacon", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzBeacon", swiftSettings: strictSettings),
+        .executableTarget(name: "FuzzControlRequest", dependencies: ["HexControl", "CFuzzDriver"], path: "Tests/Fuzz/FuzzControlRequest", swiftSettings: strictSettings),
+    ]
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Tests/Fuzz) with AddressSanitizer and runs each for a bounded
+# time, seeded from Examples/envelopes and a few beacons and control requests. A crash, a leak
+# report or a broken read-back property fails the run and leaves the input in the work folder.
+#
+# Usage: Tests/fuzz.sh [seconds per target, default 60]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+work=$(mktemp -d "${TMPDIR:-/tmp}/hexd-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest)
+flags=(-c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
+for target in "${targets[@]}"; do
+    HEXD_FUZZ=1 swift build "${flags[@]}" --product "$target" 2>&1 | grep -vE "Cannot export local symbol|^\[" || true
+done
+bin=$(HEXD_FUZZ=1 swift build "${flags[@]}" --show-bin-path)
+
+mkdir -p "$work/seeds/FuzzEnvelope" "$work/seeds/FuzzBeacon" "$work/seeds/FuzzControlRequest"
+cp Examples/envelopes/*.envelope "$work/seeds/FuzzEnvelope/"
+printf '%s' '{"capabilities":["ack"],"format":"hexd-beacon/1","instance":"0C0E7A52-2B5C-4F6B-8C1E-9A4D2E6F7B10","interval":2,"kind":"announce","name":"Ada","peer":"6F9619FF-8B86-4011-B42D-00C04FC964FF","port":18521,"versionID":"2.0.0"}' > "$work/seeds/FuzzBeacon/announce"
+printf '%s' '{"capabilities":[],"format":"hexd-beacon/1","instance":"0C0E7A52-2B5C-4F6B-8C1E-9A4D2E6F7B10","interval":0.5,"kind":"bye","name":"","peer":"6F9619FF-8B86-4011-B42D-00C04FC964FF","port":1,"versionID":"1.0"}' > "$work/seeds/FuzzBeacon/bye"
+printf '%s' '{"command":"send","to":"grace","links":[{"url":"https://example.com","service":"Dropbox"}],"timeout":2.5,"wait":true}' > "$work/seeds/FuzzControlRequest/send"
+printf '%s' '{"command":"inbox.list","limit":50,"after":"9B516502-0000-4000-8000-000000000000"}' > "$work/seeds/FuzzControlRequest/list"
+printf '%s' '{"ok":true,"status":{"peerUUID":"A","name":"n","versionID":"2","legacy":false,"tcpPort":1,"discoveryPort":2,"dataDirectory":"/d","peers":0,"inbox":0,"unchecked":0,"hexlist":0,"datagramsReceived":0,"datagramsMalformed":0,"datagramsOversized":0,"datagramsRateLimited":0,"peersEvicted":0}}' > "$work/seeds/FuzzControlRequest/status"
+
+failed=0
+for target in "${targets[@]}"; do
+    mkdir -p "$work/corpus/$target"
+    log="$work/$target.log"
+    # -rss_limit_mb: one input must not cost the reader much memory (ASan's own overhead included).
+    if ! (cd "$work" && "$bin/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 \
+            "corpus/$target" "seeds/$target" >"$log" 2>&1); then
+        failed=1
+        echo "fuzz: $target FAILED; its last lines:"
+        tail -40 "$log"
+        mkdir -p .build-fuzz/findings && cp "$work"/crash-* "$work"/leak-* "$work"/oom-* .build-fuzz/findings/ 2>/dev/null || true
+    fi
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+    echo "fuzz: $target: ${runs:-?} executions in ${seconds} s (${rate:-?}/s), corpus $(ls "$work/corpus/$target" | wc -l) inputs"
+done
+exit "$failed"
