@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import HexControl
 import HexKit
@@ -18,6 +19,8 @@ public enum Daemon {
     public static func run(_ configuration: DaemonConfiguration, logger: Logger) async throws {
         // Everything hexd creates (database, journal, lock, socket) is its user's alone.
         umask(0o077)
+        // Large line buffers go back to the system when freed, so memory follows the budgets.
+        hexd_return_large_allocations()
         let dataDirectory = configuration.dataDirectory
         for tightened in try dataDirectory.create() { logger.warning("made private: \(tightened)") }
         let lock = try DataDirectoryLock(directory: dataDirectory.path)

@@ -77,4 +77,8 @@ public struct LineFramer: Sendable {
 
     /// Bytes received after the last complete line (a line cut short when the peer closed).
     public var pendingByteCount: Int { buffer.count - start }
+
+    /// The memory the framer holds for them (its buffer's capacity), which is what a budget on
+    /// unfinished lines must count: a growing buffer holds up to twice what it was given.
+    public var heldByteCount: Int { pendingByteCount == 0 && buffer.isEmpty ? 0 : buffer.capacity }
 }

@@ -1,11 +1,13 @@
 import Synchronization
 
-/// A bound on the bytes of begun lines that all connections together may hold.
+/// A bound on the memory that all connections together hold for lines they have begun.
 ///
 /// Each connection reports what it holds after every read. When the total passes `limit`, the
-/// largest holders are cut off first (their sockets shut down, so their reads end) until the rest
-/// fits: many connections each holding a large partial line cannot exhaust memory, and the
-/// connections sending small lines at a normal pace are the last to be touched.
+/// largest holders are cut off first (their sockets shut down, so their reads end) until the
+/// rest fits: many connections each holding a large partial line cannot exhaust memory, and the
+/// connections sending small lines at a normal pace are the last to be touched. A connection
+/// that was cut off is counted until it has actually let go of its memory (`release`), so the
+/// total is what is really held, not what will be.
 public final class PartialLineBudget: Sendable {
     public let limit: Int
     /// Called with each cut-off connection's remote end and the bytes it held (for the log).
@@ -14,6 +16,8 @@ public final class PartialLineBudget: Sendable {
     private struct Holder {
         let socket: Socket
         var bytes: Int
+        /// Shut down already; waiting for its task to end and release it.
+        var cut = false
     }
 
     private struct State {
@@ -28,7 +32,7 @@ public final class PartialLineBudget: Sendable {
         self.onCut = onCut
     }
 
-    /// All bytes of begun lines held now.
+    /// All memory held for begun lines now, cut-off connections included.
     public var total: Int { state.withLock(\.total) }
 
     /// Records that `socket`'s connection holds `bytes`; cuts off the largest holders when the
@@ -37,13 +41,18 @@ public final class PartialLineBudget: Sendable {
         let cut = state.withLock { state -> [Holder] in
             let id = ObjectIdentifier(socket)
             state.total += bytes - (state.holders[id]?.bytes ?? 0)
-            state.holders[id] = bytes > 0 ? Holder(socket: socket, bytes: bytes) : nil
-            guard state.total > limit else { return [] }
-            var cut: [Holder] = []
-            for (id, holder) in state.holders.sorted(by: { $0.value.bytes > $1.value.bytes }) {
-                guard state.total > limit else { break }
+            if bytes > 0 {
+                state.holders[id, default: Holder(socket: socket, bytes: 0)].bytes = bytes
+            } else {
                 state.holders[id] = nil
-                state.total -= holder.bytes
+            }
+            guard state.total > limit else { return [] }
+            var excess = state.total - limit
+            var cut: [Holder] = []
+            for (id, holder) in state.holders.filter({ !$0.value.cut }).sorted(by: { $0.value.bytes > $1.value.bytes }) {
+                guard excess > 0 else { break }
+                state.holders[id]?.cut = true
+                excess -= holder.bytes
                 cut.append(holder)
             }
             return cut
@@ -54,7 +63,7 @@ public final class PartialLineBudget: Sendable {
         }
     }
 
-    /// Forgets a connection that has ended.
+    /// Forgets a connection that has ended (its memory is freed).
     public func release(_ socket: Socket) {
         hold(0, by: socket)
     }

@@ -80,16 +80,18 @@ public final class Socket: Sendable {
         return result == 0 ? UInt16(bigEndian: address.sin_port) : 0
     }
 
-    /// Reads what is available, at most `maximumCount` bytes; waits while nothing is.
-    /// - Returns: the bytes read, none at the end of the stream.
-    func read(maximumCount: Int, timeout: Duration?) async throws -> [UInt8] {
+    /// Reads what is available, at most `maximumCount` bytes, and hands them to `take` (they are
+    /// valid only during the call); waits while nothing is.
+    /// - Returns: how many bytes were read, 0 at the end of the stream.
+    func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws -> Int {
         while true {
             // A buffer only for the read itself, so no connection keeps one while it waits.
-            let (count, bytes) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumCount) { buffer in
+            let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumCount) { buffer in
                 let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-                return (count, count > 0 ? Array(buffer[..<count]) : [])
+                if count > 0 { take(UnsafeBufferPointer(rebasing: buffer[..<count])) }
+                return count
             }
-            if count >= 0 { return bytes }
+            if count >= 0 { return count }
             switch errno {
             case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: descriptor, timeout: timeout, operation: "read")
             case EINTR: continue

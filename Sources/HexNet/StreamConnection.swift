@@ -7,7 +7,7 @@ public final class StreamConnection {
     private var framer: LineFramer
     /// When the first byte of the line being received arrived.
     private var lineStartedAt: ContinuousClock.Instant?
-    /// Told how many bytes of begun lines this connection holds, after every read.
+    /// Told how much memory this connection holds for begun lines, after every read.
     private let budget: PartialLineBudget?
 
     public init(socket: Socket, maximumLineLength: Int, budget: PartialLineBudget? = nil) {
@@ -48,7 +48,7 @@ public final class StreamConnection {
             if let item = framer.next() {
                 // Bytes after the line arrived with it: the next line began then.
                 if framer.pendingByteCount == 0 { lineStartedAt = nil }
-                budget?.hold(framer.pendingByteCount, by: socket)
+                budget?.hold(framer.heldByteCount, by: socket)
                 return item
             }
             var timeout: Duration?
@@ -56,14 +56,13 @@ public final class StreamConnection {
                 timeout = deadline - .now
                 guard let remaining = timeout, remaining > .zero else { throw SocketError.timedOut("read a line") }
             }
-            let bytes = try await socket.read(maximumCount: 65_536, timeout: timeout)
-            guard !bytes.isEmpty else {
+            let count = try await socket.read(maximumCount: 65_536, timeout: timeout) { framer.append($0) }
+            guard count > 0 else {
                 budget?.hold(0, by: socket)
                 return nil
             }
-            framer.append(bytes)
             if lineStartedAt == nil && framer.pendingByteCount > 0 { lineStartedAt = .now }
-            budget?.hold(framer.pendingByteCount, by: socket)
+            budget?.hold(framer.heldByteCount, by: socket)
         }
     }
 

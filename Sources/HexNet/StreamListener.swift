@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -52,7 +54,8 @@ public final class StreamListener: Sendable {
     ///   or the system is out of descriptors or memory: the caller decides how to back off.
     public func accept() async throws -> Socket {
         while true {
-            let descriptor = Glibc.accept(socket.descriptor, nil, nil)
+            // Close-on-exec from the start: a link command spawned meanwhile cannot inherit it.
+            let descriptor = accept4(socket.descriptor, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
             if descriptor >= 0 { return Socket(adopting: descriptor) }
             switch errno {
             case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: socket.descriptor, timeout: nil, operation: "accept")

@@ -87,65 +87,6 @@ struct TransferBenchmark {
     }
 }
 
-/// A hexd process started by the benchmark, stopped when this value goes away.
-private final class BenchDaemon {
-    private let process = Process()
-    let directory: String
-    var controlPath: String { directory + "/hexd.sock" }
-
-    init(name: String, discoveryPort: UInt16, interval: Double) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(name)-\(UUID().uuidString.prefix(8))").path
-        let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        process.executableURL = binDirectory.appendingPathComponent("hexd")
-        process.arguments = ["--data-dir", directory, "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
-                             "--broadcast", "127.255.255.255", "--announce-interval", String(interval), "--log-level", "warning"]
-        try process.run()
-    }
-
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    func status() async throws -> StatusReport {
-        guard let status = try await ControlClient(socketPath: controlPath).request(ControlRequest(.status), timeout: .seconds(5)).status else {
-            throw BenchFailure("no status")
-        }
-        return status
-    }
-
-    func waitForPeer(_ name: String) async throws {
-        try await poll("\(name) appears") { $0.contains { $0.name == name } }
-    }
-
-    func waitForNoPeers() async throws {
-        try await poll("the peer leaves") { $0.isEmpty }
-    }
-
-    /// Asks for the peer table every 5 ms until `condition` holds (at most 20 s).
-    private func poll(_ what: String, _ condition: ([PeerInfo]) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            var peers: [PeerInfo] = []
-            if let client = try? ControlClient(socketPath: controlPath),
-               (try? await client.list(ControlRequest(.peers), timeout: .seconds(5), item: { if let peer = $0.peer { peers.append(peer) } })) != nil,
-               condition(peers) {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        throw BenchFailure("timed out waiting until \(what)")
-    }
-}
-
 /// Echoes each line back: the baseline round trip.
 private final class EchoServer: Sendable {
     private let listener: StreamListener

@@ -26,6 +26,11 @@ let help = """
       registry  Link answers absorbed per second by the share-link query registry, 8 threads
                 answering, and the time from the last answer to delivery, against the same
                 calls to an actor that only counts. Default: 200000 answers.
+      hostile   One hexd (beside hexbench) with its default budgets under attack from other
+                loopback addresses: honest send -> Ack latency while 1000 connections trickle
+                and 1000 sit idle, against the same sends before; RSS while 500 connections hold
+                1 MiB unfinished lines; a flood of 100000 beacons of invented peers (table size,
+                RSS, CPU, time until idle CPU is back to its baseline). Default: 1000 sends.
 
     OPTIONS:
       --count <n>    Envelopes per round (transfer: sends; registry: answers).
@@ -34,6 +39,11 @@ let help = """
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
+// Internal: the attackers of `hostile`, run as a process of their own so that their work is not
+// counted in the honest sender's latency (`hexbench swarm PORT TRICKLING IDLE SECONDS`).
+if arguments.first == "swarm" {
+    exit(await HostileBenchmark.runSwarm(Array(arguments.dropFirst())))
+}
 guard let benchmark = arguments.first, !["-h", "--help"].contains(benchmark) else {
     print(help)
     exit(arguments.isEmpty ? 64 : 0)
@@ -58,6 +68,8 @@ do {
         report = try StoreBenchmark(envelopeCount: options["--count"] ?? 5_000, rounds: options["--rounds"] ?? 3).run()
     case "registry":
         report = try await RegistryBenchmark(answers: options["--count"] ?? 200_000).run()
+    case "hostile":
+        report = try await HostileBenchmark(sends: options["--count"] ?? 1_000).run()
     case "transfer":
         report = try await TransferBenchmark(sends: options["--count"] ?? 1_000, rounds: options["--rounds"] ?? 5).run()
     default:

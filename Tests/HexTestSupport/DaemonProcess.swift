@@ -25,8 +25,8 @@ public final class DaemonProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: PackageExecutable.binDirectory + "/hexd")
         process.arguments = [
             "--data-dir", self.directory.file("data"), "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
-            "--broadcast", "127.255.255.255", "--announce-interval", String(interval), "--log-level", "debug",
-        ] + extraArguments
+            "--broadcast", "127.255.255.255", "--announce-interval", String(interval),
+        ] + (extraArguments.contains("--log-level") ? [] : ["--log-level", "debug"]) + extraArguments
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = FileHandle.nullDevice

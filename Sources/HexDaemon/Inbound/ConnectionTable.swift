@@ -24,12 +24,12 @@ final class ConnectionTable: Sendable {
     private struct Entry {
         let socket: Socket
         let address: String
-        /// When it connected or last completed a line.
-        var lastProgress: ContinuousClock.Instant
     }
 
     private struct State {
         var entries: [ObjectIdentifier: Entry] = [:]
+        /// The connections by when they connected or last completed a line, stalest first.
+        var progress = RecencyList<ObjectIdentifier>()
         var countByAddress: [String: Int] = [:]
     }
 
@@ -42,14 +42,15 @@ final class ConnectionTable: Sendable {
 
     var count: Int { state.withLock { $0.entries.count } }
 
-    func admit(_ socket: Socket, from address: String, at now: ContinuousClock.Instant) -> Admission {
+    func admit(_ socket: Socket, from address: String) -> Admission {
         let (admission, evicted) = state.withLock { state -> (Admission, Socket?) in
             guard state.countByAddress[address, default: 0] < perAddress else { return (.refused, nil) }
             var evicted: Entry?
-            if state.entries.count >= total, let stalest = state.entries.min(by: { $0.value.lastProgress < $1.value.lastProgress }) {
-                evicted = Self.remove(stalest.key, from: &state)
+            if state.entries.count >= total, let stalest = state.progress.oldest {
+                evicted = Self.remove(stalest, from: &state)
             }
-            state.entries[ObjectIdentifier(socket)] = Entry(socket: socket, address: address, lastProgress: now)
+            state.entries[ObjectIdentifier(socket)] = Entry(socket: socket, address: address)
+            state.progress.touch(ObjectIdentifier(socket))
             state.countByAddress[address, default: 0] += 1
             return (evicted.map { .admittedByClosing($0.address) } ?? .admitted, evicted?.socket)
         }
@@ -59,8 +60,11 @@ final class ConnectionTable: Sendable {
     }
 
     /// Notes that a connection completed a line.
-    func progressed(_ socket: Socket, at now: ContinuousClock.Instant) {
-        state.withLock { $0.entries[ObjectIdentifier(socket)]?.lastProgress = now }
+    func progressed(_ socket: Socket) {
+        state.withLock { state in
+            let id = ObjectIdentifier(socket)
+            if state.entries[id] != nil { state.progress.touch(id) }
+        }
     }
 
     func remove(_ socket: Socket) {
@@ -69,6 +73,7 @@ final class ConnectionTable: Sendable {
 
     private static func remove(_ id: ObjectIdentifier, from state: inout State) -> Entry? {
         guard let entry = state.entries.removeValue(forKey: id) else { return nil }
+        state.progress.remove(id)
         let remaining = state.countByAddress[entry.address, default: 1] - 1
         state.countByAddress[entry.address] = remaining > 0 ? remaining : nil
         return entry

@@ -45,7 +45,7 @@ final class EnvelopeServer: Sendable {
     private func admit(_ socket: Socket) async {
         let remote = socket.remoteEndpoint
         let address = remote?.host ?? "?"
-        switch connections.admit(socket, from: address, at: .now) {
+        switch connections.admit(socket, from: address) {
         case .refused:
             logger.limited("connections per address", .warning,
                            "refused a connection from \(address): it has \(connections.perAddress) open already")
@@ -92,7 +92,7 @@ final class EnvelopeServer: Sendable {
                 _ = try? await connection.readLine(timeout: .seconds(1))
                 return
             case .line(let bytes):
-                connections.progressed(socket, at: .now)
+                connections.progressed(socket)
                 guard let reply = await handle(bytes, from: remote) else { continue }
                 do {
                     try await connection.writeLine(reply.encodedLine(), timeout: .seconds(10))

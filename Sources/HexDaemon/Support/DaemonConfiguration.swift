@@ -30,7 +30,7 @@ public struct DaemonConfiguration: Sendable {
     public var lineGrace: Duration = .seconds(10)
     public var lineMinimumRate = 16_384
     /// Peer connections served at once; past it, the stalest is closed for the newcomer.
-    public var maximumConnections = 512
+    public var maximumConnections = 4_096
     /// Peer connections from one address at once; past it, newcomers are refused.
     public var maximumConnectionsPerAddress = 16
     /// Bytes of begun lines all peer connections together may hold; past it, the largest holders are cut off.
@@ -73,7 +73,7 @@ public struct DaemonConfiguration: Sendable {
         Option("idle-timeout", value: "seconds", help: "Close a TCP connection that does not begin a line within this. Default: 60."),
         Option("line-grace", value: "seconds", help: "Once a line has begun, it must end within this plus one second per --line-min-rate bytes. Default: 10."),
         Option("line-min-rate", value: "bytes", help: "The slowest a line may arrive on average, in bytes per second. Default: 16384."),
-        Option("max-connections", value: "n", help: "Peer connections at once; past it, the one waiting longest without a line is closed. Default: 512."),
+        Option("max-connections", value: "n", help: "Peer connections at once (lowered to what the descriptor limit allows); past it, the one waiting longest without a line is closed. Default: 4096."),
         Option("max-connections-per-address", value: "n", help: "Peer connections from one address at once; past it, newcomers are refused. Default: 16."),
         Option("partial-line-budget", value: "bytes", help: "Bytes of unfinished lines all peers together may hold; past it, the largest holders are cut off. Default: 67108864 (64 MiB)."),
         Option("max-links", value: "n", help: "Links one hex may carry; a larger one is refused whole (Ack invalid). Default: 100000."),

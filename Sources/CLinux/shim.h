@@ -1,0 +1,58 @@
+// Linux calls that Swift's Glibc module leaves out, wrapped where their C types do not import
+// cleanly (epoll_event is a packed struct on x86_64).
+#include <malloc.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+// accept4 is declared by <sys/socket.h> only under _GNU_SOURCE.
+int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+/// Makes glibc serve every allocation of 128 KiB or more with its own mapping, returned to the
+/// system when freed. By default glibc raises that threshold after each such free, so the
+/// buffers of large lines would be carved from the heap and stay resident after use.
+static inline void hexd_return_large_allocations(void) {
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
+
+/// One readiness event: what happened, and the token given when the descriptor was armed.
+struct hexd_event {
+    uint32_t events;
+    uint64_t token;
+};
+
+static const uint32_t HEXD_EPOLLIN = EPOLLIN;
+static const uint32_t HEXD_EPOLLOUT = EPOLLOUT;
+static const uint32_t HEXD_EPOLLERR = EPOLLERR;
+static const uint32_t HEXD_EPOLLHUP = EPOLLHUP;
+static const uint32_t HEXD_EPOLLRDHUP = EPOLLRDHUP;
+static const uint32_t HEXD_EPOLLONESHOT = EPOLLONESHOT;
+
+static inline int hexd_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+static inline int hexd_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+/// epoll_ctl with `op` EPOLL_CTL_ADD (1), EPOLL_CTL_DEL (2) or EPOLL_CTL_MOD (3).
+static inline int hexd_epoll_ctl(int epoll, int op, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event event;
+    event.events = events;
+    event.data.u64 = token;
+    return epoll_ctl(epoll, op, fd, &event);
+}
+
+/// epoll_wait into an array of unpacked events; at most 256 at a time.
+static inline int hexd_epoll_wait(int epoll, struct hexd_event *out, int maximum, int timeout) {
+    struct epoll_event events[256];
+    if (maximum > 256) maximum = 256;
+    int count = epoll_wait(epoll, events, maximum, timeout);
+    for (int index = 0; index < count; index++) {
+        out[index].events = events[index].events;
+        out[index].token = events[index].data.u64;
+    }
+    return count;
+}

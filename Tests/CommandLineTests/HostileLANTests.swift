@@ -1,0 +1,68 @@
+import HexControl
+import HexKit
+import HexNet
+import HexTestSupport
+import Testing
+
+extension ProcessTests {
+    /// A hostile LAN against real daemons: hosts that hold connections, fill memory with
+    /// unfinished lines, and flood discovery. Honest peers keep being served and nothing crashes.
+    /// (How fast, and how much memory: `hexbench hostile` measures that against a baseline.)
+    @Suite struct HostileLANTests {
+        @Test func honestSendsAreAckedWhileHostsTrickleAndIdle() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                                 extraArguments: ["--max-connections", "200", "--log-level", "warning"])
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            // 600 attacking connections from 60 hosts against a cap of 200 (16 per host).
+            let tricklers = ConnectionSwarm(count: 300, port: port, sources: loopbackHosts(30, network: 1), behaviour: .trickle(every: .seconds(1)))
+            let idlers = ConnectionSwarm(count: 300, port: port, sources: loopbackHosts(30, network: 2), behaviour: .idle)
+            try await waitUntil("the attackers fill the daemon", timeout: .seconds(20)) { tricklers.connected + idlers.connected >= 400 }
+            for index in 0..<40 {
+                try await HonestSender.store("honest \(index)", to: port)
+            }
+            await tricklers.stop()
+            await idlers.stop()
+            let status = try await daemon.hexctlJSON(StatusReportShape.self, ["status"])
+            #expect(status.inbox == 40, "every honest hex was stored, nothing else")
+            #expect(daemon.log.contains("waited longest without a line"), "the stalest connections made room")
+        }
+
+        @Test func unfinishedLinesStayWithinTheBudget() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                                 extraArguments: ["--partial-line-budget", String(8 << 20), "--log-level", "warning"])
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            let before = try #require(ProcessFigures.residentBytes(of: daemon.pid))
+            // 100 hosts each holding 1 MiB of a line: 100 MiB asked for, 8 MiB allowed.
+            let holders = ConnectionSwarm(count: 100, port: port, sources: loopbackHosts(100, network: 3), behaviour: .partialLine(bytes: 1 << 20),
+                                          reconnectDelay: .seconds(60))
+            try await waitUntil("the budget cuts the largest holders", timeout: .seconds(30)) { holders.closedByPeer >= 80 }
+            let during = try #require(ProcessFigures.residentBytes(of: daemon.pid))
+            try await HonestSender.store("still served", to: port)
+            await holders.stop()
+            #expect(during - before < 100 << 20, "RSS grew \((during - before) >> 20) MiB for 100 MiB of unfinished lines")
+            #expect(daemon.log.contains("cut off"))
+        }
+
+        @Test func aBeaconFloodLeavesTheTableAtItsCapAndKeepsKnownPeers() async throws {
+            let discoveryPort = try DaemonProcess.freeDiscoveryPort()
+            let target = try await DaemonProcess(name: "Target", discoveryPort: discoveryPort, extraArguments: ["--max-peers", "64", "--log-level", "warning"])
+            let friend = try await DaemonProcess(name: "Friend", discoveryPort: discoveryPort)
+            defer { withExtendedLifetime(friend) {} }
+            try await waitUntil("the target lists its friend", timeout: .seconds(10)) {
+                try await target.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Friend" }
+            }
+            #expect(try await target.hexctl(["send", "--to", "Friend", "https://example.com"]).status == 0)
+            // 20,000 invented peers from 40 hosts.
+            let sent = try await BeaconFlood.send(20_000, to: discoveryPort, from: loopbackHosts(40, network: 4))
+            #expect(sent > 19_000)
+            try await waitUntil("the flood is read", timeout: .seconds(10)) {
+                try await target.hexctlJSON(StatusReportShape.self, ["status"]).peers == 64
+            }
+            let peers = try await target.hexctlJSONLines(PeerInfo.self, ["peers"])
+            #expect(peers.count == 64)
+            #expect(peers.contains { $0.name == "Friend" }, "a peer hexes were exchanged with outranks the strangers")
+            #expect(try await target.hexctl(["send", "--to", "Friend", "https://example.org"]).status == 0, "and is still reachable by name")
+            #expect(target.log.contains("the peer table is full"))
+        }
+    }
+}

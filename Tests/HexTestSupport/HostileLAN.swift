@@ -1,0 +1,179 @@
+// Full Foundation for reading /proc: these tools watch real hexd processes.
+import Foundation
+import HexKit
+import HexNet
+import Synchronization
+
+/// Attackers for the hostile-network tests and `hexbench hostile`: many TCP connections that
+/// hold a daemon's resources, and floods of beacons. Each plays several hosts from loopback
+/// addresses (127.x.y.z) and stops when told, or when its task is cancelled.
+public final class ConnectionSwarm: Sendable {
+    /// What each connection does once connected.
+    public enum Behaviour: Sendable {
+        /// Says nothing.
+        case idle
+        /// Sends one byte of an endless line every interval.
+        case trickle(every: Duration)
+        /// Sends this many bytes of a line without ending it, then says nothing.
+        case partialLine(bytes: Int)
+    }
+
+    private struct Counts {
+        var connected = 0
+        var closedByPeer = 0
+        var open = 0
+    }
+
+    /// The counts, shared with the attackers' tasks.
+    private final class Tally: Sendable {
+        let counts = Mutex(Counts())
+    }
+
+    private let tally = Tally()
+    private let task: Task<Void, Never>
+
+    /// Starts `count` connections to 127.0.0.1:`port`, spread evenly over `sources`. A connection
+    /// the daemon closes is opened again after `reconnectDelay` (the pressure stays on).
+    public init(count: Int, port: UInt16, sources: [String], behaviour: Behaviour, reconnectDelay: Duration = .milliseconds(200)) {
+        let tally = tally
+        task = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<count {
+                    let source = IPv4Address(sources[index % sources.count])
+                    group.addTask {
+                        while !Task.isCancelled {
+                            await Self.hold(port: port, source: source, behaviour: behaviour, tally: tally)
+                            try? await Task.sleep(for: reconnectDelay)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Connections made so far, and how many of them the daemon closed.
+    public var connected: Int { tally.counts.withLock(\.connected) }
+    public var closedByPeer: Int { tally.counts.withLock(\.closedByPeer) }
+    /// Connections open now.
+    public var open: Int { tally.counts.withLock(\.open) }
+
+    /// Closes every connection and waits for the attackers to stop.
+    public func stop() async {
+        task.cancel()
+        await task.value
+    }
+
+    private static func hold(port: UInt16, source: IPv4Address?, behaviour: Behaviour, tally: Tally) async {
+        guard let socket = try? await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5), from: source) else { return }
+        tally.counts.withLock {
+            $0.connected += 1
+            $0.open += 1
+        }
+        defer { tally.counts.withLock { $0.open -= 1 } }
+        let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
+        do {
+            switch behaviour {
+            case .idle:
+                _ = try await connection.readLine(timeout: nil)
+            case .trickle(let interval):
+                try await socket.write(Array(#"{"versionID":"2.0.0","x":""#.utf8), timeout: .seconds(1))
+                while !Task.isCancelled {
+                    try await Task.sleep(for: interval)
+                    try await socket.write([UInt8(ascii: "a")], timeout: .seconds(1))
+                }
+            case .partialLine(let bytes):
+                try await socket.write(Array(#"{"versionID":"2.0.0","x":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: bytes), timeout: .seconds(10))
+                _ = try await connection.readLine(timeout: nil)
+            }
+            // The daemon closed it (a read ended), unless this attacker was told to stop.
+            if !Task.isCancelled { tally.counts.withLock { $0.closedByPeer += 1 } }
+        } catch {
+            if !Task.isCancelled { tally.counts.withLock { $0.closedByPeer += 1 } }
+        }
+    }
+}
+
+/// Floods a discovery port with beacons of invented peers.
+public enum BeaconFlood {
+    /// Sends `count` announce beacons, each from a new random peer UUID, round-robin from
+    /// `sources`, to 127.0.0.1:`port`, at most `perSecond` a second.
+    /// - Parameter interval: the interval the beacons announce (a long one keeps them listed).
+    /// - Returns: how many datagrams were sent.
+    @discardableResult
+    public static func send(_ count: Int, to port: UInt16, from sources: [String], interval: Double = 600, perSecond: Int = 20_000) async throws -> Int {
+        let sockets = try sources.map { source -> DatagramSocket in
+            guard let address = IPv4Address(source) else { throw SocketError.timedOut("parse \(source)") }
+            return try DatagramSocket(address: address, port: 0)
+        }
+        let instance = UUID().uuidString
+        let batch = 100
+        let pause = Duration.seconds(Double(batch) / Double(max(perSecond, 1)))
+        var sent = 0
+        for index in 0..<count {
+            let beacon = Beacon(kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)", versionID: "2.0.0",
+                                port: 9, interval: interval, capabilities: ["ack"])
+            if (try? sockets[index % sockets.count].send(beacon.encoded(), to: .loopback, port: port)) != nil { sent += 1 }
+            if index % batch == batch - 1 { try await Task.sleep(for: pause) }
+        }
+        return sent
+    }
+}
+
+/// Loopback addresses for playing `count` hosts: 127.`network`.0.1, 127.`network`.0.2, …
+public func loopbackHosts(_ count: Int, network: Int) -> [String] {
+    (0..<count).map { "127.\(network).\($0 / 250).\($0 % 250 + 1)" }
+}
+
+/// What the kernel says of a process: its resident memory and the CPU time it has used.
+public enum ProcessFigures {
+    /// Resident memory in bytes (VmRSS), or nil when the process is gone.
+    public static func residentBytes(of pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kilobytes * 1_024
+    }
+
+    /// User plus system CPU time in seconds, or nil when the process is gone.
+    public static func cpuSeconds(of pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the command name: state is the 3rd field; utime and stime are the 14th and 15th.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The share of one core the process used over `window`.
+    public static func cpuShare(of pid: Int32, over window: Duration) async throws -> Double? {
+        guard let before = cpuSeconds(of: pid) else { return nil }
+        try await Task.sleep(for: window)
+        guard let after = cpuSeconds(of: pid) else { return nil }
+        return (after - before) / window.inSeconds
+    }
+}
+
+/// An honest peer: one Store on a fresh connection, as a sending hexd does it.
+public enum HonestSender {
+    /// Connects from `source`, sends one hex and waits for its Ack.
+    /// - Returns: the time from connecting to the Ack.
+    /// - Throws: when the hex is not acknowledged as stored within `timeout`.
+    @discardableResult
+    public static func store(_ description: String, to port: UInt16, from source: String = "127.0.0.1", timeout: Duration = .seconds(5)) async throws -> Duration {
+        let line = DataSendWrapper.store(
+            HexJM(senderUUID: UUID().uuidString, senderName: "Honest", hexDescription: description, hexColor: "#3498DB",
+                  links: [LinkJM(url: "https://example.com/\(description)", linkDescription: "example.com", service: .unknown)]),
+            versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: timeout, from: IPv4Address(source))
+        let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
+        try await connection.writeLine(line, timeout: timeout)
+        guard case .line(let reply)? = try await connection.readLine(timeout: timeout - (clock.now - start)),
+              (try? DataSendWrapper.decode(from: reply))?.status == .stored
+        else { throw SocketError.timedOut("get a stored Ack for \(description)") }
+        return clock.now - start
+    }
+}
