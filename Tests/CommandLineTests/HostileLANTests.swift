@@ -27,6 +27,20 @@ extension ProcessTests {
             #expect(daemon.log.contains("waited longest without a line"), "the stalest connections made room")
         }
 
+        @Test func atItsDescriptorLimitTheDaemonBacksOffAndKeepsServing() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                                 extraArguments: ["--log-level", "info"], descriptorLimit: 256)
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            #expect(daemon.log.contains("the descriptor limit is 256"))
+            // 600 connections from 40 hosts against 256 descriptors.
+            let crowd = ConnectionSwarm(count: 600, port: port, sources: loopbackHosts(40, network: 5), behaviour: .idle)
+            try await waitUntil("the crowd has connected", timeout: .seconds(20)) { crowd.connected >= 500 }
+            try await HonestSender.store("at the limit", to: port, timeout: .seconds(10))
+            await crowd.stop()
+            try await HonestSender.store("after the crowd", to: port)
+            #expect(try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).inbox == 2)
+        }
+
         @Test func unfinishedLinesStayWithinTheBudget() async throws {
             let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
                                                  extraArguments: ["--partial-line-budget", String(8 << 20), "--log-level", "warning"])

@@ -18,15 +18,25 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Starts `hexd` and returns once its control socket answers `status`.
     /// - Parameter directory: an earlier daemon's directory, to restart it; a new one by default.
-    public init(name: String, discoveryPort: UInt16, interval: Double = 0.3, directory: TemporaryDirectory? = nil, extraArguments: [String] = []) async throws {
+    /// - Parameter descriptorLimit: started under `ulimit -n` of this (soft and hard), when given.
+    public init(
+        name: String, discoveryPort: UInt16, interval: Double = 0.3, directory: TemporaryDirectory? = nil, extraArguments: [String] = [],
+        descriptorLimit: Int? = nil
+    ) async throws {
         self.name = name
         self.directory = try directory ?? TemporaryDirectory()
         logPath = self.directory.file("hexd-\(UUID().uuidString.prefix(8)).log")
-        process.executableURL = URL(fileURLWithPath: PackageExecutable.binDirectory + "/hexd")
+        let hexd = PackageExecutable.binDirectory + "/hexd"
+        process.executableURL = URL(fileURLWithPath: hexd)
         process.arguments = [
             "--data-dir", self.directory.file("data"), "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
             "--broadcast", "127.255.255.255", "--announce-interval", String(interval),
         ] + (extraArguments.contains("--log-level") ? [] : ["--log-level", "debug"]) + extraArguments
+        if let descriptorLimit {
+            // The shell sets the limit and becomes hexd (exec), so the process is still hexd's.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", hexd] + (process.arguments ?? [])
+        }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = FileHandle.nullDevice

@@ -8,9 +8,9 @@ import Darwin
 
 /// Accepts connections until cancelled, each served in its own child task.
 ///
-/// Out of descriptors (or kernel memory), it backs off and tries again, logging once per episode:
-/// a daemon at its descriptor limit keeps serving the connections it has and recovers when they
-/// end, instead of spinning or dying.
+/// Out of descriptors (or kernel memory), it backs off and tries again, logging once per episode
+/// (and episodes at the rate-limited pace): a daemon at its descriptor limit keeps serving the
+/// connections it has and recovers when they end, instead of spinning or dying.
 func acceptConnections(on listener: StreamListener, logger: Logger, serve: @escaping @Sendable (Socket) async -> Void) async {
     await withDiscardingTaskGroup { group in
         var exhausted = false
@@ -18,7 +18,7 @@ func acceptConnections(on listener: StreamListener, logger: Logger, serve: @esca
             do {
                 let socket = try await listener.accept()
                 if exhausted {
-                    logger.warning("accepting connections again")
+                    logger.limited("descriptor limit", .warning, "accepting connections again")
                     exhausted = false
                 }
                 group.addTask { await serve(socket) }
@@ -26,7 +26,7 @@ func acceptConnections(on listener: StreamListener, logger: Logger, serve: @esca
                 return
             } catch let error as SocketError where [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.code) {
                 if !exhausted {
-                    logger.error("\(error); backing off until connections close")
+                    logger.limited("descriptor limit", .error, "\(error); backing off until connections close")
                     exhausted = true
                 }
                 guard (try? await Task.sleep(for: .milliseconds(100))) != nil else { return }

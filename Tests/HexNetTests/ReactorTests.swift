@@ -1,0 +1,79 @@
+@testable import HexNet
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The epoll reactor under the churn that crashed libdispatch's sources: thousands of waits that
+/// end every way a wait can end, at once.
+@Suite struct ReactorTests {
+    /// A connected pair of Unix stream sockets.
+    private func pair() throws -> (Socket, Socket) {
+        var descriptors: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0 else { throw SocketError("socketpair") }
+        return (Socket(adopting: descriptors[0]), Socket(adopting: descriptors[1]))
+    }
+
+    @Test func thousandsOfWaitsEndByReadinessDeadlineOrCancellation() async throws {
+        let outcomes = Locked<[String: Int]>([:])
+        for round in 0..<4 {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<500 {
+                    guard let (near, far) = try? pair() else {
+                        Issue.record("no socket pair")
+                        return
+                    }
+                    let kind = (index + round) % 3
+                    let waiter = Task {
+                        do {
+                            try await waitUntil(.readable, descriptor: near.descriptor, timeout: kind == 1 ? .milliseconds(20) : .seconds(30), operation: "test")
+                            return "ready"
+                        } catch let error as SocketError where error.isTimeout {
+                            return "timedOut"
+                        } catch is CancellationError {
+                            return "cancelled"
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                    group.addTask {
+                        switch kind {
+                        case 0: _ = far.descriptor == -1 ? 0 : write(far.descriptor, "x", 1)
+                        case 2: waiter.cancel()
+                        default: break
+                        }
+                        let outcome = await waiter.value
+                        outcomes.withLock { $0[outcome, default: 0] += 1 }
+                        withExtendedLifetime((near, far)) {}
+                    }
+                }
+            }
+        }
+        let counts = outcomes.withLock { $0 }
+        #expect(counts.values.reduce(0, +) == 2_000, "every wait ended: \(counts)")
+        #expect(Set(counts.keys) == ["ready", "timedOut", "cancelled"], "\(counts)")
+    }
+
+    @Test func aReaderAndAWriterWaitOnOneDescriptorAtOnce() async throws {
+        let (near, far) = try pair()
+        // Fill the send buffer so that writing must wait, while another task waits to read.
+        let filler = [UInt8](repeating: 0, count: 1 << 16)
+        while send(near.descriptor, filler, filler.count, Int32(MSG_DONTWAIT)) > 0 {}
+        async let readable: Void = waitUntil(.readable, descriptor: near.descriptor, timeout: .seconds(5), operation: "read")
+        async let writable: Void = waitUntil(.writable, descriptor: near.descriptor, timeout: .seconds(5), operation: "write")
+        _ = write(far.descriptor, "x", 1)
+        try await readable
+        var sink = [UInt8](repeating: 0, count: 1 << 20)
+        while recv(far.descriptor, &sink, sink.count, Int32(MSG_DONTWAIT)) > 0 {}
+        try await writable
+    }
+}
+
+/// A value shared between test tasks.
+final class Locked<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
+}
