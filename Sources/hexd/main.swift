@@ -15,11 +15,17 @@ let help = """
     repeatable ones comma-separated) or as a "<name> = <value>" line in the config file. A flag
     wins over the environment, which wins over the file, which wins over the default.
 
+    Every peer, and anything else on the network, is held to budgets (the options from --idle-timeout
+    to --beacon-rate; Protocol.md, section 11): past one, the offender is cut off and logged at a
+    bounded rate, and everyone else is served on. The data directory must belong to the user
+    running hexd; it is made private (0700, its files 0600).
+
     OPTIONS:
     \(optionsHelp(DaemonConfiguration.options))
 
     EXIT CODES: 0 stopped by a signal, 64 usage error, 1 cannot start (a port in use, another hexd
-    on the same data directory, a database from a newer hexd, ...).
+    on the same data directory, a data directory of another user, a damaged database or one from
+    a newer hexd, ...).
     """
 
 do {

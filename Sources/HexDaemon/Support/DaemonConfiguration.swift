@@ -65,7 +65,7 @@ public struct DaemonConfiguration: Sendable {
         Option("broadcast", value: "address", repeatable: true,
                help: "Where beacons go. Default: 255.255.255.255 and every interface's broadcast address."),
         Option("peer", value: "host[:port]", repeatable: true, help: "A peer on another subnet: beacons go to its discovery port by unicast."),
-        Option("announce-interval", value: "seconds", help: "Seconds between beacons. Default: 2. A peer is lost after 3 missed intervals."),
+        Option("announce-interval", value: "seconds", help: "Seconds between beacons, 0.1 to 600. Default: 2. A peer is lost after 3 missed intervals."),
         Option("app-version", value: "version", help: "The versionID to announce and send. Default: \(HexdVersion.current)."),
         Option("legacy", help: "Play a legacy 1.x peer: send only what the original app sent, never answer with an Ack."),
         Option("log-level", value: "level", help: "error, warning, info or debug. Default: info."),
