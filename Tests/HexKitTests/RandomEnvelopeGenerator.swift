@@ -35,7 +35,7 @@ struct RandomEnvelopeGenerator {
     let senderPool = (0..<6).map { _ in UUID().uuidString }
     let messageIDPool = (0..<3_000).map { _ in UUID().uuidString }
 
-    /// Set when the current line nests past JSONDecoder's depth limit (512), which makes the
+    /// Set when the current line nests past the reader's depth limit (512), which makes the
     /// whole line malformed JSON.
     private var nestsTooDeep = false
 
@@ -174,9 +174,11 @@ struct RandomEnvelopeGenerator {
         case 70..<80:
             let number = Int64.random(in: -1_000_000...1_000_000, using: &random)
             return ("\(number)", "\(number)")
-        case 80..<84:
+        case 80..<82:
             let number = Double(Int.random(in: -400...400, using: &random)) + 0.5
             return ("\(number)", "\(number)")
+        case 82..<84:
+            return Self.extremeNumbers.randomElement(using: &random)!
         case 84..<90:
             return ("null", nil)
         case 90..<95:
@@ -185,6 +187,14 @@ struct RandomEnvelopeGenerator {
             return (anyValue(strings: false, numbers: false).json, nil)
         }
     }
+
+    /// Numbers at the edges of every numeric type, as written on the wire, with the text the
+    /// tolerance rules make of them (nil: too large for a Double, so read as missing).
+    static let extremeNumbers: [(json: String?, value: String?)] = [
+        ("0", "0"), ("-0", "0"), ("0.5", "0.5"), ("-1", "-1"), ("1e300", "1e+300"), ("-1e300", "-1e+300"), ("1e400", nil), ("-1e400", nil),
+        ("9223372036854775807", "9223372036854775807"), ("-9223372036854775808", "-9223372036854775808"),
+        ("9223372036854775808", "9.223372036854776e+18"), ("18446744073709551616", "1.8446744073709552e+19"), ("4.9e-324", "5e-324"),
+    ]
 
     /// Any JSON value (the value is only known when it is a string or a number).
     private mutating func anyValue(objects: Bool = true, strings: Bool = true, numbers: Bool = true) -> (json: String, value: String?) {
@@ -196,10 +206,11 @@ struct RandomEnvelopeGenerator {
         case "array": return ("[" + (0..<Int.random(in: 0...3, using: &random)).map { _ in anyValue(objects: false).json }.joined(separator: ",") + "]", nil)
         case "object": return ("{" + json(string: randomKey()) + ":" + anyValue(objects: false).json + "}", nil)
         case "deep":
-            // Well within the parser's depth limit, or well past it (the envelope around the value
-            // adds a few levels, so the limit itself is avoided).
-            let depth = chance(97) ? Int.random(in: 1...100, using: &random) : Int.random(in: 600...800, using: &random)
-            nestsTooDeep = nestsTooDeep || depth > 100
+            // Within the reader's depth limit, or past it, anywhere up to 1,100 levels (the
+            // envelope around the value adds a few levels, so the limit itself is left to
+            // NestingTests, which tries every depth at every place).
+            let depth = chance(97) ? Int.random(in: 1...480, using: &random) : Int.random(in: 530...1_100, using: &random)
+            nestsTooDeep = nestsTooDeep || depth > 480
             return (String(repeating: "[", count: depth) + String(repeating: "]", count: depth), nil)
         case "string":
             let text = randomString()
