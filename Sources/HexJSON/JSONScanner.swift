@@ -142,27 +142,10 @@ public struct JSONScanner {
     public mutating func readNumber() throws(JSONError) -> JSONNumber {
         skipWhitespace()
         let start = position
-        var isInteger = true
-        _ = try consumeIf(Byte.minus)
-        guard position < bytes.count else { throw JSONError(.unexpectedEnd, at: position) }
-        if bytes[position] == Byte.zero {
-            position += 1
-        } else {
-            guard try skipDigits() > 0 else { throw JSONError(.invalidNumber, at: position) }
-        }
-        if position < bytes.count, bytes[position] == Byte.dot {
-            isInteger = false
-            position += 1
-            guard try skipDigits() > 0 else { throw JSONError(.invalidNumber, at: position) }
-        }
-        if position < bytes.count, bytes[position] | 0x20 == Byte.e {
-            isInteger = false
-            position += 1
-            if position < bytes.count, bytes[position] == Byte.plus || bytes[position] == Byte.minus { position += 1 }
-            guard try skipDigits() > 0 else { throw JSONError(.invalidNumber, at: position) }
-        }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-        return JSONNumber(validatedText: text, isInteger: isInteger)
+        try skipNumber()
+        let literal = UnsafeBufferPointer(rebasing: bytes[start..<position])
+        let isInteger = !literal.contains { $0 == Byte.dot || $0 | 0x20 == Byte.e }
+        return JSONNumber(validatedText: String(decoding: literal, as: UTF8.self), isInteger: isInteger)
     }
 
     /// Reads `true` or `false`.
@@ -390,6 +373,7 @@ public struct JSONScanner {
         return position - start
     }
 
+    /// Steps over a number, checking it against JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     private mutating func skipNumber() throws(JSONError) {
         _ = try consumeIf(Byte.minus)
         guard position < bytes.count else { throw JSONError(.unexpectedEnd, at: position) }

@@ -235,9 +235,14 @@ final class Wait: Sendable {
 }
 
 /// The deadlines of the waits, earliest first: a binary heap. A wait that ended otherwise stays
-/// until its deadline comes up, and is then skipped.
+/// until its deadline comes up and is then skipped, or until the heap is compacted: whenever it
+/// has doubled since the last compaction, the waits that ended are dropped, so it holds at most
+/// about twice the waits in progress however many come and go.
 struct DeadlineHeap {
     private var entries: [(deadline: ContinuousClock.Instant, wait: Wait)] = []
+    private var compactionSize = 1_024
+
+    var count: Int { entries.count }
 
     var earliest: ContinuousClock.Instant? {
         mutating get {
@@ -247,8 +252,20 @@ struct DeadlineHeap {
     }
 
     mutating func insert(_ deadline: ContinuousClock.Instant, _ wait: Wait) {
+        if entries.count >= compactionSize { compact() }
         entries.append((deadline, wait))
-        var child = entries.count - 1
+        siftUp(entries.count - 1)
+    }
+
+    /// Drops the waits that ended and rebuilds the heap.
+    private mutating func compact() {
+        entries.removeAll { $0.wait.isFinished }
+        entries.sort { $0.deadline < $1.deadline }  // a sorted array is a heap
+        compactionSize = max(1_024, entries.count * 2)
+    }
+
+    private mutating func siftUp(_ index: Int) {
+        var child = index
         while child > 0 {
             let parent = (child - 1) / 2
             guard entries[child].deadline < entries[parent].deadline else { break }

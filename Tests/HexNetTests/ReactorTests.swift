@@ -77,3 +77,21 @@ final class Locked<Value: Sendable>: Sendable {
     init(_ value: Value) { self.value = Mutex(value) }
     func withLock<T>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
 }
+
+@Suite struct DeadlineHeapTests {
+    @Test func deadlinesComeOutEarliestFirstAndEndedWaitsDoNotPileUp() {
+        var heap = DeadlineHeap()
+        let start = ContinuousClock.now
+        let waits = (0..<10_000).map { Wait(readiness: .readable, descriptor: 0, deadline: nil, operation: "test \($0)") }
+        for (index, wait) in waits.enumerated() {
+            heap.insert(start + .seconds(60 + (index * 7_919) % 10_000), wait)
+            // Almost every wait ends by readiness long before its deadline.
+            if index % 100 != 0 { wait.finish(.success(())) }
+        }
+        #expect(heap.count < 2_100, "ended waits are dropped: \(heap.count) entries for 100 waits in progress")
+        #expect(heap.earliest == start + .seconds(60))
+        let due = heap.popDue(at: start + .seconds(60 + 10_000))
+        #expect(due.count == 100)
+        #expect(heap.earliest == nil)
+    }
+}

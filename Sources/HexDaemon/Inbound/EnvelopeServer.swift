@@ -132,8 +132,9 @@ final class EnvelopeServer: Sendable {
         switch outcome {
         case .stored(let hex):
             await discovery.markExchanged(hex.senderUUID)
-            logger.info("stored hex \(hex.id.uuidString.uppercased()) \"\(hex.hexDescription.clipped(toUTF8: 200))\" from \(sender.clipped(toUTF8: 200)) "
-                        + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)")
+            logger.limited("stored hex", .info,
+                           "stored hex \(hex.id.uuidString.uppercased()) \"\(hex.hexDescription.clipped(toUTF8: 200))\" from \(sender.clipped(toUTF8: 200)) "
+                           + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)")
             await events.publish(.hexReceived, peerUUID: hex.senderUUID, peer: sender, versionID: envelope.versionID,
                                  id: hex.id.uuidString.uppercased(), message: hex.hexDescription)
         case .alert(let message):
