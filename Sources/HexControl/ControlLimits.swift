@@ -42,8 +42,20 @@ extension Hex {
 }
 
 extension HexSummary {
-    /// Whether a field was read cut at `ControlLimits.listFieldCharacters` (and so may be longer).
-    public var mayBeTruncated: Bool {
-        [senderUUID, senderName, hexDescription, hexColor].contains { $0.count >= ControlLimits.listFieldCharacters }
+    /// This summary with every text field cut to `characters`; whether any was longer. (Read
+    /// the summary with one character more than that, so a cut can be told from a field that fits.)
+    public func clipped(toCharacters characters: Int) -> (HexSummary, truncated: Bool) {
+        var clipped = self
+        var truncated = false
+        func clip(_ text: String) -> String {
+            guard text.count > characters else { return text }
+            truncated = true
+            return String(text.prefix(characters))
+        }
+        clipped.senderUUID = clip(senderUUID)
+        clipped.senderName = clip(senderName)
+        clipped.hexDescription = clip(hexDescription)
+        clipped.hexColor = clip(hexColor)
+        return (clipped, truncated)
     }
 }

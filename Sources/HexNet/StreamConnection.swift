@@ -5,8 +5,10 @@
 public final class StreamConnection {
     public let socket: Socket
     private var framer: LineFramer
-    /// When the first byte of the line being received arrived.
+    /// When the first byte of the line being received arrived (at the latest).
     private var lineStartedAt: ContinuousClock.Instant?
+    /// When the last read returned bytes.
+    private var lastReadAt: ContinuousClock.Instant?
     /// Told how much memory this connection holds for begun lines, after every read.
     private let budget: PartialLineBudget?
 
@@ -46,8 +48,9 @@ public final class StreamConnection {
     ) async throws -> LineFramer.Item? {
         while true {
             if let item = framer.next() {
-                // Bytes after the line arrived with it: the next line began then.
-                if framer.pendingByteCount == 0 { lineStartedAt = nil }
+                // Bytes after the line arrived with the read that ended it: the next line began
+                // by then, not when the line just returned began.
+                lineStartedAt = framer.pendingByteCount > 0 ? lastReadAt : nil
                 budget?.hold(framer.heldByteCount, by: socket)
                 return item
             }
@@ -61,7 +64,8 @@ public final class StreamConnection {
                 budget?.hold(0, by: socket)
                 return nil
             }
-            if lineStartedAt == nil && framer.pendingByteCount > 0 { lineStartedAt = .now }
+            lastReadAt = .now
+            if lineStartedAt == nil && framer.pendingByteCount > 0 { lineStartedAt = lastReadAt }
             budget?.hold(framer.heldByteCount, by: socket)
         }
     }

@@ -29,6 +29,9 @@ extension ProcessTests {
             let listed = try await daemon.hexctlJSONLines(HexSummary.self, ["inbox"])
             #expect(listed.map(\.linkCount) == [1, 200, 200, 200])
             #expect(listed.allSatisfy { $0.hexDescription.count <= ControlLimits.listFieldCharacters })
+            let text = try await daemon.hexctl(["inbox", "--json"])
+            #expect(text.standardOutput.split(separator: "\n").map { $0.contains(#""truncated":true"#) } == [false, true, true, true],
+                    "only the cut items say so")
             #expect(try await daemon.hexctl(["inbox"]).status == 0)
 
             let big = listed[1].id.uuidString

@@ -81,6 +81,47 @@ import Glibc
         #expect(Endpoint(parsing: "laptop.local:1") == Endpoint(host: "laptop.local", port: 1))
         for bad in ["", "host", ":80", "host:", "host:0", "host:65536", "host:x", "::1:80"] { #expect(Endpoint(parsing: bad) == nil, "\(bad)") }
     }
+
+    @Test func aPipelinedSenderKeepsItsPaceLongerThanTheGrace() async throws {
+        let (client, server, _) = try await connectedPair(maximumLineLength: 1 << 20)
+        let pace = LinePace(idle: .seconds(5), grace: .milliseconds(200), minimumBytesPerSecond: 1_000)
+        // Lines of 100 bytes, written in pieces that end one line and begin the next, for a
+        // second: five times the grace, while every line arrives well within its own deadline.
+        let socket = client.socket
+        let writer = Task {
+            let line = Array(repeating: UInt8(ascii: "x"), count: 99) + [UInt8(ascii: "\n")]
+            let stream = Array(repeating: line, count: 50).flatMap { $0 }
+            // 101-byte pieces: a line is always half received, so the buffer never runs empty.
+            for chunk in stride(from: 0, to: stream.count, by: 101) {
+                try await socket.write(Array(stream[chunk..<min(chunk + 101, stream.count)]), timeout: .seconds(5))
+                try await Task.sleep(for: .milliseconds(30))
+            }
+        }
+        for index in 0..<50 {
+            guard case .line(let line)? = try await server.readLine(pace: pace) else {
+                Issue.record("line \(index) did not arrive")
+                return
+            }
+            #expect(line.count == 99)
+        }
+        try await writer.value
+    }
+
+    @Test func aTricklingSenderIsCutOffAtItsLineDeadline() async throws {
+        let (client, server, _) = try await connectedPair()
+        let pace = LinePace(idle: .seconds(5), grace: .milliseconds(200), minimumBytesPerSecond: 1_000)
+        let socket = client.socket
+        let writer = Task {
+            for _ in 0..<40 {
+                try await socket.write([UInt8(ascii: "x")], timeout: .seconds(5))
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let start = ContinuousClock.now
+        await #expect { _ = try await server.readLine(pace: pace) } throws: { ($0 as? SocketError)?.isTimeout == true }
+        #expect(ContinuousClock.now - start < .milliseconds(600), "every byte arrived, yet the line's deadline held")
+        writer.cancel()
+    }
 }
 
 @Suite struct UnixSocketTests {

@@ -43,9 +43,10 @@ struct ControlHandler: Sendable {
         var count = 0
         while remaining > 0 {
             let wanted = min(ControlLimits.pageSize, remaining)
-            let page = try await service.summaries(in: location, after: cursor, limit: wanted, fieldCharacters: ControlLimits.listFieldCharacters)
+            let page = try await service.summaries(in: location, after: cursor, limit: wanted, fieldCharacters: ControlLimits.listFieldCharacters + 1)
             for summary in page {
-                try await send(ControlResponse(summary: summary, truncated: summary.mayBeTruncated ? true : nil), with: write)
+                let (clipped, truncated) = summary.clipped(toCharacters: ControlLimits.listFieldCharacters)
+                try await send(ControlResponse(summary: clipped, truncated: truncated ? true : nil), with: write)
             }
             count += page.count
             remaining -= page.count
