@@ -16,6 +16,11 @@ static inline void hexd_return_large_allocations(void) {
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 }
 
+/// Gives the system back the free memory of every malloc arena (after a burst of large buffers).
+static inline void hexd_trim_memory(void) {
+    malloc_trim(0);
+}
+
 /// One readiness event: what happened, and the token given when the descriptor was armed.
 struct hexd_event {
     uint32_t events;

@@ -38,8 +38,9 @@ public enum Daemon {
         if maximumConnections < configuration.maximumConnections {
             logger.warning("the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections at once, not \(configuration.maximumConnections)")
         }
+        let trimmer = MemoryTrimmer()
         let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, events: events, configuration: configuration,
-                                       maximumConnections: maximumConnections, logger: logger.named("tcp"))
+                                       maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(configuration: configuration, service: service, share: ShareService(configuration: configuration, events: events),
@@ -56,6 +57,7 @@ public enum Daemon {
             group.addTask { await envelopes.run() }
             group.addTask { await discovery.run() }
             group.addTask { await control.run() }
+            group.addTask { await trimmer.run() }
             let received = await signals.first.value
             logger.info("\(received == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
             group.cancelAll()

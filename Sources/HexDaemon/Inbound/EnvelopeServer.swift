@@ -21,7 +21,7 @@ final class EnvelopeServer: Sendable {
 
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
     init(listener: StreamListener, service: HexService, discovery: Discovery, events: EventLog, configuration: DaemonConfiguration,
-         maximumConnections: Int, logger: Logger) {
+         maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger) {
         self.listener = listener
         self.service = service
         self.discovery = discovery
@@ -30,6 +30,7 @@ final class EnvelopeServer: Sendable {
         self.logger = logger
         connections = ConnectionTable(total: maximumConnections, perAddress: configuration.maximumConnectionsPerAddress)
         budget = PartialLineBudget(limit: configuration.partialLineBudget) { remote, bytes in
+            trimmer.burstFreed()
             logger.limited("partial-line budget", .warning,
                            "cut off \(remote?.description ?? "?"), holding \(bytes) bytes of an unfinished line: "
                            + "all connections together held more than \(configuration.partialLineBudget)")
