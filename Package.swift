@@ -3,8 +3,10 @@ import PackageDescription
 
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
-/// Dependencies point one way: executables -> HexStore -> HexKit; CSQLite is the system SQLite;
-/// HexCommandLine holds what the executables share (exit codes, error output).
+/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexNet, HexControl -> HexKit
+/// -> HexJSON; CSQLite and CLinux are system libraries. HexCommandLine holds what the executables
+/// share (option parsing, exit codes, output, the data directory's layout); hexctl does not link
+/// SQLite.
 /// The package takes no package dependencies: toolchain and system libraries only.
 let strictSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
@@ -37,11 +39,12 @@ let package = Package(
         .target(name: "HexCommandLine", swiftSettings: strictSettings),
         .target(name: "HexDaemon", dependencies: ["CLinux", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
-        .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
+        .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
-        .target(name: "HexTestSupport", dependencies: ["HexKit", "HexStore", "HexNet"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
+        .target(name: "HexTestSupport", dependencies: ["HexKit", "HexStore", "HexNet", "HexCommandLine"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "HexCommandLineTests", dependencies: ["HexCommandLine", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexDaemonTests", dependencies: ["HexDaemon", "HexNet", "HexKit", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),

@@ -5,9 +5,6 @@ import HexNet
 public final class ControlClient {
     private let connection: StreamConnection
 
-    /// The control socket's file name inside the data directory.
-    public static let socketName = "hexd.sock"
-
     /// Connects to the daemon whose control socket is at `path`.
     /// - Parameter maximumResponseLength: the longest response line read; longer is an error.
     /// - Throws: `SocketError` when no daemon listens there.

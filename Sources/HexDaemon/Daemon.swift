@@ -23,8 +23,8 @@ public enum Daemon {
         hexd_return_large_allocations()
         let dataDirectory = configuration.dataDirectory
         for tightened in try dataDirectory.create() { logger.warning("made private: \(tightened)") }
-        let lock = try DataDirectoryLock(directory: dataDirectory.path)
-        let controlPath = dataDirectory.path + "/" + ControlClient.socketName
+        let lock = try DataDirectoryLock(dataDirectory)
+        let controlPath = dataDirectory.socketPath
 
         let service = try HexService(databasePath: dataDirectory.databasePath, name: configuration.name, versionID: configuration.appVersion)
         let envelopeListener = try StreamListener.tcp(port: configuration.tcpPort)

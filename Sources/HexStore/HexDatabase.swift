@@ -17,9 +17,6 @@ public final class HexDatabase {
         var pragma: String { self == .processCrash ? "NORMAL" : "FULL" }
     }
 
-    /// The file name of the database inside a data directory.
-    public static let fileName = "hexd.sqlite"
-
     let connection: SQLiteConnection
 
     /// Opens the database at `path`, creating it if needed, and migrates it to the newest schema.

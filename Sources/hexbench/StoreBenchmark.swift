@@ -1,5 +1,6 @@
 // Full Foundation for String(format:); binary size does not matter for a benchmark tool.
 import Foundation
+import HexCommandLine
 import HexKit
 import HexStore
 
@@ -24,7 +25,7 @@ struct StoreBenchmark {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(getpid())-\(round)-\(durability)").path
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }
-                let database = try HexDatabase(path: directory + "/" + HexDatabase.fileName, durability: durability)
+                let database = try HexDatabase(path: directory + "/" + DataDirectory.databaseName, durability: durability)
                 let manager = HexManager(repository: database, identity: try database.localIdentity(), versionID: HexdVersion.current)
                 let seconds = try measure { for line in lines { _ = try manager.receive(try DataSendWrapper.decode(from: line)) } }
                 storeBest[durability] = min(storeBest[durability] ?? .infinity, seconds)

@@ -1,7 +1,6 @@
 import HexCommandLine
 import HexControl
 import HexKit
-import HexStore
 
 /// One run of a command: its parsed arguments and the common settings.
 struct Invocation: Sendable {
@@ -59,7 +58,7 @@ struct Invocation: Sendable {
     }
 
     func connect(maximumResponseLength: Int = ControlLimits.responseLineBytes) throws -> ControlClient {
-        let path = dataDirectory.path + "/" + ControlClient.socketName
+        let path = dataDirectory.socketPath
         do {
             return try ControlClient(socketPath: path, maximumResponseLength: maximumResponseLength)
         } catch {

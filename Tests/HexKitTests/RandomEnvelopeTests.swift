@@ -1,3 +1,4 @@
+import HexCommandLine
 import HexKit
 import HexStore
 import HexTestSupport
@@ -76,7 +77,7 @@ import Testing
 
         #expect(processed >= 10_000, "only \(processed) inputs ran before the time limit")
         #expect(try receiver.manager.inbox().count == storedCount)
-        let check = try SQLiteConnection(path: receiver.directory.file(HexDatabase.fileName))
+        let check = try SQLiteConnection(path: receiver.directory.file(DataDirectory.databaseName))
         #expect(try check.rows("PRAGMA integrity_check") { $0.string(0) } == ["ok"])
         #expect(tally["stored", default: 0] > 1_000 && tally["decode error", default: 0] > 100 && tally["duplicate", default: 0] > 10
             && tally["rejected", default: 0] > 10 && tally["unsupported", default: 0] > 10 && tally["invalid", default: 0] > 10,

@@ -1,4 +1,5 @@
 import Foundation
+import HexCommandLine
 import HexKit
 import HexStore
 
@@ -14,7 +15,7 @@ public final class Receiver {
 
     public init() throws {
         directory = try TemporaryDirectory()
-        database = try HexDatabase(path: directory.file(HexDatabase.fileName))
+        database = try HexDatabase(path: directory.file(DataDirectory.databaseName))
         manager = HexManager(repository: database, identity: try database.localIdentity(name: Self.name), versionID: HexdVersion.current)
     }
 
@@ -27,7 +28,7 @@ public final class Receiver {
 extension Receiver {
     /// Creates hexd's database in `directory` (as a daemon would) and returns its path.
     public static func makeDatabase(in directory: String) throws -> String {
-        let path = directory + "/" + HexDatabase.fileName
+        let path = directory + "/" + DataDirectory.databaseName
         _ = try HexDatabase(path: path)
         return path
     }

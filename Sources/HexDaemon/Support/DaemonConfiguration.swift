@@ -110,7 +110,7 @@ public struct DaemonConfiguration: Sendable {
 
         let dataDirectory = DataDirectory(explicit: parsed.value("data-dir"), environment: environment)
         let explicitFile = parsed.value("config") ?? environment["HEXD_CONFIG"]
-        let filePath = explicitFile ?? dataDirectory.path + "/hexd.conf"
+        let filePath = explicitFile ?? dataDirectory.configPath
         var fileValues: [String: [String]] = [:]
         if let text = readFile(filePath) {
             fileValues = try parseConfigFile(text, path: filePath)

@@ -1,3 +1,5 @@
+import HexCommandLine
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,8 +13,9 @@ final class DataDirectoryLock {
     private let descriptor: Int32
 
     /// - Throws: `DaemonError.alreadyRunning` when another process holds the lock.
-    init(directory: String) throws {
-        let path = directory + "/hexd.lock"
+    init(_ dataDirectory: DataDirectory) throws {
+        let path = dataDirectory.lockPath
+        let directory = dataDirectory.path
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw DaemonError.cannotStart("cannot open \(path): \(String(cString: strerror(errno)))") }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {

@@ -4,9 +4,16 @@ import Glibc
 import Darwin
 #endif
 
-/// The folder where hexd keeps its state: the database, the control socket and the lock file.
+/// The folder where hexd keeps its state, and the one place that names what is in it: the
+/// database, the control socket, the lock file and the config file. hexd and hexctl both find
+/// their way through it (hexctl without linking SQLite).
 public struct DataDirectory: Sendable {
     public let path: String
+
+    public static let databaseName = "hexd.sqlite"
+    public static let socketName = "hexd.sock"
+    public static let lockName = "hexd.lock"
+    public static let configName = "hexd.conf"
 
     /// The directory chosen by, in order: `explicit` (a flag), `HEXD_DATA_DIR`,
     /// `$XDG_DATA_HOME/hexd`, `~/.local/share/hexd`.
@@ -22,8 +29,14 @@ public struct DataDirectory: Sendable {
         }
     }
 
-    /// The database file inside this directory.
-    public var databasePath: String { path + "/" + HexDatabase.fileName }
+    /// The SQLite database.
+    public var databasePath: String { path + "/" + Self.databaseName }
+    /// The control socket hexctl talks to.
+    public var socketPath: String { path + "/" + Self.socketName }
+    /// The lock a running daemon holds.
+    public var lockPath: String { path + "/" + Self.lockName }
+    /// The config file read when no other is named.
+    public var configPath: String { path + "/" + Self.configName }
 
     /// Creates the directory (and its parents) if it does not exist, and makes it private: it
     /// must belong to the user running hexd, and is made readable by that user only (0700), as
@@ -58,7 +71,7 @@ public struct DataDirectory: Sendable {
     }
 
     /// The files hexd keeps in the directory, which only their owner may read.
-    static let privateFiles = [HexDatabase.fileName, HexDatabase.fileName + "-wal", HexDatabase.fileName + "-shm", "hexd.lock"]
+    static let privateFiles = [databaseName, databaseName + "-wal", databaseName + "-shm", lockName]
 }
 
 /// The data directory could not be created.
