@@ -7,7 +7,8 @@ import PackageDescription
 /// -> HexJSON; CSQLite and CLinux are system libraries. HexCommandLine holds what the executables
 /// share (option parsing, exit codes, output, the data directory's layout); hexctl does not link
 /// SQLite.
-/// The package takes no package dependencies: toolchain and system libraries only.
+/// The package takes no package dependencies: toolchain and system libraries only. It is for Linux
+/// only: sockets wait on epoll, and the system calls are Glibc's (README, "Platforms").
 let strictSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .treatAllWarnings(as: .error),
@@ -15,7 +16,6 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "hexd",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hexd", targets: ["hexd"]),
         .executable(name: "hexctl", targets: ["hexctl"]),
@@ -27,7 +27,7 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         // Linux calls Swift's Glibc module leaves out (epoll, eventfd, accept4, mallopt).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),

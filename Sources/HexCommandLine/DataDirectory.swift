@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The folder where hexd keeps its state, and the one place that names what is in it: the
 /// database, the control socket, the lock file and the config file. hexd and hexctl both find

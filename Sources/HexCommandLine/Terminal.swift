@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Writes `message` and a newline to standard error, unbuffered.
 public func printError(_ message: String) {

@@ -5,11 +5,7 @@ import HexKit
 import HexNet
 import HexStore
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The running daemon: the store, discovery, the envelope server and the control socket.
 public enum Daemon {

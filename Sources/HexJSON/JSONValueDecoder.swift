@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Decodes `Decodable` types from JSON read by `JSONValue.parse`: this package's replacement for
 /// Foundation's JSONDecoder, which traps on some hostile input.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An IPv4 address. hexd speaks IPv4: LAN broadcast discovery has no IPv6 counterpart.
 public struct IPv4Address: Sendable, Hashable, CustomStringConvertible {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The machine's network interfaces, read afresh on each call (interfaces come and go).
 public enum NetworkInterfaces {

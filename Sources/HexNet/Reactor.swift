@@ -1,9 +1,7 @@
 import CLinux
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Suspends tasks until their descriptors are readable or writable: one epoll set watched by one
 /// thread of its own, with every wait's deadline in a heap.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A failed system call on a socket, with what was being done.
 public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,10 +1,6 @@
 import Dispatch
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Opens outgoing stream connections.
 public enum StreamConnector {

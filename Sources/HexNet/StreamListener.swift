@@ -1,10 +1,6 @@
 import CLinux
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A listening stream socket: TCP on an IPv4 address, or a Unix domain socket at a path.
 public final class StreamListener: Sendable {

@@ -1,11 +1,7 @@
 import HexCommandLine
 import HexKit
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 let help = """
     USAGE: hexbench <benchmark> [--count <n>] [--rounds <n>]

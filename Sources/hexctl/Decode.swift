@@ -2,11 +2,7 @@ import HexCommandLine
 import HexControl
 import HexKit
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// All bytes of a file descriptor, read until end of file.
 func readAll(_ descriptor: Int32) -> Data {

@@ -2,11 +2,7 @@ import HexCommandLine
 import HexControl
 import HexKit
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 let shareCommands = [
     Command("share", "<file> ...", summary: "Turn files into a hex of share links, one per file, and send it to a peer or save it.",

@@ -3,9 +3,7 @@ import HexKit
 import HexTestSupport
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 extension ProcessTests {
     @Suite struct HexlistAndAlertTests {

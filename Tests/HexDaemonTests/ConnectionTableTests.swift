@@ -2,9 +2,7 @@
 @testable import HexNet
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 @Suite struct ConnectionTableTests {
     private func socket() throws -> Socket { try Socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) }

@@ -2,9 +2,7 @@
 import Synchronization
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 @Suite struct PartialLineBudgetTests {
     private func socket() throws -> Socket { try Socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) }

@@ -2,9 +2,7 @@
 import Synchronization
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The epoll reactor under the churn that crashed libdispatch's sources: thousands of waits that
 /// end every way a wait can end, at once.

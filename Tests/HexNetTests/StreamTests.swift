@@ -3,9 +3,7 @@ import HexNet
 import HexTestSupport
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 @Suite struct StreamTests {
     private func connectedSockets() async throws -> (client: Socket, server: Socket, listener: StreamListener) {

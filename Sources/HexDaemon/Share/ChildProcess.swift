@@ -2,11 +2,7 @@ import Dispatch
 import HexKit
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A command run in its own process group, its output read without blocking a thread, and
 /// stopped whole (grandchildren included) on timeout or cancellation.

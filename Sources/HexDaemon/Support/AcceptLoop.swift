@@ -1,10 +1,6 @@
 import HexNet
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Accepts connections until cancelled, each served in its own child task.
 ///

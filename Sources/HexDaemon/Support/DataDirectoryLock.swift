@@ -1,10 +1,6 @@
 import HexCommandLine
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An exclusive lock on a data directory, held for the daemon's lifetime, so two daemons never
 /// share one database and control socket. The kernel releases it when the process ends, however

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The process's limit on open file descriptors, which bounds how many connections it can hold.
 enum DescriptorLimit {
@@ -25,9 +21,5 @@ enum DescriptorLimit {
     /// lock, pipes of link commands, and whatever libraries open.
     static let reserve = 64
 
-    #if canImport(Glibc)
     private static let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    #else
-    private static let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
-    #endif
 }

@@ -1,9 +1,7 @@
 import CFuzzDriver
 import HexKit
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// One input, as a discovery datagram. A beacon that is read must keep
 /// every field within its bounds and read back the same after being written (`abort` if not).

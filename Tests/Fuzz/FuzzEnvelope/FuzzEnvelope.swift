@@ -1,9 +1,7 @@
 import CFuzzDriver
 import HexKit
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// One input, as a line from a peer. Any trap is a finding; so is an
 /// envelope that does not read back the same after being written (`abort`).
