@@ -10,6 +10,8 @@ public enum ControlLimits {
     public static let showFieldBytes = 4_096
     /// Links in `show`.
     public static let showLinks = 1_000
+    /// The longest request line the daemon reads (a send's links come in it).
+    public static let requestLineBytes = 64 << 20
     /// The longest response line a client reads: enough for any bounded response.
     public static let responseLineBytes = 64 << 20
     /// The longest response line a client reads for `show` with `full`: an envelope line of the

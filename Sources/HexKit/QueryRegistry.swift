@@ -1,4 +1,4 @@
-/// The requests for share links (or metadata) in flight, each a *query wrapper*: a slot per
+/// The requests for share links in flight, each a *query wrapper*: a slot per
 /// requested path, filled by answers that arrive asynchronously, out of order, possibly twice.
 ///
 /// Every wrapper ends exactly once, through its `deliver` callback, and is removed as it ends:
@@ -10,10 +10,9 @@
 public actor QueryRegistry {
     /// What a query asks for.
     public enum Kind: String, Sendable, Codable {
-        /// One share link per file.
+        /// One share link per file (the only kind so far; the original app also queried folders'
+        /// metadata).
         case shareLinks
-        /// The metadata of one folder: done on its single answer.
-        case metadata
     }
 
     /// How a query ended.
@@ -79,7 +78,7 @@ public actor QueryRegistry {
     ) -> Bool {
         var seen = Set<String>()
         let order = paths.filter { seen.insert($0).inserted }
-        guard wrappers[id] == nil, !order.isEmpty, kind == .shareLinks || order.count == 1 else { return false }
+        guard wrappers[id] == nil, !order.isEmpty else { return false }
         wrappers[id] = Wrapper(kind: kind, order: order, paths: seen, slots: [:], deadline: deadline, deliver: deliver)
         return true
     }

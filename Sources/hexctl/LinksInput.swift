@@ -34,10 +34,8 @@ struct HexInput {
             }
         }
         for text in urls {
-            guard let url = URL(string: text), url.scheme != nil, let host = url.host(), !host.isEmpty || url.isFileURL else {
-                throw UsageError("'\(text)' is not a URL with a scheme and a host")
-            }
-            links.append(LinkJM(url: text, linkDescription: url.isFileURL ? url.lastPathComponent : host, service: .unknown))
+            guard let url = LinkURL.parse(text) else { throw UsageError("'\(text)' is not a URL with a scheme and a host, nor a file:// URL") }
+            links.append(LinkJM(url: text, linkDescription: LinkURL.description(of: url), service: .unknown))
         }
         guard !links.isEmpty else { throw UsageError("give at least one URL, or --file") }
         self.links = links

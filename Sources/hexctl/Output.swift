@@ -35,7 +35,7 @@ enum Output {
         }
         let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
-            zip(row, widths).map { $0.0.padded(to: $0.1) }.joined(separator: "  ").trimmingSuffix()
+            zip(row, widths).map { $0.0.padded(to: $0.1) }.joined(separator: "  ").trimmed
         }.joined(separator: "\n")
     }
 
@@ -75,10 +75,6 @@ extension String {
         count >= length ? self : self + String(repeating: " ", count: length - count)
     }
 
-    /// The string without trailing spaces.
-    func trimmingSuffix() -> String {
-        String(reversed().drop { $0 == " " }.reversed())
-    }
 }
 
 /// An item printed as JSON with `"truncated": true` added when the daemon cut some of its text.

@@ -1,4 +1,5 @@
 import HexCommandLine
+import HexKit
 import HexNet
 
 /// `hexctl raw HOST:PORT FILE`: writes the file to the peer as-is and prints what comes back.
@@ -17,7 +18,7 @@ func runRaw(_ invocation: Invocation) async throws -> ExitCode {
     } catch {
         throw CommandFailure(.temporaryFailure, "\(error)")
     }
-    let connection = StreamConnection(socket: socket, maximumLineLength: 64 << 20)
+    let connection = StreamConnection(socket: socket, maximumLineLength: EnvelopeLimits.defaultMaximumLineLength)
     while true {
         let item: LineFramer.Item?
         do {
@@ -27,7 +28,7 @@ func runRaw(_ invocation: Invocation) async throws -> ExitCode {
         }
         switch item {
         case .line(let line): print(String(decoding: line, as: UTF8.self))
-        case .lineTooLong: throw CommandFailure(.failure, "the peer sent a reply over 64 MiB")
+        case .lineTooLong: throw CommandFailure(.failure, "the peer sent a reply over \(EnvelopeLimits.defaultMaximumLineLength) bytes")
         case nil: return .success
         }
     }

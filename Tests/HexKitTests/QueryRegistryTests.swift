@@ -59,15 +59,14 @@ import Testing
         #expect(await registry.inFlight.map(\.id) == [alive])
     }
 
-    @Test func aMetadataQueryCompletesOnItsSingleAnswer() async {
+    @Test func anIdIsOpenOnceAndAQueryNeedsAPath() async {
         let registry = QueryRegistry()
         let deliveries = Deliveries()
         let id = UUID()
-        #expect(await !registry.open(id: UUID(), kind: .metadata, paths: ["/a", "/b"], deadline: later, deliver: deliveries.callback(id)))
-        #expect(await registry.open(id: id, kind: .metadata, paths: ["/folder"], deadline: later, deliver: deliveries.callback(id)))
-        #expect(await !registry.open(id: id, kind: .metadata, paths: ["/other"], deadline: later, deliver: deliveries.callback(id)), "ids are unique")
-        #expect(await registry.answer(id, path: "/folder", link: "{\"children\":[]}") == .completed)
-        #expect(deliveries.of(id) == [.delivered(["{\"children\":[]}"])])
+        #expect(await registry.open(id: id, kind: .shareLinks, paths: ["/file"], deadline: later, deliver: deliveries.callback(id)))
+        #expect(await !registry.open(id: id, kind: .shareLinks, paths: ["/other"], deadline: later, deliver: deliveries.callback(id)), "ids are unique")
+        #expect(await registry.answer(id, path: "/file", link: "https://x/1") == .completed)
+        #expect(deliveries.of(id) == [.delivered(["https://x/1"])])
         #expect(await !registry.open(id: UUID(), kind: .shareLinks, paths: [], deadline: later, deliver: deliveries.callback(id)))
     }
 

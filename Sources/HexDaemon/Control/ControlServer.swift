@@ -15,7 +15,7 @@ struct ControlServer: Sendable {
     }
 
     private func serve(_ socket: Socket) async {
-        let connection = StreamConnection(socket: socket, maximumLineLength: 64 << 20)
+        let connection = StreamConnection(socket: socket, maximumLineLength: ControlLimits.requestLineBytes)
         while case .line(let bytes)? = try? await connection.readLine(timeout: nil) {
             let response: ControlResponse
             do {

@@ -5,7 +5,6 @@ import HexKit
 /// cannot inject anything), found through PATH. The first line of standard output is the link; a
 /// non-zero exit, no output, or running past the timeout is a failure that carries standard error.
 struct CommandLinkProvider: LinkProvider {
-    let name = "command"
     let service: Service
     /// The command's words, `{path}` where the file goes.
     let words: [String]

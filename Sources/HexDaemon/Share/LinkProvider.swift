@@ -2,8 +2,6 @@ import HexKit
 
 /// Turns a file (or a URL) into a share link.
 protocol LinkProvider: Sendable {
-    /// The name users pick it by (`--provider`).
-    var name: String { get }
     /// The `service` of the links it makes.
     var service: Service { get }
     /// The link for `path`.
@@ -19,20 +17,16 @@ struct LinkProviderError: Error, CustomStringConvertible {
 
 /// The arguments are URLs already: each is checked (a scheme and a host) and used as it is.
 struct URLLinkProvider: LinkProvider {
-    let name = "url"
     let service = Service.unknown
 
     func link(for path: String) async throws -> String {
-        guard let url = URL(string: path), let scheme = url.scheme, !scheme.isEmpty, let host = url.host(), !host.isEmpty else {
-            throw LinkProviderError("\(path) is not a URL with a scheme and a host")
-        }
+        guard LinkURL.parse(path) != nil else { throw LinkProviderError("\(path) is not a URL with a scheme and a host, nor a file:// URL") }
         return path
     }
 }
 
 /// Local files as `file://` URLs: the path must be absolute (or a `file://` URL) and exist.
 struct FileLinkProvider: LinkProvider {
-    let name = "file"
     let service: Service = "File"
 
     func link(for path: String) async throws -> String {

@@ -88,7 +88,7 @@ struct ShareService: Sendable {
 
     /// What a link is called: the file's name, or the host of a URL shared as it is.
     private static func describe(_ path: String, link: String, provider: String) -> String {
-        if provider == "url" { return URL(string: link)?.host() ?? link }
+        if provider == "url" { return LinkURL.parse(link).map(LinkURL.description(of:)) ?? link }
         if path.hasPrefix("file://"), let url = URL(string: path) { return url.lastPathComponent }
         return path.split(separator: "/").last.map(String.init) ?? path
     }

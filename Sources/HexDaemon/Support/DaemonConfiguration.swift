@@ -22,7 +22,7 @@ public struct DaemonConfiguration: Sendable {
     /// Play a legacy (1.x) peer: send only what the original app sent, never answer with an Ack.
     public var legacy = false
     public var logLevel = LogLevel.info
-    public var maximumLineLength = 16 << 20
+    public var maximumLineLength = EnvelopeLimits.defaultMaximumLineLength
     /// How long a TCP connection may wait before it begins a line (a deadline, not restarted by
     /// blank lines).
     public var idleTimeout: Duration = .seconds(60)
@@ -212,12 +212,5 @@ public struct DaemonConfiguration: Sendable {
 
     public static func readFile(_ path: String) -> String? {
         FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
-    }
-}
-
-extension StringProtocol {
-    /// Without spaces and tabs at either end.
-    var trimmed: String {
-        String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }
 }

@@ -34,6 +34,4 @@ actor EventLog {
         watchers[id] = nil
     }
 
-    /// The sequence number of the last event (0 before the first).
-    var lastSequence: UInt64 { nextSequence - 1 }
 }

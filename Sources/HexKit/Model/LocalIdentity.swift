@@ -14,7 +14,7 @@ public struct LocalIdentity: Sendable, Hashable {
     ///     `defaultName`, because the original app crashed on an empty sender name.
     public init(uuid: UUID, name: String) {
         self.uuid = uuid.uuidString.uppercased()
-        let trimmed = name.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()
-        self.name = trimmed.isEmpty ? Self.defaultName : String(trimmed)
+        let trimmed = name.trimmed
+        self.name = trimmed.isEmpty ? Self.defaultName : trimmed
     }
 }

@@ -89,16 +89,3 @@ public struct Beacon: Sendable, Codable, Equatable {
         return writer.bytes
     }
 }
-
-extension String {
-    /// The string cut to at most `count` bytes of UTF-8, on a character boundary.
-    public func clipped(toUTF8 count: Int) -> String {
-        guard utf8.count > count else { return self }
-        var clipped = ""
-        for character in self {
-            guard clipped.utf8.count + character.utf8.count <= count else { break }
-            clipped.append(character)
-        }
-        return clipped
-    }
-}

@@ -18,4 +18,7 @@ public struct EnvelopeLimits: Sendable, Hashable {
     }
 
     public static let `default` = EnvelopeLimits()
+
+    /// The longest line a receiver reads by default (Protocol.md, section 1): 16 MiB.
+    public static let defaultMaximumLineLength = 16 << 20
 }
