@@ -18,26 +18,26 @@ actor HexService {
     }
 
     /// Acts on a received envelope and returns the outcome with the reply owed (after commit).
-    func receive(_ envelope: DataSendWrapper) throws -> (ReceiveOutcome, DataSendWrapper?) {
+    func receive(_ envelope: Envelope) throws -> (ReceiveOutcome, Envelope?) {
         let outcome = try manager.receive(envelope)
         return (outcome, manager.reply(to: envelope, outcome: outcome))
     }
 
-    func reply(toUnreadable error: EnvelopeDecodingError) -> DataSendWrapper {
+    func reply(toUnreadable error: EnvelopeDecodingError) -> Envelope {
         manager.reply(toUnreadable: error)
     }
 
     /// The Store envelope for a hex made of `links`, not kept anywhere (a one-off send).
-    func storeEnvelope(description: String, color: String, links: [Link], legacy: Bool) throws -> DataSendWrapper {
+    func storeEnvelope(description: String, color: String, links: [Link], legacy: Bool) throws -> Envelope {
         try usage { manager.storeEnvelope(for: try manager.ownHex(description: description, color: color, links: links), legacy: legacy) }
     }
 
     /// The Store envelope for a stored hex.
-    func storeEnvelope(forHex prefix: String, legacy: Bool) throws -> DataSendWrapper {
+    func storeEnvelope(forHex prefix: String, legacy: Bool) throws -> Envelope {
         manager.storeEnvelope(for: try hex(matching: prefix, in: .myHexlist), legacy: legacy)
     }
 
-    func alertEnvelope(_ message: String) -> DataSendWrapper {
+    func alertEnvelope(_ message: String) -> Envelope {
         .alert(message, versionID: manager.versionID, messageID: UUID().uuidString.uppercased())
     }
 

@@ -29,7 +29,7 @@ struct DecodeBenchmark {
         var tolerantBest = Double.infinity
         for _ in 0..<rounds {
             let baseline = try measure { for line in data { _ = try decoder.decode(StrictEnvelope.self, from: line) } }
-            let tolerant = try measure { for line in lines { _ = try DataSendWrapper.decode(from: line) } }
+            let tolerant = try measure { for line in lines { _ = try Envelope.decode(from: line) } }
             baselineBest = min(baselineBest, baseline)
             tolerantBest = min(tolerantBest, tolerant)
         }
@@ -37,7 +37,7 @@ struct DecodeBenchmark {
         return [
             "decode: \(lines.count) envelopes, \(String(format: "%.2f", megabytes)) MB, best of \(rounds) rounds",
             "  baseline JSONDecoder (strict Codable):         \(Self.rate(megabytes, baselineBest))",
-            "  DataSendWrapper.decode (own reader, tolerant): \(Self.rate(megabytes, tolerantBest))",
+            "  Envelope.decode (own reader, tolerant): \(Self.rate(megabytes, tolerantBest))",
             "  own reader / JSONDecoder throughput: \(String(format: "%.2f", baselineBest / tolerantBest))x",
         ]
     }
@@ -50,7 +50,7 @@ struct DecodeBenchmark {
                 LinkJM(url: "https://example.com/files/\(index)/\(number)/report.pdf", linkDescription: "report \(number).pdf", service: .dropbox)
             }
             let hex = HexJM(senderUUID: UUID().uuidString, senderName: "Peer \(index)", hexDescription: "bundle \(index)", hexColor: "#3498DB", links: links)
-            var line = DataSendWrapper.store(hex, versionID: "2.0.0", messageID: index % 5 == 0 ? nil : UUID().uuidString).encodedLine()
+            var line = Envelope.store(hex, versionID: "2.0.0", messageID: index % 5 == 0 ? nil : UUID().uuidString).encodedLine()
             if index % 3 == 0 {
                 line.removeLast()
                 line.append(contentsOf: #","capabilities":["ack","future"],"extra":{"nested":[1,2,3]}}"#.utf8)

@@ -15,19 +15,19 @@ struct StoreBenchmark {
             let hex = HexJM(
                 senderUUID: UUID().uuidString, senderName: "Peer", hexDescription: "bundle \(index)", hexColor: "#3498DB",
                 links: (0..<4).map { LinkJM(url: "https://example.com/\(index)/\($0)", linkDescription: "file \($0)", service: .box) })
-            return DataSendWrapper.store(hex, versionID: "2.0.0", messageID: UUID().uuidString).encodedLine()
+            return Envelope.store(hex, versionID: "2.0.0", messageID: UUID().uuidString).encodedLine()
         }
         var decodeBest = Double.infinity
         var storeBest: [HexDatabase.Durability: Double] = [:]
         for round in 0..<rounds {
-            decodeBest = min(decodeBest, try measure { for line in lines { _ = try DataSendWrapper.decode(from: line) } })
+            decodeBest = min(decodeBest, try measure { for line in lines { _ = try Envelope.decode(from: line) } })
             for durability in HexDatabase.Durability.allCases {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(getpid())-\(round)-\(durability)").path
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }
                 let database = try HexDatabase(path: directory + "/" + DataDirectory.databaseName, durability: durability)
                 let manager = HexManager(repository: database, identity: try database.localIdentity(), versionID: HexdVersion.current)
-                let seconds = try measure { for line in lines { _ = try manager.receive(try DataSendWrapper.decode(from: line)) } }
+                let seconds = try measure { for line in lines { _ = try manager.receive(try Envelope.decode(from: line)) } }
                 storeBest[durability] = min(storeBest[durability] ?? .infinity, seconds)
             }
         }

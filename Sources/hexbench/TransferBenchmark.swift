@@ -39,7 +39,7 @@ struct TransferBenchmark {
         try await sender.waitForPeer("receiver")
         let port = try await receiver.status().tcpPort
         let lines = (0..<sends).map { index in
-            DataSendWrapper.store(
+            Envelope.store(
                 HexJM(senderUUID: UUID().uuidString, senderName: "bench", hexDescription: "send \(index)", hexColor: "#3498DB",
                       links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com", service: .unknown)]),
                 versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
@@ -47,7 +47,7 @@ struct TransferBenchmark {
         let echo = try EchoServer()
         let baseline = try await roundTrips(lines, port: echo.port) { _ in true }
         let acked = try await roundTrips(lines, port: port) { reply in
-            (try? DataSendWrapper.decode(from: reply))?.status == .stored
+            (try? Envelope.decode(from: reply))?.status == .stored
         }
         var controlled: [Double] = []
         let client = try ControlClient(socketPath: sender.controlPath)

@@ -10,7 +10,7 @@ let help = """
     with -c release for meaningful numbers (swift run -c release hexbench ...).
 
     BENCHMARKS:
-      decode    Tolerant envelope decoding (DataSendWrapper.decode) against JSONDecoder decoding
+      decode    Tolerant envelope decoding (Envelope.decode) against JSONDecoder decoding
                 the same lines into plain Codable structs. Default: 20000 envelopes, 5 rounds.
       store     Receiving Stores into a real SQLite file (decode, HexManager, commit) with each
                 durability setting (synchronous NORMAL and FULL), against decoding alone.

@@ -26,9 +26,9 @@ func json(_ value: some Encodable) -> String {
 
 /// Prints how hexd reads one line; returns false when the line is not an envelope.
 func describe(line: some Collection<UInt8>, number: Int, asJSON: Bool) -> Bool {
-    let envelope: DataSendWrapper
+    let envelope: Envelope
     do {
-        envelope = try DataSendWrapper.decode(from: line)
+        envelope = try Envelope.decode(from: line)
     } catch {
         printOutput(asJSON ? "{\"line\":\(number),\"error\":\(json(error.description))}" : "line \(number): cannot be read: \(error)")
         return false

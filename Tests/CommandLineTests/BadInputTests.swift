@@ -9,7 +9,7 @@ extension ProcessTests {
     /// serving everyone else.
     @Suite struct BadInputTests {
         private func line(_ description: String, messageID: String? = UUID().uuidString) -> [UInt8] {
-            Array(DataSendWrapper.store(HexJM(senderUUID: UUID().uuidString, senderName: "Tester", hexDescription: description, hexColor: "#FFFFFF",
+            Array(Envelope.store(HexJM(senderUUID: UUID().uuidString, senderName: "Tester", hexDescription: description, hexColor: "#FFFFFF",
                                               links: [LinkJM(url: "https://example.com", linkDescription: "e", service: .unknown)]),
                                         versionID: "2.0.0", messageID: messageID).encodedLine())
         }
@@ -20,9 +20,9 @@ extension ProcessTests {
             return StreamConnection(socket: socket, maximumLineLength: 1 << 20)
         }
 
-        private func reply(_ connection: StreamConnection) async throws -> DataSendWrapper? {
+        private func reply(_ connection: StreamConnection) async throws -> Envelope? {
             guard case .line(let bytes)? = try await connection.readLine(timeout: .seconds(5)) else { return nil }
-            return try DataSendWrapper.decode(from: bytes)
+            return try Envelope.decode(from: bytes)
         }
 
         @Test func garbageGetsAnInvalidAckAndTheConnectionStaysUsable() async throws {

@@ -29,8 +29,8 @@ extension ProcessTests {
             #expect(result.status == 1)
             let lines = result.standardOutput.split(separator: "\n").map(String.init)
             #expect(lines.count == 3, "the blank line is skipped")
-            struct Envelope: Decodable { let operationType: String }
-            struct Line: Decodable { let line: Int; let error: String?; let hex: Hex?; let envelope: Envelope? }
+            struct EnvelopeShape: Decodable { let operationType: String }
+            struct Line: Decodable { let line: Int; let error: String?; let hex: Hex?; let envelope: EnvelopeShape? }
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
             let parsed = try lines.map { try decoder.decode(Line.self, from: Data($0.utf8)) }

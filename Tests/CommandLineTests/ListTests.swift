@@ -13,9 +13,9 @@ extension ProcessTests {
                             links: (0..<links).map { LinkJM(url: "\(url)/\($0)", linkDescription: "d", service: .unknown) })
             let connection = StreamConnection(
                 socket: try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5)), maximumLineLength: 1 << 20)
-            try await connection.writeLine(DataSendWrapper.store(hex, versionID: "2.0.0", messageID: UUID().uuidString).encodedLine(), timeout: .seconds(30))
+            try await connection.writeLine(Envelope.store(hex, versionID: "2.0.0", messageID: UUID().uuidString).encodedLine(), timeout: .seconds(30))
             guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(30)) else { throw SocketError.timedOut("the Ack") }
-            #expect(try DataSendWrapper.decode(from: reply).status == .stored)
+            #expect(try Envelope.decode(from: reply).status == .stored)
         }
 
         @Test func hugeHexesNeverBreakTheInbox() async throws {

@@ -65,7 +65,7 @@ extension ProcessTests {
                 for sender in expected.setup?["blockedSenders"] ?? [] { #expect(try await daemon.hexctl(["block", sender]).status == 0) }
                 let result = try await daemon.hexctl(["raw", "127.0.0.1:\(port)", Self.examples + "/" + name, "--timeout", "0.3"])
                 #expect(result.status == 0, "\(name): \(result.standardError)")
-                let replies = try result.standardOutput.split(separator: "\n").map { try DataSendWrapper.decode(from: Array($0.utf8)) }
+                let replies = try result.standardOutput.split(separator: "\n").map { try Envelope.decode(from: Array($0.utf8)) }
                 if let reply = expected.reply {
                     #expect(replies.count == 1, "\(name): \(result.standardOutput)")
                     #expect(replies.first?.operationType.rawValue == reply.operationType, "\(name)")

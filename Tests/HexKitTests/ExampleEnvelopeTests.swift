@@ -47,9 +47,9 @@ import Testing
         let receiver = try Receiver()
         for sender in expected.setup?.blockedSenders ?? [] { try receiver.manager.block(senderUUID: sender) }
 
-        let envelope: DataSendWrapper
+        let envelope: Envelope
         do {
-            envelope = try DataSendWrapper.decode(from: line)
+            envelope = try Envelope.decode(from: line)
         } catch {
             #expect(Self.name(of: error) == expected.decode, "\(expected.about)")
             check(receiver.manager.reply(toUnreadable: error), against: expected.reply)
@@ -78,7 +78,7 @@ import Testing
         #expect(!stored.isChecked)
     }
 
-    private func check(_ reply: DataSendWrapper?, against expected: Expectation.Reply?) {
+    private func check(_ reply: Envelope?, against expected: Expectation.Reply?) {
         guard let expected else {
             #expect(reply == nil, "no reply is expected")
             return
@@ -93,7 +93,7 @@ import Testing
         #expect(reply.messageID == expected.messageID)
         if let message = expected.message { #expect(reply.message == message) }
         // Every reply goes back on the wire, so it must itself decode as an envelope.
-        #expect((try? DataSendWrapper.decode(from: reply.encodedLine())) == reply)
+        #expect((try? Envelope.decode(from: reply.encodedLine())) == reply)
     }
 
     private static func name(of error: EnvelopeDecodingError) -> String {

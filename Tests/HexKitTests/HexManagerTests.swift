@@ -6,7 +6,7 @@ import Testing
     static let sender = "6F9619FF-8B86-4011-B42D-00C04FC964FF"
 
     private func storeLine(_ description: String, messageID: String? = nil, sender: String = Self.sender) -> String {
-        String(decoding: DataSendWrapper.store(
+        String(decoding: Envelope.store(
             HexJM(senderUUID: sender, senderName: "Jane Doe", hexDescription: description, hexColor: "#3498DB",
                   links: [LinkJM(url: "https://example.com/\(description)", linkDescription: description, service: .dropbox)]),
             versionID: "1.0", messageID: messageID).encodedLine(), as: UTF8.self)
@@ -27,7 +27,7 @@ import Testing
     @Test func aStoredHexGetsTheReceiversIdAndTime() throws {
         let receiver = try Receiver()
         let time = Date(timeIntervalSince1970: 1_800_000_000)
-        let envelope = try DataSendWrapper.decode(from: Array(storeLine("x").utf8))
+        let envelope = try Envelope.decode(from: Array(storeLine("x").utf8))
         guard case .stored(let hex) = try receiver.manager.receive(envelope, at: time) else {
             Issue.record("not stored")
             return
@@ -68,12 +68,12 @@ import Testing
         #expect(try !receiver.manager.block(senderUUID: Self.sender), "blocking twice changes nothing")
         #expect(try receiver.manager.blockedSenders() == [Self.sender])
 
-        let legacy = try DataSendWrapper.decode(from: Array(storeLine("spam").utf8))
+        let legacy = try Envelope.decode(from: Array(storeLine("spam").utf8))
         let outcome = try receiver.manager.receive(legacy)
         #expect(outcome == .rejected(alert: "\(Receiver.name) blocked you."))
         #expect(receiver.manager.reply(to: legacy, outcome: outcome) == .alert("\(Receiver.name) blocked you.", versionID: HexdVersion.current))
 
-        let current = try DataSendWrapper.decode(from: Array(storeLine("spam", messageID: "M-2").utf8))
+        let current = try Envelope.decode(from: Array(storeLine("spam", messageID: "M-2").utf8))
         let reply = receiver.manager.reply(to: current, outcome: try receiver.manager.receive(current))
         #expect(reply?.operationType == .ack && reply?.status == .rejected && reply?.messageID == "M-2")
         #expect(try receiver.manager.inbox().isEmpty)
@@ -93,14 +93,14 @@ import Testing
     @Test func legacySendersGetNoReplyExceptTheBlockAlert() throws {
         let receiver = try Receiver()
         for line in [storeLine("x"), #"{"versionID":"1.0","operationType":"Alert","message":"hi"}"#, #"{"versionID":"1.0","operationType":"Nope"}"#] {
-            let envelope = try DataSendWrapper.decode(from: Array(line.utf8))
+            let envelope = try Envelope.decode(from: Array(line.utf8))
             #expect(receiver.manager.reply(to: envelope, outcome: try receiver.manager.receive(envelope)) == nil)
         }
     }
 
     @Test func anAckIsNeverAnswered() throws {
         let receiver = try Receiver()
-        let ack = DataSendWrapper.ack(.stored, messageID: "M-9", message: "stored", versionID: "2.0.0")
+        let ack = Envelope.ack(.stored, messageID: "M-9", message: "stored", versionID: "2.0.0")
         let outcome = try receiver.manager.receive(ack)
         #expect(outcome.ackStatus == .unsupported)
         #expect(receiver.manager.reply(to: ack, outcome: outcome) == nil)
@@ -108,7 +108,7 @@ import Testing
 
     @Test func anAcknowledgedStoreNamesTheStoredHex() throws {
         let receiver = try Receiver()
-        let envelope = try DataSendWrapper.decode(from: Array(storeLine("x", messageID: "M-3").utf8))
+        let envelope = try Envelope.decode(from: Array(storeLine("x", messageID: "M-3").utf8))
         let outcome = try receiver.manager.receive(envelope)
         let reply = try #require(receiver.manager.reply(to: envelope, outcome: outcome))
         let stored = try #require(try receiver.manager.inbox().first)

@@ -25,7 +25,7 @@ import Testing
                 let line = Array(place.line(open + "1" + close).utf8)
                 let total = place.baseDepth + depth
                 do {
-                    _ = try DataSendWrapper.decode(from: line)
+                    _ = try Envelope.decode(from: line)
                     #expect(total <= 512, "\(place.name), depth \(depth): decoded at total depth \(total)")
                 } catch .malformedJSON {
                     #expect(total > 512, "\(place.name), depth \(depth): refused at total depth \(total)")

@@ -29,9 +29,9 @@ import Testing
             if processed % 50 == 0 { await Task.yield() }
             let (line, expected) = generator.next()
             let context = Comment(rawValue: "seed \(seed), input \(processed): \(String(decoding: line.prefix(300), as: UTF8.self))")
-            let envelope: DataSendWrapper
+            let envelope: Envelope
             do {
-                envelope = try DataSendWrapper.decode(from: line)
+                envelope = try Envelope.decode(from: line)
             } catch {
                 tally["decode error", default: 0] += 1
                 if case .anything = expected { continue }
@@ -43,7 +43,7 @@ import Testing
             }
             let outcome = try receiver.manager.receive(envelope)
             let reply = receiver.manager.reply(to: envelope, outcome: outcome)
-            if let reply { #expect((try? DataSendWrapper.decode(from: reply.encodedLine())) == reply, context) }
+            if let reply { #expect((try? Envelope.decode(from: reply.encodedLine())) == reply, context) }
             if case .stored = outcome {
                 storedCount += 1
                 if let messageID = envelope.messageID { storedMessageIDs.insert(messageID) }

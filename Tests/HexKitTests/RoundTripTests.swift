@@ -11,20 +11,20 @@ import Testing
         ])
 
     @Test(arguments: [
-        DataSendWrapper.store(fullHex, versionID: "2.0.0", messageID: "D3ADB33F-0000-4000-8000-000000000001"),
-        DataSendWrapper.store(HexJM(), versionID: "1.0"),
-        DataSendWrapper.alert("Jane Doe blocked you.", versionID: "1.0"),
-        DataSendWrapper.ack(.duplicate, messageID: "M", message: "already stored", versionID: "2.0.0"),
-        DataSendWrapper(versionID: "4", operationType: "Sync", jmObjectType: "Folder",
+        Envelope.store(fullHex, versionID: "2.0.0", messageID: "D3ADB33F-0000-4000-8000-000000000001"),
+        Envelope.store(HexJM(), versionID: "1.0"),
+        Envelope.alert("Jane Doe blocked you.", versionID: "1.0"),
+        Envelope.ack(.duplicate, messageID: "M", message: "already stored", versionID: "2.0.0"),
+        Envelope(versionID: "4", operationType: "Sync", jmObjectType: "Folder",
                         jmObject: .opaque(rawJSON(#"{"a":[true,null,2.5,"é",{"b":"\/"}]}"#))),
     ])
-    func envelopesSurviveEncodeThenDecode(_ envelope: DataSendWrapper) throws {
+    func envelopesSurviveEncodeThenDecode(_ envelope: Envelope) throws {
         let line = envelope.encodedLine()
-        #expect(try DataSendWrapper.decode(from: line) == envelope)
+        #expect(try Envelope.decode(from: line) == envelope)
     }
 
     @Test func encodingIsOneCompactLineOfUTF8() throws {
-        let line = DataSendWrapper.store(Self.fullHex, versionID: "2.0.0").encodedLine()
+        let line = Envelope.store(Self.fullHex, versionID: "2.0.0").encodedLine()
         let text = try #require(String(validating: line, as: UTF8.self))
         #expect(!text.contains("\n") && !text.contains("\r"))
         #expect(!text.contains(": ") && !text.contains(", "), "compact: no white space between tokens")
@@ -34,22 +34,22 @@ import Testing
     }
 
     @Test func unsetFieldsAreAbsentNotNull() {
-        let text = String(decoding: DataSendWrapper.store(HexJM(senderName: "A", links: [LinkJM(url: "u")]), versionID: "1.0").encodedLine(), as: UTF8.self)
+        let text = String(decoding: Envelope.store(HexJM(senderName: "A", links: [LinkJM(url: "u")]), versionID: "1.0").encodedLine(), as: UTF8.self)
         #expect(text == #"{"jmObject":{"links":[{"url":"u"}],"senderName":"A"},"jmObjectType":"Hex","operationType":"Store","versionID":"1.0"}"#)
     }
 
     @Test func theSameEnvelopeIsAlwaysTheSameBytes() {
-        let envelope = DataSendWrapper.store(Self.fullHex, versionID: "2.0.0", messageID: "M")
+        let envelope = Envelope.store(Self.fullHex, versionID: "2.0.0", messageID: "M")
         #expect(Set((0..<20).map { _ in envelope.encodedLine() }).count == 1)
     }
 
     @Test func theOriginalExampleDecodesToTheSameValuesItWasWrittenFrom() throws {
         let original = ##"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","jmObject":{"senderUUID":"6F9619FF-8B86-4011-B42D-00C04FC964FF","senderName":"Jane Doe","hexDescription":"Trip photos","hexColor":"#3498DB","links":[{"url":"https:\/\/example.com\/article","linkDescription":"example.com","service":"Unknown"}]}}"##
-        let envelope = try DataSendWrapper.decode(from: Array(original.utf8))
+        let envelope = try Envelope.decode(from: Array(original.utf8))
         #expect(envelope == .store(
             HexJM(senderUUID: "6F9619FF-8B86-4011-B42D-00C04FC964FF", senderName: "Jane Doe", hexDescription: "Trip photos", hexColor: "#3498DB",
                   links: [LinkJM(url: "https://example.com/article", linkDescription: "example.com", service: .unknown)]),
             versionID: "1.0"))
-        #expect(try DataSendWrapper.decode(from: envelope.encodedLine()) == envelope)
+        #expect(try Envelope.decode(from: envelope.encodedLine()) == envelope)
     }
 }

@@ -3,8 +3,8 @@ import Testing
 
 /// One test per tolerance rule of Protocol.md ("Tolerant decoding").
 @Suite struct ToleranceRuleTests {
-    private func decode(_ json: String) throws -> DataSendWrapper {
-        try DataSendWrapper.decode(from: Array(json.utf8))
+    private func decode(_ json: String) throws -> Envelope {
+        try Envelope.decode(from: Array(json.utf8))
     }
 
     private func hex(_ hexObject: String) throws -> HexJM {
@@ -122,14 +122,14 @@ import Testing
     @Test func aStringThatIsNotUTF8IsAFieldOfTheWrongType() throws {
         let badBytes: [UInt8] = [0xFF, 0xFE]
         func line(_ before: String, _ after: String) -> [UInt8] { Array(before.utf8) + badBytes + Array(after.utf8) }
-        let envelope = try DataSendWrapper.decode(
+        let envelope = try Envelope.decode(
             from: line(##"{"versionID":"1","operationType":"Store","jmObject":{"hexColor":"#FFFFFF","senderName":""##, #""}}"#))
         #expect(envelope.hex == HexJM(hexColor: "#FFFFFF"))
         #expect(throws: EnvelopeDecodingError.missingKey("versionID", messageID: nil)) {
-            try DataSendWrapper.decode(from: line(#"{"operationType":"Alert","versionID":""#, #""}"#))
+            try Envelope.decode(from: line(#"{"operationType":"Alert","versionID":""#, #""}"#))
         }
         #expect(throws: EnvelopeDecodingError.malformedJSON) {
-            try DataSendWrapper.decode(from: line(#"{"operationType":"Alert","versionID":"1"}"#, ""))
+            try Envelope.decode(from: line(#"{"operationType":"Alert","versionID":"1"}"#, ""))
         }
     }
 

@@ -162,7 +162,7 @@ public enum HonestSender {
     /// - Throws: when the hex is not acknowledged as stored within `timeout`.
     @discardableResult
     public static func store(_ description: String, to port: UInt16, from source: String = "127.0.0.1", timeout: Duration = .seconds(5)) async throws -> Duration {
-        let line = DataSendWrapper.store(
+        let line = Envelope.store(
             HexJM(senderUUID: UUID().uuidString, senderName: "Honest", hexDescription: description, hexColor: "#3498DB",
                   links: [LinkJM(url: "https://example.com/\(description)", linkDescription: "example.com", service: .unknown)]),
             versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
@@ -172,7 +172,7 @@ public enum HonestSender {
         let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
         try await connection.writeLine(line, timeout: timeout)
         guard case .line(let reply)? = try await connection.readLine(timeout: timeout - (clock.now - start)),
-              (try? DataSendWrapper.decode(from: reply))?.status == .stored
+              (try? Envelope.decode(from: reply))?.status == .stored
         else { throw SocketError.timedOut("get a stored Ack for \(description)") }
         return clock.now - start
     }

@@ -21,7 +21,7 @@ public final class Receiver {
 
     /// Decodes one line and has the manager act on it, as the daemon does for a line from a peer.
     public func receive(line: String) throws -> ReceiveOutcome {
-        try manager.receive(try DataSendWrapper.decode(from: Array(line.utf8)))
+        try manager.receive(try Envelope.decode(from: Array(line.utf8)))
     }
 }
 

@@ -187,7 +187,7 @@ struct ControlHandler: Sendable {
         }
     }
 
-    private func deliver(_ envelope: DataSendWrapper, to destination: Destination, request: ControlRequest, timeout seconds: Double? = nil) async throws -> SendReport {
+    private func deliver(_ envelope: Envelope, to destination: Destination, request: ControlRequest, timeout seconds: Double? = nil) async throws -> SendReport {
         var envelope = envelope
         if request.wait == false { envelope.messageID = nil }
         let timeout = try seconds.map { Duration.seconds($0) } ?? Self.timeout(request.timeout, default: 5)

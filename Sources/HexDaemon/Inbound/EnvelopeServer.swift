@@ -82,7 +82,7 @@ final class EnvelopeServer: Sendable {
             case .lineTooLong:
                 logger.limited("line too long", .warning, "\(remote) sent a line over \(configuration.maximumLineLength) bytes; closing the connection")
                 if !configuration.legacy {
-                    let ack = DataSendWrapper.ack(.invalid, messageID: nil, message: "line longer than \(configuration.maximumLineLength) bytes; closing the connection",
+                    let ack = Envelope.ack(.invalid, messageID: nil, message: "line longer than \(configuration.maximumLineLength) bytes; closing the connection",
                                                   versionID: configuration.appVersion)
                     try? await connection.writeLine(ack.encodedLine(), timeout: .seconds(5))
                 }
@@ -106,10 +106,10 @@ final class EnvelopeServer: Sendable {
     }
 
     /// Acts on one line and returns the reply owed, if any.
-    private func handle(_ bytes: [UInt8], from remote: String) async -> DataSendWrapper? {
-        var envelope: DataSendWrapper
+    private func handle(_ bytes: [UInt8], from remote: String) async -> Envelope? {
+        var envelope: Envelope
         do {
-            envelope = try DataSendWrapper.decode(from: bytes, limits: configuration.envelopeLimits)
+            envelope = try Envelope.decode(from: bytes, limits: configuration.envelopeLimits)
         } catch {
             logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
             // The original app answered nothing; a legacy-playing daemon does the same.
@@ -128,7 +128,7 @@ final class EnvelopeServer: Sendable {
         }
     }
 
-    private func record(_ outcome: ReceiveOutcome, of envelope: DataSendWrapper, from remote: String) async {
+    private func record(_ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String) async {
         let sender = envelope.hex?.senderName.flatMap { $0.isEmpty ? nil : $0 } ?? remote
         switch outcome {
         case .stored(let hex):

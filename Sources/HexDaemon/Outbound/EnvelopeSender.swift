@@ -15,7 +15,7 @@ enum EnvelopeSender {
 
     /// - Throws: `ControlError.unreachable` (cannot connect, closed early, no Ack in time) or
     ///   `.rejected` (the Ack is not stored, duplicate or received; or a blocked-sender Alert).
-    static func send(_ envelope: DataSendWrapper, to endpoint: Endpoint, timeout: Duration, maximumLineLength: Int) async throws(ControlError) -> Delivery {
+    static func send(_ envelope: Envelope, to endpoint: Endpoint, timeout: Duration, maximumLineLength: Int) async throws(ControlError) -> Delivery {
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + timeout
@@ -29,7 +29,7 @@ enum EnvelopeSender {
                 // once it has read everything.
                 socket.shutdownWrite()
                 while case .line(let bytes)? = try await connection.readLine(timeout: remaining()) {
-                    if let alert = try? DataSendWrapper.decode(from: bytes), alert.operationType == .alert {
+                    if let alert = try? Envelope.decode(from: bytes), alert.operationType == .alert {
                         throw ControlError(.rejected, "\(endpoint) answered: \(alert.message ?? "")")
                     }
                 }
@@ -39,7 +39,7 @@ enum EnvelopeSender {
                 guard case .line(let bytes)? = try await connection.readLine(timeout: remaining()) else {
                     throw ControlError(.unreachable, "\(endpoint) closed the connection without acknowledging \(messageID)")
                 }
-                guard let reply = try? DataSendWrapper.decode(from: bytes) else { continue }
+                guard let reply = try? Envelope.decode(from: bytes) else { continue }
                 if reply.operationType == .alert {
                     throw ControlError(.rejected, "\(endpoint) answered: \(reply.message ?? "")")
                 }

@@ -26,7 +26,7 @@ public struct HexManager {
     /// Returns only after the hex is committed, so an Ack built from the outcome never claims
     /// more than the database holds.
     /// - Throws: only errors of the repository (the database); the envelope itself never throws.
-    public func receive(_ envelope: DataSendWrapper, at time: Date = Date()) throws -> ReceiveOutcome {
+    public func receive(_ envelope: Envelope, at time: Date = Date()) throws -> ReceiveOutcome {
         switch envelope.operationType {
         case .alert:
             return .alert(message: envelope.message ?? "")
@@ -37,7 +37,7 @@ public struct HexManager {
         }
     }
 
-    private func receiveStore(_ envelope: DataSendWrapper, at time: Date) throws -> ReceiveOutcome {
+    private func receiveStore(_ envelope: Envelope, at time: Date) throws -> ReceiveOutcome {
         if let objectType = envelope.jmObjectType, objectType != .hex {
             return .unsupported(reason: "a Store of jmObjectType \"\(objectType)\" is not supported by hexd \(versionID)")
         }
@@ -54,7 +54,7 @@ public struct HexManager {
     /// The reply owed for an envelope with this outcome: an Ack when the envelope had a
     /// `messageID`; for a legacy sender (no `messageID`) only the original app's Alert to a blocked
     /// sender; otherwise nothing. An Ack is never answered, so two peers cannot loop.
-    public func reply(to envelope: DataSendWrapper, outcome: ReceiveOutcome) -> DataSendWrapper? {
+    public func reply(to envelope: Envelope, outcome: ReceiveOutcome) -> Envelope? {
         if envelope.operationType == .ack { return nil }
         if let messageID = envelope.messageID {
             return .ack(outcome.ackStatus, messageID: messageID, message: outcome.explanation, versionID: versionID)
@@ -67,7 +67,7 @@ public struct HexManager {
 
     /// The reply to a line that is not an envelope: an Ack `invalid` explaining why, carrying the
     /// line's `messageID` when one could be read.
-    public func reply(toUnreadable error: EnvelopeDecodingError) -> DataSendWrapper {
+    public func reply(toUnreadable error: EnvelopeDecodingError) -> Envelope {
         .ack(.invalid, messageID: error.messageID, message: error.description, versionID: versionID)
     }
 
@@ -111,7 +111,7 @@ public struct HexManager {
 
     /// The Store envelope that sends `hex`. A legacy receiver gets no `messageID`: the original app
     /// would not answer it, so nothing would ever acknowledge it.
-    public func storeEnvelope(for hex: Hex, legacy: Bool, messageID: UUID = UUID()) -> DataSendWrapper {
+    public func storeEnvelope(for hex: Hex, legacy: Bool, messageID: UUID = UUID()) -> Envelope {
         .store(sendable(hex, legacy: legacy), versionID: versionID, messageID: legacy ? nil : messageID.uuidString.uppercased())
     }
 

@@ -1,6 +1,6 @@
 import HexJSON
 
-extension DataSendWrapper {
+extension Envelope {
     /// Reads one envelope from the bytes of one line (without its line ending), in one pass.
     ///
     /// The tolerance rules of Protocol.md live here and in `EnvelopeReader`, nowhere else.
@@ -87,7 +87,7 @@ struct EnvelopeReader {
     }
 
     /// The envelope object at the scanner, or why it is not one.
-    mutating func envelope(_ scanner: inout JSONScanner) throws(JSONError) -> Result<DataSendWrapper, EnvelopeDecodingError> {
+    mutating func envelope(_ scanner: inout JSONScanner) throws(JSONError) -> Result<Envelope, EnvelopeDecodingError> {
         var versionID: String?, operationType: String?, message: String?, jmObjectType: String?
         var messageID: String?, status: String?
         var jmObject: JMObjectCandidate?
@@ -124,7 +124,7 @@ struct EnvelopeReader {
         } else {
             object = jmObject.map { JMObject.opaque($0.raw) }
         }
-        return .success(DataSendWrapper(
+        return .success(Envelope(
             versionID: versionID, operationType: operation, message: message, jmObjectType: objectType, jmObject: object,
             messageID: messageID, status: status.map(AckStatus.init(rawValue:))))
     }

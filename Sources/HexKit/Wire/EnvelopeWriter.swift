@@ -1,6 +1,6 @@
 import HexJSON
 
-extension DataSendWrapper {
+extension Envelope {
     /// The envelope as compact UTF-8 JSON on one line, without the line ending: keys sorted (so
     /// the same envelope is always the same bytes), unset optional keys left out, `/` written as
     /// `\/` as the original app did. Strings escape their control characters, so the result never

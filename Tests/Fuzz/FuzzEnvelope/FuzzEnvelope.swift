@@ -7,8 +7,8 @@ import Glibc
 /// envelope that does not read back the same after being written (`abort`).
 func fuzzEnvelope(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : count)
-    guard let envelope = try? DataSendWrapper.decode(from: bytes) else { return 0 }
-    guard (try? DataSendWrapper.decode(from: envelope.encodedLine())) == envelope else { abort() }
+    guard let envelope = try? Envelope.decode(from: bytes) else { return 0 }
+    guard (try? Envelope.decode(from: envelope.encodedLine())) == envelope else { abort() }
     if let hex = envelope.hex {
         _ = HexManager.makeHex(from: hex, location: .inbox, at: Date())
     }

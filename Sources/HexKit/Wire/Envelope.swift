@@ -1,10 +1,11 @@
-/// The envelope: one per message between peers, one JSON object per line on the wire.
+/// The envelope: one per message between peers, one JSON object per line on the wire (the
+/// original app called it `DataSendWrapper`).
 ///
 /// The keys are the original Hexlist app's (`versionID`, `operationType`, `message`,
 /// `jmObjectType`, `jmObject`) plus hexd's optional extensions (`messageID`, `status`), which a
 /// 1.x peer ignores. Only `versionID` and `operationType` are required; see `decode(from:limits:)`.
 /// Read with `decode(from:limits:)` (EnvelopeReader.swift), written with `encodedLine()`.
-public struct DataSendWrapper: Sendable, Hashable {
+public struct Envelope: Sendable, Hashable {
     /// The sender's app version ("1.0" for the original app). Recorded, never a reason to refuse.
     public var versionID: String
     public var operationType: OperationType
