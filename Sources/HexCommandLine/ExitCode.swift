@@ -11,4 +11,16 @@ public enum ExitCode: Int32, Sendable {
     case temporaryFailure = 75
     /// The peer refused: the sender is blocked there, or it rejected the envelope (EX_NOPERM).
     case denied = 77
+
+    /// A stable name for scripts (`--json` errors).
+    public var name: String {
+        switch self {
+        case .success: "success"
+        case .failure: "failure"
+        case .usage: "usage"
+        case .unavailable: "unavailable"
+        case .temporaryFailure: "temporaryFailure"
+        case .denied: "denied"
+        }
+    }
 }

@@ -4,10 +4,13 @@ import HexKit
 import Glibc
 
 let overview = """
-    USAGE: hexctl <command> [<options>]
+    USAGE: hexctl [--json] [--data-dir <path>] <command> [<options>]
 
     The command-line client of hexd: talks to the daemon through the control socket in its data
-    directory (--data-dir, or HEXD_DATA_DIR). Every command takes --json and --help.
+    directory (--data-dir, or HEXD_DATA_DIR). Every command takes --json and --help, before or
+    after its name; 'hexctl help <command>' shows a command's help. With --json, results are JSON
+    on standard output (a list: one object per line) and an error is one JSON object on standard
+    error: {"error":{"code":…,"exitCode":…,"message":…}}.
 
     COMMANDS:
     \(commands.map { "  " + ($0.name + ($0.usage.isEmpty ? "" : " " + $0.usage)).padded(to: 30) + $0.summary }.joined(separator: "\n"))
@@ -16,31 +19,56 @@ let overview = """
     """
 
 let words = Array(CommandLine.arguments.dropFirst())
-if words.isEmpty || words == ["-h"] || words == ["--help"] || words == ["help"] {
+let wantsJSON = words.contains("--json")
+let request: CommandLineResolution.Request
+do {
+    request = try CommandLineResolution.resolve(words, commands: commands)
+} catch {
+    fail(.usage, "\(error)", json: wantsJSON)
+}
+switch request {
+case .overview:
     print(overview)
     exit(words.isEmpty ? ExitCode.usage.rawValue : 0)
-}
-if words == ["--version"] {
+case .version:
     print(HexdVersion.current)
     exit(0)
-}
-// The longest run of leading words that names a command ("inbox show" before "inbox").
-let match = commands.filter { Array(words.prefix($0.words.count)) == $0.words }.max { $0.words.count < $1.words.count }
-guard let command = match else {
-    exit(.usage, program: "hexctl", message: "unknown command '\(words[0])'; see hexctl --help")
-}
-do {
-    let arguments = try ParsedArguments(Array(words.dropFirst(command.words.count)), options: command.options)
-    if arguments.flag("help") {
-        print(command.help)
-        exit(0)
+case .help(let command):
+    print(command.help)
+    exit(0)
+case .run(let command, let argumentWords):
+    do {
+        let arguments = try ParsedArguments(argumentWords, options: command.options)
+        if arguments.flag("help") {
+            print(command.help)
+            exit(0)
+        }
+        let invocation = Invocation(command: command, arguments: arguments, environment: ProcessInfo.processInfo.environment)
+        exit(try await command.run(invocation).rawValue)
+    } catch let error as UsageError {
+        fail(.usage, "\(error); see hexctl \(command.name) --help", json: wantsJSON)
+    } catch let failure as CommandFailure {
+        fail(failure.code, failure.description, json: wantsJSON)
+    } catch {
+        fail(.failure, "\(error)", json: wantsJSON)
     }
-    let invocation = Invocation(command: command, arguments: arguments, environment: ProcessInfo.processInfo.environment)
-    exit(try await command.run(invocation).rawValue)
-} catch let error as UsageError {
-    exit(.usage, program: "hexctl", message: "\(error); see hexctl \(command.name) --help")
-} catch let failure as CommandFailure {
-    exit(failure.code, program: "hexctl", message: failure.description)
-} catch {
-    exit(.failure, program: "hexctl", message: "\(error)")
+}
+
+/// Ends hexctl with `code`: the message on standard error, as a line of text, or with `--json` as
+/// one JSON object `{"error":{"code":…,"exitCode":…,"message":…}}`.
+func fail(_ code: ExitCode, _ message: String, json asJSON: Bool) -> Never {
+    guard asJSON else { exit(code, program: "hexctl", message: message) }
+    printError(json(JSONError(error: .init(code: code.name, exitCode: code.rawValue, message: message))))
+    exit(code.rawValue)
+}
+
+/// An error as `--json` prints it.
+struct JSONError: Encodable {
+    struct Body: Encodable {
+        let code: String
+        let exitCode: Int32
+        let message: String
+    }
+
+    let error: Body
 }
