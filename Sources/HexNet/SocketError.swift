@@ -28,6 +28,9 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isTimeout: Bool { code == 0 && reason == "timed out" }
 
     public var description: String {
-        "cannot \(operation): " + (reason ?? String(cString: strerror(code)))
+        "cannot \(operation): " + reasonText
     }
+
+    /// Why, without what was attempted ("Connection refused", "timed out").
+    public var reasonText: String { reason ?? String(cString: strerror(code)) }
 }

@@ -31,10 +31,11 @@ let commands: [Command] = [
         request.links = input.links
         return try await send(request, invocation)
     },
-    Command("alert", "<message>", summary: "Send a peer a message to show its user.",
+    Command("alert", "<message> ...", summary: "Send a peer a message to show its user (several words are joined with spaces).",
             options: [Option("to", value: "peer", help: "The receiving peer (required).")] + sendOptions) { invocation in
         var request = try sendRequest(.alert, invocation)
-        request.message = try single(invocation, "a message")
+        guard !invocation.arguments.positionals.isEmpty else { throw UsageError("give a message") }
+        request.message = invocation.arguments.positionals.joined(separator: " ")
         return try await send(request, invocation)
     },
     Command("inbox", summary: "List the inbox, newest first; * marks an unchecked hex.", options: listOptions(cursor: "id")) { invocation in
@@ -85,12 +86,12 @@ let commands: [Command] = [
         return try await send(request, invocation)
     },
 ] + shareCommands + [
-    Command("block", "<sender-uuid>", summary: "Refuse hexes from a sender UUID (the sender is told \"<your name> blocked you.\").") { invocation in
-        let blocked = try await invocation.result(\.blocked, of: ControlRequest(.block, uuid: try single(invocation, "a sender UUID")))
+    Command("block", "<sender>", summary: "Refuse hexes from a sender: a UUID, or a peer's name or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
+        let blocked = try await invocation.result(\.blocked, of: ControlRequest(.block, uuid: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
     },
-    Command("unblock", "<sender-uuid>", summary: "Accept hexes from a sender UUID again.") { invocation in
-        let blocked = try await invocation.result(\.blocked, of: ControlRequest(.unblock, uuid: try single(invocation, "a sender UUID")))
+    Command("unblock", "<sender>", summary: "Accept hexes from a sender again: a UUID, or a peer's name or UUID prefix.") { invocation in
+        let blocked = try await invocation.result(\.blocked, of: ControlRequest(.unblock, uuid: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { $0.isEmpty ? "nobody is blocked" : "blocked: " + $0.joined(separator: ", ") }
     },
     Command("blocked", summary: "List the blocked sender UUIDs.") { invocation in
@@ -155,7 +156,7 @@ func noteMore(_ end: ListEnd, last: String?, _ invocation: Invocation) {
 /// The options every sending command shares.
 let sendOptions = [
     Option("timeout", value: "seconds", help: "How long to wait for the peer. Default: 5."),
-    Option("no-wait", help: "Do not wait for an acknowledgement (send without messageID)."),
+    Option("no-wait", help: "Return once the envelope is written: no acknowledgement is asked for or awaited (no messageID)."),
     Option("legacy", help: "Send only what the original app understood, whatever the peer announced."),
 ]
 

@@ -1,6 +1,7 @@
 import HexCommandLine
 import HexControl
 import HexKit
+import HexNet
 
 /// One run of a command: its parsed arguments and the common settings.
 struct Invocation: Sendable {
@@ -62,7 +63,9 @@ struct Invocation: Sendable {
         do {
             return try ControlClient(socketPath: path, maximumResponseLength: maximumResponseLength)
         } catch {
-            throw CommandFailure(.unavailable, "hexd is not running for \(dataDirectory.path) (\(error)); start it with: hexd --data-dir \(dataDirectory.path)")
+            let reason = (error as? SocketError)?.reasonText ?? "\(error)"
+            throw CommandFailure(.unavailable, "hexd is not running with the data directory \(dataDirectory.path) (its control socket: \(reason)); "
+                                 + "start it with: hexd --data-dir \(dataDirectory.path)")
         }
     }
 }

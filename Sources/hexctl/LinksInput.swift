@@ -37,7 +37,9 @@ struct HexInput {
             guard let url = LinkURL.parse(text) else { throw UsageError("'\(text)' is not a URL with a scheme and a host, nor a file:// URL") }
             links.append(LinkJM(url: text, linkDescription: LinkURL.description(of: url), service: .unknown))
         }
-        guard !links.isEmpty else { throw UsageError("give at least one URL, or --file") }
+        guard !links.isEmpty else {
+            throw UsageError(invocation.arguments.value("file").map { "\($0) holds no link; give links there, or URLs as arguments" } ?? "give at least one URL, or --file")
+        }
         self.links = links
         description = invocation.arguments.value("description") ?? description
         color = invocation.arguments.value("color") ?? color

@@ -32,7 +32,7 @@ let shareCommands = [
                     .joined(separator: "\n")
         }
     },
-    Command("cancel", "<query-id>", summary: "Cancel a share query (its running link commands are stopped).") { invocation in
+    Command("cancel", "<query-id>", summary: "Cancel a share query (its running link commands are stopped); the id may be a unique prefix.") { invocation in
         _ = try await invocation.request(ControlRequest(.cancel, query: try single(invocation, "a query id").uppercased()))
         return printResult(["cancelled": true], invocation) { _ in "cancelled" }
     },
@@ -40,7 +40,12 @@ let shareCommands = [
 
 private func share(_ invocation: Invocation) async throws -> ExitCode {
     let arguments = invocation.arguments
-    let files = arguments.positionals.map { $0.contains("://") || $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+    // Relative paths are made absolute for the daemon, which runs elsewhere; URLs for the `url`
+    // provider stay as they are, so a mistyped one is reported as given.
+    let keepAsGiven = arguments.value("provider") == "url"
+    let files = arguments.positionals.map {
+        keepAsGiven || $0.contains("://") || $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
+    }
     guard !files.isEmpty else { throw UsageError("give at least one file") }
     let save = arguments.flag("save")
     guard save != (arguments.value("to") != nil) else { throw UsageError("give either --to <peer> or --save") }

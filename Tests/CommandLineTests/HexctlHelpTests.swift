@@ -46,7 +46,7 @@ extension ProcessTests {
             let directory = try TemporaryDirectory()
             for words in [["--data-dir", directory.path, "status"], ["--json", "--data-dir=\(directory.path)", "status"], ["status", "--data-dir", directory.path]] {
                 let result = try await PackageExecutable.run("hexctl", words)
-                #expect(result.status == 69 && result.standardError.contains("hexd is not running for \(directory.path)"), "\(words)")
+                #expect(result.status == 69 && result.standardError.contains("hexd is not running with the data directory \(directory.path) "), "\(words)")
             }
         }
 

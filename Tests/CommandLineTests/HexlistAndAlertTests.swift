@@ -1,5 +1,6 @@
 import HexControl
 import HexKit
+import HexNet
 import HexTestSupport
 import Testing
 
@@ -40,10 +41,43 @@ extension ProcessTests {
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
             let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
             try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
-            let result = try await ada.hexctl(["alert", "--to", "Grace", "Lunch at noon?"])
+            let result = try await ada.hexctl(["alert", "--to", "Grace", "Lunch", "at", "noon?"])
             #expect(result.status == 0 && result.standardOutput.hasPrefix("received by Grace"), "\(result.standardError)")
             let events = try await grace.hexctl(["watch"], timeout: .seconds(1)).standardOutput
-            #expect(events.contains("alertReceived") && events.contains("\"Lunch at noon?\""))
+            #expect(events.contains("alertReceived") && events.contains("\"Lunch at noon?\""), "the words are joined")
+        }
+
+        @Test func aSenderIsBlockedByNameOrUUIDPrefixAndOtherwiseRefused() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
+            let graceUUID = try await grace.hexctlJSON(StatusReportShape.self, ["status"]).peerUUID
+            #expect(try await ada.hexctlJSON([String].self, ["block", "grace"]) == [graceUUID], "by name, any case")
+            #expect(try await ada.hexctlJSON([String].self, ["unblock", String(graceUUID.prefix(8))]).isEmpty, "by a UUID prefix")
+            let unknown = try await ada.hexctl(["block", "nobody"])
+            #expect(unknown.status == 64 && unknown.standardError.contains("neither a sender UUID nor a peer"))
+            #expect(try await ada.hexctlJSON([String].self, ["block", "6f9619ff-8b86-4011-b42d-00c04fc964ff"]) == ["6F9619FF-8B86-4011-B42D-00C04FC964FF"],
+                    "any UUID, seen or not")
+        }
+
+        @Test func noWaitReturnsOnceWrittenEvenIfThePeerNeverAnswers() async throws {
+            let daemon = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            // A peer that accepts and then neither reads, answers nor closes.
+            let silent = try StreamListener.tcp(address: .loopback, port: 0)
+            let holder = Task { try await silent.accept() }
+            let result = try await daemon.hexctl(["send", "--to", "127.0.0.1:\(silent.port)", "--no-wait", "--timeout", "30", "https://example.com"])
+            #expect(result.status == 0 && result.standardOutput.contains("written"), "\(result.standardOutput) \(result.standardError)")
+            holder.cancel()
+        }
+
+        @Test func inputMistakesAreReportedAsGiven() async throws {
+            let daemon = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            let empty = try await daemon.hexctl(["send", "--to", "127.0.0.1:9", "--file", "-"], input: Data("[]".utf8))
+            #expect(empty.status == 64 && empty.standardError.contains("- holds no link"), "\(empty.standardError)")
+            let notURL = try await daemon.hexctl(["share", "--provider", "url", "--save", "notaurl"])
+            #expect(notURL.status != 0 && notURL.standardError.contains("notaurl is not a URL") && !notURL.standardError.contains("/notaurl"),
+                    "\(notURL.standardError)")
         }
 
         @Test func sigintStopsTheDaemonCleanlyToo() async throws {

@@ -131,13 +131,31 @@ struct ControlHandler: Sendable {
         case .share: return try await shareFiles(request)
         case .queries: return ControlResponse(queries: await share.registry.inFlight)
         case .cancel:
-            let id = try Self.required(request.query.flatMap(UUID.init(uuidString:)), "query")
+            let id = try await query(matching: try Self.required(request.query, "query"))
             guard await share.registry.cancel(id) else { throw ControlError(.notFound, "no share query \(id.uuidString) in flight") }
             return .done
-        case .block: return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: try Self.required(request.uuid, "uuid")))
-        case .unblock: return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try Self.required(request.uuid, "uuid")))
+        case .block: return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: try await sender(try Self.required(request.uuid, "uuid"))))
+        case .unblock: return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try await sender(try Self.required(request.uuid, "uuid"))))
         case .blocked: return ControlResponse(blocked: try await service.blockedSenders())
         }
+    }
+
+    /// The sender UUID a user means: a UUID, or a known peer's name or unique UUID prefix.
+    private func sender(_ text: String) async throws -> String {
+        if let uuid = UUID(uuidString: text) { return uuid.uuidString }
+        do {
+            return try await discovery.peer(matching: text).uuid
+        } catch {
+            throw ControlError(.usage, "'\(text.clipped(toUTF8: 80))' is neither a sender UUID nor a peer in the table (\(error))")
+        }
+    }
+
+    /// The share query in flight whose id is `text` or starts with it (any case).
+    private func query(matching text: String) async throws -> UUID {
+        let matches = await share.registry.inFlight.map(\.id).filter { $0.uuidString.hasPrefix(text.uppercased()) }
+        guard let match = matches.first, !text.isEmpty else { throw ControlError(.notFound, "no share query \(text.clipped(toUTF8: 40)) in flight") }
+        guard matches.count == 1 else { throw ControlError(.notFound, "\(text) matches \(matches.count) share queries; give more of the id") }
+        return match
     }
 
     private func status() async throws -> StatusReport {
@@ -192,7 +210,8 @@ struct ControlHandler: Sendable {
         if request.wait == false { envelope.messageID = nil }
         let timeout = try seconds.map { Duration.seconds($0) } ?? Self.timeout(request.timeout, default: 5)
         do {
-            let delivery = try await EnvelopeSender.send(envelope, to: destination.endpoint, timeout: timeout, maximumLineLength: configuration.maximumLineLength)
+            let delivery = try await EnvelopeSender.send(envelope, to: destination.endpoint, timeout: timeout, maximumLineLength: configuration.maximumLineLength,
+                                                         awaitReply: request.wait != false)
             if let peerUUID = destination.peerUUID { await discovery.markExchanged(peerUUID) }
             await events.publish(.sendAcked, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID,
                                  message: delivery.status?.rawValue ?? "sent")

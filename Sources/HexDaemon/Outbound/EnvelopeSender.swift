@@ -13,9 +13,13 @@ enum EnvelopeSender {
         var elapsed: Duration
     }
 
+    /// - Parameter awaitReply: false to return once the envelope is written (`--no-wait`), without
+    ///   waiting for an Ack or, from a legacy peer, for the end of the connection.
     /// - Throws: `ControlError.unreachable` (cannot connect, closed early, no Ack in time) or
     ///   `.rejected` (the Ack is not stored, duplicate or received; or a blocked-sender Alert).
-    static func send(_ envelope: Envelope, to endpoint: Endpoint, timeout: Duration, maximumLineLength: Int) async throws(ControlError) -> Delivery {
+    static func send(
+        _ envelope: Envelope, to endpoint: Endpoint, timeout: Duration, maximumLineLength: Int, awaitReply: Bool = true
+    ) async throws(ControlError) -> Delivery {
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + timeout
@@ -24,6 +28,10 @@ enum EnvelopeSender {
             let socket = try await StreamConnector.tcp(to: endpoint, timeout: remaining())
             let connection = StreamConnection(socket: socket, maximumLineLength: maximumLineLength)
             try await connection.writeLine(envelope.encodedLine(), timeout: remaining())
+            guard awaitReply else {
+                socket.shutdownWrite()
+                return Delivery(status: nil, message: "written; not waiting for an acknowledgement", elapsed: clock.now - start)
+            }
             guard let messageID = envelope.messageID else {
                 // A legacy peer answers only a blocked sender, with an Alert; otherwise it closes
                 // once it has read everything.
