@@ -24,10 +24,8 @@ done
 ada() { HEXD_DATA_DIR="$work/ada" "$bin/hexctl" "$@"; }
 grace() { HEXD_DATA_DIR="$work/grace" "$bin/hexctl" "$@"; }
 
-for _ in $(seq 50); do
-    grace peers 2>/dev/null | grep -q Ada && ada peers 2>/dev/null | grep -q Grace && break
-    sleep 0.1
-done
+ada wait --peer Grace --timeout 20 >/dev/null
+grace wait --peer Ada --timeout 20 >/dev/null
 echo "== Ada's peers"; ada peers
 echo "== Ada sends Grace a hex"; ada send --to grace -d "Reading list" --color "#3498DB" https://swift.org https://www.sqlite.org/wal.html
 echo "== Grace's inbox"; grace inbox

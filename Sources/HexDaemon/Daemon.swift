@@ -48,6 +48,8 @@ public enum Daemon {
         let identity = service.identity
         logger.info("hexd \(configuration.appVersion)\(configuration.legacy ? " (playing a legacy peer)" : "") ready: \(identity.name) (\(identity.uuid)), "
             + "envelopes on TCP \(envelopeListener.port), discovery on UDP \(datagrams.port), control at \(controlPath)")
+        let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
+        serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await envelopes.run() }
@@ -56,6 +58,7 @@ public enum Daemon {
             group.addTask { await trimmer.run() }
             let received = await signals.first.value
             logger.info("\(received == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
+            serviceManager.notify("STOPPING=1")
             group.cancelAll()
         }
         await discovery.sayGoodbye()

@@ -97,6 +97,17 @@ let commands: [Command] = [
     Command("blocked", summary: "List the blocked sender UUIDs.") { invocation in
         printResult(try await invocation.result(\.blocked, of: ControlRequest(.blocked)), invocation) { $0.isEmpty ? "nobody is blocked" : $0.joined(separator: "\n") }
     },
+    Command("wait", summary: "Wait until the daemon answers, and with --peer until that peer is listed; for scripts.",
+            details: """
+                Tries every 100 ms. Exits 0 once it holds, 75 when --timeout passes first (the daemon never
+                answered, or the peer never appeared).
+                """,
+            options: [
+                Option("peer", value: "peer", help: "Also wait until this peer (a name, or a UUID prefix) is in the peer table."),
+                Option("timeout", value: "seconds", help: "How long to wait. Default: 30."),
+            ]) { invocation in
+        try await waitUntilReady(invocation)
+    },
     Command("watch", summary: "Print the daemon's events as they happen, until interrupted.",
             details: """
                 Events: peerFound, peerLost, hexReceived, alertReceived, sendAcked, sendFailed, each with a
@@ -215,4 +226,24 @@ func watch(_ invocation: Invocation) async throws -> ExitCode {
             throw CommandFailure(.unavailable, "hexd stopped")
         }
     }
+}
+
+/// `hexctl wait`: polls until the daemon answers `status` (and lists `--peer`), or the timeout.
+func waitUntilReady(_ invocation: Invocation) async throws -> ExitCode {
+    let deadline = ContinuousClock.now + .seconds(try invocation.seconds("timeout") ?? 30)
+    let peer = invocation.arguments.value("peer")
+    while ContinuousClock.now < deadline {
+        if let status = try? await invocation.result(\.status, of: ControlRequest(.status), timeout: .seconds(5)) {
+            guard let peer else {
+                return printResult(status, invocation) { "hexd is ready: \(json($0.name)) (\($0.peerUUID))" }
+            }
+            var found: PeerInfo?
+            _ = try? await invocation.list(.peers) { response in
+                if let info = response.peer, info.name.lowercased() == peer.lowercased() || info.uuid.hasPrefix(peer.uppercased()) { found = info }
+            }
+            if let found { return printResult(found, invocation) { "\(json($0.name)) is listed at \($0.endpoint)" } }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw CommandFailure(.temporaryFailure, peer.map { "\($0) was not listed in time" } ?? "hexd did not answer in time")
 }

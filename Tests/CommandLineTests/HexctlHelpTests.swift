@@ -5,7 +5,7 @@ import Testing
 extension ProcessTests {
     @Suite struct HexctlHelpTests {
         static let commands = ["status", "peers", "send", "alert", "inbox", "inbox show", "inbox check", "inbox delete", "inbox save", "hexlist",
-                               "hexlist add", "hexlist remove", "hexlist move", "hexlist send", "share", "queries", "cancel", "block", "unblock", "blocked", "watch", "raw", "decode"]
+                               "hexlist add", "hexlist remove", "hexlist move", "hexlist send", "share", "queries", "cancel", "block", "unblock", "blocked", "wait", "watch", "raw", "decode"]
 
         @Test(arguments: commands)
         func everyCommandHasCompleteHelp(_ command: String) async throws {

@@ -61,6 +61,19 @@ extension ProcessTests {
                     "any UUID, seen or not")
         }
 
+        @Test func waitReturnsOnceTheDaemonAndThePeerAreThere() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            let absent = try await ada.hexctl(["wait", "--peer", "Grace", "--timeout", "0.5"])
+            #expect(absent.status == 75 && absent.standardError.contains("Grace was not listed in time"))
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            let found = try await ada.hexctl(["wait", "--peer", "grace", "--timeout", "10"])
+            #expect(found.status == 0 && found.standardOutput.contains("\"Grace\" is listed"), "\(found.standardError)")
+            grace.stop()
+            let nobody = try await PackageExecutable.run("hexctl", ["wait", "--timeout", "0.3", "--data-dir", grace.dataDirectory])
+            #expect(nobody.status == 75 && nobody.standardError.contains("hexd did not answer in time"))
+        }
+
         @Test func noWaitReturnsOnceWrittenEvenIfThePeerNeverAnswers() async throws {
             let daemon = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             // A peer that accepts and then neither reads, answers nor closes.

@@ -18,10 +18,12 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Starts `hexd` and returns once its control socket answers `status`.
     /// - Parameter directory: an earlier daemon's directory, to restart it; a new one by default.
-    /// - Parameter descriptorLimit: started under `ulimit -n` of this (soft and hard), when given.
+    /// - Parameters:
+    ///   - descriptorLimit: started under `ulimit -n` of this (soft and hard), when given.
+    ///   - environment: variables added to the test's environment.
     public init(
         name: String, discoveryPort: UInt16, interval: Double = 0.3, directory: TemporaryDirectory? = nil, extraArguments: [String] = [],
-        descriptorLimit: Int? = nil
+        descriptorLimit: Int? = nil, environment: [String: String] = [:]
     ) async throws {
         self.name = name
         self.directory = try directory ?? TemporaryDirectory()
@@ -37,6 +39,7 @@ public final class DaemonProcess: @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", hexd] + (process.arguments ?? [])
         }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = FileHandle.nullDevice

@@ -18,15 +18,16 @@ public enum PackageExecutable {
         return components.dropLast().joined(separator: "/")
     }()
 
-    /// Runs `name` with `arguments`, feeding it `input`, and waits for it to end, without
-    /// blocking a thread of the cooperative pool (tests run there, two threads on two cores).
+    /// Runs `name` (a product of this package, or any absolute path) with `arguments`, feeding it
+    /// `input`, and waits for it to end, without blocking a thread of the cooperative pool (tests
+    /// run there, two threads on two cores).
     /// - Parameter timeout: the process is killed after this long, and the result says so.
     public static func run(
         _ name: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
         timeout: Duration = .seconds(30)
     ) async throws -> ProcessResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binDirectory + "/" + name)
+        process.executableURL = URL(fileURLWithPath: name.hasPrefix("/") ? name : binDirectory + "/" + name)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
