@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "HexNet", dependencies: ["CLinux"], swiftSettings: strictSettings),
         .target(name: "HexControl", dependencies: ["HexJSON", "HexKit", "HexNet"], swiftSettings: strictSettings),
         .target(name: "HexCommandLine", swiftSettings: strictSettings),
-        .target(name: "HexDaemon", dependencies: ["CLinux", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
+        .target(name: "HexDaemon", dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),

@@ -35,7 +35,7 @@ do {
     case .version:
         print(HexdVersion.current)
     case .run(let configuration):
-        let logger = Logger(level: configuration.logLevel)
+        let logger = Logger(level: configuration.logLevel, format: configuration.logFormat)
         do {
             try await Daemon.run(configuration, logger: logger)
         } catch {

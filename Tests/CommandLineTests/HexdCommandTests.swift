@@ -1,3 +1,4 @@
+import Foundation
 import HexKit
 import HexTestSupport
 import Testing
@@ -46,6 +47,28 @@ extension ProcessTests {
             let result = try await PackageExecutable.run("hexd", ["--data-dir", directory.path, "--port", "0", "--discovery-port", "0"], timeout: .seconds(20))
             #expect(result.status == 1)
             #expect(result.standardError.contains("is damaged") && result.standardError.contains(".recover"), "\(result.standardError)")
+        }
+
+        @Test(arguments: ["logfmt", "json"])
+        func logsAreRecordsWithMillisecondTimes(_ format: String) async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port, extraArguments: ["--log-format", format])
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            #expect(try await ada.hexctl(["wait", "--peer", "Grace", "--timeout", "10"]).status == 0)
+            #expect(try await ada.hexctl(["send", "--to", "Grace", "https://example.com"]).status == 0)
+            ada.stop()
+            let lines = ada.log.split(separator: "\n").map(String.init)
+            #expect(lines.count >= 3)
+            for line in lines {
+                if format == "json" {
+                    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
+                    #expect(object?["ts"]?.contains(".") == true && object?["level"] != nil && object?["component"] != nil && object?["msg"] != nil, "\(line)")
+                } else {
+                    #expect(line.hasPrefix("ts=") && line.contains(" level=") && line.contains(" component=") && line.contains(" msg="), "\(line)")
+                }
+            }
+            #expect(lines.contains { $0.contains("Store to Grace") && $0.contains("stored") }, "the sending side logs its sends")
+            withExtendedLifetime(grace) {}
         }
 
         @Test func hexdRefusesADatabaseFromANewerVersion() async throws {

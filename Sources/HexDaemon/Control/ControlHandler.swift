@@ -213,11 +213,15 @@ struct ControlHandler: Sendable {
             let delivery = try await EnvelopeSender.send(envelope, to: destination.endpoint, timeout: timeout, maximumLineLength: configuration.maximumLineLength,
                                                          awaitReply: request.wait != false)
             if let peerUUID = destination.peerUUID { await discovery.markExchanged(peerUUID) }
-            await events.publish(.sendAcked, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID,
-                                 message: delivery.status?.rawValue ?? "sent")
+            let outcome = delivery.status?.rawValue ?? "sent"
+            logger.info("\(envelope.operationType) to \(destination.label): \(outcome) in \(Int(clamping: delivery.elapsed.inSeconds * 1_000)) ms",
+                        [("peer", destination.label), ("messageID", envelope.messageID ?? ""), ("status", outcome)])
+            await events.publish(.sendAcked, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID, message: outcome)
             return SendReport(peer: destination.label, messageID: envelope.messageID, status: delivery.status, message: delivery.message,
                               milliseconds: delivery.elapsed.inSeconds * 1_000)
         } catch {
+            logger.warning("\(envelope.operationType) to \(destination.label) failed: \(error.message)",
+                           [("peer", destination.label), ("messageID", envelope.messageID ?? ""), ("status", error.code.rawValue)])
             await events.publish(.sendFailed, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID, message: error.message)
             throw error
         }
@@ -233,8 +237,14 @@ struct ControlHandler: Sendable {
             guard let id = UUID(uuidString: text) else { throw ControlError(.usage, "\"query\" must be a UUID") }
             return id
         } ?? UUID()
-        let gathered = try await share.links(
-            for: request.files ?? [], query: query, provider: request.provider, timeout: try Self.timeout(request.timeout, default: 120))
+        let gathered: [LinkJM]
+        do {
+            gathered = try await share.links(
+                for: request.files ?? [], query: query, provider: request.provider, timeout: try Self.timeout(request.timeout, default: 120))
+        } catch {
+            logger.warning("share \(query.uuidString) gathered no links: \(error)", [("query", query.uuidString), ("files", String(request.files?.count ?? 0))])
+            throw error
+        }
         let links = try Self.links(gathered)
         let description = request.description ?? ""
         let color = request.color ?? HexColor.fallback

@@ -135,14 +135,17 @@ final class EnvelopeServer: Sendable {
             await discovery.markExchanged(hex.senderUUID)
             logger.limited("stored hex", .info,
                            "stored hex \(hex.id.uuidString.uppercased()) \"\(hex.hexDescription.clipped(toUTF8: 200))\" from \(sender.clipped(toUTF8: 200)) "
-                           + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)")
+                           + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)",
+                           [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("hex", hex.id.uuidString.uppercased()),
+                            ("links", String(hex.links.count)), ("status", "stored")])
             await events.publish(.hexReceived, peerUUID: hex.senderUUID, peer: sender, versionID: envelope.versionID,
                                  id: hex.id.uuidString.uppercased(), message: hex.hexDescription)
         case .alert(let message):
             logger.limited("alert", .info, "alert from \(remote) (version \(envelope.versionID.clipped(toUTF8: 40))): \(message.clipped(toUTF8: 200))")
             await events.publish(.alertReceived, peer: remote, versionID: envelope.versionID, message: message)
         default:
-            logger.limited("refused envelope", .info, "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) (version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)")
+            logger.limited("refused envelope", .info, "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) (version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)",
+                           [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("status", outcome.ackStatus.rawValue)])
         }
     }
 }

@@ -22,6 +22,7 @@ public struct DaemonConfiguration: Sendable {
     /// Play a legacy (1.x) peer: send only what the original app sent, never answer with an Ack.
     public var legacy = false
     public var logLevel = LogLevel.info
+    public var logFormat = LogFormat.text
     public var maximumLineLength = EnvelopeLimits.defaultMaximumLineLength
     /// How long a TCP connection may wait before it begins a line (a deadline, not restarted by
     /// blank lines).
@@ -69,6 +70,7 @@ public struct DaemonConfiguration: Sendable {
         Option("app-version", value: "version", help: "The versionID to announce and send. Default: \(HexdVersion.current)."),
         Option("legacy", help: "Play a legacy 1.x peer: send only what the original app sent, never answer with an Ack."),
         Option("log-level", value: "level", help: "error, warning, info or debug. Default: info."),
+        Option("log-format", value: "format", help: "text (for people), logfmt (key=value records) or json (an object per line). Default: text."),
         Option("max-line", value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
         Option("idle-timeout", value: "seconds", help: "Close a TCP connection that does not begin a line within this. Default: 60."),
         Option("line-grace", value: "seconds", help: "Once a line has begun, it must end within this plus one second per --line-min-rate bytes. Default: 10."),
@@ -173,6 +175,7 @@ public struct DaemonConfiguration: Sendable {
             configuration.legacy = try setting("legacy", { truth[$0.lowercased()] }, expected: "true or false") ?? false
         }
         configuration.logLevel = try setting("log-level", LogLevel.init(rawValue:), expected: "error, warning, info or debug") ?? configuration.logLevel
+        configuration.logFormat = try setting("log-format", LogFormat.init(rawValue:), expected: "text, logfmt or json") ?? configuration.logFormat
         configuration.maximumLineLength = try count("max-line", in: 1_024...(1 << 30)) ?? configuration.maximumLineLength
         configuration.idleTimeout = try setting("idle-timeout", seconds, expected: "seconds (more than 0, at most 86400)") ?? configuration.idleTimeout
         configuration.lineGrace = try setting("line-grace", seconds, expected: "seconds (more than 0, at most 86400)") ?? configuration.lineGrace

@@ -1,4 +1,5 @@
 import HexCommandLine
+import HexJSON
 import HexKit
 import Synchronization
 
@@ -18,48 +19,111 @@ public enum LogLevel: String, Sendable, Comparable, CaseIterable {
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.severity < rhs.severity }
 }
 
-/// One line per event on standard error: `<time> <level> <component>: <message>`.
+/// How log lines are written.
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// `<time> <level> <component>: <message>` then the fields as `key=value`: for people.
+    case text
+    /// `ts=… level=… component=… msg="…" key=value …`: one logfmt record per line.
+    case logfmt
+    /// One JSON object per line: `ts`, `level`, `component`, `msg` and the fields.
+    case json
+}
+
+/// One line per event on standard error, in the chosen format. A line has a time (with
+/// milliseconds), a level, the component (`tcp`, `discovery`, `control`…), a message, and fields
+/// that name what it is about (`peer`, `hex`, `status`…), so lines can be searched and counted.
 public struct Logger: Sendable {
     public let level: LogLevel
+    public let format: LogFormat
     let component: String
     /// Shared by every component, so a flood is counted wherever it is logged.
     private let limiter: LogLimiter
 
-    public init(level: LogLevel, component: String = "hexd") {
-        self.init(level: level, component: component, limiter: LogLimiter())
+    /// The fields of a line, in order.
+    public typealias Fields = [(String, String)]
+
+    public init(level: LogLevel, format: LogFormat = .text, component: String = "hexd") {
+        self.init(level: level, format: format, component: component, limiter: LogLimiter())
     }
 
-    private init(level: LogLevel, component: String, limiter: LogLimiter) {
+    private init(level: LogLevel, format: LogFormat, component: String, limiter: LogLimiter) {
         self.level = level
+        self.format = format
         self.component = component
         self.limiter = limiter
     }
 
     /// The same logger for a part of the daemon.
-    public func named(_ component: String) -> Logger { Logger(level: level, component: component, limiter: limiter) }
+    public func named(_ component: String) -> Logger { Logger(level: level, format: format, component: component, limiter: limiter) }
 
-    public func log(_ messageLevel: LogLevel, _ message: @autoclosure () -> String) {
+    public func log(_ messageLevel: LogLevel, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) {
         guard messageLevel <= level else { return }
-        printError("\(Date().formatted(.iso8601)) \(messageLevel.rawValue) \(component): \(message())")
+        printError(line(messageLevel, message(), fields(), time: Date()))
     }
 
-    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
-    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
-    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
-    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) { log(.error, message(), fields()) }
+    public func warning(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) { log(.warning, message(), fields()) }
+    public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) { log(.info, message(), fields()) }
+    public func debug(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) { log(.debug, message(), fields()) }
 
     /// Logs what peers can cause at will (bad input, floods, cut connections): at most
     /// `LogLimiter.linesPerWindow` lines of one `kind` per window, then one line saying how many
     /// were left out. A flood of bad input cannot flood the log.
-    public func limited(_ kind: String, _ messageLevel: LogLevel, _ message: @autoclosure () -> String) {
+    public func limited(_ kind: String, _ messageLevel: LogLevel, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) {
         guard messageLevel <= level else { return }
         switch limiter.admit(kind, at: .now) {
         case .write(let suppressedBefore):
-            if suppressedBefore > 0 { log(messageLevel, "(\(suppressedBefore) more '\(kind)' lines left out in the last \(Int(LogLimiter.window.inSeconds)) s)") }
-            log(messageLevel, message())
+            if suppressedBefore > 0 {
+                log(messageLevel, "(\(suppressedBefore) more '\(kind)' lines left out in the last \(Int(LogLimiter.window.inSeconds)) s)",
+                    [("kind", kind), ("suppressed", String(suppressedBefore))])
+            }
+            log(messageLevel, message(), fields())
         case .suppress:
             return
         }
+    }
+
+    /// One line in this logger's format.
+    func line(_ messageLevel: LogLevel, _ message: String, _ fields: Fields, time: Date) -> String {
+        let timestamp = time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        switch format {
+        case .text:
+            // A message can carry a peer's text: its control characters are escaped, so it
+            // stays one line.
+            let oneLine = message.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? String(Self.logfmtValue(message).dropFirst().dropLast()) : message
+            return "\(timestamp) \(messageLevel.rawValue) \(component): \(oneLine)" + fields.map { " \($0.0)=\(Self.logfmtValue($0.1))" }.joined()
+        case .logfmt:
+            let record = [("ts", timestamp), ("level", messageLevel.rawValue), ("component", component), ("msg", message)] + fields
+            return record.map { "\($0.0)=\(Self.logfmtValue($0.1))" }.joined(separator: " ")
+        case .json:
+            var writer = JSONWriter(escapeSlashes: false)
+            writer.beginObject()
+            for (key, value) in [("ts", timestamp), ("level", messageLevel.rawValue), ("component", component), ("msg", message)] + fields {
+                writer.member(key, value)
+            }
+            writer.endObject()
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+    }
+
+    /// A logfmt value: bare when it is a plain word, else quoted with `"`, `\\` and control
+    /// characters escaped (so a value from a peer cannot forge a field or a line).
+    static func logfmtValue(_ value: String) -> String {
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" && $0.value != 0x7F }
+        if plain { return value }
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: quoted += "\\u{\(String(scalar.value, radix: 16))}"
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
     }
 }
 
