@@ -8,27 +8,61 @@ public struct Option: Sendable {
     public let repeatable: Bool
     /// A one-letter alias (`-d` for `--description`).
     public let short: Character?
+    /// The command needs it (the usage line shows it).
+    public let required: Bool
 
-    public init(_ name: String, value: String? = nil, short: Character? = nil, repeatable: Bool = false, help: String) {
+    public init(_ name: String, value: String? = nil, short: Character? = nil, repeatable: Bool = false, required: Bool = false, help: String) {
         self.name = name
         self.valueName = value
         self.help = help
         self.repeatable = repeatable
         self.short = short
+        self.required = required
     }
 
-    /// The line of help for this option, with the help text starting at `column`.
-    func helpLine(column: Int) -> String {
-        var usage = "  " + (short.map { "-\($0), " } ?? "") + "--\(name)" + (valueName.map { " <\($0)>" } ?? "")
+    /// How the option is written: `-d, --description <text>`.
+    public var synopsis: String {
+        var usage = (short.map { "-\($0), " } ?? "") + "--\(name)" + (valueName.map { " <\($0)>" } ?? "")
         if repeatable { usage += " ..." }
-        let padding = usage.count < column ? String(repeating: " ", count: column - usage.count) : "\n" + String(repeating: " ", count: column)
-        return usage + padding + help
+        return usage
     }
 }
 
-/// Help text for a list of options, one aligned line each.
-public func optionsHelp(_ options: [Option]) -> String {
-    options.map { $0.helpLine(column: 30) }.joined(separator: "\n")
+/// A help section of aligned entries: each term, then its text from `column` on, wrapped to
+/// `width`; a term too long for its column puts its text on the next line.
+public func helpEntries(_ entries: [(term: String, text: String)], column: Int = 30, width: Int = terminalWidth()) -> String {
+    entries.map { entry in
+        let term = "  " + entry.term
+        let lines = wrap(entry.text, width: max(width - column, 20))
+        let first = term.count < column ? term + String(repeating: " ", count: column - term.count) + (lines.first ?? "")
+            : term + "\n" + String(repeating: " ", count: column) + (lines.first ?? "")
+        return ([first] + lines.dropFirst().map { String(repeating: " ", count: column) + $0 }).joined(separator: "\n")
+    }.joined(separator: "\n")
+}
+
+/// Help text for a list of options, one aligned entry each.
+public func optionsHelp(_ options: [Option], width: Int = terminalWidth()) -> String {
+    helpEntries(options.map { ($0.synopsis, $0.help) }, width: width)
+}
+
+/// `text` broken into lines of at most `width` characters, at spaces (a word longer than a line
+/// is cut into pieces).
+public func wrap(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    let width = max(width, 1)
+    let words = text.split(separator: " ", omittingEmptySubsequences: true).flatMap { word in
+        stride(from: 0, to: word.count, by: width).map { word.dropFirst($0).prefix(width) }
+    }
+    for word in words {
+        if !line.isEmpty && line.count + 1 + word.count > width {
+            lines.append(line)
+            line = ""
+        }
+        line += (line.isEmpty ? "" : " ") + word
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines
 }
 
 /// A command line that does not fit the command: the message says what is wrong.

@@ -17,13 +17,13 @@ let commands: [Command] = [
         noteMore(end, last: peers.last?.uuid, invocation)
         return .success
     },
-    Command("send", "[<url> ...]", summary: "Send a hex of links to a peer and wait for its acknowledgement.",
+    Command("send", "[<url> ...]", arguments: [("url", "A link to send: a URL with a scheme and a host, or a file:// URL. Described by its host (or file name).")], summary: "Send a hex of links to a peer and wait for its acknowledgement.",
             details: """
                 The links come from the URL arguments and/or --file. The peer is a name, a UUID (or a unique
                 prefix of one) from 'hexctl peers', or HOST:PORT. A peer that announced a 1.x version (or
                 --legacy) is sent only what the original app understood, and sends no acknowledgement.
                 """,
-            options: [Option("to", value: "peer", help: "The receiving peer (required).")] + HexInput.options + sendOptions) { invocation in
+            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + HexInput.options + sendOptions) { invocation in
         let input = try HexInput(invocation, urls: invocation.arguments.positionals)
         var request = try sendRequest(.send, invocation)
         request.description = input.description
@@ -31,8 +31,8 @@ let commands: [Command] = [
         request.links = input.links
         return try await send(request, invocation)
     },
-    Command("alert", "<message> ...", summary: "Send a peer a message to show its user (several words are joined with spaces).",
-            options: [Option("to", value: "peer", help: "The receiving peer (required).")] + sendOptions) { invocation in
+    Command("alert", "<message> ...", arguments: [("message", "The words of the message, joined with spaces.")], summary: "Send a peer a message to show its user (several words are joined with spaces).",
+            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + sendOptions) { invocation in
         var request = try sendRequest(.alert, invocation)
         guard !invocation.arguments.positionals.isEmpty else { throw UsageError("give a message") }
         request.message = invocation.arguments.positionals.joined(separator: " ")
@@ -41,7 +41,7 @@ let commands: [Command] = [
     Command("inbox", summary: "List the inbox, newest first; * marks an unchecked hex.", options: listOptions(cursor: "id")) { invocation in
         try await listHexes(.inboxList, invocation, empty: "the inbox is empty")
     },
-    Command("inbox show", "<id>", summary: "Show a hex (from the inbox or My Hexlist) with its links; the id may be a unique prefix.",
+    Command("inbox show", "<id>", arguments: [("id", "A hex id from the inbox or My Hexlist, or a unique prefix of one (any case).")], summary: "Show a hex (from the inbox or My Hexlist) with its links; the id may be a unique prefix.",
             details: """
                 Fields longer than \(ControlLimits.showFieldBytes) bytes and links past the first \(ControlLimits.showLinks) are left out,
                 and the output says so; --full shows everything.
@@ -60,37 +60,37 @@ let commands: [Command] = [
         }
         return .success
     },
-    Command("inbox check", "<id>", summary: "Mark an inbox hex as checked.") { invocation in try await showHex(.inboxCheck, invocation) },
-    Command("inbox delete", "<id>", summary: "Delete a hex from the inbox.") { invocation in try await showHex(.inboxDelete, invocation) },
-    Command("inbox save", "<id>", summary: "Save a copy of an inbox hex on top of My Hexlist (it keeps its sender).") { invocation in
+    Command("inbox check", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Mark an inbox hex as checked.") { invocation in try await showHex(.inboxCheck, invocation) },
+    Command("inbox delete", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Delete a hex from the inbox.") { invocation in try await showHex(.inboxDelete, invocation) },
+    Command("inbox save", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Save a copy of an inbox hex on top of My Hexlist (it keeps its sender).") { invocation in
         try await showHex(.inboxSave, invocation)
     },
     Command("hexlist", summary: "List My Hexlist in its order.", options: listOptions(cursor: "id")) { invocation in
         try await listHexes(.hexlistList, invocation, empty: "My Hexlist is empty")
     },
-    Command("hexlist add", "[<url> ...]", summary: "Add a hex of your own on top of My Hexlist.", options: HexInput.options) { invocation in
+    Command("hexlist add", "[<url> ...]", arguments: [("url", "A link of the hex: a URL with a scheme and a host, or a file:// URL.")], summary: "Add a hex of your own on top of My Hexlist.", options: HexInput.options) { invocation in
         let input = try HexInput(invocation, urls: invocation.arguments.positionals)
         let request = ControlRequest(.hexlistAdd, description: input.description, color: input.color, links: input.links)
         return printResult(try await invocation.result(\.hex, of: request), invocation) { Output.hexDetail($0) }
     },
-    Command("hexlist remove", "<id>", summary: "Delete a hex from My Hexlist.") { invocation in try await showHex(.hexlistRemove, invocation) },
-    Command("hexlist move", "<id> <index>", summary: "Move a hex of My Hexlist to a position (0 is the top).") { invocation in
+    Command("hexlist remove", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")], summary: "Delete a hex from My Hexlist.") { invocation in try await showHex(.hexlistRemove, invocation) },
+    Command("hexlist move", "<id> <index>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one."), ("index", "Its new position: 0 is the top; past the end is the bottom.")], summary: "Move a hex of My Hexlist to a position (0 is the top).") { invocation in
         let words = invocation.arguments.positionals
         guard words.count == 2, let index = Int(words[1]), index >= 0 else { throw UsageError("give a hex id and a position (0 or more)") }
         return printResult(try await invocation.result(\.hex, of: ControlRequest(.hexlistMove, id: words[0], index: index)), invocation) { Output.hexLine(HexSummary($0)) }
     },
-    Command("hexlist send", "<id>", summary: "Send a hex of My Hexlist to a peer and wait for its acknowledgement.",
-            options: [Option("to", value: "peer", help: "The receiving peer (required).")] + sendOptions) { invocation in
+    Command("hexlist send", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")], summary: "Send a hex of My Hexlist to a peer and wait for its acknowledgement.",
+            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + sendOptions) { invocation in
         var request = try sendRequest(.hexlistSend, invocation)
         request.id = try single(invocation, "a hex id")
         return try await send(request, invocation)
     },
 ] + shareCommands + [
-    Command("block", "<sender>", summary: "Refuse hexes from a sender: a UUID, or a peer's name or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
+    Command("block", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")], summary: "Refuse hexes from a sender: a UUID, or a peer's name or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
         let blocked = try await invocation.result(\.blocked, of: ControlRequest(.block, uuid: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
     },
-    Command("unblock", "<sender>", summary: "Accept hexes from a sender again: a UUID, or a peer's name or UUID prefix.") { invocation in
+    Command("unblock", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")], summary: "Accept hexes from a sender again: a UUID, or a peer's name or UUID prefix.") { invocation in
         let blocked = try await invocation.result(\.blocked, of: ControlRequest(.unblock, uuid: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { $0.isEmpty ? "nobody is blocked" : "blocked: " + $0.joined(separator: ", ") }
     },
@@ -117,21 +117,21 @@ let commands: [Command] = [
             options: [Option("since", value: "seq", help: "Start after this sequence number (default: 0, everything retained).")]) { invocation in
         try await watch(invocation)
     },
-    Command("raw", "<host:port> <file>", summary: "Send an envelope file to a peer as-is and print every reply (version-skew testing).",
+    Command("raw", "<host:port> <file>", arguments: [("host:port", "Where a peer listens for envelopes."), ("file", "The envelope lines to send as they are; - for standard input.")], summary: "Send an envelope file to a peer as-is and print every reply (version-skew testing).",
             details: """
                 Connects to HOST:PORT directly (no daemon needed), writes the file's bytes (one envelope per
                 line; a final newline is added if missing), then prints each line the peer sends back until
                 it closes the connection or stays silent for --timeout seconds.
                 """,
-            options: [Option("timeout", value: "seconds", help: "How long to wait for more replies. Default: 2.")]) { invocation in
+            options: [Option("timeout", value: "seconds", help: "How long to wait for more replies. Default: 2.")], usesDaemon: false) { invocation in
         try await runRaw(invocation)
     },
-    Command("decode", "[<file>]", summary: "Show how hexd reads envelopes (one per line) from a file or standard input.",
+    Command("decode", "[<file>]", arguments: [("file", "Envelope lines to read, one per line; standard input when none or -.")], summary: "Show how hexd reads envelopes (one per line) from a file or standard input.",
             details: """
                 Each line is shown after the tolerance rules, with the hex it would store (defaults filled in),
                 or why it is not an envelope. Blank lines are skipped. Needs no daemon. Exits 1 if any line is
                 not an envelope.
-                """) { invocation in
+                """, usesDaemon: false) { invocation in
         try runDecode(invocation)
     },
 ]

@@ -5,7 +5,7 @@ import HexKit
 import Glibc
 
 let shareCommands = [
-    Command("share", "<file> ...", summary: "Turn files into a hex of share links, one per file, and send it to a peer or save it.",
+    Command("share", "<file> ...", arguments: [("file", "A file to share (a relative path is taken from here), or with --provider url a URL.")], summary: "Turn files into a hex of share links, one per file, and send it to a peer or save it.",
             details: """
                 Each file goes through a link provider in the daemon: 'file' (a file:// link; the file must
                 exist), 'url' (the arguments are URLs already), or 'command' (the daemon's --link-command,
@@ -32,7 +32,7 @@ let shareCommands = [
                     .joined(separator: "\n")
         }
     },
-    Command("cancel", "<query-id>", summary: "Cancel a share query (its running link commands are stopped); the id may be a unique prefix.") { invocation in
+    Command("cancel", "<query-id>", arguments: [("query-id", "A share query id from hexctl queries, or a unique prefix of one.")], summary: "Cancel a share query (its running link commands are stopped); the id may be a unique prefix.") { invocation in
         _ = try await invocation.request(ControlRequest(.cancel, query: try single(invocation, "a query id").uppercased()))
         return printResult(["cancelled": true], invocation) { _ in "cancelled" }
     },

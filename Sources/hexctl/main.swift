@@ -3,20 +3,22 @@ import HexKit
 
 import Glibc
 
-let overview = """
-    USAGE: hexctl [--json] [--data-dir <path>] <command> [<options>]
-
-    The command-line client of hexd: talks to the daemon through the control socket in its data
-    directory (--data-dir, or HEXD_DATA_DIR). Every command takes --json and --help, before or
-    after its name; 'hexctl help <command>' shows a command's help. With --json, results are JSON
-    on standard output (a list: one object per line) and an error is one JSON object on standard
-    error: {"error":{"code":…,"exitCode":…,"message":…}}.
-
-    COMMANDS:
-    \(commands.map { "  " + ($0.name + ($0.usage.isEmpty ? "" : " " + $0.usage)).padded(to: 30) + $0.summary }.joined(separator: "\n"))
-
-    \(Command.exitCodes)
-    """
+/// `hexctl --help`: every command, the options every command takes, the exit codes.
+func overview(width: Int = terminalWidth()) -> String {
+    [
+        "USAGE: hexctl [--json] [--data-dir <path>] <command> [<options>]",
+        Command.paragraphs("""
+            The command-line client of hexd: talks to the daemon through the control socket in its data
+            directory (--data-dir, or HEXD_DATA_DIR). Every command takes --json and --help, before or
+            after its name; 'hexctl help <command>' shows a command's help. With --json, results are JSON
+            on standard output (a list: one object per line) and an error is one JSON object on standard
+            error: {"error":{"code":…,"exitCode":…,"message":…}}.
+            """, width: width),
+        "COMMANDS:\n" + helpEntries(commands.map { ($0.name + ($0.usage.isEmpty ? "" : " " + $0.usage), $0.summary) }, width: width),
+        "OPTIONS:\n" + optionsHelp(Command.commonOptions + [Option("version", help: "Show the version.")], width: width),
+        Command.paragraphs(Command.exitCodes, width: width),
+    ].joined(separator: "\n\n")
+}
 
 let words = Array(CommandLine.arguments.dropFirst())
 let wantsJSON = words.contains("--json")
@@ -28,19 +30,19 @@ do {
 }
 switch request {
 case .overview:
-    print(overview)
+    print(overview())
     exit(words.isEmpty ? ExitCode.usage.rawValue : 0)
 case .version:
     print(HexdVersion.current)
     exit(0)
 case .help(let command):
-    print(command.help)
+    print(command.help(among: commands))
     exit(0)
 case .run(let command, let argumentWords):
     do {
         let arguments = try ParsedArguments(argumentWords, options: command.options)
         if arguments.flag("help") {
-            print(command.help)
+            print(command.help(among: commands))
             exit(0)
         }
         let invocation = Invocation(command: command, arguments: arguments, environment: ProcessInfo.processInfo.environment)

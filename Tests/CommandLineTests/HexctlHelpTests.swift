@@ -11,15 +11,33 @@ extension ProcessTests {
         func everyCommandHasCompleteHelp(_ command: String) async throws {
             let result = try await PackageExecutable.run("hexctl", command.split(separator: " ").map(String.init) + ["--help"])
             #expect(result.status == 0)
-            #expect(result.standardOutput.hasPrefix("USAGE: hexctl \(command) "))
-            for part in ["--json", "--data-dir", "--help", "EXIT CODES", "69 hexd is not", "75 timeout", "77 rejected"] {
-                #expect(result.standardOutput.contains(part), "\(command): \(part)")
+            let help = result.standardOutput
+            // Wrapping may break a phrase across lines: look for phrases in the text unwrapped.
+            let text = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(help.hasPrefix("USAGE: hexctl \(command) "))
+            for part in ["OPTIONS:", "--json", "--help", "EXIT CODES", "69 hexd is not", "75 timeout", "77 rejected"] {
+                #expect(text.contains(part), "\(command): \(part)")
+            }
+            let usesDaemon = !["raw", "decode"].contains(command)
+            #expect(help.contains("--data-dir") == usesDaemon, "\(command): --data-dir only where a daemon is talked to")
+            let usage = help.prefix { $0 != "\n" }
+            let arguments = usage.replacingOccurrences(of: "[<options>]", with: "").replacingOccurrences(of: "--to <peer>", with: "")
+            #expect(arguments.contains("<") == help.contains("ARGUMENTS:"), "\(command): every argument is explained")
+            if ["send", "alert", "hexlist send"].contains(command) { #expect(usage.contains("--to <peer>"), "\(command): the usage line shows --to") }
+            if ["inbox", "hexlist"].contains(command) { #expect(help.contains("SUBCOMMANDS:"), "\(command) lists its subcommands") }
+        }
+
+        @Test func helpWrapsToTheTerminalWidth() async throws {
+            for width in [60, 100] {
+                let result = try await PackageExecutable.run("hexctl", ["send", "--help"], environment: ["COLUMNS": String(width)])
+                #expect(result.standardOutput.split(separator: "\n").allSatisfy { $0.count <= width }, "width \(width)")
             }
         }
 
         @Test func theOverviewListsEveryCommand() async throws {
             let result = try await PackageExecutable.run("hexctl", ["--help"])
             #expect(result.status == 0)
+            #expect(result.standardOutput.contains("OPTIONS:") && result.standardOutput.contains("--version"))
             for command in Self.commands { #expect(result.standardOutput.contains("\n  " + command + " "), "\(command)") }
         }
 
