@@ -13,6 +13,10 @@ enum CommandLineResolution {
         /// A command's help (`hexctl help inbox show`, `hexctl inbox show --help`).
         case help(Command)
         case version
+        /// A completion script for this shell (`--generate-completion-script bash`).
+        case completionScript(String)
+        /// The man page (`--generate-manual`).
+        case manual
         /// Run a command with these argument words (global options included).
         case run(Command, [String])
     }
@@ -22,6 +26,13 @@ enum CommandLineResolution {
 
     static func resolve(_ words: [String], commands: [Command]) throws(UsageError) -> Request {
         // Global options before the command move behind it, where every command takes them.
+        if words.first == "--generate-completion-script" {
+            guard words.count == 2, let shell = words.last, Generated.shells.contains(shell) else {
+                throw UsageError("--generate-completion-script needs one of \(Generated.shells.joined(separator: ", "))")
+            }
+            return .completionScript(shell)
+        }
+        if words == ["--generate-manual"] { return .manual }
         var rest = words[...]
         var moved: [String] = []
         while let first = rest.first, first.hasPrefix("-") {

@@ -15,7 +15,11 @@ func overview(width: Int = terminalWidth()) -> String {
             error: {"error":{"code":…,"exitCode":…,"message":…}}.
             """, width: width),
         "COMMANDS:\n" + helpEntries(commands.map { ($0.name + ($0.usage.isEmpty ? "" : " " + $0.usage), $0.summary) }, width: width),
-        "OPTIONS:\n" + optionsHelp(Command.commonOptions + [Option("version", help: "Show the version.")], width: width),
+        "OPTIONS:\n" + optionsHelp(Command.commonOptions + [
+            Option("version", help: "Show the version."),
+            Option("generate-completion-script", value: "shell", help: "Print a completion script for bash, zsh or fish."),
+            Option("generate-manual", help: "Print the man page, hexctl(1), in troff."),
+        ], width: width),
         Command.paragraphs(Command.exitCodes, width: width),
     ].joined(separator: "\n\n")
 }
@@ -34,6 +38,12 @@ case .overview:
     exit(words.isEmpty ? ExitCode.usage.rawValue : 0)
 case .version:
     print(HexdVersion.current)
+    exit(0)
+case .completionScript(let shell):
+    print(Generated.completionScript(for: shell, commands: commands) ?? "", terminator: "")
+    exit(0)
+case .manual:
+    print(Generated.manual(commands: commands), terminator: "")
     exit(0)
 case .help(let command):
     print(command.help(among: commands))

@@ -2,14 +2,12 @@ import HexCommandLine
 import HexDaemon
 import HexKit
 
-let help = """
-    USAGE: hexd [<options>]
-
+let description = """
     hexd exchanges hexes (named bundles of links) with peers on the local network. It announces
     itself by UDP broadcast, keeps a table of the peers it hears, stores the hexes peers send it
     over TCP in its inbox and acknowledges them, and takes commands from hexctl over a Unix socket
     in its data directory. It runs until SIGTERM or SIGINT, then says goodbye to its peers and
-    exits 0. Logs go to standard error, one line per event.
+    exits 0. Logs go to standard error, one line per event (--log-format).
 
     Every option can also be set as HEXD_<NAME> in the environment (HEXD_DATA_DIR, HEXD_PORT, ...;
     repeatable ones comma-separated) or as a "<name> = <value>" line in the config file. A flag
@@ -19,14 +17,42 @@ let help = """
     to --beacon-rate; Protocol.md, section 11): past one, the offender is cut off and logged at a
     bounded rate, and everyone else is served on. The data directory must belong to the user
     running hexd; it is made private (0700, its files 0600).
+    """
 
-    OPTIONS:
-    \(optionsHelp(DaemonConfiguration.options))
-
+let exitCodes = """
     EXIT CODES: 0 stopped by a signal, 64 usage error, 1 cannot start (a port in use, another hexd
     on the same data directory, a data directory of another user, a damaged database or one from
     a newer hexd, ...).
     """
+
+let help = """
+    USAGE: hexd [<options>]
+
+    \(description)
+
+    OPTIONS:
+    \(optionsHelp(DaemonConfiguration.options))
+
+    \(exitCodes)
+    """
+
+/// hexd(8), from the same option table as --help.
+let manual = ManualPage(
+    name: "hexd", section: 8, summary: "exchange bundles of links with machines on the local network",
+    synopsis: ["hexd [options]"],
+    description: description,
+    sections: [
+        (title: "Options", entries: DaemonConfiguration.options.map { ($0.synopsis, $0.help) }, text: ""),
+        (title: "Exit status", entries: [], text: exitCodes.split(separator: "\n").joined(separator: " ")),
+        (title: "Files", entries: [
+            ("<data-dir>/hexd.sqlite", "The database: inbox, My Hexlist, block list, peers seen."),
+            ("<data-dir>/hexd.sock", "The control socket hexctl talks to."),
+            ("<data-dir>/hexd.lock", "Held while a daemon runs on the data directory."),
+            ("<data-dir>/hexd.conf", "The config file read when --config is not given."),
+        ], text: ""),
+        (title: "See also", entries: [], text: "hexctl(1); Protocol.md and README.md in hexd's sources."),
+    ]
+).troff
 
 do {
     switch try DaemonConfiguration.resolve(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
@@ -34,6 +60,8 @@ do {
         print(help)
     case .version:
         print(HexdVersion.current)
+    case .manual:
+        print(manual, terminator: "")
     case .run(let configuration):
         let logger = Logger(level: configuration.logLevel, format: configuration.logFormat)
         do {

@@ -89,6 +89,7 @@ public struct DaemonConfiguration: Sendable {
         Option("link-concurrency", value: "n", help: "How many link commands run at once. Default: 4."),
         Option("link-timeout", value: "seconds", help: "How long one link command may run. Default: 30."),
         Option("version", help: "Show the version."),
+        Option("generate-manual", help: "Print the man page, hexd(8), in troff."),
         Option("help", short: "h", help: "Show this help."),
     ]
 
@@ -96,6 +97,7 @@ public struct DaemonConfiguration: Sendable {
     public enum Request: Sendable {
         case help
         case version
+        case manual
         case run(DaemonConfiguration)
     }
 
@@ -108,6 +110,7 @@ public struct DaemonConfiguration: Sendable {
         let parsed = try ParsedArguments(arguments, options: options)
         if parsed.flag("help") { return .help }
         if parsed.flag("version") { return .version }
+        if parsed.flag("generate-manual") { return .manual }
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
 
         let dataDirectory = DataDirectory(explicit: parsed.value("data-dir"), environment: environment)
@@ -204,7 +207,7 @@ public struct DaemonConfiguration: Sendable {
             guard let equals = line.firstIndex(of: "=") else { throw UsageError("\(path):\(number + 1): expected 'name = value'") }
             let key = line[..<equals].trimmed
             let value = line[line.index(after: equals)...].trimmed
-            guard let option = options.first(where: { $0.name == key }), !["data-dir", "config", "help", "version"].contains(key) else {
+            guard let option = options.first(where: { $0.name == key }), !["data-dir", "config", "help", "version", "generate-manual"].contains(key) else {
                 throw UsageError("\(path):\(number + 1): unknown setting '\(key)'")
             }
             guard option.repeatable || values[key] == nil else { throw UsageError("\(path):\(number + 1): '\(key)' is set twice") }
