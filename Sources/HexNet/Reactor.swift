@@ -32,6 +32,9 @@ final class Reactor: Sendable {
         var deadlines = DeadlineHeap()
         /// When the thread's current epoll_wait ends at the latest.
         var wakesAt: ContinuousClock.Instant?
+        /// Why the reactor could not start (no epoll set, no thread), if it could not: every
+        /// wait then fails at once with it, rather than waiting for ever.
+        var startFailure: SocketError?
     }
 
     private static let wakeupToken = UInt64.max
@@ -39,14 +42,23 @@ final class Reactor: Sendable {
     private init() {
         epoll = hexd_epoll_create()
         wakeup = hexd_eventfd()
-        _ = hexd_epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, HEXD_EPOLLIN, Self.wakeupToken)
+        guard epoll >= 0, wakeup >= 0, hexd_epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, HEXD_EPOLLIN, Self.wakeupToken) == 0 else {
+            let failure = SocketError("set up the epoll reactor")
+            state.withLock { $0.startFailure = failure }
+            return
+        }
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&thread, nil, { context in
+        let started = pthread_create(&thread, nil, { context in
             guard let context else { return nil }
             Unmanaged<Reactor>.fromOpaque(context).takeRetainedValue().run()
             return nil
         }, context)
+        guard started == 0 else {
+            Unmanaged<Reactor>.fromOpaque(context).release()
+            state.withLock { $0.startFailure = SocketError("start the epoll reactor's thread", code: started) }
+            return
+        }
         pthread_detach(thread)
     }
 
@@ -54,6 +66,7 @@ final class Reactor: Sendable {
     /// - Throws: `SocketError.timedOut` at the deadline, `CancellationError`, or the `SocketError`
     ///   of a descriptor epoll cannot watch.
     func wait(_ readiness: Readiness, descriptor: Int32, deadline: ContinuousClock.Instant?, operation: String) async throws {
+        if let failure = state.withLock(\.startFailure) { throw failure }
         let wait = Wait(readiness: readiness, descriptor: descriptor, deadline: deadline, operation: operation)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
