@@ -83,12 +83,15 @@ public struct SendReport: Sendable, Codable, Equatable {
     public var message: String
     /// Milliseconds from connecting to the Ack (or to the end of writing when no Ack is awaited).
     public var milliseconds: Double
+    /// The id the receiver gave the stored hex (from its Ack; none from a legacy peer).
+    public var hexID: String?
 
-    public init(peer: String, messageID: String?, status: AckStatus?, message: String, milliseconds: Double) {
+    public init(peer: String, messageID: String?, status: AckStatus?, message: String, milliseconds: Double, hexID: String? = nil) {
         self.peer = peer
         self.messageID = messageID
         self.status = status
         self.message = message
         self.milliseconds = milliseconds
+        self.hexID = hexID
     }
 }

@@ -38,6 +38,7 @@ extension ProcessTests {
             #expect(hex.links.map(\.url) == ["https://example.com/a", "https://example.org/b"])
             #expect(hex.links.map(\.linkDescription) == ["example.com", "example.org"])
             #expect(report.message.contains(hex.id.uuidString.uppercased()), "the Ack names the stored hex")
+            #expect(report.hexID == hex.id.uuidString.uppercased(), "send --json gives the stored hex's id as its own field")
 
             // The receiver's events: Alice found, then the hex; a watcher can resume after any of them.
             let watch = try await bob.hexctl(["watch", "--json"], timeout: .seconds(2))

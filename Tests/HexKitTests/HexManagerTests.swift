@@ -114,6 +114,9 @@ import Testing
         let stored = try #require(try receiver.manager.inbox().first)
         #expect(reply.status == .stored && reply.messageID == "M-3")
         #expect(reply.message?.contains(stored.id.uuidString.uppercased()) == true)
+        #expect(reply.hexID == stored.id.uuidString.uppercased(), "and carries its id for scripts")
+        let duplicate = try receiver.manager.receive(envelope)
+        #expect(receiver.manager.reply(to: envelope, outcome: duplicate)?.hexID == nil, "only a stored Ack has one")
     }
 
     // MARK: Sending

@@ -15,6 +15,7 @@ import Testing
         Envelope.store(HexJM(), versionID: "1.0"),
         Envelope.alert("Jane Doe blocked you.", versionID: "1.0"),
         Envelope.ack(.duplicate, messageID: "M", message: "already stored", versionID: "2.0.0"),
+        Envelope.ack(.stored, messageID: "M", message: "stored", versionID: "2.0.0", hexID: "9B516502-0000-4000-8000-000000000001"),
         Envelope(versionID: "4", operationType: "Sync", jmObjectType: "Folder",
                         jmObject: .opaque(rawJSON(#"{"a":[true,null,2.5,"é",{"b":"\/"}]}"#))),
     ])

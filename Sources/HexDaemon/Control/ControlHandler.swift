@@ -218,7 +218,7 @@ struct ControlHandler: Sendable {
                         [("peer", destination.label), ("messageID", envelope.messageID ?? ""), ("status", outcome)])
             await events.publish(.sendAcked, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID, message: outcome)
             return SendReport(peer: destination.label, messageID: envelope.messageID, status: delivery.status, message: delivery.message,
-                              milliseconds: delivery.elapsed.inSeconds * 1_000)
+                              milliseconds: delivery.elapsed.inSeconds * 1_000, hexID: delivery.hexID)
         } catch {
             logger.warning("\(envelope.operationType) to \(destination.label) failed: \(error.message)",
                            [("peer", destination.label), ("messageID", envelope.messageID ?? ""), ("status", error.code.rawValue)])

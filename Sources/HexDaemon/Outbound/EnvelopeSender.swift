@@ -11,6 +11,8 @@ enum EnvelopeSender {
         var status: AckStatus?
         var message: String
         var elapsed: Duration
+        /// The id the receiver gave the hex, when its Ack says (hexd 2.0 and later).
+        var hexID: String? = nil
     }
 
     /// - Parameter awaitReply: false to return once the envelope is written (`--no-wait`), without
@@ -56,7 +58,9 @@ enum EnvelopeSender {
                 let message = reply.message ?? status.rawValue
                 switch status {
                 case .stored, .duplicate, .received:
-                    return Delivery(status: status, message: message, elapsed: clock.now - start)
+                    // Only an id that is one, so a peer cannot slip other text into a report.
+                    let hexID = reply.hexID.flatMap(UUID.init(uuidString:))?.uuidString
+                    return Delivery(status: status, message: message, elapsed: clock.now - start, hexID: hexID)
                 case .failed:
                     throw ControlError(.unreachable, "\(endpoint) could not store it: \(message)")
                 default:

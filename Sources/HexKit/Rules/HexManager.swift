@@ -57,7 +57,8 @@ public struct HexManager {
     public func reply(to envelope: Envelope, outcome: ReceiveOutcome) -> Envelope? {
         if envelope.operationType == .ack { return nil }
         if let messageID = envelope.messageID {
-            return .ack(outcome.ackStatus, messageID: messageID, message: outcome.explanation, versionID: versionID)
+            let hexID: String? = if case .stored(let hex) = outcome { hex.id.uuidString.uppercased() } else { nil }
+            return .ack(outcome.ackStatus, messageID: messageID, message: outcome.explanation, versionID: versionID, hexID: hexID)
         }
         if case .rejected(let alert) = outcome {
             return .alert(alert, versionID: versionID)

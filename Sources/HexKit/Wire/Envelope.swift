@@ -2,7 +2,7 @@
 /// original app called it `DataSendWrapper`).
 ///
 /// The keys are the original Hexlist app's (`versionID`, `operationType`, `message`,
-/// `jmObjectType`, `jmObject`) plus hexd's optional extensions (`messageID`, `status`), which a
+/// `jmObjectType`, `jmObject`) plus hexd's optional extensions (`messageID`, `status`, `hexID`), which a
 /// 1.x peer ignores. Only `versionID` and `operationType` are required; see `decode(from:limits:)`.
 /// Read with `decode(from:limits:)` (EnvelopeReader.swift), written with `encodedLine()`.
 public struct Envelope: Sendable, Hashable {
@@ -17,11 +17,13 @@ public struct Envelope: Sendable, Hashable {
     public var messageID: String?
     /// Extension: the outcome reported by an `Ack`.
     public var status: AckStatus?
+    /// Extension: in an Ack `stored`, the id the receiver gave the stored hex.
+    public var hexID: String?
 
     public init(
         versionID: String, operationType: OperationType, message: String? = nil,
         jmObjectType: JMObjectType? = nil, jmObject: JMObject? = nil, messageID: String? = nil,
-        status: AckStatus? = nil
+        status: AckStatus? = nil, hexID: String? = nil
     ) {
         self.versionID = versionID
         self.operationType = operationType
@@ -30,6 +32,7 @@ public struct Envelope: Sendable, Hashable {
         self.jmObject = jmObject
         self.messageID = messageID
         self.status = status
+        self.hexID = hexID
     }
 
     /// A Store envelope carrying `hex`.
@@ -44,9 +47,9 @@ public struct Envelope: Sendable, Hashable {
 
     /// The Ack answering the envelope whose id is `messageID`.
     public static func ack(
-        _ status: AckStatus, messageID: String?, message: String, versionID: String
+        _ status: AckStatus, messageID: String?, message: String, versionID: String, hexID: String? = nil
     ) -> Self {
-        Self(versionID: versionID, operationType: .ack, message: message, messageID: messageID, status: status)
+        Self(versionID: versionID, operationType: .ack, message: message, messageID: messageID, status: status, hexID: hexID)
     }
 
     /// The hex this envelope carries, when it is a Store of a HexJM.

@@ -89,7 +89,7 @@ struct EnvelopeReader {
     /// The envelope object at the scanner, or why it is not one.
     mutating func envelope(_ scanner: inout JSONScanner) throws(JSONError) -> Result<Envelope, EnvelopeDecodingError> {
         var versionID: String?, operationType: String?, message: String?, jmObjectType: String?
-        var messageID: String?, status: String?
+        var messageID: String?, status: String?, hexID: String?
         var jmObject: JMObjectCandidate?
         try scanner.readObject { scanner, key throws(JSONError) in
             if scanner.token(key, is: "versionID") {
@@ -106,6 +106,8 @@ struct EnvelopeReader {
                 messageID = try string(&scanner, field: "messageID")
             } else if scanner.token(key, is: "status") {
                 status = try string(&scanner, field: "status")
+            } else if scanner.token(key, is: "hexID") {
+                hexID = try string(&scanner, field: "hexID")
             } else {
                 try scanner.skipValue()
             }
@@ -126,7 +128,7 @@ struct EnvelopeReader {
         }
         return .success(Envelope(
             versionID: versionID, operationType: operation, message: message, jmObjectType: objectType, jmObject: object,
-            messageID: messageID, status: status.map(AckStatus.init(rawValue:))))
+            messageID: messageID, status: status.map(AckStatus.init(rawValue:)), hexID: hexID))
     }
 
     /// A `jmObject` read both ways at once, before `jmObjectType` (which may come later in the

@@ -8,6 +8,7 @@ extension Envelope {
     public func encodedLine() -> [UInt8] {
         var writer = JSONWriter(capacity: 512)
         writer.beginObject()
+        writer.member("hexID", hexID)
         switch jmObject {
         case .hex(let hex):
             writer.key("jmObject")
