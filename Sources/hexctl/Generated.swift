@@ -31,6 +31,22 @@ enum Generated {
         Array(Set((commands.flatMap(\.options) + Command.commonOptions).filter { $0.valueName != nil }.map { "--\($0.name)" })).sorted()
     }
 
+    /// Shell code (the same in bash and zsh) that walks the words before the cursor and leaves
+    /// the command they name in `command_path` and the last word in `previous`, skipping options
+    /// and the values of options that take one.
+    private static func commandPathWalk(_ commands: [Command], first: String, end: String, word: String) -> String {
+            """
+                local valued=" \(valued(commands).joined(separator: " ")) "
+                for ((i = \(first); i < \(end); i++)); do
+                    word=\(word)
+                    if [[ $word != -* && $valued != *" $previous "* ]]; then
+                        command_path=${command_path:+$command_path }$word
+                    fi
+                    previous=$word
+                done
+            """
+    }
+
     private static func bash(_ commands: [Command]) -> String {
         let cases = table(commands).map { entry in
             "        \"\(entry.path)\") subcommands=\"\(entry.subcommands.joined(separator: " "))\"; options=\"\(entry.options.joined(separator: " "))\" ;;"
@@ -39,14 +55,7 @@ enum Generated {
             # bash completion for hexctl (made by: hexctl --generate-completion-script bash)
             _hexctl() {
                 local current=${COMP_WORDS[COMP_CWORD]} command_path="" word previous="" i subcommands options
-                local valued=" \(valued(commands).joined(separator: " ")) "
-                for ((i = 1; i < COMP_CWORD; i++)); do
-                    word=${COMP_WORDS[i]}
-                    if [[ $word != -* && $valued != *" $previous "* ]]; then
-                        command_path=${command_path:+$command_path }$word
-                    fi
-                    previous=$word
-                done
+            \(commandPathWalk(commands, first: "1", end: "COMP_CWORD", word: "${COMP_WORDS[i]}"))
                 case "$command_path" in
             \(cases)
                     *) subcommands=""; options="" ;;
@@ -74,14 +83,7 @@ enum Generated {
             _hexctl() {
                 local command_path="" word previous="" i
                 local -a subcommands options
-                local valued=" \(valued(commands).joined(separator: " ")) "
-                for ((i = 2; i < CURRENT; i++)); do
-                    word=${words[i]}
-                    if [[ $word != -* && $valued != *" $previous "* ]]; then
-                        command_path=${command_path:+$command_path }$word
-                    fi
-                    previous=$word
-                done
+            \(commandPathWalk(commands, first: "2", end: "CURRENT", word: "${words[i]}"))
                 case "$command_path" in
             \(cases)
                     *) subcommands=(); options=() ;;
