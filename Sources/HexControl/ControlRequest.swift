@@ -1,78 +1,70 @@
 import HexKit
 
-/// One request to the daemon's control socket: a JSON object on one line.
+/// One request to the daemon's control socket: a command with exactly the arguments it needs.
 ///
-/// `command` names what to do; the other keys are its arguments (Protocol.md, "Control API",
-/// lists which command reads which). Keys a command does not read are ignored.
-public struct ControlRequest: Sendable, Codable, Equatable {
-    public var command: ControlCommand
-    /// A hex id, or a unique prefix of one (inbox and hexlist commands).
-    public var id: String?
-    /// A peer: its name, its UUID or a unique prefix of it, or `HOST:PORT` (send, alert).
-    public var to: String?
-    public var description: String?
-    /// `#RRGGBB`.
-    public var color: String?
-    public var links: [LinkJM]?
-    /// The text of an alert.
-    public var message: String?
-    /// A sender UUID (block, unblock).
-    public var uuid: String?
-    /// Where a `watch` resumes: events with a larger sequence number are sent.
-    public var since: UInt64?
-    /// Whether `send` waits for the receiver's Ack (default true).
-    public var wait: Bool?
-    /// How long a `send` may take, in seconds.
-    public var timeout: Double?
-    /// The new position of a hex in My Hexlist (0 is the top).
-    public var index: Int?
-    /// Send as to a legacy (1.x) peer whatever the peer announced.
-    public var legacy: Bool?
-    /// The files (or URLs) to share, in selection order.
-    public var files: [String]?
-    /// The link provider: `url`, `file` or `command`.
-    public var provider: String?
-    /// Save the shared hex to My Hexlist (instead of sending it with `to`).
-    public var save: Bool?
-    /// A share query's id (chosen by the client for `share`, so it can follow the progress).
-    public var query: String?
-    /// Lists: at most this many items (default: all, streamed).
-    public var limit: Int?
-    /// Lists: start after this item (a hex id, or a peer UUID), as the previous page ended.
-    public var after: String?
-    /// `inbox.show`: every field and link whole, however large.
-    public var full: Bool?
+/// On the wire a request is one flat JSON object on one line: `command` names the case and the
+/// other keys are its arguments (Protocol.md, "Control API"; `ControlRequest+Wire.swift`).
+/// Decoding checks every argument, so a request the daemon holds is complete and valid: a
+/// missing or malformed argument is a decoding error, answered as a usage error.
+public enum ControlRequest: Sendable, Equatable {
+    case status
+    case peers(ListPage)
+    /// Send a one-off hex.
+    case send(HexDraft, SendOptions)
+    /// Send a message for the peer's user.
+    case alert(message: String, SendOptions)
+    /// Stream events with a sequence number above `since`.
+    case watch(since: UInt64)
+    case inboxList(ListPage)
+    /// `full`: every field and link whole, however large.
+    case inboxShow(id: String, full: Bool)
+    case inboxCheck(id: String)
+    case inboxDelete(id: String)
+    case inboxSave(id: String)
+    case hexlistList(ListPage)
+    case hexlistAdd(HexDraft)
+    case hexlistRemove(id: String)
+    /// `index`: the new position, 0 is the top.
+    case hexlistMove(id: String, index: Int)
+    case hexlistSend(id: String, SendOptions)
+    /// `sender`: a sender UUID, or a peer's name or unique UUID prefix.
+    case block(sender: String)
+    case unblock(sender: String)
+    case blocked
+    case share(ShareRequest)
+    case queries
+    /// `query`: a share query's id, or a unique prefix of one.
+    case cancel(query: String)
 
-    public init(
-        _ command: ControlCommand, id: String? = nil, to: String? = nil, description: String? = nil, color: String? = nil,
-        links: [LinkJM]? = nil, message: String? = nil, uuid: String? = nil, since: UInt64? = nil, wait: Bool? = nil,
-        timeout: Double? = nil, index: Int? = nil, legacy: Bool? = nil, files: [String]? = nil, provider: String? = nil,
-        save: Bool? = nil, query: String? = nil, limit: Int? = nil, after: String? = nil, full: Bool? = nil
-    ) {
-        self.command = command
-        self.id = id
-        self.to = to
-        self.description = description
-        self.color = color
-        self.links = links
-        self.message = message
-        self.uuid = uuid
-        self.since = since
-        self.wait = wait
-        self.timeout = timeout
-        self.index = index
-        self.legacy = legacy
-        self.files = files
-        self.provider = provider
-        self.save = save
-        self.query = query
-        self.limit = limit
-        self.after = after
-        self.full = full
+    /// The command's name on the wire.
+    public var command: ControlCommand {
+        switch self {
+        case .status: .status
+        case .peers: .peers
+        case .send: .send
+        case .alert: .alert
+        case .watch: .watch
+        case .inboxList: .inboxList
+        case .inboxShow: .inboxShow
+        case .inboxCheck: .inboxCheck
+        case .inboxDelete: .inboxDelete
+        case .inboxSave: .inboxSave
+        case .hexlistList: .hexlistList
+        case .hexlistAdd: .hexlistAdd
+        case .hexlistRemove: .hexlistRemove
+        case .hexlistMove: .hexlistMove
+        case .hexlistSend: .hexlistSend
+        case .block: .block
+        case .unblock: .unblock
+        case .blocked: .blocked
+        case .share: .share
+        case .queries: .queries
+        case .cancel: .cancel
+        }
     }
 }
 
-/// The commands of the control socket.
+/// The commands of the control socket, by their wire names.
 public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case status, peers, send, alert, watch
     case inboxList = "inbox.list", inboxShow = "inbox.show", inboxCheck = "inbox.check"
@@ -81,4 +73,87 @@ public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case hexlistMove = "hexlist.move", hexlistSend = "hexlist.send"
     case block, unblock, blocked
     case share, queries, cancel
+}
+
+/// Which part of a list to send.
+public struct ListPage: Sendable, Equatable {
+    /// At most this many items (at least 1); nil sends them all, streamed.
+    public var limit: Int?
+    /// Start after this item (a hex id, or a peer UUID), as the previous page ended.
+    public var after: UUID?
+
+    public init(limit: Int? = nil, after: UUID? = nil) {
+        self.limit = limit
+        self.after = after
+    }
+}
+
+/// A hex the user describes: at least one link.
+public struct HexDraft: Sendable, Equatable {
+    public var description: String
+    /// `#RRGGBB`; the daemon refuses another form.
+    public var color: String
+    /// Never empty.
+    public var links: [LinkJM]
+
+    public init(description: String = "", color: String = HexColor.fallback, links: [LinkJM]) {
+        self.description = description
+        self.color = color
+        self.links = links
+    }
+}
+
+/// Where and how a hex or an alert is sent.
+public struct SendOptions: Sendable, Equatable {
+    /// A peer: its name, its UUID or a unique prefix of it, or `HOST:PORT`.
+    public var to: String
+    /// Wait for the receiver's Ack; false returns once the envelope is written.
+    public var wait: Bool
+    /// How long the send may take; nil is `defaultTimeout`.
+    public var timeout: Duration?
+    public static let defaultTimeout = Duration.seconds(5)
+    /// Send as to a legacy (1.x) peer whatever the peer announced.
+    public var legacy: Bool
+
+    public init(to: String, wait: Bool = true, timeout: Duration? = nil, legacy: Bool = false) {
+        self.to = to
+        self.wait = wait
+        self.timeout = timeout
+        self.legacy = legacy
+    }
+}
+
+/// Turn files into a hex of share links, then save it or send it.
+public struct ShareRequest: Sendable, Equatable {
+    /// What becomes of the hex once every file has its link.
+    public enum Destination: Sendable, Equatable {
+        case myHexlist
+        case peer(SendOptions)
+    }
+
+    /// The files (or URLs) to share, in selection order; never empty.
+    public var files: [String]
+    /// The link provider (`url`, `file` or `command`); nil is the daemon's default.
+    public var provider: String?
+    /// The query's id, chosen by the client so it can follow the progress; nil lets the daemon choose.
+    public var query: UUID?
+    /// How long gathering the links may take; nil is `defaultGatherTimeout`.
+    public var gatherTimeout: Duration?
+    public static let defaultGatherTimeout = Duration.seconds(120)
+    public var description: String
+    public var color: String
+    public var destination: Destination
+
+    public init(
+        files: [String], provider: String? = nil, query: UUID? = nil, gatherTimeout: Duration? = nil,
+        description: String = "", color: String = HexColor.fallback, destination: Destination
+    ) {
+        self.files = files
+        self.provider = provider
+        self.query = query
+        self.gatherTimeout = gatherTimeout
+        self.description = description
+        self.color = color
+        self.destination = destination
+    }
 }

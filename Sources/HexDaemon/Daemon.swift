@@ -39,8 +39,10 @@ public enum Daemon {
                                        maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
         let control = ControlServer(
             listener: controlListener,
-            handler: ControlHandler(configuration: configuration, service: service, share: ShareService(configuration: configuration, events: events),
-                                    discovery: discovery, events: events,
+            handler: ControlHandler(configuration: configuration, service: service,
+                                    sender: SendService(configuration: configuration, identity: service.identity, discovery: discovery,
+                                                        events: events, logger: logger.named("send")),
+                                    share: ShareService(configuration: configuration, events: events), discovery: discovery,
                                     tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
 

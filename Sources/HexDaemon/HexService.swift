@@ -1,4 +1,3 @@
-import HexControl
 import HexKit
 import HexStore
 
@@ -17,28 +16,20 @@ actor HexService {
         manager = HexManager(repository: database, identity: identity, versionID: versionID)
     }
 
-    /// Acts on a received envelope and returns the outcome with the reply owed (after commit).
-    func receive(_ envelope: Envelope) throws -> (ReceiveOutcome, Envelope?) {
-        let outcome = try manager.receive(envelope)
-        return (outcome, manager.reply(to: envelope, outcome: outcome))
+    /// Acts on an envelope received from a peer; returns once what it stored is committed.
+    func receive(_ envelope: Envelope) throws -> ReceiveOutcome {
+        try manager.receive(envelope)
     }
 
-    func reply(toUnreadable error: EnvelopeDecodingError) -> Envelope {
-        manager.reply(toUnreadable: error)
+    /// A hex of the user's own, not kept anywhere (a one-off send).
+    /// - Throws: `HexManagerError.invalidColor`.
+    func ownHex(description: String, color: String, links: [Link]) throws -> Hex {
+        try manager.ownHex(description: description, color: color, links: links)
     }
 
-    /// The Store envelope for a hex made of `links`, not kept anywhere (a one-off send).
-    func storeEnvelope(description: String, color: String, links: [Link], legacy: Bool) throws -> Envelope {
-        try usage { manager.storeEnvelope(for: try manager.ownHex(description: description, color: color, links: links), legacy: legacy) }
-    }
-
-    /// The Store envelope for a stored hex.
-    func storeEnvelope(forHex prefix: String, legacy: Bool) throws -> Envelope {
-        manager.storeEnvelope(for: try hex(matching: prefix, in: .myHexlist), legacy: legacy)
-    }
-
-    func alertEnvelope(_ message: String) -> Envelope {
-        .alert(message, versionID: manager.versionID, messageID: UUID().uuidString.uppercased())
+    /// The My Hexlist hex to send, by id or unique id prefix.
+    func hexToSend(_ prefix: String) throws -> Hex {
+        try hex(matching: prefix, in: .myHexlist)
     }
 
     /// Counted by the database, without loading a hex.
@@ -47,17 +38,9 @@ actor HexService {
     }
 
     /// One page of a location's list (see `HexManager.summaries`).
-    func summaries(in location: HexLocation, after cursor: String?, limit: Int, fieldCharacters: Int) throws -> [HexSummary] {
-        var start: UUID?
-        if let cursor {
-            guard let id = UUID(uuidString: cursor) else { throw ControlError(.usage, "\"after\" must be a hex id, not '\(cursor.clipped(toUTF8: 40))'") }
-            start = id
-        }
-        do {
-            return try manager.summaries(in: location, after: start, limit: limit, fieldCharacters: fieldCharacters)
-        } catch let error as HexManagerError {
-            throw ControlError(.notFound, "\(error); it may have been deleted since it was listed")
-        }
+    /// - Throws: `HexManagerError.hexNotFound` when `cursor` is not a hex of the location.
+    func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws -> [HexSummary] {
+        try manager.summaries(in: location, after: cursor, limit: limit, fieldCharacters: fieldCharacters)
     }
 
     func show(_ prefix: String) throws -> Hex { try hex(matching: prefix, in: nil) }
@@ -78,17 +61,9 @@ actor HexService {
         try manager.saveToMyHexlist(id: try hex(matching: prefix, in: .inbox).id)
     }
 
+    /// - Throws: `HexManagerError.invalidColor`.
     func createHex(description: String, color: String, links: [Link]) throws -> Hex {
-        try usage { try manager.createHex(description: description, color: color, links: links) }
-    }
-
-    /// Runs `body`, reporting a bad value from the user (an invalid colour) as a usage error.
-    private func usage<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as HexManagerError {
-            throw ControlError(.usage, error.description)
-        }
+        try manager.createHex(description: description, color: color, links: links)
     }
 
     func move(_ prefix: String, to index: Int) throws -> Hex {
@@ -122,12 +97,14 @@ actor HexService {
     static let sightingLifetime: TimeInterval = 90 * 86_400
 
     /// The one hex whose id starts with `prefix` (case-insensitive), in `location` or anywhere.
+    /// - Throws: `LookupError` when none or several match.
     private func hex(matching prefix: String, in location: HexLocation?) throws -> Hex {
-        guard !prefix.isEmpty else { throw ControlError(.usage, "a hex id is needed") }
-        let matches = try manager.hexes(idPrefix: prefix, in: location)
         let place = location.map { $0 == .inbox ? "the inbox" : "My Hexlist" } ?? "the inbox or My Hexlist"
-        guard let match = matches.first else { throw ControlError(.notFound, "no hex \(prefix) in \(place)") }
-        guard matches.count == 1 else { throw ControlError(.notFound, "\(prefix) matches \(matches.count) hexes in \(place); give more of the id") }
+        // An empty prefix would match every hex.
+        guard !prefix.isEmpty else { throw LookupError.noHex(prefix, place: place) }
+        let matches = try manager.hexes(idPrefix: prefix, in: location)
+        guard let match = matches.first else { throw LookupError.noHex(prefix, place: place) }
+        guard matches.count == 1 else { throw LookupError.ambiguousHex(prefix, matches: matches.count, place: place) }
         return match
     }
 }

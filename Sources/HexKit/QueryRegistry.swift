@@ -3,7 +3,7 @@
 ///
 /// Every wrapper ends exactly once, through its `deliver` callback, and is removed as it ends:
 /// - all slots filled: the links in selection order;
-/// - the first failure (or the deadline passing): that failure; later answers are ignored;
+/// - the first failure: that failure; later answers are ignored;
 /// - `cancel`: `.cancelled`.
 /// Answers for a wrapper that has ended, for a path it does not have, or for a slot already
 /// filled (the first answer wins) are ignored. All access is serialised by the actor.
@@ -58,7 +58,6 @@ public actor QueryRegistry {
         /// The same paths, for checking an answer's path without a scan.
         let paths: Set<String>
         var slots: [String: String]
-        let deadline: ContinuousClock.Instant
         let deliver: @Sendable (Outcome) -> Void
     }
 
@@ -73,13 +72,11 @@ public actor QueryRegistry {
     ///   - deliver: called exactly once, when the query ends; it must not block.
     /// - Returns: false when a query with this id is in flight already, or there is no path
     ///   (nothing is registered and `deliver` is not called).
-    public func open(
-        id: UUID, kind: Kind, paths: [String], deadline: ContinuousClock.Instant, deliver: @escaping @Sendable (Outcome) -> Void
-    ) -> Bool {
+    public func open(id: UUID, kind: Kind, paths: [String], deliver: @escaping @Sendable (Outcome) -> Void) -> Bool {
         var seen = Set<String>()
         let order = paths.filter { seen.insert($0).inserted }
         guard wrappers[id] == nil, !order.isEmpty else { return false }
-        wrappers[id] = Wrapper(kind: kind, order: order, paths: seen, slots: [:], deadline: deadline, deliver: deliver)
+        wrappers[id] = Wrapper(kind: kind, order: order, paths: seen, slots: [:], deliver: deliver)
         return true
     }
 
@@ -114,17 +111,6 @@ public actor QueryRegistry {
         guard wrappers[id] != nil else { return false }
         end(id, with: .cancelled)
         return true
-    }
-
-    /// Fails every query whose deadline is at or before `now`; returns how many.
-    @discardableResult
-    public func expire(at now: ContinuousClock.Instant) -> Int {
-        let overdue = wrappers.filter { $0.value.deadline <= now }
-        for (id, wrapper) in overdue {
-            let waiting = wrapper.order.filter { wrapper.slots[$0] == nil }
-            end(id, with: .failed(path: waiting.first, reason: "no answer before the deadline (\(waiting.count) of \(wrapper.order.count) missing)"))
-        }
-        return overdue.count
     }
 
     /// The queries in flight with their progress.

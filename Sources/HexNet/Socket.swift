@@ -76,6 +76,29 @@ public final class Socket: Sendable {
         return result == 0 ? UInt16(bigEndian: address.sin_port) : 0
     }
 
+    /// Returns when the peer has closed its end of the connection entirely (its process may have
+    /// ended), or when the task is cancelled. Nothing is read. A peer that only stopped sending (a
+    /// half-close) can still read an answer, so it is not taken as gone.
+    ///
+    /// The kernel reports such a close as POLLHUP on Unix stream sockets; on TCP only a reset
+    /// does (a FIN is a half-close), so this is meant for the control socket.
+    public func waitForHangUp() async {
+        while !Task.isCancelled {
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&request, 1, 0)
+            if ready < 0 && errno != EINTR { return }
+            if Int32(request.revents) & (POLLHUP | POLLERR | POLLNVAL) != 0 { return }
+            if Int32(request.revents) & POLLIN == 0 {
+                // Nothing to read: sleep until something arrives (a hang-up makes it readable too).
+                try? await waitUntil(.readable, descriptor: descriptor, timeout: nil, operation: "watch for a hang-up")
+            } else {
+                // A next request, or a half-close, waits to be read: readiness will not change
+                // until it is, so look again in a moment.
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
     /// Reads what is available, at most `maximumCount` bytes, and hands them to `take` (they are
     /// valid only during the call); waits while nothing is.
     /// - Returns: how many bytes were read, 0 at the end of the stream.

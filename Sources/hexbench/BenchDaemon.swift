@@ -35,7 +35,7 @@ final class BenchDaemon {
     }
 
     func status() async throws -> StatusReport {
-        guard let status = try await ControlClient(socketPath: controlPath).request(ControlRequest(.status), timeout: .seconds(5)).status else {
+        guard let status = try await ControlClient(socketPath: controlPath).request(.status, timeout: .seconds(5)).status else {
             throw BenchFailure("no status")
         }
         return status
@@ -55,7 +55,7 @@ final class BenchDaemon {
         while ContinuousClock.now < deadline {
             var peers: [PeerInfo] = []
             if let client = try? ControlClient(socketPath: controlPath),
-               (try? await client.list(ControlRequest(.peers), timeout: .seconds(5), item: { if let peer = $0.peer { peers.append(peer) } })) != nil,
+               (try? await client.list(.peers(ListPage()), timeout: .seconds(5), item: { if let peer = $0.peer { peers.append(peer) } })) != nil,
                condition(peers) {
                 return
             }

@@ -19,7 +19,7 @@ struct RegistryBenchmark {
         for _ in 0..<queries {
             let id = UUID()
             let paths = (0..<perQuery).map { "/data/folder/file-\($0).pdf" }
-            _ = await registry.open(id: id, kind: .shareLinks, paths: paths, deadline: .now + .seconds(3_600)) { _ in delivered.one() }
+            _ = await registry.open(id: id, kind: .shareLinks, paths: paths) { _ in delivered.one() }
             plan += paths.map { (id, $0) }
         }
         plan.shuffle()
@@ -42,7 +42,7 @@ struct RegistryBenchmark {
         for _ in 0..<1_000 {
             let id = UUID()
             let stamp = Stamp()
-            _ = await registry.open(id: id, kind: .shareLinks, paths: ["/a", "/b", "/c"], deadline: .now + .seconds(60)) { _ in stamp.mark() }
+            _ = await registry.open(id: id, kind: .shareLinks, paths: ["/a", "/b", "/c"]) { _ in stamp.mark() }
             await registry.answer(id, path: "/a", link: "A")
             await registry.answer(id, path: "/c", link: "C")
             let start = ContinuousClock.now

@@ -54,7 +54,7 @@ struct TransferBenchmark {
         for index in 0..<min(sends, 300) {
             let start = ContinuousClock.now
             let response = try await client.request(
-                ControlRequest(.send, to: "receiver", description: "control \(index)", links: [LinkJM(url: "https://example.com/\(index)")]), timeout: .seconds(10))
+                .send(HexDraft(description: "control \(index)", links: [LinkJM(url: "https://example.com/\(index)")]), SendOptions(to: "receiver")), timeout: .seconds(10))
             guard response.send?.status == .stored else { throw BenchFailure("control send \(index): \(response.error?.message ?? "no Ack")") }
             controlled.append(milliseconds(ContinuousClock.now - start))
         }

@@ -5,11 +5,11 @@ import HexKit
 /// Every hexctl command, in the order help lists them.
 let commands: [Command] = [
     Command("status", summary: "Show the daemon's identity, ports, counts and discovery counters.") { invocation in
-        printResult(try await invocation.result(\.status, of: ControlRequest(.status)), invocation) { Output.status($0) }
+        printResult(try await invocation.result(\.status, of: .status), invocation) { Output.status($0) }
     },
     Command("peers", summary: "List the peers discovered on the network.", options: listOptions(cursor: "uuid")) { invocation in
         var peers: [PeerInfo] = []
-        let end = try await invocation.list(.peers) { response in
+        let end = try await invocation.list(ControlRequest.peers) { response in
             guard let peer = response.peer else { return }
             if invocation.json { printOutput(json(peer)) } else { peers.append(peer) }
         }
@@ -24,22 +24,18 @@ let commands: [Command] = [
                 --legacy) is sent only what the original app understood, and sends no acknowledgement.
                 """,
             options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + HexInput.options + sendOptions) { invocation in
-        let input = try HexInput(invocation, urls: invocation.arguments.positionals)
-        var request = try sendRequest(.send, invocation)
-        request.description = input.description
-        request.color = input.color
-        request.links = input.links
-        return try await send(request, invocation)
+        let draft = try HexInput(invocation, urls: invocation.arguments.positionals).draft
+        let options = try sendOptions(invocation)
+        return try await send(.send(draft, options), options, invocation)
     },
     Command("alert", "<message> ...", arguments: [("message", "The words of the message, joined with spaces.")], summary: "Send a peer a message to show its user (several words are joined with spaces).",
             options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + sendOptions) { invocation in
-        var request = try sendRequest(.alert, invocation)
+        let options = try sendOptions(invocation)
         guard !invocation.arguments.positionals.isEmpty else { throw UsageError("give a message") }
-        request.message = invocation.arguments.positionals.joined(separator: " ")
-        return try await send(request, invocation)
+        return try await send(.alert(message: invocation.arguments.positionals.joined(separator: " "), options), options, invocation)
     },
     Command("inbox", summary: "List the inbox, newest first; * marks an unchecked hex.", options: listOptions(cursor: "id")) { invocation in
-        try await listHexes(.inboxList, invocation, empty: "the inbox is empty")
+        try await listHexes(ControlRequest.inboxList, invocation, empty: "the inbox is empty")
     },
     Command("inbox show", "<id>", arguments: [("id", "A hex id from the inbox or My Hexlist, or a unique prefix of one (any case).")], summary: "Show a hex (from the inbox or My Hexlist) with its links; the id may be a unique prefix.",
             details: """
@@ -48,7 +44,7 @@ let commands: [Command] = [
                 """,
             options: [Option("full", help: "Show every field and link whole, however large.")]) { invocation in
         let full = invocation.arguments.flag("full")
-        let request = ControlRequest(.inboxShow, id: try single(invocation, "a hex id"), full: full ? true : nil)
+        let request = ControlRequest.inboxShow(id: try single(invocation, "a hex id"), full: full)
         let response = try await invocation.request(
             request, maximumResponseLength: full ? ControlLimits.fullResponseLineBytes : ControlLimits.responseLineBytes)
         guard let hex = response.hex else { throw CommandFailure(.failure, "the daemon's answer to inbox show lacks its result") }
@@ -60,42 +56,40 @@ let commands: [Command] = [
         }
         return .success
     },
-    Command("inbox check", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Mark an inbox hex as checked.") { invocation in try await showHex(.inboxCheck, invocation) },
-    Command("inbox delete", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Delete a hex from the inbox.") { invocation in try await showHex(.inboxDelete, invocation) },
+    Command("inbox check", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Mark an inbox hex as checked.") { invocation in try await showHex({ .inboxCheck(id: $0) }, invocation) },
+    Command("inbox delete", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Delete a hex from the inbox.") { invocation in try await showHex({ .inboxDelete(id: $0) }, invocation) },
     Command("inbox save", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Save a copy of an inbox hex on top of My Hexlist (it keeps its sender).") { invocation in
-        try await showHex(.inboxSave, invocation)
+        try await showHex({ .inboxSave(id: $0) }, invocation)
     },
     Command("hexlist", summary: "List My Hexlist in its order.", options: listOptions(cursor: "id")) { invocation in
-        try await listHexes(.hexlistList, invocation, empty: "My Hexlist is empty")
+        try await listHexes(ControlRequest.hexlistList, invocation, empty: "My Hexlist is empty")
     },
     Command("hexlist add", "[<url> ...]", arguments: [("url", "A link of the hex: a URL with a scheme and a host, or a file:// URL.")], summary: "Add a hex of your own on top of My Hexlist.", options: HexInput.options) { invocation in
-        let input = try HexInput(invocation, urls: invocation.arguments.positionals)
-        let request = ControlRequest(.hexlistAdd, description: input.description, color: input.color, links: input.links)
+        let request = ControlRequest.hexlistAdd(try HexInput(invocation, urls: invocation.arguments.positionals).draft)
         return printResult(try await invocation.result(\.hex, of: request), invocation) { Output.hexDetail($0) }
     },
-    Command("hexlist remove", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")], summary: "Delete a hex from My Hexlist.") { invocation in try await showHex(.hexlistRemove, invocation) },
+    Command("hexlist remove", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")], summary: "Delete a hex from My Hexlist.") { invocation in try await showHex({ .hexlistRemove(id: $0) }, invocation) },
     Command("hexlist move", "<id> <index>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one."), ("index", "Its new position: 0 is the top; past the end is the bottom.")], summary: "Move a hex of My Hexlist to a position (0 is the top).") { invocation in
         let words = invocation.arguments.positionals
         guard words.count == 2, let index = Int(words[1]), index >= 0 else { throw UsageError("give a hex id and a position (0 or more)") }
-        return printResult(try await invocation.result(\.hex, of: ControlRequest(.hexlistMove, id: words[0], index: index)), invocation) { Output.hexLine(HexSummary($0)) }
+        return printResult(try await invocation.result(\.hex, of: .hexlistMove(id: words[0], index: index)), invocation) { Output.hexLine(HexSummary($0)) }
     },
     Command("hexlist send", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")], summary: "Send a hex of My Hexlist to a peer and wait for its acknowledgement.",
             options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + sendOptions) { invocation in
-        var request = try sendRequest(.hexlistSend, invocation)
-        request.id = try single(invocation, "a hex id")
-        return try await send(request, invocation)
+        let options = try sendOptions(invocation)
+        return try await send(.hexlistSend(id: try single(invocation, "a hex id"), options), options, invocation)
     },
 ] + shareCommands + [
     Command("block", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")], summary: "Refuse hexes from a sender: a UUID, or a peer's name or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
-        let blocked = try await invocation.result(\.blocked, of: ControlRequest(.block, uuid: try single(invocation, "a sender UUID or peer")))
+        let blocked = try await invocation.result(\.blocked, of: .block(sender: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
     },
     Command("unblock", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")], summary: "Accept hexes from a sender again: a UUID, or a peer's name or UUID prefix.") { invocation in
-        let blocked = try await invocation.result(\.blocked, of: ControlRequest(.unblock, uuid: try single(invocation, "a sender UUID or peer")))
+        let blocked = try await invocation.result(\.blocked, of: .unblock(sender: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { $0.isEmpty ? "nobody is blocked" : "blocked: " + $0.joined(separator: ", ") }
     },
     Command("blocked", summary: "List the blocked sender UUIDs.") { invocation in
-        printResult(try await invocation.result(\.blocked, of: ControlRequest(.blocked)), invocation) { $0.isEmpty ? "nobody is blocked" : $0.joined(separator: "\n") }
+        printResult(try await invocation.result(\.blocked, of: .blocked), invocation) { $0.isEmpty ? "nobody is blocked" : $0.joined(separator: "\n") }
     },
     Command("wait", summary: "Wait until the daemon answers, and with --peer until that peer is listed; for scripts.",
             details: """
@@ -145,9 +139,9 @@ func listOptions(cursor: String) -> [Option] {
 }
 
 /// Prints a list of hexes as it arrives: a line per hex, or a JSON object per line.
-func listHexes(_ command: ControlCommand, _ invocation: Invocation, empty: String) async throws -> ExitCode {
+func listHexes(_ make: (ListPage) -> ControlRequest, _ invocation: Invocation, empty: String) async throws -> ExitCode {
     var last: HexSummary?
-    let end = try await invocation.list(command) { response in
+    let end = try await invocation.list(make) { response in
         guard let summary = response.summary else { return }
         last = summary
         let truncated = response.truncated == true
@@ -167,25 +161,26 @@ func noteMore(_ end: ListEnd, last: String?, _ invocation: Invocation) {
 /// The options every sending command shares.
 let sendOptions = [
     Option("timeout", value: "seconds", help: "How long to wait for the peer. Default: 5."),
-    Option("no-wait", help: "Return once the envelope is written: no acknowledgement is asked for or awaited (no messageID)."),
+    Option("no-wait", help: "Return once the envelope is written, without waiting for the acknowledgement."),
     Option("legacy", help: "Send only what the original app understood, whatever the peer announced."),
 ]
 
-/// A send-type request with the shared options read.
-func sendRequest(_ command: ControlCommand, _ invocation: Invocation) throws -> ControlRequest {
+/// The options every sending command shares, read.
+func sendOptions(_ invocation: Invocation) throws -> SendOptions {
     guard let peer = invocation.arguments.value("to") else { throw UsageError("--to <peer> is required") }
-    let timeout = try invocation.seconds("timeout")
-    return ControlRequest(command, to: peer, wait: !invocation.arguments.flag("no-wait"), timeout: timeout,
-                          legacy: invocation.arguments.flag("legacy") ? true : nil)
+    return SendOptions(to: peer, wait: !invocation.arguments.flag("no-wait"), timeout: try invocation.seconds("timeout").map { .seconds($0) },
+                       legacy: invocation.arguments.flag("legacy"))
 }
 
-func send(_ request: ControlRequest, _ invocation: Invocation) async throws -> ExitCode {
-    let wait = Duration.seconds((request.timeout ?? 5) + 10)
+/// Sends `request` and prints its report; waits for the daemon a little longer than the send may take.
+func send(_ request: ControlRequest, _ options: SendOptions, _ invocation: Invocation) async throws -> ExitCode {
+    let wait = (options.timeout ?? SendOptions.defaultTimeout) + .seconds(10)
     return printResult(try await invocation.result(\.send, of: request, timeout: wait), invocation) { Output.send($0) }
 }
 
-func showHex(_ command: ControlCommand, _ invocation: Invocation) async throws -> ExitCode {
-    return printResult(try await invocation.result(\.hex, of: ControlRequest(command, id: try single(invocation, "a hex id"))), invocation) {
+/// Runs a command about one hex (`make` builds its request from the id argument) and shows the hex.
+func showHex(_ make: (String) -> ControlRequest, _ invocation: Invocation) async throws -> ExitCode {
+    return printResult(try await invocation.result(\.hex, of: make(try single(invocation, "a hex id"))), invocation) {
         Output.hexDetail($0)
     }
 }
@@ -214,7 +209,7 @@ func watch(_ invocation: Invocation) async throws -> ExitCode {
         since = value
     }
     let client = try invocation.connect()
-    var response = try await client.request(ControlRequest(.watch, since: since), timeout: nil)
+    var response = try await client.request(.watch(since: since), timeout: nil)
     while true {
         if let error = response.error { throw CommandFailure(error) }
         if let event = response.event {
@@ -233,12 +228,12 @@ func waitUntilReady(_ invocation: Invocation) async throws -> ExitCode {
     let deadline = ContinuousClock.now + .seconds(try invocation.seconds("timeout") ?? 30)
     let peer = invocation.arguments.value("peer")
     while ContinuousClock.now < deadline {
-        if let status = try? await invocation.result(\.status, of: ControlRequest(.status), timeout: .seconds(5)) {
+        if let status = try? await invocation.result(\.status, of: .status, timeout: .seconds(5)) {
             guard let peer else {
                 return printResult(status, invocation) { "hexd is ready: \(json($0.name)) (\($0.peerUUID))" }
             }
             var found: PeerInfo?
-            _ = try? await invocation.list(.peers) { response in
+            _ = try? await invocation.list(ControlRequest.peers) { response in
                 if let info = response.peer, info.name.lowercased() == peer.lowercased() || info.uuid.hasPrefix(peer.uppercased()) { found = info }
             }
             if let found { return printResult(found, invocation) { "\(json($0.name)) is listed at \($0.endpoint)" } }

@@ -44,15 +44,20 @@ struct Invocation: Sendable {
 
     static let secondsRange = 0.0...86_400
 
-    /// Runs a list command with `--limit` and `--after`, handing each item to `item` as it arrives.
-    func list(_ command: ControlCommand, item: (ControlResponse) throws -> Void) async throws -> ListEnd {
-        var limit: Int?
+    /// Runs a list command (`make` builds its request from the page `--limit` and `--after`
+    /// ask for), handing each item to `item` as it arrives.
+    func list(_ make: (ListPage) -> ControlRequest, item: (ControlResponse) throws -> Void) async throws -> ListEnd {
+        var page = ListPage()
         if let text = arguments.value("limit") {
             guard let value = Int(text), value > 0 else { throw UsageError("--limit needs a whole number, 1 or more, not '\(text)'") }
-            limit = value
+            page.limit = value
+        }
+        if let text = arguments.value("after") {
+            guard let id = UUID(uuidString: text) else { throw UsageError("--after needs the id or UUID the previous page ended with, not '\(text)'") }
+            page.after = id
         }
         do {
-            return try await connect().list(ControlRequest(command, limit: limit, after: arguments.value("after")), timeout: .seconds(120), item: item)
+            return try await connect().list(make(page), timeout: .seconds(120), item: item)
         } catch let error as ControlError {
             throw CommandFailure(error)
         }

@@ -1,4 +1,5 @@
 import HexCommandLine
+import HexControl
 import HexKit
 
 /// The links (and optionally description and colour) of a hex to send or add, from URL arguments
@@ -43,6 +44,11 @@ struct HexInput {
         self.links = links
         description = invocation.arguments.value("description") ?? description
         color = invocation.arguments.value("color") ?? color
+    }
+
+    /// The hex as a request carries it.
+    var draft: HexDraft {
+        HexDraft(description: description ?? "", color: color ?? HexColor.fallback, links: links)
     }
 
     /// Runs one of the tolerant readers on a file, its failure said as a usage error naming the file.

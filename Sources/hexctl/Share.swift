@@ -21,19 +21,20 @@ let shareCommands = [
                 Option("description", value: "text", short: "d", help: "The hex's description."),
                 Option("color", value: "#RRGGBB", help: "The hex's colour. Default: #AAAAAA."),
                 Option("timeout", value: "seconds", help: "How long gathering the links may take. Default: 120."),
+                Option("send-timeout", value: "seconds", help: "With --to: how long to wait for the peer. Default: 5."),
                 Option("legacy", help: "Send only what the original app understood, whatever the peer announced."),
             ]) { invocation in
         try await share(invocation)
     },
     Command("queries", summary: "List the share queries in flight, with their progress.") { invocation in
-        printResult(try await invocation.result(\.queries, of: ControlRequest(.queries)), invocation) { queries in
+        printResult(try await invocation.result(\.queries, of: .queries), invocation) { queries in
             queries.isEmpty ? "no queries in flight"
                 : queries.map { "\($0.id.uuidString)  \($0.kind.rawValue)  \($0.answered)/\($0.total)  waiting: \($0.waiting.prefix(3).joined(separator: ", "))" }
                     .joined(separator: "\n")
         }
     },
     Command("cancel", "<query-id>", arguments: [("query-id", "A share query id from hexctl queries, or a unique prefix of one.")], summary: "Cancel a share query (its running link commands are stopped); the id may be a unique prefix.") { invocation in
-        _ = try await invocation.request(ControlRequest(.cancel, query: try single(invocation, "a query id").uppercased()))
+        _ = try await invocation.request(.cancel(query: try single(invocation, "a query id").uppercased()))
         return printResult(["cancelled": true], invocation) { _ in "cancelled" }
     },
 ]
@@ -49,15 +50,21 @@ private func share(_ invocation: Invocation) async throws -> ExitCode {
     guard !files.isEmpty else { throw UsageError("give at least one file") }
     let save = arguments.flag("save")
     guard save != (arguments.value("to") != nil) else { throw UsageError("give either --to <peer> or --save") }
-    let seconds = try invocation.seconds("timeout") ?? 120
-    let query = UUID().uuidString
-    let request = ControlRequest(.share, to: arguments.value("to"), description: arguments.value("description"), color: arguments.value("color"),
-                                 timeout: seconds, legacy: arguments.flag("legacy") ? true : nil, files: files,
-                                 provider: arguments.value("provider"), save: save ? true : nil, query: query)
+    let gatherTimeout = try invocation.seconds("timeout").map { Duration.seconds($0) } ?? ShareRequest.defaultGatherTimeout
+    let sendTimeout = try invocation.seconds("send-timeout").map { Duration.seconds($0) }
+    let destination: ShareRequest.Destination = if let peer = arguments.value("to") {
+        .peer(SendOptions(to: peer, timeout: sendTimeout, legacy: arguments.flag("legacy")))
+    } else {
+        .myHexlist
+    }
+    let query = UUID()
+    let request = ControlRequest.share(ShareRequest(
+        files: files, provider: arguments.value("provider"), query: query, gatherTimeout: gatherTimeout,
+        description: arguments.value("description") ?? "", color: arguments.value("color") ?? HexColor.fallback, destination: destination))
     let progress = isatty(STDERR_FILENO) == 1 && !invocation.json ? Task { await showProgress(of: query, invocation) } : nil
     let response: ControlResponse
     do {
-        response = try await invocation.request(request, timeout: .seconds(seconds + 30))
+        response = try await invocation.request(request, timeout: gatherTimeout + (sendTimeout ?? SendOptions.defaultTimeout) + .seconds(30))
         progress?.cancel()
     } catch {
         progress?.cancel()
@@ -72,13 +79,13 @@ private func share(_ invocation: Invocation) async throws -> ExitCode {
 }
 
 /// After half a second, shows "links n/m" for this query on standard error until cancelled.
-private func showProgress(of query: String, _ invocation: Invocation) async {
+private func showProgress(of query: UUID, _ invocation: Invocation) async {
     guard (try? await Task.sleep(for: .milliseconds(500))) != nil,
           let client = try? invocation.connect(),
-          var response = try? await client.request(ControlRequest(.watch, since: UInt64.max), timeout: nil)
+          var response = try? await client.request(.watch(since: UInt64.max), timeout: nil)
     else { return }
     while !Task.isCancelled {
-        if let event = response.event, event.id == query, event.kind == .queryProgress, let counts = event.message {
+        if let event = response.event, event.id == query.uuidString, event.kind == .queryProgress, let counts = event.message {
             printErrorRaw("\r\u{1B}[Kgathering links: \(counts)")
         }
         guard let next = try? await client.nextResponse(timeout: nil) else { return }

@@ -15,7 +15,7 @@ extension ProcessTests {
             (#"{"command":"send","to":"127.0.0.1:1","links":[{"url":"https://x"}],"timeout":%}"#, ["0.5", "2.5", "null"]),
             (#"{"command":"alert","to":"127.0.0.1:1","message":"m","timeout":%}"#, ["0.5", "2.5", "null"]),
             (#"{"command":"share","save":true,"files":["/nonexistent/file"],"timeout":%}"#, ["0.5", "2.5", "null"]),
-            (#"{"command":"hexlist.move","id":"00000000","index":%}"#, ["0", "-1"]),
+            (#"{"command":"hexlist.move","id":"00000000","index":%}"#, ["0"]),
             (#"{"command":"inbox.list","limit":%}"#, ["null"]),
             (#"{"command":"peers","limit":%}"#, ["null"]),
             (#"{"command":"watch","since":%}"#, ["0", "9223372036854775808", "null"]),

@@ -72,8 +72,8 @@ import Testing
         _ = table.observe(beacon(peer: "22223333-0000-4000-8000-000000000000", name: "Bobby"), from: home, at: start)
         #expect(try table.peer(matching: "bob").name == "Bob")
         #expect(try table.peer(matching: "22222222").name == "Bob")
-        #expect(throws: ControlLookupError.ambiguous("2222", 2)) { try table.peer(matching: "2222") }
-        #expect(throws: ControlLookupError.unknown("carol")) { try table.peer(matching: "carol") }
+        #expect(throws: LookupError.ambiguousPeer("2222", matches: 2)) { try table.peer(matching: "2222") }
+        #expect(throws: LookupError.noPeer("carol")) { try table.peer(matching: "carol") }
     }
 
     @Test func beaconsStayUnderOneKilobyteAndRejectStrangers() {

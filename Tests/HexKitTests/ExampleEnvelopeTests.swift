@@ -52,7 +52,7 @@ import Testing
             envelope = try Envelope.decode(from: line)
         } catch {
             #expect(Self.name(of: error) == expected.decode, "\(expected.about)")
-            check(receiver.manager.reply(toUnreadable: error), against: expected.reply)
+            check(receiver.dialect.reply(toUnreadable: error), against: expected.reply)
             #expect(try receiver.manager.inbox().isEmpty)
             return
         }
@@ -60,7 +60,7 @@ import Testing
 
         let outcome = try receiver.manager.receive(envelope)
         #expect(Self.name(of: outcome) == expected.outcome, "\(expected.about)")
-        check(receiver.manager.reply(to: envelope, outcome: outcome), against: expected.reply)
+        check(receiver.dialect.reply(to: envelope, outcome: outcome), against: expected.reply)
 
         let inbox = try receiver.manager.inbox()
         guard let storedExpectation = expected.stored else {

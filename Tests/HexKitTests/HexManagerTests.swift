@@ -71,10 +71,10 @@ import Testing
         let legacy = try Envelope.decode(from: Array(storeLine("spam").utf8))
         let outcome = try receiver.manager.receive(legacy)
         #expect(outcome == .rejected(alert: "\(Receiver.name) blocked you."))
-        #expect(receiver.manager.reply(to: legacy, outcome: outcome) == .alert("\(Receiver.name) blocked you.", versionID: HexdVersion.current))
+        #expect(receiver.dialect.reply(to: legacy, outcome: outcome) == .alert("\(Receiver.name) blocked you.", versionID: HexdVersion.current))
 
         let current = try Envelope.decode(from: Array(storeLine("spam", messageID: "M-2").utf8))
-        let reply = receiver.manager.reply(to: current, outcome: try receiver.manager.receive(current))
+        let reply = receiver.dialect.reply(to: current, outcome: try receiver.manager.receive(current))
         #expect(reply?.operationType == .ack && reply?.status == .rejected && reply?.messageID == "M-2")
         #expect(try receiver.manager.inbox().isEmpty)
 
@@ -94,7 +94,7 @@ import Testing
         let receiver = try Receiver()
         for line in [storeLine("x"), #"{"versionID":"1.0","operationType":"Alert","message":"hi"}"#, #"{"versionID":"1.0","operationType":"Nope"}"#] {
             let envelope = try Envelope.decode(from: Array(line.utf8))
-            #expect(receiver.manager.reply(to: envelope, outcome: try receiver.manager.receive(envelope)) == nil)
+            #expect(receiver.dialect.reply(to: envelope, outcome: try receiver.manager.receive(envelope)) == nil)
         }
     }
 
@@ -103,67 +103,20 @@ import Testing
         let ack = Envelope.ack(.stored, messageID: "M-9", message: "stored", versionID: "2.0.0")
         let outcome = try receiver.manager.receive(ack)
         #expect(outcome.ackStatus == .unsupported)
-        #expect(receiver.manager.reply(to: ack, outcome: outcome) == nil)
+        #expect(receiver.dialect.reply(to: ack, outcome: outcome) == nil)
     }
 
     @Test func anAcknowledgedStoreNamesTheStoredHex() throws {
         let receiver = try Receiver()
         let envelope = try Envelope.decode(from: Array(storeLine("x", messageID: "M-3").utf8))
         let outcome = try receiver.manager.receive(envelope)
-        let reply = try #require(receiver.manager.reply(to: envelope, outcome: outcome))
+        let reply = try #require(receiver.dialect.reply(to: envelope, outcome: outcome))
         let stored = try #require(try receiver.manager.inbox().first)
         #expect(reply.status == .stored && reply.messageID == "M-3")
         #expect(reply.message?.contains(stored.id.uuidString.uppercased()) == true)
         #expect(reply.hexID == stored.id.uuidString.uppercased(), "and carries its id for scripts")
         let duplicate = try receiver.manager.receive(envelope)
-        #expect(receiver.manager.reply(to: envelope, outcome: duplicate)?.hexID == nil, "only a stored Ack has one")
-    }
-
-    // MARK: Sending
-
-    @Test func whatIsSentNeverHasAnEmptyNameColourOrService() throws {
-        let receiver = try Receiver()
-        let hex = HexManager.makeHex(from: HexJM(links: [LinkJM(url: "u")]), location: .inbox, at: Date())
-        for legacy in [false, true] {
-            let sent = receiver.manager.sendable(hex, legacy: legacy)
-            #expect(sent.senderName == Receiver.name)
-            #expect(sent.senderUUID == receiver.manager.identity.uuid)
-            #expect(sent.hexColor == HexColor.fallback)
-            #expect(sent.links == [LinkJM(url: "u", linkDescription: "", service: .unknown)])
-        }
-    }
-
-    @Test func aLegacyReceiverGetsOnlyTheFourOriginalServices() throws {
-        let receiver = try Receiver()
-        let services: [Service] = [.unknown, .dropbox, .box, .googleDrive, "OneDrive", "", "dropbox"]
-        let hex = Hex(location: .myHexlist, senderUUID: "", senderName: "", hexDescription: "d", hexColor: "#abcdef",
-                      links: services.map { Link(url: "u", linkDescription: "l", service: $0) }, isChecked: true)
-        let legacy = receiver.manager.sendable(hex, legacy: true)
-        #expect(legacy.links?.compactMap(\.service) == [.unknown, .dropbox, .box, .googleDrive, .unknown, .unknown, .unknown])
-        #expect(legacy.hexColor == "#ABCDEF", "colours go out as uppercase #RRGGBB")
-        let current = receiver.manager.sendable(hex, legacy: false)
-        #expect(current.links?.compactMap(\.service) == [.unknown, .dropbox, .box, .googleDrive, "OneDrive", .unknown, "dropbox"])
-    }
-
-    @Test func aLegacyStoreEnvelopeCarriesNoExtensions() throws {
-        let receiver = try Receiver()
-        let hex = try receiver.manager.createHex(description: "mine", links: [Link(url: "u", linkDescription: "l", service: .box)])
-        let legacy = receiver.manager.storeEnvelope(for: hex, legacy: true)
-        #expect(legacy.messageID == nil && legacy.status == nil)
-        #expect(OperationType.legacy.contains(legacy.operationType) && legacy.jmObjectType == .hex)
-        #expect(receiver.manager.storeEnvelope(for: hex, legacy: false).messageID != nil)
-    }
-
-    @Test func aSentHexIsStoredByAnotherReceiverAsItWasSent() throws {
-        let sender = try Receiver()
-        let receiver = try Receiver()
-        let hex = try sender.manager.createHex(description: "to you", color: "#112233",
-                                              links: [Link(url: "https://a.example/1", linkDescription: "one", service: .googleDrive)])
-        let line = String(decoding: sender.manager.storeEnvelope(for: hex, legacy: false).encodedLine(), as: UTF8.self)
-        guard case .stored(let stored) = try receiver.receive(line: line) else { throw Failure("not stored") }
-        #expect(stored.senderUUID == sender.manager.identity.uuid && stored.senderName == Receiver.name)
-        #expect(stored.hexDescription == "to you" && stored.hexColor == "#112233")
-        #expect(stored.links.map(\.url) == ["https://a.example/1"] && stored.links[0].service == .googleDrive)
+        #expect(receiver.dialect.reply(to: envelope, outcome: duplicate)?.hexID == nil, "only a stored Ack has one")
     }
 
     // MARK: My Hexlist

@@ -12,13 +12,11 @@ import Testing
         func of(_ id: UUID) -> [QueryRegistry.Outcome] { outcomes.withLock { $0[id] ?? [] } }
     }
 
-    let later = ContinuousClock.now + .seconds(3_600)
-
     @Test func answersInAnyOrderDeliverOnceInSelectionOrder() async {
         let registry = QueryRegistry()
         let deliveries = Deliveries()
         let id = UUID()
-        #expect(await registry.open(id: id, kind: .shareLinks, paths: ["/a", "/b", "/c", "/a"], deadline: later, deliver: deliveries.callback(id)))
+        #expect(await registry.open(id: id, kind: .shareLinks, paths: ["/a", "/b", "/c", "/a"], deliver: deliveries.callback(id)))
         #expect(await registry.answer(id, path: "/c", link: "C") == .accepted)
         #expect(await registry.answer(id, path: "/c", link: "C2") == .slotAlreadyFilled, "the first answer wins")
         #expect(await registry.answer(id, path: "/zzz", link: "Z") == .unknownPath)
@@ -35,27 +33,23 @@ import Testing
         let registry = QueryRegistry()
         let deliveries = Deliveries()
         let id = UUID()
-        _ = await registry.open(id: id, kind: .shareLinks, paths: ["/a", "/b"], deadline: later, deliver: deliveries.callback(id))
+        _ = await registry.open(id: id, kind: .shareLinks, paths: ["/a", "/b"], deliver: deliveries.callback(id))
         #expect(await registry.fail(id, path: "/b", reason: "no such file"))
         #expect(await !registry.fail(id, path: "/a", reason: "second failure"))
         #expect(await registry.answer(id, path: "/a", link: "A") == .unknownQuery)
         #expect(deliveries.of(id) == [.failed(path: "/b", reason: "no such file")])
     }
 
-    @Test func cancelAndDeadlineEndAQuery() async {
+    @Test func cancelEndsAQueryOnce() async {
         let registry = QueryRegistry()
         let deliveries = Deliveries()
-        let (cancelled, expired, alive) = (UUID(), UUID(), UUID())
-        let now = ContinuousClock.now
-        _ = await registry.open(id: cancelled, kind: .shareLinks, paths: ["/a"], deadline: later, deliver: deliveries.callback(cancelled))
-        _ = await registry.open(id: expired, kind: .shareLinks, paths: ["/a", "/b"], deadline: now, deliver: deliveries.callback(expired))
-        _ = await registry.open(id: alive, kind: .shareLinks, paths: ["/a"], deadline: later, deliver: deliveries.callback(alive))
+        let (cancelled, alive) = (UUID(), UUID())
+        _ = await registry.open(id: cancelled, kind: .shareLinks, paths: ["/a"], deliver: deliveries.callback(cancelled))
+        _ = await registry.open(id: alive, kind: .shareLinks, paths: ["/a"], deliver: deliveries.callback(alive))
         #expect(await registry.cancel(cancelled))
         #expect(await !registry.cancel(cancelled))
-        _ = await registry.answer(expired, path: "/b", link: "B")
-        #expect(await registry.expire(at: now) == 1)
+        #expect(await registry.answer(cancelled, path: "/a", link: "A") == .unknownQuery)
         #expect(deliveries.of(cancelled) == [.cancelled])
-        #expect(deliveries.of(expired) == [.failed(path: "/a", reason: "no answer before the deadline (1 of 2 missing)")])
         #expect(await registry.inFlight.map(\.id) == [alive])
     }
 
@@ -63,37 +57,35 @@ import Testing
         let registry = QueryRegistry()
         let deliveries = Deliveries()
         let id = UUID()
-        #expect(await registry.open(id: id, kind: .shareLinks, paths: ["/file"], deadline: later, deliver: deliveries.callback(id)))
-        #expect(await !registry.open(id: id, kind: .shareLinks, paths: ["/other"], deadline: later, deliver: deliveries.callback(id)), "ids are unique")
+        #expect(await registry.open(id: id, kind: .shareLinks, paths: ["/file"], deliver: deliveries.callback(id)))
+        #expect(await !registry.open(id: id, kind: .shareLinks, paths: ["/other"], deliver: deliveries.callback(id)), "ids are unique")
         #expect(await registry.answer(id, path: "/file", link: "https://x/1") == .completed)
         #expect(deliveries.of(id) == [.delivered(["https://x/1"])])
-        #expect(await !registry.open(id: UUID(), kind: .shareLinks, paths: [], deadline: later, deliver: deliveries.callback(id)))
+        #expect(await !registry.open(id: UUID(), kind: .shareLinks, paths: [], deliver: deliveries.callback(id)))
     }
 
     /// Thousands of files, answers from eight concurrent tasks in random order with duplicates
-    /// and strays, failures in the middle, cancels racing completion and expired deadlines:
+    /// and strays, failures in the middle, and cancels racing completion:
     /// exactly one outcome per query, consistent with what fail and cancel reported, and an
     /// empty registry at the end. Bounded: 300 queries, about 13,000 paths.
     @Test func stress() async {
         let registry = QueryRegistry()
         let deliveries = Deliveries()
-        struct Plan: Sendable { let id: UUID; let paths: [String]; let failAt: Int?; let cancelAt: Int?; let expires: Bool }
+        struct Plan: Sendable { let id: UUID; let paths: [String]; let failAt: Int?; let cancelAt: Int? }
         var generator = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
-        var plans = [Plan(id: UUID(), paths: (0..<3_000).map { "/big/file-\($0)" }, failAt: nil, cancelAt: nil, expires: false)]
+        var plans = [Plan(id: UUID(), paths: (0..<3_000).map { "/big/file-\($0)" }, failAt: nil, cancelAt: nil)]
         for index in 0..<300 {
             let count = Int.random(in: 1...60, using: &generator)
             plans.append(Plan(id: UUID(), paths: (0..<count).map { "/q\(index)/\($0)" },
                               failAt: index % 3 == 0 ? Int.random(in: 0..<count, using: &generator) : nil,
-                              cancelAt: index % 6 == 1 ? Int.random(in: 0..<count, using: &generator) : nil,
-                              expires: index % 25 == 2))
+                              cancelAt: index % 6 == 1 ? Int.random(in: 0..<count, using: &generator) : nil))
         }
-        let now = ContinuousClock.now
         for plan in plans {
-            _ = await registry.open(id: plan.id, kind: .shareLinks, paths: plan.paths, deadline: plan.expires ? now : later, deliver: deliveries.callback(plan.id))
+            _ = await registry.open(id: plan.id, kind: .shareLinks, paths: plan.paths, deliver: deliveries.callback(plan.id))
         }
         // Every answer once, a tenth of them twice, some strays; shuffled; failures and cancels
         // are placed among the answers of their query.
-        enum Action: Sendable { case answer(UUID, String), fail(UUID, String), cancel(UUID), expire }
+        enum Action: Sendable { case answer(UUID, String), fail(UUID, String), cancel(UUID) }
         var actions: [Action] = []
         for plan in plans {
             for (index, path) in plan.paths.enumerated() {
@@ -104,7 +96,6 @@ import Testing
             }
             actions.append(.answer(plan.id, "/not/asked"))
         }
-        actions.append(.expire)
         actions.shuffle(using: &generator)
         let shuffled = actions
 
@@ -126,13 +117,11 @@ import Testing
                             if await registry.fail(id, path: path, reason: "boom") { enders.failed.withLock { _ = $0.insert(id) } }
                         case .cancel(let id):
                             if await registry.cancel(id) { enders.cancelled.withLock { _ = $0.insert(id) } }
-                        case .expire: await registry.expire(at: now)
                         }
                     }
                 }
             }
         }
-        await registry.expire(at: now) // the expired queries that the shuffled sweep came too early for
         #expect(await registry.inFlight.isEmpty)
         let failed = enders.failed.withLock { $0 }
         let cancelled = enders.cancelled.withLock { $0 }
@@ -144,7 +133,7 @@ import Testing
                 #expect(links == plan.paths.map { "link:" + $0 }, "in selection order")
                 #expect(!failed.contains(plan.id) && !cancelled.contains(plan.id))
             case .failed(_, let reason)?:
-                #expect(failed.contains(plan.id) || (plan.expires && reason.hasPrefix("no answer before the deadline")))
+                #expect(failed.contains(plan.id) && reason == "boom")
             case .cancelled?:
                 #expect(cancelled.contains(plan.id))
             case nil:

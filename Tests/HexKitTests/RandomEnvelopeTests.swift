@@ -42,7 +42,7 @@ import Testing
                 continue
             }
             let outcome = try receiver.manager.receive(envelope)
-            let reply = receiver.manager.reply(to: envelope, outcome: outcome)
+            let reply = receiver.dialect.reply(to: envelope, outcome: outcome)
             if let reply { #expect((try? Envelope.decode(from: reply.encodedLine())) == reply, context) }
             if case .stored = outcome {
                 storedCount += 1

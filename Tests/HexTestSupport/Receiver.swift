@@ -12,6 +12,8 @@ public final class Receiver {
     public let directory: TemporaryDirectory
     public let database: HexDatabase
     public let manager: HexManager
+    /// How a current hexd answers what it receives.
+    public let dialect = Dialect(.current)
 
     public init() throws {
         directory = try TemporaryDirectory()

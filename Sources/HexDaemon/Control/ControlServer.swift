@@ -17,21 +17,36 @@ struct ControlServer: Sendable {
     private func serve(_ socket: Socket) async {
         let connection = StreamConnection(socket: socket, maximumLineLength: ControlLimits.requestLineBytes)
         while case .line(let bytes)? = try? await connection.readLine(timeout: nil) {
-            let response: ControlResponse
+            let request: ControlRequest
             do {
-                let request = try ControlCoding.decode(ControlRequest.self, from: bytes)
-                if request.command == .watch {
-                    await stream(events.watch(since: request.since ?? 0), to: socket, reader: connection)
-                    return
-                }
-                guard (try? await handler.handle(request, write: { try await write($0, to: socket) })) != nil else { return }
-                continue
-            } catch let error as DecodingError {
-                response = ControlResponse(error: ControlError(.usage, "not a control request: \(Self.describe(error))"))
+                request = try ControlCoding.decode(ControlRequest.self, from: bytes)
             } catch {
-                response = ControlResponse(error: ControlError(.usage, "not a control request: \(error)"))
+                let response = ControlResponse(error: ControlError(.usage, "not a control request: \(Self.describe(error))"))
+                guard (try? await write(response, to: socket)) != nil else { return }
+                continue
             }
-            guard (try? await write(response, to: socket)) != nil else { return }
+            if case .watch(let since) = request {
+                await stream(events.watch(since: since), to: socket, reader: connection)
+                return
+            }
+            guard await answer(request, on: socket) else { return }
+        }
+    }
+
+    /// Carries out `request` and writes its answer; returns false when the client is gone.
+    ///
+    /// A client that closes its connection meanwhile (Ctrl-C on hexctl) cancels the request: a
+    /// share stops its link commands and sends nothing, a send stops waiting.
+    private func answer(_ request: ControlRequest, on socket: Socket) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await handler.handle(request, write: { try await write($0, to: socket) })) != nil }
+            group.addTask {
+                await socket.waitForHangUp()
+                return false
+            }
+            let answered = await group.next() ?? false
+            group.cancelAll()
+            return answered
         }
     }
 
@@ -53,11 +68,13 @@ struct ControlServer: Sendable {
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        return switch error {
         case .keyNotFound(let key, _): "missing \"\(key.stringValue)\""
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath.isEmpty ? context.debugDescription : "bad \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+            context.codingPath.isEmpty ? context.debugDescription
+                : "bad \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\": \(context.debugDescription)"
         @unknown default: "\(error)"
         }
     }

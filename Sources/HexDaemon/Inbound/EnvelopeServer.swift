@@ -1,4 +1,3 @@
-import HexControl
 import HexKit
 import HexNet
 
@@ -18,6 +17,8 @@ final class EnvelopeServer: Sendable {
     private let connections: ConnectionTable
     private let budget: PartialLineBudget
     private let pace: LinePace
+    /// How this daemon answers: as hexd, or as the original app when it plays one.
+    private let dialect: Dialect
 
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
     init(listener: StreamListener, service: HexService, discovery: Discovery, events: EventLog, configuration: DaemonConfiguration,
@@ -35,6 +36,7 @@ final class EnvelopeServer: Sendable {
                            "cut off \(remote?.description ?? "?"), holding \(bytes) bytes of an unfinished line: "
                            + "all connections together held more than \(configuration.partialLineBudget)")
         }
+        dialect = Dialect(configuration.legacy ? .legacy : .current, versionID: configuration.appVersion)
         pace = LinePace(idle: configuration.idleTimeout, grace: configuration.lineGrace, minimumBytesPerSecond: configuration.lineMinimumRate)
     }
 
@@ -81,10 +83,8 @@ final class EnvelopeServer: Sendable {
                 return
             case .lineTooLong:
                 logger.limited("line too long", .warning, "\(remote) sent a line over \(configuration.maximumLineLength) bytes; closing the connection")
-                if !configuration.legacy {
-                    let ack = Envelope.ack(.invalid, messageID: nil, message: "line longer than \(configuration.maximumLineLength) bytes; closing the connection",
-                                                  versionID: configuration.appVersion)
-                    try? await connection.writeLine(ack.encodedLine(), timeout: .seconds(5))
+                if let reply = dialect.reply(toLineLongerThan: configuration.maximumLineLength) {
+                    try? await connection.writeLine(reply.encodedLine(), timeout: .seconds(5))
                 }
                 // Closing with the rest of the line unread would reset the connection and could
                 // destroy the Ack before the peer reads it: half-close, drain for a moment (the
@@ -107,24 +107,20 @@ final class EnvelopeServer: Sendable {
 
     /// Acts on one line and returns the reply owed, if any.
     private func handle(_ bytes: [UInt8], from remote: String) async -> Envelope? {
-        var envelope: Envelope
+        let envelope: Envelope
         do {
-            envelope = try Envelope.decode(from: bytes, limits: configuration.envelopeLimits)
+            envelope = dialect.received(try Envelope.decode(from: bytes, limits: configuration.envelopeLimits))
         } catch {
             logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
-            // The original app answered nothing; a legacy-playing daemon does the same.
-            return configuration.legacy ? nil : await service.reply(toUnreadable: error)
+            return dialect.reply(toUnreadable: error)
         }
-        // A legacy peer knows nothing of messageIDs: no Ack, no duplicate detection.
-        if configuration.legacy { envelope.messageID = nil }
         do {
-            let (outcome, reply) = try await service.receive(envelope)
+            let outcome = try await service.receive(envelope)
             await record(outcome, of: envelope, from: remote)
-            return reply
+            return dialect.reply(to: envelope, outcome: outcome)
         } catch {
             logger.limited("store failure", .error, "cannot store what \(remote) sent: \(error)")
-            guard let messageID = envelope.messageID else { return nil }
-            return .ack(.failed, messageID: messageID, message: "the receiver could not store it: \(error)", versionID: configuration.appVersion)
+            return dialect.reply(toUnstored: envelope, because: "\(error)")
         }
     }
 

@@ -1,4 +1,3 @@
-import HexControl
 import HexKit
 import HexNet
 
@@ -17,11 +16,11 @@ enum EnvelopeSender {
 
     /// - Parameter awaitReply: false to return once the envelope is written (`--no-wait`), without
     ///   waiting for an Ack or, from a legacy peer, for the end of the connection.
-    /// - Throws: `ControlError.unreachable` (cannot connect, closed early, no Ack in time) or
-    ///   `.rejected` (the Ack is not stored, duplicate or received; or a blocked-sender Alert).
+    /// - Throws: `SendError.undelivered` (cannot connect, closed early, no Ack in time, Ack
+    ///   `failed`) or `.refused` (another Ack status, or a blocked-sender Alert).
     static func send(
         _ envelope: Envelope, to endpoint: Endpoint, timeout: Duration, maximumLineLength: Int, awaitReply: Bool = true
-    ) async throws(ControlError) -> Delivery {
+    ) async throws(SendError) -> Delivery {
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + timeout
@@ -40,39 +39,41 @@ enum EnvelopeSender {
                 socket.shutdownWrite()
                 while case .line(let bytes)? = try await connection.readLine(timeout: remaining()) {
                     if let alert = try? Envelope.decode(from: bytes), alert.operationType == .alert {
-                        throw ControlError(.rejected, "\(endpoint) answered: \(alert.message ?? "")")
+                        throw SendError.refused("\(endpoint) answered: \((alert.message ?? "").clipped(toUTF8: 500))")
                     }
                 }
                 return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: clock.now - start)
             }
             while true {
                 guard case .line(let bytes)? = try await connection.readLine(timeout: remaining()) else {
-                    throw ControlError(.unreachable, "\(endpoint) closed the connection without acknowledging \(messageID)")
+                    throw SendError.undelivered("\(endpoint) closed the connection without acknowledging \(messageID)")
                 }
                 guard let reply = try? Envelope.decode(from: bytes) else { continue }
                 if reply.operationType == .alert {
-                    throw ControlError(.rejected, "\(endpoint) answered: \(reply.message ?? "")")
+                    throw SendError.refused("\(endpoint) answered: \((reply.message ?? "").clipped(toUTF8: 500))")
                 }
                 guard reply.operationType == .ack, reply.messageID == messageID || reply.messageID == nil else { continue }
                 let status = reply.status ?? "unknown"
-                let message = reply.message ?? status.rawValue
+                let message = (reply.message ?? status.rawValue).clipped(toUTF8: 500)
                 switch status {
                 case .stored, .duplicate, .received:
                     // Only an id that is one, so a peer cannot slip other text into a report.
                     let hexID = reply.hexID.flatMap(UUID.init(uuidString:))?.uuidString
                     return Delivery(status: status, message: message, elapsed: clock.now - start, hexID: hexID)
                 case .failed:
-                    throw ControlError(.unreachable, "\(endpoint) could not store it: \(message)")
+                    throw SendError.undelivered("\(endpoint) could not store it: \(message)")
                 default:
-                    throw ControlError(.rejected, "\(endpoint) answered \(status): \(message)")
+                    throw SendError.refused("\(endpoint) answered \(status): \(message)")
                 }
             }
-        } catch let error as ControlError {
+        } catch let error as SendError {
             throw error
+        } catch is CancellationError {
+            throw SendError.undelivered("the send to \(endpoint) was cancelled")
         } catch let error as SocketError where error.isTimeout {
-            throw ControlError(.unreachable, "\(endpoint) did not answer within \(timeout)")
+            throw SendError.undelivered("\(endpoint) did not answer within \(timeout)")
         } catch {
-            throw ControlError(.unreachable, "\(error)")
+            throw SendError.undelivered("\(error)")
         }
     }
 }

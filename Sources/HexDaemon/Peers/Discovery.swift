@@ -54,7 +54,7 @@ actor Discovery {
 
     var peers: [PeerTable.Peer] { table.peers.values.sorted { $0.name.lowercased() < $1.name.lowercased() } }
 
-    func peer(matching text: String) throws(ControlLookupError) -> PeerTable.Peer {
+    func peer(matching text: String) throws(LookupError) -> PeerTable.Peer {
         try table.peer(matching: text)
     }
 

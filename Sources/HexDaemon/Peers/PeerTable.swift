@@ -97,26 +97,13 @@ struct PeerTable {
 
     /// The peer a user means by `text`: its exact name (ignoring case), or its UUID or a unique
     /// prefix of it.
-    func peer(matching text: String) throws(ControlLookupError) -> Peer {
+    func peer(matching text: String) throws(LookupError) -> Peer {
         let byName = peers.values.filter { $0.name.lowercased() == text.lowercased() }
         if byName.count == 1, let peer = byName.first { return peer }
-        if byName.count > 1 { throw .ambiguous(text, byName.count) }
+        if byName.count > 1 { throw .ambiguousPeer(text, matches: byName.count) }
         let byUUID = text.isEmpty ? [] : peers.values.filter { $0.uuid.hasPrefix(text.uppercased()) }
-        if byUUID.count > 1 { throw .ambiguous(text, byUUID.count) }
-        guard let peer = byUUID.first else { throw .unknown(text) }
+        if byUUID.count > 1 { throw .ambiguousPeer(text, matches: byUUID.count) }
+        guard let peer = byUUID.first else { throw .noPeer(text) }
         return peer
-    }
-}
-
-/// Why a peer could not be picked.
-enum ControlLookupError: Error, Equatable, CustomStringConvertible {
-    case unknown(String)
-    case ambiguous(String, Int)
-
-    var description: String {
-        switch self {
-        case .unknown(let text): "no peer named \(text) (nor with a UUID starting so); see hexctl peers, or give HOST:PORT"
-        case .ambiguous(let text, let count): "\(text) matches \(count) peers; use more of the UUID"
-        }
     }
 }

@@ -1,4 +1,3 @@
-import HexControl
 import HexKit
 
 /// Turns a selection of files into links through a provider, one query wrapper per request.
@@ -20,41 +19,38 @@ struct ShareService: Sendable {
         self.events = events
     }
 
-    /// One link per path, in selection order, gathered concurrently.
+    /// One link per path, in selection order, gathered concurrently by child tasks.
     ///
-    /// - Throws: `ControlError` naming the file whose link failed (the first failure ends the
-    ///   query and stops the rest), or saying the query was cancelled or ran out of time.
-    func links(for paths: [String], query id: UUID, provider name: String?, timeout: Duration) async throws -> [LinkJM] {
+    /// The query is in the registry while it runs, so `queries` lists it and `cancel` ends it.
+    /// It ends at the first failure, at `timeout`, on `cancel`, or when the calling task is
+    /// cancelled (the client left); each way, the link commands still running are stopped.
+    /// - Throws: `ShareError`.
+    func links(for paths: [String], query id: UUID, provider name: String?, timeout: Duration) async throws(ShareError) -> [LinkJM] {
         let providerName = name ?? defaultProvider
-        guard let provider = providers[providerName] else {
-            throw ControlError(.usage, "no link provider \"\(providerName)\"; this daemon has: \(providers.keys.sorted().joined(separator: ", "))"
-                + (providerName == "command" ? " (configure one with --link-command)" : ""))
+        guard let provider = providers[providerName] else { throw .unknownProvider(providerName, available: providers.keys.sorted()) }
+        let (ended, ending) = AsyncStream.makeStream(of: QueryRegistry.Outcome.self, bufferingPolicy: .bufferingNewest(1))
+        let opened = await registry.open(id: id, kind: .shareLinks, paths: paths) { outcome in
+            ending.yield(outcome)
+            ending.finish()
         }
-        let ended = AsyncStream.makeStream(of: QueryRegistry.Outcome.self)
-        let opened = await registry.open(id: id, kind: .shareLinks, paths: paths, deadline: .now + timeout) { outcome in
-            ended.continuation.yield(outcome)
-            ended.continuation.finish()
-        }
-        guard opened else { throw ControlError(.usage, paths.isEmpty ? "give at least one file" : "a query \(id.uuidString) is in flight already") }
+        guard opened else { throw paths.isEmpty ? .linkFailed(path: nil, reason: "give at least one file") : .queryInFlight(id) }
 
         let unique = paths.uniqued()
-        let workers = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for path in unique {
-                    group.addTask { await answer(id, path: path, with: provider, total: unique.count) }
-                }
+        let outcome = await withTaskGroup(of: Void.self) { group -> QueryRegistry.Outcome? in
+            for path in unique {
+                group.addTask { await answer(id, path: path, with: provider, total: unique.count) }
             }
+            group.addTask { await expire(id, after: timeout) }
+            // The first outcome ends the query; nil means this task was cancelled first.
+            var outcome: QueryRegistry.Outcome?
+            for await ended in ended { outcome = ended }
+            group.cancelAll()
+            return outcome
         }
-        let deadline = Task {
-            try await Task.sleep(for: timeout)
-            await registry.expire(at: .now)
-        }
-        var outcome = QueryRegistry.Outcome.cancelled
-        for await ended in ended.stream { outcome = ended }
-        workers.cancel()
-        deadline.cancel()
+        // Cancelled: end the query, so it leaves the registry and cannot be answered any more.
+        if outcome == nil { await registry.cancel(id) }
 
-        switch outcome {
+        switch outcome ?? .cancelled {
         case .delivered(let links):
             await events.publish(.queryFinished, id: id.uuidString, message: "delivered")
             return zip(unique, links).map { path, link in
@@ -62,11 +58,18 @@ struct ShareService: Sendable {
             }
         case .failed(let path, let reason):
             await events.publish(.queryFinished, id: id.uuidString, message: "failed: \(reason)")
-            throw ControlError(.failed, path.map { "\($0): \(reason)" } ?? reason)
+            throw .linkFailed(path: path, reason: reason)
         case .cancelled:
             await events.publish(.queryFinished, id: id.uuidString, message: "cancelled")
-            throw ControlError(.failed, "the share was cancelled")
+            throw .cancelled
         }
+    }
+
+    /// Fails the query, naming what is missing, unless it ends (and this task is cancelled) first.
+    private func expire(_ id: UUID, after timeout: Duration) async {
+        guard (try? await Task.sleep(for: timeout)) != nil, let progress = await registry.progress(of: id) else { return }
+        await registry.fail(id, path: progress.waiting.first,
+                            reason: "no answer within \(timeout) (\(progress.waiting.count) of \(progress.total) missing)")
     }
 
     private func answer(_ id: UUID, path: String, with provider: any LinkProvider, total: Int) async {

@@ -1,5 +1,5 @@
-/// The rules for hexes: what a received envelope becomes, what may be sent to whom, and how the
-/// inbox, My Hexlist and the block list behave.
+/// The rules for hexes: what a received envelope becomes, and how the inbox, My Hexlist and the
+/// block list behave. What is written to a peer, and every reply, is `Dialect`'s.
 ///
 /// Wire models are tolerant and all-optional; stored `Hex` values are always complete. This type
 /// is the one place that turns one into the other, so the defaults table in Protocol.md is
@@ -51,27 +51,6 @@ public struct HexManager {
         return try repository.insert(hex, messageID: envelope.messageID) ? .stored(hex) : .duplicate
     }
 
-    /// The reply owed for an envelope with this outcome: an Ack when the envelope had a
-    /// `messageID`; for a legacy sender (no `messageID`) only the original app's Alert to a blocked
-    /// sender; otherwise nothing. An Ack is never answered, so two peers cannot loop.
-    public func reply(to envelope: Envelope, outcome: ReceiveOutcome) -> Envelope? {
-        if envelope.operationType == .ack { return nil }
-        if let messageID = envelope.messageID {
-            let hexID: String? = if case .stored(let hex) = outcome { hex.id.uuidString.uppercased() } else { nil }
-            return .ack(outcome.ackStatus, messageID: messageID, message: outcome.explanation, versionID: versionID, hexID: hexID)
-        }
-        if case .rejected(let alert) = outcome {
-            return .alert(alert, versionID: versionID)
-        }
-        return nil
-    }
-
-    /// The reply to a line that is not an envelope: an Ack `invalid` explaining why, carrying the
-    /// line's `messageID` when one could be read.
-    public func reply(toUnreadable error: EnvelopeDecodingError) -> Envelope {
-        .ack(.invalid, messageID: error.messageID, message: error.description, versionID: versionID)
-    }
-
     /// The stored form of a HexJM: a new id, the given location and time, and every missing field
     /// filled with its default (empty strings, no links). Values are kept as received, including
     /// services this version does not know.
@@ -88,32 +67,6 @@ public struct HexManager {
             timestamp: time,
             isChecked: location != .inbox
         )
-    }
-
-    // MARK: Sending
-
-    /// The wire form of a stored hex, sent from this daemon's identity.
-    ///
-    /// Never has an empty `senderName` or `hexColor` and always has a `service` on every link:
-    /// the original app crashed without them. For a legacy (1.x) receiver every service is one of
-    /// the four the original app knew; a service it did not know becomes `Unknown`.
-    public func sendable(_ hex: Hex, legacy: Bool) -> HexJM {
-        HexJM(
-            senderUUID: identity.uuid,
-            senderName: identity.name,
-            hexDescription: hex.hexDescription,
-            hexColor: HexColor.normalized(hex.hexColor) ?? HexColor.fallback,
-            links: hex.links.map { link in
-                let service = legacy ? link.service.legacySafe : (link.service.rawValue.isEmpty ? .unknown : link.service)
-                return LinkJM(url: link.url, linkDescription: link.linkDescription, service: service)
-            }
-        )
-    }
-
-    /// The Store envelope that sends `hex`. A legacy receiver gets no `messageID`: the original app
-    /// would not answer it, so nothing would ever acknowledge it.
-    public func storeEnvelope(for hex: Hex, legacy: Bool, messageID: UUID = UUID()) -> Envelope {
-        .store(sendable(hex, legacy: legacy), versionID: versionID, messageID: legacy ? nil : messageID.uuidString.uppercased())
     }
 
     // MARK: Inbox

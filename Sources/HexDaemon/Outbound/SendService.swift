@@ -1,0 +1,86 @@
+import HexKit
+import HexNet
+
+/// Sends hexes and alerts to peers: finds the destination, writes the envelope in the dialect
+/// the peer understands, waits for its answer, and logs and announces the outcome.
+struct SendService: Sendable {
+    let configuration: DaemonConfiguration
+    let identity: LocalIdentity
+    let discovery: Discovery
+    let events: EventLog
+    let logger: Logger
+
+    /// What is sent.
+    enum Payload: Sendable {
+        case hex(Hex)
+        case alert(String)
+    }
+
+    /// A send the peer took.
+    struct Receipt: Sendable {
+        /// The peer as the user reads it: its name and endpoint, or the endpoint alone.
+        var peer: String
+        /// The envelope's id; nil when sent to a legacy peer.
+        var messageID: String?
+        var delivery: EnvelopeSender.Delivery
+    }
+
+    /// Where a send goes and how: a known peer, or any `HOST:PORT`.
+    private struct Destination {
+        var endpoint: Endpoint
+        var label: String
+        var peerUUID: String?
+        var dialect: Dialect
+    }
+
+    /// Sends `payload` to `peer` (a peer's name, a UUID or a unique prefix of one, or `HOST:PORT`).
+    ///
+    /// - Parameters:
+    ///   - wait: wait for the Ack (or, from a legacy peer, the end of the connection); false
+    ///     returns once the envelope is written.
+    ///   - forceLegacy: send only what the original app understood, whatever the peer announced.
+    /// - Throws: `LookupError` when `peer` names no peer, or `SendError`.
+    func send(_ payload: Payload, to peer: String, wait: Bool, timeout: Duration, forceLegacy: Bool) async throws -> Receipt {
+        let destination = try await destination(peer, forceLegacy: forceLegacy)
+        let envelope = switch payload {
+        case .hex(let hex): destination.dialect.store(hex, from: identity)
+        case .alert(let message): destination.dialect.alert(message)
+        }
+        do {
+            let delivery = try await EnvelopeSender.send(
+                envelope, to: destination.endpoint, timeout: timeout, maximumLineLength: configuration.maximumLineLength, awaitReply: wait)
+            if let peerUUID = destination.peerUUID { await discovery.markExchanged(peerUUID) }
+            let outcome = delivery.status?.rawValue ?? "sent"
+            logger.info("\(envelope.operationType) to \(destination.label): \(outcome) in \(Int(clamping: delivery.elapsed.inSeconds * 1_000)) ms",
+                        [("peer", destination.label), ("messageID", envelope.messageID ?? ""), ("status", outcome)])
+            await events.publish(.sendAcked, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID, message: outcome)
+            return Receipt(peer: destination.label, messageID: envelope.messageID, delivery: delivery)
+        } catch {
+            let status = switch error {
+            case .undelivered: "undelivered"
+            case .refused: "refused"
+            }
+            logger.warning("\(envelope.operationType) to \(destination.label) failed: \(error)",
+                           [("peer", destination.label), ("messageID", envelope.messageID ?? ""), ("status", status)])
+            await events.publish(.sendFailed, peerUUID: destination.peerUUID, peer: destination.label, id: envelope.messageID, message: error.description)
+            throw error
+        }
+    }
+
+    private func destination(_ text: String, forceLegacy: Bool) async throws(LookupError) -> Destination {
+        // Playing a legacy peer means sending like one, whoever the receiver is.
+        let forceLegacy = forceLegacy || configuration.legacy
+        let peer: PeerTable.Peer?
+        let endpoint: Endpoint
+        if let typed = Endpoint(parsing: text) {
+            endpoint = typed
+            peer = await discovery.peer(at: typed)
+        } else {
+            let found = try await discovery.peer(matching: text)
+            endpoint = found.endpoint
+            peer = found
+        }
+        return Destination(endpoint: endpoint, label: peer.map { "\($0.name) (\(endpoint))" } ?? endpoint.description, peerUUID: peer?.uuid,
+                           dialect: Dialect(sendingTo: peer?.versionID, forceLegacy: forceLegacy, versionID: configuration.appVersion))
+    }
+}
