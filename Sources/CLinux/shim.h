@@ -1,13 +1,28 @@
 // Linux calls that Swift's Glibc module leaves out, wrapped where their C types do not import
 // cleanly (epoll_event is a packed struct on x86_64).
+#include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-// accept4 is declared by <sys/socket.h> only under _GNU_SOURCE.
+// accept4 and pipe2 are declared by glibc only under _GNU_SOURCE.
 int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+int pipe2(int fds[2], int flags);
+
+/// A descriptor that becomes readable when the process `pid` ends (Linux 5.3), or -1 with errno
+/// set (ENOSYS where the kernel or a seccomp filter does not offer it).
+static inline int hexd_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
 
 /// Makes glibc serve every allocation of 128 KiB or more with its own mapping, returned to the
 /// system when freed. By default glibc raises that threshold after each such free, so the

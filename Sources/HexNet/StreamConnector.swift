@@ -1,5 +1,3 @@
-import Dispatch
-
 import Glibc
 
 /// Opens outgoing stream connections.
@@ -36,24 +34,20 @@ public enum StreamConnector {
     }
 
     /// The IPv4 address of `host`: a dotted-decimal address as it is, a name through the system
-    /// resolver (which may block, so it runs off the cooperative thread pool).
+    /// resolver (which blocks, so it runs on the blocking pool).
     public static func resolve(_ host: String) async throws -> IPv4Address {
         if let address = IPv4Address(host) { return address }
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                var hints = addrinfo()
-                hints.ai_family = AF_INET
-                hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-                var results: UnsafeMutablePointer<addrinfo>?
-                let status = getaddrinfo(host, nil, &hints, &results)
-                defer { freeaddrinfo(results) }
-                guard status == 0, let address = results?.pointee.ai_addr else {
-                    continuation.resume(throwing: SocketError("resolve \(host)", reason: String(cString: gai_strerror(status))))
-                    return
-                }
-                let inet = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
-                continuation.resume(returning: IPv4Address(inet))
+        return try await BlockingPool.shared.run {
+            var hints = addrinfo()
+            hints.ai_family = AF_INET
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            var results: UnsafeMutablePointer<addrinfo>?
+            let status = getaddrinfo(host, nil, &hints, &results)
+            defer { freeaddrinfo(results) }
+            guard status == 0, let address = results?.pointee.ai_addr else {
+                throw SocketError("resolve \(host)", reason: String(cString: gai_strerror(status)))
             }
+            return IPv4Address(address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr })
         }
     }
 }

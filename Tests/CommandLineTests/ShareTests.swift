@@ -1,3 +1,4 @@
+import Foundation
 import HexControl
 import HexKit
 import HexTestSupport
@@ -95,6 +96,36 @@ extension ProcessTests {
             #expect(try await ada.hexctlJSON([QueryRegistry.Progress].self, ["queries"]).isEmpty)
             #expect(try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).isEmpty)
             #expect(try await ada.hexctl(["cancel", query.id.uuidString]).status == 1, "it is gone")
+        }
+
+        /// Ctrl-C on `hexctl share` (here: hexctl is terminated) cancels the share in the daemon:
+        /// its link commands are stopped, and nothing is saved.
+        @Test func aClientThatLeavesCancelsItsShare() async throws {
+            let work = try TemporaryDirectory()
+            let script = work.file("slow-linker.sh")
+            // Each run leaves its pid, then sleeps in place (exec) far longer than the test waits.
+            #expect(FileManager.default.createFile(atPath: script, contents: Data("""
+                #!/bin/sh
+                echo $$ > "\(work.path)/pid-$(basename "$1")"
+                exec sleep 60
+                """.utf8)))
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                              extraArguments: ["--link-command", "/bin/sh \(script) {path}"])
+            let paths = files(["one.txt", "two.txt"], in: work)
+            let share = Task.detached { try await ada.hexctl(["share", "--save"] + paths, timeout: .seconds(60)) }
+            var pids: [Int32] = []
+            try await waitUntil("both link commands run", timeout: .seconds(10)) {
+                pids = ["one.txt", "two.txt"].compactMap { name in
+                    (try? String(contentsOfFile: work.file("pid-" + name), encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                }
+                return pids.count == 2
+            }
+            share.cancel()
+            let result = try await share.value
+            #expect(result.status != 0, "hexctl was stopped")
+            try await waitUntil("the link commands are stopped", timeout: .seconds(10)) { pids.allSatisfy { kill($0, 0) != 0 } }
+            try await waitUntil("the query is gone", timeout: .seconds(5)) { try await ada.hexctlJSON([QueryRegistry.Progress].self, ["queries"]).isEmpty }
+            #expect(try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).isEmpty, "nothing saved")
         }
     }
 }

@@ -1,4 +1,5 @@
 @testable import HexDaemon
+import HexCommandLine
 import HexKit
 import HexTestSupport
 import Testing
@@ -113,5 +114,31 @@ import Testing
         for bad in ["example.com", "https://", "not a url", ""] {
             await #expect(throws: LinkProviderError.self) { try await URLLinkProvider().link(for: bad) }
         }
+    }
+
+    /// The share path's deadline: past the gather timeout the query fails naming a file still
+    /// waiting, its commands are stopped, and the registry is empty.
+    @Test func aShareThatRunsPastItsTimeoutFailsAndLeavesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = DaemonConfiguration(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]))
+        configuration.linkCommand = "/bin/sh \(try Self.script(in: directory)) {path}"
+        let share = ShareService(configuration: configuration, events: EventLog())
+        await #expect(throws: ShareError.linkFailed(path: "/data/hang.txt", reason: "no answer within 0.3 seconds (1 of 1 missing)")) {
+            try await share.links(for: ["/data/hang.txt"], query: UUID(), provider: nil, timeout: .milliseconds(300))
+        }
+        #expect(await share.registry.inFlight.isEmpty)
+    }
+
+    /// A share whose task is cancelled (the client left) ends as cancelled and leaves the registry.
+    @Test func aCancelledShareEndsAndLeavesTheRegistry() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = DaemonConfiguration(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]))
+        configuration.linkCommand = "/bin/sh \(try Self.script(in: directory)) {path}"
+        let share = ShareService(configuration: configuration, events: EventLog())
+        let task = Task { try await share.links(for: ["/data/hang.txt"], query: UUID(), provider: nil, timeout: .seconds(60)) }
+        for _ in 0..<400 where await share.registry.inFlight.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        task.cancel()
+        await #expect(throws: ShareError.cancelled) { try await task.value }
+        #expect(await share.registry.inFlight.isEmpty)
     }
 }

@@ -21,7 +21,8 @@ public enum PackageExecutable {
     /// Runs `name` (a product of this package, or any absolute path) with `arguments`, feeding it
     /// `input`, and waits for it to end, without blocking a thread of the cooperative pool (tests
     /// run there, two threads on two cores).
-    /// - Parameter timeout: the process is killed after this long, and the result says so.
+    /// - Parameter timeout: the process is killed after this long, and the result says so. So
+    ///   it is when the calling task is cancelled.
     public static func run(
         _ name: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
         timeout: Duration = .seconds(30)
@@ -50,8 +51,13 @@ public enum PackageExecutable {
         let errors = Collector(stderr.fileHandleForReading)
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
-        var status: Int32 = -1
-        for await code in exited.stream { status = code }
+        // Cancelling the calling task terminates the process (as Ctrl-C would) and still waits
+        // for its end: the wait is a task of its own, which the cancellation does not reach.
+        let ended = Task {
+            for await code in exited.stream { return code }
+            return Int32(-1)
+        }
+        let status = await withTaskCancellationHandler { await ended.value } onCancel: { [process] in process.terminate() }
         return ProcessResult(status: status, standardOutput: await output.finish(), standardError: await errors.finish())
     }
 

@@ -1,4 +1,5 @@
 import HexKit
+import HexNet
 
 /// Runs a configured command once per file (for example a cloud tool that prints a public link):
 /// the template's words with `{path}` replaced by the file, run without a shell (so a file name
@@ -20,8 +21,13 @@ struct CommandLinkProvider: LinkProvider {
 
     func link(for path: String) async throws -> String {
         let arguments = words.map { $0.split(separator: "{path}", omittingEmptySubsequences: false).joined(separator: path) }
-        let result = try await limit.run { try await ChildProcess.run(arguments, timeout: timeout) }
         let command = arguments.joined(separator: " ")
+        let result: ChildProcess.Result
+        do {
+            result = try await limit.run { try await ChildProcess.run(arguments, timeout: timeout) }
+        } catch let error as ChildProcessError {
+            throw LinkProviderError(error.description)
+        }
         let errors = Self.describe(result.standardError)
         guard !result.timedOut else { throw LinkProviderError("\(command): no answer within \(timeout)\(errors)") }
         guard let code = result.exitCode else { throw LinkProviderError("\(command) was killed by a signal\(errors)") }
