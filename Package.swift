@@ -45,6 +45,7 @@ let package = Package(
         .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexCommandLineTests", dependencies: ["HexCommandLine", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "HexControlTests", dependencies: ["HexControl", "HexKit"], swiftSettings: strictSettings),
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexDaemonTests", dependencies: ["HexDaemon", "HexNet", "HexKit", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),

@@ -47,7 +47,7 @@ struct ControlHandler: Sendable {
             let items = try await summaries(in: location, after: cursor, limit: wanted, fieldCharacters: ControlLimits.listFieldCharacters + 1)
             for summary in items {
                 let (clipped, truncated) = summary.clipped(toCharacters: ControlLimits.listFieldCharacters)
-                try await send(ControlResponse(summary: clipped, truncated: truncated ? true : nil), with: write)
+                try await writeItem(ControlResponse(summary: clipped, truncated: truncated ? true : nil), with: write)
             }
             count += items.count
             remaining -= items.count
@@ -77,12 +77,12 @@ struct ControlHandler: Sendable {
             }
             peers.removeFirst(index + 1)
         }
-        for peer in peers.prefix(limit) { try await send(ControlResponse(peer: peer), with: write) }
+        for peer in peers.prefix(limit) { try await writeItem(ControlResponse(peer: peer), with: write) }
         return ControlResponse(end: ListEnd(count: min(limit, peers.count), more: peers.count > limit))
     }
 
     /// Writes one item of a list; a failure means the client is gone.
-    private func send(_ response: ControlResponse, with write: (ControlResponse) async throws -> Void) async throws {
+    private func writeItem(_ response: ControlResponse, with write: (ControlResponse) async throws -> Void) async throws {
         do {
             try await write(response)
         } catch {
