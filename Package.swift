@@ -29,12 +29,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // Linux calls Swift's Glibc module leaves out (epoll, eventfd, accept4, mallopt).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // Linux calls Swift's Glibc module leaves out (epoll, eventfd, accept4, pipe2, pidfd_open, mallopt).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .target(name: "HexJSON", swiftSettings: strictSettings),
         .target(name: "HexKit", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .target(name: "HexStore", dependencies: ["HexKit", "CSQLite"], swiftSettings: strictSettings),
         .target(name: "HexNet", dependencies: ["CLinux"], swiftSettings: strictSettings),
+        .target(name: "HexTLS", dependencies: ["COpenSSL", "HexNet"], swiftSettings: strictSettings),
         .target(name: "HexControl", dependencies: ["HexJSON", "HexKit", "HexNet"], swiftSettings: strictSettings),
         .target(name: "HexCommandLine", swiftSettings: strictSettings),
         .target(name: "HexDaemon", dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
@@ -45,6 +51,7 @@ let package = Package(
         .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexCommandLineTests", dependencies: ["HexCommandLine", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexControlTests", dependencies: ["HexControl", "HexKit"], swiftSettings: strictSettings),
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),

@@ -10,6 +10,10 @@ public struct DataDirectory: Sendable {
     public static let socketName = "hexd.sock"
     public static let lockName = "hexd.lock"
     public static let configName = "hexd.conf"
+    /// The device's private key (Ed25519, PEM), made on first start.
+    public static let keyName = "identity.key"
+    /// The device's self-signed certificate (PEM), whose hash is its fingerprint.
+    public static let certificateName = "identity.crt"
 
     /// The directory chosen by, in order: `explicit` (a flag), `HEXD_DATA_DIR`,
     /// `$XDG_DATA_HOME/hexd`, `~/.local/share/hexd`.
@@ -33,6 +37,8 @@ public struct DataDirectory: Sendable {
     public var lockPath: String { path + "/" + Self.lockName }
     /// The config file read when no other is named.
     public var configPath: String { path + "/" + Self.configName }
+    public var keyPath: String { path + "/" + Self.keyName }
+    public var certificatePath: String { path + "/" + Self.certificateName }
 
     /// Creates the directory (and its parents) if it does not exist, and makes it private: it
     /// must belong to the user running hexd, and is made readable by that user only (0700), as
@@ -67,7 +73,7 @@ public struct DataDirectory: Sendable {
     }
 
     /// The files hexd keeps in the directory, which only their owner may read.
-    static let privateFiles = [databaseName, databaseName + "-wal", databaseName + "-shm", lockName]
+    static let privateFiles = [databaseName, databaseName + "-wal", databaseName + "-shm", lockName, keyName, certificateName]
 }
 
 /// The data directory could not be created.

@@ -102,7 +102,7 @@ public final class Socket: Sendable {
     /// Reads what is available, at most `maximumCount` bytes, and hands them to `take` (they are
     /// valid only during the call); waits while nothing is.
     /// - Returns: how many bytes were read, 0 at the end of the stream.
-    func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws -> Int {
+    public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws -> Int {
         while true {
             // A buffer only for the read itself, so no connection keeps one while it waits.
             let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumCount) { buffer in

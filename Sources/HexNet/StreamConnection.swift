@@ -1,9 +1,11 @@
-/// A connected stream socket (TCP or Unix) that reads and writes newline-terminated lines.
+/// A connected stream (TCP or Unix, plain or TLS) that reads and writes newline-terminated lines.
 ///
 /// Used by one task at a time: the framer's buffer is not shared. It holds no read buffer between
 /// reads, so an idle connection costs only the bytes of the line it has begun.
 public final class StreamConnection {
-    public let socket: Socket
+    /// The bytes underneath: the socket, or TLS over it.
+    public let stream: any ByteStream
+    public var socket: Socket { stream.socket }
     private var framer: LineFramer
     /// When the first byte of the line being received arrived (at the latest).
     private var lineStartedAt: ContinuousClock.Instant?
@@ -12,10 +14,15 @@ public final class StreamConnection {
     /// Told how much memory this connection holds for begun lines, after every read.
     private let budget: PartialLineBudget?
 
-    public init(socket: Socket, maximumLineLength: Int, budget: PartialLineBudget? = nil) {
-        self.socket = socket
+    public init(stream: any ByteStream, maximumLineLength: Int, budget: PartialLineBudget? = nil) {
+        self.stream = stream
         self.budget = budget
         framer = LineFramer(maximumLineLength: maximumLineLength)
+    }
+
+    /// A connection over the socket itself.
+    public convenience init(socket: Socket, maximumLineLength: Int, budget: PartialLineBudget? = nil) {
+        self.init(stream: socket, maximumLineLength: maximumLineLength, budget: budget)
     }
 
     deinit { budget?.release(socket) }
@@ -59,7 +66,7 @@ public final class StreamConnection {
                 timeout = deadline - .now
                 guard let remaining = timeout, remaining > .zero else { throw SocketError.timedOut("read a line") }
             }
-            let count = try await socket.read(maximumCount: 65_536, timeout: timeout) { framer.append($0) }
+            let count = try await stream.read(maximumCount: 65_536, timeout: timeout) { framer.append($0) }
             guard count > 0 else {
                 budget?.hold(0, by: socket)
                 return nil
@@ -72,7 +79,7 @@ public final class StreamConnection {
 
     /// Writes `line` followed by `\n`.
     public func writeLine(_ line: some Collection<UInt8>, timeout: Duration?) async throws {
-        try await socket.writeLine(line, timeout: timeout)
+        try await stream.write(Array(line) + [UInt8(ascii: "\n")], timeout: timeout)
     }
 }
 

@@ -1,0 +1,200 @@
+import COpenSSL
+
+import Glibc
+
+/// This device's key pair and self-signed certificate: what it proves in every TLS handshake.
+///
+/// Made once, on first start (an Ed25519 key; a certificate valid for a century, so it never
+/// needs renewing and its fingerprint never changes), and kept in two files of mode 0600.
+public final class TLSIdentity: @unchecked Sendable {
+    // Unchecked: the key and certificate are OpenSSL objects that are only read once made, which
+    // OpenSSL allows from any thread.
+    let key: OpaquePointer
+    let certificate: OpaquePointer
+    public let fingerprint: Fingerprint
+
+    private init(key: OpaquePointer, certificate: OpaquePointer) throws(TLSError) {
+        guard let der = Self.der(of: certificate), let fingerprint = Fingerprint(certificateDER: der) else {
+            EVP_PKEY_free(key)
+            X509_free(certificate)
+            throw TLSError.openSSL("hash the certificate")
+        }
+        self.key = key
+        self.certificate = certificate
+        self.fingerprint = fingerprint
+    }
+
+    deinit {
+        EVP_PKEY_free(key)
+        X509_free(certificate)
+    }
+
+    /// Reads the identity from its two files, or makes a new one there when neither exists.
+    /// - Parameter commonName: the new certificate's subject (informative; peers trust the
+    ///   fingerprint, not the name).
+    /// - Returns: the identity, and whether it was made now.
+    /// - Throws: `TLSError` when the files cannot be read or written, or do not hold a matching key
+    ///   and certificate (one without the other is refused too: a new key would silently be a
+    ///   new identity to every peer).
+    public static func loadOrCreate(keyPath: String, certificatePath: String, commonName: String) throws(TLSError) -> (TLSIdentity, created: Bool) {
+        let keyText = try PrivateFile.read(keyPath)
+        let certificateText = try PrivateFile.read(certificatePath)
+        switch (keyText, certificateText) {
+        case (let keyText?, let certificateText?):
+            return (try parse(key: keyText, certificate: certificateText, keyPath: keyPath, certificatePath: certificatePath), false)
+        case (nil, nil):
+            let identity = try generate(commonName: commonName)
+            // The key first: a certificate without its key would be useless.
+            try PrivateFile.write(try identity.pem(writing: { PEM_write_bio_PrivateKey($0, identity.key, nil, nil, 0, nil, nil) }), to: keyPath)
+            try PrivateFile.write(try identity.pem(writing: { PEM_write_bio_X509($0, identity.certificate) }), to: certificatePath)
+            return (identity, true)
+        case (nil, _?):
+            throw TLSError("read the device key", reason: "\(certificatePath) exists but \(keyPath) does not; restore the key, "
+                           + "or remove both files to make a new identity (peers that pinned the old one must then reset their trust)")
+        case (_?, nil):
+            throw TLSError("read the device certificate", reason: "\(keyPath) exists but \(certificatePath) does not; restore the certificate, "
+                           + "or remove both files to make a new identity (peers that pinned the old one must then reset their trust)")
+        }
+    }
+
+    /// A new Ed25519 key and a self-signed certificate for it.
+    static func generate(commonName: String) throws(TLSError) -> TLSIdentity {
+        guard let context = EVP_PKEY_CTX_new_id(HEXD_EVP_PKEY_ED25519, nil) else { throw .openSSL("make a key") }
+        defer { EVP_PKEY_CTX_free(context) }
+        var generated: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_keygen(context, &generated) == 1, let key = generated else { throw .openSSL("make a key") }
+        guard let certificate = X509_new() else {
+            EVP_PKEY_free(key)
+            throw .openSSL("make a certificate")
+        }
+        guard sign(certificate, with: key, commonName: commonName) else {
+            EVP_PKEY_free(key)
+            X509_free(certificate)
+            throw .openSSL("make a certificate")
+        }
+        return try TLSIdentity(key: key, certificate: certificate)
+    }
+
+    /// Fills in a version 3 certificate (a random serial, valid from a day ago for 36,500 days,
+    /// subject and issuer CN = `commonName`) and signs it with `key`.
+    private static func sign(_ certificate: OpaquePointer, with key: OpaquePointer, commonName: String) -> Bool {
+        var serial = [UInt8](repeating: 0, count: 16)
+        guard RAND_bytes(&serial, Int32(serial.count)) == 1 else { return false }
+        serial[0] &= 0x7F // a positive number
+        guard let number = BN_bin2bn(serial, Int32(serial.count), nil) else { return false }
+        defer { BN_free(number) }
+        guard let name = X509_get_subject_name(certificate) else { return false }
+        return X509_set_version(certificate, 2) == 1
+            && BN_to_ASN1_INTEGER(number, X509_get_serialNumber(certificate)) != nil
+            // A day back, for clocks that disagree.
+            && X509_gmtime_adj(X509_getm_notBefore(certificate), -86_400) != nil
+            && X509_time_adj_ex(X509_getm_notAfter(certificate), 36_500, 0, nil) != nil
+            && X509_set_pubkey(certificate, key) == 1
+            && X509_NAME_add_entry_by_txt(name, "CN", HEXD_MBSTRING_UTF8, commonName, -1, -1, 0) == 1
+            && X509_set_issuer_name(certificate, name) == 1
+            // Ed25519 signs without a separate digest.
+            && X509_sign(certificate, key, nil) > 0
+    }
+
+    private static func parse(key keyText: [UInt8], certificate certificateText: [UInt8], keyPath: String, certificatePath: String) throws(TLSError) -> TLSIdentity {
+        guard let key = withMemoryBIO(keyText, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
+            throw .openSSL("read the device key \(keyPath)")
+        }
+        guard let certificate = withMemoryBIO(certificateText, { PEM_read_bio_X509($0, nil, nil, nil) }) else {
+            EVP_PKEY_free(key)
+            throw .openSSL("read the device certificate \(certificatePath)")
+        }
+        guard X509_check_private_key(certificate, key) == 1 else {
+            EVP_PKEY_free(key)
+            X509_free(certificate)
+            throw TLSError("read the device identity", reason: "\(certificatePath) is not the certificate of the key in \(keyPath)")
+        }
+        return try TLSIdentity(key: key, certificate: certificate)
+    }
+
+    /// The certificate as DER.
+    static func der(of certificate: OpaquePointer) -> [UInt8]? {
+        let length = i2d_X509(certificate, nil)
+        guard length > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor = buffer.baseAddress
+            return i2d_X509(certificate, &cursor)
+        }
+        return written == length ? bytes : nil
+    }
+
+    /// What `write` puts into a memory BIO, as bytes.
+    private func pem(writing write: (OpaquePointer) -> Int32) throws(TLSError) -> [UInt8] {
+        guard let bio = BIO_new(BIO_s_mem()) else { throw .openSSL("write PEM") }
+        defer { BIO_free(bio) }
+        guard write(bio) == 1 else { throw .openSSL("write PEM") }
+        var bytes = [UInt8](repeating: 0, count: hexd_bio_pending(bio))
+        let read = BIO_read(bio, &bytes, Int32(bytes.count))
+        guard read == bytes.count else { throw .openSSL("write PEM") }
+        return bytes
+    }
+
+    private static func withMemoryBIO(_ bytes: [UInt8], _ body: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
+        bytes.withUnsafeBytes { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return body(bio)
+        }
+    }
+}
+
+/// A small file only its owner may read: the identity's key and certificate.
+enum PrivateFile {
+    /// Files this large are not an identity.
+    static let maximumSize = 64 * 1024
+
+    /// The file's bytes, or nil when it does not exist.
+    static func read(_ path: String) throws(TLSError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw TLSError("read \(path)", reason: String(cString: strerror(errno)))
+        }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes[count...].withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw TLSError("read \(path)", reason: String(cString: strerror(errno))) }
+            if got == 0 { break }
+            count += got
+        }
+        guard count <= maximumSize else { throw TLSError("read \(path)", reason: "it is larger than \(maximumSize) bytes") }
+        return Array(bytes[..<count])
+    }
+
+    /// Writes `bytes` to a new file at `path` (mode 0600), through a temporary file renamed into
+    /// place once it is on disk, so a crash leaves the old state or the new, never half a file.
+    static func write(_ bytes: [UInt8], to path: String) throws(TLSError) {
+        let temporary = path + ".new"
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw TLSError("write \(temporary)", reason: String(cString: strerror(errno))) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                unlink(temporary)
+                throw TLSError("write \(temporary)", reason: reason)
+            }
+            written += count
+        }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw TLSError("write \(path)", reason: reason)
+        }
+    }
+}

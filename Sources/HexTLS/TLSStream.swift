@@ -1,0 +1,166 @@
+import COpenSSL
+import HexNet
+
+/// TLS over a connected socket: OpenSSL works on two memory buffers, and this type moves the
+/// bytes between them and the socket, waiting on the reactor like any socket read or write (so
+/// every wait has the caller's deadline, and no thread blocks).
+///
+/// Used by one task at a time, like `StreamConnection`, which it serves as its `ByteStream`.
+public final class TLSStream: ByteStream {
+    public enum Role: Sendable {
+        /// Dials: sends the ClientHello.
+        case client
+        /// Accepts: answers it.
+        case server
+    }
+
+    public let socket: Socket
+    /// The other side's fingerprint, proven by the handshake.
+    public let peer: Fingerprint
+    private let engine: Engine
+
+    private init(socket: Socket, engine: Engine, peer: Fingerprint) {
+        self.socket = socket
+        self.engine = engine
+        self.peer = peer
+    }
+
+    /// Runs the handshake over `socket`, within `timeout` in all.
+    /// - Throws: `TLSError` when the handshake fails or the other side shows no certificate,
+    ///   `SocketError` (a timeout, a closed connection).
+    public static func handshake(over socket: Socket, context: TLSContext, as role: Role, timeout: Duration) async throws -> TLSStream {
+        let engine = try Engine(context: context, role: role)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let result = SSL_do_handshake(engine.ssl)
+            try await engine.flush(to: socket, deadline: deadline)
+            if result == 1 { break }
+            switch SSL_get_error(engine.ssl, result) {
+            case SSL_ERROR_WANT_READ:
+                guard try await engine.fill(from: socket, deadline: deadline) else {
+                    throw TLSError("complete the TLS handshake", reason: "the other side closed the connection")
+                }
+            case SSL_ERROR_WANT_WRITE:
+                continue
+            default:
+                throw TLSError.openSSL("complete the TLS handshake")
+            }
+        }
+        guard let certificate = SSL_get1_peer_certificate(engine.ssl) else {
+            throw TLSError("complete the TLS handshake", reason: "the other side showed no certificate")
+        }
+        defer { X509_free(certificate) }
+        guard let der = TLSIdentity.der(of: certificate), let peer = Fingerprint(certificateDER: der) else {
+            throw TLSError.openSSL("read the other side's certificate")
+        }
+        return TLSStream(socket: socket, engine: engine, peer: peer)
+    }
+
+    public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws -> Int {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while true {
+            var count = 0
+            let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumCount) { buffer -> Int32 in
+                let result = SSL_read_ex(engine.ssl, buffer.baseAddress, buffer.count, &count)
+                if result == 1 { take(UnsafeBufferPointer(rebasing: buffer[..<count])) }
+                return result
+            }
+            if result == 1 { return count }
+            switch SSL_get_error(engine.ssl, result) {
+            case SSL_ERROR_ZERO_RETURN:
+                return 0
+            case SSL_ERROR_WANT_READ:
+                try await engine.flush(to: socket, deadline: deadline)
+                // A stream that ends without TLS's close_notify ends all the same: a line cut
+                // short is never taken as a line.
+                guard try await engine.fill(from: socket, deadline: deadline) else { return 0 }
+            case SSL_ERROR_WANT_WRITE:
+                try await engine.flush(to: socket, deadline: deadline)
+            default:
+                throw TLSError.openSSL("read over TLS")
+            }
+        }
+    }
+
+    public func write(_ bytes: [UInt8], timeout: Duration?) async throws {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        var offset = 0
+        while offset < bytes.count {
+            var written = 0
+            // A record at a time at most, so the encrypted bytes waiting in memory stay small.
+            let end = min(bytes.count, offset + Engine.chunk)
+            let result = bytes[offset..<end].withUnsafeBytes { SSL_write_ex(engine.ssl, $0.baseAddress, $0.count, &written) }
+            if result == 1 {
+                offset += written
+                try await engine.flush(to: socket, deadline: deadline)
+                continue
+            }
+            switch SSL_get_error(engine.ssl, result) {
+            case SSL_ERROR_WANT_WRITE:
+                try await engine.flush(to: socket, deadline: deadline)
+            case SSL_ERROR_WANT_READ:
+                try await engine.flush(to: socket, deadline: deadline)
+                guard try await engine.fill(from: socket, deadline: deadline) else { throw TLSError("write over TLS", reason: "the other side closed the connection") }
+            default:
+                throw TLSError.openSSL("write over TLS")
+            }
+        }
+    }
+
+    /// One SSL object and the two memory buffers it reads from and writes to.
+    private final class Engine {
+        /// Bytes moved at a time: one TLS record's worth of plaintext.
+        static let chunk = 16_384
+
+        let ssl: OpaquePointer
+        /// What arrived from the socket, for OpenSSL to read.
+        private let incoming: OpaquePointer
+        /// What OpenSSL wrote, for the socket.
+        private let outgoing: OpaquePointer
+
+        init(context: TLSContext, role: Role) throws(TLSError) {
+            guard let ssl = SSL_new(context.context) else { throw .openSSL("start a TLS connection") }
+            guard let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
+                SSL_free(ssl)
+                throw .openSSL("start a TLS connection")
+            }
+            // The SSL object owns both buffers from here on.
+            SSL_set_bio(ssl, incoming, outgoing)
+            switch role {
+            case .client: SSL_set_connect_state(ssl)
+            case .server: SSL_set_accept_state(ssl)
+            }
+            self.ssl = ssl
+            self.incoming = incoming
+            self.outgoing = outgoing
+        }
+
+        deinit { SSL_free(ssl) }
+
+        /// Writes everything OpenSSL has produced to the socket.
+        func flush(to socket: Socket, deadline: ContinuousClock.Instant?) async throws {
+            while hexd_bio_pending(outgoing) > 0 {
+                var bytes = [UInt8](repeating: 0, count: min(hexd_bio_pending(outgoing), Self.chunk + 1_024))
+                let count = BIO_read(outgoing, &bytes, Int32(bytes.count))
+                guard count > 0 else { return }
+                try await socket.write(Array(bytes.prefix(Int(count))), timeout: try remaining(until: deadline))
+            }
+        }
+
+        /// Reads what the socket has (waiting for it) into OpenSSL's buffer; false at the end of
+        /// the stream.
+        func fill(from socket: Socket, deadline: ContinuousClock.Instant?) async throws -> Bool {
+            let count = try await socket.read(maximumCount: Self.chunk + 1_024, timeout: try remaining(until: deadline)) { bytes in
+                _ = BIO_write(incoming, bytes.baseAddress, Int32(bytes.count))
+            }
+            return count > 0
+        }
+
+        private func remaining(until deadline: ContinuousClock.Instant?) throws -> Duration? {
+            guard let deadline else { return nil }
+            let left = deadline - .now
+            guard left > .zero else { throw SocketError.timedOut("exchange TLS records") }
+            return left
+        }
+    }
+}
