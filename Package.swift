@@ -3,8 +3,8 @@ import PackageDescription
 
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
-/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexNet, HexControl -> HexKit
-/// -> HexJSON; CSQLite and CLinux are system libraries. HexCommandLine holds what the executables
+/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexTLS, HexNet, HexControl ->
+/// HexKit -> HexJSON (HexTLS -> HexNet); CSQLite, COpenSSL and CLinux are system libraries. HexCommandLine holds what the executables
 /// share (option parsing, exit codes, output, the data directory's layout); hexctl does not link
 /// SQLite.
 /// The package takes no package dependencies: toolchain and system libraries only. It is for Linux
@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "HexTLS", dependencies: ["COpenSSL", "HexNet"], swiftSettings: strictSettings),
         .target(name: "HexControl", dependencies: ["HexJSON", "HexKit", "HexNet"], swiftSettings: strictSettings),
         .target(name: "HexCommandLine", swiftSettings: strictSettings),
-        .target(name: "HexDaemon", dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
+        .target(name: "HexDaemon", dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexTLS", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexDaemonTests", dependencies: ["HexDaemon", "HexNet", "HexKit", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
-        .testTarget(name: "CommandLineTests", dependencies: ["hexd", "hexctl", "HexKit", "HexNet", "HexControl", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "CommandLineTests", dependencies: ["hexd", "hexctl", "HexKit", "HexNet", "HexTLS", "HexControl", "HexTestSupport"], swiftSettings: strictSettings),
     ]
 )
 

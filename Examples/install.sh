@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds hexd and hexctl statically (the Swift runtime linked in: they need only libc, libstdc++
-# and libsqlite3, for hexd) and installs them with a systemd unit, their man pages and hexctl's
+# and, for hexd, libsqlite3 and libssl) and installs them with a systemd unit, their man pages and hexctl's
 # completions for bash, zsh and fish (all made by the binaries from their own option tables).
 #
 #   Examples/install.sh            system-wide: PREFIX=/usr/local, unit in /etc/systemd/system (as root)

@@ -22,12 +22,16 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var datagramsRateLimited: Int
     /// Peers dropped from the full table to make room for new ones.
     public var peersEvicted: Int
+    /// This device's key fingerprint (SHA-256 of its certificate, 64 hex digits); nil when it
+    /// plays a legacy peer, which speaks no TLS.
+    public var fingerprint: String?
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
         dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
-        datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int
+        datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?
     ) {
+        self.fingerprint = fingerprint
         self.peerUUID = peerUUID
         self.name = name
         self.versionID = versionID
@@ -60,8 +64,13 @@ public struct PeerInfo: Sendable, Codable, Equatable {
     public var legacy: Bool
     /// Seconds since its last beacon.
     public var lastSeen: Double
+    /// The key fingerprint it announced; sends to it go over TLS and must prove it.
+    public var fingerprint: String?
 
-    public init(uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool, lastSeen: Double) {
+    public init(
+        uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool, lastSeen: Double, fingerprint: String?
+    ) {
+        self.fingerprint = fingerprint
         self.uuid = uuid
         self.name = name
         self.versionID = versionID
@@ -85,8 +94,13 @@ public struct SendReport: Sendable, Codable, Equatable {
     public var milliseconds: Double
     /// The id the receiver gave the stored hex (from its Ack; none from a legacy peer).
     public var hexID: String?
+    /// The key the receiver proved over TLS; nil when the send went over plaintext.
+    public var peerKey: String?
 
-    public init(peer: String, messageID: String?, status: AckStatus?, message: String, milliseconds: Double, hexID: String? = nil) {
+    public init(
+        peer: String, messageID: String?, status: AckStatus?, message: String, milliseconds: Double, hexID: String? = nil, peerKey: String? = nil
+    ) {
+        self.peerKey = peerKey
         self.peer = peer
         self.messageID = messageID
         self.status = status

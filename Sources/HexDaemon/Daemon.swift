@@ -4,6 +4,7 @@ import HexControl
 import HexKit
 import HexNet
 import HexStore
+import HexTLS
 
 import Glibc
 
@@ -23,11 +24,13 @@ public enum Daemon {
         let controlPath = dataDirectory.socketPath
 
         let service = try HexService(databasePath: dataDirectory.databasePath, name: configuration.name, versionID: configuration.appVersion)
+        let tls = try deviceTLS(configuration, identity: service.identity, logger: logger)
         let envelopeListener = try StreamListener.tcp(port: configuration.tcpPort)
         let datagrams = try DatagramSocket(port: configuration.discoveryPort)
         let controlListener = try StreamListener.unix(path: controlPath)
         let events = EventLog()
-        let discovery = Discovery(socket: datagrams, configuration: configuration, identity: service.identity, tcpPort: envelopeListener.port,
+        let discovery = Discovery(socket: datagrams, configuration: configuration, identity: service.identity,
+                                  fingerprint: tls?.identity.fingerprint.description, tcpPort: envelopeListener.port,
                                   events: events, service: service, logger: logger.named("discovery"))
         let descriptors = DescriptorLimit.raise()
         let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
@@ -35,12 +38,12 @@ public enum Daemon {
             logger.warning("the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections at once, not \(configuration.maximumConnections)")
         }
         let trimmer = MemoryTrimmer()
-        let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, events: events, configuration: configuration,
+        let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, events: events, configuration: configuration, tls: tls,
                                        maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(configuration: configuration, service: service,
-                                    sender: SendService(configuration: configuration, identity: service.identity, discovery: discovery,
+                                    sender: SendService(configuration: configuration, identity: service.identity, tls: tls, discovery: discovery,
                                                         events: events, logger: logger.named("send")),
                                     share: ShareService(configuration: configuration, events: events), discovery: discovery,
                                     tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
@@ -66,6 +69,17 @@ public enum Daemon {
         await discovery.sayGoodbye()
         withExtendedLifetime((lock, signals)) {}
         logger.info("stopped")
+    }
+
+    /// The TLS context of this device, its identity read from the data directory or made there on
+    /// first start; nil when playing a legacy peer, which speaks no TLS.
+    private static func deviceTLS(_ configuration: DaemonConfiguration, identity: LocalIdentity, logger: Logger) throws -> TLSContext? {
+        guard !configuration.legacy else { return nil }
+        let directory = configuration.dataDirectory
+        let (device, created) = try TLSIdentity.loadOrCreate(keyPath: directory.keyPath, certificatePath: directory.certificatePath,
+                                                             commonName: "hexd \(identity.uuid)")
+        if created { logger.info("made this device's key and certificate: fingerprint \(device.fingerprint)") }
+        return try TLSContext(identity: device)
     }
 
     /// Turns SIGTERM and SIGINT into a value to await (they no longer end the process), and makes

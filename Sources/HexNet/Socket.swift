@@ -76,6 +76,23 @@ public final class Socket: Sendable {
         return result == 0 ? UInt16(bigEndian: address.sin_port) : 0
     }
 
+    /// The next byte the peer sent, left unread (one protocol or another is chosen by it); nil
+    /// at the end of the stream.
+    /// - Parameter timeout: how long to wait for it.
+    public func peek(timeout: Duration?) async throws -> UInt8? {
+        while true {
+            var byte: UInt8 = 0
+            let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK))
+            if count == 1 { return byte }
+            if count == 0 { return nil }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: descriptor, timeout: timeout, operation: "read")
+            case EINTR: continue
+            default: throw SocketError("read")
+            }
+        }
+    }
+
     /// Returns when the peer has closed its end of the connection entirely (its process may have
     /// ended), or when the task is cancelled. Nothing is read. A peer that only stopped sending (a
     /// half-close) can still read an answer, so it is not taken as gone.

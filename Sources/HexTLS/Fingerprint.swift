@@ -4,7 +4,7 @@ import COpenSSL
 ///
 /// A device makes its key and certificate once and never changes them, so the certificate's
 /// hash names the key as well as the key's own hash would, and any TLS stack can compute it from
-/// the certificate it is shown (Protocol.md, "Trust"). Written as 64 lowercase hex digits.
+/// the certificate it is shown (Protocol.md, section 12). Written as 64 lowercase hex digits.
 public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
     /// 32 bytes.
     public let bytes: [UInt8]

@@ -29,11 +29,11 @@ enum Output {
 
     static func peers(_ peers: [PeerInfo]) -> String {
         guard !peers.isEmpty else { return "no peers" }
-        let rows = [["NAME", "UUID", "VERSION", "ENDPOINT", "SEEN"]] + peers.map { peer in
+        let rows = [["NAME", "UUID", "VERSION", "ENDPOINT", "KEY", "SEEN"]] + peers.map { peer in
             [json(peer.name), peer.uuid, json(peer.versionID) + (peer.legacy ? " (legacy)" : ""), peer.endpoint,
-             String(Int(clamping: peer.lastSeen.rounded())) + "s ago"]
+             peer.fingerprint.map { String($0.prefix(16)) } ?? "(plaintext)", String(Int(clamping: peer.lastSeen.rounded())) + "s ago"]
         }
-        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             zip(row, widths).map { $0.0.padded(to: $0.1) }.joined(separator: "  ").trimmed
         }.joined(separator: "\n")
@@ -45,6 +45,7 @@ enum Output {
         version: \(status.versionID)\(status.legacy ? " (playing a legacy peer)" : "")
         envelopes: TCP \(status.tcpPort); discovery: UDP \(status.discoveryPort)
         data directory: \(status.dataDirectory)
+        key: \(status.fingerprint ?? "none (a legacy peer speaks no TLS)")
         peers: \(status.peers)
         inbox: \(status.inbox) (\(status.unchecked) unchecked); My Hexlist: \(status.hexlist)
         discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit
@@ -56,7 +57,8 @@ enum Output {
         let tenths = Int(clamping: report.milliseconds * 10)
         let milliseconds = "\(tenths / 10).\(tenths % 10)"
         let outcome = report.status.map { "\($0.rawValue) by \(report.peer)" } ?? "sent to \(report.peer)"
-        return "\(outcome) in \(milliseconds) ms: \(report.message)"
+        let channel = report.peerKey.map { " over TLS (key \($0.prefix(16)))" } ?? ""
+        return "\(outcome)\(channel) in \(milliseconds) ms: \(report.message)"
     }
 
     static func event(_ event: DaemonEvent) -> String {

@@ -76,10 +76,11 @@ extension ProcessTests {
 
         @Test func noWaitReturnsOnceWrittenEvenIfThePeerNeverAnswers() async throws {
             let daemon = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort())
-            // A peer that accepts and then neither reads, answers nor closes.
+            // A plaintext peer that accepts and then neither reads, answers nor closes (over TLS
+            // the handshake itself needs answers, so this one is sent to as to a legacy peer).
             let silent = try StreamListener.tcp(address: .loopback, port: 0)
             let holder = Task { try await silent.accept() }
-            let result = try await daemon.hexctl(["send", "--to", "127.0.0.1:\(silent.port)", "--no-wait", "--timeout", "30", "https://example.com"])
+            let result = try await daemon.hexctl(["send", "--to", "127.0.0.1:\(silent.port)", "--legacy", "--no-wait", "--timeout", "30", "https://example.com"])
             #expect(result.status == 0 && result.standardOutput.contains("written"), "\(result.standardOutput) \(result.standardError)")
             holder.cancel()
         }

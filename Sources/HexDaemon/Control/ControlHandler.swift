@@ -156,7 +156,7 @@ struct ControlHandler: Sendable {
             peers: await discovery.peers.count, inbox: counts.inbox, unchecked: counts.unchecked, hexlist: counts.hexlist,
             datagramsReceived: await discovery.datagramsReceived, datagramsMalformed: await discovery.datagramsMalformed,
             datagramsOversized: await discovery.datagramsOversized, datagramsRateLimited: await discovery.datagramsRateLimited,
-            peersEvicted: await discovery.peersEvicted)
+            peersEvicted: await discovery.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description)
     }
 
     private func peers() async -> [PeerInfo] {
@@ -164,7 +164,7 @@ struct ControlHandler: Sendable {
         return await discovery.peers.map { peer in
             PeerInfo(uuid: peer.uuid, name: peer.name, versionID: peer.versionID, endpoint: peer.endpoint.description,
                             addresses: peer.addresses.map(\.description), legacy: peer.isLegacy,
-                            lastSeen: (now - peer.lastSeen).inSeconds)
+                            lastSeen: (now - peer.lastSeen).inSeconds, fingerprint: peer.fingerprint)
         }
     }
 
@@ -173,7 +173,7 @@ struct ControlHandler: Sendable {
                                             forceLegacy: options.legacy)
         let delivery = receipt.delivery
         return SendReport(peer: receipt.peer, messageID: receipt.messageID, status: delivery.status, message: delivery.message,
-                          milliseconds: delivery.elapsed.inSeconds * 1_000, hexID: delivery.hexID)
+                          milliseconds: delivery.elapsed.inSeconds * 1_000, hexID: delivery.hexID, peerKey: delivery.peerKey?.description)
     }
 
     /// Gathers one link per file, then saves the hex or sends it: nothing is saved or sent

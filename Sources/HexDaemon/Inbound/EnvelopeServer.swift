@@ -1,5 +1,6 @@
 import HexKit
 import HexNet
+import HexTLS
 
 /// Accepts TCP connections from peers and acts on the envelopes they send, one per line, each
 /// connection in its own task so a slow or hostile peer never delays the others.
@@ -19,11 +20,14 @@ final class EnvelopeServer: Sendable {
     private let pace: LinePace
     /// How this daemon answers: as hexd, or as the original app when it plays one.
     private let dialect: Dialect
+    /// This device's TLS; nil when playing a legacy peer (everything is then plaintext).
+    private let tls: TLSContext?
 
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
     init(listener: StreamListener, service: HexService, discovery: Discovery, events: EventLog, configuration: DaemonConfiguration,
-         maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger) {
+         tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger) {
         self.listener = listener
+        self.tls = tls
         self.service = service
         self.discovery = discovery
         self.events = events
@@ -64,8 +68,8 @@ final class EnvelopeServer: Sendable {
     }
 
     private func serve(_ socket: Socket, remote: String) async {
-        let connection = StreamConnection(socket: socket, maximumLineLength: configuration.maximumLineLength, budget: budget)
-        logger.debug("connection from \(remote)")
+        guard let stream = await open(socket, remote: remote) else { return }
+        let connection = StreamConnection(stream: stream, maximumLineLength: configuration.maximumLineLength, budget: budget)
         while true {
             let item: LineFramer.Item?
             do {
@@ -102,6 +106,26 @@ final class EnvelopeServer: Sendable {
                     return
                 }
             }
+        }
+    }
+
+    /// The stream a connection speaks, chosen by its first byte: TLS when it begins a handshake
+    /// (0x16) and this daemon speaks TLS, else the plain socket (an envelope begins with `{`).
+    /// Nil when the peer leaves, stays silent past the idle deadline, or fails the handshake.
+    private func open(_ socket: Socket, remote: String) async -> (any ByteStream)? {
+        guard let tls else { return socket }
+        do {
+            guard let first = try await socket.peek(timeout: pace.idle) else { return nil }
+            guard first == 0x16 else {
+                logger.debug("plaintext connection from \(remote)")
+                return socket
+            }
+            let stream = try await TLSStream.handshake(over: socket, context: tls, as: .server, timeout: pace.grace)
+            logger.debug("TLS connection from \(remote), key \(stream.peer)")
+            return stream
+        } catch {
+            logger.limited("tls handshake", .info, "closed the connection from \(remote) before a line: \(error)")
+            return nil
         }
     }
 

@@ -1,11 +1,14 @@
 import HexKit
 import HexNet
+import HexTLS
 
 /// Sends hexes and alerts to peers: finds the destination, writes the envelope in the dialect
 /// the peer understands, waits for its answer, and logs and announces the outcome.
 struct SendService: Sendable {
     let configuration: DaemonConfiguration
     let identity: LocalIdentity
+    /// This device's TLS; nil when playing a legacy peer.
+    let tls: TLSContext?
     let discovery: Discovery
     let events: EventLog
     let logger: Logger
@@ -31,6 +34,7 @@ struct SendService: Sendable {
         var label: String
         var peerUUID: String?
         var dialect: Dialect
+        var security: EnvelopeSender.Security
     }
 
     /// Sends `payload` to `peer` (a peer's name, a UUID or a unique prefix of one, or `HOST:PORT`).
@@ -48,7 +52,8 @@ struct SendService: Sendable {
         }
         do {
             let delivery = try await EnvelopeSender.send(
-                envelope, to: destination.endpoint, timeout: timeout, maximumLineLength: configuration.maximumLineLength, awaitReply: wait)
+                envelope, to: destination.endpoint, security: destination.security, timeout: timeout,
+                maximumLineLength: configuration.maximumLineLength, awaitReply: wait)
             if let peerUUID = destination.peerUUID { await discovery.markExchanged(peerUUID) }
             let outcome = delivery.status?.rawValue ?? "sent"
             logger.info("\(envelope.operationType) to \(destination.label): \(outcome) in \(Int(clamping: delivery.elapsed.inSeconds * 1_000)) ms",
@@ -80,7 +85,18 @@ struct SendService: Sendable {
             endpoint = found.endpoint
             peer = found
         }
+        let dialect = Dialect(sendingTo: peer?.versionID, forceLegacy: forceLegacy, versionID: configuration.appVersion)
         return Destination(endpoint: endpoint, label: peer.map { "\($0.name) (\(endpoint))" } ?? endpoint.description, peerUUID: peer?.uuid,
-                           dialect: Dialect(sendingTo: peer?.versionID, forceLegacy: forceLegacy, versionID: configuration.appVersion))
+                           dialect: dialect, security: security(for: peer, dialect: dialect))
+    }
+
+    /// TLS to every current peer that announced it (proving the key it announced), and to an
+    /// address the user typed (any key); plaintext to a legacy peer, and to a peer announcing
+    /// no TLS.
+    private func security(for peer: PeerTable.Peer?, dialect: Dialect) -> EnvelopeSender.Security {
+        guard let tls, dialect.generation == .current else { return .plaintext }
+        guard let peer else { return .tls(tls, expected: nil) }
+        guard peer.speaksTLS, let announced = peer.fingerprint.flatMap(Fingerprint.init(hex:)) else { return .plaintext }
+        return .tls(tls, expected: announced)
     }
 }

@@ -9,6 +9,9 @@ actor Discovery {
     private let socket: DatagramSocket
     private let configuration: DaemonConfiguration
     private let identity: LocalIdentity
+    /// This device's certificate fingerprint, announced in every beacon (nil when playing a
+    /// legacy peer, which speaks no TLS).
+    private let fingerprint: String?
     private let instance = UUID().uuidString.uppercased()
     private let tcpPort: UInt16
     private let events: EventLog
@@ -25,10 +28,14 @@ actor Discovery {
     /// Peers pushed out of the full table by newcomers.
     private(set) var peersEvicted = 0
 
-    init(socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger) {
+    init(
+        socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, fingerprint: String?, tcpPort: UInt16,
+        events: EventLog, service: HexService, logger: Logger
+    ) {
         self.socket = socket
         self.configuration = configuration
         self.identity = identity
+        self.fingerprint = fingerprint
         self.tcpPort = tcpPort
         self.events = events
         self.service = service
@@ -170,7 +177,7 @@ actor Discovery {
     private func beacon(_ kind: Beacon.Kind) -> Beacon {
         Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name, versionID: configuration.appVersion,
                port: tcpPort, interval: configuration.announceInterval.inSeconds,
-               capabilities: configuration.legacy ? [] : ["ack"])
+               capabilities: configuration.legacy ? [] : fingerprint == nil ? ["ack"] : ["ack", "tls"], fingerprint: fingerprint)
     }
 
     /// Sends a beacon to every broadcast target (interfaces read afresh) and every static peer.

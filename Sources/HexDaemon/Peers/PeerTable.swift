@@ -18,6 +18,8 @@ struct PeerTable {
         var port: UInt16
         var interval: Duration
         var capabilities: [String]
+        /// The certificate fingerprint it announced (a claim; a TLS handshake proves it).
+        var fingerprint: String?
         var lastSeen: ContinuousClock.Instant
         /// A hex went to it or came from it: it is kept over strangers when the table is full.
         var hasExchanged = false
@@ -25,6 +27,8 @@ struct PeerTable {
         /// Where its envelopes go.
         var endpoint: Endpoint { Endpoint(host: addresses.first?.description ?? "0.0.0.0", port: port) }
         var isLegacy: Bool { HexdVersion.isLegacy(versionID) }
+        /// It takes TLS on its TCP port, and said which key it will prove.
+        var speaksTLS: Bool { capabilities.contains("tls") && fingerprint != nil }
     }
 
     /// What a beacon changed.
@@ -57,7 +61,7 @@ struct PeerTable {
         }
         var peer = Peer(
             uuid: uuid, name: beacon.name, versionID: beacon.versionID, instance: beacon.instance, addresses: [address],
-            port: beacon.port, interval: .seconds(beacon.interval), capabilities: beacon.capabilities, lastSeen: now)
+            port: beacon.port, interval: .seconds(beacon.interval), capabilities: beacon.capabilities, fingerprint: beacon.fingerprint, lastSeen: now)
         guard let known = peers[uuid] else {
             let evicted = peers.count >= capacity ? evictOne() : nil
             peers[uuid] = peer

@@ -41,10 +41,17 @@ public struct Beacon: Sendable, Codable, Equatable {
     public var port: UInt16
     /// Seconds between this daemon's announcements; it is lost after three missed ones.
     public var interval: Double
-    /// What the daemon speaks beyond the original app: `ack` (messageID and Ack).
+    /// What the daemon speaks beyond the original app: `ack` (messageID and Ack), `tls` (TLS 1.3
+    /// on its TCP port).
     public var capabilities: [String]
+    /// The SHA-256 of the daemon's certificate, 64 lowercase hex digits (Protocol.md, section 12).
+    /// Only a claim: a TLS handshake proves it.
+    public var fingerprint: String?
 
-    public init(kind: Kind, peer: String, instance: String, name: String, versionID: String, port: UInt16, interval: Double, capabilities: [String]) {
+    public init(
+        kind: Kind, peer: String, instance: String, name: String, versionID: String, port: UInt16, interval: Double, capabilities: [String],
+        fingerprint: String? = nil
+    ) {
         self.kind = kind
         self.peer = peer
         self.instance = instance
@@ -53,6 +60,13 @@ public struct Beacon: Sendable, Codable, Equatable {
         self.port = port
         self.interval = interval.isNaN ? Self.intervalRange.lowerBound : min(max(interval, Self.intervalRange.lowerBound), Self.intervalRange.upperBound)
         self.capabilities = capabilities.prefix(Self.maximumCapabilities).map { $0.clipped(toUTF8: Self.maximumCapabilityBytes) }
+        self.fingerprint = fingerprint.flatMap(Self.fingerprint(from:))
+    }
+
+    /// A fingerprint as beacons carry it (lowercase), or nil when `text` is not 64 hex digits.
+    public static func fingerprint(from text: String) -> String? {
+        let hex = text.lowercased()
+        return hex.utf8.count == 64 && hex.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) ? hex : nil
     }
 
     /// The beacon in `bytes`, bounded as the initializer bounds it; nil when the bytes are not a
@@ -65,7 +79,7 @@ public struct Beacon: Sendable, Codable, Equatable {
               wire.port > 0, wire.interval > 0
         else { return nil }
         return Beacon(kind: wire.kind, peer: peer.uuidString, instance: instance.uuidString, name: wire.name, versionID: wire.versionID,
-                      port: wire.port, interval: wire.interval, capabilities: wire.capabilities)
+                      port: wire.port, interval: wire.interval, capabilities: wire.capabilities, fingerprint: wire.fingerprint)
     }
 
     public func encoded() -> [UInt8] {
@@ -75,6 +89,7 @@ public struct Beacon: Sendable, Codable, Equatable {
         writer.beginArray()
         capabilities.forEach { writer.string($0) }
         writer.endArray()
+        if let fingerprint { writer.member("fingerprint", fingerprint) }
         writer.member("format", format)
         writer.member("instance", instance)
         writer.key("interval")

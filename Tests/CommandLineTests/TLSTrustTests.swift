@@ -1,0 +1,171 @@
+import Foundation
+import HexControl
+import HexKit
+import HexNet
+import HexTestSupport
+import HexTLS
+import Synchronization
+import Testing
+
+extension ProcessTests {
+    /// Current peers talk TLS 1.3, each proving its key: real daemons, real handshakes.
+    @Suite struct TLSTrustTests {
+        private func waitForPeer(_ name: String, of daemon: DaemonProcess) async throws {
+            try await waitUntil("\(daemon.name) lists \(name)", timeout: .seconds(10)) {
+                try await daemon.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == name }
+            }
+        }
+
+        /// The bytes between two daemons, captured by a relay, are TLS and hold no link in clear;
+        /// the send reports the key the receiver proved.
+        @Test func theWireBetweenCurrentPeersHoldsNoLinkInClear() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let alice = try await DaemonProcess(name: "Alice", discoveryPort: port)
+            let bob = try await DaemonProcess(name: "Bob", discoveryPort: port)
+            let bobStatus = try await bob.hexctlJSON(StatusReport.self, ["status"])
+            let bobKey = try #require(bobStatus.fingerprint)
+            let relay = try RecordingRelay(to: bobStatus.tcpPort)
+
+            let secret = "https://cloud.example/s/private-budget-2027.xlsx"
+            let result = try await alice.hexctl(["send", "--to", "127.0.0.1:\(relay.port)", "-d", "budget", secret, "--json"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let report = try ControlCoding.decode(SendReport.self, from: Array(result.standardOutput.utf8))
+            #expect(report.status == .stored && report.peerKey == bobKey, "the receiver proved its key")
+            #expect(try await bob.newestInboxHex()?.links.map(\.url) == [secret])
+
+            let (upstream, downstream) = relay.captured
+            #expect(upstream.first == 0x16, "the sender began a TLS handshake")
+            for bytes in [upstream, downstream] {
+                let text = String(decoding: bytes, as: UTF8.self)
+                #expect(!text.contains("cloud.example") && !text.contains("budget") && !text.contains("Store"), "nothing in clear")
+            }
+
+            // By name: the key Bob announced is the key proven.
+            try await waitForPeer("Bob", of: alice)
+            let named = try await alice.hexctlJSON(SendReport.self, ["send", "--to", "bob", "https://example.com/x"])
+            #expect(named.peerKey == bobKey)
+            relay.stop()
+        }
+
+        /// A host replays Bob's beacon (Bob's UUID and key) pointing at itself. Sends to Bob that
+        /// reach it fail naming both keys, never report "stored", and carry nothing it can read.
+        @Test func aReplayedBeaconCannotRedirectASend() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let alice = try await DaemonProcess(name: "Alice", discoveryPort: port)
+            // Bob announces rarely, so the forged beacon stays in Alice's table for a while.
+            let bob = try await DaemonProcess(name: "Bob", discoveryPort: port, interval: 5)
+            try await waitForPeer("Bob", of: alice)
+            let bobStatus = try await bob.hexctlJSON(StatusReport.self, ["status"])
+            let bobKey = try #require(bobStatus.fingerprint)
+
+            let directory = try TemporaryDirectory()
+            let attacker = try AttackingServer(directory: directory)
+            let spoofer = try DatagramSocket(address: try #require(IPv4Address("127.0.0.66")), port: 0)
+            let forged = Beacon(kind: .announce, peer: bobStatus.peerUUID, instance: UUID().uuidString, name: "Bob", versionID: HexdVersion.current,
+                                port: attacker.port, interval: 600, capabilities: ["ack", "tls"], fingerprint: bobKey)
+            let broadcast = try #require(IPv4Address("127.255.255.255"))
+            var redirected = 0
+            var delivered = 0
+            for attempt in 0..<10 where redirected < 3 {
+                try await waitUntil("Alice takes the forged address (\(attempt))", timeout: .seconds(5)) {
+                    // Broadcast, as beacons are (a unicast to a shared port reaches only one
+                    // daemon), and again at every look, in case Bob's own beacon came between.
+                    try spoofer.send(forged.encoded(), to: broadcast, port: port)
+                    return try await alice.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Bob" && $0.endpoint.hasPrefix("127.0.0.66:") }
+                }
+                let result = try await alice.hexctl(["send", "--to", "bob", "https://cloud.example/s/secret", "--json"])
+                if result.status == 0 {
+                    // Bob's own beacon came first: then it went to Bob, who proved his key.
+                    #expect(try ControlCoding.decode(SendReport.self, from: Array(result.standardOutput.utf8)).peerKey == bobKey)
+                    delivered += 1
+                    continue
+                }
+                redirected += 1
+                #expect(result.status == 77, "a key mismatch is a refusal: \(result.standardError)")
+                #expect(result.standardError.contains(bobKey) && result.standardError.contains(attacker.key.description), "both keys named")
+                #expect(!result.standardOutput.contains("stored"))
+            }
+            #expect(redirected > 0, "the forged beacon redirected at least one send")
+            #expect(attacker.handshakes >= redirected && attacker.bytesAfterHandshake == 0, "the impostor got no envelope")
+            #expect(try await bob.hexctlJSONLines(HexSummary.self, ["inbox"]).count == delivered, "only the sends that reached Bob were stored")
+        }
+    }
+}
+
+/// Relays one TCP connection to 127.0.0.1:`port` and keeps every byte that crosses it.
+final class RecordingRelay: Sendable {
+    private final class Capture: Sendable {
+        let bytes = Mutex<(up: [UInt8], down: [UInt8])>(([], []))
+    }
+
+    private let listener: StreamListener
+    private let capture = Capture()
+    private let task: Task<Void, Never>
+
+    var port: UInt16 { listener.port }
+    /// What the client sent, and what the server answered.
+    var captured: (up: [UInt8], down: [UInt8]) { capture.bytes.withLock { $0 } }
+
+    init(to port: UInt16) throws {
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        self.listener = listener
+        let capture = capture
+        task = Task {
+            guard let client = try? await listener.accept(),
+                  let server = try? await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5)) else { return }
+            async let up: Void = Self.copy(from: client, to: server) { chunk in capture.bytes.withLock { $0.up += chunk } }
+            async let down: Void = Self.copy(from: server, to: client) { chunk in capture.bytes.withLock { $0.down += chunk } }
+            _ = await (up, down)
+        }
+    }
+
+    func stop() { task.cancel() }
+
+    private static func copy(from source: Socket, to destination: Socket, record: @Sendable ([UInt8]) -> Void) async {
+        while true {
+            var chunk: [UInt8] = []
+            guard let count = try? await source.read(maximumCount: 65_536, timeout: .seconds(30), { chunk = Array($0) }), count > 0 else {
+                destination.shutdownWrite()
+                return
+            }
+            record(chunk)
+            guard (try? await destination.write(chunk, timeout: .seconds(30))) != nil else { return }
+        }
+    }
+}
+
+/// A TLS server with a key of its own: it completes handshakes and counts what arrives after.
+final class AttackingServer: Sendable {
+    private final class Counts: Sendable {
+        let value = Mutex<(handshakes: Int, bytes: Int)>((0, 0))
+    }
+
+    private let listener: StreamListener
+    let key: Fingerprint
+    private let counts = Counts()
+    private let task: Task<Void, Never>
+
+    var port: UInt16 { listener.port }
+    var handshakes: Int { counts.value.withLock { $0.handshakes } }
+    var bytesAfterHandshake: Int { counts.value.withLock { $0.bytes } }
+
+    init(directory: TemporaryDirectory) throws {
+        let (identity, _) = try TLSIdentity.loadOrCreate(keyPath: directory.file("evil.key"), certificatePath: directory.file("evil.crt"), commonName: "evil")
+        let context = try TLSContext(identity: identity)
+        let listener = try StreamListener.tcp(address: try #require(IPv4Address("127.0.0.66")), port: 0)
+        self.listener = listener
+        key = identity.fingerprint
+        let counts = counts
+        task = Task {
+            while let socket = try? await listener.accept() {
+                guard let stream = try? await TLSStream.handshake(over: socket, context: context, as: .server, timeout: .seconds(5)) else { continue }
+                counts.value.withLock { $0.handshakes += 1 }
+                while let count = try? await stream.read(maximumCount: 65_536, timeout: .seconds(2), { _ in }), count > 0 {
+                    counts.value.withLock { $0.bytes += count }
+                }
+            }
+        }
+    }
+
+    deinit { task.cancel() }
+}
