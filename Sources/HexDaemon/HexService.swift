@@ -17,8 +17,20 @@ actor HexService {
     }
 
     /// Acts on an envelope received from a peer; returns once what it stored is committed.
-    func receive(_ envelope: Envelope) throws -> ReceiveOutcome {
-        try manager.receive(envelope)
+    func receive(_ envelope: Envelope, proof: SenderProof) throws -> ReceiveOutcome {
+        try manager.receive(envelope, proof: proof)
+    }
+
+    /// The key pinned to a peer UUID, if any.
+    func pin(forPeer uuid: String) throws -> PeerPin? {
+        try database.pin(forPeer: uuid)
+    }
+
+    /// Pins a peer UUID to the key it just proved, unless it has a key already (trust on first
+    /// use) or the key belongs to another peer.
+    func pinOnFirstUse(peer uuid: String, fingerprint: String) throws {
+        guard try database.pin(forPeer: uuid) == nil, try database.pinnedPeer(forKey: fingerprint) == nil else { return }
+        try database.setPin(PeerPin(peerUUID: uuid, fingerprint: fingerprint, trust: .pinned))
     }
 
     /// A hex of the user's own, not kept anywhere (a one-off send).

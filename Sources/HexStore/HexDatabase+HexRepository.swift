@@ -11,13 +11,13 @@ extension HexDatabase: HexRepository {
             }
             try connection.run(
                 """
-                INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at, checked)
-                VALUES (?, ?, (SELECT COALESCE(MIN(position), 0) - 1 FROM hex WHERE location = ?), ?, ?, ?, ?, ?, ?)
+                INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at, checked, sender_trust)
+                VALUES (?, ?, (SELECT COALESCE(MIN(position), 0) - 1 FROM hex WHERE location = ?), ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(hex.id.databaseText), .text(hex.location.rawValue), .text(hex.location.rawValue),
                     .text(hex.senderUUID), .text(hex.senderName), .text(hex.hexDescription), .text(hex.hexColor),
-                    .date(hex.timestamp), .integer(hex.isChecked ? 1 : 0),
+                    .date(hex.timestamp), .integer(hex.isChecked ? 1 : 0), hex.senderTrust.map { .text($0.rawValue) } ?? .null,
                 ])
             for (position, link) in hex.links.enumerated() {
                 try connection.run(
@@ -57,14 +57,15 @@ extension HexDatabase: HexRepository {
         return try connection.rows(
             """
             SELECT id, location, substr(sender_uuid, 1, ?), substr(sender_name, 1, ?), substr(description, 1, ?), substr(color, 1, ?),
-                   created_at, checked, (SELECT COUNT(*) FROM link WHERE link.hex_id = hex.id)
+                   created_at, checked, (SELECT COUNT(*) FROM link WHERE link.hex_id = hex.id), sender_trust
             FROM hex WHERE location = ? AND position > ? ORDER BY position LIMIT ?
             """, [width, width, width, width, .text(location.rawValue), .integer(start), .integer(Int64(max(limit, 0)))]
         ) { row in
             HexSummary(
                 id: UUID(databaseText: row.string(0)), location: HexLocation(rawValue: row.string(1)) ?? location,
                 senderUUID: row.string(2), senderName: row.string(3), hexDescription: row.string(4), hexColor: row.string(5),
-                timestamp: row.date(6), isChecked: row.int(7) != 0, linkCount: Int(clamping: row.int(8)))
+                timestamp: row.date(6), isChecked: row.int(7) != 0, linkCount: Int(clamping: row.int(8)),
+                senderTrust: SenderTrust(rawValue: row.string(9)))
         }
     }
 
@@ -138,7 +139,7 @@ extension HexDatabase: HexRepository {
         }
         return try connection.rows(
             """
-            SELECT id, location, sender_uuid, sender_name, description, color, created_at, checked
+            SELECT id, location, sender_uuid, sender_name, description, color, created_at, checked, sender_trust
             FROM hex WHERE \(condition) ORDER BY position
             """, arguments
         ) { row in
@@ -146,7 +147,7 @@ extension HexDatabase: HexRepository {
                 id: UUID(databaseText: row.string(0)), location: HexLocation(rawValue: row.string(1)) ?? .inbox,
                 senderUUID: row.string(2), senderName: row.string(3), hexDescription: row.string(4),
                 hexColor: row.string(5), links: links[row.string(0)] ?? [],
-                timestamp: row.date(6), isChecked: row.int(7) != 0)
+                timestamp: row.date(6), isChecked: row.int(7) != 0, senderTrust: SenderTrust(rawValue: row.string(8)))
         }
     }
 }

@@ -64,5 +64,18 @@ public enum Schema {
             -- Sightings are pruned oldest first (HexDatabase.pruneSightings).
             CREATE INDEX peer_seen_by_last_seen ON peer_seen (last_seen);
             """),
+        Migration(version: 3, sql: """
+            -- Each peer UUID bound to the key its device proves over TLS (Protocol.md, section 12);
+            -- a key belongs to one UUID at most.
+            CREATE TABLE peer_key (
+                peer_uuid TEXT PRIMARY KEY,    -- uppercase
+                fingerprint TEXT NOT NULL UNIQUE,  -- SHA-256 of the certificate, lowercase hex
+                trust TEXT NOT NULL CHECK (trust IN ('pinned', 'paired')),
+                pinned_at REAL NOT NULL
+            );
+            -- How a received hex's sender was known: 'paired', 'pinned' or 'plaintext';
+            -- NULL for the user's own hexes and those received before this column.
+            ALTER TABLE hex ADD COLUMN sender_trust TEXT;
+            """),
     ]
 }

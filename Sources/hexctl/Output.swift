@@ -8,8 +8,18 @@ enum Output {
     static func hexLine(_ hex: HexSummary, truncated: Bool = false) -> String {
         let mark = hex.location == .inbox && !hex.isChecked ? "*" : " "
         let links = hex.linkCount == 1 ? "1 link" : "\(hex.linkCount) links"
-        return "\(mark) \(hex.id.uuidString.prefix(8))  \(hex.timestamp.formatted(.iso8601))  \(json(hex.hexDescription))  from \(json(hex.senderName))  \(links)"
+        let trust = hex.senderTrust.map { " (\($0.rawValue))" } ?? ""
+        return "\(mark) \(hex.id.uuidString.prefix(8))  \(hex.timestamp.formatted(.iso8601))  \(json(hex.hexDescription))  from \(json(hex.senderName))\(trust)  \(links)"
             + (truncated ? "  …" : "")
+    }
+
+    /// How a sender was known, for a person.
+    static func describe(_ trust: SenderTrust) -> String {
+        switch trust {
+        case .paired: "its paired key (TLS)"
+        case .pinned: "the key first seen with it (TLS)"
+        case .plaintext: "its own word (plaintext, a legacy peer)"
+        }
     }
 
     static func hexDetail(_ hex: Hex) -> String {
@@ -18,7 +28,7 @@ enum Output {
             "location: \(hex.location.rawValue)\(hex.location == .inbox ? (hex.isChecked ? " (checked)" : " (unchecked)") : "")",
             "description: \(json(hex.hexDescription))",
             "color: \(json(hex.hexColor))",
-            "from: \(json(hex.senderName)) \(json(hex.senderUUID))",
+            "from: \(json(hex.senderName)) \(json(hex.senderUUID))" + (hex.senderTrust.map { ", known by \(Self.describe($0))" } ?? ""),
             "time: \(hex.timestamp.formatted(.iso8601))",
         ]
         for (index, link) in hex.links.enumerated() {

@@ -47,6 +47,36 @@ extension ProcessTests {
             relay.stop()
         }
 
+        /// Once Alice has sent to Bob, only Alice's key speaks for Alice's UUID there: another key
+        /// over TLS, or plaintext, claiming it is answered Ack `rejected` and stores nothing; the
+        /// genuine hex is marked `pinned`.
+        @Test func aForgedSenderIsRejectedOverTLSAndOverPlaintext() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let alice = try await DaemonProcess(name: "Alice", discoveryPort: port)
+            let bob = try await DaemonProcess(name: "Bob", discoveryPort: port)
+            let aliceUUID = try await alice.hexctlJSON(StatusReport.self, ["status"]).peerUUID
+            let bobPort = try await bob.hexctlJSON(StatusReport.self, ["status"]).tcpPort
+            #expect(try await alice.hexctl(["send", "--to", "127.0.0.1:\(bobPort)", "https://example.com/genuine"]).status == 0)
+            #expect(try await bob.newestInboxHex()?.senderTrust == .pinned)
+
+            let forged = Envelope.store(HexJM(senderUUID: aliceUUID, senderName: "Alice", hexDescription: "forged", hexColor: "#FF0000",
+                                              links: [LinkJM(url: "https://evil.example/phish")]), versionID: HexdVersion.current, messageID: "FORGED-1")
+            let directory = try TemporaryDirectory()
+            let (evil, _) = try TLSIdentity.loadOrCreate(keyPath: directory.file("evil.key"), certificatePath: directory.file("evil.crt"), commonName: "evil")
+            for overTLS in [true, false] {
+                let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: bobPort), timeout: .seconds(5))
+                let stream: any ByteStream = overTLS
+                    ? try await TLSStream.handshake(over: socket, context: try TLSContext(identity: evil), as: .client, timeout: .seconds(5)) : socket
+                let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
+                try await connection.writeLine(forged.encodedLine(), timeout: .seconds(5))
+                guard case .line(let line)? = try await connection.readLine(timeout: .seconds(5)) else { throw TLSError("read the Ack", reason: "none came") }
+                let ack = try Envelope.decode(from: line)
+                #expect(ack.status == .rejected && ack.messageID == "FORGED-1", "over TLS: \(overTLS)")
+                #expect(ack.message?.contains(aliceUUID) == true, "the reason names the peer: \(ack.message ?? "")")
+            }
+            #expect(try await bob.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == [""], "only the genuine hex")
+        }
+
         /// A host replays Bob's beacon (Bob's UUID and key) pointing at itself. Sends to Bob that
         /// reach it fail naming both keys, never report "stored", and carry nothing it can read.
         @Test func aReplayedBeaconCannotRedirectASend() async throws {

@@ -110,6 +110,7 @@ import Testing
         case .stored: "stored"
         case .duplicate: "duplicate"
         case .rejected: "rejected"
+        case .forged: "forged"
         case .alert: "alert"
         case .unsupported: "unsupported"
         case .invalid: "invalid"

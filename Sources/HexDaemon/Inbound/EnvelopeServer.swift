@@ -70,6 +70,8 @@ final class EnvelopeServer: Sendable {
     private func serve(_ socket: Socket, remote: String) async {
         guard let stream = await open(socket, remote: remote) else { return }
         let connection = StreamConnection(stream: stream, maximumLineLength: configuration.maximumLineLength, budget: budget)
+        // Over TLS every envelope on the connection is from the key the handshake proved.
+        let proof = (stream as? TLSStream).map { SenderProof.key($0.peer.description) } ?? .none
         while true {
             let item: LineFramer.Item?
             do {
@@ -98,7 +100,7 @@ final class EnvelopeServer: Sendable {
                 return
             case .line(let bytes):
                 connections.progressed(socket)
-                guard let reply = await handle(bytes, from: remote) else { continue }
+                guard let reply = await handle(bytes, from: remote, proof: proof) else { continue }
                 do {
                     try await connection.writeLine(reply.encodedLine(), timeout: .seconds(10))
                 } catch {
@@ -130,7 +132,7 @@ final class EnvelopeServer: Sendable {
     }
 
     /// Acts on one line and returns the reply owed, if any.
-    private func handle(_ bytes: [UInt8], from remote: String) async -> Envelope? {
+    private func handle(_ bytes: [UInt8], from remote: String, proof: SenderProof) async -> Envelope? {
         let envelope: Envelope
         do {
             envelope = dialect.received(try Envelope.decode(from: bytes, limits: configuration.envelopeLimits))
@@ -139,7 +141,7 @@ final class EnvelopeServer: Sendable {
             return dialect.reply(toUnreadable: error)
         }
         do {
-            let outcome = try await service.receive(envelope)
+            let outcome = try await service.receive(envelope, proof: proof)
             await record(outcome, of: envelope, from: remote)
             return dialect.reply(to: envelope, outcome: outcome)
         } catch {

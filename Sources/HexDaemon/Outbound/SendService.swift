@@ -10,6 +10,8 @@ struct SendService: Sendable {
     /// This device's TLS; nil when playing a legacy peer.
     let tls: TLSContext?
     let discovery: Discovery
+    /// The store, for the keys pinned to peers.
+    let service: HexService
     let events: EventLog
     let logger: Logger
 
@@ -54,7 +56,10 @@ struct SendService: Sendable {
             let delivery = try await EnvelopeSender.send(
                 envelope, to: destination.endpoint, security: destination.security, timeout: timeout,
                 maximumLineLength: configuration.maximumLineLength, awaitReply: wait)
-            if let peerUUID = destination.peerUUID { await discovery.markExchanged(peerUUID) }
+            if let peerUUID = destination.peerUUID {
+                await discovery.markExchanged(peerUUID)
+                if let key = delivery.peerKey { try? await service.pinOnFirstUse(peer: peerUUID, fingerprint: key.description) }
+            }
             let outcome = delivery.status?.rawValue ?? "sent"
             logger.info("\(envelope.operationType) to \(destination.label): \(outcome) in \(Int(clamping: delivery.elapsed.inSeconds * 1_000)) ms",
                         [("peer", destination.label), ("messageID", envelope.messageID ?? ""), ("status", outcome)])
@@ -72,7 +77,8 @@ struct SendService: Sendable {
         }
     }
 
-    private func destination(_ text: String, forceLegacy: Bool) async throws(LookupError) -> Destination {
+    /// - Throws: `LookupError`, or a store error reading the peer's pinned key.
+    private func destination(_ text: String, forceLegacy: Bool) async throws -> Destination {
         // Playing a legacy peer means sending like one, whoever the receiver is.
         let forceLegacy = forceLegacy || configuration.legacy
         let peer: PeerTable.Peer?
@@ -86,17 +92,19 @@ struct SendService: Sendable {
             peer = found
         }
         let dialect = Dialect(sendingTo: peer?.versionID, forceLegacy: forceLegacy, versionID: configuration.appVersion)
+        var pin: PeerPin?
+        if let peer { pin = try await service.pin(forPeer: peer.uuid) }
         return Destination(endpoint: endpoint, label: peer.map { "\($0.name) (\(endpoint))" } ?? endpoint.description, peerUUID: peer?.uuid,
-                           dialect: dialect, security: security(for: peer, dialect: dialect))
+                           dialect: dialect, security: security(for: peer, pinned: pin, dialect: dialect))
     }
 
-    /// TLS to every current peer that announced it (proving the key it announced), and to an
-    /// address the user typed (any key); plaintext to a legacy peer, and to a peer announcing
-    /// no TLS.
-    private func security(for peer: PeerTable.Peer?, dialect: Dialect) -> EnvelopeSender.Security {
+    /// TLS to every current peer that announced it, proving the key pinned to it (or, before
+    /// first contact, the key it announced), and to an address the user typed (any key);
+    /// plaintext to a legacy peer, and to a peer announcing no TLS.
+    private func security(for peer: PeerTable.Peer?, pinned pin: PeerPin?, dialect: Dialect) -> EnvelopeSender.Security {
         guard let tls, dialect.generation == .current else { return .plaintext }
         guard let peer else { return .tls(tls, expected: nil) }
         guard peer.speaksTLS, let announced = peer.fingerprint.flatMap(Fingerprint.init(hex:)) else { return .plaintext }
-        return .tls(tls, expected: announced)
+        return .tls(tls, expected: pin.flatMap { Fingerprint(hex: $0.fingerprint) } ?? announced)
     }
 }

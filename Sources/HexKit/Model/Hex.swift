@@ -15,12 +15,16 @@ public struct Hex: Sendable, Hashable, Codable, Identifiable {
     public var timestamp: Date
     /// Whether the user has looked at it. Hexes in My Hexlist are always checked.
     public var isChecked: Bool
+    /// How its sender was known when it was received; nil for the user's own hexes (and hexes
+    /// received before hexd knew).
+    public var senderTrust: SenderTrust?
 
     public init(
         id: UUID = UUID(), location: HexLocation, senderUUID: String, senderName: String,
         hexDescription: String, hexColor: String, links: [Link], timestamp: Date = Date(),
-        isChecked: Bool
+        isChecked: Bool, senderTrust: SenderTrust? = nil
     ) {
+        self.senderTrust = senderTrust
         self.id = id
         self.location = location
         self.senderUUID = senderUUID

@@ -9,11 +9,14 @@ public struct HexSummary: Sendable, Hashable, Codable, Identifiable {
     public var timestamp: Date
     public var isChecked: Bool
     public var linkCount: Int
+    /// How its sender was known (see `Hex.senderTrust`).
+    public var senderTrust: SenderTrust?
 
     public init(
         id: UUID, location: HexLocation, senderUUID: String, senderName: String, hexDescription: String, hexColor: String,
-        timestamp: Date, isChecked: Bool, linkCount: Int
+        timestamp: Date, isChecked: Bool, linkCount: Int, senderTrust: SenderTrust? = nil
     ) {
+        self.senderTrust = senderTrust
         self.id = id
         self.location = location
         self.senderUUID = senderUUID
@@ -28,6 +31,6 @@ public struct HexSummary: Sendable, Hashable, Codable, Identifiable {
     /// The summary of a whole hex.
     public init(_ hex: Hex) {
         self.init(id: hex.id, location: hex.location, senderUUID: hex.senderUUID, senderName: hex.senderName, hexDescription: hex.hexDescription,
-                  hexColor: hex.hexColor, timestamp: hex.timestamp, isChecked: hex.isChecked, linkCount: hex.links.count)
+                  hexColor: hex.hexColor, timestamp: hex.timestamp, isChecked: hex.isChecked, linkCount: hex.links.count, senderTrust: hex.senderTrust)
     }
 }

@@ -26,29 +26,71 @@ public struct HexManager {
     /// Returns only after the hex is committed, so an Ack built from the outcome never claims
     /// more than the database holds.
     /// - Throws: only errors of the repository (the database); the envelope itself never throws.
-    public func receive(_ envelope: Envelope, at time: Date = Date()) throws -> ReceiveOutcome {
+    /// - Parameter proof: what the connection proved about the sender: a key over TLS, which
+    ///   must be the one pinned to the envelope's `senderUUID` (and is pinned to it on first
+    ///   use), or nothing over plain TCP, which cannot speak for a peer known by its key.
+    public func receive(_ envelope: Envelope, proof: SenderProof = .none, at time: Date = Date()) throws -> ReceiveOutcome {
         switch envelope.operationType {
         case .alert:
             return .alert(message: envelope.message ?? "")
         case .store:
-            return try receiveStore(envelope, at: time)
+            return try receiveStore(envelope, proof: proof, at: time)
         default:
             return .unsupported(reason: "operationType \"\(envelope.operationType)\" is not supported by hexd \(versionID)")
         }
     }
 
-    private func receiveStore(_ envelope: Envelope, at time: Date) throws -> ReceiveOutcome {
+    private func receiveStore(_ envelope: Envelope, proof: SenderProof, at time: Date) throws -> ReceiveOutcome {
         if let objectType = envelope.jmObjectType, objectType != .hex {
             return .unsupported(reason: "a Store of jmObjectType \"\(objectType)\" is not supported by hexd \(versionID)")
         }
         guard let hexJM = envelope.hex else {
             return .invalid(reason: "a Store needs a Hex object in jmObject")
         }
-        if let sender = hexJM.senderUUID, try repository.isBlocked(senderUUID: sender) {
+        // Compared as a UUID is written, so " <uuid>" is not another sender.
+        let sender = hexJM.senderUUID.map { $0.trimmed.uppercased() } ?? ""
+        let trust: SenderTrust
+        switch try authenticate(sender, proof: proof) {
+        case .known(let known): trust = known
+        case .disproved(let reason): return .forged(reason: reason)
+        }
+        if !sender.isEmpty, try repository.isBlocked(senderUUID: sender) {
             return .rejected(alert: "\(identity.name) blocked you.")
         }
-        let hex = Self.makeHex(from: hexJM, location: .inbox, at: time)
+        var hex = Self.makeHex(from: hexJM, location: .inbox, at: time)
+        hex.senderTrust = trust
         return try repository.insert(hex, messageID: envelope.messageID) ? .stored(hex) : .duplicate
+    }
+
+    /// How the sender is known, or the outcome for a sender the connection disproves. A key is
+    /// pinned to the first peer UUID it proves (trust on first use); a UUID pinned to a key is
+    /// spoken for by that key alone, never by plaintext.
+    private func authenticate(_ sender: String, proof: SenderProof) throws -> Authentication {
+        switch proof {
+        case .key(let fingerprint):
+            guard !sender.isEmpty else { return .disproved("a Store over TLS must name its senderUUID") }
+            if let pin = try repository.pin(forPeer: sender) {
+                guard pin.fingerprint == fingerprint else {
+                    return .disproved("senderUUID \(sender) belongs to the key \(pin.fingerprint), not to the key \(fingerprint) this connection proved")
+                }
+                return .known(pin.trust)
+            }
+            if let owner = try repository.pinnedPeer(forKey: fingerprint) {
+                return .disproved("the key \(fingerprint) belongs to the peer \(owner), not to \(sender.clipped(toUTF8: 80))")
+            }
+            try repository.setPin(PeerPin(peerUUID: sender, fingerprint: fingerprint, trust: .pinned))
+            return .known(.pinned)
+        case .none:
+            if !sender.isEmpty, let pin = try repository.pin(forPeer: sender) {
+                return .disproved("\(sender) is known by its key \(pin.fingerprint); a plaintext envelope cannot speak for it")
+            }
+            return .known(.plaintext)
+        }
+    }
+
+    private enum Authentication {
+        case known(SenderTrust)
+        case disproved(String)
     }
 
     /// The stored form of a HexJM: a new id, the given location and time, and every missing field

@@ -51,4 +51,16 @@ public protocol HexRepository {
 
     /// The blocked sender UUIDs, uppercase, sorted.
     func blockedSenders() throws -> [String]
+
+    /// The key pinned to a peer UUID (any case), if any.
+    func pin(forPeer uuid: String) throws -> PeerPin?
+
+    /// The peer UUID a key is pinned to, if any.
+    func pinnedPeer(forKey fingerprint: String) throws -> String?
+
+    /// Pins `pin.peerUUID` to `pin.fingerprint`, replacing what that UUID had.
+    func setPin(_ pin: PeerPin) throws
+
+    /// Forgets the key pinned to a peer UUID. Returns false when there was none.
+    func removePin(forPeer uuid: String) throws -> Bool
 }

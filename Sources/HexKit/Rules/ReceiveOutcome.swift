@@ -7,6 +7,9 @@ public enum ReceiveOutcome: Sendable, Hashable {
     /// The sender is blocked; nothing was stored. `alert` is the original app's reply text
     /// ("<Name> blocked you.").
     case rejected(alert: String)
+    /// The connection disproves the envelope's sender (another key speaks for that peer UUID,
+    /// or plaintext claims a peer known by its key); nothing was stored.
+    case forged(reason: String)
     /// An Alert arrived with this message.
     case alert(message: String)
     /// The operation or object type is one this version does not handle; nothing was done.
@@ -19,7 +22,7 @@ public enum ReceiveOutcome: Sendable, Hashable {
         switch self {
         case .stored: .stored
         case .duplicate: .duplicate
-        case .rejected: .rejected
+        case .rejected, .forged: .rejected
         case .alert: .received
         case .unsupported: .unsupported
         case .invalid: .invalid
@@ -33,7 +36,7 @@ public enum ReceiveOutcome: Sendable, Hashable {
         case .duplicate: "already stored; this messageID was seen before"
         case .rejected(let alert): alert
         case .alert: "alert delivered"
-        case .unsupported(let reason), .invalid(let reason): reason
+        case .unsupported(let reason), .invalid(let reason), .forged(let reason): reason
         }
     }
 }

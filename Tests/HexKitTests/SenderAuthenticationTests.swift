@@ -1,0 +1,71 @@
+import HexKit
+import HexTestSupport
+import Testing
+
+/// Who may speak for a peer UUID: the key pinned to it, over TLS; plaintext only for peers never
+/// known by a key.
+@Suite struct SenderAuthenticationTests {
+    static let ada = "6F9619FF-8B86-4011-B42D-00C04FC964FF"
+    static let eve = "11111111-2222-4333-8444-555555555555"
+    static let adaKey = String(repeating: "a1", count: 32)
+    static let eveKey = String(repeating: "e5", count: 32)
+
+    private func store(_ description: String, from sender: String = Self.ada) -> Envelope {
+        .store(HexJM(senderUUID: sender, senderName: "Ada", hexDescription: description, hexColor: "#3498DB", links: [LinkJM(url: "https://a.example/x")]),
+               versionID: "2.0.0", messageID: UUID().uuidString)
+    }
+
+    @Test func theFirstKeyToSpeakForAUUIDIsPinnedAndTheHexSaysHow() throws {
+        let receiver = try Receiver()
+        guard case .stored(let hex) = try receiver.manager.receive(store("first"), proof: .key(Self.adaKey)) else { throw Failure("not stored") }
+        let reread = try receiver.manager.hex(id: hex.id)
+        #expect(hex.senderTrust == .pinned && reread.senderTrust == .pinned)
+        #expect(try receiver.database.pin(forPeer: Self.ada.lowercased()) == PeerPin(peerUUID: Self.ada, fingerprint: Self.adaKey, trust: .pinned))
+        guard case .stored = try receiver.manager.receive(store("again"), proof: .key(Self.adaKey)) else { throw Failure("the pinned key was refused") }
+    }
+
+    @Test func anotherKeyCannotSpeakForAPinnedUUID() throws {
+        let receiver = try Receiver()
+        _ = try receiver.manager.receive(store("genuine"), proof: .key(Self.adaKey))
+        let outcome = try receiver.manager.receive(store("forged"), proof: .key(Self.eveKey))
+        guard case .forged(let reason) = outcome else { throw Failure("stored: \(outcome)") }
+        #expect(outcome.ackStatus == .rejected && reason.contains(Self.adaKey) && reason.contains(Self.eveKey))
+        #expect(try receiver.manager.inbox().map(\.hexDescription) == ["genuine"])
+    }
+
+    @Test func aPinnedKeyCannotSpeakForAnotherUUID() throws {
+        let receiver = try Receiver()
+        _ = try receiver.manager.receive(store("genuine"), proof: .key(Self.adaKey))
+        guard case .forged = try receiver.manager.receive(store("as Eve", from: Self.eve), proof: .key(Self.adaKey)) else { throw Failure("stored") }
+    }
+
+    @Test func plaintextCannotSpeakForAPeerKnownByItsKey() throws {
+        let receiver = try Receiver()
+        guard case .stored(let legacy) = try receiver.manager.receive(store("legacy", from: Self.eve), proof: .none) else { throw Failure("not stored") }
+        #expect(legacy.senderTrust == .plaintext)
+        _ = try receiver.manager.receive(store("genuine"), proof: .key(Self.adaKey))
+        for claim in [Self.ada, " " + Self.ada.lowercased() + " "] {
+            guard case .forged = try receiver.manager.receive(store("plaintext claim", from: claim), proof: .none) else { throw Failure("stored \(claim)") }
+        }
+    }
+
+    /// A block holds against a UUID written another way, and against its key under a new UUID.
+    @Test func aBlockHoldsForTheUUIDInAnyFormAndForItsKey() throws {
+        let receiver = try Receiver()
+        _ = try receiver.manager.receive(store("genuine"), proof: .key(Self.adaKey))
+        try receiver.manager.block(senderUUID: Self.ada)
+        #expect(try receiver.manager.receive(store("spaced", from: " " + Self.ada.lowercased()), proof: .none).ackStatus == .rejected)
+        #expect(try receiver.manager.receive(store("keyed"), proof: .key(Self.adaKey)) == .rejected(alert: "\(Receiver.name) blocked you."))
+        #expect(try receiver.manager.receive(store("new UUID", from: Self.eve), proof: .key(Self.adaKey)).ackStatus == .rejected)
+        #expect(try receiver.manager.inbox().count == 1)
+    }
+
+    @Test func aPairedKeyIsReportedAsPaired() throws {
+        let receiver = try Receiver()
+        try receiver.database.setPin(PeerPin(peerUUID: Self.ada, fingerprint: Self.adaKey, trust: .paired))
+        guard case .stored(let hex) = try receiver.manager.receive(store("paired"), proof: .key(Self.adaKey)) else { throw Failure("not stored") }
+        #expect(hex.senderTrust == .paired)
+        #expect(try receiver.database.removePin(forPeer: Self.ada))
+        #expect(try !receiver.database.removePin(forPeer: Self.ada), "removed already")
+    }
+}
