@@ -66,6 +66,19 @@ import Testing
         #expect(table.observe(beacon(.bye), from: home, at: start) == .none)
     }
 
+    /// A `bye` naming the peer from an address the peer does not use is a spoof: ignored.
+    @Test func aByeFromAnotherAddressIsIgnored() {
+        var table = PeerTable(ownUUID: Self.own)
+        _ = table.observe(beacon(), from: home, at: start)
+        #expect(table.observe(beacon(.bye), from: wifi, at: start) == .none)
+        #expect(table.peers[Self.other] != nil, "still listed")
+        _ = table.observe(beacon(), from: wifi, at: start)
+        guard case .left = table.observe(beacon(.bye), from: wifi, at: start) else {
+            Issue.record("a bye from an address the peer uses was ignored")
+            return
+        }
+    }
+
     @Test func peersAreFoundByNameOrUUIDPrefix() async throws {
         var table = PeerTable(ownUUID: Self.own)
         _ = table.observe(beacon(name: "Bob"), from: home, at: start)

@@ -39,7 +39,7 @@ struct PeerTable {
         case restarted(Peer)
         case updated(Peer)
         case left(Peer)
-        /// Our own beacon, or a `bye` from a peer not in the table.
+        /// Our own beacon, or a `bye` for a peer not in the table or from an address it does not use.
         case none
     }
 
@@ -57,6 +57,9 @@ struct PeerTable {
         let uuid = beacon.peer.uppercased()
         guard uuid != ownUUID else { return .none }
         if beacon.kind == .bye {
+            // Anyone can send a `bye` naming any peer: only one from an address the peer itself
+            // was heard from is taken.
+            guard let known = peers[uuid], known.addresses.contains(address) else { return .none }
             return peers.removeValue(forKey: uuid).map(Change.left) ?? .none
         }
         var peer = Peer(
