@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "HexDaemon", dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexTLS", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
-        .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
+        .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexNet", "HexTLS", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
         .target(name: "HexTestSupport", dependencies: ["HexKit", "HexStore", "HexNet", "HexCommandLine"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),

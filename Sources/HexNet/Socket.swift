@@ -34,6 +34,14 @@ public final class Socket: Sendable {
         _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
     }
 
+    /// Turns off Nagle's algorithm on a TCP socket. The protocols here are request and answer:
+    /// a TLS handshake writes several small records in a row, and Nagle holding them back for the
+    /// peer's delayed ACK would add some 40 ms to every exchange.
+    func sendSmallWritesAtOnce() {
+        var on: Int32 = 1
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// The remote end of a connected IPv4 socket as `HOST:PORT`, or nil (a Unix socket).
     public var remoteEndpoint: Endpoint? {
         var address = sockaddr_in()

@@ -9,6 +9,7 @@ public enum StreamConnector {
     public static func tcp(to endpoint: Endpoint, timeout: Duration, from source: IPv4Address? = nil) async throws -> Socket {
         let address = try await resolve(endpoint.host)
         let socket = try Socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue))
+        socket.sendSmallWritesAtOnce()
         if let source { try socket.bind(source, port: 0) }
         var socketAddress = address.socketAddress(port: endpoint.port)
         let result = withUnsafePointer(to: &socketAddress) {

@@ -52,7 +52,11 @@ public final class StreamListener: Sendable {
         while true {
             // Close-on-exec from the start: a link command spawned meanwhile cannot inherit it.
             let descriptor = accept4(socket.descriptor, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
-            if descriptor >= 0 { return Socket(adopting: descriptor) }
+            if descriptor >= 0 {
+                let accepted = Socket(adopting: descriptor)
+                if path == nil { accepted.sendSmallWritesAtOnce() }
+                return accepted
+            }
             switch errno {
             case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: socket.descriptor, timeout: nil, operation: "accept")
             // Interrupted, or a connection reset before it was taken: go on with the next.

@@ -3,6 +3,7 @@ import Foundation
 import HexControl
 import HexKit
 import HexNet
+import HexTLS
 
 /// Two real hexd processes on loopback: how fast they find each other, how fast a killed one is
 /// dropped, and the send -> Ack latency against a plain TCP round trip of the same bytes.
@@ -46,8 +47,33 @@ struct TransferBenchmark {
         }
         let echo = try EchoServer()
         let baseline = try await roundTrips(lines, port: echo.port) { _ in true }
-        let acked = try await roundTrips(lines, port: port) { reply in
-            (try? Envelope.decode(from: reply))?.status == .stored
+        let stored: ([UInt8]) -> Bool = { reply in (try? Envelope.decode(from: reply))?.status == .stored }
+        let acked = try await roundTrips(lines, port: port, check: stored)
+        // Over TLS, as one peer: one sender UUID for this bench's one key (a key speaks for one UUID).
+        let benchUUID = UUID().uuidString
+        let tlsLines = (0..<sends).map { index in
+            Envelope.store(
+                HexJM(senderUUID: benchUUID, senderName: "bench", hexDescription: "tls \(index)", hexColor: "#3498DB",
+                      links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com", service: .unknown)]),
+                versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
+        }
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keys) }
+        let tls = try TLSContext(identity: try TLSIdentity.loadOrCreate(keyPath: keys + "/bench.key", certificatePath: keys + "/bench.crt", commonName: "hexbench").0)
+        let securedAcks = try await roundTrips(tlsLines, port: port, tls: tls, check: stored)
+        let hexctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hexctl").path
+        var commands: [Double] = []
+        for index in 0..<min(sends, 50) {
+            let start = ContinuousClock.now
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: hexctl)
+            process.arguments = ["send", "--data-dir", sender.directory, "--to", "receiver", "https://example.com/cli/\(index)"]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw BenchFailure("hexctl send \(index) exited with \(process.terminationStatus)") }
+            commands.append(milliseconds(ContinuousClock.now - start))
         }
         var controlled: [Double] = []
         let client = try ControlClient(socketPath: sender.controlPath)
@@ -65,18 +91,28 @@ struct TransferBenchmark {
         report.append("  baseline: plain TCP connect + line + echoed line: median \(format(baselineMedian)) ms, p99 \(format(percentile(baseline, 0.99))) ms")
         report.append("  envelope -> Ack stored (decode, SQLite commit):   median \(format(median(acked))) ms, p99 \(format(percentile(acked, 0.99))) ms, "
             + "median / baseline \(format(median(acked) / baselineMedian))")
-        report.append("  control socket send -> report (the hexctl path, \(controlled.count) sends): median \(format(median(controlled))) ms, "
+        report.append("  the same over TLS 1.3 (handshake included):       median \(format(median(securedAcks))) ms, p99 \(format(percentile(securedAcks, 0.99))) ms, "
+            + "median / plaintext \(format(median(securedAcks) / median(acked))) (target <= 2 ms and <= 3)")
+        report.append("  hexctl send wall time (a process, control socket, TLS to the peer, \(commands.count) runs): median \(format(median(commands))) ms, "
+            + "p99 \(format(percentile(commands, 0.99))) ms (target <= 15 ms)")
+        report.append("  control socket send -> report (the hexctl path over TLS, \(controlled.count) sends): median \(format(median(controlled))) ms, "
             + "p99 \(format(percentile(controlled, 0.99))) ms, median / baseline \(format(median(controlled) / baselineMedian))")
         return report
     }
 
     /// Connects, writes one line and waits for one line back, once per line; milliseconds each.
-    private func roundTrips(_ lines: [[UInt8]], port: UInt16, check: ([UInt8]) -> Bool) async throws -> [Double] {
+    /// - Parameter tls: when given, each connection is TLS with this context (the handshake counts).
+    private func roundTrips(_ lines: [[UInt8]], port: UInt16, tls: TLSContext? = nil, check: ([UInt8]) -> Bool) async throws -> [Double] {
         var times: [Double] = []
         for line in lines {
             let start = ContinuousClock.now
             let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
-            let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
+            let stream: any ByteStream = if let tls {
+                try await TLSStream.handshake(over: socket, context: tls, as: .client, timeout: .seconds(5))
+            } else {
+                socket
+            }
+            let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
             try await connection.writeLine(line, timeout: .seconds(5))
             guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(5)), check(reply) else {
                 throw BenchFailure("no good reply from port \(port)")

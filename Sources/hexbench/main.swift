@@ -17,8 +17,9 @@ let help = """
                 Default: 5000 envelopes, 3 rounds.
       transfer  Two hexd processes (beside hexbench) on loopback: time until both list each other,
                 time until a SIGKILLed one leaves the table (against 3 intervals), and send -> Ack
-                latency (direct and through the control socket) against a plain TCP round trip of
-                the same bytes. Default: 1000 sends, 5 rounds.
+                latency (plaintext and over TLS 1.3 with its handshake, direct and through the
+                control socket, and hexctl's wall time) against a plain TCP round trip of the
+                same bytes. Default: 1000 sends, 5 rounds.
       registry  Link answers absorbed per second by the share-link query registry, 8 threads
                 answering, and the time from the last answer to delivery, against the same
                 calls to an actor that only counts. Default: 200000 answers.

@@ -77,6 +77,31 @@ extension ProcessTests {
             #expect(try await bob.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == [""], "only the genuine hex")
         }
 
+        /// With `--plaintext refuse` a daemon neither hears nor sends plaintext, and still talks
+        /// TLS with current peers.
+        @Test func plaintextRefusedMeansTLSOnlyBothWays() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let strict = try await DaemonProcess(name: "Strict", discoveryPort: port, extraArguments: ["--plaintext", "refuse"])
+            let other = try await DaemonProcess(name: "Other", discoveryPort: port)
+            let strictPort = try await strict.hexctlJSON(StatusReport.self, ["status"]).tcpPort
+            let otherPort = try await other.hexctlJSON(StatusReport.self, ["status"]).tcpPort
+
+            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: strictPort), timeout: .seconds(5))
+            let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
+            let legacyStore = #"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","jmObject":{"senderName":"Old","links":[{"url":"https://old.example"}]}}"#
+            try await connection.writeLine(Array(legacyStore.utf8), timeout: .seconds(5))
+            guard case .line(let line)? = try await connection.readLine(timeout: .seconds(5)) else { throw TLSError("read the Ack", reason: "none came") }
+            let ack = try Envelope.decode(from: line)
+            #expect(ack.status == .rejected && ack.message?.contains("TLS only") == true)
+            #expect(try await strict.hexctlJSONLines(HexSummary.self, ["inbox"]).isEmpty)
+
+            let legacySend = try await strict.hexctl(["send", "--to", "127.0.0.1:\(otherPort)", "--legacy", "https://example.com/x"])
+            #expect(legacySend.status == 77 && legacySend.standardError.contains("refuses plaintext"), "\(legacySend.standardError)")
+            let tlsSend = try await strict.hexctl(["send", "--to", "127.0.0.1:\(otherPort)", "https://example.com/y"])
+            #expect(tlsSend.status == 0, "\(tlsSend.standardError)")
+            #expect(try await PackageExecutable.run("hexd", ["--legacy", "--plaintext", "refuse", "--data-dir", strict.dataDirectory + "-x"]).status == 64)
+        }
+
         /// A host replays Bob's beacon (Bob's UUID and key) pointing at itself. Sends to Bob that
         /// reach it fail naming both keys, never report "stored", and carry nothing it can read.
         @Test func aReplayedBeaconCannotRedirectASend() async throws {

@@ -119,6 +119,18 @@ final class EnvelopeServer: Sendable {
         do {
             guard let first = try await socket.peek(timeout: pace.idle) else { return nil }
             guard first == 0x16 else {
+                guard configuration.plaintext == .accept else {
+                    logger.limited("plaintext refused", .info, "refused a plaintext connection from \(remote) (--plaintext refuse)")
+                    if let reply = dialect.reply(refusingConnection: "this daemon takes TLS only (--plaintext refuse); nothing was read") {
+                        try? await socket.writeLine(reply.encodedLine(), timeout: .seconds(5))
+                    }
+                    // Closing with the envelope unread would reset the connection and could destroy
+                    // the Ack before it is read: half-close, and read on (discarding) for a moment.
+                    socket.shutdownWrite()
+                    let until = ContinuousClock.now + .seconds(1)
+                    while until > .now, let count = try? await socket.read(maximumCount: 65_536, timeout: until - .now, { _ in }), count > 0 {}
+                    return nil
+                }
                 logger.debug("plaintext connection from \(remote)")
                 return socket
             }

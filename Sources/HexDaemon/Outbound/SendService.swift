@@ -48,6 +48,9 @@ struct SendService: Sendable {
     /// - Throws: `LookupError` when `peer` names no peer, or `SendError`.
     func send(_ payload: Payload, to peer: String, wait: Bool, timeout: Duration, forceLegacy: Bool) async throws -> Receipt {
         let destination = try await destination(peer, forceLegacy: forceLegacy)
+        if case .plaintext = destination.security, configuration.plaintext == .refuse {
+            throw SendError.refused("\(destination.label) speaks no TLS (a legacy peer, or --legacy), and this daemon refuses plaintext (--plaintext refuse)")
+        }
         let envelope = switch payload {
         case .hex(let hex): destination.dialect.store(hex, from: identity)
         case .alert(let message): destination.dialect.alert(message)

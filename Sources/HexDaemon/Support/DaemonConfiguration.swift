@@ -50,6 +50,16 @@ public struct DaemonConfiguration: Sendable {
     public var linkConcurrency = 4
     /// How long one link command may run.
     public var linkTimeout: Duration = .seconds(30)
+    /// Whether plain TCP is spoken with peers that have no TLS (legacy peers).
+    public var plaintext = PlaintextPolicy.accept
+
+    /// Whether plain TCP is spoken with peers that have no TLS.
+    public enum PlaintextPolicy: String, Sendable {
+        /// With legacy peers (1.x, or no `tls` announced) and addresses sent to with `--legacy`.
+        case accept
+        /// Never: every connection is TLS, and legacy peers are neither sent to nor heard.
+        case refuse
+    }
 
     public init(dataDirectory: DataDirectory) {
         self.dataDirectory = dataDirectory
@@ -69,6 +79,7 @@ public struct DaemonConfiguration: Sendable {
         Option("announce-interval", value: "seconds", help: "Seconds between beacons, 0.1 to 600. Default: 2. A peer is lost after 3 missed intervals."),
         Option("app-version", value: "version", help: "The versionID to announce and send. Default: \(HexdVersion.current)."),
         Option("legacy", help: "Play a legacy 1.x peer: send only what the original app sent, never answer with an Ack."),
+        Option("plaintext", value: "policy", help: "accept: speak plain TCP with legacy peers, which have no TLS (the default); refuse: TLS only, with every peer."),
         Option("log-level", value: "level", help: "error, warning, info or debug. Default: info."),
         Option("log-format", value: "format", help: "text (for people), logfmt (key=value records) or json (an object per line). Default: text."),
         Option("max-line", value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
@@ -176,6 +187,10 @@ public struct DaemonConfiguration: Sendable {
         } else {
             let truth = ["true": true, "yes": true, "1": true, "false": false, "no": false, "0": false]
             configuration.legacy = try setting("legacy", { truth[$0.lowercased()] }, expected: "true or false") ?? false
+        }
+        configuration.plaintext = try setting("plaintext", PlaintextPolicy.init(rawValue:), expected: "accept or refuse") ?? configuration.plaintext
+        if configuration.legacy && configuration.plaintext == .refuse {
+            throw UsageError("--legacy plays a 1.x peer, which speaks only plaintext: it cannot go with --plaintext refuse")
         }
         configuration.logLevel = try setting("log-level", LogLevel.init(rawValue:), expected: "error, warning, info or debug") ?? configuration.logLevel
         configuration.logFormat = try setting("log-format", LogFormat.init(rawValue:), expected: "text, logfmt or json") ?? configuration.logFormat

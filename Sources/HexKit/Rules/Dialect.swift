@@ -102,6 +102,12 @@ public struct Dialect: Sendable, Hashable {
         acknowledges ? .ack(.invalid, messageID: nil, message: "line longer than \(limit) bytes; closing the connection", versionID: versionID) : nil
     }
 
+    /// The reply to a connection refused before its first envelope was read (plaintext where
+    /// only TLS is taken): Ack `rejected`, without a `messageID`, saying why.
+    public func reply(refusingConnection reason: String) -> Envelope? {
+        acknowledges ? .ack(.rejected, messageID: nil, message: reason, versionID: versionID) : nil
+    }
+
     /// The reply to an envelope the receiver could not store (a database error): Ack `failed`,
     /// which tells the sender to try again, when the envelope asked for an Ack.
     public func reply(toUnstored envelope: Envelope, because reason: String) -> Envelope? {
