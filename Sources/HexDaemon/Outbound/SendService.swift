@@ -61,7 +61,13 @@ struct SendService: Sendable {
                 maximumLineLength: configuration.maximumLineLength, awaitReply: wait)
             if let peerUUID = destination.peerUUID {
                 await discovery.markExchanged(peerUUID)
-                if let key = delivery.peerKey { try? await service.pinOnFirstUse(peer: peerUUID, fingerprint: key.description) }
+                if let key = delivery.peerKey {
+                    do {
+                        try await service.pinOnFirstUse(peer: peerUUID, fingerprint: key.description)
+                    } catch {
+                        logger.warning("cannot pin the key of \(destination.label): \(error)")
+                    }
+                }
             }
             let outcome = delivery.status?.rawValue ?? "sent"
             logger.info("\(envelope.operationType) to \(destination.label): \(outcome) in \(Int(clamping: delivery.elapsed.inSeconds * 1_000)) ms",
