@@ -43,7 +43,7 @@ public enum Daemon {
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(configuration: configuration, service: service,
-                                    sender: SendService(configuration: configuration, identity: service.identity, tls: tls, discovery: discovery, service: service,
+                                    sender: SendService(configuration: configuration, tls: tls, discovery: discovery, service: service,
                                                         events: events, logger: logger.named("send")),
                                     share: ShareService(configuration: configuration, events: events), discovery: discovery,
                                     tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),

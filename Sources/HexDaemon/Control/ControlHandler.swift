@@ -97,7 +97,8 @@ struct ControlHandler: Sendable {
         switch request {
         case .status: return ControlResponse(status: try await status())
         case .peers, .inboxList, .hexlistList, .watch:
-            throw ControlError(.usage, "\(request.command.rawValue) is answered item by item")
+            // The lists are streamed by `handle`, `watch` by the control server.
+            throw ControlError(.usage, "\(request.command.rawValue) is streamed, not answered at once")
         case .send(let draft, let options):
             let hex = try await service.ownHex(description: draft.description, color: draft.color, links: Self.links(draft.links))
             return ControlResponse(send: try await send(.hex(hex), options))

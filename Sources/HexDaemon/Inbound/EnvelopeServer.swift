@@ -89,14 +89,7 @@ final class EnvelopeServer: Sendable {
                 return
             case .lineTooLong:
                 logger.limited("line too long", .warning, "\(remote) sent a line over \(configuration.maximumLineLength) bytes; closing the connection")
-                if let reply = dialect.reply(toLineLongerThan: configuration.maximumLineLength) {
-                    try? await connection.writeLine(reply.encodedLine(), timeout: .seconds(5))
-                }
-                // Closing with the rest of the line unread would reset the connection and could
-                // destroy the Ack before the peer reads it: half-close, drain for a moment (the
-                // framer discards everything now), then close.
-                socket.shutdownWrite()
-                _ = try? await connection.readLine(timeout: .seconds(1))
+                await close(stream, after: dialect.reply(toLineLongerThan: configuration.maximumLineLength))
                 return
             case .line(let bytes):
                 connections.progressed(socket)
@@ -121,14 +114,7 @@ final class EnvelopeServer: Sendable {
             guard first == 0x16 else {
                 guard configuration.plaintext == .accept else {
                     logger.limited("plaintext refused", .info, "refused a plaintext connection from \(remote) (--plaintext refuse)")
-                    if let reply = dialect.reply(refusingConnection: "this daemon takes TLS only (--plaintext refuse); nothing was read") {
-                        try? await socket.writeLine(reply.encodedLine(), timeout: .seconds(5))
-                    }
-                    // Closing with the envelope unread would reset the connection and could destroy
-                    // the Ack before it is read: half-close, and read on (discarding) for a moment.
-                    socket.shutdownWrite()
-                    let until = ContinuousClock.now + .seconds(1)
-                    while until > .now, let count = try? await socket.read(maximumCount: 65_536, timeout: until - .now, { _ in }), count > 0 {}
+                    await close(socket, after: dialect.reply(refusingConnection: "this daemon takes TLS only (--plaintext refuse); nothing was read"))
                     return nil
                 }
                 logger.debug("plaintext connection from \(remote)")
@@ -141,6 +127,16 @@ final class EnvelopeServer: Sendable {
             logger.limited("tls handshake", .info, "closed the connection from \(remote) before a line: \(error)")
             return nil
         }
+    }
+
+    /// Writes a last reply (when the dialect owes one) and ends the connection. It is half-closed
+    /// first and what the peer still sends is read and dropped for a moment: closing with bytes
+    /// unread would reset the connection and could destroy the reply before the peer reads it.
+    private func close(_ stream: any ByteStream, after reply: Envelope?) async {
+        if let reply { try? await stream.write(reply.encodedLine() + [UInt8(ascii: "\n")], timeout: .seconds(5)) }
+        stream.socket.shutdownWrite()
+        let until = ContinuousClock.now + .seconds(1)
+        while until > .now, let count = try? await stream.read(maximumCount: 65_536, timeout: until - .now, { _ in }), count > 0 {}
     }
 
     /// Acts on one line and returns the reply owed, if any.

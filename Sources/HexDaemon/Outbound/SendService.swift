@@ -6,11 +6,10 @@ import HexTLS
 /// the peer understands, waits for its answer, and logs and announces the outcome.
 struct SendService: Sendable {
     let configuration: DaemonConfiguration
-    let identity: LocalIdentity
     /// This device's TLS; nil when playing a legacy peer.
     let tls: TLSContext?
     let discovery: Discovery
-    /// The store, for the keys pinned to peers.
+    /// The store, for the keys pinned to peers (and this daemon's identity).
     let service: HexService
     let events: EventLog
     let logger: Logger
@@ -52,7 +51,7 @@ struct SendService: Sendable {
             throw SendError.refused("\(destination.label) speaks no TLS (a legacy peer, or --legacy), and this daemon refuses plaintext (--plaintext refuse)")
         }
         let envelope = switch payload {
-        case .hex(let hex): destination.dialect.store(hex, from: identity)
+        case .hex(let hex): destination.dialect.store(hex, from: service.identity)
         case .alert(let message): destination.dialect.alert(message)
         }
         do {

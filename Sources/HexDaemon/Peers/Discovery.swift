@@ -9,8 +9,8 @@ actor Discovery {
     private let socket: DatagramSocket
     private let configuration: DaemonConfiguration
     private let identity: LocalIdentity
-    /// This device's certificate fingerprint, announced in every beacon (nil when playing a
-    /// legacy peer, which speaks no TLS).
+    /// This device's certificate fingerprint, announced in every beacon; nil exactly when
+    /// playing a legacy peer, which speaks no TLS.
     private let fingerprint: String?
     private let instance = UUID().uuidString.uppercased()
     private let tcpPort: UInt16
@@ -177,7 +177,7 @@ actor Discovery {
     private func beacon(_ kind: Beacon.Kind) -> Beacon {
         Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name, versionID: configuration.appVersion,
                port: tcpPort, interval: configuration.announceInterval.inSeconds,
-               capabilities: configuration.legacy ? [] : fingerprint == nil ? ["ack"] : ["ack", "tls"], fingerprint: fingerprint)
+               capabilities: configuration.legacy ? [] : ["ack", "tls"], fingerprint: fingerprint)
     }
 
     /// Sends a beacon to every broadcast target (interfaces read afresh) and every static peer.
