@@ -9,6 +9,13 @@ public struct DaemonEvent: Sendable, Codable, Equatable {
         case queryProgress
         /// A share query ended (`message`: "delivered", "cancelled" or why it failed).
         case queryFinished
+        /// A beacon claimed a peer's UUID with a key other than the one pinned to it (`message`
+        /// says where from and which keys); it is not used for sending.
+        case peerKeyMismatch
+        /// A peer asked to pair (`message`: the verification code to compare).
+        case pairRequested
+        /// Pairing with a peer completed on this side (`message`: the verification code).
+        case paired
     }
 
     public var seq: UInt64

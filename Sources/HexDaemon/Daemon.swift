@@ -23,7 +23,8 @@ public enum Daemon {
         let lock = try DataDirectoryLock(dataDirectory)
         let controlPath = dataDirectory.socketPath
 
-        let service = try HexService(databasePath: dataDirectory.databasePath, name: configuration.name, versionID: configuration.appVersion)
+        let service = try HexService(databasePath: dataDirectory.databasePath, name: configuration.name, versionID: configuration.appVersion,
+                                     accepting: configuration.accept)
         let tls = try deviceTLS(configuration, identity: service.identity, logger: logger)
         let envelopeListener = try StreamListener.tcp(port: configuration.tcpPort)
         let datagrams = try DatagramSocket(port: configuration.discoveryPort)

@@ -10,10 +10,10 @@ actor HexService {
     private let manager: HexManager
     nonisolated let identity: LocalIdentity
 
-    init(databasePath: String, name: String?, versionID: String) throws {
+    init(databasePath: String, name: String?, versionID: String, accepting acceptPolicy: AcceptPolicy = .anyone) throws {
         database = try HexDatabase(path: databasePath)
         identity = try database.localIdentity(name: name)
-        manager = HexManager(repository: database, identity: identity, versionID: versionID)
+        manager = HexManager(repository: database, identity: identity, versionID: versionID, accepting: acceptPolicy)
     }
 
     /// Acts on an envelope received from a peer; returns once what it stored is committed.

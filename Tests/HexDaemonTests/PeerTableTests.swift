@@ -164,6 +164,48 @@ import Testing
         }
     }
 
+    /// A beacon claiming a pinned UUID with another key, or with none (which would mean
+    /// plaintext), is kept apart: the peer's entry keeps its address, and one event per new claim.
+    @Test func aBeaconWithAnotherKeyThanThePinnedOneNeverRedirects() {
+        let pinned = String(repeating: "a1", count: 32)
+        let forged = String(repeating: "e5", count: 32)
+        func keyed(_ fingerprint: String?) -> Beacon {
+            Beacon(kind: .announce, peer: Self.other, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521, interval: 1,
+                   capabilities: fingerprint == nil ? [] : ["ack", "tls"], fingerprint: fingerprint)
+        }
+        var table = PeerTable(ownUUID: Self.own)
+        guard case .found = table.observe(keyed(pinned), from: home, at: start, pinnedKey: pinned) else {
+            Issue.record("the genuine peer was not found")
+            return
+        }
+        let attacker = IPv4Address("192.168.1.66")!
+        for claim in [forged, nil] {
+            guard case .keyMismatch(let impostor) = table.observe(keyed(claim), from: attacker, at: start, pinnedKey: pinned) else {
+                Issue.record("no mismatch for \(claim ?? "no key")")
+                return
+            }
+            #expect(impostor.fingerprint == claim && impostor.pinned == pinned && impostor.endpoint.host == "192.168.1.66")
+            #expect(table.observe(keyed(claim), from: attacker, at: start, pinnedKey: pinned) == .none, "the same claim again is no news")
+            #expect(table.peers[Self.other]?.addresses == [home] && table.peers[Self.other]?.fingerprint == pinned)
+        }
+        #expect(table.impostors.count == 1, "one impostor per UUID, the latest")
+        // A bye from the attacker's address does not remove the peer.
+        #expect(table.observe(beacon(.bye), from: attacker, at: start, pinnedKey: pinned) == .none)
+        _ = table.expire(at: start + .seconds(3))
+        #expect(table.impostors.isEmpty, "impostors expire as peers do")
+        table.forgetImpostor(Self.other)
+    }
+
+    @Test func impostorsAreBounded() {
+        var table = PeerTable(ownUUID: Self.own)
+        for index in 0..<(PeerTable.maximumImpostors * 2) {
+            let uuid = String(format: "%08X-0000-4000-8000-000000000000", index)
+            let beacon = Beacon(kind: .announce, peer: uuid, instance: "I", name: "x", versionID: "2.0.0", port: 1, interval: 1, capabilities: [])
+            _ = table.observe(beacon, from: home, at: start + .milliseconds(index), pinnedKey: String(repeating: "a1", count: 32))
+        }
+        #expect(table.impostors.count == PeerTable.maximumImpostors && table.peers.isEmpty)
+    }
+
     @Test func receivedStringsAreCutToTheirCaps() {
         let name = String(repeating: "n", count: 500)
         let text = #"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","instance":"\#(Self.own)","name":"\#(name)","versionID":"2.0.0","port":1,"interval":2,"capabilities":["a","b","c","d","e","f","g","h","i","j"]}"#

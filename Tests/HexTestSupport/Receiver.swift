@@ -15,10 +15,10 @@ public final class Receiver {
     /// How a current hexd answers what it receives.
     public let dialect = Dialect(.current)
 
-    public init() throws {
+    public init(accepting policy: AcceptPolicy = .anyone) throws {
         directory = try TemporaryDirectory()
         database = try HexDatabase(path: directory.file(DataDirectory.databaseName))
-        manager = HexManager(repository: database, identity: try database.localIdentity(name: Self.name), versionID: HexdVersion.current)
+        manager = HexManager(repository: database, identity: try database.localIdentity(name: Self.name), versionID: HexdVersion.current, accepting: policy)
     }
 
     /// Decodes one line and has the manager act on it, as the daemon does for a line from a peer.

@@ -102,17 +102,26 @@ struct SendService: Sendable {
         let dialect = Dialect(sendingTo: peer?.versionID, forceLegacy: forceLegacy, versionID: configuration.appVersion)
         var pin: PeerPin?
         if let peer { pin = try await service.pin(forPeer: peer.uuid) }
-        return Destination(endpoint: endpoint, label: peer.map { "\($0.name) (\(endpoint))" } ?? endpoint.description, peerUUID: peer?.uuid,
-                           dialect: dialect, security: security(for: peer, pinned: pin, dialect: dialect))
+        let label = peer.map { "\($0.name) (\(endpoint))" } ?? endpoint.description
+        return Destination(endpoint: endpoint, label: label, peerUUID: peer?.uuid,
+                           dialect: dialect, security: try security(for: peer, labelled: label, pinned: pin, dialect: dialect))
     }
 
-    /// TLS to every current peer that announced it, proving the key pinned to it (or, before
-    /// first contact, the key it announced), and to an address the user typed (any key);
-    /// plaintext to a legacy peer, and to a peer announcing no TLS.
-    private func security(for peer: PeerTable.Peer?, pinned pin: PeerPin?, dialect: Dialect) -> EnvelopeSender.Security {
+    /// TLS to a peer whose key is pinned, proving that key whatever its beacons say (a beacon
+    /// announcing no TLS must not talk a daemon into plaintext); TLS to every other current peer
+    /// that announced it, proving the key it announced, and to an address the user typed (any
+    /// key); plaintext to a legacy peer, and to a peer announcing no TLS.
+    /// - Throws: `SendError.refused` for plaintext (`--legacy`) to a peer known by its key.
+    private func security(for peer: PeerTable.Peer?, labelled label: String, pinned pin: PeerPin?, dialect: Dialect) throws(SendError) -> EnvelopeSender.Security {
+        if let pin, let pinned = Fingerprint(hex: pin.fingerprint) {
+            guard let tls, dialect.generation == .current else {
+                throw .refused("\(label) is known by its key \(pinned); it is never sent plaintext (--legacy)")
+            }
+            return .tls(tls, expected: pinned)
+        }
         guard let tls, dialect.generation == .current else { return .plaintext }
         guard let peer else { return .tls(tls, expected: nil) }
         guard peer.speaksTLS, let announced = peer.fingerprint.flatMap(Fingerprint.init(hex:)) else { return .plaintext }
-        return .tls(tls, expected: pin.flatMap { Fingerprint(hex: $0.fingerprint) } ?? announced)
+        return .tls(tls, expected: announced)
     }
 }

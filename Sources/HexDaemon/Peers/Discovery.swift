@@ -136,7 +136,7 @@ actor Discovery {
             logger.limited("malformed datagram", .info, "dropped a datagram that is not a beacon from \(datagram.sender):\(datagram.senderPort)")
             return
         }
-        let change = table.observe(beacon, from: datagram.sender, at: .now)
+        let change = table.observe(beacon, from: datagram.sender, at: .now, pinnedKey: await pinnedKey(of: beacon))
         if case .found(_, let evicted?) = change {
             peersEvicted += 1
             logger.limited("peer table full", .warning, "the peer table is full (\(table.capacity)): dropped \(evicted.name) (\(evicted.uuid)), unheard longest")
@@ -156,10 +156,35 @@ actor Discovery {
         case .left(let peer):
             logger.info("peer left: \(peer.name) (\(peer.uuid))")
             await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID, message: "said bye")
+        case .keyMismatch(let impostor):
+            let claim = "\(impostor.endpoint) claims to be \(impostor.name) (\(impostor.uuid)) with "
+                + (impostor.fingerprint.map { "the key \($0)" } ?? "no key") + ", but its key is pinned to \(impostor.pinned); sends go only to the pinned key"
+            logger.limited("peer key mismatch", .warning, claim)
+            await events.publish(.peerKeyMismatch, peerUUID: impostor.uuid, peer: impostor.name, versionID: impostor.versionID, message: claim)
         case .updated, .none:
             if beacon.kind == .query && beacon.peer.uppercased() != identity.uuid { await answer(datagram) }
         }
     }
+
+    /// The key pinned to the UUID a beacon claims, if any. A store that cannot be read counts
+    /// as no pin here: the send path reads the pin again, and refuses what does not prove it.
+    private func pinnedKey(of beacon: Beacon) async -> String? {
+        guard beacon.kind != .bye else { return nil }
+        do {
+            return try await service.pin(forPeer: beacon.peer)?.fingerprint
+        } catch {
+            logger.limited("pin lookup", .warning, "cannot read the key pinned to \(beacon.peer.clipped(toUTF8: 40)): \(error)")
+            return nil
+        }
+    }
+
+    /// Forgets the impostors of a UUID whose key was just reset or paired.
+    func forgetImpostor(_ uuid: String) {
+        table.forgetImpostor(uuid)
+    }
+
+    /// Beacons that claimed a pinned UUID with another key, heard within three of their intervals.
+    var impostors: [PeerTable.Impostor] { table.impostors.values.sorted { $0.uuid < $1.uuid } }
 
     /// Announces at once to a new, restarted or querying peer, at most five times a second: by
     /// unicast to where it spoke from (another subnet) and by broadcast (a unicast to a shared port

@@ -31,6 +31,21 @@ struct PeerTable {
         var speaksTLS: Bool { capabilities.contains("tls") && fingerprint != nil }
     }
 
+    /// A beacon that claimed the UUID of a peer whose key is pinned, announcing another key or
+    /// none. It is shown to the user, and never used for sending.
+    struct Impostor: Sendable, Equatable {
+        var uuid: String
+        var name: String
+        var versionID: String
+        var endpoint: Endpoint
+        /// The key it announced; nil when it announced none (a claim of speaking plaintext).
+        var fingerprint: String?
+        /// The key pinned to the UUID it claimed.
+        var pinned: String
+        var lastSeen: ContinuousClock.Instant
+        var interval: Duration
+    }
+
     /// What a beacon changed.
     enum Change: Equatable {
         /// A new peer; the table being full, `evicting` made room for it.
@@ -39,6 +54,9 @@ struct PeerTable {
         case restarted(Peer)
         case updated(Peer)
         case left(Peer)
+        /// A beacon claimed a pinned UUID with another key, for the first time from this address
+        /// with this key. The peer's own entry, if any, is left as it was.
+        case keyMismatch(Impostor)
         /// Our own beacon, or a `bye` for a peer not in the table or from an address it does not use.
         case none
     }
@@ -47,15 +65,24 @@ struct PeerTable {
     let ownUUID: String
     let capacity: Int
     private(set) var peers: [String: Peer] = [:]
+    /// The latest impostor for each pinned UUID, at most `maximumImpostors`.
+    private(set) var impostors: [String: Impostor] = [:]
+    static let maximumImpostors = 64
 
     init(ownUUID: String, capacity: Int = 1_024) {
         self.ownUUID = ownUUID.uppercased()
         self.capacity = max(capacity, 1)
     }
 
-    mutating func observe(_ beacon: Beacon, from address: IPv4Address, at now: ContinuousClock.Instant) -> Change {
+    /// - Parameter pinnedKey: the key pinned to the beacon's UUID, if any. A beacon announcing
+    ///   another key (or none, which would mean plaintext) does not touch the peer's entry: it is
+    ///   kept apart as an impostor, so a replayed or forged beacon never redirects a send.
+    mutating func observe(_ beacon: Beacon, from address: IPv4Address, at now: ContinuousClock.Instant, pinnedKey: String? = nil) -> Change {
         let uuid = beacon.peer.uppercased()
         guard uuid != ownUUID else { return .none }
+        if beacon.kind != .bye, let pinnedKey, beacon.fingerprint != pinnedKey {
+            return observeImpostor(beacon, uuid: uuid, from: address, at: now, pinnedKey: pinnedKey)
+        }
         if beacon.kind == .bye {
             // Anyone can send a `bye` naming any peer: only one from an address the peer itself
             // was heard from is taken.
@@ -79,6 +106,27 @@ struct PeerTable {
 
     static let maximumAddresses = 4
 
+    private mutating func observeImpostor(
+        _ beacon: Beacon, uuid: String, from address: IPv4Address, at now: ContinuousClock.Instant, pinnedKey: String
+    ) -> Change {
+        let impostor = Impostor(
+            uuid: uuid, name: beacon.name, versionID: beacon.versionID, endpoint: Endpoint(host: address.description, port: beacon.port),
+            fingerprint: beacon.fingerprint, pinned: pinnedKey, lastSeen: now, interval: .seconds(beacon.interval))
+        let known = impostors[uuid]
+        if known == nil, impostors.count >= Self.maximumImpostors,
+           let stalest = impostors.values.min(by: { $0.lastSeen < $1.lastSeen }) {
+            impostors[stalest.uuid] = nil
+        }
+        impostors[uuid] = impostor
+        let isNews = known.map { $0.endpoint != impostor.endpoint || $0.fingerprint != impostor.fingerprint } ?? true
+        return isNews ? .keyMismatch(impostor) : .none
+    }
+
+    /// Forgets what impostors claimed a UUID: its key was just re-pinned or reset.
+    mutating func forgetImpostor(_ uuid: String) {
+        impostors[uuid.uppercased()] = nil
+    }
+
     /// Notes that a hex went to or came from the peer with this UUID, if it is in the table.
     mutating func markExchanged(_ uuid: String) {
         peers[uuid.uppercased()]?.hasExchanged = true
@@ -99,6 +147,7 @@ struct PeerTable {
     mutating func expire(at now: ContinuousClock.Instant) -> [Peer] {
         let expired = peers.values.filter { now - $0.lastSeen >= $0.interval * 3 }
         for peer in expired { peers[peer.uuid] = nil }
+        impostors = impostors.filter { now - $0.value.lastSeen < $0.value.interval * 3 }
         return expired
     }
 

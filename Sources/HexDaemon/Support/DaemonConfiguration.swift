@@ -52,6 +52,8 @@ public struct DaemonConfiguration: Sendable {
     public var linkTimeout: Duration = .seconds(30)
     /// Whether plain TCP is spoken with peers that have no TLS (legacy peers).
     public var plaintext = PlaintextPolicy.accept
+    /// Whose hexes and alerts are stored and shown.
+    public var accept = AcceptPolicy.anyone
 
     /// Whether plain TCP is spoken with peers that have no TLS.
     public enum PlaintextPolicy: String, Sendable {
@@ -80,6 +82,9 @@ public struct DaemonConfiguration: Sendable {
         Option("app-version", value: "version", help: "The versionID to announce and send. Default: \(HexdVersion.current)."),
         Option("legacy", help: "Play a legacy 1.x peer: send only what the original app sent, never answer with an Ack."),
         Option("plaintext", value: "policy", help: "accept: speak plain TCP with legacy peers, which have no TLS (the default); refuse: TLS only, with every peer."),
+        Option("accept", value: "policy",
+               help: "Whose hexes and alerts are taken. anyone (the default): a new key is pinned on first use, legacy peers too; "
+                   + "known: only peers whose key is pinned already; paired: only peers paired with 'hexctl pair'."),
         Option("log-level", value: "level", help: "error, warning, info or debug. Default: info."),
         Option("log-format", value: "format", help: "text (for people), logfmt (key=value records) or json (an object per line). Default: text."),
         Option("max-line", value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
@@ -191,6 +196,10 @@ public struct DaemonConfiguration: Sendable {
         configuration.plaintext = try setting("plaintext", PlaintextPolicy.init(rawValue:), expected: "accept or refuse") ?? configuration.plaintext
         if configuration.legacy && configuration.plaintext == .refuse {
             throw UsageError("--legacy plays a 1.x peer, which speaks only plaintext: it cannot go with --plaintext refuse")
+        }
+        configuration.accept = try setting("accept", AcceptPolicy.init(rawValue:), expected: "paired, known or anyone") ?? configuration.accept
+        if configuration.legacy && configuration.accept != .anyone {
+            throw UsageError("--legacy plays a 1.x peer, which knows no keys: it cannot go with --accept \(configuration.accept.rawValue)")
         }
         configuration.logLevel = try setting("log-level", LogLevel.init(rawValue:), expected: "error, warning, info or debug") ?? configuration.logLevel
         configuration.logFormat = try setting("log-format", LogFormat.init(rawValue:), expected: "text, logfmt or json") ?? configuration.logFormat

@@ -10,18 +10,22 @@ public struct HexManager {
     public let identity: LocalIdentity
     /// The `versionID` this daemon writes in its envelopes.
     public let versionID: String
+    /// Whose Stores and Alerts are taken.
+    public let acceptPolicy: AcceptPolicy
     private let repository: any HexRepository
 
-    public init(repository: any HexRepository, identity: LocalIdentity, versionID: String) {
+    public init(repository: any HexRepository, identity: LocalIdentity, versionID: String, accepting acceptPolicy: AcceptPolicy = .anyone) {
         self.repository = repository
         self.identity = identity
         self.versionID = versionID
+        self.acceptPolicy = acceptPolicy
     }
 
     // MARK: Receiving
 
     /// Acts on an envelope received from a peer: stores a hex in the inbox (unless its sender is
-    /// blocked or its `messageID` was stored before), passes an Alert on, and refuses the rest.
+    /// blocked, not admitted by the accept policy, or its `messageID` was stored before), passes an
+    /// Alert on (from a sender the policy admits), and refuses the rest.
     ///
     /// Returns only after the hex is committed, so an Ack built from the outcome never claims
     /// more than the database holds.
@@ -32,6 +36,7 @@ public struct HexManager {
     public func receive(_ envelope: Envelope, proof: SenderProof = .none, at time: Date = Date()) throws -> ReceiveOutcome {
         switch envelope.operationType {
         case .alert:
+            guard try admitsAlert(from: proof) else { return refusedByPolicy }
             return .alert(message: envelope.message ?? "")
         case .store:
             return try receiveStore(envelope, proof: proof, at: time)
@@ -53,7 +58,9 @@ public struct HexManager {
         switch try authenticate(sender, proof: proof) {
         case .known(let known): trust = known
         case .disproved(let reason): return .forged(reason: reason)
+        case .notAdmitted: return refusedByPolicy
         }
+        guard acceptPolicy.admits(trust) else { return refusedByPolicy }
         if !sender.isEmpty, try repository.isBlocked(senderUUID: sender) {
             return .rejected(alert: "\(identity.name) blocked you.")
         }
@@ -62,9 +69,24 @@ public struct HexManager {
         return try repository.insert(hex, messageID: envelope.messageID) ? .stored(hex) : .duplicate
     }
 
+    /// The refusal of a sender the accept policy does not admit, in the words the original app
+    /// used for a refusal: an Alert for its user (or the message of an Ack `rejected`).
+    private var refusedByPolicy: ReceiveOutcome {
+        .rejected(alert: "\(identity.name) accepts hexes only from \(acceptPolicy.admitted).")
+    }
+
+    /// Whether an Alert over this connection is from a sender the policy admits: a key pinned
+    /// (or paired, as the policy requires) for `known` and `paired`.
+    private func admitsAlert(from proof: SenderProof) throws -> Bool {
+        guard acceptPolicy != .anyone else { return true }
+        guard case .key(let fingerprint) = proof, let owner = try repository.pinnedPeer(forKey: fingerprint),
+              let pin = try repository.pin(forPeer: owner) else { return false }
+        return acceptPolicy.admits(pin.trust)
+    }
+
     /// How the sender is known, or the outcome for a sender the connection disproves. A key is
-    /// pinned to the first peer UUID it proves (trust on first use); a UUID pinned to a key is
-    /// spoken for by that key alone, never by plaintext.
+    /// pinned to the first peer UUID it proves (trust on first use) when the policy takes
+    /// anyone; a UUID pinned to a key is spoken for by that key alone, never by plaintext.
     private func authenticate(_ sender: String, proof: SenderProof) throws -> Authentication {
         switch proof {
         case .key(let fingerprint):
@@ -78,6 +100,8 @@ public struct HexManager {
             if let owner = try repository.pinnedPeer(forKey: fingerprint) {
                 return .disproved("the key \(fingerprint) belongs to the peer \(owner), not to \(sender.clipped(toUTF8: 80))")
             }
+            // A stranger is pinned only where strangers are welcome.
+            guard acceptPolicy == .anyone else { return .notAdmitted }
             try repository.setPin(PeerPin(peerUUID: sender, fingerprint: fingerprint, trust: .pinned))
             return .known(.pinned)
         case .none:
@@ -91,6 +115,8 @@ public struct HexManager {
     private enum Authentication {
         case known(SenderTrust)
         case disproved(String)
+        /// A key met for the first time, which the policy does not take.
+        case notAdmitted
     }
 
     /// The stored form of a HexJM: a new id, the given location and time, and every missing field

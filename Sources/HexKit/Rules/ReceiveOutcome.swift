@@ -4,8 +4,8 @@ public enum ReceiveOutcome: Sendable, Hashable {
     case stored(Hex)
     /// An envelope with the same `messageID` was stored before; nothing was stored.
     case duplicate
-    /// The sender is blocked; nothing was stored. `alert` is the original app's reply text
-    /// ("<Name> blocked you.").
+    /// The sender is blocked, or not one the accept policy admits; nothing was stored. `alert`
+    /// is the reply text for its user ("<Name> blocked you.", as the original app said it).
     case rejected(alert: String)
     /// The connection disproves the envelope's sender (another key speaks for that peer UUID,
     /// or plaintext claims a peer known by its key); nothing was stored.
