@@ -7,7 +7,7 @@ import HexKit
 extension ControlRequest: Codable {
     enum Key: String, CodingKey {
         case command, id, to, description, color, links, message, uuid, since, wait, timeout
-        case sendTimeout, index, legacy, files, provider, save, query, limit, after, full
+        case sendTimeout, index, legacy, files, provider, save, query, limit, after, full, peer, accept
     }
 
     public init(from decoder: any Decoder) throws {
@@ -34,6 +34,9 @@ extension ControlRequest: Codable {
         case .share: self = .share(try wire.share())
         case .queries: self = .queries
         case .cancel: self = .cancel(query: try wire.nonEmpty(.query))
+        case .pair: self = .pair(peer: try wire.nonEmpty(.peer), accept: try wire.flag(.accept), timeout: try wire.timeout(.timeout))
+        case .unpair: self = .unpair(peer: try wire.nonEmpty(.peer))
+        case .resetTrust: self = .resetTrust(peer: try wire.nonEmpty(.peer))
         }
     }
 
@@ -82,6 +85,12 @@ extension ControlRequest: Codable {
             }
         case .cancel(let query):
             try container.encode(query, forKey: .query)
+        case .pair(let peer, let accept, let timeout):
+            try container.encode(peer, forKey: .peer)
+            if accept { try container.encode(true, forKey: .accept) }
+            try container.encodeIfPresent(timeout?.inSeconds, forKey: .timeout)
+        case .unpair(let peer), .resetTrust(let peer):
+            try container.encode(peer, forKey: .peer)
         }
     }
 

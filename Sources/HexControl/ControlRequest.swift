@@ -35,6 +35,14 @@ public enum ControlRequest: Sendable, Equatable {
     case queries
     /// `query`: a share query's id, or a unique prefix of one.
     case cancel(query: String)
+    /// Ask a peer to pair (`accept` false), or accept its request (`accept` true). `peer`: a
+    /// peer's name, or its UUID or a unique prefix of one.
+    case pair(peer: String, accept: Bool, timeout: Duration?)
+    /// Turn a peer's paired key back into a key pinned on first use.
+    case unpair(peer: String)
+    /// Forget the key pinned to a peer (it was reinstalled): the next key it proves is pinned.
+    /// `peer`: a peer's name or UUID prefix, or any peer UUID.
+    case resetTrust(peer: String)
 
     /// The command's name on the wire.
     public var command: ControlCommand {
@@ -60,6 +68,9 @@ public enum ControlRequest: Sendable, Equatable {
         case .share: .share
         case .queries: .queries
         case .cancel: .cancel
+        case .pair: .pair
+        case .unpair: .unpair
+        case .resetTrust: .resetTrust
         }
     }
 }
@@ -73,6 +84,7 @@ public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case hexlistMove = "hexlist.move", hexlistSend = "hexlist.send"
     case block, unblock, blocked
     case share, queries, cancel
+    case pair, unpair, resetTrust = "trust.reset"
 }
 
 /// Which part of a list to send.
@@ -109,7 +121,7 @@ public struct SendOptions: Sendable, Equatable {
     public var to: String
     /// Wait for the receiver's Ack; false returns once the envelope is written.
     public var wait: Bool
-    /// How long the send may take; nil is `defaultTimeout`.
+    /// How long the send may take; nil is `defaultTimeout` (pairing too).
     public var timeout: Duration?
     public static let defaultTimeout = Duration.seconds(5)
     /// Send as to a legacy (1.x) peer whatever the peer announced.

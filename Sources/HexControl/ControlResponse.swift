@@ -9,6 +9,8 @@ public struct ControlResponse: Sendable, Codable {
     public var status: StatusReport?
     public var hex: Hex?
     public var send: SendReport?
+    /// pair, unpair and trust.reset: how the peer's key is trusted now.
+    public var trust: TrustReport?
     public var blocked: [String]?
     public var event: DaemonEvent?
     public var queries: [QueryRegistry.Progress]?
@@ -23,7 +25,7 @@ public struct ControlResponse: Sendable, Codable {
 
     public init(
         error: ControlError? = nil, status: StatusReport? = nil, hex: Hex? = nil,
-        send: SendReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil,
+        send: SendReport? = nil, trust: TrustReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil,
         summary: HexSummary? = nil, peer: PeerInfo? = nil, end: ListEnd? = nil, truncated: Bool? = nil
     ) {
         self.ok = error == nil
@@ -31,6 +33,7 @@ public struct ControlResponse: Sendable, Codable {
         self.status = status
         self.hex = hex
         self.send = send
+        self.trust = trust
         self.blocked = blocked
         self.event = event
         self.queries = queries

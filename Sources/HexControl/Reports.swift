@@ -25,13 +25,16 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// This device's key fingerprint (SHA-256 of its certificate, 64 hex digits); nil when it
     /// plays a legacy peer, which speaks no TLS.
     public var fingerprint: String?
+    /// Whose hexes are taken (`hexd --accept`): paired, known or anyone.
+    public var accept: String
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
         dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
-        datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?
+        datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String
     ) {
         self.fingerprint = fingerprint
+        self.accept = accept
         self.peerUUID = peerUUID
         self.name = name
         self.versionID = versionID
@@ -66,11 +69,21 @@ public struct PeerInfo: Sendable, Codable, Equatable {
     public var lastSeen: Double
     /// The key fingerprint it announced; sends to it go over TLS and must prove it.
     public var fingerprint: String?
+    /// How its key is trusted: `paired`, or `pinned` on first use; nil before first contact.
+    public var trust: SenderTrust?
+    /// A pairing under way with it.
+    public var pairing: PairingStatus?
+    /// Another host claims its UUID with another key (or none).
+    public var keyMismatch: KeyMismatch?
 
     public init(
-        uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool, lastSeen: Double, fingerprint: String?
+        uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool, lastSeen: Double, fingerprint: String?,
+        trust: SenderTrust? = nil, pairing: PairingStatus? = nil, keyMismatch: KeyMismatch? = nil
     ) {
         self.fingerprint = fingerprint
+        self.trust = trust
+        self.pairing = pairing
+        self.keyMismatch = keyMismatch
         self.uuid = uuid
         self.name = name
         self.versionID = versionID
@@ -78,6 +91,60 @@ public struct PeerInfo: Sendable, Codable, Equatable {
         self.addresses = addresses
         self.legacy = legacy
         self.lastSeen = lastSeen
+    }
+}
+
+/// A pairing under way with a peer (Protocol.md, section 12).
+public struct PairingStatus: Sendable, Codable, Equatable {
+    /// The verification code both sides show: 8 hex digits.
+    public var code: String
+    /// True: the peer asked, and this side's user accepts with `hexctl pair --accept`; false:
+    /// this side asked, and waits for the peer's user.
+    public var awaitingUs: Bool
+
+    public init(code: String, awaitingUs: Bool) {
+        self.code = code
+        self.awaitingUs = awaitingUs
+    }
+}
+
+/// A beacon that claimed a peer's UUID with a key other than the one pinned to it.
+public struct KeyMismatch: Sendable, Codable, Equatable {
+    /// Where the claim came from: `HOST:PORT`.
+    public var endpoint: String
+    /// The key it announced; nil when it announced none (as if it spoke plaintext).
+    public var fingerprint: String?
+    /// The key pinned to the UUID, which sends still require.
+    public var pinned: String
+
+    public init(endpoint: String, fingerprint: String?, pinned: String) {
+        self.endpoint = endpoint
+        self.fingerprint = fingerprint
+        self.pinned = pinned
+    }
+}
+
+/// The result of `pair`, `pair --accept`, `unpair` and `trust.reset`: how a peer's key is trusted now.
+public struct TrustReport: Sendable, Codable, Equatable {
+    public var peerUUID: String
+    /// The peer's name, as it announced it.
+    public var peer: String
+    /// The peer's key; nil once its trust is reset.
+    public var key: String?
+    /// `paired`, `pinned`, or nil: nothing pinned, the next key to prove itself is pinned on first use.
+    public var trust: SenderTrust?
+    /// pair: the verification code both users compare.
+    public var code: String?
+    /// pair: the pairing waits for the peer's user to accept.
+    public var awaitingPeer: Bool?
+
+    public init(peerUUID: String, peer: String, key: String?, trust: SenderTrust?, code: String? = nil, awaitingPeer: Bool? = nil) {
+        self.peerUUID = peerUUID
+        self.peer = peer
+        self.key = key
+        self.trust = trust
+        self.code = code
+        self.awaitingPeer = awaitingPeer
     }
 }
 

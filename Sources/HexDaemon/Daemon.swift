@@ -39,14 +39,15 @@ public enum Daemon {
             logger.warning("the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections at once, not \(configuration.maximumConnections)")
         }
         let trimmer = MemoryTrimmer()
-        let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, events: events, configuration: configuration, tls: tls,
-                                       maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
+        let pairing = tls.map { PairingService(tls: $0, configuration: configuration, discovery: discovery, service: service, events: events, logger: logger.named("pair")) }
+        let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, pairing: pairing, events: events,
+                                       configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(configuration: configuration, service: service,
                                     sender: SendService(configuration: configuration, tls: tls, discovery: discovery, service: service,
                                                         events: events, logger: logger.named("send")),
-                                    share: ShareService(configuration: configuration, events: events), discovery: discovery,
+                                    share: ShareService(configuration: configuration, events: events), discovery: discovery, pairing: pairing,
                                     tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
 

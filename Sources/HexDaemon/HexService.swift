@@ -33,6 +33,41 @@ actor HexService {
         try database.setPin(PeerPin(peerUUID: uuid, fingerprint: fingerprint, trust: .pinned))
     }
 
+    /// The peer UUID a key is pinned to, if any.
+    func pinnedPeer(forKey fingerprint: String) throws -> String? {
+        try database.pinnedPeer(forKey: fingerprint)
+    }
+
+    func isBlocked(senderUUID uuid: String) throws -> Bool {
+        try database.isBlocked(senderUUID: uuid)
+    }
+
+    /// Pins a peer UUID to a key its user confirmed with a verification code, replacing what
+    /// either had.
+    func pair(peer uuid: String, fingerprint: String) throws -> PeerPin {
+        let pin = PeerPin(peerUUID: uuid, fingerprint: fingerprint, trust: .paired)
+        try database.setPin(pin)
+        return pin
+    }
+
+    /// Turns a peer's paired key back into one pinned on first use: it still speaks for the peer.
+    /// - Throws: `LookupError.noPin` or `.notPaired`, naming the peer as `label`.
+    func unpair(peer uuid: String, label: String) throws -> PeerPin {
+        guard var pin = try database.pin(forPeer: uuid) else { throw LookupError.noPin(label) }
+        guard pin.trust == .paired else { throw LookupError.notPaired(label) }
+        pin.trust = .pinned
+        try database.setPin(pin)
+        return pin
+    }
+
+    /// Forgets the key pinned to a peer, so that the next key it proves is pinned (a peer that
+    /// was reinstalled). Returns the key forgotten.
+    /// - Throws: `LookupError.noPin`, naming the peer as `label`.
+    func resetTrust(peer uuid: String, label: String) throws -> PeerPin {
+        guard let pin = try database.pin(forPeer: uuid), try database.removePin(forPeer: uuid) else { throw LookupError.noPin(label) }
+        return pin
+    }
+
     /// A hex of the user's own, not kept anywhere (a one-off send).
     /// - Throws: `HexManagerError.invalidColor`.
     func ownHex(description: String, color: String, links: [Link]) throws -> Hex {

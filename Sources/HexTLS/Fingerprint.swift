@@ -16,14 +16,7 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads 64 hex digits (either case); nil for anything else.
     public init?(hex: String) {
-        let digits = Array(hex.utf8)
-        guard digits.count == 64 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        for index in stride(from: 0, to: 64, by: 2) {
-            guard let high = Self.value(of: digits[index]), let low = Self.value(of: digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
+        guard let bytes = Self.bytes(hex: hex, count: 32) else { return nil }
         self.bytes = bytes
     }
 
@@ -51,6 +44,19 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
             text.append(digits[Int(byte & 0x0F)])
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `count` bytes from exactly twice as many hex digits (either case); nil for anything else.
+    static func bytes(hex: String, count: Int) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count == count * 2 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = Self.value(of: digits[index]), let low = Self.value(of: digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
     }
 
     private static func value(of digit: UInt8) -> UInt8? {

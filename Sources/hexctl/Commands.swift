@@ -79,7 +79,7 @@ let commands: [Command] = [
         let options = try sendOptions(invocation)
         return try await send(.hexlistSend(id: try single(invocation, "a hex id"), options), options, invocation)
     },
-] + shareCommands + [
+] + shareCommands + trustCommands + [
     Command("block", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")], summary: "Refuse hexes from a sender: a UUID, or a peer's name or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
         let blocked = try await invocation.result(\.blocked, of: .block(sender: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
@@ -104,8 +104,9 @@ let commands: [Command] = [
     },
     Command("watch", summary: "Print the daemon's events as they happen, until interrupted.",
             details: """
-                Events: peerFound, peerLost, hexReceived, alertReceived, sendAcked, sendFailed, each with a
-                sequence number that increases by one. --since N first replays the retained events after N
+                Events: peerFound, peerLost, hexReceived, alertReceived, sendAcked, sendFailed, queryProgress,
+                queryFinished, peerKeyMismatch, pairRequested and paired, each with a sequence number that
+                increases by one. --since N first replays the retained events after N
                 (the last 1000 are kept), so a script can resume where it stopped.
                 """,
             options: [Option("since", value: "seq", help: "Start after this sequence number (default: 0, everything retained).")]) { invocation in

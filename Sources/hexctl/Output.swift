@@ -37,16 +37,52 @@ enum Output {
         return lines.joined(separator: "\n")
     }
 
+    /// The peer table, then a line for each pairing under way and each key mismatch.
     static func peers(_ peers: [PeerInfo]) -> String {
         guard !peers.isEmpty else { return "no peers" }
-        let rows = [["NAME", "UUID", "VERSION", "ENDPOINT", "KEY", "SEEN"]] + peers.map { peer in
+        let rows = [["NAME", "UUID", "VERSION", "ENDPOINT", "KEY", "TRUST", "SEEN"]] + peers.map { peer in
             [json(peer.name), peer.uuid, json(peer.versionID) + (peer.legacy ? " (legacy)" : ""), peer.endpoint,
-             peer.fingerprint.map { String($0.prefix(16)) } ?? "(plaintext)", String(Int(clamping: peer.lastSeen.rounded())) + "s ago"]
+             peer.fingerprint.map { String($0.prefix(16)) } ?? (peer.keyMismatch == nil ? "(plaintext)" : "-"),
+             (peer.trust?.rawValue ?? "-") + (peer.keyMismatch == nil ? "" : " MISMATCH"),
+             String(Int(clamping: peer.lastSeen.rounded())) + "s ago"]
         }
-        let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
+        let widths = (0..<7).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let table = rows.map { row in
             zip(row, widths).map { $0.0.padded(to: $0.1) }.joined(separator: "  ").trimmed
-        }.joined(separator: "\n")
+        }
+        let notes = peers.flatMap { peer -> [String] in
+            var notes: [String] = []
+            if let pairing = peer.pairing {
+                notes.append(pairing.awaitingUs
+                    ? "\(json(peer.name)) asks to pair, code \(pairing.code): if it shows the same, run: hexctl pair --accept \(peer.uuid)"
+                    : "pairing with \(json(peer.name)), code \(pairing.code): waiting for its user to accept")
+            }
+            if let mismatch = peer.keyMismatch {
+                notes.append("warning: \(mismatch.endpoint) claims to be \(json(peer.name)) (\(peer.uuid)) with "
+                    + (mismatch.fingerprint.map { "the key \($0.prefix(16))" } ?? "no key")
+                    + ", but its pinned key is \(mismatch.pinned.prefix(16)); sends go only to the pinned key"
+                    + " (if the peer was reinstalled: hexctl trust --reset \(peer.uuid))")
+            }
+            return notes
+        }
+        return (table + notes).joined(separator: "\n")
+    }
+
+    /// How a peer's key is trusted after pair, unpair or trust --reset.
+    static func trust(_ report: TrustReport) -> String {
+        let peer = report.peer.isEmpty ? report.peerUUID : "\(json(report.peer)) (\(report.peerUUID))"
+        if let code = report.code {
+            guard report.awaitingPeer == true else { return "paired with \(peer), code \(code); key \(report.key ?? "?")" }
+            return """
+                verification code: \(code)
+                asked \(peer) to pair; on it, 'hexctl peers' shows the code and the command that accepts:
+                its user runs it only if the code is the same (a different code means another host is in the middle)
+                """
+        }
+        switch report.trust {
+        case nil: return "forgot the key pinned to \(peer): the next key it proves is pinned"
+        case .some(let trust): return "\(peer) is now \(trust.rawValue), key \(report.key ?? "?")"
+        }
     }
 
     static func status(_ status: StatusReport) -> String {
@@ -56,6 +92,7 @@ enum Output {
         envelopes: TCP \(status.tcpPort); discovery: UDP \(status.discoveryPort)
         data directory: \(status.dataDirectory)
         key: \(status.fingerprint ?? "none (a legacy peer speaks no TLS)")
+        accepts hexes from: \(status.accept)
         peers: \(status.peers)
         inbox: \(status.inbox) (\(status.unchecked) unchecked); My Hexlist: \(status.hexlist)
         discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit

@@ -16,6 +16,8 @@ import Testing
         .share(ShareRequest(files: ["/a", "/b"], provider: "url", query: UUID(), gatherTimeout: .seconds(9), description: "d", color: "#ABCDEF",
                             destination: .peer(peer))),
         .share(ShareRequest(files: ["/a"], destination: .myHexlist)),
+        .pair(peer: "grace", accept: false, timeout: nil), .pair(peer: "6F96", accept: true, timeout: .seconds(3)),
+        .unpair(peer: "grace"), .resetTrust(peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF"),
     ]
 
     @Test func everyCommandSurvivesARoundTrip() throws {
@@ -54,6 +56,9 @@ import Testing
             (#"{"command":"share","files":["/a"],"save":true,"query":"q"}"#, "query"),
             (#"{"command":"block"}"#, "uuid"),
             (#"{"command":"cancel","query":""}"#, "query"),
+            (#"{"command":"pair"}"#, "peer"),
+            (#"{"command":"pair","peer":"x","timeout":-1}"#, "timeout"),
+            (#"{"command":"trust.reset","peer":""}"#, "peer"),
             (#"{"command":"frobnicate"}"#, "command"),
         ]
         for (line, key) in refused {

@@ -10,6 +10,8 @@ struct ControlHandler: Sendable {
     let sender: SendService
     let share: ShareService
     let discovery: Discovery
+    /// Nil when playing a legacy peer, which has no key to pair.
+    let pairing: PairingService?
     let tcpPort: UInt16
     let discoveryPort: UInt16
     let logger: Logger
@@ -70,7 +72,7 @@ struct ControlHandler: Sendable {
     /// The peers, one per response, in name order.
     private func streamPeers(_ page: ListPage, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
         let limit = page.limit ?? .max
-        var peers = await peers()
+        var peers = try await peers()
         if let after = page.after?.uuidString {
             guard let index = peers.firstIndex(where: { $0.uuid == after }) else {
                 throw ControlError(.notFound, "no peer \(after) in the table; it may have been lost since it was listed")
@@ -124,14 +126,34 @@ struct ControlHandler: Sendable {
             let id = try await query(matching: text)
             guard await share.registry.cancel(id) else { throw LookupError.noQuery(id.uuidString) }
             return .done
-        case .block(let sender): return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: try await senderUUID(sender)))
-        case .unblock(let sender): return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try await senderUUID(sender)))
+        case .block(let sender): return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: try await peerUUID(sender)))
+        case .unblock(let sender): return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try await peerUUID(sender)))
         case .blocked: return ControlResponse(blocked: try await service.blockedSenders())
+        case .pair(let peer, let accept, let timeout):
+            guard let pairing else { throw ControlError(.usage, "this daemon plays a legacy peer (--legacy), which has no key to pair") }
+            let timeout = timeout ?? SendOptions.defaultTimeout
+            return ControlResponse(trust: accept ? try await pairing.accept(peer, timeout: timeout) : try await pairing.request(peer, timeout: timeout))
+        case .unpair(let peer):
+            let uuid = try await peerUUID(peer)
+            let pin = try await service.unpair(peer: uuid, label: peer)
+            return ControlResponse(trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: pin.fingerprint, trust: pin.trust))
+        case .resetTrust(let peer):
+            let uuid = try await peerUUID(peer)
+            let forgotten = try await service.resetTrust(peer: uuid, label: peer)
+            await discovery.forgetImpostor(uuid)
+            await pairing?.forget(peerUUID: uuid)
+            logger.info("forgot the key \(forgotten.fingerprint) pinned to \(uuid): the next key it proves is pinned")
+            return ControlResponse(trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: nil, trust: nil))
         }
     }
 
-    /// The sender UUID a user means: a UUID, or a known peer's name or unique UUID prefix.
-    private func senderUUID(_ text: String) async throws -> String {
+    /// The name a peer in the table announced; empty for a peer not in it.
+    private func peerName(_ uuid: String) async -> String {
+        (try? await discovery.peer(matching: uuid).name) ?? ""
+    }
+
+    /// The peer UUID a user means: a UUID, or a known peer's name or unique UUID prefix.
+    private func peerUUID(_ text: String) async throws -> String {
         if let uuid = UUID(uuidString: text) { return uuid.uuidString }
         do {
             return try await discovery.peer(matching: text).uuid
@@ -157,16 +179,35 @@ struct ControlHandler: Sendable {
             peers: await discovery.peers.count, inbox: counts.inbox, unchecked: counts.unchecked, hexlist: counts.hexlist,
             datagramsReceived: await discovery.datagramsReceived, datagramsMalformed: await discovery.datagramsMalformed,
             datagramsOversized: await discovery.datagramsOversized, datagramsRateLimited: await discovery.datagramsRateLimited,
-            peersEvicted: await discovery.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description)
+            peersEvicted: await discovery.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
+            accept: configuration.accept.rawValue)
     }
 
-    private func peers() async -> [PeerInfo] {
+    /// The peers in the table, each with how its key is trusted, a pairing under way and a key
+    /// mismatch; then the UUIDs only impostors claim, each shown by its claim.
+    private func peers() async throws -> [PeerInfo] {
         let now = ContinuousClock.now
-        return await discovery.peers.map { peer in
-            PeerInfo(uuid: peer.uuid, name: peer.name, versionID: peer.versionID, endpoint: peer.endpoint.description,
-                            addresses: peer.addresses.map(\.description), legacy: peer.isLegacy,
-                            lastSeen: (now - peer.lastSeen).inSeconds, fingerprint: peer.fingerprint)
+        let impostors = Dictionary(await discovery.impostors.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        func mismatch(_ uuid: String) -> KeyMismatch? {
+            impostors[uuid].map { KeyMismatch(endpoint: $0.endpoint.description, fingerprint: $0.fingerprint, pinned: $0.pinned) }
         }
+        let table = await discovery.peers
+        var infos: [PeerInfo] = []
+        for peer in table {
+            infos.append(PeerInfo(
+                uuid: peer.uuid, name: peer.name, versionID: peer.versionID, endpoint: peer.endpoint.description,
+                addresses: peer.addresses.map(\.description), legacy: peer.isLegacy, lastSeen: (now - peer.lastSeen).inSeconds,
+                fingerprint: peer.fingerprint, trust: try await service.pin(forPeer: peer.uuid)?.trust,
+                pairing: await pairing?.pending(for: peer.uuid), keyMismatch: mismatch(peer.uuid)))
+        }
+        let listed = Set(table.map(\.uuid))
+        for impostor in impostors.values.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) where !listed.contains(impostor.uuid) {
+            infos.append(PeerInfo(
+                uuid: impostor.uuid, name: impostor.name, versionID: impostor.versionID, endpoint: impostor.endpoint.description,
+                addresses: [], legacy: HexdVersion.isLegacy(impostor.versionID), lastSeen: (now - impostor.lastSeen).inSeconds,
+                fingerprint: nil, trust: try await service.pin(forPeer: impostor.uuid)?.trust, keyMismatch: mismatch(impostor.uuid)))
+        }
+        return infos
     }
 
     private func send(_ payload: SendService.Payload, _ options: SendOptions) async throws -> SendReport {

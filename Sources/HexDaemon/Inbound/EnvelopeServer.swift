@@ -12,6 +12,8 @@ final class EnvelopeServer: Sendable {
     let listener: StreamListener
     let service: HexService
     let discovery: Discovery
+    /// Answers Pair envelopes; nil when playing a legacy peer (they are then unsupported).
+    let pairing: PairingService?
     let events: EventLog
     let configuration: DaemonConfiguration
     let logger: Logger
@@ -24,9 +26,10 @@ final class EnvelopeServer: Sendable {
     private let tls: TLSContext?
 
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
-    init(listener: StreamListener, service: HexService, discovery: Discovery, events: EventLog, configuration: DaemonConfiguration,
+    init(listener: StreamListener, service: HexService, discovery: Discovery, pairing: PairingService?, events: EventLog, configuration: DaemonConfiguration,
          tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger) {
         self.listener = listener
+        self.pairing = pairing
         self.tls = tls
         self.service = service
         self.discovery = discovery
@@ -148,6 +151,7 @@ final class EnvelopeServer: Sendable {
             logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
             return dialect.reply(toUnreadable: error)
         }
+        if envelope.operationType == .pair, let pairing { return await pairing.receive(envelope, proof: proof) }
         do {
             let outcome = try await service.receive(envelope, proof: proof)
             await record(outcome, of: envelope, from: remote)

@@ -8,6 +8,12 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
     case ambiguousHex(String, matches: Int, place: String)
     case noQuery(String)
     case ambiguousQuery(String, matches: Int)
+    /// No pairing request from this peer is waiting for the user (`hexctl pair --accept`).
+    case noPairing(String)
+    /// No key is pinned to this peer (`unpair`, `trust --reset`).
+    case noPin(String)
+    /// This peer's key is pinned but not paired (`unpair`).
+    case notPaired(String)
 
     var description: String {
         switch self {
@@ -17,6 +23,9 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
         case .ambiguousHex(let text, let count, let place): "\(text.clipped(toUTF8: 80)) matches \(count) hexes in \(place); give more of the id"
         case .noQuery(let text): "no share query \(text.clipped(toUTF8: 80)) in flight"
         case .ambiguousQuery(let text, let count): "\(text.clipped(toUTF8: 80)) matches \(count) share queries; give more of the id"
+        case .noPairing(let text): "no pairing request from \(text.clipped(toUTF8: 80)) is waiting; on that peer, run: hexctl pair <this daemon>"
+        case .noPin(let text): "no key is pinned to \(text.clipped(toUTF8: 80))"
+        case .notPaired(let text): "\(text.clipped(toUTF8: 80)) is not paired (its key is pinned on first use)"
         }
     }
 }

@@ -34,6 +34,8 @@ public struct OperationType: WireName {
     public static let alert: Self = "Alert"
     /// Reply to an envelope that carried a `messageID`. hexd extension; never sent to 1.x peers.
     public static let ack: Self = "Ack"
+    /// One step of pairing two devices' keys (`PairJM`). hexd extension; only over TLS.
+    public static let pair: Self = "Pair"
 
     /// The operations the original (1.x) app understood; anything else crashed it.
     public static let legacy: Set<Self> = [.store, .alert]
@@ -46,6 +48,8 @@ public struct JMObjectType: WireName {
 
     /// A HexJM. The only object type the original app sent.
     public static let hex: Self = "Hex"
+    /// A PairJM, in a `Pair` envelope. hexd extension.
+    public static let pair: Self = "Pair"
 }
 
 /// The `service` of a link: where the link points (a cloud service, or `Unknown` for a plain URL).

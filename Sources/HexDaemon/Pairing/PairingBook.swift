@@ -1,0 +1,135 @@
+import HexKit
+import HexTLS
+
+/// The pairings under way (Protocol.md, section 12), in memory: requests received, waiting for
+/// the initiator's nonce and then for this side's user; and requests sent, waiting for the other
+/// side's user. Pure bookkeeping: the pairing service feeds it steps and the clock.
+///
+/// Entries are keyed by the key that proved itself, last for `lifetime`, and each side holds at
+/// most `capacity`: past it the entry expiring first makes room, so a flood of requests cannot
+/// grow it.
+struct PairingBook {
+    /// A request from a peer.
+    struct Incoming: Sendable, Equatable {
+        var peerUUID: String
+        var name: String
+        var key: Fingerprint
+        /// The SHA-256 of the initiator's nonce, 64 hex digits.
+        var commitment: String
+        var ourNonce: [UInt8]
+        /// Set once the initiator revealed the nonce it committed to; only then may the user accept.
+        var code: String?
+        var expires: ContinuousClock.Instant
+    }
+
+    /// A request this daemon sent, its nonces exchanged.
+    struct Outgoing: Sendable, Equatable {
+        var peerUUID: String
+        var name: String
+        var key: Fingerprint
+        var code: String
+        var expires: ContinuousClock.Instant
+    }
+
+    /// Long enough to walk to the other machine and type a command.
+    static let lifetime = Duration.seconds(300)
+    static let capacity = 16
+
+    private(set) var incoming: [Fingerprint: Incoming] = [:]
+    private(set) var outgoing: [Fingerprint: Outgoing] = [:]
+
+    /// Records a request (replacing an earlier one from the same key) and returns the nonce to answer with.
+    mutating func received(from key: Fingerprint, uuid: String, name: String, commitment: String, ourNonce: [UInt8], at now: ContinuousClock.Instant) {
+        expire(at: now)
+        if incoming[key] == nil, incoming.count >= Self.capacity, let first = incoming.values.min(by: { $0.expires < $1.expires }) {
+            incoming[first.key] = nil
+        }
+        incoming[key] = Incoming(peerUUID: uuid, name: name, key: key, commitment: commitment, ourNonce: ourNonce, code: nil, expires: now + Self.lifetime)
+    }
+
+    /// Checks the initiator's nonce against its commitment and works out the code.
+    /// - Throws: `PairingError` when there is no request from this key, or the nonce does not
+    ///   match (the request is then dropped: a second guess gets nothing).
+    mutating func revealed(nonce: [UInt8], by key: Fingerprint, ownKey: Fingerprint, at now: ContinuousClock.Instant) throws(PairingError) -> Incoming {
+        expire(at: now)
+        guard var request = incoming[key], request.code == nil else { throw .noRequest }
+        guard PairingCode.commitment(to: nonce) == request.commitment,
+              let code = PairingCode.verificationCode(initiator: key, responder: ownKey, initiatorNonce: nonce, responderNonce: request.ourNonce) else {
+            incoming[key] = nil
+            throw .commitmentMismatch
+        }
+        request.code = code
+        incoming[key] = request
+        return request
+    }
+
+    /// Records a request this daemon sent, its code known.
+    mutating func sent(_ request: Outgoing, at now: ContinuousClock.Instant) {
+        expire(at: now)
+        if outgoing[request.key] == nil, outgoing.count >= Self.capacity, let first = outgoing.values.min(by: { $0.expires < $1.expires }) {
+            outgoing[first.key] = nil
+        }
+        outgoing[request.key] = request
+    }
+
+    /// The revealed request from the peer a user means (its exact name, ignoring case, or its
+    /// UUID or a unique prefix of it), still open.
+    func request(matching text: String, at now: ContinuousClock.Instant) throws(LookupError) -> Incoming {
+        let open = incoming.values.filter { $0.code != nil && $0.expires > now }
+        let byName = open.filter { $0.name.lowercased() == text.lowercased() }
+        let matches = byName.isEmpty && !text.isEmpty ? open.filter { $0.peerUUID.hasPrefix(text.uppercased()) } : byName
+        guard let match = matches.first else { throw .noPairing(text) }
+        guard matches.count == 1 else { throw .ambiguousPeer(text, matches: matches.count) }
+        return match
+    }
+
+    /// Ends the request received from `key`: accepted.
+    mutating func closeIncoming(_ key: Fingerprint) {
+        incoming[key] = nil
+    }
+
+    /// Takes the request this daemon sent to `key`, when `uuid` and `code` are the ones it knows.
+    /// - Throws: `PairingError.noRequest`, or `.codeMismatch` (the request is then dropped).
+    mutating func accepted(by key: Fingerprint, uuid: String, code: String, at now: ContinuousClock.Instant) throws(PairingError) -> Outgoing {
+        expire(at: now)
+        guard let request = outgoing[key], request.peerUUID == uuid else { throw .noRequest }
+        outgoing[key] = nil
+        guard request.code == code else { throw .codeMismatch }
+        return request
+    }
+
+    /// Forgets every pairing under way with a peer UUID (its trust was reset).
+    mutating func forget(peerUUID uuid: String) {
+        incoming = incoming.filter { $0.value.peerUUID != uuid }
+        outgoing = outgoing.filter { $0.value.peerUUID != uuid }
+    }
+
+    /// The pairing under way with a peer UUID, for display: its code and who must accept.
+    func pending(for uuid: String, at now: ContinuousClock.Instant) -> (code: String, awaitingUs: Bool)? {
+        if let request = incoming.values.first(where: { $0.peerUUID == uuid && $0.expires > now }), let code = request.code { return (code, true) }
+        return outgoing.values.first { $0.peerUUID == uuid && $0.expires > now }.map { ($0.code, false) }
+    }
+
+    private mutating func expire(at now: ContinuousClock.Instant) {
+        incoming = incoming.filter { $0.value.expires > now }
+        outgoing = outgoing.filter { $0.value.expires > now }
+    }
+}
+
+/// Why a pairing step was refused, as the peer is told.
+enum PairingError: Error, Equatable, CustomStringConvertible {
+    /// No request (or no longer: they last `PairingBook.lifetime`) from or to this key.
+    case noRequest
+    /// The initiator's nonce is not the one it committed to.
+    case commitmentMismatch
+    /// The accepting side showed another code than this side did.
+    case codeMismatch
+
+    var description: String {
+        switch self {
+        case .noRequest: "no pairing request is under way with this key (they last \(PairingBook.lifetime))"
+        case .commitmentMismatch: "the nonce revealed is not the one committed to; the request is dropped"
+        case .codeMismatch: "the codes differ; the request is dropped (someone may be in the middle)"
+        }
+    }
+}

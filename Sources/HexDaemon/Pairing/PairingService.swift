@@ -1,0 +1,171 @@
+import HexControl
+import HexKit
+import HexNet
+import HexTLS
+
+/// Pairs this device's key with a peer's, both users comparing a verification code (Protocol.md,
+/// section 12): asks a peer (`request`), answers a peer's steps (`receive`), and completes a
+/// peer's request once this side's user accepts (`accept`). Exists only where TLS is spoken.
+actor PairingService {
+    private let tls: TLSContext
+    private let configuration: DaemonConfiguration
+    private let discovery: Discovery
+    private let service: HexService
+    private let events: EventLog
+    private let logger: Logger
+    private var book = PairingBook()
+
+    init(tls: TLSContext, configuration: DaemonConfiguration, discovery: Discovery, service: HexService, events: EventLog, logger: Logger) {
+        self.tls = tls
+        self.configuration = configuration
+        self.discovery = discovery
+        self.service = service
+        self.events = events
+        self.logger = logger
+    }
+
+    private var ownKey: Fingerprint { tls.identity.fingerprint }
+
+    // MARK: This side's user
+
+    /// Asks a peer to pair: exchanges nonces with it over TLS (its key proven: the pinned one, or
+    /// the one it announced) and returns the code both users compare. The peer's user then accepts.
+    /// - Throws: `LookupError`, `SendError`.
+    func request(_ text: String, timeout: Duration) async throws -> TrustReport {
+        let peer = try await discovery.peer(matching: text)
+        let label = "\(peer.name) (\(peer.endpoint))"
+        guard peer.speaksTLS, let announced = peer.fingerprint.flatMap(Fingerprint.init(hex:)) else {
+            throw SendError.refused("\(label) speaks no TLS (a legacy peer): it has no key to pair with")
+        }
+        let pin = try await service.pin(forPeer: peer.uuid)
+        let expected = pin.flatMap { Fingerprint(hex: $0.fingerprint) } ?? announced
+        let ourNonce = try PairingCode.nonce()
+        guard let commitment = PairingCode.commitment(to: ourNonce) else { throw SendError.undelivered("cannot hash a nonce") }
+        let identity = service.identity
+        let endpoint = peer.endpoint
+        let (theirNonce, theirKey) = try await exchange(with: endpoint, expecting: expected, timeout: timeout).converse { conversation in
+            let request = PairJM(step: .request, senderUUID: identity.uuid, senderName: identity.name, commitment: commitment)
+            let answer = try await conversation.send(request)
+            guard let step = answer.pair, step.step == .nonce, step.senderUUID == peer.uuid,
+                  let nonce = step.nonce.flatMap(PairingCode.nonce(hex:)), let key = conversation.peerKey else {
+                _ = try EnvelopeSender.taken(answer, from: endpoint)
+                throw SendError.refused("\(label) did not answer the pairing request with its nonce")
+            }
+            _ = try EnvelopeSender.taken(try await conversation.send(PairJM(step: .reveal, nonce: PairingCode.hex(ourNonce))), from: endpoint)
+            return (nonce, key)
+        }
+        guard let code = PairingCode.verificationCode(initiator: ownKey, responder: theirKey, initiatorNonce: ourNonce, responderNonce: theirNonce) else {
+            throw SendError.undelivered("cannot hash the verification code")
+        }
+        book.sent(.init(peerUUID: peer.uuid, name: peer.name, key: theirKey, code: code, expires: .now + PairingBook.lifetime), at: .now)
+        logger.info("asked \(label) to pair: code \(code), key \(theirKey)")
+        return TrustReport(peerUUID: peer.uuid, peer: peer.name, key: theirKey.description, trust: pin?.trust, code: code, awaitingPeer: true)
+    }
+
+    /// Accepts a peer's pairing request, its code compared by this side's user: tells the peer
+    /// (which must still be waiting, with the same code), then pins its key as paired.
+    /// - Throws: `LookupError`, `SendError`.
+    func accept(_ text: String, timeout: Duration) async throws -> TrustReport {
+        let request = try book.request(matching: text, at: .now)
+        let label = "\(request.name) (\(request.peerUUID))"
+        guard let code = request.code else { throw LookupError.noPairing(text) }
+        if let refusal = try await refusal(of: request.peerUUID, key: request.key) { throw SendError.refused(refusal) }
+        let peer = try await discovery.peer(matching: request.peerUUID)
+        let accept = PairJM(step: .accept, senderUUID: service.identity.uuid, code: code)
+        let endpoint = peer.endpoint
+        try await exchange(with: endpoint, expecting: request.key, timeout: timeout).converse { conversation in
+            _ = try EnvelopeSender.taken(try await conversation.send(accept), from: endpoint)
+        }
+        book.closeIncoming(request.key)
+        _ = try await service.pair(peer: request.peerUUID, fingerprint: request.key.description)
+        await paired(request.peerUUID, name: request.name, key: request.key, code: code)
+        logger.info("paired with \(label): code \(code), key \(request.key)")
+        return TrustReport(peerUUID: request.peerUUID, peer: request.name, key: request.key.description, trust: .paired, code: code, awaitingPeer: false)
+    }
+
+    /// The pairing under way with a peer, for `hexctl peers`.
+    func pending(for uuid: String) -> PairingStatus? {
+        book.pending(for: uuid, at: .now).map { PairingStatus(code: $0.code, awaitingUs: $0.awaitingUs) }
+    }
+
+    /// Drops every pairing under way with a peer (its trust was reset).
+    func forget(peerUUID uuid: String) {
+        book.forget(peerUUID: uuid)
+    }
+
+    // MARK: Peers
+
+    /// Acts on a Pair envelope and returns the reply: the next step, or an Ack.
+    func receive(_ envelope: Envelope, proof: SenderProof) async -> Envelope {
+        func ack(_ status: AckStatus, _ message: String) -> Envelope {
+            .ack(status, messageID: envelope.messageID, message: message, versionID: configuration.appVersion)
+        }
+        guard case .key(let proven) = proof, let key = Fingerprint(hex: proven) else {
+            return ack(.rejected, "pairing needs TLS: over plaintext there is no key to pair")
+        }
+        guard let messageID = envelope.messageID, let step = envelope.pair else {
+            return ack(.invalid, "a Pair envelope needs a messageID and a well-formed Pair object (jmObjectType Pair)")
+        }
+        do {
+            switch step.step {
+            case .request:
+                guard let uuid = step.senderUUID, let commitment = step.commitment else { return ack(.invalid, "a pairing request needs senderUUID and commitment") }
+                if let refusal = try await refusal(of: uuid, key: key) { return ack(.rejected, refusal) }
+                let nonce = try PairingCode.nonce()
+                book.received(from: key, uuid: uuid, name: step.senderName ?? "", commitment: commitment, ourNonce: nonce, at: .now)
+                let identity = service.identity
+                return .pair(PairJM(step: .nonce, senderUUID: identity.uuid, senderName: identity.name, nonce: PairingCode.hex(nonce)),
+                             versionID: configuration.appVersion, messageID: messageID)
+            case .reveal:
+                guard let nonce = step.nonce.flatMap(PairingCode.nonce(hex:)) else { return ack(.invalid, "a reveal needs a nonce") }
+                let request = try book.revealed(nonce: nonce, by: key, ownKey: ownKey, at: .now)
+                let code = request.code ?? ""
+                logger.info("\(request.name.clipped(toUTF8: 80)) (\(request.peerUUID)) asks to pair: code \(code); accept with: hexctl pair --accept \(request.peerUUID)")
+                await events.publish(.pairRequested, peerUUID: request.peerUUID, peer: request.name, message: code)
+                return ack(.received, "waiting for the user of \(service.identity.name) to compare the code and accept")
+            case .accept:
+                guard let uuid = step.senderUUID, let code = step.code else { return ack(.invalid, "an accept needs senderUUID and code") }
+                let request = try book.accepted(by: key, uuid: uuid, code: code, at: .now)
+                _ = try await service.pair(peer: uuid, fingerprint: key.description)
+                await paired(uuid, name: request.name, key: key, code: code)
+                logger.info("paired with \(request.name.clipped(toUTF8: 80)) (\(uuid)): code \(code), key \(key)")
+                return ack(.stored, "paired")
+            case .nonce:
+                return ack(.invalid, "a nonce answers a pairing request; it is never sent alone")
+            }
+        } catch let error as PairingError {
+            logger.limited("pairing refused", .info, "refused a pairing step (\(step.step.rawValue)) from key \(key): \(error)")
+            return ack(.rejected, error.description)
+        } catch {
+            logger.limited("pairing failure", .error, "cannot answer a pairing step (\(step.step.rawValue)) from key \(key): \(error)")
+            return ack(.failed, "the receiver could not record it: \(error)")
+        }
+    }
+
+    // MARK: Helpers
+
+    /// A connection over TLS to `endpoint`, which must prove `key`.
+    private func exchange(with endpoint: Endpoint, expecting key: Fingerprint, timeout: Duration) -> PairingExchange {
+        PairingExchange(endpoint: endpoint, security: .tls(tls, expected: key), versionID: configuration.appVersion,
+                        maximumLineLength: configuration.maximumLineLength, timeout: timeout)
+    }
+
+    /// Why a UUID and a key may not be paired, if they may not: either is pinned to another, or
+    /// the UUID is blocked, or it is this daemon's own.
+    private func refusal(of uuid: String, key: Fingerprint) async throws -> String? {
+        if uuid == service.identity.uuid { return "\(uuid) is this daemon's own UUID" }
+        if let pin = try await service.pin(forPeer: uuid), pin.fingerprint != key.description {
+            return "\(uuid) is pinned to the key \(pin.fingerprint), not \(key); if that peer was reinstalled, its key is reset with: hexctl trust --reset \(uuid)"
+        }
+        if let owner = try await service.pinnedPeer(forKey: key.description), owner != uuid {
+            return "the key \(key) belongs to the peer \(owner), not to \(uuid)"
+        }
+        if try await service.isBlocked(senderUUID: uuid) { return "\(uuid) is blocked here" }
+        return nil
+    }
+
+    private func paired(_ uuid: String, name: String, key: Fingerprint, code: String) async {
+        await discovery.forgetImpostor(uuid)
+        await events.publish(.paired, peerUUID: uuid, peer: name, message: code)
+    }
+}
