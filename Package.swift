@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "HexControlTests", dependencies: ["HexControl", "HexKit"], swiftSettings: strictSettings),
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "HexDaemonTests", dependencies: ["HexDaemon", "HexNet", "HexKit", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "HexDaemonTests", dependencies: ["HexDaemon", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
         .testTarget(name: "CommandLineTests", dependencies: ["hexd", "hexctl", "HexKit", "HexNet", "HexTLS", "HexControl", "HexTestSupport"], swiftSettings: strictSettings),
     ]

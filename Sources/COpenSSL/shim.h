@@ -26,11 +26,6 @@ static inline void hexd_ssl_ctx_require_peer_certificate(SSL_CTX *context) {
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, hexd_accept_any_certificate);
 }
 
-/// Keeps a session cache on the client side for resumption (a macro over SSL_CTX_ctrl).
-static inline void hexd_ssl_ctx_cache_client_sessions(SSL_CTX *context) {
-    SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_CLIENT);
-}
-
 /// The bytes a memory BIO holds, waiting to be read (BIO_pending is a macro).
 static inline size_t hexd_bio_pending(BIO *bio) {
     return BIO_ctrl_pending(bio);

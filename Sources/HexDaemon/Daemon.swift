@@ -39,6 +39,7 @@ public enum Daemon {
             logger.warning("the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections at once, not \(configuration.maximumConnections)")
         }
         let trimmer = MemoryTrimmer()
+        let pool = ConnectionPool()
         let pairing = tls.map { PairingService(tls: $0, configuration: configuration, discovery: discovery, service: service, events: events, logger: logger.named("pair")) }
         let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, pairing: pairing, events: events,
                                        configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
@@ -46,7 +47,7 @@ public enum Daemon {
             listener: controlListener,
             handler: ControlHandler(configuration: configuration, service: service,
                                     sender: SendService(configuration: configuration, tls: tls, discovery: discovery, service: service,
-                                                        events: events, logger: logger.named("send")),
+                                                        events: events, logger: logger.named("send"), pool: pool),
                                     share: ShareService(configuration: configuration, events: events), discovery: discovery, pairing: pairing,
                                     tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
@@ -63,6 +64,7 @@ public enum Daemon {
             group.addTask { await discovery.run() }
             group.addTask { await control.run() }
             group.addTask { await trimmer.run() }
+            group.addTask { await pool.run() }
             let received = await signals.first.value
             logger.info("\(received == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
             serviceManager.notify("STOPPING=1")

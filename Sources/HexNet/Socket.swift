@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// The owner of one non-blocking socket file descriptor.
@@ -40,6 +41,14 @@ public final class Socket: Sendable {
     func sendSmallWritesAtOnce() {
         var on: Int32 = 1
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Whether the connection is idle and still open, checked without waiting: nothing to read
+    /// and no hang-up. A connection kept for reuse that fails this was closed by the peer (or
+    /// carries bytes nobody asked for) and must not be written to.
+    public var isQuietAndOpen: Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN) | HEXD_POLLRDHUP, revents: 0)
+        return poll(&entry, 1, 0) == 0
     }
 
     /// The remote end of a connected IPv4 socket as `HOST:PORT`, or nil (a Unix socket).

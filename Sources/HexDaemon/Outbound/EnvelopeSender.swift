@@ -28,7 +28,10 @@ enum EnvelopeSender {
     }
 
     /// A connection to a peer, secured as asked, that envelopes are written to and replies read from.
-    struct Channel {
+    ///
+    /// Unchecked Sendable: a channel has one owner at a time, the task that opened it or the
+    /// `ConnectionPool`, which hands it to a single taker; its line framer is never shared.
+    struct Channel: @unchecked Sendable {
         let endpoint: Endpoint
         let socket: Socket
         let connection: StreamConnection
@@ -94,35 +97,85 @@ enum EnvelopeSender {
     ///   waiting for an Ack or, from a legacy peer, for the end of the connection.
     /// - Throws: `SendError.undelivered` (cannot connect, closed early, no Ack in time, Ack
     ///   `failed`) or `.refused` (another Ack status, or a blocked-sender Alert).
+    /// - Parameter pool: where TLS connections are kept between acknowledged sends; a send that
+    ///   waits for an Ack first tries a connection kept there, and keeps its connection after.
     static func send(
-        _ envelope: Envelope, to endpoint: Endpoint, security: Security, timeout: Duration, maximumLineLength: Int, awaitReply: Bool = true
+        _ envelope: Envelope, to endpoint: Endpoint, security: Security, timeout: Duration, maximumLineLength: Int, awaitReply: Bool = true,
+        pool: ConnectionPool? = nil
     ) async throws(SendError) -> Delivery {
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + timeout
         return try await reportingFailures(to: endpoint, within: timeout) {
+            if awaitReply, let messageID = envelope.messageID {
+                let (reply, channel) = try await answer(
+                    to: envelope, messageID: messageID, from: endpoint, security: security, deadline: deadline, maximumLineLength: maximumLineLength, pool: pool)
+                return try delivery(answering: reply, on: channel, since: start)
+            }
             let channel = try await Channel.open(to: endpoint, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
             try await channel.write(envelope, deadline: deadline)
             guard awaitReply else {
                 channel.finish()
                 return Delivery(status: nil, message: "written; not waiting for an acknowledgement", elapsed: clock.now - start, peerKey: channel.peerKey)
             }
-            guard let messageID = envelope.messageID else {
-                // A legacy peer answers only a blocked sender, with an Alert; otherwise it closes
-                // once it has read everything.
-                channel.finish()
-                while case .line(let bytes)? = try await channel.connection.readLine(timeout: remaining(until: deadline)) {
-                    if let alert = try? Envelope.decode(from: bytes), alert.operationType == .alert {
-                        throw SendError.refused("\(endpoint) answered: \((alert.message ?? "").clipped(toUTF8: 500))")
-                    }
+            // A legacy peer answers only a blocked sender, with an Alert; otherwise it closes once
+            // it has read everything.
+            channel.finish()
+            while case .line(let bytes)? = try await channel.connection.readLine(timeout: remaining(until: deadline)) {
+                if let alert = try? Envelope.decode(from: bytes), alert.operationType == .alert {
+                    throw SendError.refused("\(endpoint) answered: \((alert.message ?? "").clipped(toUTF8: 500))")
                 }
-                return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: clock.now - start, peerKey: channel.peerKey)
             }
-            let reply = try await channel.reply(to: messageID, deadline: deadline)
-            let (status, message) = try taken(reply, from: endpoint)
-            // Only an id that is one, so a peer cannot slip other text into a report.
-            let hexID = reply.hexID.flatMap(UUID.init(uuidString:))?.uuidString
-            return Delivery(status: status, message: message, elapsed: clock.now - start, hexID: hexID, peerKey: channel.peerKey)
+            return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: clock.now - start, peerKey: channel.peerKey)
+        }
+    }
+
+    /// The answer to an envelope that has a `messageID`, and the connection it came on: a
+    /// connection kept in `pool` when one is still open, else a new one, kept after when a pool is given.
+    private static func answer(
+        to envelope: Envelope, messageID: String, from endpoint: Endpoint, security: Security, deadline: ContinuousClock.Instant,
+        maximumLineLength: Int, pool: ConnectionPool?
+    ) async throws -> (Envelope, Channel) {
+        if let pool, case .tls(_, let expected?) = security, let kept = pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: expected)) {
+            do {
+                return (try await exchange(envelope, messageID: messageID, on: kept, deadline: deadline, keepingIn: pool), kept)
+            } catch let error where !isStale(error) {
+                throw error
+            } catch {
+                // The peer closed the kept connection as this send began: the envelope goes again
+                // on a new one, and its messageID makes sure it is stored at most once.
+            }
+        }
+        let channel = try await Channel.open(to: endpoint, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
+        return (try await exchange(envelope, messageID: messageID, on: channel, deadline: deadline, keepingIn: pool), channel)
+    }
+
+    /// Writes `envelope` on `channel` and reads the answer; once it came, the connection goes back
+    /// to `pool` (an answer leaves nothing half-read), whatever it says.
+    private static func exchange(
+        _ envelope: Envelope, messageID: String, on channel: Channel, deadline: ContinuousClock.Instant, keepingIn pool: ConnectionPool?
+    ) async throws -> Envelope {
+        try await channel.write(envelope, deadline: deadline)
+        let reply = try await channel.reply(to: messageID, deadline: deadline)
+        pool?.keep(channel)
+        return reply
+    }
+
+    /// What an Ack says about a send, or the error it means.
+    private static func delivery(answering reply: Envelope, on channel: Channel, since start: ContinuousClock.Instant) throws(SendError) -> Delivery {
+        let (status, message) = try taken(reply, from: channel.endpoint)
+        // Only an id that is one, so a peer cannot slip other text into a report.
+        let hexID = reply.hexID.flatMap(UUID.init(uuidString:))?.uuidString
+        return Delivery(status: status, message: message, elapsed: .now - start, hexID: hexID, peerKey: channel.peerKey)
+    }
+
+    /// Whether a failure on a kept connection means only that the peer had closed it: anything but
+    /// an answer (an Alert), the deadline, or cancellation.
+    private static func isStale(_ error: any Error) -> Bool {
+        switch error {
+        case SendError.refused, is CancellationError: false
+        case let error as SocketError: !error.isTimeout
+        default: true
         }
     }
 

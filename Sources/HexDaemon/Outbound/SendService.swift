@@ -13,6 +13,8 @@ struct SendService: Sendable {
     let service: HexService
     let events: EventLog
     let logger: Logger
+    /// TLS connections kept open between sends to the same peer.
+    let pool: ConnectionPool
 
     /// What is sent.
     enum Payload: Sendable {
@@ -57,7 +59,7 @@ struct SendService: Sendable {
         do {
             let delivery = try await EnvelopeSender.send(
                 envelope, to: destination.endpoint, security: destination.security, timeout: timeout,
-                maximumLineLength: configuration.maximumLineLength, awaitReply: wait)
+                maximumLineLength: configuration.maximumLineLength, awaitReply: wait, pool: pool)
             if let peerUUID = destination.peerUUID {
                 await discovery.markExchanged(peerUUID)
                 if let key = delivery.peerKey {
