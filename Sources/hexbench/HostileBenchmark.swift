@@ -153,5 +153,4 @@ struct HostileBenchmark {
     }
 
     private func percent(_ share: Double) -> String { String(format: "%.1f %%", share * 100) }
-    private func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
 }

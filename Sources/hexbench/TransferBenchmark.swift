@@ -3,6 +3,7 @@ import Foundation
 import HexControl
 import HexKit
 import HexNet
+import HexTestSupport
 import HexTLS
 
 /// Two real hexd processes on loopback: how fast they find each other, how fast a killed one is
@@ -62,17 +63,22 @@ struct TransferBenchmark {
         defer { try? FileManager.default.removeItem(atPath: keys) }
         let tls = try TLSContext(identity: try TLSIdentity.loadOrCreate(keyPath: keys + "/bench.key", certificatePath: keys + "/bench.crt", commonName: "hexbench").0)
         let securedAcks = try await roundTrips(tlsLines, port: port, tls: tls, check: stored)
+        let keptLines = (0..<sends).map { index in
+            Envelope.store(
+                HexJM(senderUUID: benchUUID, senderName: "bench", hexDescription: "kept \(index)", hexColor: "#3498DB",
+                      links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com", service: .unknown)]),
+                versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
+        }
+        let keptAcks = try await roundTripsOnOneConnection(keptLines, port: port, tls: tls, check: stored)
         let hexctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hexctl").path
         var commands: [Double] = []
         for index in 0..<min(sends, 50) {
+            // Through HexNet's ChildProcess, which learns of the exit from a pidfd at once:
+            // Foundation's Process.waitUntilExit polls every 50 ms, which would be measured too.
             let start = ContinuousClock.now
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: hexctl)
-            process.arguments = ["send", "--data-dir", sender.directory, "--to", "receiver", "https://example.com/cli/\(index)"]
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw BenchFailure("hexctl send \(index) exited with \(process.terminationStatus)") }
+            let result = try await ChildProcess.run([hexctl, "send", "--data-dir", sender.directory, "--to", "receiver", "https://example.com/cli/\(index)"],
+                                                    timeout: .seconds(10))
+            guard result.exitCode == 0 else { throw BenchFailure("hexctl send \(index) exited with \(result.exitCode.map(String.init) ?? "a signal"): \(result.standardError)") }
             commands.append(milliseconds(ContinuousClock.now - start))
         }
         var controlled: [Double] = []
@@ -84,8 +90,10 @@ struct TransferBenchmark {
             guard response.send?.status == .stored else { throw BenchFailure("control send \(index): \(response.error?.message ?? "no Ack")") }
             controlled.append(milliseconds(ContinuousClock.now - start))
         }
+        let currentRSS = (ProcessFigures.residentBytes(of: receiver.pid) ?? 0, ProcessFigures.residentBytes(of: sender.pid) ?? 0)
         // The daemons stop when released; they must outlive every measurement.
         withExtendedLifetime((receiver, sender, echo)) {}
+        let legacyRSS = try await legacyPairResidentBytes(sends: min(sends, 300))
         let baselineMedian = median(baseline)
         report.append("send -> Ack on loopback (a new TCP connection per send, \(sends) sends, ~\(lines[0].count) bytes each)")
         report.append("  baseline: plain TCP connect + line + echoed line: median \(format(baselineMedian)) ms, p99 \(format(percentile(baseline, 0.99))) ms")
@@ -93,11 +101,54 @@ struct TransferBenchmark {
             + "median / baseline \(format(median(acked) / baselineMedian))")
         report.append("  the same over TLS 1.3 (handshake included):       median \(format(median(securedAcks))) ms, p99 \(format(percentile(securedAcks, 0.99))) ms, "
             + "median / plaintext \(format(median(securedAcks) / median(acked))) (target <= 2 ms and <= 3)")
+        report.append("  over TLS on one kept-open connection:             median \(format(median(keptAcks))) ms, p99 \(format(percentile(keptAcks, 0.99))) ms, "
+            + "median / plaintext \(format(median(keptAcks) / median(acked))) (target <= 1.2)")
         report.append("  hexctl send wall time (a process, control socket, TLS to the peer, \(commands.count) runs): median \(format(median(commands))) ms, "
             + "p99 \(format(percentile(commands, 0.99))) ms (target <= 15 ms)")
         report.append("  control socket send -> report (the hexctl path over TLS, \(controlled.count) sends): median \(format(median(controlled))) ms, "
             + "p99 \(format(percentile(controlled, 0.99))) ms, median / baseline \(format(median(controlled) / baselineMedian))")
+        report.append("daemon RSS with one peer, after its sends (\(min(sends, 300)) control sends each)")
+        report.append("  current pair (TLS, kept connection): receiver \(mebibytes(currentRSS.0)), sender \(mebibytes(currentRSS.1))")
+        report.append("  --legacy pair (plaintext, no TLS):   receiver \(mebibytes(legacyRSS.0)), sender \(mebibytes(legacyRSS.1)); "
+            + "TLS costs \(mebibytes(max(currentRSS.0, currentRSS.1) - max(legacyRSS.0, legacyRSS.1))) (target <= 4 MiB)")
         return report
+    }
+
+    /// Two daemons playing legacy peers (no TLS at all), one sending `sends` hexes to the other by
+    /// the control socket: their resident bytes after, receiver and sender.
+    private func legacyPairResidentBytes(sends: Int) async throws -> (Int, Int) {
+        let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
+        let receiver = try BenchDaemon(name: "legacy-receiver", discoveryPort: discoveryPort, interval: interval, extraArguments: ["--legacy"])
+        let sender = try BenchDaemon(name: "legacy-sender", discoveryPort: discoveryPort, interval: interval, extraArguments: ["--legacy"])
+        try await sender.waitForPeer("legacy-receiver")
+        let client = try ControlClient(socketPath: sender.controlPath)
+        for index in 0..<sends {
+            let response = try await client.request(
+                .send(HexDraft(description: "legacy \(index)", links: [LinkJM(url: "https://example.com/\(index)")]), SendOptions(to: "legacy-receiver")),
+                timeout: .seconds(10))
+            guard response.send != nil else { throw BenchFailure("legacy send \(index): \(response.error?.message ?? "no report")") }
+        }
+        let figures = (ProcessFigures.residentBytes(of: receiver.pid) ?? 0, ProcessFigures.residentBytes(of: sender.pid) ?? 0)
+        withExtendedLifetime((receiver, sender)) {}
+        return figures
+    }
+
+    /// Connects once, then writes each line and waits for the line back, on that one connection;
+    /// milliseconds per line.
+    private func roundTripsOnOneConnection(_ lines: [[UInt8]], port: UInt16, tls: TLSContext, check: ([UInt8]) -> Bool) async throws -> [Double] {
+        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
+        let connection = StreamConnection(stream: try await TLSStream.handshake(over: socket, context: tls, as: .client, timeout: .seconds(5)),
+                                          maximumLineLength: 1 << 20)
+        var times: [Double] = []
+        for line in lines {
+            let start = ContinuousClock.now
+            try await connection.writeLine(line, timeout: .seconds(5))
+            guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(5)), check(reply) else {
+                throw BenchFailure("no good reply on the kept connection to port \(port)")
+            }
+            times.append(milliseconds(ContinuousClock.now - start))
+        }
+        return times
     }
 
     /// Connects, writes one line and waits for one line back, once per line; milliseconds each.
@@ -165,3 +216,5 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
 }
 
 func format(_ value: Double) -> String { String(format: "%.2f", value) }
+
+func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
