@@ -40,6 +40,16 @@ import Testing
         #expect(try resolve(["--port=5000", "--legacy"], environment: [:]).tcpPort == 5000)
     }
 
+    @Test func theAcceptPolicyIsAnyoneUnlessSaidAndNeedsKeys() throws {
+        #expect(try resolve([], environment: ["HOME": "/home/u"]).accept == .anyone)
+        #expect(try resolve(["--accept", "paired"], environment: ["HOME": "/home/u"]).accept == .paired)
+        #expect(try resolve([], environment: ["HOME": "/home/u", "HEXD_ACCEPT": "known"]).accept == .known)
+        #expect(throws: UsageError.self, "a policy it does not know") { try resolve(["--accept", "friends"], environment: ["HOME": "/home/u"]) }
+        #expect(throws: UsageError.self, "a legacy peer has no keys to check") {
+            try resolve(["--legacy", "--accept", "known"], environment: ["HOME": "/home/u"])
+        }
+    }
+
     @Test func anExplicitConfigFileMustExist() async throws {
         #expect(throws: UsageError.self) { try resolve(["--config", "/nonexistent.conf"]) }
         #expect(try resolve(["--config", "/etc/custom.conf"], file: "port = 7").tcpPort == 7)
