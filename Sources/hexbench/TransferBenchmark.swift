@@ -90,10 +90,11 @@ struct TransferBenchmark {
             guard response.send?.status == .stored else { throw BenchFailure("control send \(index): \(response.error?.message ?? "no Ack")") }
             controlled.append(milliseconds(ContinuousClock.now - start))
         }
-        let currentRSS = (ProcessFigures.residentBytes(of: receiver.pid) ?? 0, ProcessFigures.residentBytes(of: sender.pid) ?? 0)
         // The daemons stop when released; they must outlive every measurement.
         withExtendedLifetime((receiver, sender, echo)) {}
-        let legacyRSS = try await legacyPairResidentBytes(sends: min(sends, 300))
+        let rssSends = min(sends, 300)
+        let currentRSS = try await pairResidentBytes(sends: rssSends, legacy: false)
+        let legacyRSS = try await pairResidentBytes(sends: rssSends, legacy: true)
         let baselineMedian = median(baseline)
         report.append("send -> Ack on loopback (a new TCP connection per send, \(sends) sends, ~\(lines[0].count) bytes each)")
         report.append("  baseline: plain TCP connect + line + echoed line: median \(format(baselineMedian)) ms, p99 \(format(percentile(baseline, 0.99))) ms")
@@ -107,26 +108,28 @@ struct TransferBenchmark {
             + "p99 \(format(percentile(commands, 0.99))) ms (target <= 15 ms)")
         report.append("  control socket send -> report (the hexctl path over TLS, \(controlled.count) sends): median \(format(median(controlled))) ms, "
             + "p99 \(format(percentile(controlled, 0.99))) ms, median / baseline \(format(median(controlled) / baselineMedian))")
-        report.append("daemon RSS with one peer, after its sends (\(min(sends, 300)) control sends each)")
+        report.append("daemon RSS with one peer: two fresh daemons, one sending the other \(rssSends) hexes by the control socket")
         report.append("  current pair (TLS, kept connection): receiver \(mebibytes(currentRSS.0)), sender \(mebibytes(currentRSS.1))")
         report.append("  --legacy pair (plaintext, no TLS):   receiver \(mebibytes(legacyRSS.0)), sender \(mebibytes(legacyRSS.1)); "
             + "TLS costs \(mebibytes(max(currentRSS.0, currentRSS.1) - max(legacyRSS.0, legacyRSS.1))) (target <= 4 MiB)")
         return report
     }
 
-    /// Two daemons playing legacy peers (no TLS at all), one sending `sends` hexes to the other by
-    /// the control socket: their resident bytes after, receiver and sender.
-    private func legacyPairResidentBytes(sends: Int) async throws -> (Int, Int) {
+    /// Two fresh daemons, current (TLS) or playing legacy peers (no TLS at all), one sending
+    /// `sends` hexes to the other by the control socket: their resident bytes after, receiver and sender.
+    private func pairResidentBytes(sends: Int, legacy: Bool) async throws -> (Int, Int) {
         let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
-        let receiver = try BenchDaemon(name: "legacy-receiver", discoveryPort: discoveryPort, interval: interval, extraArguments: ["--legacy"])
-        let sender = try BenchDaemon(name: "legacy-sender", discoveryPort: discoveryPort, interval: interval, extraArguments: ["--legacy"])
-        try await sender.waitForPeer("legacy-receiver")
+        let kind = legacy ? "legacy" : "current"
+        let arguments = legacy ? ["--legacy"] : []
+        let receiver = try BenchDaemon(name: "\(kind)-receiver", discoveryPort: discoveryPort, interval: interval, extraArguments: arguments)
+        let sender = try BenchDaemon(name: "\(kind)-sender", discoveryPort: discoveryPort, interval: interval, extraArguments: arguments)
+        try await sender.waitForPeer("\(kind)-receiver")
         let client = try ControlClient(socketPath: sender.controlPath)
         for index in 0..<sends {
             let response = try await client.request(
-                .send(HexDraft(description: "legacy \(index)", links: [LinkJM(url: "https://example.com/\(index)")]), SendOptions(to: "legacy-receiver")),
+                .send(HexDraft(description: "\(kind) \(index)", links: [LinkJM(url: "https://example.com/\(index)")]), SendOptions(to: "\(kind)-receiver")),
                 timeout: .seconds(10))
-            guard response.send != nil else { throw BenchFailure("legacy send \(index): \(response.error?.message ?? "no report")") }
+            guard response.send != nil else { throw BenchFailure("\(kind) send \(index): \(response.error?.message ?? "no report")") }
         }
         let figures = (ProcessFigures.residentBytes(of: receiver.pid) ?? 0, ProcessFigures.residentBytes(of: sender.pid) ?? 0)
         withExtendedLifetime((receiver, sender)) {}
