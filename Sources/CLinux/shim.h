@@ -76,6 +76,3 @@ static inline int hexd_epoll_wait(int epoll, struct hexd_event *out, int maximum
     }
     return count;
 }
-
-/// poll's "the peer shut down its sending side" event (POLLRDHUP is defined only under _GNU_SOURCE).
-static const short HEXD_POLLRDHUP = 0x2000;

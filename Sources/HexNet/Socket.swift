@@ -1,4 +1,3 @@
-import CLinux
 import Glibc
 
 /// The owner of one non-blocking socket file descriptor.
@@ -47,7 +46,10 @@ public final class Socket: Sendable {
     /// and no hang-up. A connection kept for reuse that fails this was closed by the peer (or
     /// carries bytes nobody asked for) and must not be written to.
     public var isQuietAndOpen: Bool {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN) | HEXD_POLLRDHUP, revents: 0)
+        // POLLRDHUP (the peer shut down its sending side): Linux's value, which <poll.h>
+        // defines only under _GNU_SOURCE.
+        let peerHungUp: Int16 = 0x2000
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN) | peerHungUp, revents: 0)
         return poll(&entry, 1, 0) == 0
     }
 

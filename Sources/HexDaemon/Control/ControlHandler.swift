@@ -158,7 +158,7 @@ struct ControlHandler: Sendable {
         do {
             return try await discovery.peer(matching: text).uuid
         } catch {
-            throw ControlError(.usage, "'\(text.clipped(toUTF8: 80))' is neither a sender UUID nor a peer in the table (\(error))")
+            throw ControlError(.usage, "'\(text.clipped(toUTF8: 80))' is neither a peer UUID nor the name or UUID prefix of a peer in the table (\(error))")
         }
     }
 
