@@ -103,8 +103,7 @@ enum EnvelopeSender {
         _ envelope: Envelope, to endpoint: Endpoint, security: Security, timeout: Duration, maximumLineLength: Int, awaitReply: Bool = true,
         pool: ConnectionPool? = nil
     ) async throws(SendError) -> Delivery {
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ContinuousClock.now
         let deadline = start + timeout
         return try await reportingFailures(to: endpoint, within: timeout) {
             if awaitReply, let messageID = envelope.messageID {
@@ -116,7 +115,7 @@ enum EnvelopeSender {
             try await channel.write(envelope, deadline: deadline)
             guard awaitReply else {
                 channel.finish()
-                return Delivery(status: nil, message: "written; not waiting for an acknowledgement", elapsed: clock.now - start, peerKey: channel.peerKey)
+                return Delivery(status: nil, message: "written; not waiting for an acknowledgement", elapsed: .now - start, peerKey: channel.peerKey)
             }
             // A legacy peer answers only a blocked sender, with an Alert; otherwise it closes once
             // it has read everything.
@@ -126,7 +125,7 @@ enum EnvelopeSender {
                     throw SendError.refused("\(endpoint) answered: \((alert.message ?? "").clipped(toUTF8: 500))")
                 }
             }
-            return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: clock.now - start, peerKey: channel.peerKey)
+            return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: .now - start, peerKey: channel.peerKey)
         }
     }
 

@@ -41,9 +41,7 @@ struct PairingBook {
     /// Records a request (replacing an earlier one from the same key) and returns the nonce to answer with.
     mutating func received(from key: Fingerprint, uuid: String, name: String, commitment: String, ourNonce: [UInt8], at now: ContinuousClock.Instant) {
         expire(at: now)
-        if incoming[key] == nil, incoming.count >= Self.capacity, let first = incoming.values.min(by: { $0.expires < $1.expires }) {
-            incoming[first.key] = nil
-        }
+        Self.makeRoom(for: key, in: &incoming, expiring: \.expires)
         incoming[key] = Incoming(peerUUID: uuid, name: name, key: key, commitment: commitment, ourNonce: ourNonce, code: nil, expires: now + Self.lifetime)
     }
 
@@ -66,9 +64,7 @@ struct PairingBook {
     /// Records a request this daemon sent, its code known.
     mutating func sent(_ request: Outgoing, at now: ContinuousClock.Instant) {
         expire(at: now)
-        if outgoing[request.key] == nil, outgoing.count >= Self.capacity, let first = outgoing.values.min(by: { $0.expires < $1.expires }) {
-            outgoing[first.key] = nil
-        }
+        Self.makeRoom(for: request.key, in: &outgoing, expiring: \.expires)
         outgoing[request.key] = request
     }
 
@@ -108,6 +104,15 @@ struct PairingBook {
     func pending(for uuid: String, at now: ContinuousClock.Instant) -> (code: String, awaitingUs: Bool)? {
         if let request = incoming.values.first(where: { $0.peerUUID == uuid && $0.expires > now }), let code = request.code { return (code, true) }
         return outgoing.values.first { $0.peerUUID == uuid && $0.expires > now }.map { ($0.code, false) }
+    }
+
+    /// Drops the entry expiring first when `key` is new and `entries` is full.
+    private static func makeRoom<Entry>(
+        for key: Fingerprint, in entries: inout [Fingerprint: Entry], expiring expires: KeyPath<Entry, ContinuousClock.Instant>
+    ) {
+        guard entries[key] == nil, entries.count >= capacity,
+              let first = entries.min(by: { $0.value[keyPath: expires] < $1.value[keyPath: expires] }) else { return }
+        entries[first.key] = nil
     }
 
     private mutating func expire(at now: ContinuousClock.Instant) {
