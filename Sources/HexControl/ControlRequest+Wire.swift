@@ -7,7 +7,7 @@ import HexKit
 extension ControlRequest: Codable {
     enum Key: String, CodingKey {
         case command, id, to, description, color, links, message, uuid, since, wait, timeout
-        case sendTimeout, index, legacy, files, provider, save, query, limit, after, full, peer, accept
+        case sendTimeout, index, legacy, files, provider, save, query, limit, after, full, peer, accept, queue, messageID
     }
 
     public init(from decoder: any Decoder) throws {
@@ -37,6 +37,9 @@ extension ControlRequest: Codable {
         case .pair: self = .pair(peer: try wire.nonEmpty(.peer), accept: try wire.flag(.accept), timeout: try wire.timeout(.timeout))
         case .unpair: self = .unpair(peer: try wire.nonEmpty(.peer))
         case .resetTrust: self = .resetTrust(peer: try wire.nonEmpty(.peer))
+        case .outboxList: self = .outboxList(try wire.page())
+        case .outboxRetry: self = .outboxRetry(id: try wire.nonEmpty(.id), timeout: try wire.timeout(.timeout))
+        case .outboxCancel: self = .outboxCancel(id: try wire.nonEmpty(.id))
         }
     }
 
@@ -46,7 +49,7 @@ extension ControlRequest: Codable {
         switch self {
         case .status, .blocked, .queries:
             break
-        case .peers(let page), .inboxList(let page), .hexlistList(let page):
+        case .peers(let page), .inboxList(let page), .hexlistList(let page), .outboxList(let page):
             try container.encodeIfPresent(page.limit, forKey: .limit)
             try container.encodeIfPresent(page.after, forKey: .after)
         case .send(let draft, let options):
@@ -60,7 +63,7 @@ extension ControlRequest: Codable {
         case .inboxShow(let id, let full):
             try container.encode(id, forKey: .id)
             if full { try container.encode(true, forKey: .full) }
-        case .inboxCheck(let id), .inboxDelete(let id), .inboxSave(let id), .hexlistRemove(let id):
+        case .inboxCheck(let id), .inboxDelete(let id), .inboxSave(let id), .hexlistRemove(let id), .outboxCancel(let id):
             try container.encode(id, forKey: .id)
         case .hexlistAdd(let draft):
             try Self.encode(draft, in: &container)
@@ -91,6 +94,9 @@ extension ControlRequest: Codable {
             try container.encodeIfPresent(timeout?.inSeconds, forKey: .timeout)
         case .unpair(let peer), .resetTrust(let peer):
             try container.encode(peer, forKey: .peer)
+        case .outboxRetry(let id, let timeout):
+            try container.encode(id, forKey: .id)
+            try container.encodeIfPresent(timeout?.inSeconds, forKey: .timeout)
         }
     }
 
@@ -105,6 +111,8 @@ extension ControlRequest: Codable {
         if !options.wait { try container.encode(false, forKey: .wait) }
         try container.encodeIfPresent(options.timeout?.inSeconds, forKey: timeoutKey)
         if options.legacy { try container.encode(true, forKey: .legacy) }
+        if !options.queue { try container.encode(false, forKey: .queue) }
+        try container.encodeIfPresent(options.messageID, forKey: .messageID)
     }
 }
 
@@ -165,7 +173,8 @@ private struct WireRequest {
 
     func sendOptions(timeoutKey: Key) throws -> SendOptions {
         SendOptions(to: try nonEmpty(.to), wait: try container.decodeIfPresent(Bool.self, forKey: .wait) ?? true,
-                    timeout: try timeout(timeoutKey), legacy: try flag(.legacy))
+                    timeout: try timeout(timeoutKey), legacy: try flag(.legacy),
+                    queue: try container.decodeIfPresent(Bool.self, forKey: .queue) ?? true, messageID: try uuid(.messageID))
     }
 
     func share() throws -> ShareRequest {

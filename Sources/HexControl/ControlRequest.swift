@@ -43,6 +43,12 @@ public enum ControlRequest: Sendable, Equatable {
     /// Forget the key pinned to a peer (it was reinstalled): the next key it proves is pinned.
     /// `peer`: a peer's name or UUID prefix, or any peer UUID.
     case resetTrust(peer: String)
+    /// List the sends waiting in the outbox, soonest next attempt first (`after`: a messageID).
+    case outboxList(ListPage)
+    /// Attempt a queued send now; `id` is its messageID or a unique prefix of one.
+    case outboxRetry(id: String, timeout: Duration?)
+    /// Remove a queued send from the outbox.
+    case outboxCancel(id: String)
 
     /// The command's name on the wire.
     public var command: ControlCommand {
@@ -71,6 +77,9 @@ public enum ControlRequest: Sendable, Equatable {
         case .pair: .pair
         case .unpair: .unpair
         case .resetTrust: .resetTrust
+        case .outboxList: .outboxList
+        case .outboxRetry: .outboxRetry
+        case .outboxCancel: .outboxCancel
         }
     }
 }
@@ -85,6 +94,7 @@ public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case block, unblock, blocked
     case share, queries, cancel
     case pair, unpair, resetTrust = "trust.reset"
+    case outboxList = "outbox.list", outboxRetry = "outbox.retry", outboxCancel = "outbox.cancel"
 }
 
 /// Which part of a list to send.
@@ -119,19 +129,28 @@ public struct HexDraft: Sendable, Equatable {
 public struct SendOptions: Sendable, Equatable {
     /// A peer: its name, its UUID or a unique prefix of it, or `HOST:PORT`.
     public var to: String
-    /// Wait for the receiver's Ack; false returns once the envelope is written.
+    /// Wait for the receiver's Ack; false returns once the send is queued (or, without `queue`,
+    /// once the envelope is written).
     public var wait: Bool
-    /// How long the send may take; nil is `defaultTimeout` (pairing too).
+    /// How long the first attempt may take; nil is `defaultTimeout` (pairing too).
     public var timeout: Duration?
     public static let defaultTimeout = Duration.seconds(5)
     /// Send as to a legacy (1.x) peer whatever the peer announced.
     public var legacy: Bool
+    /// Commit the send to the outbox first, so it is retried until acked or expired; false sends
+    /// once and forgets.
+    public var queue: Bool
+    /// The envelope's messageID, chosen by the client so that repeating an uncertain send cannot
+    /// deliver it twice; nil lets the daemon choose.
+    public var messageID: UUID?
 
-    public init(to: String, wait: Bool = true, timeout: Duration? = nil, legacy: Bool = false) {
+    public init(to: String, wait: Bool = true, timeout: Duration? = nil, legacy: Bool = false, queue: Bool = true, messageID: UUID? = nil) {
         self.to = to
         self.wait = wait
         self.timeout = timeout
         self.legacy = legacy
+        self.queue = queue
+        self.messageID = messageID
     }
 }
 

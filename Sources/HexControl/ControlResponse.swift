@@ -9,6 +9,11 @@ public struct ControlResponse: Sendable, Codable {
     public var status: StatusReport?
     public var hex: Hex?
     public var send: SendReport?
+    /// A send committed to the outbox: the first line of a send's answer (the only one with
+    /// `wait` false), before the outcome of its first attempt.
+    public var queued: QueuedReport?
+    /// A send waiting in the outbox: one item of `outbox.list`, or what `outbox.cancel` removed.
+    public var outbox: OutboxItem?
     /// pair, unpair and trust.reset: how the peer's key is trusted now.
     public var trust: TrustReport?
     public var blocked: [String]?
@@ -25,7 +30,7 @@ public struct ControlResponse: Sendable, Codable {
 
     public init(
         error: ControlError? = nil, status: StatusReport? = nil, hex: Hex? = nil,
-        send: SendReport? = nil, trust: TrustReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil,
+        send: SendReport? = nil, queued: QueuedReport? = nil, outbox: OutboxItem? = nil, trust: TrustReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil,
         summary: HexSummary? = nil, peer: PeerInfo? = nil, end: ListEnd? = nil, truncated: Bool? = nil
     ) {
         self.ok = error == nil
@@ -33,6 +38,8 @@ public struct ControlResponse: Sendable, Codable {
         self.status = status
         self.hex = hex
         self.send = send
+        self.queued = queued
+        self.outbox = outbox
         self.trust = trust
         self.blocked = blocked
         self.event = event
@@ -69,6 +76,9 @@ public struct ControlError: Error, Sendable, Codable, Equatable, CustomStringCon
         case notFound
         /// The peer could not be reached, or did not answer in time: try again later.
         case unreachable
+        /// Not delivered yet, for a reason worth retrying; the send waits in the outbox and the
+        /// daemon tries again (do not send it again: `outbox retry` hurries it).
+        case queued
         /// The peer refused (the sender is blocked there) or answered unsupported/invalid.
         case rejected
         /// Anything else (a database error, for example).

@@ -4,7 +4,15 @@ import HexKit
 /// event for the daemon's lifetime, so a watcher can resume after the last one it saw.
 public struct DaemonEvent: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable {
-        case peerFound, peerLost, hexReceived, alertReceived, sendAcked, sendFailed
+        case peerFound, peerLost, hexReceived, alertReceived
+        /// A send was committed to the outbox (`id`: its messageID; `message`: when it expires).
+        case sendQueued
+        /// An attempt at a queued send failed in a way worth retrying (`message`: the attempt, why, and when the next is).
+        case sendRetrying
+        /// The peer took a send (`message`: the Ack's status, or "sent" for a legacy peer); it left the outbox.
+        case sendAcked
+        /// A send ended undelivered (`message`: the refusal, "expired: …" or "cancelled"); it left the outbox.
+        case sendFailed
         /// A share query got one more link (`message`: "answered/total").
         case queryProgress
         /// A share query ended (`message`: "delivered", "cancelled" or why it failed).

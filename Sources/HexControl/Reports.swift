@@ -27,12 +27,16 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var fingerprint: String?
     /// Whose hexes are taken (`hexd --accept`): paired, known or anyone.
     public var accept: String
+    /// Sends waiting in the outbox.
+    public var outbox: Int
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
         dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
-        datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String
+        datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String,
+        outbox: Int
     ) {
+        self.outbox = outbox
         self.fingerprint = fingerprint
         self.accept = accept
         self.peerUUID = peerUUID
@@ -174,5 +178,60 @@ public struct SendReport: Sendable, Codable, Equatable {
         self.message = message
         self.milliseconds = milliseconds
         self.hexID = hexID
+    }
+}
+
+/// A send committed to the outbox.
+public struct QueuedReport: Sendable, Codable, Equatable {
+    /// The envelope's messageID, the same on every attempt.
+    public var messageID: String
+    /// The destination as the user reads it: a peer's name, or `HOST:PORT`.
+    public var peer: String
+    /// The peer's UUID, when the send follows a peer rather than an address.
+    public var peerUUID: String?
+    /// When it is given up if still undelivered.
+    public var expires: Date
+
+    public init(messageID: String, peer: String, peerUUID: String?, expires: Date) {
+        self.messageID = messageID
+        self.peer = peer
+        self.peerUUID = peerUUID
+        self.expires = expires
+    }
+}
+
+/// A send waiting in the outbox.
+public struct OutboxItem: Sendable, Codable, Equatable {
+    public var messageID: String
+    /// `hex` or `alert`.
+    public var kind: String
+    /// The destination as the user reads it: a peer's name, or `HOST:PORT`.
+    public var peer: String
+    /// The peer's UUID, when the send follows a peer wherever it announces itself.
+    public var peerUUID: String?
+    /// `HOST:PORT`, when the send stays at an address the user typed.
+    public var address: String?
+    /// Attempts made so far.
+    public var attempts: Int
+    public var nextAttempt: Date
+    /// Why the last attempt failed.
+    public var lastError: String?
+    public var created: Date
+    public var expires: Date
+
+    public init(
+        messageID: String, kind: String, peer: String, peerUUID: String?, address: String?, attempts: Int, nextAttempt: Date,
+        lastError: String?, created: Date, expires: Date
+    ) {
+        self.messageID = messageID
+        self.kind = kind
+        self.peer = peer
+        self.peerUUID = peerUUID
+        self.address = address
+        self.attempts = attempts
+        self.nextAttempt = nextAttempt
+        self.lastError = lastError
+        self.created = created
+        self.expires = expires
     }
 }

@@ -43,11 +43,11 @@ public enum Daemon {
         let pairing = tls.map { PairingService(tls: $0, configuration: configuration, discovery: discovery, service: service, events: events, logger: logger.named("pair")) }
         let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, pairing: pairing, events: events,
                                        configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
+        let sender = SendService(configuration: configuration, tls: tls, discovery: discovery, service: service, logger: logger.named("send"), pool: pool)
+        let outbox = Outbox(store: service, sender: sender, events: events, configuration: configuration, logger: logger.named("outbox"))
         let control = ControlServer(
             listener: controlListener,
-            handler: ControlHandler(configuration: configuration, service: service,
-                                    sender: SendService(configuration: configuration, tls: tls, discovery: discovery, service: service,
-                                                        events: events, logger: logger.named("send"), pool: pool),
+            handler: ControlHandler(configuration: configuration, service: service, sender: sender, outbox: outbox,
                                     share: ShareService(configuration: configuration, events: events), discovery: discovery, pairing: pairing,
                                     tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
@@ -65,6 +65,7 @@ public enum Daemon {
             group.addTask { await control.run() }
             group.addTask { await trimmer.run() }
             group.addTask { await pool.run() }
+            group.addTask { await outbox.run() }
             let received = await signals.first.value
             logger.info("\(received == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
             serviceManager.notify("STOPPING=1")

@@ -6,7 +6,8 @@ actor HexService {
     private let executor = DispatchQueueExecutor(label: "hexd.store")
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    private let database: HexDatabase
+    /// Internal for the extensions that keep other tables (`HexService+Outbox.swift`).
+    let database: HexDatabase
     private let manager: HexManager
     nonisolated let identity: LocalIdentity
 
@@ -36,6 +37,16 @@ actor HexService {
     /// The peer UUID a key is pinned to, if any.
     func pinnedPeer(forKey fingerprint: String) throws -> String? {
         try database.pinnedPeer(forKey: fingerprint)
+    }
+
+    /// The peer seen before whose name is `text` (any case), or whose UUID starts with it.
+    /// - Throws: `LookupError.ambiguousPeer` when several match, or a store error.
+    func knownPeer(matching text: String) throws -> KnownPeer? {
+        guard !text.isEmpty else { return nil }
+        let byName = try database.knownPeers(named: text)
+        let matches = byName.isEmpty ? try database.knownPeers(uuidPrefix: text) : byName
+        guard matches.count <= 1 else { throw LookupError.ambiguousPeer(text, matches: matches.count) }
+        return matches.first
     }
 
     func isBlocked(senderUUID uuid: String) throws -> Bool {

@@ -27,10 +27,24 @@ extension HexDatabase {
         }
     }
 
+    /// The peers seen with this name (any case), at most two: enough to tell one from several.
+    public func knownPeers(named name: String) throws -> [KnownPeer] {
+        try knownPeers(where: "lower(name) = lower(?) LIMIT 2", [.text(name)])
+    }
+
+    /// The peers seen whose UUID starts with `prefix` (any case), at most two.
+    public func knownPeers(uuidPrefix prefix: String) throws -> [KnownPeer] {
+        try knownPeers(where: "substr(peer_uuid, 1, ?) = ? LIMIT 2", [.integer(Int64(prefix.utf8.count)), .text(prefix.uppercased())])
+    }
+
     /// Every peer ever seen, most recently seen first.
     public func knownPeers() throws -> [KnownPeer] {
+        try knownPeers(where: "1 ORDER BY last_seen DESC", [])
+    }
+
+    private func knownPeers(where condition: String, _ arguments: [SQLiteValue]) throws -> [KnownPeer] {
         try connection.rows(
-            "SELECT peer_uuid, name, version_id, address, first_seen, last_seen FROM peer_seen ORDER BY last_seen DESC"
+            "SELECT peer_uuid, name, version_id, address, first_seen, last_seen FROM peer_seen WHERE \(condition)", arguments
         ) { row in
             KnownPeer(
                 uuid: row.string(0), name: row.string(1), versionID: row.string(2), address: row.string(3),

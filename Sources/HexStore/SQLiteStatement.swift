@@ -70,6 +70,11 @@ public struct SQLiteRow {
     /// The column as a time written by `SQLiteValue.date`.
     public func date(_ column: Int32) -> Date { Date(timeIntervalSinceReferenceDate: double(column)) }
 
+    /// The column as text, or nil for SQL NULL.
+    public func optionalString(_ column: Int32) -> String? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : string(column)
+    }
+
     /// The column as text, NUL characters included; an SQL NULL reads as an empty string.
     public func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }

@@ -77,5 +77,27 @@ public enum Schema {
             -- NULL for the user's own hexes and those received before this column.
             ALTER TABLE hex ADD COLUMN sender_trust TEXT;
             """),
+        Migration(version: 4, sql: """
+            -- The outbox of version 1 was never written to; this one is (HexDatabase+Outbox.swift).
+            DROP TABLE outbox;
+            -- Sends not yet acknowledged, each kept until its peer acks it, it fails for good or it expires.
+            CREATE TABLE outbox (
+                message_id TEXT PRIMARY KEY,   -- uppercase UUID, the envelope's messageID on every attempt
+                peer_uuid TEXT,                -- the peer, followed wherever it announces itself; or NULL
+                address TEXT,                  -- HOST:PORT the user typed, which the send stays at; or NULL
+                label TEXT NOT NULL,           -- the destination as the user reads it
+                kind TEXT NOT NULL CHECK (kind IN ('hex', 'alert')),
+                envelope TEXT NOT NULL,        -- the envelope line, as a current peer gets it
+                size INTEGER NOT NULL,         -- bytes of envelope
+                legacy INTEGER NOT NULL,       -- sent as to a 1.x peer whatever the peer announces
+                created_at REAL NOT NULL,
+                expires_at REAL NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at REAL NOT NULL,
+                last_error TEXT,
+                CHECK (peer_uuid IS NOT NULL OR address IS NOT NULL)
+            );
+            CREATE INDEX outbox_by_next_attempt ON outbox (next_attempt_at);
+            """),
     ]
 }

@@ -64,6 +64,7 @@ struct Command: Sendable {
 
     static let exitCodes = """
         EXIT CODES: 0 ok, 1 failed (not found, not an envelope, ...), 64 usage error, 69 hexd is not
-        running, 75 timeout or peer unreachable (try again later), 77 rejected or blocked by the peer.
+        running, 75 not delivered yet: the send is queued and hexd keeps trying (with --no-queue: the peer
+        was unreachable or did not answer in time; try again later), 77 rejected or blocked by the peer.
         """
 }

@@ -22,14 +22,17 @@ let commands: [Command] = [
                 The links come from the URL arguments and/or --file. The peer is a name, a UUID (or a unique
                 prefix of one) from 'hexctl peers', or HOST:PORT. A peer that announced a 1.x version (or
                 --legacy) is sent only what the original app understood, and sends no acknowledgement.
+
+                \(queueingHelp)
                 """,
-            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + HexInput.options + sendOptions) { invocation in
+            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + HexInput.options + sendOptions()) { invocation in
         let draft = try HexInput(invocation, urls: invocation.arguments.positionals).draft
         let options = try sendOptions(invocation)
         return try await send(.send(draft, options), options, invocation)
     },
     Command("alert", "<message> ...", arguments: [("message", "The words of the message, joined with spaces.")], summary: "Send a peer a message to show its user (several words are joined with spaces).",
-            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + sendOptions) { invocation in
+            details: queueingHelp,
+            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + sendOptions()) { invocation in
         let options = try sendOptions(invocation)
         guard !invocation.arguments.positionals.isEmpty else { throw UsageError("give a message") }
         return try await send(.alert(message: invocation.arguments.positionals.joined(separator: " "), options), options, invocation)
@@ -75,11 +78,12 @@ let commands: [Command] = [
         return printResult(try await invocation.result(\.hex, of: .hexlistMove(id: words[0], index: index)), invocation) { Output.hexLine(HexSummary($0)) }
     },
     Command("hexlist send", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")], summary: "Send a hex of My Hexlist to a peer and wait for its acknowledgement.",
-            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + sendOptions) { invocation in
+            details: queueingHelp,
+            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + sendOptions()) { invocation in
         let options = try sendOptions(invocation)
         return try await send(.hexlistSend(id: try single(invocation, "a hex id"), options), options, invocation)
     },
-] + shareCommands + trustCommands + [
+] + shareCommands + trustCommands + outboxCommands + [
     Command("block", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")], summary: "Refuse hexes from a sender: a UUID, or a peer's name or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
         let blocked = try await invocation.result(\.blocked, of: .block(sender: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
@@ -104,8 +108,8 @@ let commands: [Command] = [
     },
     Command("watch", summary: "Print the daemon's events as they happen, until interrupted.",
             details: """
-                Events: peerFound, peerLost, hexReceived, alertReceived, sendAcked, sendFailed, queryProgress,
-                queryFinished, peerKeyMismatch, pairRequested and paired, each with a sequence number that
+                Events: peerFound, peerLost, hexReceived, alertReceived, sendQueued, sendRetrying, sendAcked,
+                sendFailed, queryProgress, queryFinished, peerKeyMismatch, pairRequested and paired, each with a sequence number that
                 increases by one. --since N first replays the retained events after N
                 (the last 1000 are kept), so a script can resume where it stopped.
                 """,
@@ -157,26 +161,6 @@ func listHexes(_ make: (ListPage) -> ControlRequest, _ invocation: Invocation, e
 func noteMore(_ end: ListEnd, last: String?, _ invocation: Invocation) {
     guard end.more, let last, !invocation.json else { return }
     printError("(more after \(last): hexctl \(invocation.command.name) --after \(last))")
-}
-
-/// The options every sending command shares.
-let sendOptions = [
-    Option("timeout", value: "seconds", help: "How long to wait for the peer. Default: 5."),
-    Option("no-wait", help: "Return once the envelope is written, without waiting for the acknowledgement."),
-    Option("legacy", help: "Send only what the original app understood, whatever the peer announced."),
-]
-
-/// The options every sending command shares, read.
-func sendOptions(_ invocation: Invocation) throws -> SendOptions {
-    guard let peer = invocation.arguments.value("to") else { throw UsageError("--to <peer> is required") }
-    return SendOptions(to: peer, wait: !invocation.arguments.flag("no-wait"), timeout: try invocation.seconds("timeout").map { .seconds($0) },
-                       legacy: invocation.arguments.flag("legacy"))
-}
-
-/// Sends `request` and prints its report; waits for the daemon a little longer than the send may take.
-func send(_ request: ControlRequest, _ options: SendOptions, _ invocation: Invocation) async throws -> ExitCode {
-    let wait = (options.timeout ?? SendOptions.defaultTimeout) + .seconds(10)
-    return printResult(try await invocation.result(\.send, of: request, timeout: wait), invocation) { Output.send($0) }
 }
 
 /// Runs a command about one hex (`make` builds its request from the id argument) and shows the hex.

@@ -89,7 +89,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     init(_ error: ControlError) {
         let code: ExitCode = switch error.code {
         case .usage: .usage
-        case .unreachable: .temporaryFailure
+        case .unreachable, .queued: .temporaryFailure
         case .rejected: .denied
         case .notFound, .failed: .failure
         }

@@ -94,6 +94,7 @@ enum Output {
         key: \(status.fingerprint ?? "none (a legacy peer speaks no TLS)")
         accepts hexes from: \(status.accept)
         peers: \(status.peers)
+        outbox: \(status.outbox) waiting
         inbox: \(status.inbox) (\(status.unchecked) unchecked); My Hexlist: \(status.hexlist)
         discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit
         peers dropped from the full table: \(status.peersEvicted)
@@ -106,6 +107,19 @@ enum Output {
         let outcome = report.status.map { "\($0.rawValue) by \(report.peer)" } ?? "sent to \(report.peer)"
         let channel = report.peerKey.map { " over TLS (key \($0.prefix(16)))" } ?? ""
         return "\(outcome)\(channel) in \(milliseconds) ms: \(report.message)"
+    }
+
+    /// A send queued and not waited for (`--no-wait`).
+    static func queued(_ report: QueuedReport) -> String {
+        "queued \(report.messageID) for \(json(report.peer)): hexd delivers it in the background until \(report.expires.formatted(.iso8601)) (hexctl outbox)"
+    }
+
+    /// One line for a send waiting in the outbox.
+    static func outboxLine(_ item: OutboxItem) -> String {
+        let attempts = item.attempts == 1 ? "1 attempt" : "\(item.attempts) attempts"
+        let destination = item.address.map { json(item.peer) + " at " + $0 } ?? json(item.peer)
+        return "\(item.messageID)  \(item.kind)  to \(destination)  \(attempts)  next \(item.nextAttempt.formatted(.iso8601))"
+            + (item.lastError.map { "  last error: \(json($0))" } ?? "")
     }
 
     static func event(_ event: DaemonEvent) -> String {

@@ -13,6 +13,8 @@ let shareCommands = [
                 has one, else 'file'. Links are gathered concurrently and kept in the order given; if any file
                 fails, nothing is sent or saved and the error names the file. On a terminal, progress is shown
                 when it takes more than a moment (never with --json).
+
+                With --to, the hex is sent as 'hexctl send' sends: \(queueingHelp)
                 """,
             options: [
                 Option("provider", value: "name", help: "url, file or command."),
@@ -21,9 +23,7 @@ let shareCommands = [
                 Option("description", value: "text", short: "d", help: "The hex's description."),
                 Option("color", value: "#RRGGBB", help: "The hex's colour. Default: #AAAAAA."),
                 Option("timeout", value: "seconds", help: "How long gathering the links may take. Default: 120."),
-                Option("send-timeout", value: "seconds", help: "With --to: how long to wait for the peer. Default: 5."),
-                Option("legacy", help: "Send only what the original app understood, whatever the peer announced."),
-            ]) { invocation in
+            ] + sendOptions(timeout: "send-timeout")) { invocation in
         try await share(invocation)
     },
     Command("queries", summary: "List the share queries in flight, with their progress.") { invocation in
@@ -51,20 +51,21 @@ private func share(_ invocation: Invocation) async throws -> ExitCode {
     let save = arguments.flag("save")
     guard save != (arguments.value("to") != nil) else { throw UsageError("give either --to <peer> or --save") }
     let gatherTimeout = try invocation.seconds("timeout").map { Duration.seconds($0) } ?? ShareRequest.defaultGatherTimeout
-    let sendTimeout = try invocation.seconds("send-timeout").map { Duration.seconds($0) }
-    let destination: ShareRequest.Destination = if let peer = arguments.value("to") {
-        .peer(SendOptions(to: peer, timeout: sendTimeout, legacy: arguments.flag("legacy")))
-    } else {
-        .myHexlist
-    }
+    let sending = try arguments.value("to").map { peer in try sendOptions(invocation, to: peer, timeout: "send-timeout") }
+    let destination: ShareRequest.Destination = if let sending { .peer(sending) } else { .myHexlist }
     let query = UUID()
     let request = ControlRequest.share(ShareRequest(
         files: files, provider: arguments.value("provider"), query: query, gatherTimeout: gatherTimeout,
         description: arguments.value("description") ?? "", color: arguments.value("color") ?? HexColor.fallback, destination: destination))
     let progress = isatty(STDERR_FILENO) == 1 && !invocation.json ? Task { await showProgress(of: query, invocation) } : nil
+    let within = gatherTimeout + (sending?.timeout ?? SendOptions.defaultTimeout) + .seconds(30)
     let response: ControlResponse
     do {
-        response = try await invocation.request(request, timeout: gatherTimeout + (sendTimeout ?? SendOptions.defaultTimeout) + .seconds(30))
+        response = if let sending {
+            try await exchange(request, sending, invocation, within: within)
+        } else {
+            try await invocation.request(request, timeout: within)
+        }
         progress?.cancel()
     } catch {
         progress?.cancel()
@@ -74,6 +75,7 @@ private func share(_ invocation: Invocation) async throws -> ExitCode {
     if let hex = response.hex {
         return printResult(hex, invocation) { "saved to My Hexlist:\n" + Output.hexDetail($0) }
     }
+    if let queued = response.queued { return printResult(queued, invocation) { Output.queued($0) } }
     guard let report = response.send else { throw CommandFailure(.failure, "the daemon's answer to share lacks its result") }
     return printResult(report, invocation) { Output.send($0) }
 }

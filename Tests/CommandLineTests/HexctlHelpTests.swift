@@ -15,7 +15,7 @@ extension ProcessTests {
             // Wrapping may break a phrase across lines: look for phrases in the text unwrapped.
             let text = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(help.hasPrefix("USAGE: hexctl \(command) "))
-            for part in ["OPTIONS:", "--json", "--help", "EXIT CODES", "69 hexd is not", "75 timeout", "77 rejected"] {
+            for part in ["OPTIONS:", "--json", "--help", "EXIT CODES", "69 hexd is not", "75 not delivered yet", "77 rejected"] {
                 #expect(text.contains(part), "\(command): \(part)")
             }
             let usesDaemon = !["raw", "decode"].contains(command)

@@ -74,14 +74,21 @@ extension ProcessTests {
             #expect(nobody.status == 75 && nobody.standardError.contains("hexd did not answer in time"))
         }
 
-        @Test func noWaitReturnsOnceWrittenEvenIfThePeerNeverAnswers() async throws {
+        @Test func noWaitReturnsOnceQueuedOrWrittenEvenIfThePeerNeverAnswers() async throws {
             let daemon = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             // A plaintext peer that accepts and then neither reads, answers nor closes (over TLS
             // the handshake itself needs answers, so this one is sent to as to a legacy peer).
             let silent = try StreamListener.tcp(address: .loopback, port: 0)
-            let holder = Task { try await silent.accept() }
-            let result = try await daemon.hexctl(["send", "--to", "127.0.0.1:\(silent.port)", "--legacy", "--no-wait", "--timeout", "30", "https://example.com"])
-            #expect(result.status == 0 && result.standardOutput.contains("written"), "\(result.standardOutput) \(result.standardError)")
+            let holder = Task {
+                var held: [Socket] = []
+                while true { held.append(try await silent.accept()) }
+            }
+            let written = try await daemon.hexctl(["send", "--to", "127.0.0.1:\(silent.port)", "--legacy", "--no-queue", "--no-wait", "--timeout", "30", "https://example.com"])
+            #expect(written.status == 0 && written.standardOutput.contains("written"), "\(written.standardOutput) \(written.standardError)")
+            let queued = try await daemon.hexctl(["send", "--to", "127.0.0.1:\(silent.port)", "--legacy", "--no-wait", "--timeout", "30", "https://example.com"])
+            #expect(queued.status == 0 && queued.standardOutput.contains("queued"), "\(queued.standardOutput) \(queued.standardError)")
+            let outbox = try await daemon.hexctl(["outbox"])
+            #expect(outbox.standardOutput.contains("127.0.0.1:\(silent.port)"), "the send waits in the outbox: \(outbox.standardOutput)")
             holder.cancel()
         }
 

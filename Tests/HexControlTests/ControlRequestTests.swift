@@ -18,6 +18,8 @@ import Testing
         .share(ShareRequest(files: ["/a"], destination: .myHexlist)),
         .pair(peer: "grace", accept: false, timeout: nil), .pair(peer: "6F96", accept: true, timeout: .seconds(3)),
         .unpair(peer: "grace"), .resetTrust(peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF"),
+        .send(draft, SendOptions(to: "grace", queue: false, messageID: UUID())), .outboxList(ListPage(limit: 2, after: UUID())),
+        .outboxRetry(id: "6F96", timeout: .seconds(2)), .outboxRetry(id: "6F96", timeout: nil), .outboxCancel(id: "6F9619FF"),
     ]
 
     @Test func everyCommandSurvivesARoundTrip() throws {

@@ -91,6 +91,7 @@ import Testing
     static let numericSettings = [
         "port", "discovery-port", "announce-interval", "max-line", "idle-timeout", "line-grace", "line-min-rate", "max-connections",
         "max-connections-per-address", "partial-line-budget", "max-links", "max-string", "max-peers", "beacon-rate", "link-concurrency", "link-timeout",
+        "outbox-ttl",
     ]
 
     @Test(arguments: numericSettings)

@@ -40,6 +40,17 @@ import Testing
         #expect(Dialect(.current).store(hex, from: receiver.manager.identity).messageID != nil)
     }
 
+    @Test func anEnvelopeKeptForACurrentPeerIsAdaptedToALegacyOneWhenSent() throws {
+        let receiver = try Receiver()
+        let hex = try receiver.manager.createHex(description: "queued", links: [Link(url: "u", linkDescription: "l", service: "OneDrive")])
+        let kept = Dialect(.current).store(hex, from: receiver.manager.identity)
+        #expect(Dialect(.current).adapted(kept) == kept)
+        let legacy = Dialect(.legacy).adapted(kept)
+        #expect(legacy == Dialect(.legacy).store(hex, from: receiver.manager.identity))
+        #expect(legacy.messageID == nil && legacy.hex?.links?.compactMap(\.service) == [.unknown])
+        #expect(Dialect(.legacy).adapted(Dialect(.current).alert("hi")).messageID == nil)
+    }
+
     @Test func aSentHexIsStoredByAnotherReceiverAsItWasSent() throws {
         let sender = try Receiver()
         let receiver = try Receiver()
@@ -96,3 +107,4 @@ import Testing
         #expect(current.reply(toUnstored: Envelope.alert("x", versionID: "1.0"), because: "disk full") == nil, "no messageID, no Ack")
     }
 }
+

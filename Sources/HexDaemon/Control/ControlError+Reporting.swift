@@ -20,6 +20,11 @@ extension ControlError {
             case .undelivered(let reason): self.init(.unreachable, reason)
             case .refused(let reason): self.init(.rejected, reason)
             }
+        case let error as OutboxError:
+            switch error {
+            case .full: self.init(.unreachable, error.description)
+            case .messageIDTaken: self.init(.usage, error.description)
+            }
         case let error as ShareError:
             switch error {
             case .unknownProvider, .queryInFlight: self.init(.usage, error.description)

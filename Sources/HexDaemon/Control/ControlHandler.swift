@@ -1,6 +1,7 @@
 import HexControl
 import HexKit
 import HexNet
+import HexStore
 
 /// Carries out control requests against the daemon's services, and reports their errors in the
 /// control protocol's terms (`ControlError(reporting:)`).
@@ -8,6 +9,7 @@ struct ControlHandler: Sendable {
     let configuration: DaemonConfiguration
     let service: HexService
     let sender: SendService
+    let outbox: Outbox
     let share: ShareService
     let discovery: Discovery
     /// Nil when playing a legacy peer, which has no key to pair.
@@ -26,6 +28,13 @@ struct ControlHandler: Sendable {
             case .inboxList(let page): response = try await streamHexes(in: .inbox, page, write: write)
             case .hexlistList(let page): response = try await streamHexes(in: .myHexlist, page, write: write)
             case .peers(let page): response = try await streamPeers(page, write: write)
+            case .outboxList(let page): response = try await streamOutbox(page, write: write)
+            case .send(let draft, let options):
+                let hex = try await service.ownHex(description: draft.description, color: draft.color, links: Self.links(draft.links))
+                response = try await send(.hex(hex), options, write: write)
+            case .hexlistSend(let id, let options): response = try await send(.hex(try await service.hexToSend(id)), options, write: write)
+            case .alert(let message, let options): response = try await send(.alert(message), options, write: write)
+            case .share(let request): response = try await shareFiles(request, write: write)
             default: response = try await perform(request)
             }
         } catch let error as ClientGone {
@@ -41,23 +50,41 @@ struct ControlHandler: Sendable {
 
     /// A list of hexes, one summary per response, read from the store a page at a time.
     private func streamHexes(in location: HexLocation, _ page: ListPage, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
+        try await streamPages(page, cursor: \.id, write: write) { cursor, limit in
+            try await summaries(in: location, after: cursor, limit: limit, fieldCharacters: ControlLimits.listFieldCharacters + 1)
+        } response: { summary in
+            let (clipped, truncated) = summary.clipped(toCharacters: ControlLimits.listFieldCharacters)
+            return ControlResponse(summary: clipped, truncated: truncated ? true : nil)
+        }
+    }
+
+    /// The outbox, one entry per response, read from the store a page at a time.
+    private func streamOutbox(_ page: ListPage, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
+        try await streamPages(page, cursor: { UUID(uuidString: $0.messageID) }, write: write) { cursor, limit in
+            try await outbox.entries(after: cursor?.uuidString, limit: limit)
+        } response: { ControlResponse(outbox: OutboxItem($0)) }
+    }
+
+    /// Writes a list read `fetch` by `fetch` (the items after a cursor, at most a count), one
+    /// response per item, up to the page's limit; the last response says whether more follow.
+    private func streamPages<Item>(
+        _ page: ListPage, cursor: (Item) -> UUID?, write: (ControlResponse) async throws -> Void,
+        fetch: (UUID?, Int) async throws -> [Item], response: (Item) -> ControlResponse
+    ) async throws -> ControlResponse {
         var remaining = page.limit ?? .max
-        var cursor = page.after
+        var position = page.after
         var count = 0
         while remaining > 0 {
             let wanted = min(ControlLimits.pageSize, remaining)
-            let items = try await summaries(in: location, after: cursor, limit: wanted, fieldCharacters: ControlLimits.listFieldCharacters + 1)
-            for summary in items {
-                let (clipped, truncated) = summary.clipped(toCharacters: ControlLimits.listFieldCharacters)
-                try await writeItem(ControlResponse(summary: clipped, truncated: truncated ? true : nil), with: write)
-            }
+            let items = try await fetch(position, wanted)
+            for item in items { try await writeItem(response(item), with: write) }
             count += items.count
             remaining -= items.count
             guard items.count == wanted, let last = items.last else { return ControlResponse(end: ListEnd(count: count, more: false)) }
-            cursor = last.id
+            position = cursor(last)
         }
         // The limit was reached: say whether anything follows.
-        let more = try await !summaries(in: location, after: cursor, limit: 1, fieldCharacters: 1).isEmpty
+        let more = try await !fetch(position, 1).isEmpty
         return ControlResponse(end: ListEnd(count: count, more: more))
     }
 
@@ -101,13 +128,13 @@ struct ControlHandler: Sendable {
         case .peers, .inboxList, .hexlistList, .watch:
             // The lists are streamed by `handle`, `watch` by the control server.
             throw ControlError(.usage, "\(request.command.rawValue) is streamed, not answered at once")
-        case .send(let draft, let options):
-            let hex = try await service.ownHex(description: draft.description, color: draft.color, links: Self.links(draft.links))
-            return ControlResponse(send: try await send(.hex(hex), options))
-        case .hexlistSend(let id, let options):
-            return ControlResponse(send: try await send(.hex(try await service.hexToSend(id)), options))
-        case .alert(let message, let options):
-            return ControlResponse(send: try await send(.alert(message), options))
+        case .outboxRetry(let id, let timeout):
+            let (entry, attempt) = try await outbox.retry(id, timeout: timeout ?? SendOptions.defaultTimeout)
+            return try Self.response(to: attempt, of: entry.messageID)
+        case .outboxCancel(let id): return ControlResponse(outbox: OutboxItem(try await outbox.cancel(id)))
+        case .send, .hexlistSend, .alert, .share, .outboxList:
+            // A send may answer twice (queued, then delivered), a list once per item: `handle` writes them.
+            throw ControlError(.usage, "\(request.command.rawValue) is answered by handle(_:write:)")
         case .inboxShow(let id, let full):
             let hex = try await service.show(id)
             guard !full else { return ControlResponse(hex: hex) }
@@ -120,7 +147,6 @@ struct ControlHandler: Sendable {
             return ControlResponse(hex: try await service.createHex(description: draft.description, color: draft.color, links: Self.links(draft.links)))
         case .hexlistRemove(let id): return ControlResponse(hex: try await service.delete(id, from: .myHexlist))
         case .hexlistMove(let id, let index): return ControlResponse(hex: try await service.move(id, to: index))
-        case .share(let request): return try await shareFiles(request)
         case .queries: return ControlResponse(queries: await share.registry.inFlight)
         case .cancel(let text):
             let id = try await query(matching: text)
@@ -180,7 +206,7 @@ struct ControlHandler: Sendable {
             datagramsReceived: await discovery.datagramsReceived, datagramsMalformed: await discovery.datagramsMalformed,
             datagramsOversized: await discovery.datagramsOversized, datagramsRateLimited: await discovery.datagramsRateLimited,
             peersEvicted: await discovery.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
-            accept: configuration.accept.rawValue)
+            accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries)
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key
@@ -210,17 +236,51 @@ struct ControlHandler: Sendable {
         return infos
     }
 
-    private func send(_ payload: SendService.Payload, _ options: SendOptions) async throws -> SendReport {
-        let receipt = try await sender.send(payload, to: options.to, wait: options.wait, timeout: options.timeout ?? SendOptions.defaultTimeout,
-                                            forceLegacy: options.legacy)
-        let delivery = receipt.delivery
-        return SendReport(peer: receipt.peer, messageID: receipt.messageID, status: delivery.status, message: delivery.message,
-                          milliseconds: delivery.elapsed.inSeconds * 1_000, hexID: delivery.hexID, peerKey: delivery.peerKey?.description)
+    /// Sends `payload` as `options` say. Through the outbox (the default): commits it, answers
+    /// `queued`, then (unless `wait` is false) attempts it and answers how that went; a failure
+    /// worth retrying is the error `queued`. Without the outbox: one attempt, its outcome.
+    private func send(_ payload: Outbox.Payload, _ options: SendOptions, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
+        let messageID = options.messageID ?? UUID()
+        let timeout = options.timeout ?? SendOptions.defaultTimeout
+        guard options.queue else {
+            let receipt = try await outbox.sendOnce(payload, to: options.to, messageID: messageID, forceLegacy: options.legacy,
+                                                    wait: options.wait, timeout: timeout)
+            return ControlResponse(send: SendReport(receipt))
+        }
+        let entry = try await outbox.enqueue(payload, to: options.to, messageID: messageID, forceLegacy: options.legacy)
+        let queued = ControlResponse(queued: QueuedReport(messageID: entry.messageID, peer: entry.label, peerUUID: entry.peerUUID, expires: entry.expiresAt))
+        guard options.wait else {
+            await outbox.wake()
+            return queued
+        }
+        do {
+            try await write(queued)
+        } catch {
+            await outbox.wake()
+            throw ClientGone()
+        }
+        return try Self.response(to: await outbox.attempt(entry.messageID, timeout: timeout), of: entry.messageID)
+    }
+
+    /// The answer to an attempt at a queued send: the report of a delivery, or the error saying
+    /// it is still queued, or why it failed.
+    private static func response(to attempt: Outbox.Attempt, of messageID: String) throws -> ControlResponse {
+        switch attempt {
+        case .delivered(let receipt):
+            return ControlResponse(send: SendReport(receipt))
+        case .retrying(let reason, let next):
+            throw ControlError(.queued, "not delivered yet (\(reason)); queued as \(messageID): hexd tries again at \(next), "
+                               + "or as soon as the peer is heard from (see hexctl outbox)")
+        case .failed(let reason):
+            throw ControlError(.rejected, reason)
+        case .gone:
+            throw ControlError(.notFound, "\(messageID) left the outbox before it was attempted (cancelled?)")
+        }
     }
 
     /// Gathers one link per file, then saves the hex or sends it: nothing is saved or sent
     /// unless every file got its link.
-    private func shareFiles(_ request: ShareRequest) async throws -> ControlResponse {
+    private func shareFiles(_ request: ShareRequest, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
         let query = request.query ?? UUID()
         let gathered: [LinkJM]
         do {
@@ -236,12 +296,28 @@ struct ControlHandler: Sendable {
             return ControlResponse(hex: try await service.createHex(description: request.description, color: request.color, links: links))
         case .peer(let options):
             let hex = try await service.ownHex(description: request.description, color: request.color, links: links)
-            return ControlResponse(send: try await send(.hex(hex), options))
+            return try await send(.hex(hex), options, write: write)
         }
     }
 
     /// The links of a user's hex as they are stored and sent.
     private static func links(_ links: [LinkJM]) -> [Link] {
         links.map { Link(url: $0.url ?? "", linkDescription: $0.linkDescription ?? "", service: $0.service ?? .unknown) }
+    }
+}
+
+extension SendReport {
+    init(_ receipt: SendService.Receipt) {
+        let delivery = receipt.delivery
+        self.init(peer: receipt.peer, messageID: receipt.messageID, status: delivery.status, message: delivery.message,
+                  milliseconds: delivery.elapsed.inSeconds * 1_000, hexID: delivery.hexID, peerKey: delivery.peerKey?.description)
+    }
+}
+
+extension OutboxItem {
+    init(_ entry: OutboxEntry) {
+        self.init(messageID: entry.messageID, kind: entry.kind.rawValue, peer: entry.label, peerUUID: entry.peerUUID, address: entry.address,
+                  attempts: entry.attempts, nextAttempt: entry.nextAttemptAt, lastError: entry.lastError, created: entry.createdAt,
+                  expires: entry.expiresAt)
     }
 }

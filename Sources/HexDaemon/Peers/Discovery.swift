@@ -65,6 +65,11 @@ actor Discovery {
         try table.peer(matching: text)
     }
 
+    /// The peer in the table with this UUID (any case), if it is there.
+    func peer(uuid: String) -> PeerTable.Peer? {
+        table.peers[uuid.uppercased()]
+    }
+
     /// Notes that a hex went to or came from this peer: it is kept over strangers when the table is full.
     func markExchanged(_ uuid: String) {
         table.markExchanged(uuid)

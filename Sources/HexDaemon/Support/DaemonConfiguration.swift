@@ -54,6 +54,10 @@ public struct DaemonConfiguration: Sendable {
     public var plaintext = PlaintextPolicy.accept
     /// Whose hexes and alerts are stored and shown.
     public var accept = AcceptPolicy.anyone
+    /// How long an undelivered send stays in the outbox before it is given up.
+    public var outboxLifetime: Duration = .seconds(7 * 86_400)
+    /// The longest outbox lifetime `--outbox-ttl` takes: a year.
+    public static let longestOutboxLifetime = 365.0 * 86_400
 
     /// Whether plain TCP is spoken with peers that have no TLS.
     public enum PlaintextPolicy: String, Sendable {
@@ -85,6 +89,7 @@ public struct DaemonConfiguration: Sendable {
         Option("accept", value: "policy",
                help: "Whose hexes and alerts are taken. anyone (the default): a new key is pinned on first use, legacy peers too; "
                    + "known: only peers whose key is pinned already; paired: only peers paired with 'hexctl pair'."),
+        Option("outbox-ttl", value: "seconds", help: "How long an undelivered send is retried before it is given up (sendFailed). Default: 604800 (7 days)."),
         Option("log-level", value: "level", help: "error, warning, info or debug. Default: info."),
         Option("log-format", value: "format", help: "text (for people), logfmt (key=value records) or json (an object per line). Default: text."),
         Option("max-line", value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
@@ -201,6 +206,8 @@ public struct DaemonConfiguration: Sendable {
         if configuration.legacy && configuration.accept != .anyone {
             throw UsageError("--legacy plays a 1.x peer, which knows no keys: it cannot go with --accept \(configuration.accept.rawValue)")
         }
+        configuration.outboxLifetime = try setting("outbox-ttl", { Double($0).flatMap { Duration.seconds(validating: $0, in: 1...longestOutboxLifetime) } },
+                                                   expected: "seconds from 1 to \(Int(longestOutboxLifetime))") ?? configuration.outboxLifetime
         configuration.logLevel = try setting("log-level", LogLevel.init(rawValue:), expected: "error, warning, info or debug") ?? configuration.logLevel
         configuration.logFormat = try setting("log-format", LogFormat.init(rawValue:), expected: "text, logfmt or json") ?? configuration.logFormat
         configuration.maximumLineLength = try count("max-line", in: 1_024...(1 << 30)) ?? configuration.maximumLineLength

@@ -1,4 +1,4 @@
-/// Something the user named (a peer, a hex, a share query) that matches nothing, or more than
+/// Something the user named (a peer, a hex, a share query, an outbox entry) that matches nothing, or more than
 /// one thing. The text is echoed clipped: it came from a client.
 enum LookupError: Error, Equatable, CustomStringConvertible {
     case noPeer(String)
@@ -14,6 +14,9 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
     case noPin(String)
     /// This peer's key is pinned but not paired (`unpair`).
     case notPaired(String)
+    /// No send waiting in the outbox has an id starting so (`outbox retry`, `outbox cancel`).
+    case noOutboxEntry(String)
+    case ambiguousOutboxEntry(String)
 
     var description: String {
         switch self {
@@ -26,6 +29,8 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
         case .noPairing(let text): "no pairing request from \(text.clipped(toUTF8: 80)) is waiting; on that peer, run: hexctl pair <this daemon>"
         case .noPin(let text): "no key is pinned to \(text.clipped(toUTF8: 80))"
         case .notPaired(let text): "\(text.clipped(toUTF8: 80)) is not paired (its key is pinned on first use)"
+        case .noOutboxEntry(let text): "no send \(text.clipped(toUTF8: 80)) is waiting in the outbox (delivered, failed or cancelled?); see hexctl outbox"
+        case .ambiguousOutboxEntry(let text): "\(text.clipped(toUTF8: 80)) matches several sends in the outbox; give more of the id"
         }
     }
 }

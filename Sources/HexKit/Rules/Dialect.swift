@@ -47,6 +47,23 @@ public struct Dialect: Sendable, Hashable {
         .alert(message, versionID: versionID, messageID: acknowledges ? messageID.uuidString.uppercased() : nil)
     }
 
+    /// `envelope`, written for a current peer (as the outbox keeps it), as a peer of this dialect
+    /// gets it: to a legacy peer without `messageID` and with only the services the original app knew.
+    public func adapted(_ envelope: Envelope) -> Envelope {
+        guard generation == .legacy else { return envelope }
+        var adapted = envelope
+        adapted.messageID = nil
+        if var hex = envelope.hex {
+            hex.links = hex.links?.map { link in
+                var link = link
+                link.service = (link.service ?? .unknown).legacySafe
+                return link
+            }
+            adapted.jmObject = .hex(hex)
+        }
+        return adapted
+    }
+
     /// The wire form of a stored hex, sent from `identity`.
     ///
     /// Never has an empty `senderName` or `hexColor` and always has a `service` on every link:

@@ -1,0 +1,345 @@
+import HexKit
+import HexNet
+import HexStore
+
+/// Sends hexes and alerts so that each arrives once or its user learns why it cannot.
+///
+/// A send is committed to the outbox table, with the `messageID` it keeps on every attempt,
+/// before anything goes on the wire; it leaves the table when its peer acks it (`stored`,
+/// `duplicate`, or `received` for an alert), when the peer refuses it for good, when it expires,
+/// or when the user cancels it. A failure worth retrying (the peer away, no answer, a lost
+/// connection, Ack `failed`) schedules another attempt with backoff and jitter; a beacon from the
+/// peer, or a restart of this daemon, makes it due at once. The receiver's duplicate detection
+/// turns these retries into exactly-once delivery (Protocol.md, "Outbox").
+actor Outbox {
+    /// What is sent.
+    enum Payload: Sendable {
+        case hex(Hex)
+        case alert(String)
+    }
+
+    /// How one attempt ended.
+    enum Attempt: Sendable {
+        case delivered(SendService.Receipt)
+        /// Not delivered this time; tried again at `next` (or at a beacon from the peer).
+        case retrying(reason: String, next: Date)
+        /// Given up: the peer refused it, or it expired.
+        case failed(reason: String)
+        /// No longer in the outbox (delivered, failed or cancelled meanwhile).
+        case gone
+    }
+
+    /// At most this many sends, and this many envelope bytes, wait at once.
+    static let capacity = OutboxUsage(entries: 10_000, bytes: 256 << 20)
+    /// How long an attempt the user is not waiting for may take.
+    static let backgroundTimeout = Duration.seconds(30)
+    /// Entries taken per round, and peers delivered to at once.
+    static let batchSize = 64
+    static let concurrentPeers = 8
+    /// The longest the delivery loop sleeps without looking at the table.
+    static let longestNap = Duration.seconds(60)
+
+    private let store: HexService
+    private let sender: SendService
+    private let events: EventLog
+    private let logger: Logger
+    private let configuration: DaemonConfiguration
+    private let schedule: RetrySchedule
+    /// Sends being attempted, each with the callers waiting for its outcome.
+    private var inFlight: [String: [CheckedContinuation<Attempt, Never>]] = [:]
+    /// The sleeping delivery loop, woken by `wake`.
+    private var alarm: CheckedContinuation<Void, Never>?
+    /// `wake` was called while the loop was not asleep: its next nap is skipped.
+    private var woken = false
+
+    init(store: HexService, sender: SendService, events: EventLog, configuration: DaemonConfiguration, logger: Logger,
+         schedule: RetrySchedule = RetrySchedule()) {
+        self.store = store
+        self.sender = sender
+        self.events = events
+        self.configuration = configuration
+        self.logger = logger
+        self.schedule = schedule
+    }
+
+    // MARK: Sending
+
+    /// Commits a send to the outbox, due at once, unless `messageID` is queued already (a client
+    /// repeating a send it is unsure of), in which case that entry is returned.
+    /// - Throws: `LookupError` when `peer` names no peer, `SendError.refused` for a send this
+    ///   daemon will never make, `OutboxError`, or a store error.
+    func enqueue(_ payload: Payload, to peer: String, messageID: UUID, forceLegacy: Bool) async throws -> OutboxEntry {
+        let target = try await sender.target(peer)
+        try await sender.check(target, forceLegacy: forceLegacy)
+        let envelope = envelope(payload, messageID: messageID)
+        let now = Date()
+        let entry = OutboxEntry(
+            messageID: messageID.uuidString, peerUUID: target.peerUUID, address: target.address?.description, label: target.label,
+            kind: payload.kind, envelope: String(decoding: envelope.encodedLine(), as: UTF8.self), legacy: forceLegacy,
+            createdAt: now, expiresAt: now + configuration.outboxLifetime.inSeconds, nextAttemptAt: now)
+        let queued = try await store.enqueue(entry, capacity: Self.capacity)
+        guard queued == entry else {
+            guard queued.envelope == entry.envelope, queued.peerUUID == entry.peerUUID, queued.address == entry.address else {
+                throw OutboxError.messageIDTaken(messageID.uuidString)
+            }
+            return queued
+        }
+        logger.info("queued \(envelope.operationType) \(entry.messageID) for \(target.label)", [("peer", target.label), ("messageID", entry.messageID)])
+        await events.publish(.sendQueued, peerUUID: target.peerUUID, peer: target.label, id: entry.messageID, message: "expires \(entry.expiresAt)")
+        return queued
+    }
+
+    /// Attempts a queued send now, or waits for the attempt under way, and returns how it ended.
+    func attempt(_ messageID: String, timeout: Duration) async -> Attempt {
+        if inFlight[messageID] != nil {
+            return await withCheckedContinuation { inFlight[messageID, default: []].append($0) }
+        }
+        do {
+            guard let entry = try await store.outboxEntry(messageID: messageID) else { return .gone }
+            return await deliver(entry, timeout: timeout)
+        } catch {
+            logger.error("cannot read the outbox: \(error)")
+            return .retrying(reason: "cannot read the outbox: \(error)", next: Date())
+        }
+    }
+
+    /// Sends once, without the outbox (`--no-queue`): the outcome is reported and forgotten.
+    /// - Throws: `LookupError`, or `SendError`.
+    func sendOnce(_ payload: Payload, to peer: String, messageID: UUID, forceLegacy: Bool, wait: Bool, timeout: Duration) async throws -> SendService.Receipt {
+        let target = try await sender.target(peer)
+        let envelope = envelope(payload, messageID: messageID)
+        do {
+            let receipt = try await sender.deliver(envelope, to: target, forceLegacy: forceLegacy, wait: wait, timeout: timeout)
+            await events.publish(.sendAcked, peerUUID: target.peerUUID, peer: target.label, id: receipt.messageID,
+                                 message: receipt.delivery.status?.rawValue ?? "sent")
+            return receipt
+        } catch {
+            logger.warning("\(envelope.operationType) to \(target.label) failed: \(error)", [("peer", target.label), ("messageID", messageID.uuidString)])
+            await events.publish(.sendFailed, peerUUID: target.peerUUID, peer: target.label, id: messageID.uuidString, message: error.description)
+            throw error
+        }
+    }
+
+    // MARK: The user's hand
+
+    /// A page of the outbox, soonest next attempt first.
+    func entries(after cursor: String?, limit: Int) async throws -> [OutboxEntry] {
+        try await store.outboxEntries(after: cursor, limit: limit)
+    }
+
+    /// Makes the entry whose id is or starts with `prefix` due, and attempts it now.
+    /// - Throws: `LookupError`, or a store error.
+    func retry(_ prefix: String, timeout: Duration) async throws -> (OutboxEntry, Attempt) {
+        let entry = try await store.outboxEntry(matching: prefix)
+        try await store.scheduleOutbox(messageID: entry.messageID, at: Date())
+        return (entry, await attempt(entry.messageID, timeout: timeout))
+    }
+
+    /// Removes the entry whose id is or starts with `prefix`. An attempt already under way may
+    /// still deliver it.
+    /// - Throws: `LookupError`, or a store error.
+    func cancel(_ prefix: String) async throws -> OutboxEntry {
+        let entry = try await store.outboxEntry(matching: prefix)
+        guard try await store.removeFromOutbox(messageID: entry.messageID) else { throw LookupError.noOutboxEntry(prefix) }
+        logger.info("cancelled \(entry.messageID) for \(entry.label)", [("peer", entry.label), ("messageID", entry.messageID)])
+        await events.publish(.sendFailed, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID, message: "cancelled")
+        return entry
+    }
+
+    // MARK: Delivering
+
+    /// Delivers due sends until cancelled: every entry once at start (nothing is under way after a
+    /// restart), then each as it falls due, or at once for a peer whose beacon was heard.
+    func run() async {
+        do {
+            _ = try await store.makeOutboxDue(peerUUID: nil, at: Date())
+        } catch {
+            logger.error("cannot read the outbox: \(error)")
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.followBeacons() }
+            group.addTask { await self.deliveryLoop() }
+            await group.waitForAll()
+        }
+    }
+
+    /// Wakes the delivery loop: something may have become due.
+    func wake() {
+        woken = true
+        alarm?.resume()
+        alarm = nil
+    }
+
+    private func deliveryLoop() async {
+        while !Task.isCancelled {
+            await deliverDue()
+            let next: Date?
+            do {
+                next = try await store.nextOutboxAttempt()
+            } catch {
+                logger.error("cannot read the outbox: \(error)")
+                next = nil
+            }
+            await nap(until: next)
+        }
+    }
+
+    /// Makes a peer's sends due when its beacon says it is (back) on the network.
+    private func followBeacons() async {
+        for await event in await events.watch(since: .max) where event.kind == .peerFound {
+            guard let uuid = event.peerUUID else { continue }
+            do {
+                if try await store.makeOutboxDue(peerUUID: uuid, at: Date()) > 0 { wake() }
+            } catch {
+                logger.error("cannot read the outbox: \(error)")
+            }
+        }
+    }
+
+    /// One round: the due entries, each destination's in order, several destinations at once.
+    private func deliverDue() async {
+        let due: [OutboxEntry]
+        do {
+            due = try await store.dueOutboxEntries(at: Date(), limit: Self.batchSize)
+        } catch {
+            logger.error("cannot read the outbox: \(error)")
+            return
+        }
+        var destinations: [String: [OutboxEntry]] = [:]
+        var order: [String] = []
+        for entry in due where inFlight[entry.messageID] == nil {
+            let key = entry.address ?? entry.peerUUID ?? ""
+            if destinations[key] == nil { order.append(key) }
+            destinations[key, default: []].append(entry)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, key) in order.enumerated() {
+                if index >= Self.concurrentPeers { await group.next() }
+                let entries = destinations[key] ?? []
+                group.addTask { await self.deliverInOrder(entries) }
+            }
+        }
+    }
+
+    /// Delivers one destination's entries in order; once one must wait, the rest wait as long.
+    private func deliverInOrder(_ entries: [OutboxEntry]) async {
+        for (index, entry) in entries.enumerated() where inFlight[entry.messageID] == nil {
+            guard case .retrying(_, let next) = await deliver(entry, timeout: Self.backgroundTimeout) else { continue }
+            for later in entries.dropFirst(index + 1) {
+                do {
+                    try await store.scheduleOutbox(messageID: later.messageID, at: next)
+                } catch {
+                    logger.error("cannot write the outbox: \(error)")
+                }
+            }
+            return
+        }
+    }
+
+    /// One attempt at `entry`, its outcome recorded, announced, and handed to whoever waits for it.
+    private func deliver(_ entry: OutboxEntry, timeout: Duration) async -> Attempt {
+        inFlight[entry.messageID] = []
+        let outcome = await settle(entry, timeout: timeout)
+        for waiter in inFlight.removeValue(forKey: entry.messageID) ?? [] { waiter.resume(returning: outcome) }
+        return outcome
+    }
+
+    private func settle(_ entry: OutboxEntry, timeout: Duration) async -> Attempt {
+        let now = Date()
+        guard now < entry.expiresAt else {
+            let reason = "expired: not delivered by \(entry.expiresAt) after \(entry.attempts) attempts" + (entry.lastError.map { " (last: \($0))" } ?? "")
+            return await giveUp(entry, reason: reason)
+        }
+        let envelope: Envelope
+        do {
+            envelope = try Envelope.decode(from: Array(entry.envelope.utf8), limits: configuration.envelopeLimits)
+        } catch {
+            return await giveUp(entry, reason: "the outbox holds it damaged: \(error)")
+        }
+        let target = SendService.Target(peerUUID: entry.peerUUID, address: entry.address.flatMap(Endpoint.init(parsing:)), label: entry.label)
+        do throws(SendError) {
+            let receipt = try await sender.deliver(envelope, to: target, forceLegacy: entry.legacy, wait: true, timeout: timeout)
+            await remove(entry)
+            await events.publish(.sendAcked, peerUUID: entry.peerUUID, peer: receipt.peer, id: entry.messageID,
+                                 message: receipt.delivery.status?.rawValue ?? "sent")
+            return .delivered(receipt)
+        } catch .refused(let reason) {
+            return await giveUp(entry, reason: reason)
+        } catch {
+            return await retryLater(entry, because: error.description, now: now)
+        }
+    }
+
+    /// Records a failed attempt worth retrying and when the next one is due.
+    private func retryLater(_ entry: OutboxEntry, because reason: String, now: Date) async -> Attempt {
+        let attempts = entry.attempts + 1
+        let next = min(now + schedule.randomDelay(afterAttempts: attempts).inSeconds, entry.expiresAt)
+        do {
+            try await store.recordFailedAttempt(messageID: entry.messageID, error: reason, nextAttemptAt: next)
+        } catch {
+            logger.error("cannot write the outbox: \(error)")
+        }
+        logger.info("\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) not delivered (attempt \(attempts)): \(reason)",
+                    [("peer", entry.label), ("messageID", entry.messageID), ("attempts", String(attempts))])
+        await events.publish(.sendRetrying, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID,
+                             message: "attempt \(attempts): \(reason); next at \(next)")
+        return .retrying(reason: reason, next: next)
+    }
+
+    private func giveUp(_ entry: OutboxEntry, reason: String) async -> Attempt {
+        await remove(entry)
+        logger.warning("\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) failed: \(reason)", [("peer", entry.label), ("messageID", entry.messageID)])
+        await events.publish(.sendFailed, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID, message: reason)
+        return .failed(reason: reason)
+    }
+
+    /// Removes a settled entry. Should the store fail, the entry is attempted again later: its
+    /// peer answers `duplicate`, nothing is stored twice.
+    private func remove(_ entry: OutboxEntry) async {
+        do {
+            try await store.removeFromOutbox(messageID: entry.messageID)
+        } catch {
+            logger.error("cannot write the outbox: \(error)")
+        }
+    }
+
+    /// Sleeps until `time` (at most `longestNap`), or until woken or cancelled.
+    private func nap(until time: Date?) async {
+        guard !woken else {
+            woken = false
+            return
+        }
+        let longest = Self.longestNap.inSeconds
+        let wait = min(max(time?.timeIntervalSinceNow ?? longest, 0.001), longest)
+        let delay = Duration.seconds(validating: wait, in: 0.001...longest) ?? Self.longestNap
+        let timer = Task {
+            guard (try? await Task.sleep(for: delay)) != nil else { return }
+            self.wake()
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { alarm = $0 }
+        } onCancel: {
+            Task { await self.wake() }
+        }
+        timer.cancel()
+        woken = false
+    }
+
+    /// The envelope of `payload`, written for a current peer.
+    private func envelope(_ payload: Payload, messageID: UUID) -> Envelope {
+        let dialect = Dialect(.current, versionID: configuration.appVersion)
+        return switch payload {
+        case .hex(let hex): dialect.store(hex, from: store.identity, messageID: messageID)
+        case .alert(let message): dialect.alert(message, messageID: messageID)
+        }
+    }
+}
+
+private extension Outbox.Payload {
+    var kind: OutboxEntry.Kind {
+        switch self {
+        case .hex: .hex
+        case .alert: .alert
+        }
+    }
+}

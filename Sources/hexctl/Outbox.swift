@@ -1,0 +1,42 @@
+import HexCommandLine
+import HexControl
+import HexKit
+
+/// How a send goes through the outbox, for the help of every sending command.
+let queueingHelp = """
+    The send is first queued in hexd's outbox, then hexctl waits for the peer's acknowledgement (exit 0).
+    If it does not come within --timeout (the peer is away, or did not answer), hexctl exits 75 and the send
+    stays queued: hexd tries again with growing waits, at once when the peer's beacon is heard, and after a
+    restart, with the same message id, so the peer stores it once; it gives up after hexd's --outbox-ttl
+    (7 days by default). 'hexctl outbox' lists what waits; 'hexctl watch' shows sendRetrying, sendAcked
+    and sendFailed.
+    """
+
+/// The commands about sends waiting in the outbox.
+let outboxCommands = [
+    Command("outbox", summary: "List the sends waiting to be delivered: destination, attempts, next try, last error.",
+            options: listOptions(cursor: "message-id")) { invocation in
+        var last: OutboxItem?
+        let end = try await invocation.list(ControlRequest.outboxList) { response in
+            guard let item = response.outbox else { return }
+            last = item
+            printOutput(invocation.json ? json(item) : Output.outboxLine(item))
+        }
+        if end.count == 0 && !invocation.json { printOutput("the outbox is empty") }
+        noteMore(end, last: last?.messageID, invocation)
+        return .success
+    },
+    Command("outbox retry", "<id>", arguments: [("id", "A message id from 'hexctl outbox', or a unique prefix of one.")],
+            summary: "Try a queued send now and wait for the peer's acknowledgement, as send does.",
+            options: [Option("timeout", value: "seconds", help: "How long to wait for the peer's acknowledgement. Default: 5.")]) { invocation in
+        let timeout = try invocation.seconds("timeout").map { Duration.seconds($0) }
+        let request = ControlRequest.outboxRetry(id: try single(invocation, "a message id"), timeout: timeout)
+        let report = try await invocation.result(\.send, of: request, timeout: (timeout ?? SendOptions.defaultTimeout) + .seconds(10))
+        return printResult(report, invocation) { Output.send($0) }
+    },
+    Command("outbox cancel", "<id>", arguments: [("id", "A message id from 'hexctl outbox', or a unique prefix of one.")],
+            summary: "Remove a send from the outbox: it is not tried again (an attempt under way may still deliver it).") { invocation in
+        let item = try await invocation.result(\.outbox, of: .outboxCancel(id: try single(invocation, "a message id")))
+        return printResult(item, invocation) { "cancelled \($0.kind) \($0.messageID) for \(json($0.peer))" }
+    },
+]

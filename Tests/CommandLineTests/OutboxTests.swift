@@ -1,0 +1,185 @@
+import Foundation
+import HexControl
+import HexKit
+import HexTestSupport
+import Testing
+
+extension ProcessTests {
+    /// The outbox with real daemons: a send survives a lost Ack, a peer that is away, a kill -9
+    /// of its sender, and ends for good only by an Ack, a refusal, expiry or the user.
+    @Suite struct OutboxTests {
+        /// A TCP relay in front of a receiver that lets every envelope through but drops the
+        /// receiver's first answer on every other connection (the 1st, 3rd, ...): the receiver
+        /// has committed the hex, the sender never hears it. The other connections are closed
+        /// once they have carried one answer, so every send meets a dropping connection first.
+        /// It ends once it has relayed as many connections as it was told, or its lifetime ends.
+        ///
+        /// It counts turns of each connection, so it works over TLS without reading it: the
+        /// client speaks (ClientHello), the server answers (its handshake flight), the client
+        /// speaks (its Finished and the envelope), and the server's next bytes are the Ack (hexd
+        /// sends no session tickets).
+        static let relay = #"""
+            import select, socket, sys, time
+
+            target, port_file, lifetime, expected = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+            listener = socket.create_server(("127.0.0.1", 0))
+            with open(port_file, "w") as announced:
+                announced.write(str(listener.getsockname()[1]))
+            deadline = time.time() + lifetime
+            connections, opened, dropped = [], 0, 0
+
+            def close(connection):
+                connections.remove(connection)
+                connection["client"].close()
+                connection["server"].close()
+
+            while time.time() < deadline and (opened < expected or connections):
+                sockets = [listener] + [s for c in connections for s in (c["client"], c["server"])]
+                for ready in select.select(sockets, [], [], 0.2)[0]:
+                    if ready is listener:
+                        client = listener.accept()[0]
+                        opened += 1
+                        connections.append({"client": client, "server": socket.create_connection(("127.0.0.1", target)),
+                                            "turn": 0, "drops": opened % 2 == 1})
+                        continue
+                    connection = next((c for c in connections if ready in (c["client"], c["server"])), None)
+                    if connection is None:
+                        continue
+                    data = ready.recv(65536)
+                    if not data:
+                        close(connection)
+                        continue
+                    from_client = ready is connection["client"]
+                    if (connection["turn"] % 2 == 0) == from_client:
+                        connection["turn"] += 1
+                    if connection["turn"] == 4:
+                        if connection["drops"]:
+                            dropped += 1
+                            print("dropped", dropped, flush=True)
+                        else:
+                            connection["client"].sendall(data)
+                        close(connection)
+                        continue
+                    (connection["server"] if from_client else connection["client"]).sendall(data)
+            """#
+
+        /// Hexes sent through the relay, each dropped once.
+        static let sends = 10
+
+        @Test func aLostAckIsRetriedWithTheSameMessageIDAndNothingIsStoredTwice() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            let graceStatus = try await grace.hexctlJSON(StatusReport.self, ["status"])
+            let directory = try TemporaryDirectory()
+            #expect(FileManager.default.createFile(atPath: directory.file("relay.py"), contents: Data(Self.relay.utf8)))
+            let portFile = directory.file("port")
+            let relay = Task.detached {
+                try await PackageExecutable.run("/usr/bin/env", ["python3", directory.file("relay.py"), String(graceStatus.tcpPort), portFile, "120", String(2 * Self.sends)],
+                                                timeout: .seconds(120))
+            }
+            var relayPort = ""
+            try await waitUntil("the relay listens", timeout: .seconds(10)) {
+                relayPort = (try? String(contentsOfFile: portFile, encoding: .utf8)) ?? ""
+                return !relayPort.isEmpty
+            }
+
+            let sends = Self.sends
+            var ids: [String] = []
+            for index in 0..<sends {
+                let id = UUID().uuidString
+                ids.append(id)
+                let first = try await ada.hexctl(["send", "--to", "127.0.0.1:" + relayPort, "--message-id", id, "https://example.com/\(index)"])
+                #expect(first.status == 75 && first.standardError.contains("queued as \(id)"), "the Ack was lost: \(first.standardError)")
+                let again = try await ada.hexctl(["outbox", "retry", String(id.prefix(8))])
+                // The outbox may have retried it first, on its own; then it is gone already.
+                #expect(again.status == 0 && again.standardOutput.contains("duplicate by")
+                        || again.status == 1 && again.standardError.contains("is waiting in the outbox"), "\(again.standardOutput) \(again.standardError)")
+            }
+            try await waitUntil("the outbox is empty", timeout: .seconds(30)) {
+                try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0
+            }
+            let stored = try await grace.hexctlJSONLines(HexSummary.self, ["inbox"])
+            #expect(stored.count == sends, "each hex stored once, though every one was sent at least twice")
+            let relayed = try await relay.value
+            #expect(relayed.standardOutput.contains("dropped \(sends)\n"), "every first Ack was dropped: \(relayed.standardOutput) \(relayed.standardError)")
+            let events = try await ada.hexctl(["watch", "--json"], timeout: .seconds(2)).standardOutput
+            for id in ids {
+                let acked = events.split(separator: "\n").contains { $0.contains("\"sendAcked\"") && $0.contains(id) && $0.contains("duplicate") }
+                #expect(acked, "\(id) was acked as a duplicate")
+            }
+        }
+
+        @Test func aSendToAPeerThatIsAwayIsDeliveredOnceWhenItComesBack() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            var grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            #expect(try await ada.hexctl(["wait", "--peer", "Grace", "--timeout", "10"]).status == 0)
+            grace.stop()
+            try await waitUntil("Ada hears Grace leave", timeout: .seconds(10)) {
+                try await ada.hexctlJSON(StatusReport.self, ["status"]).peers == 0
+            }
+
+            let id = UUID().uuidString
+            let away = try await ada.hexctl(["send", "--to", "Grace", "--message-id", id, "https://example.com/later"])
+            #expect(away.status == 75 && away.standardError.contains("Grace is away") && away.standardError.contains("queued as \(id)"),
+                    "\(away.standardError)")
+            let waiting = try await ada.hexctlJSONLines(OutboxItem.self, ["outbox"])
+            #expect(waiting.map(\.messageID) == [id] && waiting.first?.peer == "Grace" && waiting.first?.address == nil)
+            #expect(waiting.first?.attempts == 1 && waiting.first?.lastError?.contains("away") == true)
+
+            grace = try await DaemonProcess(name: "Grace", discoveryPort: port, directory: grace.directory)
+            try await waitUntil("Grace has the hex", timeout: .seconds(20)) {
+                try await grace.hexctlJSON(StatusReport.self, ["status"]).inbox == 1
+            }
+            #expect(try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0)
+            let events = try await ada.hexctl(["watch", "--json"], timeout: .seconds(2)).standardOutput
+            for kind in ["sendQueued", "sendRetrying", "sendAcked"] {
+                #expect(events.split(separator: "\n").contains { $0.contains("\"\(kind)\"") && $0.contains(id) }, "\(kind) for \(id): \(events)")
+            }
+            #expect(try await grace.newestInboxHex()?.links.map(\.url) == ["https://example.com/later"])
+        }
+
+        @Test func aQueuedSendOutlivesAKillOfItsSenderAndIsDeliveredOnceAfterTheRestart() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            var ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            var grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            #expect(try await ada.hexctl(["wait", "--peer", "Grace", "--timeout", "10"]).status == 0)
+            grace.stop()
+            let queued = try await ada.hexctl(["send", "--to", "Grace", "--no-wait", "https://example.com/survivor"])
+            #expect(queued.status == 0 && queued.standardOutput.contains("queued"), "\(queued.standardOutput) \(queued.standardError)")
+            ada.kill()
+
+            grace = try await DaemonProcess(name: "Grace", discoveryPort: port, directory: grace.directory)
+            ada = try await DaemonProcess(name: "Ada", discoveryPort: port, directory: ada.directory)
+            try await waitUntil("Grace has the hex", timeout: .seconds(20)) {
+                try await grace.hexctlJSON(StatusReport.self, ["status"]).inbox == 1
+            }
+            try await waitUntil("Ada's outbox is empty", timeout: .seconds(10)) {
+                try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0
+            }
+            #expect(try await grace.hexctlJSON(StatusReport.self, ["status"]).inbox == 1)
+        }
+
+        @Test func anUndeliverableSendExpiresOrIsCancelledWithAnEvent() async throws {
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--outbox-ttl", "2"])
+            // Nothing listens on port 9 of the loopback: every attempt is refused at once.
+            let expiring = UUID().uuidString
+            let first = try await ada.hexctl(["send", "--to", "127.0.0.1:9", "--message-id", expiring, "https://example.com/never"])
+            #expect(first.status == 75 && first.standardError.contains("queued as"), "\(first.standardError)")
+            let cancelled = UUID().uuidString
+            #expect(try await ada.hexctl(["alert", "--to", "127.0.0.1:9", "--message-id", cancelled, "--no-wait", "hello"]).status == 0)
+            let cancel = try await ada.hexctl(["outbox", "cancel", String(cancelled.prefix(8))])
+            #expect(cancel.status == 0 && cancel.standardOutput.contains("cancelled alert \(cancelled)"), "\(cancel.standardOutput) \(cancel.standardError)")
+            #expect(try await ada.hexctl(["outbox", "cancel", cancelled]).status == 1, "it is gone")
+
+            try await waitUntil("the send expires", timeout: .seconds(15)) {
+                try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0
+            }
+            let events = try await ada.hexctl(["watch", "--json"], timeout: .seconds(2)).standardOutput.split(separator: "\n")
+            #expect(events.contains { $0.contains("\"sendFailed\"") && $0.contains(expiring) && $0.contains("expired") }, "\(events)")
+            #expect(events.contains { $0.contains("\"sendFailed\"") && $0.contains(cancelled) && $0.contains("cancelled") }, "\(events)")
+            #expect(events.filter { $0.contains("\"sendRetrying\"") && $0.contains(expiring) }.count >= 2, "it was retried before it expired")
+        }
+    }
+}
