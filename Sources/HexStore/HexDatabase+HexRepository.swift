@@ -39,11 +39,19 @@ extension HexDatabase: HexRepository {
         try hexes(where: "location = ?", [.text(location.rawValue)])
     }
 
-    public func hexes(idPrefix prefix: String, in location: HexLocation?) throws -> [Hex] {
-        let matchesPrefix = "substr(id, 1, ?) = ?"
-        let arguments: [SQLiteValue] = [.integer(Int64(prefix.utf8.count)), .text(prefix.uppercased())]
-        guard let location else { return try hexes(where: matchesPrefix, arguments) }
-        return try hexes(where: matchesPrefix + " AND location = ?", arguments + [.text(location.rawValue)])
+    public func hexIDs(idPrefix prefix: String, in location: HexLocation?, limit: Int) throws -> [UUID] {
+        let prefix = prefix.uppercased()
+        // A range of the primary key (every id character sorts below "~"), so the lookup reads
+        // only the matching ids, however many hexes are stored.
+        var condition = "id >= ? AND id < ? AND substr(id, 1, ?) = ?"
+        var arguments: [SQLiteValue] = [.text(prefix), .text(prefix + "~"), .integer(Int64(prefix.utf8.count)), .text(prefix)]
+        if let location {
+            condition += " AND location = ?"
+            arguments.append(.text(location.rawValue))
+        }
+        return try connection.rows("SELECT id FROM hex WHERE \(condition) ORDER BY id LIMIT ?", arguments + [.integer(Int64(max(limit, 0)))]) {
+            UUID(databaseText: $0.string(0))
+        }
     }
 
     public func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws -> [HexSummary]? {

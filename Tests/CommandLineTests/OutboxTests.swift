@@ -181,5 +181,62 @@ extension ProcessTests {
             #expect(events.contains { $0.contains("\"sendFailed\"") && $0.contains(cancelled) && $0.contains("cancelled") }, "\(events)")
             #expect(events.filter { $0.contains("\"sendRetrying\"") && $0.contains(expiring) }.count >= 2, "it was retried before it expired")
         }
+
+        @Test func killingBothDaemonsOverAndOverLosesNothingAndStoresNothingTwice() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            var ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            var grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            #expect(try await ada.hexctl(["wait", "--peer", "Grace", "--timeout", "10"]).status == 0)
+            let total = 2_000
+            let rounds = 5
+            let ids = (0..<total).map { _ in UUID() }
+            var queued = 0
+            var refusedWhileDown = 0
+            for round in 0..<rounds {
+                // Queue this round's share; on odd rounds Ada is killed while it queues them.
+                let victim = ada
+                let killer = round % 2 == 1 ? Task { try await Task.sleep(for: .milliseconds(150)); victim.kill() } : nil
+                let end = total * (round + 1) / rounds
+                var client: ControlClient?
+                while queued < end {
+                    do {
+                        let connected = try client ?? ControlClient(socketPath: ada.dataDirectory + "/hexd.sock")
+                        client = connected
+                        try await Self.queue(index: queued, id: ids[queued], on: connected)
+                        queued += 1
+                    } catch {
+                        // Ada died mid-request: the same id is queued again once it is back,
+                        // whether or not it had committed the first one.
+                        refusedWhileDown += 1
+                        client = nil
+                        _ = try await killer?.value
+                        if !ada.isRunning { ada = try await DaemonProcess(name: "Ada", discoveryPort: port, directory: ada.directory) }
+                    }
+                }
+                _ = try await killer?.value
+                // Then, with deliveries under way, both are killed and restarted.
+                try await Task.sleep(for: .milliseconds(50 * (round + 1)))
+                ada.kill()
+                grace.kill()
+                grace = try await DaemonProcess(name: "Grace", discoveryPort: port, directory: grace.directory)
+                ada = try await DaemonProcess(name: "Ada", discoveryPort: port, directory: ada.directory)
+            }
+            try await waitUntil("Ada's outbox is empty", timeout: .seconds(240)) {
+                try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0
+            }
+            let stored = try await grace.hexctlJSONLines(HexSummary.self, ["inbox"])
+            let descriptions = Set(stored.map(\.hexDescription))
+            #expect(stored.count == total, "\(stored.count) stored of \(total)")
+            #expect(descriptions.count == total && descriptions == Set((0..<total).map { "hex \($0)" }), "every hex once")
+            #expect(refusedWhileDown > 0, "Ada was killed while hexes were being queued")
+        }
+
+        /// Queues hex `index` with the message id `id`, not waiting for its delivery.
+        private static func queue(index: Int, id: UUID, on client: ControlClient) async throws {
+            let draft = HexDraft(description: "hex \(index)", links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "", service: .unknown)])
+            let response = try await client.request(.send(draft, SendOptions(to: "Grace", wait: false, messageID: id)), timeout: .seconds(10))
+            if let error = response.error { throw error }
+            guard response.queued?.messageID == id.uuidString else { throw WaitTimedOut(what: "a queued answer for \(id)") }
+        }
     }
 }

@@ -102,11 +102,12 @@ import Testing
         _ = try database.insert(inbox, messageID: nil)
         _ = try database.insert(mine, messageID: nil)
         let prefix = String(inbox.id.uuidString.prefix(6))
-        #expect(try database.hexes(idPrefix: prefix.lowercased(), in: nil) == [inbox])
-        #expect(try database.hexes(idPrefix: prefix, in: .inbox) == [inbox])
-        #expect(try database.hexes(idPrefix: inbox.id.uuidString, in: .myHexlist).isEmpty, "not in the other location")
-        #expect(try database.hexes(idPrefix: mine.id.uuidString, in: .myHexlist) == [mine])
-        #expect(try database.hexes(idPrefix: "", in: nil).count == 2, "the empty prefix matches everything")
-        #expect(try database.hexes(idPrefix: "%_'", in: nil).isEmpty, "no pattern characters: a prefix is compared as text")
+        #expect(try database.hexIDs(idPrefix: prefix.lowercased(), in: nil, limit: 2) == [inbox.id])
+        #expect(try database.hexIDs(idPrefix: prefix, in: .inbox, limit: 2) == [inbox.id])
+        #expect(try database.hexIDs(idPrefix: inbox.id.uuidString, in: .myHexlist, limit: 2).isEmpty, "not in the other location")
+        #expect(try database.hexIDs(idPrefix: mine.id.uuidString, in: .myHexlist, limit: 2) == [mine.id])
+        #expect(try database.hexIDs(idPrefix: "", in: nil, limit: 1).count == 1, "at most the limit")
+        #expect(try database.hexIDs(idPrefix: "", in: nil, limit: 5).count == 2, "the empty prefix matches everything")
+        #expect(try database.hexIDs(idPrefix: "%_'", in: nil, limit: 5).isEmpty, "no pattern characters: a prefix is compared as text")
     }
 }

@@ -269,7 +269,7 @@ struct ControlHandler: Sendable {
         case .delivered(let receipt):
             return ControlResponse(send: SendReport(receipt))
         case .retrying(let reason, let next):
-            throw ControlError(.queued, "not delivered yet (\(reason)); queued as \(messageID): hexd tries again at \(next), "
+            throw ControlError(.queued, "not delivered yet (\(reason)); queued as \(messageID): hexd tries again at \(next.formatted(.iso8601)), "
                                + "or as soon as the peer is heard from (see hexctl outbox)")
         case .failed(let reason):
             throw ControlError(.rejected, reason)

@@ -85,7 +85,7 @@ actor Outbox {
             return queued
         }
         logger.info("queued \(envelope.operationType) \(entry.messageID) for \(target.label)", [("peer", target.label), ("messageID", entry.messageID)])
-        await events.publish(.sendQueued, peerUUID: target.peerUUID, peer: target.label, id: entry.messageID, message: "expires \(entry.expiresAt)")
+        await events.publish(.sendQueued, peerUUID: target.peerUUID, peer: target.label, id: entry.messageID, message: "expires \(entry.expiresAt.formatted(.iso8601))")
         return queued
     }
 
@@ -247,7 +247,7 @@ actor Outbox {
     private func settle(_ entry: OutboxEntry, timeout: Duration) async -> Attempt {
         let now = Date()
         guard now < entry.expiresAt else {
-            let reason = "expired: not delivered by \(entry.expiresAt) after \(entry.attempts) attempts" + (entry.lastError.map { " (last: \($0))" } ?? "")
+            let reason = "expired: not delivered by \(entry.expiresAt.formatted(.iso8601)) after \(entry.attempts) attempts" + (entry.lastError.map { " (last: \($0))" } ?? "")
             return await giveUp(entry, reason: reason)
         }
         let envelope: Envelope
@@ -282,7 +282,7 @@ actor Outbox {
         logger.info("\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) not delivered (attempt \(attempts)): \(reason)",
                     [("peer", entry.label), ("messageID", entry.messageID), ("attempts", String(attempts))])
         await events.publish(.sendRetrying, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID,
-                             message: "attempt \(attempts): \(reason); next at \(next)")
+                             message: "attempt \(attempts): \(reason); next at \(next.formatted(.iso8601))")
         return .retrying(reason: reason, next: next)
     }
 

@@ -23,7 +23,8 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
         case .noPeer(let text): "no peer named \(text.clipped(toUTF8: 80)) (nor with a UUID starting so); see hexctl peers, or give HOST:PORT"
         case .ambiguousPeer(let text, let count): "\(text.clipped(toUTF8: 80)) matches \(count) peers; use more of the UUID"
         case .noHex(let text, let place): "no hex \(text.clipped(toUTF8: 80)) in \(place)"
-        case .ambiguousHex(let text, let count, let place): "\(text.clipped(toUTF8: 80)) matches \(count) hexes in \(place); give more of the id"
+        case .ambiguousHex(let text, let count, let place):
+            "\(text.clipped(toUTF8: 80)) matches \(count < HexService.ambiguityShown ? "" : "at least ")\(count) hexes in \(place); give more of the id"
         case .noQuery(let text): "no share query \(text.clipped(toUTF8: 80)) in flight"
         case .ambiguousQuery(let text, let count): "\(text.clipped(toUTF8: 80)) matches \(count) share queries; give more of the id"
         case .noPairing(let text): "no pairing request from \(text.clipped(toUTF8: 80)) is waiting; on that peer, run: hexctl pair <this daemon>"

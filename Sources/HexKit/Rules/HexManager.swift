@@ -214,9 +214,10 @@ public struct HexManager {
         return hex
     }
 
-    /// The hexes whose id starts with `prefix` (any case), in `location` or anywhere.
-    public func hexes(idPrefix prefix: String, in location: HexLocation?) throws -> [Hex] {
-        try repository.hexes(idPrefix: prefix, in: location)
+    /// The ids of the hexes whose id starts with `prefix` (any case), in `location` or anywhere,
+    /// at most `limit`.
+    public func hexIDs(idPrefix prefix: String, in location: HexLocation?, limit: Int) throws -> [UUID] {
+        try repository.hexIDs(idPrefix: prefix, in: location, limit: limit)
     }
 
     /// Deletes a hex from the inbox or My Hexlist.

@@ -17,8 +17,9 @@ public protocol HexRepository {
     /// The hexes of a location with their links: the inbox newest first, My Hexlist in user order.
     func hexes(in location: HexLocation) throws -> [Hex]
 
-    /// The hexes whose id (uppercase) starts with `prefix`, in `location` or anywhere, with their links.
-    func hexes(idPrefix prefix: String, in location: HexLocation?) throws -> [Hex]
+    /// The ids of the hexes whose id (uppercase) starts with `prefix`, in `location` or anywhere,
+    /// at most `limit`: nothing else is read, so telling one match from several costs little.
+    func hexIDs(idPrefix prefix: String, in location: HexLocation?, limit: Int) throws -> [UUID]
 
     /// One page of a location's hexes without their links, in list order (the inbox newest first,
     /// My Hexlist in user order): at most `limit`, starting after the hex `cursor`, or from the top.
