@@ -18,8 +18,48 @@ actor HexService {
     }
 
     /// Acts on an envelope received from a peer; returns once what it stored is committed.
-    func receive(_ envelope: Envelope, proof: SenderProof) throws -> ReceiveOutcome {
-        try manager.receive(envelope, proof: proof)
+    ///
+    /// Group commit: the envelopes that arrive while the store is busy are acted on together, each
+    /// in its own savepoint, and committed in one transaction; each caller is answered (and its
+    /// Ack sent) only after that commit. An idle store commits at once.
+    func receive(_ envelope: Envelope, proof: SenderProof) async throws -> ReceiveOutcome {
+        try await withCheckedContinuation { continuation in
+            arrivals.append(Arrival(envelope: envelope, proof: proof, continuation: continuation))
+            guard !commitScheduled else { return }
+            commitScheduled = true
+            // Runs on this actor after the calls already waiting for it: they join the batch.
+            Task { self.commitArrivals() }
+        }.get()
+    }
+
+    /// An envelope waiting for the next group commit.
+    private struct Arrival {
+        let envelope: Envelope
+        let proof: SenderProof
+        let continuation: CheckedContinuation<Result<ReceiveOutcome, any Error>, Never>
+    }
+
+    private var arrivals: [Arrival] = []
+    private var commitScheduled = false
+    /// The most envelopes committed in one transaction.
+    static let largestBatch = 256
+
+    private func commitArrivals() {
+        let batch = arrivals.prefix(Self.largestBatch)
+        arrivals.removeFirst(batch.count)
+        commitScheduled = !arrivals.isEmpty
+        if commitScheduled { Task { self.commitArrivals() } }
+        var outcomes: [Result<ReceiveOutcome, any Error>] = []
+        do {
+            try database.transaction {
+                // One envelope that fails (its savepoint rolled back) fails alone.
+                outcomes = batch.map { arrival in Result { try manager.receive(arrival.envelope, proof: arrival.proof) } }
+            }
+        } catch {
+            // The commit failed: nothing of the batch was stored.
+            outcomes = batch.map { _ in .failure(error) }
+        }
+        for (arrival, outcome) in zip(batch, outcomes) { arrival.continuation.resume(returning: outcome) }
     }
 
     /// The key pinned to a peer UUID, if any.
@@ -90,9 +130,9 @@ actor HexService {
         try hex(matching: prefix, in: .myHexlist)
     }
 
-    /// Counted by the database, without loading a hex.
-    func counts() throws -> (inbox: Int, unchecked: Int, hexlist: Int) {
-        (try manager.count(in: .inbox), try manager.uncheckedCount(), try manager.count(in: .myHexlist))
+    /// Counted by the database, from an index, without loading a hex.
+    func counts() throws -> HexCounts {
+        try database.counts()
     }
 
     /// One page of a location's list (see `HexManager.summaries`).

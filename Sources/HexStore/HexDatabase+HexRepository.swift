@@ -81,6 +81,22 @@ extension HexDatabase: HexRepository {
         Int(clamping: try connection.integer("SELECT COUNT(*) FROM hex WHERE location = ?", [.text(location.rawValue)]) ?? 0)
     }
 
+    /// The hexes of each location, and the unchecked ones of the inbox, in one pass over an index.
+    public func counts() throws -> HexCounts {
+        var counts = HexCounts()
+        try connection.run("SELECT location, checked, COUNT(*) FROM hex GROUP BY location, checked") { row in
+            let count = Int(clamping: row.int(2))
+            switch row.string(0) {
+            case HexLocation.inbox.rawValue:
+                counts.inbox += count
+                if row.int(1) == 0 { counts.unchecked += count }
+            case HexLocation.myHexlist.rawValue: counts.hexlist += count
+            default: break
+            }
+        }
+        return counts
+    }
+
     public func uncheckedCount() throws -> Int {
         Int(try connection.integer("SELECT COUNT(*) FROM hex WHERE location = 'inbox' AND checked = 0") ?? 0)
     }

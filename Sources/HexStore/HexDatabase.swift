@@ -48,6 +48,12 @@ public final class HexDatabase {
         }
     }
 
+    /// Runs `body` in one write transaction: the writes it makes (each its own savepoint) are
+    /// committed together when it returns, or all rolled back when it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.writeTransaction(body)
+    }
+
     /// The schema version of the open database.
     public func schemaVersion() throws -> Int {
         Int(try connection.integer("PRAGMA user_version") ?? 0)

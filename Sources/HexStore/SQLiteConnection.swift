@@ -62,8 +62,21 @@ public final class SQLiteConnection {
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so the write lock is taken at the
     /// start and a busy database fails early): committed when `body` returns, rolled back when
-    /// it throws.
+    /// it throws. Inside another transaction it is a savepoint of that one: rolled back alone when
+    /// `body` throws, committed with the outer transaction (several writes, one commit).
     public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        guard sqlite3_get_autocommit(handle) != 0 else {
+            try execute("SAVEPOINT nested")
+            do {
+                let result = try body()
+                try execute("RELEASE nested")
+                return result
+            } catch {
+                try? execute("ROLLBACK TO nested")
+                try? execute("RELEASE nested")
+                throw error
+            }
+        }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()

@@ -99,5 +99,10 @@ public enum Schema {
             );
             CREATE INDEX outbox_by_next_attempt ON outbox (next_attempt_at);
             """),
+        Migration(version: 5, sql: """
+            -- status counts every location's hexes, checked and not, from this index alone
+            -- (HexDatabase.counts), however many hexes are stored.
+            CREATE INDEX hex_by_location_checked ON hex (location, checked);
+            """),
     ]
 }

@@ -12,11 +12,16 @@ final class BenchDaemon {
 
     var pid: Int32 { process.processIdentifier }
 
-    init(name: String, discoveryPort: UInt16, interval: Double, extraArguments: [String] = []) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(name)-\(UUID().uuidString.prefix(8))").path
+    /// Whether `deinit` removes the data directory: not when it was given (a restart).
+    private let ownsDirectory: Bool
+
+    /// - Parameter directory: an earlier daemon's data directory, to restart it; a new one by default.
+    init(name: String, discoveryPort: UInt16, interval: Double, extraArguments: [String] = [], directory: String? = nil) throws {
+        ownsDirectory = directory == nil
+        self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(name)-\(UUID().uuidString.prefix(8))").path
         let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         process.executableURL = binDirectory.appendingPathComponent("hexd")
-        process.arguments = ["--data-dir", directory, "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
+        process.arguments = ["--data-dir", self.directory, "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
                              "--broadcast", "127.255.255.255", "--announce-interval", String(interval), "--log-level", "warning"] + extraArguments
         try process.run()
     }
@@ -26,12 +31,28 @@ final class BenchDaemon {
             process.terminate()
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(atPath: directory)
+        if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Stops it with SIGTERM and waits for its end; its directory stays until this value goes.
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Its status, once its control socket answers (at most 20 s).
+    func waitForStatus() async throws -> StatusReport {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let status = try? await status() { return status }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw BenchFailure("\(directory) never answered status")
     }
 
     func status() async throws -> StatusReport {

@@ -20,6 +20,11 @@ let help = """
                 latency (plaintext and over TLS 1.3 with its handshake, direct and through the
                 control socket, and hexctl's wall time) against a plain TCP round trip of the
                 same bytes. Default: 1000 sends, 5 rounds.
+      delivery  One hexd (beside hexbench): acked hexes per second from 1 and from 8 pipelined
+                senders, against Python committing the same rows one transaction each; RSS, hexctl
+                status and hexctl inbox --limit 50 with 100000 hexes stored, and the time to ack
+                a 100000-link hex; how soon a send queued for a stopped peer is delivered once the
+                peer is started again. Default: 8000 hexes per run of senders.
       registry  Link answers absorbed per second by the share-link query registry, 8 threads
                 answering, and the time from the last answer to delivery, against the same
                 calls to an actor that only counts. Default: 200000 answers.
@@ -30,7 +35,7 @@ let help = """
                 RSS, CPU, time until idle CPU is back to its baseline). Default: 1000 sends.
 
     OPTIONS:
-      --count <n>    Envelopes per round (transfer: sends; registry: answers).
+      --count <n>    Envelopes per round (transfer: sends; delivery: hexes; registry: answers).
       --rounds <n>   Rounds; the best round is reported.
       -h, --help     Show this help.
     """
@@ -67,6 +72,8 @@ do {
         report = try await RegistryBenchmark(answers: options["--count"] ?? 200_000).run()
     case "hostile":
         report = try await HostileBenchmark(sends: options["--count"] ?? 1_000).run()
+    case "delivery":
+        report = try await DeliveryBenchmark(hexes: options["--count"] ?? 8_000).run()
     case "transfer":
         report = try await TransferBenchmark(sends: options["--count"] ?? 1_000, rounds: options["--rounds"] ?? 5).run()
     default:

@@ -94,6 +94,34 @@ import Testing
 }
 
 @Suite struct PrefixLookupTests {
+    @Test func writesInsideOneTransactionFailAloneAndCommitTogether() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        let database = try HexDatabase(path: path)
+        let kept = sampleHex("kept")
+        let reader = try HexDatabase(path: path)
+        try database.transaction { () throws -> Void in
+            #expect(try database.insert(kept, messageID: "m1"))
+            // The same hex id again violates the primary key: that write alone is undone.
+            #expect(throws: (any Error).self) { try database.insert(kept, messageID: "m2") }
+            #expect(try database.insert(sampleHex("also kept"), messageID: "m3"))
+            #expect(try reader.hexes(in: .inbox).isEmpty, "nothing is visible before the one commit")
+        }
+        #expect(try reader.hexes(in: .inbox).map(\.hexDescription).sorted() == ["also kept", "kept"])
+        #expect(try database.insert(sampleHex("later"), messageID: "m2"), "the failed write left no trace of its messageID")
+    }
+
+    @Test func countsComeFromTheDatabaseForEveryLocation() throws {
+        let directory = try TemporaryDirectory()
+        let database = try HexDatabase(path: directory.file("db.sqlite"))
+        #expect(try database.counts() == HexCounts())
+        let checked = sampleHex("checked")
+        for hex in [sampleHex("a"), sampleHex("b"), checked, sampleHex("mine", location: .myHexlist)] { _ = try database.insert(hex, messageID: nil) }
+        #expect(try database.markChecked(id: checked.id))
+        let counts = try database.counts()
+        #expect(counts.inbox == 3 && counts.unchecked == 2 && counts.hexlist == 1)
+    }
+
     @Test func hexesAreFoundByAPrefixOfTheirIdInALocation() throws {
         let directory = try TemporaryDirectory()
         let database = try HexDatabase(path: directory.file("db.sqlite"))

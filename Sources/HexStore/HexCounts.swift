@@ -1,0 +1,10 @@
+/// How many hexes are stored where.
+public struct HexCounts: Sendable, Hashable {
+    public var inbox = 0
+    /// Inbox hexes not yet checked.
+    public var unchecked = 0
+    /// My Hexlist.
+    public var hexlist = 0
+
+    public init() {}
+}
