@@ -4,15 +4,15 @@ import HexStore
 /// The outbox table, on the store's thread (`Outbox` decides what is done with it).
 extension HexService {
     /// Adds `entry` unless one with its id is there, within the outbox's bounds; returns the
-    /// entry the outbox holds for that id.
+    /// entry the outbox holds for that id, and whether it is the one given.
     /// - Throws: `OutboxError.full` when `entry` is new and would not fit, or a store error.
-    func enqueue(_ entry: OutboxEntry, capacity: OutboxUsage) throws -> OutboxEntry {
-        if let existing = try database.outboxEntry(messageID: entry.messageID) { return existing }
+    func enqueue(_ entry: OutboxEntry, capacity: OutboxUsage) throws -> (entry: OutboxEntry, isNew: Bool) {
+        if let existing = try database.outboxEntry(messageID: entry.messageID) { return (existing, false) }
         let usage = try database.outboxUsage()
         guard usage.entries < capacity.entries, usage.bytes + entry.envelope.utf8.count <= capacity.bytes else {
             throw OutboxError.full(usage: usage, capacity: capacity)
         }
-        return try database.enqueue(entry)
+        return (try database.enqueue(entry), true)
     }
 
     func outboxEntry(messageID: String) throws -> OutboxEntry? {

@@ -30,7 +30,8 @@ extension HexDatabase {
         try outboxEntries(where: "substr(message_id, 1, ?) = ?", [.integer(Int64(prefix.utf8.count)), .text(prefix.uppercased())], limit: limit)
     }
 
-    /// The entries due at `time` (next attempt not after it), soonest first, at most `limit`.
+    /// The entries due at `time` (next attempt not after it), soonest first (then oldest first:
+    /// one peer's sends go in the order they were queued), at most `limit`.
     public func dueOutboxEntries(at time: Date, limit: Int) throws -> [OutboxEntry] {
         try outboxEntries(where: "next_attempt_at <= ?", [.date(time)], limit: limit)
     }
@@ -39,7 +40,7 @@ extension HexDatabase {
     public func outboxEntries(after cursor: String?, limit: Int) throws -> [OutboxEntry] {
         guard let cursor else { return try outboxEntries(where: "1", [], limit: limit) }
         return try outboxEntries(
-            where: "(next_attempt_at, message_id) > (SELECT next_attempt_at, message_id FROM outbox WHERE message_id = ?)",
+            where: "(next_attempt_at, created_at, message_id) > (SELECT next_attempt_at, created_at, message_id FROM outbox WHERE message_id = ?)",
             [.text(cursor.uppercased())], limit: limit)
     }
 
@@ -100,7 +101,7 @@ extension HexDatabase {
         try connection.rows(
             """
             SELECT message_id, peer_uuid, address, label, kind, envelope, legacy, created_at, expires_at, attempts, next_attempt_at, last_error
-            FROM outbox WHERE \(condition) ORDER BY next_attempt_at, message_id LIMIT ?
+            FROM outbox WHERE \(condition) ORDER BY next_attempt_at, created_at, message_id LIMIT ?
             """, arguments + [.integer(Int64(max(limit, 0)))]
         ) { row in
             OutboxEntry(

@@ -65,25 +65,21 @@ public final class SQLiteConnection {
     /// it throws. Inside another transaction it is a savepoint of that one: rolled back alone when
     /// `body` throws, committed with the outer transaction (several writes, one commit).
     public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-        guard sqlite3_get_autocommit(handle) != 0 else {
-            try execute("SAVEPOINT nested")
-            do {
-                let result = try body()
-                try execute("RELEASE nested")
-                return result
-            } catch {
-                try? execute("ROLLBACK TO nested")
-                try? execute("RELEASE nested")
-                throw error
-            }
+        if sqlite3_get_autocommit(handle) == 0 {
+            return try bracket(body, begin: "SAVEPOINT nested", end: "RELEASE nested", undo: "ROLLBACK TO nested; RELEASE nested")
         }
-        try execute("BEGIN IMMEDIATE")
+        return try bracket(body, begin: "BEGIN IMMEDIATE", end: "COMMIT", undo: "ROLLBACK")
+    }
+
+    /// Runs `body` between `begin` and `end`, or `undo` when it throws.
+    private func bracket<T>(_ body: () throws -> T, begin: String, end: String, undo: String) throws -> T {
+        try execute(begin)
         do {
             let result = try body()
-            try execute("COMMIT")
+            try execute(end)
             return result
         } catch {
-            try? execute("ROLLBACK")
+            try? execute(undo)
             throw error
         }
     }

@@ -77,8 +77,8 @@ actor Outbox {
             messageID: messageID.uuidString, peerUUID: target.peerUUID, address: target.address?.description, label: target.label,
             kind: payload.kind, envelope: String(decoding: envelope.encodedLine(), as: UTF8.self), legacy: forceLegacy,
             createdAt: now, expiresAt: now + configuration.outboxLifetime.inSeconds, nextAttemptAt: now)
-        let queued = try await store.enqueue(entry, capacity: Self.capacity)
-        guard queued == entry else {
+        let (queued, isNew) = try await store.enqueue(entry, capacity: Self.capacity)
+        guard isNew else {
             guard queued.envelope == entry.envelope, queued.peerUUID == entry.peerUUID, queued.address == entry.address else {
                 throw OutboxError.messageIDTaken(messageID.uuidString)
             }
@@ -283,6 +283,8 @@ actor Outbox {
                     [("peer", entry.label), ("messageID", entry.messageID), ("attempts", String(attempts))])
         await events.publish(.sendRetrying, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID,
                              message: "attempt \(attempts): \(reason); next at \(next.formatted(.iso8601))")
+        // The delivery loop may be asleep past `next` (an attempt the user waited for).
+        wake()
         return .retrying(reason: reason, next: next)
     }
 
