@@ -12,7 +12,8 @@ extension HexService {
         guard usage.entries < capacity.entries, usage.bytes + entry.envelope.utf8.count <= capacity.bytes else {
             throw OutboxError.full(usage: usage, capacity: capacity)
         }
-        return (try database.enqueue(entry), true)
+        _ = try database.enqueue(entry)
+        return (entry, true)
     }
 
     func outboxEntry(messageID: String) throws -> OutboxEntry? {

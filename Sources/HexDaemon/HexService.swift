@@ -132,7 +132,7 @@ actor HexService {
 
     /// Counted by the database, from an index, without loading a hex.
     func counts() throws -> HexCounts {
-        try database.counts()
+        try manager.counts()
     }
 
     /// One page of a location's list (see `HexManager.summaries`).

@@ -77,11 +77,7 @@ extension HexDatabase: HexRepository {
         }
     }
 
-    public func count(in location: HexLocation) throws -> Int {
-        Int(clamping: try connection.integer("SELECT COUNT(*) FROM hex WHERE location = ?", [.text(location.rawValue)]) ?? 0)
-    }
-
-    /// The hexes of each location, and the unchecked ones of the inbox, in one pass over an index.
+    /// In one pass over an index (`hex_by_location_checked`), however many hexes are stored.
     public func counts() throws -> HexCounts {
         var counts = HexCounts()
         try connection.run("SELECT location, checked, COUNT(*) FROM hex GROUP BY location, checked") { row in
@@ -95,10 +91,6 @@ extension HexDatabase: HexRepository {
             }
         }
         return counts
-    }
-
-    public func uncheckedCount() throws -> Int {
-        Int(try connection.integer("SELECT COUNT(*) FROM hex WHERE location = 'inbox' AND checked = 0") ?? 0)
     }
 
     public func markChecked(id: UUID) throws -> Bool {

@@ -1,9 +1,9 @@
 import HexKit
 
 extension HexDatabase {
-    /// Adds `entry` unless an entry with its `messageID` is there already; returns the entry the
-    /// outbox holds for that id (the one given, or the one that was there).
-    public func enqueue(_ entry: OutboxEntry) throws -> OutboxEntry {
+    /// Adds `entry` unless an entry with its `messageID` is there already (which stays as it
+    /// was); returns whether it was added.
+    public func enqueue(_ entry: OutboxEntry) throws -> Bool {
         try connection.writeTransaction {
             try connection.run(
                 """
@@ -17,7 +17,7 @@ extension HexDatabase {
                     .integer(entry.legacy ? 1 : 0), .date(entry.createdAt), .date(entry.expiresAt), .integer(Int64(entry.attempts)),
                     .date(entry.nextAttemptAt), entry.lastError.map { .text($0) } ?? .null,
                 ])
-            return try outboxEntries(where: "message_id = ?", [.text(entry.messageID)], limit: 1).first ?? entry
+            return connection.changes == 1
         }
     }
 

@@ -98,6 +98,9 @@ public enum Schema {
                 CHECK (peer_uuid IS NOT NULL OR address IS NOT NULL)
             );
             CREATE INDEX outbox_by_next_attempt ON outbox (next_attempt_at);
+            -- Every new or restarted peer makes its sends due (Outbox.followBeacons): a lookup,
+            -- not a scan, even while a flood of invented peers is heard.
+            CREATE INDEX outbox_by_peer ON outbox (peer_uuid);
             """),
         Migration(version: 5, sql: """
             -- status counts every location's hexes, checked and not, from this index alone

@@ -20,7 +20,7 @@ import Testing
         let inbox = try receiver.manager.inbox()
         #expect(inbox.map(\.hexDescription) == ["third", "second", "first"])
         #expect(inbox.allSatisfy { !$0.isChecked && $0.location == .inbox })
-        #expect(try receiver.manager.uncheckedCount() == 3)
+        #expect(try receiver.manager.counts().unchecked == 3)
         #expect(Set(inbox.map(\.id)).count == 3, "every received hex gets a new id")
     }
 
@@ -45,7 +45,7 @@ import Testing
         let newest = try #require(try receiver.manager.inbox().first)
         try receiver.manager.markChecked(id: newest.id)
         try receiver.manager.markChecked(id: newest.id)
-        #expect(try receiver.manager.uncheckedCount() == 1)
+        #expect(try receiver.manager.counts().unchecked == 1)
         #expect(try receiver.manager.hex(id: newest.id).isChecked)
         #expect(throws: HexManagerError.hexNotFound(Self.unknownID, in: .inbox)) { try receiver.manager.markChecked(id: Self.unknownID) }
     }
@@ -169,7 +169,7 @@ import Testing
         _ = try receiver.receive(line: storeLine("gone"))
         let hex = try #require(try receiver.manager.inbox().first)
         try receiver.manager.delete(id: hex.id)
-        #expect(try receiver.manager.inbox().isEmpty && receiver.manager.uncheckedCount() == 0)
+        #expect(try receiver.manager.inbox().isEmpty && receiver.manager.counts().unchecked == 0)
         #expect(throws: HexManagerError.hexNotFound(hex.id, in: nil)) { try receiver.manager.delete(id: hex.id) }
         #expect(throws: HexManagerError.hexNotFound(hex.id, in: nil)) { try receiver.manager.hex(id: hex.id) }
     }

@@ -26,7 +26,8 @@ import Testing
 
         var again = queued[0]
         again.label = "changed"
-        #expect(try database.enqueue(again).label == "Grace", "one entry per messageID: the first stays")
+        #expect(try !database.enqueue(again) && database.outboxEntry(messageID: again.messageID)?.label == "Grace",
+                "one entry per messageID: the first stays")
         #expect(try database.outboxUsage() == OutboxUsage(entries: 3, bytes: 6))
     }
 

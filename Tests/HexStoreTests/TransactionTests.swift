@@ -18,7 +18,7 @@ import Testing
         // The writer holds the write lock with an uncommitted delete. A reader must neither wait
         // (it would fail after the busy timeout) nor see the uncommitted change.
         #expect(try reader.hexes(in: .inbox) == [committed])
-        #expect(try reader.uncheckedCount() == 1)
+        #expect(try reader.counts().unchecked == 1)
         try writer.execute("COMMIT")
         #expect(try reader.hexes(in: .inbox).isEmpty)
     }

@@ -18,8 +18,8 @@ struct ControlHandler: Sendable {
     let discoveryPort: UInt16
     let logger: Logger
 
-    /// Writes the answer to `request` with `write`: one response, or for a list one per item and
-    /// a last one with `end`. A failure is answered as an error response, never thrown; only a
+    /// Writes the answer to `request` with `write`: one response; for a list one per item and a
+    /// last one with `end`; for a queued send `queued`, then its outcome. A failure is answered as an error response, never thrown; only a
     /// failing `write` (the client left) ends it early.
     func handle(_ request: ControlRequest, write: (ControlResponse) async throws -> Void) async throws {
         let response: ControlResponse
@@ -125,16 +125,13 @@ struct ControlHandler: Sendable {
     private func perform(_ request: ControlRequest) async throws -> ControlResponse {
         switch request {
         case .status: return ControlResponse(status: try await status())
-        case .peers, .inboxList, .hexlistList, .watch:
-            // The lists are streamed by `handle`, `watch` by the control server.
-            throw ControlError(.usage, "\(request.command.rawValue) is streamed, not answered at once")
+        case .peers, .inboxList, .hexlistList, .outboxList, .send, .hexlistSend, .alert, .share, .watch:
+            // Lists and sends may answer in several lines: `handle` writes them; `watch` is the control server's.
+            throw ControlError(.usage, "\(request.command.rawValue) is answered in several lines, not at once")
         case .outboxRetry(let id, let timeout):
             let (entry, attempt) = try await outbox.retry(id, timeout: timeout ?? SendOptions.defaultTimeout)
             return try Self.response(to: attempt, of: entry.messageID)
         case .outboxCancel(let id): return ControlResponse(outbox: OutboxItem(try await outbox.cancel(id)))
-        case .send, .hexlistSend, .alert, .share, .outboxList:
-            // A send may answer twice (queued, then delivered), a list once per item: `handle` writes them.
-            throw ControlError(.usage, "\(request.command.rawValue) is answered by handle(_:write:)")
         case .inboxShow(let id, let full):
             let hex = try await service.show(id)
             guard !full else { return ControlResponse(hex: hex) }

@@ -98,7 +98,7 @@ actor Outbox {
             guard let entry = try await store.outboxEntry(messageID: messageID) else { return .gone }
             return await deliver(entry, timeout: timeout)
         } catch {
-            logger.error("cannot read the outbox: \(error)")
+            logger.error("the outbox's store failed: \(error)")
             return .retrying(reason: "cannot read the outbox: \(error)", next: Date())
         }
     }
@@ -151,11 +151,7 @@ actor Outbox {
     /// Delivers due sends until cancelled: every entry once at start (nothing is under way after a
     /// restart), then each as it falls due, or at once for a peer whose beacon was heard.
     func run() async {
-        do {
-            _ = try await store.makeOutboxDue(peerUUID: nil, at: Date())
-        } catch {
-            logger.error("cannot read the outbox: \(error)")
-        }
+        _ = await logged { try await store.makeOutboxDue(peerUUID: nil, at: Date()) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.followBeacons() }
             group.addTask { await self.deliveryLoop() }
@@ -173,38 +169,21 @@ actor Outbox {
     private func deliveryLoop() async {
         while !Task.isCancelled {
             await deliverDue()
-            let next: Date?
-            do {
-                next = try await store.nextOutboxAttempt()
-            } catch {
-                logger.error("cannot read the outbox: \(error)")
-                next = nil
-            }
-            await nap(until: next)
+            await nap(until: await logged { try await store.nextOutboxAttempt() } ?? nil)
         }
     }
 
     /// Makes a peer's sends due when its beacon says it is (back) on the network.
     private func followBeacons() async {
         for await event in await events.watch(since: .max) where event.kind == .peerFound {
-            guard let uuid = event.peerUUID else { continue }
-            do {
-                if try await store.makeOutboxDue(peerUUID: uuid, at: Date()) > 0 { wake() }
-            } catch {
-                logger.error("cannot read the outbox: \(error)")
-            }
+            guard let uuid = event.peerUUID, let due = await logged({ try await store.makeOutboxDue(peerUUID: uuid, at: Date()) }), due > 0 else { continue }
+            wake()
         }
     }
 
     /// One round: the due entries, each destination's in order, several destinations at once.
     private func deliverDue() async {
-        let due: [OutboxEntry]
-        do {
-            due = try await store.dueOutboxEntries(at: Date(), limit: Self.batchSize)
-        } catch {
-            logger.error("cannot read the outbox: \(error)")
-            return
-        }
+        guard let due = await logged({ try await store.dueOutboxEntries(at: Date(), limit: Self.batchSize) }) else { return }
         var destinations: [String: [OutboxEntry]] = [:]
         var order: [String] = []
         for entry in due where inFlight[entry.messageID] == nil {
@@ -226,11 +205,7 @@ actor Outbox {
         for (index, entry) in entries.enumerated() where inFlight[entry.messageID] == nil {
             guard case .retrying(_, let next) = await deliver(entry, timeout: Self.backgroundTimeout) else { continue }
             for later in entries.dropFirst(index + 1) {
-                do {
-                    try await store.scheduleOutbox(messageID: later.messageID, at: next)
-                } catch {
-                    logger.error("cannot write the outbox: \(error)")
-                }
+                await logged { try await store.scheduleOutbox(messageID: later.messageID, at: next) }
             }
             return
         }
@@ -274,11 +249,7 @@ actor Outbox {
     private func retryLater(_ entry: OutboxEntry, because reason: String, now: Date) async -> Attempt {
         let attempts = entry.attempts + 1
         let next = min(now + schedule.randomDelay(afterAttempts: attempts).inSeconds, entry.expiresAt)
-        do {
-            try await store.recordFailedAttempt(messageID: entry.messageID, error: reason, nextAttemptAt: next)
-        } catch {
-            logger.error("cannot write the outbox: \(error)")
-        }
+        await logged { try await store.recordFailedAttempt(messageID: entry.messageID, error: reason, nextAttemptAt: next) }
         logger.info("\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) not delivered (attempt \(attempts)): \(reason)",
                     [("peer", entry.label), ("messageID", entry.messageID), ("attempts", String(attempts))])
         await events.publish(.sendRetrying, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID,
@@ -298,10 +269,18 @@ actor Outbox {
     /// Removes a settled entry. Should the store fail, the entry is attempted again later: its
     /// peer answers `duplicate`, nothing is stored twice.
     private func remove(_ entry: OutboxEntry) async {
+        await logged { try await store.removeFromOutbox(messageID: entry.messageID) }
+    }
+
+    /// Runs a store call of the delivery loop; a failure is logged and gives nil. The outbox
+    /// carries on: what was not read is read next round, what was not written is attempted again.
+    @discardableResult
+    private func logged<T>(_ call: () async throws -> T) async -> T? {
         do {
-            try await store.removeFromOutbox(messageID: entry.messageID)
+            return try await call()
         } catch {
-            logger.error("cannot write the outbox: \(error)")
+            logger.error("the outbox's store failed: \(error)")
+            return nil
         }
     }
 

@@ -68,9 +68,9 @@ struct SendService: Sendable {
     func check(_ target: Target, forceLegacy: Bool) async throws(SendError) {
         do {
             _ = try await plan(target, forceLegacy: forceLegacy)
-        } catch .refused(let reason) {
-            throw .refused(reason)
-        } catch {}
+        } catch {
+            if case .refused = error { throw error }
+        }
     }
 
     /// Delivers `envelope`, written for a current peer, to `target` once.

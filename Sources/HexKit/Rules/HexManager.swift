@@ -151,11 +151,8 @@ public struct HexManager {
         return page
     }
 
-    /// How many hexes a location holds.
-    public func count(in location: HexLocation) throws -> Int { try repository.count(in: location) }
-
-    /// How many inbox hexes the user has not checked.
-    public func uncheckedCount() throws -> Int { try repository.uncheckedCount() }
+    /// How many hexes each location holds, and how many inbox hexes the user has not checked.
+    public func counts() throws -> HexCounts { try repository.counts() }
 
     /// Marks an inbox hex as seen.
     public func markChecked(id: UUID) throws {

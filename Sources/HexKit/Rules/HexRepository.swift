@@ -28,11 +28,9 @@ public protocol HexRepository {
     /// - Returns: nil when `cursor` is not a hex of the location.
     func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws -> [HexSummary]?
 
-    /// How many hexes a location holds, counted by the database.
-    func count(in location: HexLocation) throws -> Int
-
-    /// How many inbox hexes are not checked yet.
-    func uncheckedCount() throws -> Int
+    /// How many hexes each location holds, and how many inbox hexes are not checked yet,
+    /// counted by the database without reading a hex.
+    func counts() throws -> HexCounts
 
     /// Marks an inbox hex checked. Returns false when there is no inbox hex with this id.
     func markChecked(id: UUID) throws -> Bool
