@@ -17,47 +17,57 @@ actor HexService {
         manager = HexManager(repository: database, identity: identity, versionID: versionID, accepting: acceptPolicy)
     }
 
-    /// Acts on an envelope received from a peer; returns once what it stored is committed.
+    /// Acts on envelopes received from a peer, in order; returns each one's outcome once what
+    /// they stored is committed.
     ///
-    /// Group commit: the envelopes that arrive while the store is busy are acted on together, each
-    /// in its own savepoint, and committed in one transaction; each caller is answered (and its
-    /// Ack sent) only after that commit. An idle store commits at once.
-    func receive(_ envelope: Envelope, proof: SenderProof) async throws -> ReceiveOutcome {
-        try await withCheckedContinuation { continuation in
-            arrivals.append(Arrival(envelope: envelope, proof: proof, continuation: continuation))
+    /// Group commit: the envelopes that arrive while the store is busy (from this connection and
+    /// others) are acted on together, each in its own savepoint, and committed in one transaction;
+    /// each caller is answered (and its Acks sent) only after that commit. An idle store commits
+    /// at once.
+    func receive(_ envelopes: [Envelope], proof: SenderProof) async -> [Result<ReceiveOutcome, any Error>] {
+        await withCheckedContinuation { continuation in
+            arrivals.append(Arrival(envelopes: envelopes, proof: proof, continuation: continuation))
             guard !commitScheduled else { return }
             commitScheduled = true
             // Runs on this actor after the calls already waiting for it: they join the batch.
             Task { self.commitArrivals() }
-        }.get()
+        }
     }
 
-    /// An envelope waiting for the next group commit.
+    /// Envelopes from one caller waiting for the next group commit.
     private struct Arrival {
-        let envelope: Envelope
+        let envelopes: [Envelope]
         let proof: SenderProof
-        let continuation: CheckedContinuation<Result<ReceiveOutcome, any Error>, Never>
+        let continuation: CheckedContinuation<[Result<ReceiveOutcome, any Error>], Never>
     }
 
     private var arrivals: [Arrival] = []
     private var commitScheduled = false
-    /// The most envelopes committed in one transaction.
+    /// Envelopes past which no further caller joins a transaction.
     static let largestBatch = 256
 
     private func commitArrivals() {
-        let batch = arrivals.prefix(Self.largestBatch)
-        arrivals.removeFirst(batch.count)
+        var taken = 0
+        var envelopes = 0
+        while taken < arrivals.count && (taken == 0 || envelopes + arrivals[taken].envelopes.count <= Self.largestBatch) {
+            envelopes += arrivals[taken].envelopes.count
+            taken += 1
+        }
+        let batch = arrivals.prefix(taken)
+        arrivals.removeFirst(taken)
         commitScheduled = !arrivals.isEmpty
         if commitScheduled { Task { self.commitArrivals() } }
-        var outcomes: [Result<ReceiveOutcome, any Error>] = []
+        var outcomes: [[Result<ReceiveOutcome, any Error>]] = []
         do {
             try database.transaction {
                 // One envelope that fails (its savepoint rolled back) fails alone.
-                outcomes = batch.map { arrival in Result { try manager.receive(arrival.envelope, proof: arrival.proof) } }
+                outcomes = batch.map { arrival in
+                    arrival.envelopes.map { envelope in Result { try manager.receive(envelope, proof: arrival.proof) } }
+                }
             }
         } catch {
             // The commit failed: nothing of the batch was stored.
-            outcomes = batch.map { _ in .failure(error) }
+            outcomes = batch.map { arrival in arrival.envelopes.map { _ in .failure(error) } }
         }
         for (arrival, outcome) in zip(batch, outcomes) { arrival.continuation.resume(returning: outcome) }
     }

@@ -1,7 +1,9 @@
 extension StringProtocol {
     /// Without white space (spaces, tabs, line ends, any Unicode space) at either end.
     public var trimmed: String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        // Sliced, not rebuilt character by character: every received Store's sender is trimmed.
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(self[first...last])
     }
 }
 

@@ -48,19 +48,25 @@ public final class StreamConnection {
         }
     }
 
+    /// The next line already received (or `.lineTooLong`), without reading or waiting: nil when
+    /// the bytes at hand hold no complete line. A peer that pipelines sends several lines in one
+    /// segment; taking them together lets them be acted on and answered together.
+    public func bufferedLine() -> LineFramer.Item? {
+        guard let item = framer.next() else { return nil }
+        // Bytes after the line arrived with the read that ended it: the next line began by then,
+        // not when the line just returned began.
+        lineStartedAt = framer.pendingByteCount > 0 ? lastReadAt : nil
+        budget?.hold(framer.heldByteCount, by: socket)
+        return item
+    }
+
     /// Reads until a line is complete, the stream ends or `deadline` (given when the current line
     /// began and how many of its bytes are held) passes.
     private func readLine(
         deadline: (_ lineStart: ContinuousClock.Instant?, _ pending: Int) -> ContinuousClock.Instant?
     ) async throws -> LineFramer.Item? {
         while true {
-            if let item = framer.next() {
-                // Bytes after the line arrived with the read that ended it: the next line began
-                // by then, not when the line just returned began.
-                lineStartedAt = framer.pendingByteCount > 0 ? lastReadAt : nil
-                budget?.hold(framer.heldByteCount, by: socket)
-                return item
-            }
+            if let item = bufferedLine() { return item }
             var timeout: Duration?
             if let deadline = deadline(lineStartedAt, framer.pendingByteCount) {
                 timeout = deadline - .now
@@ -80,6 +86,17 @@ public final class StreamConnection {
     /// Writes `line` followed by `\n`.
     public func writeLine(_ line: some Collection<UInt8>, timeout: Duration?) async throws {
         try await stream.write(Array(line) + [UInt8(ascii: "\n")], timeout: timeout)
+    }
+
+    /// Writes each line followed by `\n`, all in one write.
+    public func writeLines(_ lines: [[UInt8]], timeout: Duration?) async throws {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
+        for line in lines {
+            bytes += line
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        try await stream.write(bytes, timeout: timeout)
     }
 }
 

@@ -80,7 +80,7 @@ struct DeliveryBenchmark {
         var next = 0
         while next < lines.count {
             let batch = lines[next..<min(next + window, lines.count)]
-            for line in batch { try await connection.writeLine(line, timeout: .seconds(30)) }
+            try await connection.writeLines(Array(batch), timeout: .seconds(30))
             for _ in batch {
                 guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(30)),
                       (try? Envelope.decode(from: reply))?.status == .stored else { throw BenchFailure("a Store was not acked stored") }

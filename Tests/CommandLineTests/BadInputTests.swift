@@ -61,6 +61,34 @@ extension ProcessTests {
             #expect(try await reply(bystander)?.status == .stored)
         }
 
+        /// Everything a peer pipelines in one write is acted on in order and answered in order,
+        /// whatever mixes in: garbage, a repeat, a legacy Store owed no reply, a Pair, more lines
+        /// than one round takes, and a line over the cap, after which nothing more is read.
+        @Test func aPipelinedBurstIsAnsweredInTheOrderItWasSent() async throws {
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--max-line", "2048"])
+            let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
+            let connection = try await connect(port)
+            let pair = Envelope.pair(PairJM(step: .request, senderUUID: UUID().uuidString, senderName: "Eve", commitment: String(repeating: "ab", count: 32)),
+                                     versionID: HexdVersion.current, messageID: "PAIR-1").encodedLine()
+            let unsupported = #"{"versionID":"2","operationType":"Store","messageID":"M-FUTURE","jmObjectType":"Hexagon","jmObject":{}}"#
+            let many = (0..<100).map { "many \($0)" }
+            var burst = [line("first", messageID: "M-1"), Array("not json".utf8), line("first", messageID: "M-1"), line("legacy", messageID: nil),
+                         pair, Array(unsupported.utf8), line("second", messageID: "M-2")]
+            burst += many.enumerated().map { line($1, messageID: "M-MANY-\($0)") }
+            burst += [[UInt8](repeating: UInt8(ascii: "x"), count: 4_096), line("after the long line", messageID: "M-NEVER")]
+            try await connection.writeLines(burst, timeout: .seconds(5))
+            var replies: [Envelope] = []
+            while let reply = try await reply(connection) { replies.append(reply) }
+            let expected: [(String?, AckStatus?)] = [("M-1", .stored), (nil, .invalid), ("M-1", .duplicate), ("PAIR-1", .rejected),
+                                                     ("M-FUTURE", .unsupported), ("M-2", .stored)]
+                + many.indices.map { ("M-MANY-\($0)", .stored) } + [(nil, .invalid)]
+            #expect(replies.map(\.messageID) == expected.map(\.0))
+            #expect(replies.map(\.status) == expected.map(\.1))
+            #expect(replies.last?.message?.contains("longer than 2048 bytes") == true)
+            let inbox = try await daemon.hexctlJSONLines(HexSummary.self, ["inbox", "--limit", "1000"]).map(\.hexDescription)
+            #expect(inbox.sorted() == (["first", "legacy", "second"] + many).sorted())
+        }
+
         @Test func silentAndVanishingPeersDelayNobody() async throws {
             let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--idle-timeout", "30"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort

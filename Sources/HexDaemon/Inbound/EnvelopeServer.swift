@@ -76,9 +76,9 @@ final class EnvelopeServer: Sendable {
         // Over TLS every envelope on the connection is from the key the handshake proved.
         let proof = (stream as? TLSStream).map { SenderProof.key($0.peer.description) } ?? .none
         while true {
-            let item: LineFramer.Item?
+            let first: LineFramer.Item?
             do {
-                item = try await connection.readLine(pace: pace)
+                first = try await connection.readLine(pace: pace)
             } catch let error as SocketError where error.isTimeout {
                 logger.limited("slow connection", .info, "closed the connection from \(remote): no line within the deadline (\(pace.idle) idle, "
                                + "or \(pace.grace) plus one second per \(pace.minimumBytesPerSecond) bytes once begun)")
@@ -87,25 +87,35 @@ final class EnvelopeServer: Sendable {
                 logger.debug("connection from \(remote) ended: \(error)")
                 return
             }
-            switch item {
-            case nil:
-                return
-            case .lineTooLong:
-                logger.limited("line too long", .warning, "\(remote) sent a line over \(configuration.maximumLineLength) bytes; closing the connection")
-                await close(stream, after: dialect.reply(toLineLongerThan: configuration.maximumLineLength))
-                return
-            case .line(let bytes):
+            guard let first else { return }
+            // A pipelining peer's lines that came with the first are acted on and answered together.
+            var items = [first]
+            while items.count < Self.pipelineDepth, items.last != .lineTooLong, let next = connection.bufferedLine() { items.append(next) }
+            let lines = items.compactMap { item -> [UInt8]? in
+                guard case .line(let bytes) = item else { return nil }
+                return bytes
+            }
+            if !lines.isEmpty {
                 connections.progressed(socket)
-                guard let reply = await handle(bytes, from: remote, proof: proof) else { continue }
+                let replies = await handle(lines, from: remote, proof: proof)
                 do {
-                    try await connection.writeLine(reply.encodedLine(), timeout: .seconds(10))
+                    if !replies.isEmpty { try await connection.writeLines(replies.map { $0.encodedLine() }, timeout: .seconds(10)) }
                 } catch {
                     logger.debug("cannot reply to \(remote): \(error)")
                     return
                 }
             }
+            if items.last == .lineTooLong {
+                logger.limited("line too long", .warning, "\(remote) sent a line over \(configuration.maximumLineLength) bytes; closing the connection")
+                await close(stream, after: dialect.reply(toLineLongerThan: configuration.maximumLineLength))
+                return
+            }
         }
     }
+
+    /// The most lines of one connection acted on together: what a peer pipelines beyond it waits
+    /// for the next round, so one connection cannot make a transaction (or a reply) unbounded.
+    static let pipelineDepth = 64
 
     /// The stream a connection speaks, chosen by its first byte: TLS when it begins a handshake
     /// (0x16) and this daemon speaks TLS, else the plain socket (an envelope begins with `{`).
@@ -142,24 +152,50 @@ final class EnvelopeServer: Sendable {
         while until > .now, let count = try? await stream.read(maximumCount: 65_536, timeout: until - .now, { _ in }), count > 0 {}
     }
 
-    /// Acts on one line and returns the reply owed, if any.
-    private func handle(_ bytes: [UInt8], from remote: String, proof: SenderProof) async -> Envelope? {
-        let envelope: Envelope
-        do {
-            envelope = dialect.received(try Envelope.decode(from: bytes, limits: configuration.envelopeLimits))
-        } catch {
-            logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
-            return dialect.reply(toUnreadable: error)
+    /// Acts on lines received in this order and returns the replies owed, in the same order.
+    /// A run of Stores and Alerts is handed to the store together (one commit); a Pair is acted
+    /// on alone, after what came before it, since it can change how the envelopes after it are
+    /// trusted.
+    private func handle(_ lines: [[UInt8]], from remote: String, proof: SenderProof) async -> [Envelope] {
+        var replies: [Envelope] = []
+        var run: [Envelope] = []
+        for bytes in lines {
+            let reply: Envelope?
+            do {
+                let envelope = dialect.received(try Envelope.decode(from: bytes, limits: configuration.envelopeLimits))
+                guard envelope.operationType == .pair, let pairing else {
+                    run.append(envelope)
+                    continue
+                }
+                replies += await receive(run, from: remote, proof: proof)
+                reply = await pairing.receive(envelope, proof: proof)
+            } catch {
+                logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
+                replies += await receive(run, from: remote, proof: proof)
+                reply = dialect.reply(toUnreadable: error)
+            }
+            run = []
+            if let reply { replies.append(reply) }
         }
-        if envelope.operationType == .pair, let pairing { return await pairing.receive(envelope, proof: proof) }
-        do {
-            let outcome = try await service.receive(envelope, proof: proof)
-            await record(outcome, of: envelope, from: remote)
-            return dialect.reply(to: envelope, outcome: outcome)
-        } catch {
-            logger.limited("store failure", .error, "cannot store what \(remote) sent: \(error)")
-            return dialect.reply(toUnstored: envelope, because: "\(error)")
+        replies += await receive(run, from: remote, proof: proof)
+        return replies
+    }
+
+    /// Stores or passes on envelopes of one connection, in one commit, and returns the replies owed.
+    private func receive(_ envelopes: [Envelope], from remote: String, proof: SenderProof) async -> [Envelope] {
+        guard !envelopes.isEmpty else { return [] }
+        var replies: [Envelope] = []
+        for (envelope, outcome) in zip(envelopes, await service.receive(envelopes, proof: proof)) {
+            switch outcome {
+            case .success(let outcome):
+                await record(outcome, of: envelope, from: remote)
+                if let reply = dialect.reply(to: envelope, outcome: outcome) { replies.append(reply) }
+            case .failure(let error):
+                logger.limited("store failure", .error, "cannot store what \(remote) sent: \(error)")
+                if let reply = dialect.reply(toUnstored: envelope, because: "\(error)") { replies.append(reply) }
+            }
         }
+        return replies
     }
 
     private func record(_ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String) async {

@@ -20,7 +20,7 @@ public struct Hex: Sendable, Hashable, Codable, Identifiable {
     public var senderTrust: SenderTrust?
 
     public init(
-        id: UUID = UUID(), location: HexLocation, senderUUID: String, senderName: String,
+        id: UUID = .random(), location: HexLocation, senderUUID: String, senderName: String,
         hexDescription: String, hexColor: String, links: [Link], timestamp: Date = Date(),
         isChecked: Bool, senderTrust: SenderTrust? = nil
     ) {

@@ -6,7 +6,7 @@ public struct Link: Sendable, Hashable, Codable, Identifiable {
     /// Kept as received, even when this version does not know the service.
     public var service: Service
 
-    public init(id: UUID = UUID(), url: String, linkDescription: String, service: Service) {
+    public init(id: UUID = .random(), url: String, linkDescription: String, service: Service) {
         self.id = id
         self.url = url
         self.linkDescription = linkDescription

@@ -38,12 +38,12 @@ public struct Dialect: Sendable, Hashable {
 
     /// The Store envelope that sends `hex` from `identity`. A legacy receiver gets no `messageID`:
     /// the original app would not answer it, so nothing would ever acknowledge it.
-    public func store(_ hex: Hex, from identity: LocalIdentity, messageID: UUID = UUID()) -> Envelope {
+    public func store(_ hex: Hex, from identity: LocalIdentity, messageID: UUID = .random()) -> Envelope {
         .store(hexJM(hex, from: identity), versionID: versionID, messageID: acknowledges ? messageID.uuidString.uppercased() : nil)
     }
 
     /// The Alert envelope that sends `message` (with a `messageID` only to a peer that acks).
-    public func alert(_ message: String, messageID: UUID = UUID()) -> Envelope {
+    public func alert(_ message: String, messageID: UUID = .random()) -> Envelope {
         .alert(message, versionID: versionID, messageID: acknowledges ? messageID.uuidString.uppercased() : nil)
     }
 

@@ -167,7 +167,7 @@ public struct HexManager {
             throw HexManagerError.hexNotFound(id, in: .inbox)
         }
         var copy = original
-        copy.id = UUID()
+        copy.id = .random()
         copy.location = .myHexlist
         copy.timestamp = time
         copy.isChecked = true

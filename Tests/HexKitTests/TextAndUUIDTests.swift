@@ -1,0 +1,35 @@
+import HexKit
+import Testing
+
+@Suite struct TextAndUUIDTests {
+    @Test(arguments: [("  a b  ", "a b"), ("\t\n x\u{2003}", "x"), ("   ", ""), ("", ""), ("é", "é"), (" \u{00A0}6F96-19FF\r\n", "6F96-19FF")])
+    func trimmingDropsWhiteSpaceAtBothEndsOnly(_ text: String, _ trimmed: String) {
+        #expect(text.trimmed == trimmed)
+        #expect(text[...].trimmed == trimmed)
+    }
+
+    @Test func randomUUIDsAreVersion4AndDistinct() {
+        let uuids = (0..<10_000).map { _ in UUID.random() }
+        #expect(Set(uuids).count == uuids.count)
+        for uuid in uuids {
+            #expect(uuid.uuid.6 >> 4 == 4, "version 4")
+            #expect(uuid.uuid.8 >> 6 == 0b10, "RFC variant")
+            // The text form Foundation reads back is the same UUID.
+            #expect(UUID(uuidString: uuid.uuidString) == uuid)
+        }
+    }
+
+    /// A generator that always gives the same word: the UUID is its bytes with the version and
+    /// variant bits set, so no bit of randomness is lost beyond those six.
+    struct Constant: RandomNumberGenerator {
+        let word: UInt64
+        mutating func next() -> UInt64 { word }
+    }
+
+    @Test func theVersionAndVariantAreTheOnlyBitsSet() {
+        var ones = Constant(word: .max)
+        #expect(UUID.random(using: &ones).uuidString == "FFFFFFFF-FFFF-4FFF-BFFF-FFFFFFFFFFFF")
+        var zeros = Constant(word: 0)
+        #expect(UUID.random(using: &zeros).uuidString == "00000000-0000-4000-8000-000000000000")
+    }
+}
