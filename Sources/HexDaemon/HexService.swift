@@ -15,6 +15,15 @@ actor HexService {
         database = try HexDatabase(path: databasePath)
         identity = try database.localIdentity(name: name)
         manager = HexManager(repository: database, identity: identity, versionID: versionID, accepting: acceptPolicy)
+        // A checkpoint is a job of its own on this actor, after the one whose commit made it due:
+        // the callers of that commit are answered (and their Acks sent) first.
+        database.deferCheckpoints { Task { await self.checkpoint() } }
+    }
+
+    /// Copies the write-ahead log into the database file. One that fails (the disk, a reader in
+    /// the way) leaves the log as it was, to be copied by the next: nothing committed is lost.
+    private func checkpoint() {
+        try? database.checkpoint()
     }
 
     /// Acts on envelopes received from a peer, in order; returns each one's outcome once what

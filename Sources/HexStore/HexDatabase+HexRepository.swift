@@ -2,11 +2,12 @@ import HexKit
 
 extension HexDatabase: HexRepository {
     public func insert(_ hex: Hex, messageID: String?) throws -> Bool {
-        try connection.writeTransaction {
+        let hexID = hex.id.databaseText
+        return try connection.writeTransaction {
             if let messageID {
                 try connection.run(
                     "INSERT OR IGNORE INTO received_message (message_id, hex_id, received_at) VALUES (?, ?, ?)",
-                    [.text(messageID), .text(hex.id.databaseText), .date(hex.timestamp)])
+                    [.text(messageID), .text(hexID), .date(hex.timestamp)])
                 guard connection.changes == 1 else { return false }
             }
             try connection.run(
@@ -15,7 +16,7 @@ extension HexDatabase: HexRepository {
                 VALUES (?, ?, (SELECT COALESCE(MIN(position), 0) - 1 FROM hex WHERE location = ?), ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    .text(hex.id.databaseText), .text(hex.location.rawValue), .text(hex.location.rawValue),
+                    .text(hexID), .text(hex.location.rawValue), .text(hex.location.rawValue),
                     .text(hex.senderUUID), .text(hex.senderName), .text(hex.hexDescription), .text(hex.hexColor),
                     .date(hex.timestamp), .integer(hex.isChecked ? 1 : 0), hex.senderTrust.map { .text($0.rawValue) } ?? .null,
                 ])
@@ -23,7 +24,7 @@ extension HexDatabase: HexRepository {
                 try connection.run(
                     "INSERT INTO link (hex_id, position, id, url, description, service) VALUES (?, ?, ?, ?, ?, ?)",
                     [
-                        .text(hex.id.databaseText), .integer(Int64(position)), .text(link.id.databaseText),
+                        .text(hexID), .integer(Int64(position)), .text(link.id.databaseText),
                         .text(link.url), .text(link.linkDescription), .text(link.service.rawValue),
                     ])
             }
@@ -170,7 +171,7 @@ extension HexDatabase: HexRepository {
 
 extension UUID {
     /// How ids are written in the database: uppercase, as the original app wrote UUIDs.
-    var databaseText: String { uuidString.uppercased() }
+    var databaseText: String { uppercaseText }
 
     /// Reads an id the database wrote. The schema only ever holds ids written by `databaseText`;
     /// a damaged one reads as the nil UUID rather than stopping the daemon.

@@ -32,4 +32,23 @@ import Testing
         var zeros = Constant(word: 0)
         #expect(UUID.random(using: &zeros).uuidString == "00000000-0000-4000-8000-000000000000")
     }
+
+    @Test func uppercaseTextIsTheUUIDStringInCapitals() {
+        var generator = SeededRandomGenerator(seed: 42)
+        for uuid in (0..<1_000).map({ _ in UUID.random(using: &generator) }) + [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))] {
+            #expect(uuid.uppercaseText == uuid.uuidString.uppercased())
+        }
+        #expect(UUID(uuidString: "6f9619ff-8b86-4011-b42d-00c04fc964ff")?.uppercaseText == "6F9619FF-8B86-4011-B42D-00C04FC964FF")
+    }
+
+    @Test func aSeededGeneratorGivesDistinctIDsAndRepeatsFromItsSeed() {
+        var first = SeededRandomGenerator(seed: 7)
+        var again = SeededRandomGenerator(seed: 7)
+        let ids = (0..<100_000).map { _ in UUID.random(using: &first) }
+        #expect(Set(ids).count == ids.count)
+        #expect((0..<100).map { _ in UUID.random(using: &again) } == Array(ids.prefix(100)))
+        var fresh = SeededRandomGenerator()
+        var other = SeededRandomGenerator()
+        #expect(fresh.next() != other.next(), "seeded from the system, two generators differ")
+    }
 }

@@ -204,12 +204,12 @@ final class EnvelopeServer: Sendable {
         case .stored(let hex):
             await discovery.markExchanged(hex.senderUUID)
             logger.limited("stored hex", .info,
-                           "stored hex \(hex.id.uuidString.uppercased()) \"\(hex.hexDescription.clipped(toUTF8: 200))\" from \(sender.clipped(toUTF8: 200)) "
+                           "stored hex \(hex.id.uppercaseText) \"\(hex.hexDescription.clipped(toUTF8: 200))\" from \(sender.clipped(toUTF8: 200)) "
                            + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)",
-                           [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("hex", hex.id.uuidString.uppercased()),
+                           [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("hex", hex.id.uppercaseText),
                             ("links", String(hex.links.count)), ("status", "stored")])
             await events.publish(.hexReceived, peerUUID: hex.senderUUID, peer: sender, versionID: envelope.versionID,
-                                 id: hex.id.uuidString.uppercased(), message: hex.hexDescription)
+                                 id: hex.id.uppercaseText, message: hex.hexDescription)
         case .alert(let message):
             logger.limited("alert", .info, "alert from \(remote) (version \(envelope.versionID.clipped(toUTF8: 40))): \(message.clipped(toUTF8: 200))")
             await events.publish(.alertReceived, peer: remote, versionID: envelope.versionID, message: message)

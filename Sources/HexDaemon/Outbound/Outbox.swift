@@ -175,7 +175,7 @@ actor Outbox {
 
     /// Makes a peer's sends due when its beacon says it is (back) on the network.
     private func followBeacons() async {
-        for await event in await events.watch(since: .max) where event.kind == .peerFound {
+        for await event in await events.watch(since: .max, kinds: [.peerFound]) {
             guard let uuid = event.peerUUID, let due = await logged({ try await store.makeOutboxDue(peerUUID: uuid, at: Date()) }), due > 0 else { continue }
             wake()
         }

@@ -12,7 +12,7 @@ actor Discovery {
     /// This device's certificate fingerprint, announced in every beacon; nil exactly when
     /// playing a legacy peer, which speaks no TLS.
     private let fingerprint: String?
-    private let instance = UUID().uuidString.uppercased()
+    private let instance = UUID().uppercaseText
     private let tcpPort: UInt16
     private let events: EventLog
     private let service: HexService

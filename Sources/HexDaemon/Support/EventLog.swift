@@ -8,24 +8,40 @@ actor EventLog {
     static let retained = 1_000
 
     private var nextSequence: UInt64 = 1
+    /// The retained events, and up to as many older ones again: they are dropped in bulk, so
+    /// that recording an event never shifts the whole list.
     private var recent: [DaemonEvent] = []
-    private var watchers: [UUID: AsyncStream<DaemonEvent>.Continuation] = [:]
+    private var watchers: [UUID: Watcher] = [:]
+
+    private struct Watcher {
+        let continuation: AsyncStream<DaemonEvent>.Continuation
+        /// The kinds it is given; nil for all.
+        let kinds: Set<DaemonEvent.Kind>?
+
+        func offer(_ event: DaemonEvent) {
+            if kinds?.contains(event.kind) ?? true { continuation.yield(event) }
+        }
+    }
 
     /// Records an event and hands it to every watcher.
     func publish(_ kind: DaemonEvent.Kind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil, id: String? = nil, message: String? = nil) {
         let event = DaemonEvent(seq: nextSequence, kind: kind, time: Date(), peerUUID: peerUUID, peer: peer, versionID: versionID, id: id, message: message)
         nextSequence += 1
+        if recent.count >= 2 * Self.retained { recent.removeFirst(recent.count - Self.retained) }
         recent.append(event)
-        if recent.count > Self.retained { recent.removeFirst(recent.count - Self.retained) }
-        for watcher in watchers.values { watcher.yield(event) }
+        for watcher in watchers.values { watcher.offer(event) }
     }
 
     /// The retained events after `since`, then every new one as it happens.
-    func watch(since: UInt64) -> AsyncStream<DaemonEvent> {
+    ///
+    /// - Parameter kinds: the kinds wanted; nil for all. A watcher that wants few kinds is not
+    ///   woken by the others, and they cannot crowd the few out of its buffer.
+    func watch(since: UInt64, kinds: Set<DaemonEvent.Kind>? = nil) -> AsyncStream<DaemonEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: DaemonEvent.self, bufferingPolicy: .bufferingNewest(Self.retained))
-        for event in recent where event.seq > since { continuation.yield(event) }
+        let watcher = Watcher(continuation: continuation, kinds: kinds)
+        for event in recent.suffix(Self.retained) where event.seq > since { watcher.offer(event) }
         let id = UUID()
-        watchers[id] = continuation
+        watchers[id] = watcher
         continuation.onTermination = { _ in Task { await self.stopWatching(id) } }
         return stream
     }
@@ -33,5 +49,4 @@ actor EventLog {
     private func stopWatching(_ id: UUID) {
         watchers[id] = nil
     }
-
 }

@@ -13,7 +13,7 @@ public struct LocalIdentity: Sendable, Hashable {
     ///   - name: the display name; surrounding white space is trimmed and a blank name becomes
     ///     `defaultName`, because the original app crashed on an empty sender name.
     public init(uuid: UUID, name: String) {
-        self.uuid = uuid.uuidString.uppercased()
+        self.uuid = uuid.uppercaseText
         let trimmed = name.trimmed
         self.name = trimmed.isEmpty ? Self.defaultName : trimmed
     }

@@ -19,3 +19,28 @@ extension UUID {
                            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 }
+
+/// Fast random words for ids that must differ from one another but need not be unguessable,
+/// such as the ids of a received hex's links: SplitMix64, seeded once from the system's
+/// generator. A 100,000-link hex made its link ids with two system calls each before.
+public struct SeededRandomGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    public init() {
+        var system = SystemRandomNumberGenerator()
+        state = system.next()
+    }
+
+    /// A generator that gives the same words each time (for tests).
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var word = state
+        word = (word ^ (word >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        word = (word ^ (word >> 27)) &* 0x94D0_49BB_1331_11EB
+        return word ^ (word >> 31)
+    }
+}

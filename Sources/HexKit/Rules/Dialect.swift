@@ -39,12 +39,12 @@ public struct Dialect: Sendable, Hashable {
     /// The Store envelope that sends `hex` from `identity`. A legacy receiver gets no `messageID`:
     /// the original app would not answer it, so nothing would ever acknowledge it.
     public func store(_ hex: Hex, from identity: LocalIdentity, messageID: UUID = .random()) -> Envelope {
-        .store(hexJM(hex, from: identity), versionID: versionID, messageID: acknowledges ? messageID.uuidString.uppercased() : nil)
+        .store(hexJM(hex, from: identity), versionID: versionID, messageID: acknowledges ? messageID.uppercaseText : nil)
     }
 
     /// The Alert envelope that sends `message` (with a `messageID` only to a peer that acks).
     public func alert(_ message: String, messageID: UUID = .random()) -> Envelope {
-        .alert(message, versionID: versionID, messageID: acknowledges ? messageID.uuidString.uppercased() : nil)
+        .alert(message, versionID: versionID, messageID: acknowledges ? messageID.uppercaseText : nil)
     }
 
     /// `envelope`, written for a current peer (as the outbox keeps it), as a peer of this dialect
@@ -99,7 +99,7 @@ public struct Dialect: Sendable, Hashable {
     public func reply(to envelope: Envelope, outcome: ReceiveOutcome) -> Envelope? {
         if envelope.operationType == .ack { return nil }
         if let messageID = envelope.messageID {
-            let hexID: String? = if case .stored(let hex) = outcome { hex.id.uuidString.uppercased() } else { nil }
+            let hexID: String? = if case .stored(let hex) = outcome { hex.id.uppercaseText } else { nil }
             return .ack(outcome.ackStatus, messageID: messageID, message: outcome.explanation, versionID: versionID, hexID: hexID)
         }
         if case .rejected(let alert) = outcome {

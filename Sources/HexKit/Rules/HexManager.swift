@@ -123,14 +123,15 @@ public struct HexManager {
     /// filled with its default (empty strings, no links). Values are kept as received, including
     /// services this version does not know.
     public static func makeHex(from hexJM: HexJM, location: HexLocation, at time: Date) -> Hex {
-        Hex(
+        var linkIDs = SeededRandomGenerator()
+        return Hex(
             location: location,
             senderUUID: hexJM.senderUUID ?? "",
             senderName: hexJM.senderName ?? "",
             hexDescription: hexJM.hexDescription ?? "",
             hexColor: hexJM.hexColor ?? "",
             links: (hexJM.links ?? []).map { linkJM in
-                Link(url: linkJM.url ?? "", linkDescription: linkJM.linkDescription ?? "", service: linkJM.service ?? "")
+                Link(id: .random(using: &linkIDs), url: linkJM.url ?? "", linkDescription: linkJM.linkDescription ?? "", service: linkJM.service ?? "")
             },
             timestamp: time,
             isChecked: location != .inbox

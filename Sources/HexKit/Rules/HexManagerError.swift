@@ -8,9 +8,9 @@ public enum HexManagerError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .hexNotFound(let id, let location?):
-            "no hex \(id.uuidString.uppercased()) in \(location == .inbox ? "the inbox" : "My Hexlist")"
+            "no hex \(id.uppercaseText) in \(location == .inbox ? "the inbox" : "My Hexlist")"
         case .hexNotFound(let id, nil):
-            "no hex \(id.uuidString.uppercased())"
+            "no hex \(id.uppercaseText)"
         case .invalidColor(let color):
             "\"\(color)\" is not a colour of the form #RRGGBB"
         }

@@ -32,7 +32,7 @@ public enum ReceiveOutcome: Sendable, Hashable {
     /// A sentence for the human reading an Ack or a log line.
     public var explanation: String {
         switch self {
-        case .stored(let hex): "stored in the inbox as \(hex.id.uuidString.uppercased())"
+        case .stored(let hex): "stored in the inbox as \(hex.id.uppercaseText)"
         case .duplicate: "already stored; this messageID was seen before"
         case .rejected(let alert): alert
         case .alert: "alert delivered"
