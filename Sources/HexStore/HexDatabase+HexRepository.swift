@@ -79,7 +79,11 @@ extension HexDatabase: HexRepository {
     }
 
     /// In one pass over an index (`hex_by_location_checked`), however many hexes are stored.
+    /// Counted from an index, and counted again only once the database changed: `status` on an
+    /// idle daemon with 100,000 hexes took 9-13 ms to count them each time.
     public func counts() throws -> HexCounts {
+        let version = try connection.changeVersion()
+        if let countsCache, countsCache.version == version { return countsCache.counts }
         var counts = HexCounts()
         try connection.run("SELECT location, checked, COUNT(*) FROM hex GROUP BY location, checked") { row in
             let count = Int(clamping: row.int(2))
@@ -91,6 +95,7 @@ extension HexDatabase: HexRepository {
             default: break
             }
         }
+        countsCache = (version, counts)
         return counts
     }
 

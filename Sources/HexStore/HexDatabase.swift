@@ -18,6 +18,8 @@ public final class HexDatabase {
     }
 
     let connection: SQLiteConnection
+    /// The last counts, with the database's version when they were made.
+    var countsCache: (version: SQLiteConnection.ChangeVersion, counts: HexCounts)?
 
     /// The write-ahead log pages after which they are copied into the database file (and the
     /// file synced). SQLite's default, 1,000, made a busy receiver checkpoint every few hundred

@@ -116,6 +116,17 @@ public final class SQLiteConnection {
     /// How many rows the last INSERT, UPDATE or DELETE changed.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Which state of the database a read saw: equal versions mean no row changed in between,
+    /// by this connection (its count of changed rows) or by any other (`PRAGMA data_version`).
+    public struct ChangeVersion: Equatable, Sendable {
+        let own: Int64
+        let others: Int64?
+    }
+
+    public func changeVersion() throws -> ChangeVersion {
+        ChangeVersion(own: sqlite3_total_changes64(handle), others: try integer("PRAGMA data_version"))
+    }
+
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so the write lock is taken at the
     /// start and a busy database fails early): committed when `body` returns, rolled back when
     /// it throws. Inside another transaction it is a savepoint of that one: rolled back alone when

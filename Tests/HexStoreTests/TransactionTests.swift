@@ -23,6 +23,26 @@ import Testing
         #expect(try reader.hexes(in: .inbox).isEmpty)
     }
 
+    /// Counts are kept between calls, and counted again after any change: this connection's, or
+    /// another's.
+    @Test func countsFollowEveryChange() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        let database = try HexDatabase(path: path)
+        let first = sampleHex("first")
+        _ = try database.insert(first, messageID: nil)
+        _ = try database.insert(sampleHex("second"), messageID: nil)
+        #expect(try database.counts() == HexCounts(inbox: 2, unchecked: 2, hexlist: 0))
+        #expect(try database.counts() == HexCounts(inbox: 2, unchecked: 2, hexlist: 0))
+        _ = try database.markChecked(id: first.id)
+        #expect(try database.counts() == HexCounts(inbox: 2, unchecked: 1, hexlist: 0), "a change of this connection")
+        let other = try SQLiteConnection(path: path)
+        try other.execute("UPDATE hex SET checked = 0")
+        #expect(try database.counts() == HexCounts(inbox: 2, unchecked: 2, hexlist: 0), "a change of another connection")
+        try other.execute("DELETE FROM hex")
+        #expect(try database.counts() == HexCounts(inbox: 0, unchecked: 0, hexlist: 0))
+    }
+
     @Test func writersOnTwoConnectionsWaitForEachOtherAndLoseNothing() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("db.sqlite")

@@ -6,5 +6,9 @@ public struct HexCounts: Sendable, Hashable {
     /// My Hexlist.
     public var hexlist = 0
 
-    public init() {}
+    public init(inbox: Int = 0, unchecked: Int = 0, hexlist: Int = 0) {
+        self.inbox = inbox
+        self.unchecked = unchecked
+        self.hexlist = hexlist
+    }
 }
