@@ -1,5 +1,6 @@
 import HexKit
 import HexStore
+import Synchronization
 
 /// The daemon's hexes: `HexManager` over the SQLite database, serialised on its own thread.
 actor HexService {
@@ -32,14 +33,17 @@ actor HexService {
     /// Group commit: the envelopes that arrive while the store is busy (from this connection and
     /// others) are acted on together, each in its own savepoint, and committed in one transaction;
     /// each caller is answered (and its Acks sent) only after that commit. An idle store commits
-    /// at once.
-    func receive(_ envelopes: [Envelope], proof: SenderProof) async -> [Result<ReceiveOutcome, any Error>] {
+    /// at once. Not isolated to the actor: the caller is resumed from the commit directly, so
+    /// that a job queued on the actor meanwhile (a checkpoint) never delays its answer.
+    nonisolated func receive(_ envelopes: [Envelope], proof: SenderProof) async -> [Result<ReceiveOutcome, any Error>] {
         await withCheckedContinuation { continuation in
-            arrivals.append(Arrival(envelopes: envelopes, proof: proof, continuation: continuation))
-            guard !commitScheduled else { return }
-            commitScheduled = true
-            // Runs on this actor after the calls already waiting for it: they join the batch.
-            Task { self.commitArrivals() }
+            let scheduleCommit = arrivals.withLock { queue in
+                queue.waiting.append(Arrival(envelopes: envelopes, proof: proof, continuation: continuation))
+                defer { queue.commitScheduled = true }
+                return !queue.commitScheduled
+            }
+            // Runs on this actor after the jobs already waiting for it: what arrives meanwhile joins the batch.
+            if scheduleCommit { Task { await self.commitArrivals() } }
         }
     }
 
@@ -50,22 +54,29 @@ actor HexService {
         let continuation: CheckedContinuation<[Result<ReceiveOutcome, any Error>], Never>
     }
 
-    private var arrivals: [Arrival] = []
-    private var commitScheduled = false
+    private struct ArrivalQueue {
+        var waiting: [Arrival] = []
+        var commitScheduled = false
+    }
+
+    private let arrivals = Mutex(ArrivalQueue())
     /// Envelopes past which no further caller joins a transaction.
     static let largestBatch = 256
 
     private func commitArrivals() {
-        var taken = 0
-        var envelopes = 0
-        while taken < arrivals.count && (taken == 0 || envelopes + arrivals[taken].envelopes.count <= Self.largestBatch) {
-            envelopes += arrivals[taken].envelopes.count
-            taken += 1
+        let (batch, more) = arrivals.withLock { queue in
+            var taken = 0
+            var envelopes = 0
+            while taken < queue.waiting.count && (taken == 0 || envelopes + queue.waiting[taken].envelopes.count <= Self.largestBatch) {
+                envelopes += queue.waiting[taken].envelopes.count
+                taken += 1
+            }
+            let batch = Array(queue.waiting.prefix(taken))
+            queue.waiting.removeFirst(taken)
+            queue.commitScheduled = !queue.waiting.isEmpty
+            return (batch, queue.commitScheduled)
         }
-        let batch = arrivals.prefix(taken)
-        arrivals.removeFirst(taken)
-        commitScheduled = !arrivals.isEmpty
-        if commitScheduled { Task { self.commitArrivals() } }
+        if more { Task { self.commitArrivals() } }
         var outcomes: [[Result<ReceiveOutcome, any Error>]] = []
         do {
             try database.transaction {

@@ -20,17 +20,34 @@ extension HexDatabase: HexRepository {
                     .text(hex.senderUUID), .text(hex.senderName), .text(hex.hexDescription), .text(hex.hexColor),
                     .date(hex.timestamp), .integer(hex.isChecked ? 1 : 0), hex.senderTrust.map { .text($0.rawValue) } ?? .null,
                 ])
-            for (position, link) in hex.links.enumerated() {
-                try connection.run(
-                    "INSERT INTO link (hex_id, position, id, url, description, service) VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        .text(hexID), .integer(Int64(position)), .text(link.id.databaseText),
-                        .text(link.url), .text(link.linkDescription), .text(link.service.rawValue),
-                    ])
-            }
+            try insertLinks(of: hex, hexID: hexID)
             return true
         }
     }
+
+    /// Inserts a hex's links, `linksPerStatement` rows per statement and the rest one by one:
+    /// a hex may hold 100,000 links, and a statement run per row cost a third of storing them.
+    private func insertLinks(of hex: Hex, hexID: String) throws {
+        let columns = "INSERT INTO link (hex_id, position, id, url, description, service) VALUES "
+        let row = "(?, ?, ?, ?, ?, ?)"
+        let many = try connection.statement(columns + Array(repeating: row, count: Self.linksPerStatement).joined(separator: ", "))
+        var arguments: [SQLiteValue] = []
+        arguments.reserveCapacity(Self.linksPerStatement * 6)
+        for (position, link) in hex.links.enumerated() {
+            arguments += [.text(hexID), .integer(Int64(position)), .text(link.id.databaseText), .text(link.url), .text(link.linkDescription), .text(link.service.rawValue)]
+            if arguments.count == Self.linksPerStatement * 6 {
+                try many.run(arguments) { _ in }
+                arguments.removeAll(keepingCapacity: true)
+            }
+        }
+        let one = try connection.statement(columns + row)
+        for start in stride(from: 0, to: arguments.count, by: 6) {
+            try one.run(Array(arguments[start..<start + 6])) { _ in }
+        }
+    }
+
+    /// Link rows inserted by one statement (6 parameters each, far below SQLite's limit of 32,766).
+    static let linksPerStatement = 64
 
     public func hex(id: UUID) throws -> Hex? {
         try hexes(where: "id = ?", [.text(id.databaseText)]).first

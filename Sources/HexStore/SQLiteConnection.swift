@@ -152,7 +152,9 @@ public final class SQLiteConnection {
         }
     }
 
-    private func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    /// The statement for `sql`, prepared once per connection: to run one statement many times
+    /// without looking it up each time.
+    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let cached = statements[sql] { return cached }
         let statement = try SQLiteStatement(sql: sql, connection: handle)
         statements[sql] = statement

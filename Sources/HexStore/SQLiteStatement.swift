@@ -29,7 +29,7 @@ public final class SQLiteStatement {
             sqlite3_clear_bindings(handle)
         }
         for (offset, argument) in arguments.enumerated() {
-            try check(bind(argument, at: Int32(offset + 1)))
+            try check(bind(argument, at: Int32(clamping: offset + 1)))
         }
         while true {
             let code = sqlite3_step(handle)
@@ -46,10 +46,13 @@ public final class SQLiteStatement {
         case .null: sqlite3_bind_null(handle, index)
         case .integer(let value): sqlite3_bind_int64(handle, index, value)
         case .real(let value): sqlite3_bind_double(handle, index, value)
-        // With its byte count, so a string holding NUL characters is stored whole.
-        case .text(let value):
-            value.utf8CString.withUnsafeBufferPointer {
-                sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count - 1), csqlite_transient())
+        // With its byte count, so a string holding NUL characters is stored whole; from the
+        // string's own UTF-8 storage, not a copy made to end it with a NUL.
+        case .text(var value):
+            value.withUTF8 { bytes in
+                guard let start = bytes.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, csqlite_transient()) }
+                return sqlite3_bind_text64(handle, index, UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), UInt64(bytes.count),
+                                           csqlite_transient(), UInt8(truncatingIfNeeded: SQLITE_UTF8))
             }
         }
     }

@@ -93,11 +93,26 @@ import Testing
         #expect(links == 2)
     }
 
+    /// Links go in several rows per statement, and the rest one by one: every count around
+    /// the statement's size comes back whole and in order.
+    @Test(arguments: [0, 1, HexDatabase.linksPerStatement - 1, HexDatabase.linksPerStatement, 2 * HexDatabase.linksPerStatement + 5])
+    func everyLinkIsStoredInOrder(count: Int) throws {
+        let directory = try TemporaryDirectory()
+        let database = try HexDatabase(path: directory.file("db.sqlite"))
+        let hex = sampleHex("\(count) links", linkCount: count)
+        _ = try database.insert(hex, messageID: nil)
+        _ = try database.insert(sampleHex("another", linkCount: count), messageID: nil)
+        #expect(try database.hex(id: hex.id) == hex)
+    }
+
     @Test func textIsStoredExactly() throws {
         let directory = try TemporaryDirectory()
         let database = try HexDatabase(path: directory.file("db.sqlite"))
         var hex = sampleHex("nul \u{0} inside, emoji 👩‍💻, quotes ' \" and; DROP TABLE hex; --")
         hex.links[0].url = String(repeating: "é", count: 100_000)
+        // Empty text is text, not NULL (the columns are NOT NULL).
+        hex.links[0].linkDescription = ""
+        hex.senderName = ""
         _ = try database.insert(hex, messageID: nil)
         #expect(try database.hex(id: hex.id) == hex)
     }

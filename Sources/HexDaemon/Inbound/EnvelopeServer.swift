@@ -185,34 +185,45 @@ final class EnvelopeServer: Sendable {
     private func receive(_ envelopes: [Envelope], from remote: String, proof: SenderProof) async -> [Envelope] {
         guard !envelopes.isEmpty else { return [] }
         var replies: [Envelope] = []
+        var record = Record()
         for (envelope, outcome) in zip(envelopes, await service.receive(envelopes, proof: proof)) {
             switch outcome {
             case .success(let outcome):
-                await record(outcome, of: envelope, from: remote)
+                log(outcome, of: envelope, from: remote, into: &record)
                 if let reply = dialect.reply(to: envelope, outcome: outcome) { replies.append(reply) }
             case .failure(let error):
                 logger.limited("store failure", .error, "cannot store what \(remote) sent: \(error)")
                 if let reply = dialect.reply(toUnstored: envelope, because: "\(error)") { replies.append(reply) }
             }
         }
+        // One call each for all the envelopes: a call to another actor is a hop between threads.
+        if !record.senders.isEmpty { await discovery.markExchanged(record.senders) }
+        if !record.events.isEmpty { await events.publish(record.events) }
         return replies
     }
 
-    private func record(_ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String) async {
+    /// What envelopes received together leave to record once they are all logged.
+    private struct Record {
+        /// The UUIDs of peers a hex came from.
+        var senders: [String] = []
+        var events: [EventLog.Draft] = []
+    }
+
+    private func log(_ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String, into record: inout Record) {
         let sender = envelope.hex?.senderName.flatMap { $0.isEmpty ? nil : $0 } ?? remote
         switch outcome {
         case .stored(let hex):
-            await discovery.markExchanged(hex.senderUUID)
+            record.senders.append(hex.senderUUID)
             logger.limited("stored hex", .info,
                            "stored hex \(hex.id.uppercaseText) \"\(hex.hexDescription.clipped(toUTF8: 200))\" from \(sender.clipped(toUTF8: 200)) "
                            + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)",
                            [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("hex", hex.id.uppercaseText),
                             ("links", String(hex.links.count)), ("status", "stored")])
-            await events.publish(.hexReceived, peerUUID: hex.senderUUID, peer: sender, versionID: envelope.versionID,
-                                 id: hex.id.uppercaseText, message: hex.hexDescription)
+            record.events.append(EventLog.Draft(.hexReceived, peerUUID: hex.senderUUID, peer: sender, versionID: envelope.versionID,
+                                                id: hex.id.uppercaseText, message: hex.hexDescription))
         case .alert(let message):
             logger.limited("alert", .info, "alert from \(remote) (version \(envelope.versionID.clipped(toUTF8: 40))): \(message.clipped(toUTF8: 200))")
-            await events.publish(.alertReceived, peer: remote, versionID: envelope.versionID, message: message)
+            record.events.append(EventLog.Draft(.alertReceived, peer: remote, versionID: envelope.versionID, message: message))
         default:
             logger.limited("refused envelope", .info, "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) (version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)",
                            [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("status", outcome.ackStatus.rawValue)])

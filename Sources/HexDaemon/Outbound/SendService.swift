@@ -88,7 +88,7 @@ struct SendService: Sendable {
             envelope, to: plan.endpoint, security: plan.security, timeout: timeout,
             maximumLineLength: configuration.maximumLineLength, awaitReply: wait, pool: pool)
         if let peer = plan.peer {
-            await discovery.markExchanged(peer.uuid)
+            await discovery.markExchanged([peer.uuid])
             if let key = delivery.peerKey {
                 do {
                     try await service.pinOnFirstUse(peer: peer.uuid, fingerprint: key.description)

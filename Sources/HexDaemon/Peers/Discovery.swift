@@ -70,9 +70,9 @@ actor Discovery {
         table.peers[uuid.uppercased()]
     }
 
-    /// Notes that a hex went to or came from this peer: it is kept over strangers when the table is full.
-    func markExchanged(_ uuid: String) {
-        table.markExchanged(uuid)
+    /// Notes that a hex went to or came from these peers: they are kept over strangers when the table is full.
+    func markExchanged(_ uuids: [String]) {
+        for uuid in uuids { table.markExchanged(uuid) }
     }
 
     /// The known peer at `endpoint`, if one announced it.

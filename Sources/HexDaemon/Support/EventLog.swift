@@ -23,13 +23,41 @@ actor EventLog {
         }
     }
 
+    /// An event to record, before it has its number and time.
+    struct Draft: Sendable {
+        let kind: DaemonEvent.Kind
+        var peerUUID: String?
+        var peer: String?
+        var versionID: String?
+        var id: String?
+        var message: String?
+
+        init(_ kind: DaemonEvent.Kind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil, id: String? = nil, message: String? = nil) {
+            self.kind = kind
+            self.peerUUID = peerUUID
+            self.peer = peer
+            self.versionID = versionID
+            self.id = id
+            self.message = message
+        }
+    }
+
     /// Records an event and hands it to every watcher.
     func publish(_ kind: DaemonEvent.Kind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil, id: String? = nil, message: String? = nil) {
-        let event = DaemonEvent(seq: nextSequence, kind: kind, time: Date(), peerUUID: peerUUID, peer: peer, versionID: versionID, id: id, message: message)
-        nextSequence += 1
-        if recent.count >= 2 * Self.retained { recent.removeFirst(recent.count - Self.retained) }
-        recent.append(event)
-        for watcher in watchers.values { watcher.offer(event) }
+        publish([Draft(kind, peerUUID: peerUUID, peer: peer, versionID: versionID, id: id, message: message)])
+    }
+
+    /// Records events in this order and hands each to every watcher.
+    func publish(_ drafts: [Draft]) {
+        let time = Date()
+        for draft in drafts {
+            let event = DaemonEvent(seq: nextSequence, kind: draft.kind, time: time, peerUUID: draft.peerUUID, peer: draft.peer,
+                                    versionID: draft.versionID, id: draft.id, message: draft.message)
+            nextSequence += 1
+            if recent.count >= 2 * Self.retained { recent.removeFirst(recent.count - Self.retained) }
+            recent.append(event)
+            for watcher in watchers.values { watcher.offer(event) }
+        }
     }
 
     /// The retained events after `since`, then every new one as it happens.
