@@ -26,11 +26,9 @@ extension HexDatabase: HexRepository {
     }
 
     /// Inserts a hex's links, `linksPerStatement` rows per statement and the rest one by one:
-    /// a hex may hold 100,000 links, and a statement run per row cost a third of storing them.
+    /// a hex may hold 100,000 links, and each run of a statement binds, steps and resets it.
     private func insertLinks(of hex: Hex, hexID: String) throws {
-        let columns = "INSERT INTO link (hex_id, position, id, url, description, service) VALUES "
-        let row = "(?, ?, ?, ?, ?, ?)"
-        let many = try connection.statement(columns + Array(repeating: row, count: Self.linksPerStatement).joined(separator: ", "))
+        let many = try connection.statement(Self.insertLinkRows)
         var arguments: [SQLiteValue] = []
         arguments.reserveCapacity(Self.linksPerStatement * 6)
         for (position, link) in hex.links.enumerated() {
@@ -40,7 +38,7 @@ extension HexDatabase: HexRepository {
                 arguments.removeAll(keepingCapacity: true)
             }
         }
-        let one = try connection.statement(columns + row)
+        let one = try connection.statement(Self.insertLinkRow)
         for start in stride(from: 0, to: arguments.count, by: 6) {
             try one.run(Array(arguments[start..<start + 6])) { _ in }
         }
@@ -48,6 +46,8 @@ extension HexDatabase: HexRepository {
 
     /// Link rows inserted by one statement (6 parameters each, far below SQLite's limit of 32,766).
     static let linksPerStatement = 64
+    private static let insertLinkRow = "INSERT INTO link (hex_id, position, id, url, description, service) VALUES (?, ?, ?, ?, ?, ?)"
+    private static let insertLinkRows = insertLinkRow + String(repeating: ", (?, ?, ?, ?, ?, ?)", count: linksPerStatement - 1)
 
     public func hex(id: UUID) throws -> Hex? {
         try hexes(where: "id = ?", [.text(id.databaseText)]).first
@@ -95,9 +95,9 @@ extension HexDatabase: HexRepository {
         }
     }
 
-    /// In one pass over an index (`hex_by_location_checked`), however many hexes are stored.
-    /// Counted from an index, and counted again only once the database changed: `status` on an
-    /// idle daemon with 100,000 hexes took 9-13 ms to count them each time.
+    /// In one pass over an index (`hex_by_location_checked`), however many hexes are stored, and
+    /// again only once the database changed: with 100,000 hexes the pass takes 9-13 ms, which
+    /// `status` on an idle daemon paid every time.
     public func counts() throws -> HexCounts {
         let version = try connection.changeVersion()
         if let countsCache, countsCache.version == version { return countsCache.counts }

@@ -26,11 +26,11 @@ actor EventLog {
     /// An event to record, before it has its number and time.
     struct Draft: Sendable {
         let kind: DaemonEvent.Kind
-        var peerUUID: String?
-        var peer: String?
-        var versionID: String?
-        var id: String?
-        var message: String?
+        let peerUUID: String?
+        let peer: String?
+        let versionID: String?
+        let id: String?
+        let message: String?
 
         init(_ kind: DaemonEvent.Kind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil, id: String? = nil, message: String? = nil) {
             self.kind = kind
