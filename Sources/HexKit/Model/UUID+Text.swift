@@ -1,7 +1,7 @@
 extension UUID {
     /// The UUID as the original app wrote it, and as hexd stores and sends it: 36 characters,
     /// uppercase. Formatted here rather than by `uuidString`, which on Linux goes through
-    /// `snprintf`: storing a 100,000-link hex spent a sixth of its time there.
+    /// `snprintf`: storing a 100,000-link hex spent an eighth of its time there.
     public var uppercaseText: String {
         withUnsafeBytes(of: uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { text in
