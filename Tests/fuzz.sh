@@ -12,8 +12,13 @@ trap 'rm -rf "$work"' EXIT
 
 targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest)
 flags=(-c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
+# A failed build fails the run: fuzzing a stale binary left in .build-fuzz proves nothing.
 for target in "${targets[@]}"; do
-    HEXD_FUZZ=1 swift build "${flags[@]}" --product "$target" 2>&1 | grep -vE "Cannot export local symbol|^\[" || true
+    if ! HEXD_FUZZ=1 swift build "${flags[@]}" --product "$target" >"$work/build.log" 2>&1; then
+        echo "fuzz: building $target FAILED:"
+        grep -vE "Cannot export local symbol|^\[" "$work/build.log" | tail -40
+        exit 1
+    fi
 done
 bin=$(HEXD_FUZZ=1 swift build "${flags[@]}" --show-bin-path)
 

@@ -1,6 +1,7 @@
 import HexCommandLine
 import HexControl
 import HexKit
+import HexNet
 
 /// Every hexctl command, in the order help lists them.
 let commands: [Command] = [
@@ -112,8 +113,14 @@ let commands: [Command] = [
                 sendFailed, queryProgress, queryFinished, peerKeyMismatch, pairRequested and paired, each with a sequence number that
                 increases by one. --since N first replays the retained events after N
                 (the last 1000 are kept), so a script can resume where it stopped.
+                --until KIND ends the watch with exit 0 once an event of that kind is printed (a replayed
+                one counts: pass --since to skip those); with --timeout, exit 75 if none came in time.
                 """,
-            options: [Option("since", value: "seq", help: "Start after this sequence number (default: 0, everything retained).")]) { invocation in
+            options: [
+                Option("since", value: "seq", help: "Start after this sequence number (default: 0, everything retained)."),
+                Option("until", value: "kind", help: "Stop after printing the first event of this kind."),
+                Option("timeout", value: "seconds", help: "With --until: how long to wait for it (default: no limit)."),
+            ]) { invocation in
         try await watch(invocation)
     },
     Command("raw", "<host:port> <file>", arguments: [("host:port", "Where a peer listens for envelopes."), ("file", "The envelope lines to send as they are; - for standard input.")], summary: "Send an envelope file to a peer as-is and print every reply (version-skew testing).",
@@ -193,15 +200,30 @@ func watch(_ invocation: Invocation) async throws -> ExitCode {
         guard let value = UInt64(text) else { throw UsageError("--since needs a sequence number, not '\(text)'") }
         since = value
     }
+    var until: DaemonEvent.Kind?
+    if let text = invocation.arguments.value("until") {
+        guard let kind = DaemonEvent.Kind(rawValue: text) else {
+            throw UsageError("--until needs an event kind (see 'hexctl watch --help'), not '\(text)'")
+        }
+        until = kind
+    }
+    let timeout = try invocation.seconds("timeout")
+    if timeout != nil && until == nil { throw UsageError("--timeout needs --until: a plain watch runs until interrupted") }
+    let deadline = timeout.map { ContinuousClock.now + .seconds($0) }
     let client = try invocation.connect()
     var response = try await client.request(.watch(since: since), timeout: nil)
     while true {
         if let error = response.error { throw CommandFailure(error) }
         if let event = response.event {
             printResult(event, invocation) { Output.event($0) }
+            if event.kind == until { return .success }
         }
+        let left = deadline.map { $0 - ContinuousClock.now }
+        if let left, left <= .zero { throw CommandFailure(.temporaryFailure, "no \(until?.rawValue ?? "") event in time") }
         do {
-            response = try await client.nextResponse(timeout: nil)
+            response = try await client.nextResponse(timeout: left)
+        } catch let error as SocketError where error.isTimeout {
+            throw CommandFailure(.temporaryFailure, "no \(until?.rawValue ?? "") event in time")
         } catch {
             throw CommandFailure(.unavailable, "hexd stopped")
         }

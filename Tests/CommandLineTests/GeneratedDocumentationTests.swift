@@ -1,5 +1,6 @@
 import Foundation
 import HexTestSupport
+import HexTestTools
 import Testing
 
 extension ProcessTests {
@@ -45,14 +46,13 @@ extension ProcessTests {
             for option in ["to", "no-wait", "limit", "after", "full", "provider", "since", "peer", "data-dir", "json"] {
                 #expect(script.contains(shell == "fish" ? "-l \(option)" : "--\(option)"), "\(shell): --\(option)")
             }
-            // A shell that is installed checks the syntax.
-            let checker = "/usr/bin/\(shell)"
-            if FileManager.default.isExecutableFile(atPath: checker) {
-                let directory = try TemporaryDirectory()
-                try script.write(toFile: directory.file("script"), atomically: true, encoding: .utf8)
-                let check = try await PackageExecutable.run(checker, shell == "fish" ? ["--no-execute", directory.file("script")] : ["-n", directory.file("script")])
-                #expect(check.status == 0, "\(shell): \(check.standardError)")
-            }
+            // The shell itself checks the syntax.
+            let checker = try ExternalTool.require(shell)
+            let directory = try TemporaryDirectory()
+            try script.write(toFile: directory.file("script"), atomically: true, encoding: .utf8)
+            let arguments = shell == "fish" ? ["--no-execute", directory.file("script")] : ["-n", directory.file("script")]
+            let check = try await PackageExecutable.run(checker, arguments)
+            #expect(check.status == 0, "\(shell): \(check.standardError)")
         }
 
         @Test func theManPagesListEveryCommandAndOption() async throws {
@@ -64,12 +64,12 @@ extension ProcessTests {
             for option in ["port", "max-connections", "partial-line-budget", "beacon-rate", "log-format", "link-command"] {
                 #expect(hexd.contains("\\-\\-\(option.replacingOccurrences(of: "-", with: "\\-"))"), "hexd(8): --\(option)")
             }
-            if FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") {
-                let directory = try TemporaryDirectory()
-                try hexctl.write(toFile: directory.file("hexctl.1"), atomically: true, encoding: .utf8)
-                let rendered = try await PackageExecutable.run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", directory.file("hexctl.1")])
-                #expect(rendered.status == 0 && rendered.standardError.isEmpty && rendered.standardOutput.split(separator: "\n").count > 50, "\(rendered.standardError)")
-            }
+            let groff = try ExternalTool.require("groff")
+            let directory = try TemporaryDirectory()
+            try hexctl.write(toFile: directory.file("hexctl.1"), atomically: true, encoding: .utf8)
+            let rendered = try await PackageExecutable.run(groff, ["-man", "-Tutf8", "-ww", directory.file("hexctl.1")])
+            #expect(rendered.status == 0 && rendered.standardError.isEmpty && rendered.standardOutput.split(separator: "\n").count > 50,
+                    "\(rendered.standardError)")
         }
     }
 }

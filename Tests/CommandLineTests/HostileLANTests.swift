@@ -53,7 +53,9 @@ extension ProcessTests {
             let during = try #require(ProcessFigures.residentBytes(of: daemon.pid))
             try await HonestSender.store("still served", to: port)
             await holders.stop()
-            #expect(during - before < 100 << 20, "RSS grew \((during - before) >> 20) MiB for 100 MiB of unfinished lines")
+            #expect(holders.timedOut == 0, "the daemon took every byte it was sent, or closed the connection")
+            // 8 MiB of lines held, plus the reading buffers of connections being cut (6-8 MiB seen).
+            #expect(during - before < 24 << 20, "RSS grew \((during - before) >> 20) MiB for an 8 MiB budget")
             #expect(daemon.log.contains("cut off"))
         }
 

@@ -103,10 +103,9 @@ extension ProcessTests {
             #expect(stored.count == sends, "each hex stored once, though every one was sent at least twice")
             let relayed = try await relay.value
             #expect(relayed.standardOutput.contains("dropped \(sends)\n"), "every first Ack was dropped: \(relayed.standardOutput) \(relayed.standardError)")
-            let events = try await ada.hexctl(["watch", "--json"], timeout: .seconds(2)).standardOutput
+            let acked = try await ada.events { $0.filter { $0.kind == .sendAcked }.count >= sends }.filter { $0.kind == .sendAcked }
             for id in ids {
-                let acked = events.split(separator: "\n").contains { $0.contains("\"sendAcked\"") && $0.contains(id) && $0.contains("duplicate") }
-                #expect(acked, "\(id) was acked as a duplicate")
+                #expect(acked.contains { $0.id == id && $0.message?.contains("duplicate") == true }, "\(id) was acked as a duplicate")
             }
         }
 
@@ -133,10 +132,9 @@ extension ProcessTests {
                 try await grace.hexctlJSON(StatusReport.self, ["status"]).inbox == 1
             }
             #expect(try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0)
-            let events = try await ada.hexctl(["watch", "--json"], timeout: .seconds(2)).standardOutput
-            for kind in ["sendQueued", "sendRetrying", "sendAcked"] {
-                #expect(events.split(separator: "\n").contains { $0.contains("\"\(kind)\"") && $0.contains(id) }, "\(kind) for \(id): \(events)")
-            }
+            let events = try await ada.events { $0.contains { $0.kind == .sendAcked && $0.id == id } }.filter { $0.id == id }
+            #expect(events.map(\.kind).filter { $0 != .sendRetrying } == [.sendQueued, .sendAcked], "\(events)")
+            #expect(events.contains { $0.kind == .sendRetrying }, "it was retried when Grace came back")
             #expect(try await grace.newestInboxHex()?.links.map(\.url) == ["https://example.com/later"])
         }
 
@@ -173,13 +171,11 @@ extension ProcessTests {
             #expect(cancel.status == 0 && cancel.standardOutput.contains("cancelled alert \(cancelled)"), "\(cancel.standardOutput) \(cancel.standardError)")
             #expect(try await ada.hexctl(["outbox", "cancel", cancelled]).status == 1, "it is gone")
 
-            try await waitUntil("the send expires", timeout: .seconds(15)) {
-                try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0
-            }
-            let events = try await ada.hexctl(["watch", "--json"], timeout: .seconds(2)).standardOutput.split(separator: "\n")
-            #expect(events.contains { $0.contains("\"sendFailed\"") && $0.contains(expiring) && $0.contains("expired") }, "\(events)")
-            #expect(events.contains { $0.contains("\"sendFailed\"") && $0.contains(cancelled) && $0.contains("cancelled") }, "\(events)")
-            #expect(events.filter { $0.contains("\"sendRetrying\"") && $0.contains(expiring) }.count >= 2, "it was retried before it expired")
+            let events = try await ada.events { $0.filter { $0.kind == .sendFailed }.count == 2 }
+            #expect(events.contains { $0.kind == .sendFailed && $0.id == expiring && $0.message?.contains("expired") == true }, "\(events)")
+            #expect(events.contains { $0.kind == .sendFailed && $0.id == cancelled && $0.message == "cancelled" }, "\(events)")
+            #expect(events.filter { $0.kind == .sendRetrying && $0.id == expiring }.count >= 2, "it was retried before it expired")
+            #expect(try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0)
         }
 
         @Test func killingBothDaemonsOverAndOverLosesNothingAndStoresNothingTwice() async throws {
@@ -193,29 +189,44 @@ extension ProcessTests {
             var queued = 0
             var refusedWhileDown = 0
             for round in 0..<rounds {
-                // Queue this round's share; on odd rounds Ada is killed while it queues them.
-                let victim = ada
-                let killer = round % 2 == 1 ? Task { try await Task.sleep(for: .milliseconds(150)); victim.kill() } : nil
+                // Queue this round's share; on odd rounds Ada is killed halfway, while a request is
+                // on its way (the kill races the request made beside it).
                 let end = total * (round + 1) / rounds
+                let storedBefore = try await grace.hexctlJSON(StatusReport.self, ["status"]).inbox
+                let halfway = round % 2 == 1 ? (queued + end) / 2 : nil
+                var killer: Task<Void, Never>?
                 var client: ControlClient?
+                var failuresInARow = 0
                 while queued < end {
+                    if queued == halfway, killer == nil {
+                        let victim = ada
+                        killer = Task { victim.kill() }
+                    }
                     do {
                         let connected = try client ?? ControlClient(socketPath: ada.dataDirectory + "/hexd.sock")
                         client = connected
                         try await Self.queue(index: queued, id: ids[queued], on: connected)
                         queued += 1
+                        failuresInARow = 0
+                    } catch let refusal as Refusal {
+                        // The daemon answered, and not with "queued": that is a failure, not a crash to ride out.
+                        throw refusal
                     } catch {
                         // Ada died mid-request: the same id is queued again once it is back,
                         // whether or not it had committed the first one.
+                        failuresInARow += 1
+                        guard failuresInARow <= 3 else { throw error }
                         refusedWhileDown += 1
                         client = nil
-                        _ = try await killer?.value
+                        await killer?.value
                         if !ada.isRunning { ada = try await DaemonProcess(name: "Ada", discoveryPort: port, directory: ada.directory) }
                     }
                 }
-                _ = try await killer?.value
+                await killer?.value
                 // Then, with deliveries under way, both are killed and restarted.
-                try await Task.sleep(for: .milliseconds(50 * (round + 1)))
+                try await waitUntil("Grace stores some of round \(round)", timeout: .seconds(60)) {
+                    try await grace.hexctlJSON(StatusReport.self, ["status"]).inbox > storedBefore
+                }
                 ada.kill()
                 grace.kill()
                 grace = try await DaemonProcess(name: "Grace", discoveryPort: port, directory: grace.directory)
@@ -235,8 +246,14 @@ extension ProcessTests {
         private static func queue(index: Int, id: UUID, on client: ControlClient) async throws {
             let draft = HexDraft(description: "hex \(index)", links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "", service: .unknown)])
             let response = try await client.request(.send(draft, SendOptions(to: "Grace", wait: false, messageID: id)), timeout: .seconds(10))
-            if let error = response.error { throw error }
-            guard response.queued?.messageID == id.uuidString else { throw WaitTimedOut(what: "a queued answer for \(id)") }
+            if let error = response.error { throw Refusal(answer: "\(error)") }
+            guard response.queued?.messageID == id.uuidString else { throw Refusal(answer: "no queued answer for \(id)") }
+        }
+
+        /// The daemon answered a send with something other than "queued".
+        private struct Refusal: Error, CustomStringConvertible {
+            let answer: String
+            var description: String { "the daemon refused to queue: \(answer)" }
         }
     }
 }

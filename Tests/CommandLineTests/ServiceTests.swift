@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HexTestSupport
+import HexTestTools
 import Testing
 
 extension ProcessTests {
@@ -8,8 +9,6 @@ extension ProcessTests {
     /// tells the service manager when it is ready (Type=notify).
     @Suite struct ServiceTests {
         static let examples = #filePath.split(separator: "/").dropLast(3).map { "/" + $0 }.joined() + "/Examples"
-        static let analyzer = "/usr/bin/systemd-analyze"
-        static var haveAnalyzer: Bool { FileManager.default.isExecutableFile(atPath: analyzer) }
 
         /// A unit file with its ExecStart pointed at the hexd just built (verify checks it exists).
         private func unit(_ name: String, in directory: TemporaryDirectory, home: String? = nil) throws -> String {
@@ -25,26 +24,26 @@ extension ProcessTests {
             return path
         }
 
-        @Test(.enabled(if: haveAnalyzer, "systemd-analyze is not installed"))
-        func theSystemUnitVerifiesAndIsHardened() async throws {
+        @Test func theSystemUnitVerifiesAndIsHardened() async throws {
+            let analyzer = try ExternalTool.require("systemd-analyze")
             let directory = try TemporaryDirectory()
             let path = try unit("hexd.service", in: directory)
-            let verify = try await PackageExecutable.run(Self.analyzer, ["verify", path])
+            let verify = try await PackageExecutable.run(analyzer, ["verify", path])
             #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardError)")
-            let security = try await PackageExecutable.run(Self.analyzer, ["security", "--offline=true", path])
+            let security = try await PackageExecutable.run(analyzer, ["security", "--offline=true", path])
             let line = security.standardOutput.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
             let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
             #expect(score.map { $0 <= 3.0 } == true, "exposure: \(line)")
         }
 
-        @Test(.enabled(if: haveAnalyzer, "systemd-analyze is not installed"))
-        func theUserUnitVerifies() async throws {
+        @Test func theUserUnitVerifies() async throws {
+            let analyzer = try ExternalTool.require("systemd-analyze")
             let directory = try TemporaryDirectory()
             let home = directory.file("home")
             let runtime = directory.file("run")
             try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let path = try unit("hexd-user.service", in: directory, home: home)
-            let verify = try await PackageExecutable.run(Self.analyzer, ["--user", "verify", path], environment: ["HOME": home, "XDG_RUNTIME_DIR": runtime])
+            let verify = try await PackageExecutable.run(analyzer, ["--user", "verify", path], environment: ["HOME": home, "XDG_RUNTIME_DIR": runtime])
             #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardError)")
         }
 

@@ -48,8 +48,8 @@ extension ProcessTests {
             #expect(hex.links.map(\.url) == (1...12).map { "https://cloud.example/s/file-\($0).pdf" }.reversed())
             #expect(hex.links.allSatisfy { $0.service == .dropbox })
 
-            let events = try await ada.hexctl(["watch"], timeout: .seconds(1)).standardOutput
-            #expect(events.contains("queryProgress") && events.contains("\"12/12\"") && events.contains("queryFinished"))
+            let events = try await ada.hexctl(["watch", "--until", "queryFinished", "--timeout", "20"]).standardOutput
+            #expect(events.contains("queryProgress") && events.contains("\"12/12\"") && events.contains("queryFinished"), "\(events)")
         }
 
         @Test func aFailingFileSendsAndSavesNothingAndIsNamed() async throws {

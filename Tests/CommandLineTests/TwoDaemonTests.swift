@@ -41,16 +41,17 @@ extension ProcessTests {
             #expect(report.hexID == hex.id.uuidString.uppercased(), "send --json gives the stored hex's id as its own field")
 
             // The receiver's events: Alice found, then the hex; a watcher can resume after any of them.
-            let watch = try await bob.hexctl(["watch", "--json"], timeout: .seconds(2))
-            let events = try watch.standardOutput.split(separator: "\n").map { try ControlCoding.decode(DaemonEvent.self, from: Array($0.utf8)) }
-            #expect(events.map(\.seq) == Array(1...UInt64(events.count)))
+            let events = try await bob.events { $0.contains { $0.kind == .hexReceived } }
+            #expect(events.map(\.seq) == events.indices.map { UInt64($0) + 1 }, "sequence numbers count up from 1")
             #expect(events.contains { $0.kind == .peerFound && $0.peer == "Alice" })
             let received = try #require(events.first { $0.kind == .hexReceived })
             #expect(received.id == hex.id.uuidString.uppercased() && received.peer == "Alice" && received.message == "Trip photos")
-            let resumed = try await bob.hexctl(["watch", "--json", "--since", String(received.seq - 1)], timeout: .seconds(1))
-            #expect(resumed.standardOutput.split(separator: "\n").count == events.count - Int(received.seq) + 1)
-            let senderEvents = try await alice.hexctl(["watch"], timeout: .seconds(1)).standardOutput
-            #expect(senderEvents.contains("sendAcked \"Bob (") && senderEvents.contains("\"stored\""))
+            let resumed = try await bob.events(since: received.seq - 1) { $0.contains { $0.seq >= received.seq } }
+            #expect(resumed.first?.seq == received.seq, "the replay starts right after --since")
+            // hexctl watch prints the sender's side as a person reads it, and --until ends it.
+            let senderEvents = try await alice.hexctl(["watch", "--until", "sendAcked", "--timeout", "20"])
+            #expect(senderEvents.status == 0, "\(senderEvents.standardError)")
+            #expect(senderEvents.standardOutput.contains("sendAcked \"Bob (") && senderEvents.standardOutput.contains("\"stored\""))
 
             #expect(try await bob.hexctl(["inbox", "check", String(hex.id.uuidString.prefix(6))]).status == 0)
             #expect(try await bob.hexctlJSON(StatusReportShape.self, ["status"]).unchecked == 0)
@@ -72,8 +73,10 @@ extension ProcessTests {
 
             #expect(stopped.stop() == 0)
             try await waitUntil("Stopped is gone", timeout: .seconds(10)) { try await peers(of: watcher).isEmpty }
-            let events = try await watcher.hexctl(["watch"], timeout: .seconds(1)).standardOutput
-            #expect(events.contains("peerLost \"Killed\"") && events.contains("peerLost \"Stopped\" version \"\(HexdVersion.current)\" \"said bye\""))
+            let lost = try await watcher.events { $0.filter { $0.kind == .peerLost }.count == 2 }.filter { $0.kind == .peerLost }
+            #expect(lost.map(\.peer) == ["Killed", "Stopped"] && lost.map(\.message) == [nil, "said bye"], "\(lost)")
+            let text = try await watcher.hexctl(["watch", "--since", String(lost[0].seq - 1), "--until", "peerLost", "--timeout", "20"])
+            #expect(text.status == 0 && text.standardOutput.contains("peerLost \"Killed\""), "\(text.standardOutput)")
         }
 
         @Test func aRestartedPeerIsRecognisedByItsUUID() async throws {
@@ -86,9 +89,7 @@ extension ProcessTests {
             // The same data directory again, before the old entry expires: the same peer UUID with a
             // new instance, seen as a restart (a second peerFound), never as a second peer.
             let second = try await DaemonProcess(name: "Phoenix", discoveryPort: port, directory: first.directory)
-            try await waitUntil("the restart is seen", timeout: .seconds(10)) {
-                try await watcher.hexctl(["watch"], timeout: .milliseconds(500)).standardOutput.components(separatedBy: "peerFound \"Phoenix\"").count == 3
-            }
+            _ = try await watcher.events { $0.filter { $0.kind == .peerFound && $0.peer == "Phoenix" }.count == 2 }
             #expect(try await peers(of: watcher).map(\.uuid) == [uuid])
             #expect(try await second.hexctlJSON(StatusReportShape.self, ["status"]).peerUUID == uuid)
         }

@@ -1,6 +1,7 @@
 import HexKit
 import HexNet
 import HexTestSupport
+import HexTestTools
 import Testing
 
 import Glibc
@@ -169,10 +170,19 @@ import Glibc
         #expect(datagram.truncated && datagram.bytes.count == 1_024)
     }
 
-    @Test func interfaceBroadcastAddressesAreReal() {
-        for address in NetworkInterfaces.broadcastAddresses() {
-            #expect(address != .any && !address.description.hasPrefix("127."))
+    /// The broadcast addresses are those iproute2 reports for the interfaces that are up (an empty
+    /// list matches only a machine with none, such as a container with only `lo`).
+    @Test func interfaceBroadcastAddressesAreTheOnesIPReports() async throws {
+        let ip = try ExternalTool.require("ip")
+        let listing = try await PackageExecutable.run(ip, ["-o", "-4", "addr", "show", "up"])
+        #expect(listing.status == 0, "\(listing.standardError)")
+        let reported = listing.standardOutput.split(separator: "\n").compactMap { line -> String? in
+            let words = line.split(separator: " ")
+            guard let brd = words.firstIndex(of: "brd"), brd + 1 < words.count else { return nil }
+            return String(words[brd + 1])
         }
+        let found = NetworkInterfaces.broadcastAddresses().map(\.description)
+        #expect(Set(found) == Set(reported) && found.count == Set(found).count, "found \(found), ip reports \(reported)")
     }
 }
 

@@ -73,9 +73,13 @@ import Testing
         do {
             _ = try HexDatabase(path: path)
             Issue.record("a newer database was opened")
-        } catch StoreError.newerSchema(let errorPath, let found, let supported) {
+        } catch let error as StoreError {
+            guard case .newerSchema(let errorPath, let found, let supported) = error else {
+                Issue.record("not a newer-schema error: \(error)")
+                return
+            }
             #expect(errorPath == path && found == 99 && supported == Schema.migrations.last?.version)
-            #expect(StoreError.newerSchema(path: path, found: found, supported: supported).description.contains("left untouched"))
+            #expect(error.description.contains("left untouched"), "the error the user sees says so: \(error)")
         }
         #expect(contents(path) == before)
         #expect(try SQLiteConnection(path: path).integer("PRAGMA user_version") == 99)

@@ -1,5 +1,6 @@
 // Full Foundation for Process: the tests run real hexd processes.
 import Foundation
+import HexControl
 import HexKit
 import HexNet
 
@@ -89,6 +90,31 @@ public final class DaemonProcess: @unchecked Sendable {
     public func newestInboxHex() async throws -> Hex? {
         guard let newest = try await hexctlJSONLines(HexSummary.self, ["inbox", "--limit", "1"]).first else { return nil }
         return try await hexctlJSON(Hex.self, ["inbox", "show", "--full", newest.id.uuidString])
+    }
+
+    /// Reads the daemon's events with `watch` (from after `since`: the retained ones first, then
+    /// new ones as they happen) until `done` holds for the events read so far, and returns them.
+    /// - Throws: `WaitTimedOut`, naming the events seen, when `done` does not hold by `timeout`.
+    public func events(
+        since: UInt64 = 0, timeout: Duration = .seconds(20), until done: ([DaemonEvent]) -> Bool
+    ) async throws -> [DaemonEvent] {
+        let deadline = ContinuousClock.now + timeout
+        let client = try ControlClient(socketPath: dataDirectory + "/hexd.sock")
+        var events: [DaemonEvent] = []
+        var response = try await client.request(.watch(since: since), timeout: timeout)
+        while true {
+            if let error = response.error { throw error }
+            if let event = response.event { events.append(event) }
+            if done(events) { return events }
+            let left = deadline - ContinuousClock.now
+            do {
+                guard left > .zero else { throw SocketError.timedOut("read an event") }
+                response = try await client.nextResponse(timeout: left)
+            } catch let error as SocketError where error.isTimeout {
+                let seen = events.map { "\($0.seq) \($0.kind.rawValue) \($0.peer ?? "") \($0.message ?? "")" }
+                throw WaitTimedOut(what: "\(name)'s events fit; seen:\n" + seen.joined(separator: "\n"))
+            }
+        }
     }
 
     /// Stops with SIGTERM (a clean stop) and returns the exit status.

@@ -21,6 +21,7 @@ public final class ConnectionSwarm: Sendable {
     private struct Counts {
         var connected = 0
         var closedByPeer = 0
+        var timedOut = 0
         var open = 0
     }
 
@@ -51,9 +52,13 @@ public final class ConnectionSwarm: Sendable {
         }
     }
 
-    /// Connections made so far, and how many of them the daemon closed.
+    /// Connections made so far, and how many of them the daemon closed (an end of stream or a
+    /// reset seen by a read or a write).
     public var connected: Int { tally.counts.withLock(\.connected) }
     public var closedByPeer: Int { tally.counts.withLock(\.closedByPeer) }
+    /// Connections given up because a write or read of the attacker's own timed out: the daemon
+    /// neither took the bytes nor closed the connection.
+    public var timedOut: Int { tally.counts.withLock(\.timedOut) }
     /// Connections open now.
     public var open: Int { tally.counts.withLock(\.open) }
 
@@ -87,7 +92,12 @@ public final class ConnectionSwarm: Sendable {
             }
             // The daemon closed it (a read ended), unless this attacker was told to stop.
             if !Task.isCancelled { tally.counts.withLock { $0.closedByPeer += 1 } }
+        } catch let error as SocketError where error.isTimeout {
+            if !Task.isCancelled { tally.counts.withLock { $0.timedOut += 1 } }
+        } catch is CancellationError {
+            // Told to stop.
         } catch {
+            // A reset or a broken pipe: the daemon closed it.
             if !Task.isCancelled { tally.counts.withLock { $0.closedByPeer += 1 } }
         }
     }

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// Programs a test needs that hexd does not (iproute2, systemd-analyze, shells, groff). `.ci/run`
+/// installs them; a test that cannot find one fails, unless `HEXD_ALLOW_SKIP` names the tool
+/// (comma-separated, or `all`), and then it is reported as skipped, with the reason, instead.
+public enum ExternalTool {
+    /// Where the tool is looked for.
+    static let directories = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+
+    /// The tool's path.
+    /// - Throws: `Missing` when it is not installed and no skip is allowed; when one is, the test
+    ///   is cancelled (reported as skipped).
+    public static func require(_ name: String) throws -> String {
+        if let path = directories.map({ $0 + "/" + name }).first(where: FileManager.default.isExecutableFile(atPath:)) {
+            return path
+        }
+        let allowed = (ProcessInfo.processInfo.environment["HEXD_ALLOW_SKIP"] ?? "").split(separator: ",").map(String.init)
+        guard allowed.contains(name) || allowed.contains("all") else { throw Missing(name: name) }
+        try Test.cancel("skipped: \(name) is not installed (allowed by HEXD_ALLOW_SKIP)")
+    }
+
+    /// A tool a test needs is not installed.
+    public struct Missing: Error, CustomStringConvertible {
+        public let name: String
+        public var description: String {
+            "\(name) is not installed: .ci/run installs it; set HEXD_ALLOW_SKIP=\(name) to skip the tests that need it"
+        }
+    }
+}
