@@ -47,6 +47,24 @@ extension ProcessTests {
             #expect(events.status == 0 && events.standardOutput.contains("\"Lunch at noon?\""), "the words are joined: \(events.standardOutput)")
         }
 
+        @Test func aBlockedPeerCannotAlertEither() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            #expect(try await ada.hexctl(["wait", "--peer", "Grace", "--timeout", "10"]).status == 0)
+            #expect(try await grace.hexctl(["wait", "--peer", "Ada", "--timeout", "10"]).status == 0)
+            // The first hex pins Ada's key on Grace's side; the block then names that key.
+            #expect(try await ada.hexctl(["send", "--to", "Grace", "https://example.com/first"]).status == 0)
+            #expect(try await ada.hexctl(["alert", "--to", "Grace", "before"]).status == 0)
+            #expect(try await grace.hexctl(["block", "Ada"]).status == 0)
+            let refused = try await ada.hexctl(["alert", "--to", "Grace", "pay this invoice"])
+            #expect(refused.status == 77 && refused.standardError.contains("Grace blocked you."), "\(refused.standardError)")
+            #expect(try await grace.hexctl(["unblock", "Ada"]).status == 0)
+            #expect(try await ada.hexctl(["alert", "--to", "Grace", "after"]).status == 0)
+            let alerts = try await grace.events { $0.contains { $0.message == "after" } }.filter { $0.kind == .alertReceived }
+            #expect(alerts.map(\.message) == ["before", "after"], "the blocked alert never reached Grace's user")
+        }
+
         @Test func aSenderIsBlockedByNameOrUUIDPrefixAndOtherwiseRefused() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)

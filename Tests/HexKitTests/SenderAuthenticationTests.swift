@@ -60,6 +60,20 @@ import Testing
         #expect(try receiver.manager.inbox().count == 1)
     }
 
+    /// A blocked peer's Alerts are refused like its hexes, whatever the policy: its key names it.
+    @Test func aBlockRefusesTheAlertsOfTheBlockedKey() throws {
+        let alert = Envelope.alert("pay this invoice", versionID: "2.0.0", messageID: UUID().uuidString)
+        for policy in [AcceptPolicy.anyone, .known] {
+            let receiver = try Receiver(accepting: policy)
+            try receiver.database.setPin(PeerPin(peerUUID: Self.ada, fingerprint: Self.adaKey, trust: .pinned))
+            #expect(try receiver.manager.receive(alert, proof: .key(Self.adaKey)) == .alert(message: "pay this invoice"), "\(policy)")
+            try receiver.manager.block(senderUUID: Self.ada.lowercased())
+            #expect(try receiver.manager.receive(alert, proof: .key(Self.adaKey)) == .rejected(alert: "\(Receiver.name) blocked you."), "\(policy)")
+            try receiver.manager.unblock(senderUUID: Self.ada)
+            #expect(try receiver.manager.receive(alert, proof: .key(Self.adaKey)) == .alert(message: "pay this invoice"), "\(policy)")
+        }
+    }
+
     @Test func aPairedKeyIsReportedAsPaired() throws {
         let receiver = try Receiver()
         try receiver.database.setPin(PeerPin(peerUUID: Self.ada, fingerprint: Self.adaKey, trust: .paired))

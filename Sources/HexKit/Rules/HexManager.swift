@@ -25,7 +25,7 @@ public struct HexManager {
 
     /// Acts on an envelope received from a peer: stores a hex in the inbox (unless its sender is
     /// blocked, not admitted by the accept policy, or its `messageID` was stored before), passes an
-    /// Alert on (from a sender the policy admits), and refuses the rest.
+    /// Alert on (from a sender the policy admits and that is not blocked), and refuses the rest.
     ///
     /// Returns only after the hex is committed, so an Ack built from the outcome never claims
     /// more than the database holds.
@@ -36,8 +36,7 @@ public struct HexManager {
     public func receive(_ envelope: Envelope, proof: SenderProof = .none, at time: Date = Date()) throws -> ReceiveOutcome {
         switch envelope.operationType {
         case .alert:
-            guard try admitsAlert(from: proof) else { return refusedByPolicy }
-            return .alert(message: envelope.message ?? "")
+            return try receiveAlert(envelope, proof: proof)
         case .store:
             return try receiveStore(envelope, proof: proof, at: time)
         default:
@@ -75,13 +74,20 @@ public struct HexManager {
         .rejected(alert: "\(identity.name) accepts hexes only from \(acceptPolicy.admitted).")
     }
 
-    /// Whether an Alert over this connection is from a sender the policy admits: a key pinned
-    /// (or paired, as the policy requires) for `known` and `paired`.
-    private func admitsAlert(from proof: SenderProof) throws -> Bool {
-        guard acceptPolicy != .anyone else { return true }
-        guard case .key(let fingerprint) = proof, let owner = try repository.pinnedPeer(forKey: fingerprint),
-              let pin = try repository.pin(forPeer: owner) else { return false }
-        return acceptPolicy.admits(pin.trust)
+    /// An Alert names no sender; over TLS the key the connection proved does. It is passed on
+    /// unless that key's peer is blocked or the policy does not admit it: `known` and `paired`
+    /// take Alerts only from a key pinned (or paired, as the policy requires). A plaintext Alert
+    /// cannot be tied to a sender, so only the policy `anyone` takes it, blocked senders or not.
+    private func receiveAlert(_ envelope: Envelope, proof: SenderProof) throws -> ReceiveOutcome {
+        var pin: PeerPin?
+        if case .key(let fingerprint) = proof, let owner = try repository.pinnedPeer(forKey: fingerprint) {
+            pin = try repository.pin(forPeer: owner)
+        }
+        if let pin, try repository.isBlocked(senderUUID: pin.peerUUID) {
+            return .rejected(alert: "\(identity.name) blocked you.")
+        }
+        guard acceptPolicy == .anyone || pin.map({ acceptPolicy.admits($0.trust) }) == true else { return refusedByPolicy }
+        return .alert(message: envelope.message ?? "")
     }
 
     /// How the sender is known, or the outcome for a sender the connection disproves. A key is
@@ -225,11 +231,12 @@ public struct HexManager {
 
     // MARK: Block list
 
-    /// Refuses future Stores from this sender UUID. Returns false if it was blocked already.
+    /// Refuses future Stores from this sender UUID, and Alerts from the key pinned to it. Returns
+    /// false if it was blocked already.
     @discardableResult
     public func block(senderUUID: String) throws -> Bool { try repository.setBlocked(true, senderUUID: senderUUID) }
 
-    /// Accepts Stores from this sender UUID again. Returns false if it was not blocked.
+    /// Accepts Stores and Alerts from this sender UUID again. Returns false if it was not blocked.
     @discardableResult
     public func unblock(senderUUID: String) throws -> Bool { try repository.setBlocked(false, senderUUID: senderUUID) }
 
