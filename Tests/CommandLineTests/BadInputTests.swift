@@ -207,6 +207,21 @@ extension ProcessTests {
             #expect(try await daemon.hexctlJSONLines(PeerInfo.self, ["peers"]).isEmpty)
         }
 
+        @Test func beaconsPastTheRateOfOneAddressAreDroppedAndCounted() async throws {
+            let discoveryPort = try DaemonProcess.freeDiscoveryPort()
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: discoveryPort, extraArguments: ["--beacon-rate", "20"])
+            // 300 at once from one address: a burst of 40 passes, the rest is over the rate.
+            let sent = try await BeaconFlood.send(300, to: discoveryPort, from: ["127.0.0.77"])
+            #expect(sent == 300)
+            try await waitUntil("the flood is read", timeout: .seconds(10)) {
+                let status = try await daemon.hexctlJSON(StatusReport.self, ["status"])
+                return status.datagramsReceived >= 300
+            }
+            let status = try await daemon.hexctlJSON(StatusReport.self, ["status"])
+            // The rate refills while the flood is read, so a few more than 40 pass: far from all 300.
+            #expect(status.datagramsRateLimited >= 150 && status.datagramsRateLimited <= 260, "\(status.datagramsRateLimited) dropped")
+        }
+
         @Test func badControlRequestsGetClearErrors() async throws {
             let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             let client = StreamConnection(socket: try StreamConnector.unix(path: daemon.dataDirectory + "/hexd.sock"), maximumLineLength: 1 << 20)

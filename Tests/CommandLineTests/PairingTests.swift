@@ -116,9 +116,13 @@ extension ProcessTests {
             #expect(refused.status == 77 && refused.standardError.contains(newKey) && refused.standardError.contains(firstKey ?? "?"), "\(refused.standardError)")
             try await waitForPeer("Bob", of: alice) { $0.keyMismatch?.fingerprint == newKey && $0.keyMismatch?.pinned == firstKey }
             #expect(try await alice.hexctl(["peers"]).standardOutput.contains("hexctl trust --reset \(bobUUID)"))
+            let mismatch = try await alice.events { $0.contains { $0.kind == .peerKeyMismatch } }.first { $0.kind == .peerKeyMismatch }
+            #expect(mismatch?.peerUUID == bobUUID && mismatch?.message?.contains(newKey) == true
+                    && mismatch?.message?.contains(firstKey ?? "?") == true, "\(String(describing: mismatch))")
 
-            let reset = try await alice.hexctlJSON(TrustReport.self, ["trust", "--reset", bobUUID])
-            #expect(reset.trust == nil && reset.key == nil)
+            // By name, as a user would type it; the UUID is checked to be reset after.
+            let reset = try await alice.hexctlJSON(TrustReport.self, ["trust", "--reset", "bob"])
+            #expect(reset.trust == nil && reset.key == nil && reset.peerUUID == bobUUID)
             #expect(try await alice.hexctl(["trust", "--reset", bobUUID]).status == 1, "nothing left to reset")
             #expect(try await bob.hexctl(["send", "--to", "127.0.0.1:\(alicePort)", "https://example.com/trusted-again"]).status == 0)
             #expect(try await alice.newestInboxHex()?.senderTrust == .pinned)

@@ -102,6 +102,57 @@ extension ProcessTests {
             #expect(try await PackageExecutable.run("hexd", ["--legacy", "--plaintext", "refuse", "--data-dir", strict.dataDirectory + "-x"]).status == 64)
         }
 
+        /// `--accept known` on real daemons with real keys: a peer whose key was pinned before is
+        /// served, a stranger's hexes and alerts are refused and its key is not pinned.
+        @Test func acceptKnownTakesPinnedKeysAndRefusesStrangers() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            var grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            try await waitForPeer("Grace", of: ada)
+            #expect(try await ada.hexctl(["send", "--to", "Grace", "https://example.com/before"]).status == 0, "pins Ada's key")
+            #expect(grace.stop() == 0)
+            grace = try await DaemonProcess(name: "Grace", discoveryPort: port, directory: grace.directory, extraArguments: ["--accept", "known"])
+            #expect(try await grace.hexctlJSON(StatusReport.self, ["status"]).accept == "known")
+            let eve = try await DaemonProcess(name: "Eve", discoveryPort: port)
+            try await waitForPeer("Grace", of: eve)
+            try await waitForPeer("Grace", of: ada)
+
+            let known = try await ada.hexctl(["send", "--to", "Grace", "https://example.com/known"])
+            #expect(known.status == 0, "\(known.standardError)")
+            for command in [["send", "--to", "Grace", "https://example.com/stranger"], ["alert", "--to", "Grace", "hello"]] {
+                let refused = try await eve.hexctl(command + ["--no-queue"])
+                #expect(refused.status == 77 && refused.standardError.contains("Grace accepts hexes only from"), "\(command): \(refused.standardError)")
+            }
+            let inbox = try await grace.hexctlJSONLines(HexSummary.self, ["inbox"])
+            #expect(inbox.map(\.senderName) == ["Ada", "Ada"] && inbox.allSatisfy { $0.senderTrust == .pinned })
+            let eveUUID = try await eve.hexctlJSON(StatusReport.self, ["status"]).peerUUID
+            let eveAsSeen = try await grace.hexctlJSONLines(PeerInfo.self, ["peers"]).first { $0.uuid == eveUUID }
+            #expect(eveAsSeen != nil && eveAsSeen?.trust == nil, "the stranger's key was not pinned")
+        }
+
+        /// Two real daemons: sends share one kept TLS connection; once the receiver closes it (its
+        /// idle timeout, 1 s here, is shorter than the 15 s a sender keeps it), the next send goes on
+        /// a new one, and every hex is stored once.
+        @Test func aKeptConnectionTheReceiverClosedIsReplaced() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port, extraArguments: ["--idle-timeout", "1"])
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            try await waitForPeer("Grace", of: ada)
+            let handshakes = { grace.log.components(separatedBy: "TLS connection from").count - 1 }
+            for index in 0..<3 {
+                #expect(try await ada.hexctl(["send", "--to", "Grace", "https://example.com/kept/\(index)"]).status == 0)
+            }
+            #expect(handshakes() == 1, "three sends, one connection kept between them")
+            try await waitUntil("Grace closes the idle connection", timeout: .seconds(20)) {
+                grace.log.contains("no line within the deadline")
+            }
+            let after = try await ada.hexctl(["send", "--to", "Grace", "https://example.com/after-close"])
+            #expect(after.status == 0, "\(after.standardError)")
+            #expect(handshakes() == 2, "the closed one was replaced by a new connection")
+            let stored = try await grace.hexctlJSONLines(HexSummary.self, ["inbox"])
+            #expect(stored.count == 4, "each hex stored once")
+        }
+
         /// A host replays Bob's beacon (Bob's UUID and key) pointing at itself. Sends to Bob that
         /// reach it fail naming both keys, never report "stored", and carry nothing it can read.
         @Test func aReplayedBeaconCannotRedirectASend() async throws {

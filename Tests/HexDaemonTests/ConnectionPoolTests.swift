@@ -81,6 +81,32 @@ import Testing
         #expect(pool.count == 1, "the second connection is kept in turn")
     }
 
+    /// The defaults Protocol.md gives (15 s, 64 connections): the 65th kept makes the oldest go,
+    /// and a kept connection is taken until its 15 s are up, never after.
+    @Test func atMost64AreKeptFor15Seconds() async throws {
+        let pool = ConnectionPool()
+        #expect(pool.capacity == 64 && pool.idleLifetime == .seconds(15))
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        let endpoint = Endpoint(host: "127.0.0.1", port: listener.port)
+        var accepted: [Socket] = []
+        var keys: [ConnectionPool.Key] = []
+        let start = ContinuousClock.now
+        for index in 0..<65 {
+            let socket = try await StreamConnector.tcp(to: endpoint, timeout: .seconds(5))
+            accepted.append(try await listener.accept())
+            let key = try #require(Fingerprint(hex: String(repeating: "0", count: index < 16 ? 63 : 62) + String(index, radix: 16)))
+            keys.append(ConnectionPool.Key(endpoint: endpoint, peerKey: key))
+            let channel = EnvelopeSender.Channel(endpoint: endpoint, socket: socket,
+                                                 connection: StreamConnection(stream: socket, maximumLineLength: 100), peerKey: key)
+            pool.keep(channel, at: start + .milliseconds(index))
+        }
+        #expect(pool.count == 64)
+        #expect(pool.take(keys[0], at: start + .seconds(1)) == nil, "the oldest made room")
+        #expect(pool.take(keys[1], at: start + .seconds(15)) != nil, "kept at 1 ms, taken at 15 s: within its lifetime")
+        #expect(pool.take(keys[2], at: start + .seconds(15) + .milliseconds(2)) == nil, "past its 15 s")
+        withExtendedLifetime(accepted) {}
+    }
+
     @Test func aConnectionIsKeptOnlyForItsPeerAndItsKey() async throws {
         let directory = try TemporaryDirectory()
         let peer = try ClosingPeer(directory: directory, answered: 10)

@@ -157,11 +157,11 @@ struct ControlHandler: Sendable {
             let timeout = timeout ?? SendOptions.defaultTimeout
             return ControlResponse(trust: accept ? try await pairing.accept(peer, timeout: timeout) : try await pairing.request(peer, timeout: timeout))
         case .unpair(let peer):
-            let uuid = try await peerUUID(peer)
+            let uuid = try await peerUUID(peer, orRemembered: true)
             let pin = try await service.unpair(peer: uuid, label: peer)
             return ControlResponse(trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: pin.fingerprint, trust: pin.trust))
         case .resetTrust(let peer):
-            let uuid = try await peerUUID(peer)
+            let uuid = try await peerUUID(peer, orRemembered: true)
             let forgotten = try await service.resetTrust(peer: uuid, label: peer)
             await discovery.forgetImpostor(uuid)
             await pairing?.forget(peerUUID: uuid)
@@ -175,12 +175,15 @@ struct ControlHandler: Sendable {
         (try? await discovery.peer(matching: uuid).name) ?? ""
     }
 
-    /// The peer UUID a user means: a UUID, or a known peer's name or unique UUID prefix.
-    private func peerUUID(_ text: String) async throws -> String {
+    /// The peer UUID a user means: a UUID, or the name or unique UUID prefix of a peer in the table.
+    /// - Parameter orRemembered: also a peer remembered from an earlier sighting, for the trust
+    ///   commands: a reinstalled peer's beacons contradict its pin, so it is not in the table.
+    private func peerUUID(_ text: String, orRemembered: Bool = false) async throws -> String {
         if let uuid = UUID(uuidString: text) { return uuid.uuidString }
         do {
             return try await discovery.peer(matching: text).uuid
         } catch {
+            if orRemembered, let remembered = try await service.knownPeer(matching: text) { return remembered.uuid }
             throw ControlError(.usage, "'\(text.clipped(toUTF8: 80))' is neither a peer UUID nor the name or UUID prefix of a peer in the table (\(error))")
         }
     }
