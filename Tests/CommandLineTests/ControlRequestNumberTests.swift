@@ -72,12 +72,17 @@ extension ProcessTests {
             let commands: [[String]] = [
                 ["send", "--to", "x", "https://x", "--timeout"], ["raw", "127.0.0.1:1", "/dev/null", "--timeout"],
                 ["share", "--save", "/tmp/x", "--timeout"], ["inbox", "--limit"], ["peers", "--limit"], ["watch", "--since"],
+                ["watch", "--until", "hexReceived", "--timeout"],
             ]
             for command in commands {
                 for value in ["0", "-1", "1e300", "-1e300", "18446744073709551616", "nan", "inf", "twelve"] where !(command.contains("--since") && value == "0") {
                     let result = try await PackageExecutable.run("hexctl", command + [value, "--data-dir", directory.path])
                     #expect(result.status == 64, "hexctl \(command.joined(separator: " ")) \(value): \(result.status) \(result.standardError)")
                 }
+            }
+            for words in [["--until", "nonsense"], ["--timeout", "5"]] {
+                let result = try await PackageExecutable.run("hexctl", ["watch", "--data-dir", directory.path] + words)
+                #expect(result.status == 64, "watch \(words): \(result.standardError)")
             }
             for index in ["-1", "1e300", "18446744073709551616", "1.5"] {
                 let result = try await PackageExecutable.run("hexctl", ["hexlist", "move", "--data-dir", directory.path, "abc", index])

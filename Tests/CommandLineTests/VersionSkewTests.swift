@@ -55,8 +55,13 @@ extension ProcessTests {
             var stored: Stored?
         }
 
+        /// Each example is followed by a line over the daemon's `--max-line`: the daemon answers it
+        /// (an Ack `invalid`) and closes, so `raw` ends there, and whatever came before that answer
+        /// is all the example got. No reply is ever taken for silence after a guessed wait.
         @Test func everyExampleEnvelopeGetsItsDocumentedReplyFromARunningDaemon() async throws {
-            let daemon = try await DaemonProcess(name: "Example Receiver", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            let limit = 4_096
+            let daemon = try await DaemonProcess(name: "Example Receiver", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                                 extraArguments: ["--max-line", String(limit)])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             let names = try FileManager.default.contentsOfDirectory(atPath: Self.examples).filter { $0.hasSuffix(".envelope") }.sorted()
             #expect(names.count >= 16)
@@ -64,9 +69,15 @@ extension ProcessTests {
                 let base = Self.examples + "/" + name.dropLast(".envelope".count)
                 let expected = try JSONDecoder().decode(Expectation.self, from: try #require(FileManager.default.contents(atPath: base + ".expected.json")))
                 for sender in expected.setup?["blockedSenders"] ?? [] { #expect(try await daemon.hexctl(["block", sender]).status == 0) }
-                let result = try await daemon.hexctl(["raw", "127.0.0.1:\(port)", Self.examples + "/" + name, "--timeout", "0.3"])
+                var input = try #require(FileManager.default.contents(atPath: Self.examples + "/" + name))
+                if input.last != UInt8(ascii: "\n") { input.append(UInt8(ascii: "\n")) }
+                input.append(contentsOf: Array(repeating: UInt8(ascii: "x"), count: limit + 1) + [UInt8(ascii: "\n")])
+                let result = try await daemon.hexctl(["raw", "127.0.0.1:\(port)", "-", "--timeout", "20"], input: input)
                 #expect(result.status == 0, "\(name): \(result.standardError)")
-                let replies = try result.standardOutput.split(separator: "\n").map { try Envelope.decode(from: Array($0.utf8)) }
+                var replies = try result.standardOutput.split(separator: "\n").map { try Envelope.decode(from: Array($0.utf8)) }
+                let closing = replies.popLast()
+                #expect(closing?.status == .invalid && closing?.message?.contains("line longer than \(limit) bytes") == true,
+                        "\(name): the daemon answered the over-long line last: \(result.standardOutput)")
                 if let reply = expected.reply {
                     #expect(replies.count == 1, "\(name): \(result.standardOutput)")
                     #expect(replies.first?.operationType.rawValue == reply.operationType, "\(name)")

@@ -68,11 +68,16 @@ import Testing
     @Test func theConcurrencyLimitHolds() async throws {
         let directory = try TemporaryDirectory()
         let counter = directory.file("counter.sh")
-        // Each run logs its start and end; the log shows how many ran at once.
+        // Each run logs its start and end; the log shows how many ran at once. Run N waits until
+        // run N+1 has started (at most 3 s), so runs overlap as far as the limit lets them, on
+        // any machine: with a limit of 3, three would be seen at once.
         let script = """
             #!/bin/sh
             d=\(directory.path)
-            echo start >> $d/log; sleep 0.3; echo end >> $d/log
+            echo start >> $d/log
+            n=$(grep -c start $d/log); i=0
+            while [ "$(grep -c start $d/log)" -le "$n" ] && [ "$n" -lt 6 ] && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
+            echo end >> $d/log
             echo "https://x.example/$(basename "$1")"
             """
         #expect(FileManager.default.createFile(atPath: counter, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))

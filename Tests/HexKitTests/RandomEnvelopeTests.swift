@@ -5,10 +5,10 @@ import HexTestSupport
 import Testing
 
 /// Random envelope-like input through decode -> HexManager -> SQLite, checked against the
-/// generator's own model of the tolerance rules. Bounded in count and in time.
+/// generator's own model of the tolerance rules. Bounded in count (no network, no waits: about
+/// 20 s on two cores while other suites run).
 @Suite struct RandomEnvelopeTests {
     static let inputCount = 12_000
-    static let timeLimit = Duration.seconds(120)
 
     @Test func randomEnvelopesDecodeStoreAndNeverCrash() async throws {
         let seed = ProcessInfo.processInfo.environment["HEXD_FUZZ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
@@ -20,10 +20,8 @@ import Testing
         var storedMessageIDs: Set<String> = []
         var storedCount = 0
         var tally: [String: Int] = [:]
-        let clock = ContinuousClock()
-        let deadline = clock.now + Self.timeLimit
         var processed = 0
-        while processed < Self.inputCount && clock.now < deadline {
+        while processed < Self.inputCount {
             processed += 1
             // Seconds of CPU: give the cooperative pool's other tasks their turns.
             if processed % 50 == 0 { await Task.yield() }
@@ -75,7 +73,6 @@ import Testing
             }
         }
 
-        #expect(processed >= 10_000, "only \(processed) inputs ran before the time limit")
         #expect(try receiver.manager.inbox().count == storedCount)
         let check = try SQLiteConnection(path: receiver.directory.file(DataDirectory.databaseName))
         #expect(try check.rows("PRAGMA integrity_check") { $0.string(0) } == ["ok"])
