@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "HexTestTools", path: "Tests/HexTestTools", swiftSettings: strictSettings),
         .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "HexCommandLineTests", dependencies: ["HexCommandLine", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "HexCommandLineTests", dependencies: ["HexCommandLine", "HexStore", "HexTestSupport", "HexTestTools"], swiftSettings: strictSettings),
         .testTarget(name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexControlTests", dependencies: ["HexControl", "HexKit"], swiftSettings: strictSettings),
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport", "HexTestTools"], swiftSettings: strictSettings),

@@ -85,11 +85,13 @@ let commands: [Command] = [
         return try await send(.hexlistSend(id: try single(invocation, "a hex id"), options), options, invocation)
     },
 ] + shareCommands + trustCommands + outboxCommands + [
-    Command("block", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")], summary: "Refuse hexes and alerts from a sender: a UUID, or a peer's name or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
+    Command("block", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
+            summary: "Refuse hexes and alerts from a sender: a UUID, or a peer's name or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
         let blocked = try await invocation.result(\.blocked, of: .block(sender: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
     },
-    Command("unblock", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")], summary: "Accept hexes and alerts from a sender again: a UUID, or a peer's name or UUID prefix.") { invocation in
+    Command("unblock", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
+            summary: "Accept hexes and alerts from a sender again: a UUID, or a peer's name or UUID prefix.") { invocation in
         let blocked = try await invocation.result(\.blocked, of: .unblock(sender: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { $0.isEmpty ? "nobody is blocked" : "blocked: " + $0.joined(separator: ", ") }
     },
@@ -208,8 +210,11 @@ func watch(_ invocation: Invocation) async throws -> ExitCode {
         until = kind
     }
     let timeout = try invocation.seconds("timeout")
-    if timeout != nil && until == nil { throw UsageError("--timeout needs --until: a plain watch runs until interrupted") }
+    if timeout != nil && until == nil {
+        throw UsageError("--timeout needs --until: a plain watch runs until interrupted")
+    }
     let deadline = timeout.map { ContinuousClock.now + .seconds($0) }
+    let late = CommandFailure(.temporaryFailure, "no \(until?.rawValue ?? "") event in time")
     let client = try invocation.connect()
     var response = try await client.request(.watch(since: since), timeout: nil)
     while true {
@@ -219,11 +224,11 @@ func watch(_ invocation: Invocation) async throws -> ExitCode {
             if event.kind == until { return .success }
         }
         let left = deadline.map { $0 - ContinuousClock.now }
-        if let left, left <= .zero { throw CommandFailure(.temporaryFailure, "no \(until?.rawValue ?? "") event in time") }
+        if let left, left <= .zero { throw late }
         do {
             response = try await client.nextResponse(timeout: left)
         } catch let error as SocketError where error.isTimeout {
-            throw CommandFailure(.temporaryFailure, "no \(until?.rawValue ?? "") event in time")
+            throw late
         } catch {
             throw CommandFailure(.unavailable, "hexd stopped")
         }

@@ -23,13 +23,15 @@ let trustCommands = [
         let report = try await invocation.result(\.trust, of: request, timeout: (timeout ?? SendOptions.defaultTimeout) + .seconds(10))
         return printResult(report, invocation) { Output.trust($0) }
     },
-    Command("unpair", "<peer>", arguments: [("peer", "A peer's name, or its UUID or a unique prefix of one, in the table or seen before.")],
+    Command("unpair", "<peer>",
+            arguments: [("peer", "A peer's name, or its UUID or a unique prefix of one, in the table or seen before.")],
             summary: "Unpair a peer: its key stays pinned (it still speaks for the peer), but it is no longer paired.",
             details: "Only this side changes; the peer still holds this daemon as paired until its user unpairs too.") { invocation in
         let report = try await invocation.result(\.trust, of: .unpair(peer: try single(invocation, "a peer")))
         return printResult(report, invocation) { Output.trust($0) }
     },
-    Command("trust", "<peer>", arguments: [("peer", "A peer's name or UUID prefix, from 'hexctl peers' or seen before; or any peer UUID.")],
+    Command("trust", "<peer>",
+            arguments: [("peer", "A peer's name or UUID prefix, from 'hexctl peers' or seen before; or any peer UUID.")],
             summary: "With --reset: forget the key pinned to a peer that was reinstalled, so its new key is pinned.",
             details: """
                 A peer that made a new key (reinstalled, or its data directory lost) is refused: its sends

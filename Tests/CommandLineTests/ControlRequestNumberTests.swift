@@ -29,13 +29,15 @@ extension ProcessTests {
                     let connection = StreamConnection(socket: try StreamConnector.unix(path: daemon.dataDirectory + "/hexd.sock"), maximumLineLength: 1 << 20)
                     try await connection.writeLine(Array(request.utf8), timeout: .seconds(5))
                     let accepted = field.accepted.contains(value)
-                    guard let line = try await answer(on: connection, streaming: accepted && request.contains("watch"), daemon: daemon) else {
+                    let streaming = accepted && request.contains("watch")
+                    guard let line = try await answer(on: connection, streaming: streaming, daemon: daemon) else {
                         Issue.record("the daemon closed the connection without answering \(request)")
                         continue
                     }
                     let response = try ControlCoding.decode(ControlResponse.self, from: line)
-                    if accepted && request.contains("watch") {
-                        #expect(response.event != nil, "\(request) streams events: \(String(decoding: line, as: UTF8.self))")
+                    if streaming {
+                        #expect(response.event != nil,
+                                "\(request) streams events: \(String(decoding: line, as: UTF8.self))")
                     } else if accepted {
                         #expect(response.error?.code != .usage, "\(request): \(response.error?.message ?? "")")
                     } else {
@@ -50,14 +52,18 @@ extension ProcessTests {
         /// silence throws, a closed connection is nil. An accepted watch answers with events, so
         /// for one (`streaming`) sends are queued to make events until one arrives (the first may be
         /// published before the watch is registered).
-        private func answer(on connection: StreamConnection, streaming: Bool, daemon: DaemonProcess) async throws -> [UInt8]? {
+        private func answer(
+            on connection: StreamConnection, streaming: Bool, daemon: DaemonProcess
+        ) async throws -> [UInt8]? {
             for _ in 0..<5 {
                 if streaming {
-                    let queued = try await daemon.hexctl(["send", "--to", "127.0.0.1:1", "--no-wait", "https://example.com/event"])
+                    let queued = try await daemon.hexctl(
+                        ["send", "--to", "127.0.0.1:1", "--no-wait", "https://example.com/event"])
                     #expect(queued.status == 0, "\(queued.standardError)")
                 }
                 do {
-                    guard case .line(let line)? = try await connection.readLine(timeout: .seconds(streaming ? 3 : 15)) else { return nil }
+                    let read = try await connection.readLine(timeout: .seconds(streaming ? 3 : 15))
+                    guard case .line(let line)? = read else { return nil }
                     return line
                 } catch let error as SocketError where error.isTimeout && streaming {
                     continue

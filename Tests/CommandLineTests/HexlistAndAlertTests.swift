@@ -44,7 +44,8 @@ extension ProcessTests {
             let result = try await ada.hexctl(["alert", "--to", "Grace", "Lunch", "at", "noon?"])
             #expect(result.status == 0 && result.standardOutput.hasPrefix("received by Grace"), "\(result.standardError)")
             let events = try await grace.hexctl(["watch", "--until", "alertReceived", "--timeout", "20"])
-            #expect(events.status == 0 && events.standardOutput.contains("\"Lunch at noon?\""), "the words are joined: \(events.standardOutput)")
+            #expect(events.status == 0 && events.standardOutput.contains("\"Lunch at noon?\""),
+                    "the words are joined: \(events.standardOutput)")
         }
 
         @Test func aBlockedPeerCannotAlertEither() async throws {
@@ -58,10 +59,12 @@ extension ProcessTests {
             #expect(try await ada.hexctl(["alert", "--to", "Grace", "before"]).status == 0)
             #expect(try await grace.hexctl(["block", "Ada"]).status == 0)
             let refused = try await ada.hexctl(["alert", "--to", "Grace", "pay this invoice"])
-            #expect(refused.status == 77 && refused.standardError.contains("Grace blocked you."), "\(refused.standardError)")
+            #expect(refused.status == 77 && refused.standardError.contains("Grace blocked you."),
+                    "\(refused.standardError)")
             #expect(try await grace.hexctl(["unblock", "Ada"]).status == 0)
             #expect(try await ada.hexctl(["alert", "--to", "Grace", "after"]).status == 0)
-            let alerts = try await grace.events { $0.contains { $0.message == "after" } }.filter { $0.kind == .alertReceived }
+            let alerts = try await grace.events { $0.contains { $0.message == "after" } }
+                .filter { $0.kind == .alertReceived }
             #expect(alerts.map(\.message) == ["before", "after"], "the blocked alert never reached Grace's user")
         }
 

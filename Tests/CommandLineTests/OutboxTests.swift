@@ -103,9 +103,11 @@ extension ProcessTests {
             #expect(stored.count == sends, "each hex stored once, though every one was sent at least twice")
             let relayed = try await relay.value
             #expect(relayed.standardOutput.contains("dropped \(sends)\n"), "every first Ack was dropped: \(relayed.standardOutput) \(relayed.standardError)")
-            let acked = try await ada.events { $0.filter { $0.kind == .sendAcked }.count >= sends }.filter { $0.kind == .sendAcked }
+            let acked = try await ada.events { $0.filter { $0.kind == .sendAcked }.count >= sends }
+                .filter { $0.kind == .sendAcked }
             for id in ids {
-                #expect(acked.contains { $0.id == id && $0.message?.contains("duplicate") == true }, "\(id) was acked as a duplicate")
+                #expect(acked.contains { $0.id == id && $0.message?.contains("duplicate") == true },
+                        "\(id) was acked as a duplicate")
             }
         }
 
@@ -132,7 +134,8 @@ extension ProcessTests {
                 try await grace.hexctlJSON(StatusReport.self, ["status"]).inbox == 1
             }
             #expect(try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0)
-            let events = try await ada.events { $0.contains { $0.kind == .sendAcked && $0.id == id } }.filter { $0.id == id }
+            let events = try await ada.events { $0.contains { $0.kind == .sendAcked && $0.id == id } }
+                .filter { $0.id == id }
             #expect(events.map(\.kind).filter { $0 != .sendRetrying } == [.sendQueued, .sendAcked], "\(events)")
             #expect(events.contains { $0.kind == .sendRetrying }, "it was retried when Grace came back")
             #expect(try await grace.newestInboxHex()?.links.map(\.url) == ["https://example.com/later"])
@@ -172,9 +175,11 @@ extension ProcessTests {
             #expect(try await ada.hexctl(["outbox", "cancel", cancelled]).status == 1, "it is gone")
 
             let events = try await ada.events { $0.filter { $0.kind == .sendFailed }.count == 2 }
-            #expect(events.contains { $0.kind == .sendFailed && $0.id == expiring && $0.message?.contains("expired") == true }, "\(events)")
-            #expect(events.contains { $0.kind == .sendFailed && $0.id == cancelled && $0.message == "cancelled" }, "\(events)")
-            #expect(events.filter { $0.kind == .sendRetrying && $0.id == expiring }.count >= 2, "it was retried before it expired")
+            let failed = events.filter { $0.kind == .sendFailed }
+            #expect(failed.contains { $0.id == expiring && $0.message?.contains("expired") == true }, "\(events)")
+            #expect(failed.contains { $0.id == cancelled && $0.message == "cancelled" }, "\(events)")
+            let retries = events.filter { $0.kind == .sendRetrying && $0.id == expiring }
+            #expect(retries.count >= 2, "it was retried before it expired")
             #expect(try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0)
         }
 
@@ -247,7 +252,9 @@ extension ProcessTests {
             let draft = HexDraft(description: "hex \(index)", links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "", service: .unknown)])
             let response = try await client.request(.send(draft, SendOptions(to: "Grace", wait: false, messageID: id)), timeout: .seconds(10))
             if let error = response.error { throw Refusal(answer: "\(error)") }
-            guard response.queued?.messageID == id.uuidString else { throw Refusal(answer: "no queued answer for \(id)") }
+            guard response.queued?.messageID == id.uuidString else {
+                throw Refusal(answer: "no queued answer for \(id)")
+            }
         }
 
         /// The daemon answered a send with something other than "queued".

@@ -116,7 +116,8 @@ extension ProcessTests {
             #expect(refused.status == 77 && refused.standardError.contains(newKey) && refused.standardError.contains(firstKey ?? "?"), "\(refused.standardError)")
             try await waitForPeer("Bob", of: alice) { $0.keyMismatch?.fingerprint == newKey && $0.keyMismatch?.pinned == firstKey }
             #expect(try await alice.hexctl(["peers"]).standardOutput.contains("hexctl trust --reset \(bobUUID)"))
-            let mismatch = try await alice.events { $0.contains { $0.kind == .peerKeyMismatch } }.first { $0.kind == .peerKeyMismatch }
+            let mismatch = try await alice.events { $0.contains { $0.kind == .peerKeyMismatch } }
+                .first { $0.kind == .peerKeyMismatch }
             #expect(mismatch?.peerUUID == bobUUID && mismatch?.message?.contains(newKey) == true
                     && mismatch?.message?.contains(firstKey ?? "?") == true, "\(String(describing: mismatch))")
 

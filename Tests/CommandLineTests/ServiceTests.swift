@@ -43,7 +43,8 @@ extension ProcessTests {
             let runtime = directory.file("run")
             try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let path = try unit("hexd-user.service", in: directory, home: home)
-            let verify = try await PackageExecutable.run(analyzer, ["--user", "verify", path], environment: ["HOME": home, "XDG_RUNTIME_DIR": runtime])
+            let verify = try await PackageExecutable.run(analyzer, ["--user", "verify", path],
+                                                         environment: ["HOME": home, "XDG_RUNTIME_DIR": runtime])
             #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardError)")
         }
 

@@ -8,11 +8,16 @@ extension ProcessTests {
     /// `hexctl share` against real daemons whose link provider is a real command.
     @Suite struct ShareTests {
         /// A link command: prints a link after `delay` seconds, or fails for a file named *fail*.
-        static func linker(in directory: TemporaryDirectory, delay: Double = 0) throws -> String {
+        /// A link command that prints a link for each file, or fails for a file named `fail`.
+        /// - Parameter holding: every file but `one.txt` waits (at most 30 s) until a file named
+        ///   `release` appears in `directory`, so a share stays in flight for as long as a test needs.
+        static func linker(in directory: TemporaryDirectory, holding: Bool = false) throws -> String {
             let path = directory.file("linker.sh")
+            let hold = holding ? "case \"$1\" in *one.txt) ;; *) i=0; while [ ! -e \(directory.file("release")) ] "
+                + "&& [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done;; esac" : ""
             let script = """
                 #!/bin/sh
-                sleep \(delay)
+                \(hold)
                 case "$1" in
                   *fail*) echo "no permission to share $1" >&2; exit 2;;
                   *) echo "https://cloud.example/s/$(basename "$1")";;
@@ -49,7 +54,8 @@ extension ProcessTests {
             #expect(hex.links.allSatisfy { $0.service == .dropbox })
 
             let events = try await ada.hexctl(["watch", "--until", "queryFinished", "--timeout", "20"]).standardOutput
-            #expect(events.contains("queryProgress") && events.contains("\"12/12\"") && events.contains("queryFinished"), "\(events)")
+            #expect(events.contains("queryProgress") && events.contains("\"12/12\"") && events.contains("queryFinished"),
+                    "\(events)")
         }
 
         @Test func aFailingFileSendsAndSavesNothingAndIsNamed() async throws {
@@ -78,17 +84,18 @@ extension ProcessTests {
         @Test func aShareInFlightIsListedAndCanBeCancelled() async throws {
             let work = try TemporaryDirectory()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                        extraArguments: ["--link-command", try Self.linker(in: work, delay: 1), "--link-concurrency", "1"])
+                                        extraArguments: ["--link-command", try Self.linker(in: work, holding: true), "--link-concurrency", "1"])
             let paths = files(["one.txt", "two.txt", "three.txt", "four.txt"], in: work)
             let share = Task.detached { try await ada.hexctl(["share", "--save"] + paths, timeout: .seconds(30)) }
 
             var inFlight: [QueryRegistry.Progress] = []
-            try await waitUntil("the share is in flight with one link", timeout: .seconds(10)) {
+            // one.txt is answered at once; the next file's command waits for a release that never comes.
+            try await waitUntil("the share is in flight with one link", timeout: .seconds(20)) {
                 inFlight = try await ada.hexctlJSON([QueryRegistry.Progress].self, ["queries"])
                 return inFlight.first.map { $0.answered >= 1 } ?? false
             }
             let query = try #require(inFlight.first)
-            #expect(query.total == 4 && query.kind == .shareLinks && query.waiting.count == 4 - query.answered)
+            #expect(query.total == 4 && query.kind == .shareLinks && query.answered == 1 && query.waiting.count == 3)
             #expect(try await ada.hexctl(["cancel", String(query.id.uuidString.lowercased().prefix(8))]).status == 0, "a unique prefix, any case")
 
             let result = try await share.value

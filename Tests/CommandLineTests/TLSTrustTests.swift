@@ -109,9 +109,11 @@ extension ProcessTests {
             var grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
             try await waitForPeer("Grace", of: ada)
-            #expect(try await ada.hexctl(["send", "--to", "Grace", "https://example.com/before"]).status == 0, "pins Ada's key")
+            let first = try await ada.hexctl(["send", "--to", "Grace", "https://example.com/before"])
+            #expect(first.status == 0, "pins Ada's key: \(first.standardError)")
             #expect(grace.stop() == 0)
-            grace = try await DaemonProcess(name: "Grace", discoveryPort: port, directory: grace.directory, extraArguments: ["--accept", "known"])
+            grace = try await DaemonProcess(name: "Grace", discoveryPort: port, directory: grace.directory,
+                                            extraArguments: ["--accept", "known"])
             #expect(try await grace.hexctlJSON(StatusReport.self, ["status"]).accept == "known")
             let eve = try await DaemonProcess(name: "Eve", discoveryPort: port)
             try await waitForPeer("Grace", of: eve)
@@ -119,9 +121,11 @@ extension ProcessTests {
 
             let known = try await ada.hexctl(["send", "--to", "Grace", "https://example.com/known"])
             #expect(known.status == 0, "\(known.standardError)")
-            for command in [["send", "--to", "Grace", "https://example.com/stranger"], ["alert", "--to", "Grace", "hello"]] {
+            let strangers = [["send", "--to", "Grace", "https://example.com/stranger"], ["alert", "--to", "Grace", "hello"]]
+            for command in strangers {
                 let refused = try await eve.hexctl(command + ["--no-queue"])
-                #expect(refused.status == 77 && refused.standardError.contains("Grace accepts hexes only from"), "\(command): \(refused.standardError)")
+                #expect(refused.status == 77 && refused.standardError.contains("Grace accepts hexes only from"),
+                        "\(command): \(refused.standardError)")
             }
             let inbox = try await grace.hexctlJSONLines(HexSummary.self, ["inbox"])
             #expect(inbox.map(\.senderName) == ["Ada", "Ada"] && inbox.allSatisfy { $0.senderTrust == .pinned })
@@ -135,12 +139,14 @@ extension ProcessTests {
         /// a new one, and every hex is stored once.
         @Test func aKeptConnectionTheReceiverClosedIsReplaced() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
-            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port, extraArguments: ["--idle-timeout", "1"])
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port,
+                                                extraArguments: ["--idle-timeout", "1"])
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
             try await waitForPeer("Grace", of: ada)
             let handshakes = { grace.log.components(separatedBy: "TLS connection from").count - 1 }
             for index in 0..<3 {
-                #expect(try await ada.hexctl(["send", "--to", "Grace", "https://example.com/kept/\(index)"]).status == 0)
+                let send = try await ada.hexctl(["send", "--to", "Grace", "https://example.com/kept/\(index)"])
+                #expect(send.status == 0, "\(send.standardError)")
             }
             #expect(handshakes() == 1, "three sends, one connection kept between them")
             try await waitUntil("Grace closes the idle connection", timeout: .seconds(20)) {

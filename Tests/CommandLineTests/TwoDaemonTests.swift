@@ -51,7 +51,8 @@ extension ProcessTests {
             // hexctl watch prints the sender's side as a person reads it, and --until ends it.
             let senderEvents = try await alice.hexctl(["watch", "--until", "sendAcked", "--timeout", "20"])
             #expect(senderEvents.status == 0, "\(senderEvents.standardError)")
-            #expect(senderEvents.standardOutput.contains("sendAcked \"Bob (") && senderEvents.standardOutput.contains("\"stored\""))
+            let printed = senderEvents.standardOutput
+            #expect(printed.contains("sendAcked \"Bob (") && printed.contains("\"stored\""), "\(printed)")
 
             #expect(try await bob.hexctl(["inbox", "check", String(hex.id.uuidString.prefix(6))]).status == 0)
             #expect(try await bob.hexctlJSON(StatusReportShape.self, ["status"]).unchecked == 0)
@@ -73,9 +74,11 @@ extension ProcessTests {
 
             #expect(stopped.stop() == 0)
             try await waitUntil("Stopped is gone", timeout: .seconds(10)) { try await peers(of: watcher).isEmpty }
-            let lost = try await watcher.events { $0.filter { $0.kind == .peerLost }.count == 2 }.filter { $0.kind == .peerLost }
+            let lost = try await watcher.events { $0.filter { $0.kind == .peerLost }.count == 2 }
+                .filter { $0.kind == .peerLost }
             #expect(lost.map(\.peer) == ["Killed", "Stopped"] && lost.map(\.message) == [nil, "said bye"], "\(lost)")
-            let text = try await watcher.hexctl(["watch", "--since", String(lost[0].seq - 1), "--until", "peerLost", "--timeout", "20"])
+            let text = try await watcher.hexctl(
+                ["watch", "--since", String(lost[0].seq - 1), "--until", "peerLost", "--timeout", "20"])
             #expect(text.status == 0 && text.standardOutput.contains("peerLost \"Killed\""), "\(text.standardOutput)")
         }
 

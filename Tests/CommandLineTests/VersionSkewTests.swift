@@ -60,8 +60,9 @@ extension ProcessTests {
         /// is all the example got. No reply is ever taken for silence after a guessed wait.
         @Test func everyExampleEnvelopeGetsItsDocumentedReplyFromARunningDaemon() async throws {
             let limit = 4_096
-            let daemon = try await DaemonProcess(name: "Example Receiver", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 extraArguments: ["--max-line", String(limit)])
+            let daemon = try await DaemonProcess(
+                name: "Example Receiver", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--max-line", String(limit)])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             let names = try FileManager.default.contentsOfDirectory(atPath: Self.examples).filter { $0.hasSuffix(".envelope") }.sorted()
             #expect(names.count >= 16)
@@ -74,9 +75,11 @@ extension ProcessTests {
                 input.append(contentsOf: Array(repeating: UInt8(ascii: "x"), count: limit + 1) + [UInt8(ascii: "\n")])
                 let result = try await daemon.hexctl(["raw", "127.0.0.1:\(port)", "-", "--timeout", "20"], input: input)
                 #expect(result.status == 0, "\(name): \(result.standardError)")
-                var replies = try result.standardOutput.split(separator: "\n").map { try Envelope.decode(from: Array($0.utf8)) }
+                var replies = try result.standardOutput.split(separator: "\n")
+                    .map { try Envelope.decode(from: Array($0.utf8)) }
                 let closing = replies.popLast()
-                #expect(closing?.status == .invalid && closing?.message?.contains("line longer than \(limit) bytes") == true,
+                let closedForLength = closing?.message?.contains("line longer than \(limit) bytes") == true
+                #expect(closing?.status == .invalid && closedForLength,
                         "\(name): the daemon answered the over-long line last: \(result.standardOutput)")
                 if let reply = expected.reply {
                     #expect(replies.count == 1, "\(name): \(result.standardOutput)")

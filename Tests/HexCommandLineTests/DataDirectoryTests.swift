@@ -3,6 +3,7 @@ import Glibc
 import HexCommandLine
 import HexStore
 import HexTestSupport
+import HexTestTools
 import Testing
 
 @Suite struct DataDirectoryTests {
@@ -38,8 +39,8 @@ import Testing
         #expect(try data.create().isEmpty, "nothing to do the second time")
     }
 
-    @Test(.enabled(if: geteuid() == 0, "changing a directory's owner needs root"))
-    func aDataDirectoryOfAnotherUserIsRefused() throws {
+    @Test func aDataDirectoryOfAnotherUserIsRefused() throws {
+        try ExternalTool.requireRoot() // changing a directory's owner needs root
         let directory = try TemporaryDirectory()
         let data = DataDirectory(explicit: directory.file("theirs"), environment: [:])
         try data.create()

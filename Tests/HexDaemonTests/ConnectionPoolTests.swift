@@ -94,10 +94,11 @@ import Testing
         for index in 0..<65 {
             let socket = try await StreamConnector.tcp(to: endpoint, timeout: .seconds(5))
             accepted.append(try await listener.accept())
-            let key = try #require(Fingerprint(hex: String(repeating: "0", count: index < 16 ? 63 : 62) + String(index, radix: 16)))
+            let digits = String(index, radix: 16)
+            let key = try #require(Fingerprint(hex: String(repeating: "0", count: 64 - digits.count) + digits))
             keys.append(ConnectionPool.Key(endpoint: endpoint, peerKey: key))
-            let channel = EnvelopeSender.Channel(endpoint: endpoint, socket: socket,
-                                                 connection: StreamConnection(stream: socket, maximumLineLength: 100), peerKey: key)
+            let connection = StreamConnection(stream: socket, maximumLineLength: 100)
+            let channel = EnvelopeSender.Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: key)
             pool.keep(channel, at: start + .milliseconds(index))
         }
         #expect(pool.count == 64)

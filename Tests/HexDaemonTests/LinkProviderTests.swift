@@ -76,7 +76,9 @@ import Testing
             d=\(directory.path)
             echo start >> $d/log
             n=$(grep -c start $d/log); i=0
-            while [ "$(grep -c start $d/log)" -le "$n" ] && [ "$n" -lt 6 ] && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
+            while [ "$(grep -c start $d/log)" -le "$n" ] && [ "$n" -lt 6 ] && [ $i -lt 300 ]; do
+                sleep 0.01; i=$((i + 1))
+            done
             echo end >> $d/log
             echo "https://x.example/$(basename "$1")"
             """

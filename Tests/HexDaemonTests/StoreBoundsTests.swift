@@ -9,13 +9,14 @@ import Testing
 @Suite struct StoreBoundsTests {
     private func service() throws -> (HexService, TemporaryDirectory) {
         let directory = try TemporaryDirectory()
-        return (try HexService(databasePath: directory.file("hexd.sqlite"), name: "Ada", versionID: HexdVersion.current), directory)
+        let service = try HexService(databasePath: directory.file("hexd.sqlite"), name: "Ada", versionID: HexdVersion.current)
+        return (service, directory)
     }
 
     private func entry(envelope: String) -> OutboxEntry {
         let now = Date()
-        return OutboxEntry(messageID: UUID().uuidString, peerUUID: "PEER", address: nil, label: "Grace", kind: .hex, envelope: envelope,
-                           legacy: false, createdAt: now, expiresAt: now + 60, nextAttemptAt: now)
+        return OutboxEntry(messageID: UUID().uuidString, peerUUID: "PEER", address: nil, label: "Grace", kind: .hex,
+                           envelope: envelope, legacy: false, createdAt: now, expiresAt: now + 60, nextAttemptAt: now)
     }
 
     @Test func theOutboxHoldsTenThousandSendsAndAQuarterGigabyte() {
@@ -30,7 +31,8 @@ import Testing
         await #expect(throws: OutboxError.self, "60 + 41 bytes is past 100") {
             _ = try await store.enqueue(entry(envelope: String(repeating: "x", count: 41)), capacity: capacity)
         }
-        #expect(try await store.enqueue(entry(envelope: String(repeating: "x", count: 40)), capacity: capacity).isNew, "exactly 100 fits")
+        let filling = entry(envelope: String(repeating: "x", count: 40))
+        #expect(try await store.enqueue(filling, capacity: capacity).isNew, "exactly 100 fits")
         #expect(try await store.enqueue(first, capacity: capacity).isNew == false, "the same send again is no new send")
         let third = try await store.enqueue(entry(envelope: "{}"), capacity: OutboxUsage(entries: 3, bytes: 1_000))
         #expect(third.isNew)
@@ -44,7 +46,8 @@ import Testing
         let (store, directory) = try service()
         let database = try HexDatabase(path: directory.file("hexd.sqlite"))
         let old = UUID().uuidString
-        try database.recordSighting(uuid: old, name: "Old", versionID: "2.0.0", address: "127.0.0.9", at: Date() - 91 * 86_400)
+        try database.recordSighting(uuid: old, name: "Old", versionID: "2.0.0", address: "127.0.0.9",
+                                    at: Date() - 91 * 86_400)
         let total = HexService.maximumSightings + HexService.sightingsPerPrune
         let uuids = (0..<total).map { _ in UUID().uuidString }
         for (index, uuid) in uuids.enumerated() {

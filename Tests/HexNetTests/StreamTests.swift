@@ -64,8 +64,21 @@ import Glibc
     }
 
     @Test func aRefusedConnectionIsAClearError() async throws {
-        let port = try StreamListener.tcp(address: .loopback, port: 0).port // closed again at once
-        await #expect { _ = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5)) } throws: { error in
+        // A port bound but not listening refuses every connection, and no other test can take it
+        // meanwhile (a listener closed at once freed its port for anyone).
+        let held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(held) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(held, $0, length) == 0 && getsockname(held, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let port = UInt16(bigEndian: address.sin_port)
+        let endpoint = Endpoint(host: "127.0.0.1", port: port)
+        await #expect { _ = try await StreamConnector.tcp(to: endpoint, timeout: .seconds(5)) } throws: { error in
             (error as? SocketError)?.code == ECONNREFUSED && "\(error)".contains("cannot connect to 127.0.0.1:\(port)")
         }
     }
@@ -182,7 +195,8 @@ import Glibc
             return String(words[brd + 1])
         }
         let found = NetworkInterfaces.broadcastAddresses().map(\.description)
-        #expect(Set(found) == Set(reported) && found.count == Set(found).count, "found \(found), ip reports \(reported)")
+        #expect(Set(found) == Set(reported) && found.count == Set(found).count,
+                "found \(found), ip reports \(reported)")
     }
 }
 

@@ -15,16 +15,31 @@ public enum ExternalTool {
         if let path = directories.map({ $0 + "/" + name }).first(where: FileManager.default.isExecutableFile(atPath:)) {
             return path
         }
-        let allowed = (ProcessInfo.processInfo.environment["HEXD_ALLOW_SKIP"] ?? "").split(separator: ",").map(String.init)
-        guard allowed.contains(name) || allowed.contains("all") else { throw Missing(name: name) }
+        guard skipAllowed(name) else { throw Missing(name: name) }
         try Test.cancel("skipped: \(name) is not installed (allowed by HEXD_ALLOW_SKIP)")
     }
 
-    /// A tool a test needs is not installed.
+    /// Returns when the tests run as root (as CI does); otherwise fails, unless `HEXD_ALLOW_SKIP`
+    /// names `root`, and then the test is cancelled (reported as skipped).
+    public static func requireRoot() throws {
+        guard geteuid() != 0 else { return }
+        guard skipAllowed("root") else { throw Missing(name: "root") }
+        try Test.cancel("skipped: not running as root (allowed by HEXD_ALLOW_SKIP)")
+    }
+
+    private static func skipAllowed(_ name: String) -> Bool {
+        let allowed = (ProcessInfo.processInfo.environment["HEXD_ALLOW_SKIP"] ?? "").split(separator: ",")
+        return allowed.contains { $0 == name || $0 == "all" }
+    }
+
+    /// A tool (or root) a test needs is not there.
     public struct Missing: Error, CustomStringConvertible {
         public let name: String
         public var description: String {
-            "\(name) is not installed: .ci/run installs it; set HEXD_ALLOW_SKIP=\(name) to skip the tests that need it"
+            name == "root"
+                ? "this test needs root (CI runs as root); set HEXD_ALLOW_SKIP=root to skip it"
+                : "\(name) is not installed: .ci/run installs it; "
+                    + "set HEXD_ALLOW_SKIP=\(name) to skip the tests that need it"
         }
     }
 }

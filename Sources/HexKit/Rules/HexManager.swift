@@ -86,7 +86,8 @@ public struct HexManager {
         if let pin, try repository.isBlocked(senderUUID: pin.peerUUID) {
             return .rejected(alert: "\(identity.name) blocked you.")
         }
-        guard acceptPolicy == .anyone || pin.map({ acceptPolicy.admits($0.trust) }) == true else { return refusedByPolicy }
+        let admitted = acceptPolicy == .anyone || pin.map { acceptPolicy.admits($0.trust) } == true
+        guard admitted else { return refusedByPolicy }
         return .alert(message: envelope.message ?? "")
     }
 
