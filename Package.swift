@@ -47,7 +47,7 @@ let package = Package(
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexNet", "HexTLS", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
-        .target(name: "HexTestSupport", dependencies: ["HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
+        .target(name: "HexTestSupport", dependencies: ["CLinux", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
         // Finds the programs tests need (iproute2, systemd-analyze, shells): a missing one fails its test.
         .target(name: "HexTestTools", path: "Tests/HexTestTools", swiftSettings: strictSettings),
         .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),

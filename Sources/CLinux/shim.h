@@ -2,6 +2,7 @@
 // cleanly (epoll_event is a packed struct on x86_64).
 #include <errno.h>
 #include <malloc.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -12,6 +13,9 @@
 // accept4 and pipe2 are declared by glibc only under _GNU_SOURCE.
 int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 int pipe2(int fds[2], int flags);
+// glibc 2.34; declared only under _GNU_SOURCE. The tests' spawner closes every inherited
+// descriptor from 3 on with it, as Foundation's Process does.
+int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 
 /// A descriptor that becomes readable when the process `pid` ends (Linux 5.3), or -1 with errno
 /// set (ENOSYS where the kernel or a seccomp filter does not offer it).

@@ -211,17 +211,16 @@ extension ProcessTests {
             let discoveryPort = try DaemonProcess.freeDiscoveryPort()
             let daemon = try await DaemonProcess(name: "Target", discoveryPort: discoveryPort,
                                                  extraArguments: ["--beacon-rate", "20"])
-            // 300 at once from one address: a burst of 40 passes, the rest is over the rate.
-            let sent = try await BeaconFlood.send(300, to: discoveryPort, from: ["127.0.0.77"])
+            // 300 in 0.1 s from one address: a burst of 40 passes, most of the rest is over the rate.
+            // (The kernel may drop some when the socket's buffer is full: only counts are compared.)
+            let sent = try await BeaconFlood.send(300, to: discoveryPort, from: ["127.0.0.77"], perSecond: 3_000)
             #expect(sent == 300)
-            try await waitUntil("the flood is read", timeout: .seconds(10)) {
-                let status = try await daemon.hexctlJSON(StatusReport.self, ["status"])
-                return status.datagramsReceived >= 300
+            try await waitUntil("the flood is counted", timeout: .seconds(20)) {
+                try await daemon.hexctlJSON(StatusReport.self, ["status"]).datagramsRateLimited >= 150
             }
             let status = try await daemon.hexctlJSON(StatusReport.self, ["status"])
-            // The rate refills while the flood is read, so a few more than 40 pass: far from all 300.
-            let dropped = status.datagramsRateLimited
-            #expect(dropped >= 150 && dropped <= 260, "\(dropped) dropped")
+            #expect(status.datagramsReceived - status.datagramsRateLimited >= 40, "the first burst of 40 passed")
+            #expect(status.peers >= 40, "each beacon let through listed its invented peer")
         }
 
         @Test func badControlRequestsGetClearErrors() async throws {

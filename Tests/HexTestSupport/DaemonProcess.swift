@@ -9,7 +9,7 @@ import HexNet
 public final class DaemonProcess: @unchecked Sendable {
     public let name: String
     public let directory: TemporaryDirectory
-    private let process = Process()
+    private let process: SpawnedProcess
     private let logPath: String
 
     /// A UDP port free right now, for the discovery port of one test's daemons.
@@ -30,21 +30,20 @@ public final class DaemonProcess: @unchecked Sendable {
         self.directory = try directory ?? TemporaryDirectory()
         logPath = self.directory.file("hexd-\(UUID().uuidString.prefix(8)).log")
         let hexd = PackageExecutable.binDirectory + "/hexd"
-        process.executableURL = URL(fileURLWithPath: hexd)
-        process.arguments = [
+        var arguments = [
             "--data-dir", self.directory.file("data"), "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
             "--broadcast", "127.255.255.255", "--announce-interval", String(interval),
         ] + (extraArguments.contains("--log-level") ? [] : ["--log-level", "debug"]) + extraArguments
+        var program = hexd
         if let descriptorLimit {
             // The shell sets the limit and becomes hexd (exec), so the process is still hexd's.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", hexd] + (process.arguments ?? [])
+            program = "/bin/sh"
+            arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", hexd] + arguments
         }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let logFile = Glibc.open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard logFile >= 0 else { throw SpawnError(path: logPath, reason: String(cString: strerror(errno))) }
+        defer { close(logFile) } // the daemon has its copy
+        process = try SpawnedProcess(program, arguments, environment: environment, standardError: logFile)
         let process = process
         try await waitUntil("\(name) answers status", timeout: .seconds(20)) { [self] in
             guard process.isRunning else { throw DaemonExited(name: name, log: log) }
@@ -54,13 +53,13 @@ public final class DaemonProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            process.send(SIGTERM)
+            process.waitBlocking()
         }
     }
 
     public var dataDirectory: String { directory.file("data") }
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.pid }
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Runs `hexctl` against this daemon.
@@ -120,15 +119,14 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Stops with SIGTERM (a clean stop) and returns the exit status.
     @discardableResult
     public func stop() -> Int32 {
-        process.terminate()
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.send(SIGTERM)
+        return process.waitBlocking()
     }
 
     /// Ends the process with SIGKILL: no goodbye, like a machine that vanishes.
     public func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        process.waitBlocking()
     }
 
     public var isRunning: Bool { process.isRunning }

@@ -21,55 +21,73 @@ public enum PackageExecutable {
     /// Runs `name` (a product of this package, or any absolute path) with `arguments`, feeding it
     /// `input`, and waits for it to end, without blocking a thread of the cooperative pool (tests
     /// run there, two threads on two cores).
-    /// - Parameter timeout: the process is killed after this long, and the result says so. So
-    ///   it is when the calling task is cancelled.
+    /// - Parameter timeout: the process gets SIGTERM after this long (its status then says so).
+    ///   So it does when the calling task is cancelled.
     public static func run(
         _ name: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
         timeout: Duration = .seconds(30)
     ) async throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: name.hasPrefix("/") ? name : binDirectory + "/" + name)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        let exited = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
-        try process.run()
+        ignoreBrokenPipes
+        let (stdin, stdout, stderr) = (try SpawnPipe(), try SpawnPipe(), try SpawnPipe())
+        let child: SpawnedProcess
+        do {
+            child = try SpawnedProcess(name.hasPrefix("/") ? name : binDirectory + "/" + name, arguments, environment: environment,
+                                       standardInput: stdin.read, standardOutput: stdout.write, standardError: stderr.write)
+        } catch {
+            [stdin, stdout, stderr].forEach { close($0.read); close($0.write) }
+            throw error
+        }
+        // The child has its copies; ours would keep the readers from ever seeing the end.
+        [stdin.read, stdout.write, stderr.write].forEach { close($0) }
 
         let timer = DispatchSource.makeTimerSource()
         let (seconds, attoseconds) = timeout.components
         timer.schedule(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
-        timer.setEventHandler { [process] in if process.isRunning { process.terminate() } }
+        timer.setEventHandler { child.send(SIGTERM) }
         timer.resume()
         defer { timer.cancel() }
 
-        // Read both pipes while the process runs, so a large output cannot fill a pipe and stall it.
-        let output = Collector(stdout.fileHandleForReading)
-        let errors = Collector(stderr.fileHandleForReading)
-        stdin.fileHandleForWriting.write(input)
-        try stdin.fileHandleForWriting.close()
-        // Cancelling the calling task terminates the process (as Ctrl-C would) and still waits
-        // for its end: the wait is a task of its own, which the cancellation does not reach.
-        let ended = Task {
-            for await code in exited.stream { return code }
-            return Int32(-1)
+        // Both outputs are read while the process runs, so a large output cannot fill a pipe and stall it.
+        let output = Collector(stdout.read)
+        let errors = Collector(stderr.read)
+        Thread.detachNewThread { [stdin] in
+            input.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = write(stdin.write, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                    if written < 0 && errno == EINTR { continue }
+                    guard written > 0 else { break } // the child closed its input: what is left is not wanted
+                    offset += written
+                }
+            }
+            close(stdin.write)
         }
-        let status = await withTaskCancellationHandler { await ended.value } onCancel: { [process] in process.terminate() }
+        let status = await withTaskCancellationHandler { await child.exited() } onCancel: { child.send(SIGTERM) }
         return ProcessResult(status: status, standardOutput: await output.finish(), standardError: await errors.finish())
     }
 
-    /// Reads a pipe to its end on a dispatch thread (never a cooperative one).
+    /// A write to a pipe whose reader is gone fails with EPIPE instead of killing the test process.
+    private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+    /// Reads a pipe to its end on a thread of its own (never a cooperative or a dispatch one: tens
+    /// of blocked reads would starve them), then closes it.
     private final class Collector: Sendable {
         private let reading: Task<String, Never>
 
-        init(_ handle: FileHandle) {
+        init(_ descriptor: Int32) {
             reading = Task {
                 await withCheckedContinuation { continuation in
-                    DispatchQueue.global().async {
-                        continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+                    Thread.detachNewThread {
+                        var collected: [UInt8] = []
+                        var buffer = [UInt8](repeating: 0, count: 65_536)
+                        while true {
+                            let count = read(descriptor, &buffer, buffer.count)
+                            if count < 0 && errno == EINTR { continue }
+                            guard count > 0 else { break }
+                            collected += buffer[..<count]
+                        }
+                        close(descriptor)
+                        continuation.resume(returning: String(decoding: collected, as: UTF8.self))
                     }
                 }
             }
