@@ -29,14 +29,17 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var accept: String
     /// Sends waiting in the outbox.
     public var outbox: Int
+    /// Peer connections, and what the budgets closed; nil from a daemon older than this field.
+    public var connections: ConnectionCounts?
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
         dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
         datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String,
-        outbox: Int
+        outbox: Int, connections: ConnectionCounts? = nil
     ) {
         self.outbox = outbox
+        self.connections = connections
         self.fingerprint = fingerprint
         self.accept = accept
         self.peerUUID = peerUUID

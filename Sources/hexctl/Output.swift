@@ -98,6 +98,15 @@ enum Output {
         inbox: \(status.inbox) (\(status.unchecked) unchecked); My Hexlist: \(status.hexlist)
         discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit
         peers dropped from the full table: \(status.peersEvicted)
+        """ + (status.connections.map(connections) ?? "")
+    }
+
+    private static func connections(_ counts: ConnectionCounts) -> String {
+        """
+
+        peer connections: \(counts.open) open, \(counts.accepted) accepted; closed by the budgets: \(counts.refusedPerAddress) \
+        over the per-address cap, \(counts.closedForRoom) to make room, \(counts.closedAtDeadline) at a deadline, \
+        \(counts.cutOffForPartialLines) holding unfinished lines, \(counts.closedForLongLines) after a line over the cap
         """
     }
 

@@ -15,6 +15,11 @@ extension ProcessTests {
         }
 
         /// A connection from `source` (another loopback address plays another host).
+        /// What the daemon's connection budgets closed, as `status` reports it.
+        private func connections(of daemon: DaemonProcess) async throws -> ConnectionCounts {
+            try #require(try await daemon.hexctlJSON(StatusReport.self, ["status"]).connections)
+        }
+
         private func connect(_ port: UInt16, from source: String = "127.0.0.1") async throws -> StreamConnection {
             let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5), from: IPv4Address(source))
             return StreamConnection(socket: socket, maximumLineLength: 1 << 20)
@@ -57,6 +62,7 @@ extension ProcessTests {
             let answer = try #require(try await reply(offender))
             #expect(answer.status == .invalid && answer.message?.contains("longer than 2048 bytes") == true)
             #expect(try await offender.readLine(timeout: .seconds(5)) == nil, "the offender's connection is closed")
+            #expect(try await connections(of: daemon).closedForLongLines == 1)
             try await bystander.writeLine(line("still fine"), timeout: .seconds(5))
             #expect(try await reply(bystander)?.status == .stored)
         }
@@ -121,6 +127,7 @@ extension ProcessTests {
             }
             let fifth = try await connect(port, from: "127.0.0.9")
             #expect(try await fifth.readLine(timeout: .seconds(5)) == nil, "the fifth from the same host is closed at once")
+            #expect(try await connections(of: daemon).refusedPerAddress == 1)
             let elsewhere = try await connect(port, from: "127.0.0.10")
             try await elsewhere.writeLine(line("another host"), timeout: .seconds(5))
             #expect(try await reply(elsewhere)?.status == .stored)
@@ -140,15 +147,11 @@ extension ProcessTests {
             #expect(try await reply(newcomer)?.status == .stored)
             // Which one was stalest depends on the order the daemon admitted them in; one of them,
             // and only one, was closed.
-            var closed = 0
-            for connection in idle {
-                do {
-                    if try await connection.readLine(timeout: .milliseconds(300)) == nil { closed += 1 }
-                } catch {
-                    // Still open: the read timed out.
-                }
+            #expect(try await connections(of: daemon).closedForRoom == 1, "one idle connection made room")
+            try await waitUntil("an idle connection sees its end", timeout: .seconds(10)) {
+                idle.contains { !$0.socket.isQuietAndOpen }
             }
-            #expect(closed == 1, "one idle connection made room")
+            #expect(idle.filter { !$0.socket.isQuietAndOpen }.count == 1)
         }
 
         @Test func aTricklingPeerIsCutOffAtItsLineDeadline() async throws {
@@ -183,6 +186,7 @@ extension ProcessTests {
                 }
             }
             #expect(closed, "the trickler was cut off at its line deadline, not kept until the idle timeout")
+            #expect(try await connections(of: daemon).closedAtDeadline == 1)
         }
 
         @Test func anIdleConnectionIsClosed() async throws {
@@ -190,6 +194,7 @@ extension ProcessTests {
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             let idle = try await connect(port)
             #expect(try await idle.readLine(timeout: .seconds(10)) == nil, "the daemon closes it after its idle timeout")
+            #expect(try await connections(of: daemon).closedAtDeadline == 1)
         }
 
         @Test func junkDatagramsAreCountedAndDropped() async throws {

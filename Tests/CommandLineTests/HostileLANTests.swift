@@ -22,9 +22,10 @@ extension ProcessTests {
             }
             await tricklers.stop()
             await idlers.stop()
-            let status = try await daemon.hexctlJSON(StatusReportShape.self, ["status"])
+            let status = try await daemon.hexctlJSON(StatusReport.self, ["status"])
             #expect(status.inbox == 40, "every honest hex was stored, nothing else")
-            #expect(daemon.log.contains("waited longest without a line"), "the stalest connections made room")
+            let connections = try #require(status.connections)
+            #expect(connections.closedForRoom > 0, "the stalest connections made room: \(connections)")
         }
 
         @Test func atItsDescriptorLimitTheDaemonBacksOffAndKeepsServing() async throws {
@@ -54,6 +55,8 @@ extension ProcessTests {
             try await HonestSender.store("still served", to: port)
             await holders.stop()
             #expect(holders.timedOut == 0, "the daemon took every byte it was sent, or closed the connection")
+            let cut = try #require(try await daemon.hexctlJSON(StatusReport.self, ["status"]).connections?.cutOffForPartialLines)
+            #expect(cut >= 80, "the budget, nothing else, closed the holders: \(cut) cut off")
             // 8 MiB of lines held, plus the reading buffers of connections being cut (6-8 MiB seen).
             #expect(during - before < 24 << 20, "RSS grew \((during - before) >> 20) MiB for an 8 MiB budget")
             #expect(daemon.log.contains("cut off"))

@@ -2,7 +2,7 @@
 # Two hexd "hosts" in two network namespaces, joined through a bridge in a third, with real
 # broadcast (255.255.255.255 and the interface's directed broadcast) and the default ports:
 # they discover each other, one sends the other a hex, the Ack comes back, and a killed host
-# leaves the other's table within three announce intervals (plus 0.5 s for the polling here).
+# leaves the other's table within three announce intervals (plus 0.5 s for hexctl to report it).
 # Each check is counted; the last line says how many passed and failed. Touches only the namespaces it makes
 # (10.250.0.0/24 exists only inside them); everything is removed on exit. Every wait is bounded.
 #
@@ -70,17 +70,20 @@ pass "host-a sent a hex and host-b acknowledged it: $out"
 ctl b inbox | grep -q '"across the bridge"  from "host-a"' || fail "host-b's inbox lacks the hex"
 pass "host-b's inbox lists the hex from host-a"
 
+# host-a's own event tells when host-b left: no polling delay in the measure. No peer was lost
+# before, so the watch ends at this one.
+ctl a watch --until peerLost --timeout 10 >"$work/lost.txt" 2>&1 &
+watcher=$!
+ctl a wait --timeout 5 >/dev/null
 kill -KILL "${pids[1]}"
 killed=$(milliseconds)
 wait "${pids[1]}" 2>/dev/null || true
-# Three intervals of silence expire a peer; the loop's own bound (10 s) only stops a broken run.
-bound=$(awk -v i="$interval" 'BEGIN { printf "%d", (3 * i + 0.5) * 1000 }')
-for _ in $(seq 200); do
-    ctl a peers | grep -q host-b || break
-    sleep 0.05
-done
+wait "$watcher" || fail "host-a never reported host-b lost: $(cat "$work/lost.txt")"
 elapsed=$(($(milliseconds) - killed))
-ctl a peers | grep -q host-b && fail "host-b is still listed ${elapsed} ms after it was killed"
+grep -q 'peerLost "host-b"' "$work/lost.txt" || fail "the event is not host-b's: $(cat "$work/lost.txt")"
+# Three intervals of silence after its last beacon (sent at most one interval before the kill).
+bound=$(awk -v i="$interval" 'BEGIN { printf "%d", (3 * i + 0.5) * 1000 }')
 [ "$elapsed" -le "$bound" ] || fail "host-b left the table after ${elapsed} ms, more than three intervals (${bound} ms)"
+ctl a peers | grep -q host-b && fail "host-b is still listed after its peerLost event"
 pass "the killed host left the table after ${elapsed} ms (at most ${bound})"
 echo "netns: $passed passed, 0 failed"

@@ -12,6 +12,8 @@ struct ControlHandler: Sendable {
     let outbox: Outbox
     let share: ShareService
     let discovery: Discovery
+    /// The envelope server, for its connection counts.
+    let inbound: EnvelopeServer
     /// Nil when playing a legacy peer, which has no key to pair.
     let pairing: PairingService?
     let tcpPort: UInt16
@@ -206,7 +208,7 @@ struct ControlHandler: Sendable {
             datagramsReceived: await discovery.datagramsReceived, datagramsMalformed: await discovery.datagramsMalformed,
             datagramsOversized: await discovery.datagramsOversized, datagramsRateLimited: await discovery.datagramsRateLimited,
             peersEvicted: await discovery.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
-            accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries)
+            accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries, connections: inbound.counts)
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key

@@ -1,6 +1,8 @@
+import HexControl
 import HexKit
 import HexNet
 import HexTLS
+import Synchronization
 
 /// Accepts TCP connections from peers and acts on the envelopes they send, one per line, each
 /// connection in its own task so a slow or hostile peer never delays the others.
@@ -24,6 +26,20 @@ final class EnvelopeServer: Sendable {
     private let dialect: Dialect
     /// This device's TLS; nil when playing a legacy peer (everything is then plaintext).
     private let tls: TLSContext?
+    /// What the budgets did, for `status`; `open` is read from the connection table.
+    private let tally: Tally
+
+    private final class Tally: Sendable {
+        let counts = Mutex(ConnectionCounts())
+        func count(_ field: WritableKeyPath<ConnectionCounts, Int>) { counts.withLock { $0[keyPath: field] += 1 } }
+    }
+
+    /// Peer connections open now, and what the budgets closed since the start.
+    var counts: ConnectionCounts {
+        var counts = tally.counts.withLock { $0 }
+        counts.open = connections.count
+        return counts
+    }
 
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
     init(listener: StreamListener, service: HexService, discovery: Discovery, pairing: PairingService?, events: EventLog, configuration: DaemonConfiguration,
@@ -37,7 +53,10 @@ final class EnvelopeServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         connections = ConnectionTable(total: maximumConnections, perAddress: configuration.maximumConnectionsPerAddress)
+        let tally = Tally()
+        self.tally = tally
         budget = PartialLineBudget(limit: configuration.partialLineBudget) { remote, bytes in
+            tally.count(\.cutOffForPartialLines)
             trimmer.burstFreed()
             logger.limited("partial-line budget", .warning,
                            "cut off \(remote?.description ?? "?"), holding \(bytes) bytes of an unfinished line: "
@@ -55,12 +74,16 @@ final class EnvelopeServer: Sendable {
     private func admit(_ socket: Socket) async {
         let remote = socket.remoteEndpoint
         let address = remote?.host ?? "?"
-        switch connections.admit(socket, from: address) {
+        let admission = connections.admit(socket, from: address)
+        tally.count(\.accepted)
+        switch admission {
         case .refused:
+            tally.count(\.refusedPerAddress)
             logger.limited("connections per address", .warning,
                            "refused a connection from \(address): it has \(connections.perAddress) open already")
             return
         case .admittedByClosing(let stalest):
+            tally.count(\.closedForRoom)
             logger.limited("connection cap", .warning,
                            "\(connections.total) connections open: closed the one from \(stalest) that waited longest without a line")
         case .admitted:
@@ -80,6 +103,7 @@ final class EnvelopeServer: Sendable {
             do {
                 first = try await connection.readLine(pace: pace)
             } catch let error as SocketError where error.isTimeout {
+                tally.count(\.closedAtDeadline)
                 logger.limited("slow connection", .info, "closed the connection from \(remote): no line within the deadline (\(pace.idle) idle, "
                                + "or \(pace.grace) plus one second per \(pace.minimumBytesPerSecond) bytes once begun)")
                 return
@@ -106,6 +130,7 @@ final class EnvelopeServer: Sendable {
                 }
             }
             if items.last == .lineTooLong {
+                tally.count(\.closedForLongLines)
                 logger.limited("line too long", .warning, "\(remote) sent a line over \(configuration.maximumLineLength) bytes; closing the connection")
                 await close(stream, after: dialect.reply(toLineLongerThan: configuration.maximumLineLength))
                 return
@@ -123,7 +148,14 @@ final class EnvelopeServer: Sendable {
     private func open(_ socket: Socket, remote: String) async -> (any ByteStream)? {
         guard let tls else { return socket }
         do {
-            guard let first = try await socket.peek(timeout: pace.idle) else { return nil }
+            let first: UInt8?
+            do {
+                first = try await socket.peek(timeout: pace.idle)
+            } catch let error as SocketError where error.isTimeout {
+                tally.count(\.closedAtDeadline)
+                throw error
+            }
+            guard let first else { return nil }
             guard first == 0x16 else {
                 guard configuration.plaintext == .accept else {
                     logger.limited("plaintext refused", .info, "refused a plaintext connection from \(remote) (--plaintext refuse)")

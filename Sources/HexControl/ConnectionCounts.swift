@@ -1,0 +1,32 @@
+/// What the envelope server's budgets did since the daemon started (`status`), so that a user
+/// (or a test) can tell which budget closed connections, and how often.
+public struct ConnectionCounts: Sendable, Codable, Equatable {
+    /// Peer connections open now.
+    public var open: Int
+    /// Connections accepted in all.
+    public var accepted: Int
+    /// Newcomers closed at once: their address had `--max-connections-per-address` open.
+    public var refusedPerAddress: Int
+    /// Connections closed to make room past `--max-connections` (each the one longest without a line).
+    public var closedForRoom: Int
+    /// Connections closed at a deadline: no line begun within `--idle-timeout`, or a begun line
+    /// not finished within `--line-grace` plus its time at `--line-min-rate`.
+    public var closedAtDeadline: Int
+    /// Connections cut off because unfinished lines together held more than `--partial-line-budget`.
+    public var cutOffForPartialLines: Int
+    /// Connections closed after a line longer than `--max-line`.
+    public var closedForLongLines: Int
+
+    public init(
+        open: Int = 0, accepted: Int = 0, refusedPerAddress: Int = 0, closedForRoom: Int = 0, closedAtDeadline: Int = 0,
+        cutOffForPartialLines: Int = 0, closedForLongLines: Int = 0
+    ) {
+        self.open = open
+        self.accepted = accepted
+        self.refusedPerAddress = refusedPerAddress
+        self.closedForRoom = closedForRoom
+        self.closedAtDeadline = closedAtDeadline
+        self.cutOffForPartialLines = cutOffForPartialLines
+        self.closedForLongLines = closedForLongLines
+    }
+}
