@@ -79,6 +79,12 @@ final class Reactor: Sendable {
         }
     }
 
+    /// Whether a task waits for `descriptor` to be readable now: a test knows its read is parked
+    /// (not about to start) before it acts on it.
+    func hasReader(for descriptor: Int32) -> Bool {
+        state.withLock { $0.registrations[descriptor]?.reader != nil }
+    }
+
     // MARK: Registering
 
     private func register(_ wait: Wait) {

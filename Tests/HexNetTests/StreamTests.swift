@@ -1,5 +1,5 @@
 import HexKit
-import HexNet
+@testable import HexNet
 import HexTestSupport
 import HexTestTools
 import Testing
@@ -57,7 +57,8 @@ import Glibc
     @Test func cancellingATaskWakesItsRead() async throws {
         let (client, server, _) = try await connectedSockets()
         let reader = Task { try await StreamConnection(socket: server, maximumLineLength: 100).readLine(timeout: nil) }
-        try await Task.sleep(for: .milliseconds(50))
+        // Cancelled once parked on the reactor, so that the wake-up is what is tested.
+        try await waitUntil("the read is parked", timeout: .seconds(10)) { Reactor.shared.hasReader(for: server.descriptor) }
         reader.cancel()
         await #expect(throws: CancellationError.self) { _ = try await reader.value }
         withExtendedLifetime(client) {}
@@ -96,11 +97,12 @@ import Glibc
 
     @Test func aPipelinedSenderKeepsItsPaceLongerThanTheGrace() async throws {
         let (client, server, _) = try await connectedPair(maximumLineLength: 1 << 20)
-        let pace = LinePace(idle: .seconds(10), grace: .seconds(1), minimumBytesPerSecond: 1_000)
+        let pace = LinePace(idle: .seconds(10), grace: .seconds(2), minimumBytesPerSecond: 1_000)
         let socket = client.socket
         // 150 lines of 100 bytes in 101-byte pieces, one every 20 ms: a line is always half
-        // received, so the buffer never runs empty, for three times the grace; yet every line
-        // arrives far within its own deadline.
+        // received, so the buffer never runs empty, for longer than the grace (3 s); yet every
+        // line arrives far within its own deadline (2.1 s: a writer held up for a second on a
+        // busy machine does not fail it).
         let writer = Task {
             let line = Array(repeating: UInt8(ascii: "x"), count: 99) + [UInt8(ascii: "\n")]
             let stream = Array(repeating: line, count: 150).flatMap { $0 }
