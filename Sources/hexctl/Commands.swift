@@ -216,7 +216,13 @@ func watch(_ invocation: Invocation) async throws -> ExitCode {
     let deadline = timeout.map { ContinuousClock.now + .seconds($0) }
     let late = CommandFailure(.temporaryFailure, "no \(until?.rawValue ?? "") event in time")
     let client = try invocation.connect()
-    var response = try await client.request(.watch(since: since), timeout: nil)
+    // The first event is the first answer: with --timeout, waiting for it has the deadline too.
+    var response: ControlResponse
+    do {
+        response = try await client.request(.watch(since: since), timeout: timeout.map { .seconds($0) })
+    } catch let error as SocketError where error.isTimeout {
+        throw late
+    }
     while true {
         if let error = response.error { throw CommandFailure(error) }
         if let event = response.event {

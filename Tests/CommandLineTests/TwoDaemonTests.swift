@@ -58,6 +58,13 @@ extension ProcessTests {
             #expect(try await bob.hexctlJSON(StatusReportShape.self, ["status"]).unchecked == 0)
         }
 
+        /// `watch --until` with nothing of that kind, not even an event at all: exit 75 at `--timeout`.
+        @Test func watchUntilAKindThatNeverComesEndsAtItsTimeout() async throws {
+            let alone = try await DaemonProcess(name: "Alone", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            let watch = try await alone.hexctl(["watch", "--until", "hexReceived", "--timeout", "1"])
+            #expect(watch.status == 75 && watch.standardError.contains("no hexReceived event in time"), "\(watch.standardError)")
+        }
+
         @Test func aKilledPeerExpiresAndAStoppedOneSaysGoodbye() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
             let interval = 0.3
