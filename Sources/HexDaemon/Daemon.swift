@@ -48,8 +48,8 @@ public enum Daemon {
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(configuration: configuration, service: service, sender: sender, outbox: outbox,
-                                    share: ShareService(configuration: configuration, events: events), discovery: discovery,
-                                    inbound: envelopes, pairing: pairing,
+                                    share: ShareService(configuration: configuration, events: events),
+                                    discovery: discovery, inbound: envelopes, pairing: pairing,
                                     tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
 

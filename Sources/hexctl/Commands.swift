@@ -119,7 +119,8 @@ let commands: [Command] = [
                 one counts: pass --since to skip those); with --timeout, exit 75 if none came in time.
                 """,
             options: [
-                Option("since", value: "seq", help: "Start after this sequence number (default: 0, everything retained)."),
+                Option("since", value: "seq",
+                       help: "Start after this sequence number (default: 0, everything retained)."),
                 Option("until", value: "kind", help: "Stop after printing the first event of this kind."),
                 Option("timeout", value: "seconds", help: "With --until: how long to wait for it (default: no limit)."),
             ]) { invocation in

@@ -104,8 +104,8 @@ enum Output {
     private static func connections(_ counts: ConnectionCounts) -> String {
         """
 
-        peer connections: \(counts.open) open, \(counts.accepted) accepted; closed by the budgets: \(counts.refusedPerAddress) \
-        over the per-address cap, \(counts.closedForRoom) to make room, \(counts.closedAtDeadline) at a deadline, \
+        peer connections: \(counts.open) open, \(counts.accepted) accepted; closed by the budgets: \
+        \(counts.refusedPerAddress) over the per-address cap, \(counts.closedForRoom) to make room, \(counts.closedAtDeadline) at a deadline, \
         \(counts.cutOffForPartialLines) holding unfinished lines, \(counts.closedForLongLines) after a line over the cap
         """
     }

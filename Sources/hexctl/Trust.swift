@@ -31,7 +31,7 @@ let trustCommands = [
         return printResult(report, invocation) { Output.trust($0) }
     },
     Command("trust", "<peer>",
-            arguments: [("peer", "A peer's name or UUID prefix, from 'hexctl peers' or seen before; or any peer UUID.")],
+            arguments: [("peer", "A peer's name or UUID prefix (from 'hexctl peers' or seen before), or any UUID.")],
             summary: "With --reset: forget the key pinned to a peer that was reinstalled, so its new key is pinned.",
             details: """
                 A peer that made a new key (reinstalled, or its data directory lost) is refused: its sends

@@ -9,12 +9,13 @@ extension ProcessTests {
     @Suite struct ShareTests {
         /// A link command: prints a link after `delay` seconds, or fails for a file named *fail*.
         /// A link command that prints a link for each file, or fails for a file named `fail`.
-        /// - Parameter holding: every file but `one.txt` waits (at most 30 s) until a file named
-        ///   `release` appears in `directory`, so a share stays in flight for as long as a test needs.
+        /// - Parameter holding: every run but the first (whichever file the daemon starts with: `mkdir`
+        ///   is atomic) waits, at most 30 s, until a file named `release` appears in `directory`, so
+        ///   a share stays in flight for as long as a test needs.
         static func linker(in directory: TemporaryDirectory, holding: Bool = false) throws -> String {
             let path = directory.file("linker.sh")
-            let hold = holding ? "case \"$1\" in *one.txt) ;; *) i=0; while [ ! -e \(directory.file("release")) ] "
-                + "&& [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done;; esac" : ""
+            let wait = "i=0; while [ ! -e \(directory.file("release")) ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done"
+            let hold = holding ? "mkdir \(directory.file("first")) 2>/dev/null || { \(wait); }" : ""
             let script = """
                 #!/bin/sh
                 \(hold)
@@ -54,7 +55,8 @@ extension ProcessTests {
             #expect(hex.links.allSatisfy { $0.service == .dropbox })
 
             let events = try await ada.hexctl(["watch", "--until", "queryFinished", "--timeout", "20"]).standardOutput
-            #expect(events.contains("queryProgress") && events.contains("\"12/12\"") && events.contains("queryFinished"),
+            #expect(events.contains("queryProgress") && events.contains("\"12/12\"")
+                    && events.contains("queryFinished"),
                     "\(events)")
         }
 
@@ -84,12 +86,13 @@ extension ProcessTests {
         @Test func aShareInFlightIsListedAndCanBeCancelled() async throws {
             let work = try TemporaryDirectory()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                        extraArguments: ["--link-command", try Self.linker(in: work, holding: true), "--link-concurrency", "1"])
+                                        extraArguments: ["--link-command", try Self.linker(in: work, holding: true),
+                                                         "--link-concurrency", "1"])
             let paths = files(["one.txt", "two.txt", "three.txt", "four.txt"], in: work)
             let share = Task.detached { try await ada.hexctl(["share", "--save"] + paths, timeout: .seconds(30)) }
 
             var inFlight: [QueryRegistry.Progress] = []
-            // one.txt is answered at once; the next file's command waits for a release that never comes.
+            // The first file is answered at once; the next one's command waits for a release that never comes.
             try await waitUntil("the share is in flight with one link", timeout: .seconds(20)) {
                 inFlight = try await ada.hexctlJSON([QueryRegistry.Progress].self, ["queries"])
                 return inFlight.first.map { $0.answered >= 1 } ?? false

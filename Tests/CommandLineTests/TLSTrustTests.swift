@@ -121,7 +121,8 @@ extension ProcessTests {
 
             let known = try await ada.hexctl(["send", "--to", "Grace", "https://example.com/known"])
             #expect(known.status == 0, "\(known.standardError)")
-            let strangers = [["send", "--to", "Grace", "https://example.com/stranger"], ["alert", "--to", "Grace", "hello"]]
+            let strangers = [["send", "--to", "Grace", "https://example.com/stranger"],
+                             ["alert", "--to", "Grace", "hello"]]
             for command in strangers {
                 let refused = try await eve.hexctl(command + ["--no-queue"])
                 #expect(refused.status == 77 && refused.standardError.contains("Grace accepts hexes only from"),

@@ -62,7 +62,8 @@ extension ProcessTests {
         @Test func watchUntilAKindThatNeverComesEndsAtItsTimeout() async throws {
             let alone = try await DaemonProcess(name: "Alone", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             let watch = try await alone.hexctl(["watch", "--until", "hexReceived", "--timeout", "1"])
-            #expect(watch.status == 75 && watch.standardError.contains("no hexReceived event in time"), "\(watch.standardError)")
+            #expect(watch.status == 75 && watch.standardError.contains("no hexReceived event in time"),
+                    "\(watch.standardError)")
         }
 
         @Test func aKilledPeerExpiresAndAStoppedOneSaysGoodbye() async throws {

@@ -98,7 +98,8 @@ import Testing
             let key = try #require(Fingerprint(hex: String(repeating: "0", count: 64 - digits.count) + digits))
             keys.append(ConnectionPool.Key(endpoint: endpoint, peerKey: key))
             let connection = StreamConnection(stream: socket, maximumLineLength: 100)
-            let channel = EnvelopeSender.Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: key)
+            let channel = EnvelopeSender.Channel(endpoint: endpoint, socket: socket, connection: connection,
+                                                 peerKey: key)
             pool.keep(channel, at: start + .milliseconds(index))
         }
         #expect(pool.count == 64)

@@ -9,7 +9,8 @@ import Testing
 @Suite struct StoreBoundsTests {
     private func service() throws -> (HexService, TemporaryDirectory) {
         let directory = try TemporaryDirectory()
-        let service = try HexService(databasePath: directory.file("hexd.sqlite"), name: "Ada", versionID: HexdVersion.current)
+        let service = try HexService(databasePath: directory.file("hexd.sqlite"), name: "Ada",
+                                     versionID: HexdVersion.current)
         return (service, directory)
     }
 

@@ -58,7 +58,9 @@ import Glibc
         let (client, server, _) = try await connectedSockets()
         let reader = Task { try await StreamConnection(socket: server, maximumLineLength: 100).readLine(timeout: nil) }
         // Cancelled once parked on the reactor, so that the wake-up is what is tested.
-        try await waitUntil("the read is parked", timeout: .seconds(10)) { Reactor.shared.hasReader(for: server.descriptor) }
+        try await waitUntil("the read is parked", timeout: .seconds(10)) {
+            Reactor.shared.hasReader(for: server.descriptor)
+        }
         reader.cancel()
         await #expect(throws: CancellationError.self) { _ = try await reader.value }
         withExtendedLifetime(client) {}
@@ -74,7 +76,9 @@ import Glibc
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(held, $0, length) == 0 && getsockname(held, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(held, $0, length) == 0 && getsockname(held, $0, &length) == 0
+            }
         }
         #expect(bound)
         let port = UInt16(bigEndian: address.sin_port)

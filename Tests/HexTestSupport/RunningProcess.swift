@@ -31,8 +31,9 @@ public enum PackageExecutable {
         let (stdin, stdout, stderr) = (try SpawnPipe(), try SpawnPipe(), try SpawnPipe())
         let child: SpawnedProcess
         do {
-            child = try SpawnedProcess(name.hasPrefix("/") ? name : binDirectory + "/" + name, arguments, environment: environment,
-                                       standardInput: stdin.read, standardOutput: stdout.write, standardError: stderr.write)
+            let path = name.hasPrefix("/") ? name : binDirectory + "/" + name
+            child = try SpawnedProcess(path, arguments, environment: environment, standardInput: stdin.read,
+                                       standardOutput: stdout.write, standardError: stderr.write)
         } catch {
             [stdin, stdout, stderr].forEach { close($0.read); close($0.write) }
             throw error

@@ -111,7 +111,9 @@ struct SpawnPipe {
 
     init() throws(SpawnError) {
         var ends: [Int32] = [0, 0]
-        guard pipe2(&ends, O_CLOEXEC) == 0 else { throw SpawnError(path: "pipe2", reason: String(cString: strerror(errno))) }
+        guard pipe2(&ends, O_CLOEXEC) == 0 else {
+            throw SpawnError(path: "pipe2", reason: String(cString: strerror(errno)))
+        }
         (read, write) = (ends[0], ends[1])
     }
 }

@@ -208,7 +208,8 @@ struct ControlHandler: Sendable {
             datagramsReceived: await discovery.datagramsReceived, datagramsMalformed: await discovery.datagramsMalformed,
             datagramsOversized: await discovery.datagramsOversized, datagramsRateLimited: await discovery.datagramsRateLimited,
             peersEvicted: await discovery.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
-            accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries, connections: inbound.counts)
+            accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries,
+            connections: inbound.counts)
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key
