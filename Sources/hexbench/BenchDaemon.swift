@@ -1,16 +1,17 @@
-// Full Foundation for Process: this tool runs real hexd processes.
+// Full Foundation for FileManager and URL: this tool runs real hexd processes.
 import Foundation
 import HexControl
 import HexKit
 import HexNet
+import HexTestSupport
 
 /// A hexd process started by the benchmark, stopped when this value goes away.
 final class BenchDaemon {
-    private let process = Process()
+    private let process: SpawnedProcess
     let directory: String
     var controlPath: String { directory + "/hexd.sock" }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     /// Whether `deinit` removes the data directory: not when it was given (a restart).
     private let ownsDirectory: Bool
@@ -20,29 +21,29 @@ final class BenchDaemon {
         ownsDirectory = directory == nil
         self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(name)-\(UUID().uuidString.prefix(8))").path
         let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        process.executableURL = binDirectory.appendingPathComponent("hexd")
-        process.arguments = ["--data-dir", self.directory, "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
-                             "--broadcast", "127.255.255.255", "--announce-interval", String(interval), "--log-level", "warning"] + extraArguments
-        try process.run()
+        let arguments = ["--data-dir", self.directory, "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
+                         "--broadcast", "127.255.255.255", "--announce-interval", String(interval), "--log-level", "warning"] + extraArguments
+        // Its warnings go where hexbench's own output goes.
+        process = try SpawnedProcess(binDirectory.appendingPathComponent("hexd").path, arguments, standardOutput: 1, standardError: 2)
     }
 
     deinit {
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            process.send(SIGTERM)
+            process.waitBlocking()
         }
         if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        process.waitBlocking()
     }
 
     /// Stops it with SIGTERM and waits for its end; its directory stays until this value goes.
     func stop() {
-        process.terminate()
-        process.waitUntilExit()
+        process.send(SIGTERM)
+        process.waitBlocking()
     }
 
     /// Its status, once its control socket answers (at most 20 s).

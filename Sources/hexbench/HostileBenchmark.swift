@@ -117,22 +117,27 @@ struct HostileBenchmark {
         return 0
     }
 
-    /// Starts the attackers' process (`hexbench swarm`) against `port`.
-    private func startSwarm(port: UInt16) throws -> (Process, Pipe) {
-        let swarm = Process()
-        swarm.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        swarm.arguments = ["swarm", String(port), "1000", "1000", "600"]
-        let output = Pipe()
-        swarm.standardOutput = output
-        try swarm.run()
-        return (swarm, output)
+    /// Starts the attackers' process (`hexbench swarm`) against `port`; returns it and the read
+    /// end of its standard output.
+    private func startSwarm(port: UInt16) throws -> (SpawnedProcess, Int32) {
+        let output = try SpawnPipe()
+        defer { close(output.write) }
+        let swarm = try SpawnedProcess(CommandLine.arguments[0], ["swarm", String(port), "1000", "1000", "600"],
+                                       standardOutput: output.write, standardError: 2)
+        return (swarm, output.read)
     }
 
     /// Stops the attackers' process and returns what it says of its connections.
-    private func stopSwarm(_ swarm: (Process, Pipe)) -> String {
-        swarm.0.interrupt()
-        swarm.0.waitUntilExit()
-        return String(decoding: swarm.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    private func stopSwarm(_ swarm: (SpawnedProcess, Int32)) -> String {
+        swarm.0.send(SIGINT)
+        swarm.0.waitBlocking()
+        defer { close(swarm.1) }
+        var said: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while case let count = read(swarm.1, &buffer, buffer.count), count > 0 || (count < 0 && errno == EINTR) {
+            said += buffer[..<max(count, 0)]
+        }
+        return String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `sends` honest Stores, one after another, each on a fresh connection: their latencies in ms.

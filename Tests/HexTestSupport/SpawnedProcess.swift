@@ -39,12 +39,24 @@ public final class SpawnedProcess: Sendable {
             }
         }
         posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        // Signals as a fresh process has them: the spawning thread may block some (dispatch and
+        // test threads do), and a blocked SIGTERM or SIGINT would never stop the child.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        var all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = variables.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard result == 0 else { throw SpawnError(path: path, reason: String(cString: strerror(result))) }
         self.pid = pid
         // The waiting thread holds this object until the child is reaped.
@@ -105,11 +117,11 @@ public struct SpawnError: Error, CustomStringConvertible {
 }
 
 /// A pipe whose two ends are closed on exec: a child gets an end only through `dup2`.
-struct SpawnPipe {
-    let read: Int32
-    let write: Int32
+public struct SpawnPipe: Sendable {
+    public let read: Int32
+    public let write: Int32
 
-    init() throws(SpawnError) {
+    public init() throws(SpawnError) {
         var ends: [Int32] = [0, 0]
         guard pipe2(&ends, O_CLOEXEC) == 0 else {
             throw SpawnError(path: "pipe2", reason: String(cString: strerror(errno)))
