@@ -1,4 +1,4 @@
-// Full Foundation for Process: the tests run real hexd processes.
+// Full Foundation for UUID, ProcessInfo and file reads; processes start through SpawnedProcess.
 import Foundation
 import HexControl
 import HexKit

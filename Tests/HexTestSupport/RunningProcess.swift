@@ -1,4 +1,4 @@
-// Full Foundation for Process: tests run the real executables.
+// Full Foundation for Data and Thread; the executables start through SpawnedProcess.
 import Foundation
 
 /// What an executable of this package printed and how it ended.
