@@ -139,7 +139,8 @@ let commands: [Command] = [
             details: """
                 Each line is shown after the tolerance rules, with the hex it would store (defaults filled in),
                 or why it is not an envelope. Blank lines are skipped. Needs no daemon. Exits 1 if any line is
-                not an envelope.
+                not an envelope, or when the input is over 64 MiB (hexctl reads no more from a file or
+                standard input: decode, raw and --file alike).
                 """, usesDaemon: false) { invocation in
         try runDecode(invocation)
     },

@@ -4,13 +4,22 @@ import HexKit
 
 import Glibc
 
+/// The most bytes hexctl reads from a file or standard input: a control request line's bound
+/// (a hex from `send --file` must fit in one), and far more than any envelope file needs.
+let inputLimit = ControlLimits.requestLineBytes
+
 /// All bytes of a file descriptor, read until end of file.
-func readAll(_ descriptor: Int32) -> Data {
+/// - Throws: `CommandFailure` past `inputLimit` bytes (`/dev/zero` ends there, not in memory).
+func readAll(_ descriptor: Int32, from path: String) throws -> Data {
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count > 0 {
+            guard data.count + count <= inputLimit else {
+                throw CommandFailure(.failure, "\(path == "-" ? "standard input" : path) is larger than \(inputLimit >> 20) MiB, "
+                                     + "the most hexctl reads")
+            }
             data.append(contentsOf: buffer[..<count])
         } else if count == 0 || errno != EINTR {
             return data
@@ -67,11 +76,11 @@ func runDecode(_ invocation: Invocation) throws -> ExitCode {
     return failures == 0 ? .success : .failure
 }
 
-/// The bytes of a file, or of standard input for `-`.
+/// The bytes of a file, or of standard input for `-`, at most `inputLimit`.
 func readInput(_ path: String) throws -> Data {
-    guard path != "-" else { return readAll(STDIN_FILENO) }
+    guard path != "-" else { return try readAll(STDIN_FILENO, from: path) }
     let descriptor = open(path, O_RDONLY)
     guard descriptor >= 0 else { throw CommandFailure(.failure, "cannot read \(path): \(String(cString: strerror(errno)))") }
     defer { close(descriptor) }
-    return readAll(descriptor)
+    return try readAll(descriptor, from: path)
 }

@@ -6,6 +6,19 @@ extension ProcessTests {
     @Suite struct HexctlDecodeTests {
         static let examples = #filePath.split(separator: "/").dropLast(3).map { "/" + $0 }.joined() + "/Examples/envelopes"
 
+        /// An endless input (`/dev/zero`) is refused at 64 MiB with a clear error, never read into
+        /// memory until the process dies.
+        @Test func everyReaderOfAFileStopsAt64MiB() async throws {
+            let directory = try TemporaryDirectory()
+            let commands = [["decode", "/dev/zero"], ["raw", "127.0.0.1:1", "/dev/zero"],
+                            ["send", "--to", "x", "--file", "/dev/zero", "--data-dir", directory.path]]
+            for command in commands {
+                let result = try await PackageExecutable.run("hexctl", command)
+                #expect(result.status == 1 && result.standardError.contains("/dev/zero is larger than 64 MiB"),
+                        "\(command): \(result.status) \(result.standardError)")
+            }
+        }
+
         @Test func decodeShowsWhatHexdMakesOfAnEnvelope() async throws {
             let result = try await PackageExecutable.run("hexctl", ["decode", Self.examples + "/05-wrong-types-and-nulls.envelope"])
             #expect(result.status == 0, "\(result.standardError)")
