@@ -47,19 +47,27 @@ let package = Package(
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexNet", "HexTLS", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
-        .target(name: "HexTestSupport", dependencies: ["CLinux", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"], path: "Tests/HexTestSupport", swiftSettings: strictSettings),
+        .target(name: "HexTestSupport",
+                dependencies: ["CLinux", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"],
+                path: "Tests/HexTestSupport", swiftSettings: strictSettings),
         // Finds the programs tests need (iproute2, systemd-analyze, shells): a missing one fails its test.
         .target(name: "HexTestTools", path: "Tests/HexTestTools", swiftSettings: strictSettings),
         .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "HexCommandLineTests", dependencies: ["HexCommandLine", "HexStore", "HexTestSupport", "HexTestTools"], swiftSettings: strictSettings),
+        .testTarget(name: "HexCommandLineTests",
+                    dependencies: ["HexCommandLine", "HexStore", "HexTestSupport", "HexTestTools"],
+                    swiftSettings: strictSettings),
         .testTarget(name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexControlTests", dependencies: ["HexControl", "HexKit"], swiftSettings: strictSettings),
-        .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport", "HexTestTools"], swiftSettings: strictSettings),
+        .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport", "HexTestTools"],
+                    swiftSettings: strictSettings),
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexDaemonTests", dependencies: ["HexDaemon", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
-        .testTarget(name: "CommandLineTests", dependencies: ["hexd", "hexctl", "HexKit", "HexNet", "HexTLS", "HexControl", "HexTestSupport", "HexTestTools"], swiftSettings: strictSettings),
+        .testTarget(name: "CommandLineTests",
+                    dependencies: ["hexd", "hexctl", "HexKit", "HexNet", "HexTLS", "HexControl",
+                                   "HexTestSupport", "HexTestTools"],
+                    swiftSettings: strictSettings),
     ]
 )
 

@@ -21,10 +21,12 @@ final class BenchDaemon {
         ownsDirectory = directory == nil
         self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(name)-\(UUID().uuidString.prefix(8))").path
         let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let arguments = ["--data-dir", self.directory, "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
-                         "--broadcast", "127.255.255.255", "--announce-interval", String(interval), "--log-level", "warning"] + extraArguments
+        let arguments = ["--data-dir", self.directory, "--name", name, "--port", "0",
+                         "--discovery-port", String(discoveryPort), "--broadcast", "127.255.255.255",
+                         "--announce-interval", String(interval), "--log-level", "warning"] + extraArguments
         // Its warnings go where hexbench's own output goes.
-        process = try SpawnedProcess(binDirectory.appendingPathComponent("hexd").path, arguments, standardOutput: 1, standardError: 2)
+        let hexd = binDirectory.appendingPathComponent("hexd").path
+        process = try SpawnedProcess(hexd, arguments, standardOutput: 1, standardError: 2)
     }
 
     deinit {

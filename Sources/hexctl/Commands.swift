@@ -85,13 +85,17 @@ let commands: [Command] = [
         return try await send(.hexlistSend(id: try single(invocation, "a hex id"), options), options, invocation)
     },
 ] + shareCommands + trustCommands + outboxCommands + [
-    Command("block", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
-            summary: "Refuse hexes and alerts from a sender: a UUID, or a peer's name or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
+    Command("block", "<sender>",
+            arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
+            summary: "Refuse hexes and alerts from a sender: a UUID, or a peer's name or UUID prefix "
+                + "(it is told \"<your name> blocked you.\").") { invocation in
         let blocked = try await invocation.result(\.blocked, of: .block(sender: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
     },
-    Command("unblock", "<sender>", arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
-            summary: "Accept hexes and alerts from a sender again: a UUID, or a peer's name or UUID prefix.") { invocation in
+    Command("unblock", "<sender>",
+            arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
+            summary: "Accept hexes and alerts from a sender again: "
+                + "a UUID, or a peer's name or UUID prefix.") { invocation in
         let blocked = try await invocation.result(\.blocked, of: .unblock(sender: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { $0.isEmpty ? "nobody is blocked" : "blocked: " + $0.joined(separator: ", ") }
     },

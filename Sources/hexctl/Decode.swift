@@ -17,8 +17,8 @@ func readAll(_ descriptor: Int32, from path: String) throws -> Data {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count > 0 {
             guard data.count + count <= inputLimit else {
-                throw CommandFailure(.failure, "\(path == "-" ? "standard input" : path) is larger than \(inputLimit >> 20) MiB, "
-                                     + "the most hexctl reads")
+                let name = path == "-" ? "standard input" : path
+                throw CommandFailure(.failure, "\(name) is larger than \(inputLimit >> 20) MiB, the most hexctl reads")
             }
             data.append(contentsOf: buffer[..<count])
         } else if count == 0 || errno != EINTR {

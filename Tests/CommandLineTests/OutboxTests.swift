@@ -259,8 +259,8 @@ extension ProcessTests {
             let past = UUID()
             let draft = HexDraft(description: "one too many",
                                  links: [LinkJM(url: "https://example.com/x", linkDescription: "", service: .unknown)])
-            let refused = try await client.request(.send(draft, SendOptions(to: "127.0.0.1:9", wait: false, messageID: past)),
-                                                   timeout: .seconds(10))
+            let options = SendOptions(to: "127.0.0.1:9", wait: false, messageID: past)
+            let refused = try await client.request(.send(draft, options), timeout: .seconds(10))
             let full = refused.error?.message.contains("the outbox is full (10000 sends") == true
             #expect(refused.error?.code == .unreachable && full, "\(String(describing: refused.error))")
             #expect(try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 10_000)
@@ -269,9 +269,11 @@ extension ProcessTests {
         }
 
         /// Queues hex `index` with the message id `id` for `peer`, not waiting for its delivery.
-        private static func queue(index: Int, id: UUID, to peer: String = "Grace", on client: ControlClient) async throws {
-            let draft = HexDraft(description: "hex \(index)",
-                                 links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "", service: .unknown)])
+        private static func queue(
+            index: Int, id: UUID, to peer: String = "Grace", on client: ControlClient
+        ) async throws {
+            let link = LinkJM(url: "https://example.com/\(index)", linkDescription: "", service: .unknown)
+            let draft = HexDraft(description: "hex \(index)", links: [link])
             let options = SendOptions(to: peer, wait: false, messageID: id)
             let response = try await client.request(.send(draft, options), timeout: .seconds(10))
             if let error = response.error { throw Refusal(answer: "\(error)") }

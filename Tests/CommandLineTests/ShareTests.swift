@@ -14,7 +14,8 @@ extension ProcessTests {
         ///   a share stays in flight for as long as a test needs.
         static func linker(in directory: TemporaryDirectory, holding: Bool = false) throws -> String {
             let path = directory.file("linker.sh")
-            let wait = "i=0; while [ ! -e \(directory.file("release")) ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done"
+            let wait = "i=0; while [ ! -e \(directory.file("release")) ] && [ $i -lt 300 ]; "
+                + "do sleep 0.1; i=$((i + 1)); done"
             let hold = holding ? "mkdir \(directory.file("first")) 2>/dev/null || { \(wait); }" : ""
             let script = """
                 #!/bin/sh
