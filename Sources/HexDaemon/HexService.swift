@@ -14,7 +14,8 @@ actor HexService {
 
     init(databasePath: String, name: String?, versionID: String, accepting acceptPolicy: AcceptPolicy = .anyone) throws {
         database = try HexDatabase(path: databasePath)
-        identity = try database.localIdentity(name: name)
+        // Two fresh installs would otherwise share one default name, and `--to` could not tell them apart.
+        identity = try database.localIdentity(name: name, firstName: HostName.current ?? LocalIdentity.defaultName)
         manager = HexManager(repository: database, identity: identity, versionID: versionID, accepting: acceptPolicy)
         // A checkpoint is a job of its own on this actor, after the one whose commit made it due:
         // the callers of that commit are answered (and their Acks sent) first.

@@ -17,6 +17,21 @@ extension ProcessTests {
             #expect(try await daemon.hexctl(["status"]).status == 69, "no daemon: exit 69")
         }
 
+        /// Two fresh installs are not both "hexd user": a first start without --name takes the host
+        /// name (without its domain), and a name given later is kept over it.
+        @Test func aFirstStartWithoutANameTakesTheHostName() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let kernel = try String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8)
+            let host = try #require(kernel.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").first)
+            let fresh = try await DaemonProcess(name: "fresh", discoveryPort: port, passingName: false)
+            #expect(try await fresh.hexctlJSON(StatusReportShape.self, ["status"]).name == String(host))
+            #expect(fresh.stop() == 0)
+            let named = try await DaemonProcess(name: "Ada", discoveryPort: port, directory: fresh.directory)
+            #expect(named.stop() == 0)
+            let again = try await DaemonProcess(name: "unnamed", discoveryPort: port, directory: fresh.directory, passingName: false)
+            #expect(try await again.hexctlJSON(StatusReportShape.self, ["status"]).name == "Ada", "a given name is kept")
+        }
+
         @Test func aSecondDaemonOnTheSameDataDirectoryRefusesToStart() async throws {
             let daemon = try await DaemonProcess(name: "First", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             let second = try await PackageExecutable.run("hexd", ["--data-dir", daemon.dataDirectory, "--port", "0", "--discovery-port", "0"], timeout: .seconds(20))

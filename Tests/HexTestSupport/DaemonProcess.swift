@@ -22,18 +22,20 @@ public final class DaemonProcess: @unchecked Sendable {
     /// - Parameters:
     ///   - descriptorLimit: started under `ulimit -n` of this (soft and hard), when given.
     ///   - environment: variables added to the test's environment.
+    ///   - passingName: whether `--name name` is given (else `name` only labels it in the test).
     public init(
         name: String, discoveryPort: UInt16, interval: Double = 0.3, directory: TemporaryDirectory? = nil, extraArguments: [String] = [],
-        descriptorLimit: Int? = nil, environment: [String: String] = [:]
+        descriptorLimit: Int? = nil, environment: [String: String] = [:], passingName: Bool = true
     ) async throws {
         self.name = name
         self.directory = try directory ?? TemporaryDirectory()
         logPath = self.directory.file("hexd-\(UUID().uuidString.prefix(8)).log")
         let hexd = PackageExecutable.binDirectory + "/hexd"
         var arguments = [
-            "--data-dir", self.directory.file("data"), "--name", name, "--port", "0", "--discovery-port", String(discoveryPort),
+            "--data-dir", self.directory.file("data"), "--port", "0", "--discovery-port", String(discoveryPort),
             "--broadcast", "127.255.255.255", "--announce-interval", String(interval),
-        ] + (extraArguments.contains("--log-level") ? [] : ["--log-level", "debug"]) + extraArguments
+        ] + (passingName ? ["--name", name] : [])
+            + (extraArguments.contains("--log-level") ? [] : ["--log-level", "debug"]) + extraArguments
         var program = hexd
         if let descriptorLimit {
             // The shell sets the limit and becomes hexd (exec), so the process is still hexd's.

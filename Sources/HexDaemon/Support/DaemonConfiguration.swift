@@ -76,7 +76,8 @@ public struct DaemonConfiguration: Sendable {
     public static let options: [Option] = [
         Option("data-dir", value: "path", help: "Where hexd keeps its state. Default: $XDG_DATA_HOME/hexd, else ~/.local/share/hexd."),
         Option("config", value: "path", help: "Config file. Default: <data-dir>/hexd.conf when it exists."),
-        Option("name", value: "name", help: "Display name sent with every hex (stored; kept until changed)."),
+        Option("name", value: "name", help: "Display name sent with every hex (stored; kept until changed). "
+               + "Default on a first start: the host name."),
         Option("port", value: "port", help: "TCP port for envelopes. Default: 18521."),
         Option("discovery-port", value: "port", help: "UDP port for discovery beacons. Default: 18520."),
         Option("broadcast", value: "address", repeatable: true,
