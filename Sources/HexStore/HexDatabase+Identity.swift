@@ -8,7 +8,9 @@ extension HexDatabase {
     ///   - name: when given, replaces the stored display name (a blank one becomes
     ///     `LocalIdentity.defaultName`); when nil, the stored name is kept.
     ///   - firstName: the name taken when none is given and none is stored yet (a first start).
-    public func localIdentity(name: String? = nil, firstName: String = LocalIdentity.defaultName) throws -> LocalIdentity {
+    public func localIdentity(
+        name: String? = nil, firstName: String = LocalIdentity.defaultName
+    ) throws -> LocalIdentity {
         try connection.writeTransaction {
             let storedUUID = try setting("peer_uuid").flatMap(UUID.init(uuidString:))
             let storedName = try setting("name")
