@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "HexDaemonTests", dependencies: ["HexDaemon", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
         .testTarget(name: "CommandLineTests",
-                    dependencies: ["hexd", "hexctl", "HexKit", "HexNet", "HexTLS", "HexControl",
+                    dependencies: ["hexd", "hexctl", "HexDaemon", "HexKit", "HexNet", "HexTLS", "HexControl",
                                    "HexTestSupport", "HexTestTools"],
                     swiftSettings: strictSettings),
     ]

@@ -22,6 +22,11 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var datagramsRateLimited: Int
     /// Peers dropped from the full table to make room for new ones.
     public var peersEvicted: Int
+    /// Beacons dropped because their signature does not hold, or a derived ID came unsigned;
+    /// nil from a daemon older than this field.
+    public var datagramsForged: Int?
+    /// Signed beacons dropped as older than one accepted before from the same key (replays).
+    public var datagramsReplayed: Int?
     /// This device's key fingerprint (SHA-256 of its certificate, 64 hex digits); nil when it
     /// plays a legacy peer, which speaks no TLS.
     public var fingerprint: String?
@@ -36,8 +41,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
         dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
         datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String,
-        outbox: Int, connections: ConnectionCounts? = nil
+        outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil
     ) {
+        self.datagramsForged = datagramsForged
+        self.datagramsReplayed = datagramsReplayed
         self.outbox = outbox
         self.connections = connections
         self.fingerprint = fingerprint
@@ -82,11 +89,15 @@ public struct PeerInfo: Sendable, Codable, Equatable {
     public var pairing: PairingStatus?
     /// Another host claims its UUID with another key (or none).
     public var keyMismatch: KeyMismatch?
+    /// Other peers, known here by a pinned or paired key, seen under the same name: a name is no
+    /// identity. Nil when there is none.
+    public var namesakes: [String]?
 
     public init(
         uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool, lastSeen: Double, fingerprint: String?,
-        trust: SenderTrust? = nil, pairing: PairingStatus? = nil, keyMismatch: KeyMismatch? = nil
+        trust: SenderTrust? = nil, pairing: PairingStatus? = nil, keyMismatch: KeyMismatch? = nil, namesakes: [String]? = nil
     ) {
+        self.namesakes = namesakes
         self.fingerprint = fingerprint
         self.trust = trust
         self.pairing = pairing

@@ -23,15 +23,20 @@ public enum Daemon {
         let lock = try DataDirectoryLock(dataDirectory)
         let controlPath = dataDirectory.socketPath
 
-        let service = try HexService(databasePath: dataDirectory.databasePath, name: configuration.name, versionID: configuration.appVersion,
+        let tls = try deviceTLS(configuration, logger: logger)
+        let service = try HexService(databasePath: dataDirectory.databasePath, name: configuration.name,
+                                     deviceID: tls?.identity.deviceID, versionID: configuration.appVersion,
                                      accepting: configuration.accept)
-        let tls = try deviceTLS(configuration, identity: service.identity, logger: logger)
+        if let replaced = service.replacedUUID {
+            logger.warning("this device's peer UUID is now \(service.identity.uuid), the ID its key derives; it was \(replaced). "
+                           + "Peers that pinned its key move their pins to the new ID at the next TLS contact")
+        }
         let envelopeListener = try StreamListener.tcp(port: configuration.tcpPort)
         let datagrams = try DatagramSocket(port: configuration.discoveryPort)
         let controlListener = try StreamListener.unix(path: controlPath)
         let events = EventLog()
         let discovery = Discovery(socket: datagrams, configuration: configuration, identity: service.identity,
-                                  fingerprint: tls?.identity.fingerprint.description, tcpPort: envelopeListener.port,
+                                  signer: tls?.identity, boot: try await service.nextBootNumber(), tcpPort: envelopeListener.port,
                                   events: events, service: service, logger: logger.named("discovery"))
         let descriptors = DescriptorLimit.raise()
         let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
@@ -40,10 +45,13 @@ public enum Daemon {
         }
         let trimmer = MemoryTrimmer()
         let pool = ConnectionPool()
-        let pairing = tls.map { PairingService(tls: $0, configuration: configuration, discovery: discovery, service: service, events: events, logger: logger.named("pair")) }
+        let sender = SendService(configuration: configuration, tls: tls, discovery: discovery, service: service, logger: logger.named("send"), pool: pool)
+        let pairing = tls.map {
+            PairingService(tls: $0, configuration: configuration, discovery: discovery, service: service, sender: sender,
+                           events: events, logger: logger.named("pair"))
+        }
         let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, pairing: pairing, events: events,
                                        configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
-        let sender = SendService(configuration: configuration, tls: tls, discovery: discovery, service: service, logger: logger.named("send"), pool: pool)
         let outbox = Outbox(store: service, sender: sender, events: events, configuration: configuration, logger: logger.named("outbox"))
         let control = ControlServer(
             listener: controlListener,
@@ -79,12 +87,14 @@ public enum Daemon {
 
     /// The TLS context of this device, its identity read from the data directory or made there on
     /// first start; nil when playing a legacy peer, which speaks no TLS.
-    private static func deviceTLS(_ configuration: DaemonConfiguration, identity: LocalIdentity, logger: Logger) throws -> TLSContext? {
+    private static func deviceTLS(_ configuration: DaemonConfiguration, logger: Logger) throws -> TLSContext? {
         guard !configuration.legacy else { return nil }
         let directory = configuration.dataDirectory
         let (device, created) = try TLSIdentity.loadOrCreate(keyPath: directory.keyPath, certificatePath: directory.certificatePath,
-                                                             commonName: "hexd \(identity.uuid)")
-        if created { logger.info("made this device's key and certificate: fingerprint \(device.fingerprint)") }
+                                                             commonName: "hexd device")
+        if created {
+            logger.info("made this device's key and certificate: device ID \(device.deviceID.uppercaseText), fingerprint \(device.fingerprint)")
+        }
         return try TLSContext(identity: device)
     }
 

@@ -11,12 +11,18 @@ actor HexService {
     let database: HexDatabase
     private let manager: HexManager
     nonisolated let identity: LocalIdentity
+    /// The peer UUID this start replaced with the ID the device's key derives, if it did: a data
+    /// directory from before IDs were derived from keys.
+    nonisolated let replacedUUID: String?
 
-    init(databasePath: String, name: String?, versionID: String, accepting acceptPolicy: AcceptPolicy = .anyone) throws {
+    /// - Parameter deviceID: the ID the device's key derives; nil when playing a legacy peer.
+    init(databasePath: String, name: String?, deviceID: UUID?, versionID: String, accepting acceptPolicy: AcceptPolicy = .anyone) throws {
         database = try HexDatabase(path: databasePath)
         // Two fresh installs would otherwise share one default name, and `--to` could not tell them apart.
-        identity = try database.localIdentity(name: name, firstName: HostName.current ?? LocalIdentity.defaultName)
-        manager = HexManager(repository: database, identity: identity, versionID: versionID, accepting: acceptPolicy)
+        (identity, replacedUUID) = try database.localIdentity(
+            name: name, firstName: HostName.current ?? LocalIdentity.defaultName, deviceID: deviceID)
+        manager = HexManager(repository: database, identity: identity, versionID: versionID, accepting: acceptPolicy,
+                             knowsDerivedIDs: deviceID != nil)
         // A checkpoint is a job of its own on this actor, after the one whose commit made it due:
         // the callers of that commit are answered (and their Acks sent) first.
         database.deferCheckpoints { Task { await self.checkpoint() } }
@@ -93,6 +99,16 @@ actor HexService {
         for (arrival, outcome) in zip(batch, outcomes) { arrival.continuation.resume(returning: outcome) }
     }
 
+    /// The number of this start (see `HexDatabase.nextBootNumber`).
+    func nextBootNumber() throws -> UInt64 {
+        try database.nextBootNumber()
+    }
+
+    /// Moves a peer's pin, block and outbox to the ID its key derives (see `HexRepository.movePeer`).
+    func movePeer(from old: String, to new: String) throws {
+        try database.movePeer(from: old, to: new)
+    }
+
     /// The key pinned to a peer UUID, if any.
     func pin(forPeer uuid: String) throws -> PeerPin? {
         try database.pin(forPeer: uuid)
@@ -118,6 +134,11 @@ actor HexService {
         let matches = byName.isEmpty ? try database.knownPeers(uuidPrefix: text) : byName
         guard matches.count <= 1 else { throw LookupError.ambiguousPeer(text, matches: matches.count) }
         return matches.first
+    }
+
+    /// The other pinned or paired peers seen under this name (see `HexDatabase.pinnedNamesakes`).
+    func pinnedNamesakes(of name: String, excluding uuid: String) throws -> [String] {
+        try database.pinnedNamesakes(of: name, excluding: uuid)
     }
 
     func isBlocked(senderUUID uuid: String) throws -> Bool {

@@ -37,6 +37,17 @@ extension HexDatabase {
         try knownPeers(where: "substr(peer_uuid, 1, ?) = ? LIMIT 2", [.integer(Int64(prefix.utf8.count)), .text(prefix.uppercased())])
     }
 
+    /// The peers seen under `name` (any case) whose key is pinned or paired here, other than
+    /// `uuid`: at most 8 UUIDs. A name is not an identity: these are the other devices a person
+    /// could take this one for.
+    public func pinnedNamesakes(of name: String, excluding uuid: String) throws -> [String] {
+        try connection.rows(
+            """
+            SELECT peer_seen.peer_uuid FROM peer_seen JOIN peer_key ON peer_key.peer_uuid = peer_seen.peer_uuid
+            WHERE lower(peer_seen.name) = lower(?) AND peer_seen.peer_uuid <> ? ORDER BY peer_seen.peer_uuid LIMIT 8
+            """, [.text(name), .text(uuid.uppercased())]) { $0.string(0) }
+    }
+
     /// Every peer ever seen, most recently seen first.
     public func knownPeers() throws -> [KnownPeer] {
         try knownPeers(where: "1 ORDER BY last_seen DESC", [])

@@ -30,4 +30,17 @@ extension HexDatabase {
             return connection.changes == 1
         }
     }
+
+    public func movePeer(from old: String, to new: String) throws {
+        let old = SQLiteValue.text(old.uppercased())
+        let new = SQLiteValue.text(new.uppercased())
+        try connection.writeTransaction {
+            try connection.run("DELETE FROM peer_key WHERE peer_uuid = ?", [new])
+            try connection.run("UPDATE peer_key SET peer_uuid = ? WHERE peer_uuid = ?", [new, old])
+            try connection.run("DELETE FROM blocked_sender WHERE sender_uuid = ? AND EXISTS "
+                               + "(SELECT 1 FROM blocked_sender WHERE sender_uuid = ?)", [new, old])
+            try connection.run("UPDATE blocked_sender SET sender_uuid = ? WHERE sender_uuid = ?", [new, old])
+            try connection.run("UPDATE outbox SET peer_uuid = ? WHERE peer_uuid = ?", [new, old])
+        }
+    }
 }

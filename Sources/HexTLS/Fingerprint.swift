@@ -35,7 +35,8 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
         }.joined(separator: "-")
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    /// The bytes as lowercase hex digits.
+    public static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes.count * 2)
@@ -47,11 +48,17 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `count` bytes from exactly twice as many hex digits (either case); nil for anything else.
-    static func bytes(hex: String, count: Int) -> [UInt8]? {
+    public static func bytes(hex: String, count: Int) -> [UInt8]? {
+        hex.utf8.count == count * 2 ? bytes(hex: hex, maximumCount: count) : nil
+    }
+
+    /// The bytes of an even number of hex digits (either case), at most `maximumCount` bytes; nil
+    /// for anything else.
+    public static func bytes(hex: String, maximumCount: Int) -> [UInt8]? {
+        guard hex.utf8.count <= maximumCount * 2, hex.utf8.count % 2 == 0 else { return nil }
         let digits = Array(hex.utf8)
-        guard digits.count == count * 2 else { return nil }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
+        bytes.reserveCapacity(digits.count / 2)
         for index in stride(from: 0, to: digits.count, by: 2) {
             guard let high = Self.value(of: digits[index]), let low = Self.value(of: digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)

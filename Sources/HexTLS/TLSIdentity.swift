@@ -1,4 +1,5 @@
 import COpenSSL
+import FoundationEssentials
 
 import Glibc
 
@@ -12,16 +13,38 @@ public final class TLSIdentity: @unchecked Sendable {
     let key: OpaquePointer
     let certificate: OpaquePointer
     public let fingerprint: Fingerprint
+    /// The public half of the key, which derives this device's ID.
+    public let publicKey: DeviceKey
 
     private init(key: OpaquePointer, certificate: OpaquePointer) throws(TLSError) {
-        guard let der = Self.der(of: certificate), let fingerprint = Fingerprint(certificateDER: der) else {
+        guard let der = Self.der(of: certificate), let fingerprint = Fingerprint(certificateDER: der),
+              let publicKey = DeviceKey.of(certificate: certificate) else {
             EVP_PKEY_free(key)
             X509_free(certificate)
-            throw TLSError.openSSL("hash the certificate")
+            throw TLSError.openSSL("read the certificate's Ed25519 key")
         }
         self.key = key
         self.certificate = certificate
         self.fingerprint = fingerprint
+        self.publicKey = publicKey
+    }
+
+    /// The ID this device goes by: the one its key derives.
+    public var deviceID: UUID { publicKey.deviceID }
+
+    /// The key's Ed25519 signature of `message` (64 bytes); nil only when libcrypto fails.
+    public func sign(_ message: [UInt8]) -> [UInt8]? {
+        guard let context = EVP_MD_CTX_new() else { return nil }
+        defer { EVP_MD_CTX_free(context) }
+        var signature = [UInt8](repeating: 0, count: DeviceKey.signatureSize)
+        var length = signature.count
+        guard EVP_DigestSignInit(context, nil, nil, nil, key) == 1,
+              EVP_DigestSign(context, &signature, &length, message, message.count) == 1,
+              length == DeviceKey.signatureSize else {
+            ERR_clear_error()
+            return nil
+        }
+        return signature
     }
 
     deinit {

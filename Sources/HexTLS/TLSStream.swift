@@ -17,16 +17,20 @@ public final class TLSStream: ByteStream {
     public let socket: Socket
     /// The other side's fingerprint, proven by the handshake.
     public let peer: Fingerprint
+    /// The other side's key, proven by the handshake: the device ID it may speak for.
+    public let peerKey: DeviceKey
     private let engine: Engine
 
-    private init(socket: Socket, engine: Engine, peer: Fingerprint) {
+    private init(socket: Socket, engine: Engine, peer: Fingerprint, peerKey: DeviceKey) {
         self.socket = socket
         self.engine = engine
         self.peer = peer
+        self.peerKey = peerKey
     }
 
     /// Runs the handshake over `socket`, within `timeout` in all.
-    /// - Throws: `TLSError` when the handshake fails or the other side shows no certificate,
+    /// - Throws: `TLSError` when the handshake fails or the other side shows no certificate (or
+    ///   one without an Ed25519 key),
     ///   `SocketError` (a timeout, a closed connection).
     public static func handshake(over socket: Socket, context: TLSContext, as role: Role, timeout: Duration) async throws -> TLSStream {
         let engine = try Engine(context: context, role: role)
@@ -53,7 +57,10 @@ public final class TLSStream: ByteStream {
         guard let der = TLSIdentity.der(of: certificate), let peer = Fingerprint(certificateDER: der) else {
             throw TLSError.openSSL("read the other side's certificate")
         }
-        return TLSStream(socket: socket, engine: engine, peer: peer)
+        guard let peerKey = DeviceKey.of(certificate: certificate) else {
+            throw TLSError("complete the TLS handshake", reason: "the other side's certificate holds no Ed25519 key")
+        }
+        return TLSStream(socket: socket, engine: engine, peer: peer, peerKey: peerKey)
     }
 
     public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws -> Int {

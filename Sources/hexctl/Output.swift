@@ -9,8 +9,16 @@ enum Output {
         let mark = hex.location == .inbox && !hex.isChecked ? "*" : " "
         let links = hex.linkCount == 1 ? "1 link" : "\(hex.linkCount) links"
         let trust = hex.senderTrust.map { " (\($0.rawValue))" } ?? ""
-        return "\(mark) \(hex.id.uuidString.prefix(8))  \(hex.timestamp.formatted(.iso8601))  \(json(hex.hexDescription))  from \(json(hex.senderName))\(trust)  \(links)"
+        return "\(mark) \(hex.id.uuidString.prefix(8))  \(hex.timestamp.formatted(.iso8601))  \(json(hex.hexDescription))  "
+            + "from \(json(hex.senderName)) \(shortID(hex.senderUUID))\(trust)  \(links)"
             + (truncated ? "  …" : "")
+    }
+
+    /// The first 8 digits of a peer UUID, shown beside every name (a name is not an identity);
+    /// "(no ID)" when the sender gave none that is a UUID.
+    static func shortID(_ uuid: String?) -> String {
+        guard let uuid, let parsed = UUID(strict: uuid) else { return "(no ID)" }
+        return parsed.shortText
     }
 
     /// How a sender was known, for a person.
@@ -18,6 +26,7 @@ enum Output {
         switch trust {
         case .paired: "its paired key (TLS)"
         case .pinned: "the key first seen with it (TLS)"
+        case .new: "a key met for the first time with this hex (TLS; nothing else vouches for its name yet)"
         case .plaintext: "its own word (plaintext, a legacy peer)"
         }
     }
@@ -63,6 +72,10 @@ enum Output {
                     + ", but its pinned key is \(mismatch.pinned.prefix(16)); sends go only to the pinned key"
                     + " (if the peer was reinstalled: hexctl trust --reset \(peer.uuid))")
             }
+            if let namesakes = peer.namesakes {
+                notes.append("warning: \(json(peer.name)) (\(peer.uuid)) is not the \(json(peer.name)) whose key is pinned here as "
+                    + namesakes.joined(separator: ", ") + ": same name, another device (or that one was reinstalled)")
+            }
             return notes
         }
         return (table + notes).joined(separator: "\n")
@@ -96,7 +109,7 @@ enum Output {
         peers: \(status.peers)
         outbox: \(status.outbox) waiting
         inbox: \(status.inbox) (\(status.unchecked) unchecked); My Hexlist: \(status.hexlist)
-        discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit
+        discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit, \(status.datagramsForged ?? 0) forged, \(status.datagramsReplayed ?? 0) replayed
         peers dropped from the full table: \(status.peersEvicted)
         """ + (status.connections.map(connections) ?? "")
     }
@@ -134,7 +147,7 @@ enum Output {
 
     static func event(_ event: DaemonEvent) -> String {
         var line = "\(event.seq) \(event.time.formatted(.iso8601)) \(event.kind.rawValue)"
-        if let peer = event.peer { line += " \(json(peer))" }
+        if let peer = event.peer { line += " \(json(peer))" + (event.peerUUID.map { " " + shortID($0) } ?? "") }
         if let version = event.versionID { line += " version \(json(version))" }
         if let id = event.id { line += " \(id)" }
         if let message = event.message { line += " \(json(message))" }

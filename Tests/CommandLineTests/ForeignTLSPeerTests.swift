@@ -2,17 +2,48 @@ import Foundation
 import HexControl
 import HexKit
 import HexTestSupport
+import HexTestTools
 import Testing
 
 extension ProcessTests {
-    /// A peer written with another TLS stack, from Protocol.md section 12 alone: Python's `ssl`
-    /// module, with a certificate made by the openssl command. It sends to hexd and takes a send
-    /// from hexd, both over TLS 1.3 with both keys checked by their fingerprints.
+    /// A peer written with other tools, from Protocol.md sections 9 and 12 alone: Python's `ssl`,
+    /// `hashlib` and the `cryptography` package, with a key made by the openssl command. It
+    /// derives the same device IDs as hexd, verifies hexd's signed beacons, signs its own (which
+    /// hexd takes), and exchanges hexes with hexd both ways over TLS 1.3, both keys checked.
     @Suite struct ForeignTLSPeerTests {
         static let peer = #"""
-            import hashlib, json, socket, ssl, sys
+            import hashlib, json, math, socket, ssl, sys, time, uuid
+            from cryptography import x509
+            from cryptography.hazmat.primitives import serialization
+            from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
             mode, cert, key, host, port, expected = sys.argv[1:7]
+
+            def device_id(spki):
+                # Section 12.1: the first 16 bytes of SHA-256 over the SubjectPublicKeyInfo, version 8.
+                b = bytearray(hashlib.sha256(spki).digest()[:16])
+                b[6] = (b[6] & 0x0F) | 0x80
+                b[8] = (b[8] & 0x3F) | 0x80
+                h = b.hex().upper()
+                return "-".join([h[:8], h[8:12], h[12:16], h[16:20], h[20:]])
+
+            def spki_of(der):
+                return x509.load_der_x509_certificate(der).public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+
+            own_der = ssl.PEM_cert_to_DER_cert(open(cert).read())
+            own_spki = spki_of(own_der)
+            own_id = device_id(own_spki)
+
+            def signed_message(b):
+                # Section 9: every field as its UTF-8 bytes after their count in two bytes, big-endian.
+                fields = ["hexd-beacon-signature/1", b["kind"], b["peer"], b["instance"], b["name"], b["versionID"], str(b["port"]),
+                          str(math.floor(b["interval"] * 1000 + 0.5)), str(len(b["capabilities"]))] + b["capabilities"] \
+                         + [b.get("fingerprint") or "", b["key"], str(b["boot"]), str(b["seq"])]
+                out = b""
+                for field in fields:
+                    data = field.encode()
+                    out += len(data).to_bytes(2, "big") + data
+                return out
 
             def context(side):
                 ctx = ssl.SSLContext(side)
@@ -20,7 +51,7 @@ extension ProcessTests {
                 ctx.load_cert_chain(cert, key)
                 if side == ssl.PROTOCOL_TLS_CLIENT:
                     ctx.check_hostname = False
-                    ctx.verify_mode = ssl.CERT_NONE  # trust is the fingerprint, checked below
+                    ctx.verify_mode = ssl.CERT_NONE  # trust is the key, checked below
                 else:
                     # Python verifies a client certificate it asks for: hexd's own, self-signed, is its anchor.
                     ctx.verify_mode = ssl.CERT_REQUIRED
@@ -28,24 +59,68 @@ extension ProcessTests {
                 return ctx
 
             def check(tls):
-                proved = hashlib.sha256(tls.getpeercert(binary_form=True)).hexdigest()
+                # The other side's key must derive the ID it goes by.
+                proved = device_id(spki_of(tls.getpeercert(binary_form=True)))
                 if proved != expected:
-                    sys.exit("the other side proved " + proved + ", not " + expected)
+                    sys.exit("the other side's key derives " + proved + ", not " + expected)
 
-            if mode == "send":
+            if mode == "id":
+                print(own_id)
+            elif mode == "beacon":
+                # Hears hexd's beacons on the discovery port and verifies one of the peer `expected`.
+                listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+                listener.bind(("", int(port)))
+                listener.settimeout(10)
+                while True:
+                    beacon = json.loads(listener.recv(2048))
+                    if beacon.get("peer") != expected or "sig" not in beacon:
+                        continue
+                    spki = bytes.fromhex(beacon["key"])
+                    if device_id(spki) != beacon["peer"]:
+                        sys.exit("the beacon's key derives " + device_id(spki))
+                    serialization.load_der_public_key(spki).verify(bytes.fromhex(beacon["sig"]), signed_message(beacon))
+                    tampered = dict(beacon, name=beacon["name"] + "!")
+                    try:
+                        serialization.load_der_public_key(spki).verify(bytes.fromhex(beacon["sig"]), signed_message(tampered))
+                        sys.exit("a tampered beacon verified")
+                    except Exception:
+                        pass
+                    print("verified", beacon["peer"], beacon["boot"], beacon["seq"])
+                    break
+            elif mode == "send":
                 tls = context(ssl.PROTOCOL_TLS_CLIENT).wrap_socket(socket.create_connection((host, int(port))))
                 check(tls)
                 envelope = {"versionID": "2.0.0", "operationType": "Store", "jmObjectType": "Hex", "messageID": "PY-1",
-                            "jmObject": {"senderUUID": "0A0B0C0D-0E0F-4000-8000-000000000001", "senderName": "Python",
+                            "jmObject": {"senderUUID": own_id, "senderName": "Python",
                                          "hexDescription": "from Python", "hexColor": "#123456",
-                                         "links": [{"url": "https://python.example/doc", "linkDescription": "doc", "service": "Unknown"}]}}
+                                         "links": [{"url": "https://python.example/doc"}]}}
                 tls.sendall(json.dumps(envelope).encode() + b"\n")
                 print(tls.makefile("r").readline().strip())
             else:
+                # Announces itself with signed beacons, then takes one hex over TLS.
                 listener = socket.create_server((host, 0))
-                with open(sys.argv[8], "w") as announced:
-                    announced.write(str(listener.getsockname()[1]))
-                connection, _ = listener.accept()
+                private = serialization.load_pem_private_key(open(key, "rb").read(), None)
+                beacon = {"format": "hexd-beacon/1", "kind": "announce", "peer": own_id, "instance": str(uuid.uuid4()).upper(),
+                          "name": "Python", "versionID": "2.0.0", "port": listener.getsockname()[1], "interval": 2.0,
+                          "capabilities": ["ack", "tls"], "fingerprint": hashlib.sha256(own_der).hexdigest(),
+                          "key": own_spki.hex(), "boot": int(time.time()), "seq": 0}
+                announcer = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                announcer.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+                listener.settimeout(0.3)
+                for _ in range(60):
+                    beacon["seq"] += 1
+                    beacon["sig"] = private.sign(signed_message(beacon)).hex()
+                    announcer.sendto(json.dumps(beacon).encode(), ("127.255.255.255", int(sys.argv[8])))
+                    try:
+                        connection, _ = listener.accept()
+                        break
+                    except socket.timeout:
+                        continue
+                else:
+                    sys.exit("hexd never connected")
+                connection.settimeout(10)
                 tls = context(ssl.PROTOCOL_TLS_SERVER).wrap_socket(connection, server_side=True)
                 check(tls)
                 envelope = json.loads(tls.makefile("r").readline())
@@ -67,34 +142,42 @@ extension ProcessTests {
             return String(digest.standardOutput.prefix(64))
         }
 
-        @Test func aPythonPeerAndHexdExchangeOverTLSBothWays() async throws {
+        @Test func aPythonPeerAndHexdAgreeOnIDsSignaturesAndExchangeOverTLS() async throws {
+            let probe = try await PackageExecutable.run("/usr/bin/env", ["python3", "-c", "import cryptography"])
+            try ExternalTool.require(pythonModule: "cryptography", found: probe.status == 0)
             let directory = try TemporaryDirectory()
             #expect(FileManager.default.createFile(atPath: directory.file("peer.py"), contents: Data(Self.peer.utf8)))
             let pythonKey = try await pythonIdentity(in: directory)
-            let hexd = try await DaemonProcess(name: "Hexd", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            let discoveryPort = try DaemonProcess.freeDiscoveryPort()
+            let hexd = try await DaemonProcess(name: "Hexd", discoveryPort: discoveryPort)
             let status = try await hexd.hexctlJSON(StatusReport.self, ["status"])
-            let hexdKey = try #require(status.fingerprint)
             let python = ["python3", directory.file("peer.py")]
             let files = [directory.file("py.crt"), directory.file("py.key"), "127.0.0.1"]
+            let pythonID = try await PackageExecutable.run("/usr/bin/env", python + ["id"] + files + ["0", "-"])
+                .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(pythonID.isKeyDerivedID, "\(pythonID)")
 
-            // Python sends; hexd stores it, pinned to Python's key.
-            let sent = try await PackageExecutable.run("/usr/bin/env", python + ["send"] + files + [String(status.tcpPort), hexdKey])
+            // Python verifies hexd's beacon: the key derives hexd's ID, the signature holds.
+            let heard = try await PackageExecutable.run("/usr/bin/env", python + ["beacon"] + files + [String(discoveryPort), status.peerUUID],
+                                                        timeout: .seconds(20))
+            #expect(heard.status == 0 && heard.standardOutput.hasPrefix("verified \(status.peerUUID) "), "\(heard.standardError)")
+
+            // Python sends, as the ID its key derives; hexd checks it and meets the key.
+            let sent = try await PackageExecutable.run("/usr/bin/env", python + ["send"] + files + [String(status.tcpPort), status.peerUUID])
             #expect(sent.status == 0, "\(sent.standardError)")
             let ack = try Envelope.decode(from: Array(sent.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).utf8))
             #expect(ack.status == .stored && ack.messageID == "PY-1", "\(sent.standardOutput)")
             let stored = try #require(try await hexd.newestInboxHex())
-            #expect(stored.senderName == "Python" && stored.senderTrust == .pinned && stored.links.map(\.url) == ["https://python.example/doc"])
+            #expect(stored.senderUUID == pythonID && stored.senderTrust == .new && stored.links.map(\.url) == ["https://python.example/doc"])
 
-            // hexd sends to Python, which checks hexd's key; the report names Python's.
-            let portFile = directory.file("port")
-            let arguments = python + ["receive"] + files + ["0", hexdKey, hexd.dataDirectory + "/identity.crt", portFile]
+            // Python announces itself with signed beacons; hexd lists it by its ID and sends to
+            // it by name, over TLS; Python checks hexd's key derives hexd's ID.
+            let arguments = python + ["receive"] + files + ["0", status.peerUUID, hexd.dataDirectory + "/identity.crt", String(discoveryPort)]
             let listening = Task.detached { try await PackageExecutable.run("/usr/bin/env", arguments, timeout: .seconds(30)) }
-            var pythonPort = ""
-            try await waitUntil("Python listens", timeout: .seconds(10)) {
-                pythonPort = (try? String(contentsOfFile: portFile, encoding: .utf8)) ?? ""
-                return !pythonPort.isEmpty
+            try await waitUntil("hexd lists Python", timeout: .seconds(15)) {
+                try await hexd.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.uuid == pythonID && $0.fingerprint == pythonKey }
             }
-            let report = try await hexd.hexctlJSON(SendReport.self, ["send", "--to", "127.0.0.1:" + pythonPort, "https://hexd.example/for-python"])
+            let report = try await hexd.hexctlJSON(SendReport.self, ["send", "--to", "Python", "https://hexd.example/for-python"])
             #expect(report.status == .stored && report.peerKey == pythonKey && report.message == "stored by Python: https://hexd.example/for-python")
             let received = try await listening.value
             #expect(received.status == 0, "Python checked hexd's key: \(received.standardError)")

@@ -83,9 +83,10 @@ extension ProcessTests {
             #expect(try await peer("Alice", of: bob)?.trust == nil, "nothing pinned")
         }
 
-        /// The key files are private; a restart keeps the identity; a reinstalled peer (same UUID,
-        /// new key) is refused, shown as a mismatch, and accepted once its trust is reset.
-        @Test func aReinstalledPeerIsRefusedUntilItsTrustIsReset() async throws {
+        /// The key files are private; a restart keeps the identity; a reinstalled peer (a new key)
+        /// is a new device: a new ID, never taken for the old one, flagged as sharing its name
+        /// with the pinned key, and a send to the old ID says what to do.
+        @Test func aReinstalledPeerIsANewDeviceFlaggedByItsName() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
             let alice = try await DaemonProcess(name: "Alice", discoveryPort: port)
             let alicePort = try await alice.hexctlJSON(StatusReport.self, ["status"]).tcpPort
@@ -101,33 +102,34 @@ extension ProcessTests {
 
             #expect(bob.stop() == 0)
             bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: bob.directory)
-            #expect(try await bob.hexctlJSON(StatusReport.self, ["status"]).fingerprint == firstKey, "a restart keeps the identity")
+            let restarted = try await bob.hexctlJSON(StatusReport.self, ["status"])
+            #expect(restarted.fingerprint == firstKey && restarted.peerUUID == bobUUID, "a restart keeps the identity")
             #expect(try await bob.hexctl(["send", "--to", "127.0.0.1:\(alicePort)", "https://example.com/restarted"]).status == 0)
 
             #expect(bob.stop() == 0)
             try FileManager.default.removeItem(atPath: bobDirectory.keyPath)
             try FileManager.default.removeItem(atPath: bobDirectory.certificatePath)
             bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: bob.directory)
-            let newKey = try #require(try await bob.hexctlJSON(StatusReport.self, ["status"]).fingerprint)
-            let reinstalledUUID = try await bob.hexctlJSON(StatusReport.self, ["status"]).peerUUID
-            #expect(newKey != firstKey && reinstalledUUID == bobUUID)
+            let reinstalled = try await bob.hexctlJSON(StatusReport.self, ["status"])
+            let newKey = try #require(reinstalled.fingerprint)
+            #expect(newKey != firstKey && reinstalled.peerUUID != bobUUID && reinstalled.peerUUID.isKeyDerivedID, "a new key is a new ID")
 
-            let refused = try await bob.hexctl(["send", "--to", "127.0.0.1:\(alicePort)", "https://example.com/reinstalled"])
-            #expect(refused.status == 77 && refused.standardError.contains(newKey) && refused.standardError.contains(firstKey ?? "?"), "\(refused.standardError)")
-            try await waitForPeer("Bob", of: alice) { $0.keyMismatch?.fingerprint == newKey && $0.keyMismatch?.pinned == firstKey }
-            #expect(try await alice.hexctl(["peers"]).standardOutput.contains("hexctl trust --reset \(bobUUID)"))
-            let mismatch = try await alice.events { $0.contains { $0.kind == .peerKeyMismatch } }
-                .first { $0.kind == .peerKeyMismatch }
-            #expect(mismatch?.peerUUID == bobUUID && mismatch?.message?.contains(newKey) == true
-                    && mismatch?.message?.contains(firstKey ?? "?") == true, "\(String(describing: mismatch))")
+            #expect(try await bob.hexctl(["send", "--to", "127.0.0.1:\(alicePort)", "https://example.com/reinstalled"]).status == 0)
+            #expect(try await alice.newestInboxHex()?.senderUUID == reinstalled.peerUUID, "never filed under the old ID")
+            #expect(try await alice.newestInboxHex()?.senderTrust == .new)
+            try await waitForPeer("Bob", of: alice) { $0.uuid == reinstalled.peerUUID && $0.namesakes == [bobUUID] }
+            let listed = try await alice.hexctl(["peers"]).standardOutput
+            #expect(listed.contains("is not the \"Bob\" whose key is pinned here as \(bobUUID)"), "\(listed)")
 
-            // By name, as a user would type it; the UUID is checked to be reset after.
-            let reset = try await alice.hexctlJSON(TrustReport.self, ["trust", "--reset", "bob"])
+            let toOld = try await alice.hexctl(["send", "--to", bobUUID, "--no-queue", "https://example.com/to-the-old-id"])
+            #expect(toOld.status != 0 && toOld.standardError.contains(reinstalled.peerUUID)
+                    && toOld.standardError.contains("hexctl trust --reset \(bobUUID)"), "\(toOld.standardError)")
+
+            // The old ID's key is forgotten; the namesake warning goes with it.
+            let reset = try await alice.hexctlJSON(TrustReport.self, ["trust", "--reset", bobUUID])
             #expect(reset.trust == nil && reset.key == nil && reset.peerUUID == bobUUID)
             #expect(try await alice.hexctl(["trust", "--reset", bobUUID]).status == 1, "nothing left to reset")
-            #expect(try await bob.hexctl(["send", "--to", "127.0.0.1:\(alicePort)", "https://example.com/trusted-again"]).status == 0)
-            #expect(try await alice.newestInboxHex()?.senderTrust == .pinned)
-            try await waitForPeer("Bob", of: alice) { $0.fingerprint == newKey && $0.keyMismatch == nil && $0.trust == .pinned }
+            try await waitForPeer("Bob", of: alice) { $0.uuid == reinstalled.peerUUID && $0.namesakes == nil }
         }
     }
 }

@@ -33,7 +33,8 @@ extension ProcessTests {
             #expect((report.messageID != nil) == acknowledged, "\(pair): a messageID only between two current peers")
             let stored = try #require(try await receiver.newestInboxHex())
             #expect(stored.hexDescription == "skew" && stored.senderName == "Sender" && stored.links.first?.service == .unknown)
-            #expect(stored.senderTrust == (acknowledged ? .pinned : .plaintext), "\(pair): TLS between current peers, plaintext with a legacy one")
+            #expect(stored.senderTrust == (acknowledged ? .new : .plaintext),
+                    "\(pair): TLS between current peers (a key met for the first time), plaintext with a legacy one")
 
             // The receiver blocks the sender: a current sender learns it from the Ack, a legacy one
             // from the original Alert; either way hexctl exits 77 and nothing more is stored.

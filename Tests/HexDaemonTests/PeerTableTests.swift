@@ -174,7 +174,7 @@ import Testing
                    capabilities: fingerprint == nil ? [] : ["ack", "tls"], fingerprint: fingerprint)
         }
         var table = PeerTable(ownUUID: Self.own)
-        guard case .found = table.observe(keyed(pinned), from: home, at: start, pinnedKey: pinned) else {
+        guard case .found = table.observe(keyed(pinned), from: home, at: start, pinnedKey: pinned, signed: true) else {
             Issue.record("the genuine peer was not found")
             return
         }

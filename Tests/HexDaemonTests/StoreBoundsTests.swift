@@ -9,7 +9,7 @@ import Testing
 @Suite struct StoreBoundsTests {
     private func service() throws -> (HexService, TemporaryDirectory) {
         let directory = try TemporaryDirectory()
-        let service = try HexService(databasePath: directory.file("hexd.sqlite"), name: "Ada",
+        let service = try HexService(databasePath: directory.file("hexd.sqlite"), name: "Ada", deviceID: nil,
                                      versionID: HexdVersion.current)
         return (service, directory)
     }

@@ -4,10 +4,12 @@ import Testing
 
 /// `hexd --accept`: whose Stores and Alerts are taken, and that a refused stranger is not pinned.
 @Suite struct AcceptPolicyTests {
-    static let ada = "6F9619FF-8B86-4011-B42D-00C04FC964FF"
+    static let ada = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
     static let adaKey = String(repeating: "a1", count: 32)
-    static let stranger = "11111111-2222-4333-8444-555555555555"
+    static let stranger = "11111111-2222-8333-8444-555555555555"
     static let strangerKey = String(repeating: "e5", count: 32)
+    static let adaProof = SenderProof.key(fingerprint: adaKey, deviceID: ada)
+    static let strangerProof = SenderProof.key(fingerprint: strangerKey, deviceID: stranger)
     static let legacy = "99999999-2222-4333-8444-555555555555"
 
     private func store(from sender: String) -> Envelope {
@@ -38,8 +40,8 @@ import Testing
     ])
     func eachPolicyTakesItsSendersOnly(policy: AcceptPolicy, adaTrust: SenderTrust, ada: Bool, stranger: Bool, legacy: Bool) throws {
         let receiver = try receiver(policy, adaTrust: adaTrust)
-        #expect(stored(try receiver.manager.receive(store(from: Self.ada), proof: .key(Self.adaKey))) == ada)
-        #expect(stored(try receiver.manager.receive(store(from: Self.stranger), proof: .key(Self.strangerKey))) == stranger)
+        #expect(stored(try receiver.manager.receive(store(from: Self.ada), proof: Self.adaProof)) == ada)
+        #expect(stored(try receiver.manager.receive(store(from: Self.stranger), proof: Self.strangerProof)) == stranger)
         #expect(stored(try receiver.manager.receive(store(from: Self.legacy), proof: .none)) == legacy)
         #expect(try receiver.manager.inbox().count == [ada, stranger, legacy].filter { $0 }.count)
         #expect((try receiver.database.pin(forPeer: Self.stranger) != nil) == stranger, "a refused stranger's key is not pinned")
@@ -47,18 +49,18 @@ import Testing
 
     @Test func aRefusalSaysWhomTheDaemonTakes() throws {
         let receiver = try receiver(.paired, adaTrust: .pinned)
-        let outcome = try receiver.manager.receive(store(from: Self.ada), proof: .key(Self.adaKey))
+        let outcome = try receiver.manager.receive(store(from: Self.ada), proof: Self.adaProof)
         #expect(outcome == .rejected(alert: "\(Receiver.name) accepts hexes only from paired peers."))
         #expect(outcome.ackStatus == .rejected)
     }
 
     @Test func alertsFollowThePolicyToo() throws {
         let known = try receiver(.known, adaTrust: .pinned)
-        #expect(try known.manager.receive(alert, proof: .key(Self.adaKey)) == .alert(message: "hello"))
-        #expect(try known.manager.receive(alert, proof: .key(Self.strangerKey)).ackStatus == .rejected)
+        #expect(try known.manager.receive(alert, proof: Self.adaProof) == .alert(message: "hello", sender: Self.ada))
+        #expect(try known.manager.receive(alert, proof: Self.strangerProof).ackStatus == .rejected)
         #expect(try known.manager.receive(alert, proof: .none).ackStatus == .rejected)
         let paired = try receiver(.paired, adaTrust: .pinned)
-        #expect(try paired.manager.receive(alert, proof: .key(Self.adaKey)).ackStatus == .rejected)
+        #expect(try paired.manager.receive(alert, proof: Self.adaProof).ackStatus == .rejected)
         let anyone = try receiver(.anyone, adaTrust: .pinned)
         #expect(try anyone.manager.receive(alert, proof: .none) == .alert(message: "hello"))
     }

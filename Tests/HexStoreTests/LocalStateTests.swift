@@ -8,15 +8,37 @@ import Testing
     @Test func theIdentityIsStableAcrossRestartsAndTheNameCanChange() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("db.sqlite")
-        let first = try HexDatabase(path: path).localIdentity()
+        let first = try HexDatabase(path: path).localIdentity().identity
         #expect(first.name == LocalIdentity.defaultName)
-        #expect(first.uuid == first.uuid.uppercased() && UUID(uuidString: first.uuid) != nil)
+        #expect(first.uuid == first.uuid.uppercased() && UUID(strict: first.uuid)?.isKeyDerived == false)
 
-        let renamed = try HexDatabase(path: path).localIdentity(name: "  Ada Lovelace\n")
+        let renamed = try HexDatabase(path: path).localIdentity(name: "  Ada Lovelace\n").identity
         #expect(renamed.uuid == first.uuid && renamed.name == "Ada Lovelace")
-        #expect(try HexDatabase(path: path).localIdentity() == renamed, "the name is kept until changed")
-        #expect(try HexDatabase(path: path).localIdentity(name: "   ").name == LocalIdentity.defaultName)
-        #expect(try HexDatabase(path: directory.file("other.sqlite")).localIdentity().uuid != first.uuid)
+        #expect(try HexDatabase(path: path).localIdentity().identity == renamed, "the name is kept until changed")
+        #expect(try HexDatabase(path: path).localIdentity(name: "   ").identity.name == LocalIdentity.defaultName)
+        #expect(try HexDatabase(path: directory.file("other.sqlite")).localIdentity().identity.uuid != first.uuid)
+    }
+
+    /// A data directory from before IDs were derived from keys takes the derived ID once, says
+    /// which UUID it replaced, and keeps the old one for playing a legacy peer (plaintext may
+    /// never claim a derived ID).
+    @Test func aDerivedIDReplacesTheStoredUUIDOnceAndTheLegacyUUIDIsKept() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        let old = try HexDatabase(path: path).localIdentity(name: "Ada").identity.uuid
+        let derived = try #require(UUID(strict: "6F9619FF-8B86-8011-B42D-00C04FC964FF"))
+        let adopted = try HexDatabase(path: path).localIdentity(deviceID: derived)
+        #expect(adopted.identity.uuid == derived.uppercaseText && adopted.replaced == old && adopted.identity.name == "Ada")
+        let again = try HexDatabase(path: path).localIdentity(deviceID: derived)
+        #expect(again.identity.uuid == derived.uppercaseText && again.replaced == nil, "replaced once, then kept")
+        #expect(try HexDatabase(path: path).localIdentity().identity.uuid == old, "playing a legacy peer keeps the old UUID")
+        let fresh = try HexDatabase(path: directory.file("fresh.sqlite"))
+        _ = try fresh.localIdentity(deviceID: derived)
+        let legacy = try fresh.localIdentity().identity.uuid
+        let legacyAgain = try fresh.localIdentity().identity.uuid
+        #expect(UUID(strict: legacy)?.isKeyDerived == false && legacy == legacyAgain)
+        #expect(try fresh.nextBootNumber() == 1)
+        #expect(try fresh.nextBootNumber() == 2, "every start is numbered after the last")
     }
 
     @Test func sightingsUpdateAPeerAndKeepWhenItWasFirstSeen() throws {

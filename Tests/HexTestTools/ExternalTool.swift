@@ -19,6 +19,14 @@ public enum ExternalTool {
         try Test.cancel("skipped: \(name) is not installed (allowed by HEXD_ALLOW_SKIP)")
     }
 
+    /// Returns when the Python module `name` imports (the caller probes it: `found`); otherwise
+    /// fails, unless `HEXD_ALLOW_SKIP` names `python3-<name>`, and then the test is cancelled.
+    public static func require(pythonModule name: String, found: Bool) throws {
+        guard !found else { return }
+        guard skipAllowed("python3-" + name) else { throw Missing(name: "python3-" + name) }
+        try Test.cancel("skipped: the Python module \(name) is not installed (allowed by HEXD_ALLOW_SKIP)")
+    }
+
     /// Returns when the tests run as root (as CI does); otherwise fails, unless `HEXD_ALLOW_SKIP`
     /// names `root`, and then the test is cancelled (reported as skipped).
     public static func requireRoot() throws {

@@ -209,7 +209,8 @@ struct ControlHandler: Sendable {
             datagramsOversized: await discovery.datagramsOversized, datagramsRateLimited: await discovery.datagramsRateLimited,
             peersEvicted: await discovery.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
             accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries,
-            connections: inbound.counts)
+            connections: inbound.counts, datagramsForged: await discovery.datagramsForged,
+            datagramsReplayed: await discovery.datagramsReplayed)
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key
@@ -223,11 +224,13 @@ struct ControlHandler: Sendable {
         let table = await discovery.peers
         var infos: [PeerInfo] = []
         for peer in table {
+            let namesakes = try await service.pinnedNamesakes(of: peer.name, excluding: peer.uuid)
             infos.append(PeerInfo(
                 uuid: peer.uuid, name: peer.name, versionID: peer.versionID, endpoint: peer.endpoint.description,
                 addresses: peer.addresses.map(\.description), legacy: peer.isLegacy, lastSeen: (now - peer.lastSeen).inSeconds,
                 fingerprint: peer.fingerprint, trust: try await service.pin(forPeer: peer.uuid)?.trust,
-                pairing: await pairing?.pending(for: peer.uuid), keyMismatch: mismatch(peer.uuid)))
+                pairing: await pairing?.pending(for: peer.uuid), keyMismatch: mismatch(peer.uuid),
+                namesakes: namesakes.isEmpty ? nil : namesakes))
         }
         let listed = Set(table.map(\.uuid))
         for impostor in impostors.values.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) where !listed.contains(impostor.uuid) {

@@ -97,7 +97,9 @@ final class EnvelopeServer: Sendable {
         guard let stream = await open(socket, remote: remote) else { return }
         let connection = StreamConnection(stream: stream, maximumLineLength: configuration.maximumLineLength, budget: budget)
         // Over TLS every envelope on the connection is from the key the handshake proved.
-        let proof = (stream as? TLSStream).map { SenderProof.key($0.peer.description) } ?? .none
+        let proof = (stream as? TLSStream).map {
+            SenderProof.key(fingerprint: $0.peer.description, deviceID: $0.peerKey.deviceID.uppercaseText)
+        } ?? .none
         while true {
             let first: LineFramer.Item?
             do {
@@ -221,7 +223,7 @@ final class EnvelopeServer: Sendable {
         for (envelope, outcome) in zip(envelopes, await service.receive(envelopes, proof: proof)) {
             switch outcome {
             case .success(let outcome):
-                log(outcome, of: envelope, from: remote, into: &record)
+                await log(outcome, of: envelope, from: remote, into: &record)
                 if let reply = dialect.reply(to: envelope, outcome: outcome) { replies.append(reply) }
             case .failure(let error):
                 logger.limited("store failure", .error, "cannot store what \(remote) sent: \(error)")
@@ -241,21 +243,29 @@ final class EnvelopeServer: Sendable {
         var events: [EventLog.Draft] = []
     }
 
-    private func log(_ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String, into record: inout Record) {
-        let sender = envelope.hex?.senderName.flatMap { $0.isEmpty ? nil : $0 } ?? remote
+    private func log(_ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String, into record: inout Record) async {
+        let name = envelope.hex?.senderName.flatMap { $0.isEmpty ? nil : $0 }
+        // A name is no identity: the short ID goes with it.
+        let id = envelope.hex?.senderUUID.flatMap(\.canonicalUUID).map { " (" + $0.prefix(8) + ")" } ?? ""
+        let sender = name.map { $0.clipped(toUTF8: 200) + id } ?? remote
         switch outcome {
         case .stored(let hex):
             record.senders.append(hex.senderUUID)
             logger.limited("stored hex", .info,
-                           "stored hex \(hex.id.uppercaseText) \"\(hex.hexDescription.clipped(toUTF8: 200))\" from \(sender.clipped(toUTF8: 200)) "
+                           "stored hex \(hex.id.uppercaseText) \"\(hex.hexDescription.clipped(toUTF8: 200))\" from \(sender) "
                            + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)",
                            [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("hex", hex.id.uppercaseText),
                             ("links", String(hex.links.count)), ("status", "stored")])
-            record.events.append(EventLog.Draft(.hexReceived, peerUUID: hex.senderUUID, peer: sender, versionID: envelope.versionID,
+            record.events.append(EventLog.Draft(.hexReceived, peerUUID: hex.senderUUID, peer: name ?? remote, versionID: envelope.versionID,
                                                 id: hex.id.uppercaseText, message: hex.hexDescription))
-        case .alert(let message):
-            logger.limited("alert", .info, "alert from \(remote) (version \(envelope.versionID.clipped(toUTF8: 40))): \(message.clipped(toUTF8: 200))")
-            record.events.append(EventLog.Draft(.alertReceived, peer: remote, versionID: envelope.versionID, message: message))
+        case .alert(let message, let senderID):
+            // An Alert names no sender: over TLS the proven key does, by its ID and the name it announces.
+            let announced = if let senderID { await discovery.peer(uuid: senderID)?.name } else { String?.none }
+            let from = senderID.map { "\(announced ?? "a peer not announced") (\($0)) at \(remote)" } ?? "\(remote) (plaintext: no proven sender)"
+            logger.limited("alert", .info, "alert from \(from) (version \(envelope.versionID.clipped(toUTF8: 40))): \(message.clipped(toUTF8: 200))",
+                           [("peer", announced ?? remote), ("peerUUID", senderID ?? ""), ("remote", remote)])
+            record.events.append(EventLog.Draft(.alertReceived, peerUUID: senderID, peer: announced ?? remote, versionID: envelope.versionID,
+                                                message: message))
         default:
             logger.limited("refused envelope", .info, "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) (version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)",
                            [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("status", outcome.ackStatus.rawValue)])

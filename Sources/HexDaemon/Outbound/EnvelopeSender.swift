@@ -16,15 +16,18 @@ enum EnvelopeSender {
         var hexID: String? = nil
         /// The key the receiver proved over TLS; nil over plaintext.
         var peerKey: Fingerprint? = nil
+        /// Where the receiver was reached (the first of the candidates that answered).
+        var endpoint: Endpoint
     }
 
     /// How the connection is protected.
     enum Security {
         /// The original app's plain TCP.
         case plaintext
-        /// TLS 1.3, the receiver proving the key `expected` (nil takes any key: an address the
-        /// user typed, which never announced one).
-        case tls(TLSContext, expected: Fingerprint?)
+        /// TLS 1.3, the receiver proving the certificate `expected` (nil takes any: an address
+        /// the user typed, which never announced one) and a key that derives `deviceID` (nil
+        /// takes any: such an address, or a legacy pin from before IDs were derived).
+        case tls(TLSContext, expected: Fingerprint?, deviceID: UUID? = nil)
     }
 
     /// A connection to a peer, secured as asked, that envelopes are written to and replies read from.
@@ -37,21 +40,62 @@ enum EnvelopeSender {
         let connection: StreamConnection
         /// The key the peer proved over TLS; nil over plaintext.
         let peerKey: Fingerprint?
+        /// The device ID that key derives; nil over plaintext.
+        let peerID: UUID?
 
-        /// Connects and, for TLS, completes the handshake and checks the key.
-        /// - Throws: `SendError.refused` when the peer proves another key than `expected`, or
-        ///   the socket's and TLS's errors (see `reportingFailures`).
-        static func open(to endpoint: Endpoint, security: Security, deadline: ContinuousClock.Instant, maximumLineLength: Int) async throws -> Channel {
+        /// Connects to the first of `endpoints` that answers and, for TLS, proves the key asked
+        /// for: a candidate that cannot be reached, or proves another key, costs a dial and the
+        /// next one is tried, before anything is written.
+        /// - Throws: the last candidate's error (see `reportingFailures`), which names the
+        ///   candidates tried before it when it is a `SendError`.
+        static func open(
+            to endpoints: [Endpoint], security: Security, deadline: ContinuousClock.Instant, maximumLineLength: Int
+        ) async throws -> Channel {
+            var failures: [String] = []
+            for (index, endpoint) in endpoints.enumerated() {
+                do {
+                    return try await open(to: endpoint, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
+                } catch {
+                    let isLast = index == endpoints.count - 1 || ContinuousClock.now >= deadline || error is CancellationError
+                    guard isLast else {
+                        failures.append("\(endpoint): \(error)")
+                        continue
+                    }
+                    guard let error = error as? SendError, !failures.isEmpty else { throw error }
+                    let tried = " (tried before: " + failures.joined(separator: "; ") + ")"
+                    switch error {
+                    case .undelivered(let reason): throw SendError.undelivered(reason + tried)
+                    case .refused(let reason): throw SendError.refused(reason + tried)
+                    }
+                }
+            }
+            throw SendError.undelivered("no address to send to")
+        }
+
+        /// Connects to `endpoint` and, for TLS, completes the handshake and checks the key.
+        private static func open(
+            to endpoint: Endpoint, security: Security, deadline: ContinuousClock.Instant, maximumLineLength: Int
+        ) async throws -> Channel {
             let socket = try await StreamConnector.tcp(to: endpoint, timeout: remaining(until: deadline))
             switch security {
             case .plaintext:
-                return Channel(endpoint: endpoint, socket: socket, connection: StreamConnection(stream: socket, maximumLineLength: maximumLineLength), peerKey: nil)
-            case .tls(let context, let expected):
+                let connection = StreamConnection(stream: socket, maximumLineLength: maximumLineLength)
+                return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: nil, peerID: nil)
+            case .tls(let context, let expected, let deviceID):
                 let secured = try await TLSStream.handshake(over: socket, context: context, as: .client, timeout: remaining(until: deadline))
-                if let expected, secured.peer != expected {
-                    throw SendError.refused("\(endpoint) proved the key \(secured.peer), not \(expected), the key of the peer it claims to be; nothing was sent")
+                let provenID = secured.peerKey.deviceID
+                // A wrong key at an address a beacon gave may be a replay's source: worth the next
+                // candidate, and a later attempt, never the end of a queued send.
+                if let deviceID, provenID != deviceID {
+                    throw SendError.undelivered("\(endpoint) proved a key whose ID is \(provenID.uppercaseText), not "
+                                            + "\(deviceID.uppercaseText), the peer it was announced as; nothing was sent")
                 }
-                return Channel(endpoint: endpoint, socket: socket, connection: StreamConnection(stream: secured, maximumLineLength: maximumLineLength), peerKey: secured.peer)
+                if let expected, secured.peer != expected {
+                    throw SendError.undelivered("\(endpoint) proved the key \(secured.peer), not \(expected), the key of the peer "
+                                            + "it claims to be; nothing was sent")
+                }
+                let connection = StreamConnection(stream: secured, maximumLineLength: maximumLineLength)
+                return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: secured.peer, peerID: provenID)
             }
         }
 
@@ -99,43 +143,49 @@ enum EnvelopeSender {
     ///   `failed`) or `.refused` (another Ack status, or a blocked-sender Alert).
     /// - Parameter pool: where TLS connections are kept between acknowledged sends; a send that
     ///   waits for an Ack first tries a connection kept there, and keeps its connection after.
+    /// - Parameter endpoints: where the receiver may be, in the order to try (see `Channel.open`).
     static func send(
-        _ envelope: Envelope, to endpoint: Endpoint, security: Security, timeout: Duration, maximumLineLength: Int, awaitReply: Bool = true,
-        pool: ConnectionPool? = nil
+        _ envelope: Envelope, to endpoints: [Endpoint], security: Security, timeout: Duration, maximumLineLength: Int,
+        awaitReply: Bool = true, pool: ConnectionPool? = nil
     ) async throws(SendError) -> Delivery {
         let start = ContinuousClock.now
         let deadline = start + timeout
-        return try await reportingFailures(to: endpoint, within: timeout) {
+        let label = endpoints.first?.description ?? "nowhere"
+        return try await reportingFailures(to: label, within: timeout) {
             if awaitReply, let messageID = envelope.messageID {
                 let (reply, channel) = try await answer(
-                    to: envelope, messageID: messageID, from: endpoint, security: security, deadline: deadline, maximumLineLength: maximumLineLength, pool: pool)
+                    to: envelope, messageID: messageID, from: endpoints, security: security, deadline: deadline,
+                    maximumLineLength: maximumLineLength, pool: pool)
                 return try delivery(answering: reply, on: channel, since: start)
             }
-            let channel = try await Channel.open(to: endpoint, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
+            let channel = try await Channel.open(to: endpoints, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
             try await channel.write(envelope, deadline: deadline)
             guard awaitReply else {
                 channel.finish()
-                return Delivery(status: nil, message: "written; not waiting for an acknowledgement", elapsed: .now - start, peerKey: channel.peerKey)
+                return Delivery(status: nil, message: "written; not waiting for an acknowledgement", elapsed: .now - start,
+                                peerKey: channel.peerKey, endpoint: channel.endpoint)
             }
             // A legacy peer answers only a blocked sender, with an Alert; otherwise it closes once
             // it has read everything.
             channel.finish()
             while case .line(let bytes)? = try await channel.connection.readLine(timeout: remaining(until: deadline)) {
                 if let alert = try? Envelope.decode(from: bytes), alert.operationType == .alert {
-                    throw SendError.refused("\(endpoint) answered: \((alert.message ?? "").clipped(toUTF8: 500))")
+                    throw SendError.refused("\(channel.endpoint) answered: \((alert.message ?? "").clipped(toUTF8: 500))")
                 }
             }
-            return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: .now - start, peerKey: channel.peerKey)
+            return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: .now - start,
+                            peerKey: channel.peerKey, endpoint: channel.endpoint)
         }
     }
 
     /// The answer to an envelope that has a `messageID`, and the connection it came on: a
     /// connection kept in `pool` when one is still open, else a new one, kept after when a pool is given.
     private static func answer(
-        to envelope: Envelope, messageID: String, from endpoint: Endpoint, security: Security, deadline: ContinuousClock.Instant,
+        to envelope: Envelope, messageID: String, from endpoints: [Endpoint], security: Security, deadline: ContinuousClock.Instant,
         maximumLineLength: Int, pool: ConnectionPool?
     ) async throws -> (Envelope, Channel) {
-        if let pool, case .tls(_, let expected?) = security, let kept = pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: expected)) {
+        if let pool, case .tls(_, let expected?, _) = security, let endpoint = endpoints.first,
+           let kept = pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: expected)) {
             do {
                 return (try await exchange(envelope, messageID: messageID, on: kept, deadline: deadline, keepingIn: pool), kept)
             } catch let error where !isStale(error) {
@@ -145,7 +195,7 @@ enum EnvelopeSender {
                 // on a new one, and its messageID makes sure it is stored at most once.
             }
         }
-        let channel = try await Channel.open(to: endpoint, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
+        let channel = try await Channel.open(to: endpoints, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
         return (try await exchange(envelope, messageID: messageID, on: channel, deadline: deadline, keepingIn: pool), channel)
     }
 
@@ -165,7 +215,8 @@ enum EnvelopeSender {
         let (status, message) = try taken(reply, from: channel.endpoint)
         // Only an id that is one, so a peer cannot slip other text into a report.
         let hexID = reply.hexID.flatMap(UUID.init(uuidString:))?.uuidString
-        return Delivery(status: status, message: message, elapsed: .now - start, hexID: hexID, peerKey: channel.peerKey)
+        return Delivery(status: status, message: message, elapsed: .now - start, hexID: hexID, peerKey: channel.peerKey,
+                        endpoint: channel.endpoint)
     }
 
     /// Whether a failure on a kept connection means only that the peer had closed it: anything but
@@ -178,8 +229,11 @@ enum EnvelopeSender {
         }
     }
 
-    /// Runs an exchange with `endpoint`, reporting every way it can fail as a `SendError`.
-    static func reportingFailures<T>(to endpoint: Endpoint, within timeout: Duration, _ exchange: () async throws -> T) async throws(SendError) -> T {
+    /// Runs an exchange with `endpoint` (as the user reads it), reporting every way it can fail as
+    /// a `SendError`.
+    static func reportingFailures<T>(
+        to endpoint: String, within timeout: Duration, _ exchange: () async throws -> T
+    ) async throws(SendError) -> T {
         do {
             return try await exchange()
         } catch let error as SendError {

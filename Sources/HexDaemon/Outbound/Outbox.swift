@@ -225,11 +225,17 @@ actor Outbox {
             let reason = "expired: not delivered by \(entry.expiresAt.formatted(.iso8601)) after \(entry.attempts) attempts" + (entry.lastError.map { " (last: \($0))" } ?? "")
             return await giveUp(entry, reason: reason)
         }
-        let envelope: Envelope
+        var envelope: Envelope
         do {
             envelope = try Envelope.decode(from: Array(entry.envelope.utf8), limits: configuration.envelopeLimits)
         } catch {
             return await giveUp(entry, reason: "the outbox holds it damaged: \(error)")
+        }
+        // The outbox holds this daemon's own hexes: they go from its ID of now, even one queued
+        // before the ID came from its key (a receiver refuses any other ID over TLS).
+        if var hex = envelope.hex, hex.senderUUID != store.identity.uuid {
+            hex.senderUUID = store.identity.uuid
+            envelope.jmObject = .hex(hex)
         }
         let target = SendService.Target(peerUUID: entry.peerUUID, address: entry.address.flatMap(Endpoint.init(parsing:)), label: entry.label)
         do throws(SendError) {

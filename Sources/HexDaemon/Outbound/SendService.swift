@@ -34,15 +34,6 @@ struct SendService: Sendable {
         var delivery: EnvelopeSender.Delivery
     }
 
-    /// How one delivery goes: where, in which dialect, over what.
-    private struct Plan {
-        var endpoint: Endpoint
-        var peer: PeerTable.Peer?
-        var label: String
-        var dialect: Dialect
-        var security: EnvelopeSender.Security
-    }
-
     /// The target `text` names: `HOST:PORT`; a peer in the table by name, UUID or unique UUID
     /// prefix; else a peer seen before (by name or UUID prefix, as remembered) or a pinned peer's
     /// full UUID: it may be away for now, and the send waits for it.
@@ -67,7 +58,7 @@ struct SendService: Sendable {
     /// - Throws: `SendError.refused`.
     func check(_ target: Target, forceLegacy: Bool) async throws(SendError) {
         do {
-            _ = try await plan(target, forceLegacy: forceLegacy)
+            _ = try await route(target, forceLegacy: forceLegacy)
         } catch {
             if case .refused = error { throw error }
         }
@@ -82,74 +73,128 @@ struct SendService: Sendable {
     /// - Throws: `SendError`: `.undelivered` (the peer is away, did not answer, or could not store
     ///   it: worth trying again) or `.refused` (it never will take it).
     func deliver(_ envelope: Envelope, to target: Target, forceLegacy: Bool, wait: Bool, timeout: Duration) async throws(SendError) -> Receipt {
-        let plan = try await plan(target, forceLegacy: forceLegacy)
-        let envelope = plan.dialect.adapted(envelope)
+        let route = try await route(target, forceLegacy: forceLegacy)
+        let envelope = route.dialect.adapted(envelope)
         let delivery = try await EnvelopeSender.send(
-            envelope, to: plan.endpoint, security: plan.security, timeout: timeout,
+            envelope, to: route.endpoints, security: route.security, timeout: timeout,
             maximumLineLength: configuration.maximumLineLength, awaitReply: wait, pool: pool)
-        if let peer = plan.peer {
-            await discovery.markExchanged([peer.uuid])
-            if let key = delivery.peerKey {
-                do {
-                    try await service.pinOnFirstUse(peer: peer.uuid, fingerprint: key.description)
-                } catch {
-                    logger.warning("cannot pin the key of \(plan.label): \(error)")
-                }
-            }
-        }
+        await delivered(over: route, delivery)
         let outcome = delivery.status?.rawValue ?? "sent"
-        logger.info("\(envelope.operationType) to \(plan.label): \(outcome) in \(Int(clamping: delivery.elapsed.inSeconds * 1_000)) ms",
-                    [("peer", plan.label), ("messageID", envelope.messageID ?? ""), ("status", outcome)])
-        return Receipt(peer: plan.label, messageID: envelope.messageID, delivery: delivery)
+        logger.info("\(envelope.operationType) to \(route.label): \(outcome) in \(Int(clamping: delivery.elapsed.inSeconds * 1_000)) ms",
+                    [("peer", route.label), ("messageID", envelope.messageID ?? ""), ("status", outcome)])
+        return Receipt(peer: route.label, messageID: envelope.messageID, delivery: delivery)
     }
 
+    /// Records what a delivery proved: the peer was exchanged with, its key answered at that
+    /// address (tried first next time), and is pinned on first use or moved from a legacy pin.
+    func delivered(over route: PeerRoute, _ delivery: EnvelopeSender.Delivery) async {
+        guard let peer = route.peer else { return }
+        await discovery.markExchanged([peer.uuid])
+        guard let key = delivery.peerKey else { return }
+        if let address = IPv4Address(delivery.endpoint.host) { await discovery.markProven(peer.uuid, at: address) }
+        do {
+            if let owner = route.legacyPinOwner {
+                try await service.movePeer(from: owner, to: peer.uuid)
+                logger.info("moved the key pinned to \(owner) to \(peer.uuid), the ID it derives")
+            } else {
+                try await service.pinOnFirstUse(peer: peer.uuid, fingerprint: key.description)
+            }
+        } catch {
+            logger.warning("cannot pin the key of \(route.label): \(error)")
+        }
+    }
+
+    /// The one route of a send: where the peer is now, in which dialect, and which key it must
+    /// prove (Protocol.md, section 12).
     /// - Throws: `SendError.undelivered` for a peer not in the table (or a store error reading its
     ///   key), `.refused` for a send this daemon will not make.
-    private func plan(_ target: Target, forceLegacy: Bool) async throws(SendError) -> Plan {
-        let endpoint: Endpoint
+    func route(_ target: Target, forceLegacy: Bool) async throws(SendError) -> PeerRoute {
         let peer: PeerTable.Peer?
+        var endpoints: [Endpoint]
+        var legacyPinOwner: String?
+        var pin: PeerPin?
         if let address = target.address {
-            endpoint = address
             peer = await discovery.peer(at: address)
+            endpoints = [address]
         } else if let uuid = target.peerUUID, let found = await discovery.peer(uuid: uuid) {
-            endpoint = found.endpoint
             peer = found
+            endpoints = found.endpoints
+        } else if let uuid = target.peerUUID, let (owner, found) = try await legacyPinRoute(uuid) {
+            (peer, endpoints, legacyPinOwner, pin) = (found, found.endpoints, uuid, owner)
         } else {
-            throw .undelivered("\(target.label) is away: no beacon heard from it lately")
+            throw .undelivered(await whyAway(target))
         }
         // Playing a legacy peer means sending like one, whoever the receiver is.
         let dialect = Dialect(sendingTo: peer?.versionID, forceLegacy: forceLegacy || configuration.legacy, versionID: configuration.appVersion)
-        var pin: PeerPin?
-        if let peer {
+        if let peer, pin == nil {
             do {
                 pin = try await service.pin(forPeer: peer.uuid)
             } catch {
                 throw .undelivered("cannot read the key pinned to \(target.label): \(error)")
             }
         }
-        let label = peer.map { "\($0.name) (\(endpoint))" } ?? endpoint.description
+        let label = peer.map { "\($0.name) (\(endpoints.first?.description ?? "?"))" } ?? (endpoints.first?.description ?? target.label)
         let security = try security(for: peer, labelled: label, pinned: pin, dialect: dialect)
         if case .plaintext = security, configuration.plaintext == .refuse {
             throw .refused("\(label) speaks no TLS (a legacy peer, or --legacy), and this daemon refuses plaintext (--plaintext refuse)")
         }
-        return Plan(endpoint: endpoint, peer: peer, label: label, dialect: dialect, security: security)
+        if endpoints.isEmpty { endpoints = [Endpoint(host: "0.0.0.0", port: peer?.port ?? 0)] }
+        return PeerRoute(peer: peer, endpoints: endpoints, label: label, dialect: dialect, security: security,
+                         legacyPinOwner: legacyPinOwner)
+    }
+
+    /// For a UUID pinned before device IDs were derived from keys, and silent since: the peer
+    /// that announces the pinned certificate under its derived ID now, with the pin. The send
+    /// proves that certificate before it writes, so a beacon lying about it costs one dial.
+    private func legacyPinRoute(_ uuid: String) async throws(SendError) -> (PeerPin, PeerTable.Peer)? {
+        guard !uuid.isKeyDerivedID else { return nil }
+        let pin: PeerPin?
+        do {
+            pin = try await service.pin(forPeer: uuid)
+        } catch {
+            throw .undelivered("cannot read the key pinned to \(uuid): \(error)")
+        }
+        guard let pin, let peer = await discovery.peers.first(where: { $0.isSigned && $0.fingerprint == pin.fingerprint }) else {
+            return nil
+        }
+        return (pin, peer)
+    }
+
+    /// Why a peer is not in the table, and what to do when it is a matter of keys: its UUID is
+    /// claimed with another key than the pinned one, or its name is announced by another key.
+    private func whyAway(_ target: Target) async -> String {
+        let uuid = target.peerUUID ?? ""
+        if let impostor = await discovery.impostors.first(where: { $0.uuid == uuid }) {
+            return "\(target.label) is not sent to: its beacons from \(impostor.endpoint) announce "
+                + (impostor.fingerprint.map { "the key \($0)" } ?? "no key") + ", not \(impostor.pinned), the key pinned to it. "
+                + "If it was reinstalled, forget the old key with: hexctl trust --reset \(uuid)"
+        }
+        let namesake = await discovery.peers.first { $0.uuid != uuid && $0.name.lowercased() == target.label.lowercased() }
+        if let namesake {
+            return "\(target.label) (\(uuid.prefix(8))) is away, and another key announces that name now, as \(namesake.uuid). "
+                + "If \(target.label) was reinstalled, send to \(namesake.uuid) and forget the old key with: hexctl trust --reset \(uuid)"
+        }
+        return "\(target.label) is away: no beacon heard from it lately"
     }
 
     /// TLS to a peer whose key is pinned, proving that key whatever its beacons say (a beacon
     /// announcing no TLS must not talk a daemon into plaintext); TLS to every other current peer
-    /// that announced it, proving the key it announced, and to an address the user typed (any
-    /// key); plaintext to a legacy peer, and to a peer announcing no TLS.
+    /// (one whose beacons are signed), proving the key its ID derives from, and to an address the
+    /// user typed (any key); plaintext to a legacy peer.
     /// - Throws: `SendError.refused` for plaintext (`--legacy`) to a peer known by its key.
-    private func security(for peer: PeerTable.Peer?, labelled label: String, pinned pin: PeerPin?, dialect: Dialect) throws(SendError) -> EnvelopeSender.Security {
+    private func security(
+        for peer: PeerTable.Peer?, labelled label: String, pinned pin: PeerPin?, dialect: Dialect
+    ) throws(SendError) -> EnvelopeSender.Security {
+        let deviceID = peer.flatMap { $0.isSigned ? UUID(strict: $0.uuid) : nil }
         if let pin, let pinned = Fingerprint(hex: pin.fingerprint) {
             guard let tls, dialect.generation == .current else {
                 throw .refused("\(label) is known by its key \(pinned); it is never sent plaintext (--legacy)")
             }
-            return .tls(tls, expected: pinned)
+            return .tls(tls, expected: pinned, deviceID: deviceID)
         }
         guard let tls, dialect.generation == .current else { return .plaintext }
         guard let peer else { return .tls(tls, expected: nil) }
         guard peer.speaksTLS, let announced = peer.fingerprint.flatMap(Fingerprint.init(hex:)) else { return .plaintext }
-        return .tls(tls, expected: announced)
+        return .tls(tls, expected: announced, deviceID: deviceID)
     }
 }

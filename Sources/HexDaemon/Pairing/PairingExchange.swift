@@ -5,8 +5,7 @@ import HexTLS
 /// The network side of pairing: one connection to a peer, on which pairing steps are sent and
 /// each answer is read before the next step.
 struct PairingExchange: Sendable {
-    let endpoint: Endpoint
-    let security: EnvelopeSender.Security
+    let route: PeerRoute
     let versionID: String
     let maximumLineLength: Int
     let timeout: Duration
@@ -19,6 +18,8 @@ struct PairingExchange: Sendable {
 
         /// The key the peer proved.
         var peerKey: Fingerprint? { channel.peerKey }
+        /// Where the peer was reached.
+        var endpoint: Endpoint { channel.endpoint }
 
         /// Writes one step and returns the answer to it: the next step, or an Ack.
         func send(_ step: PairJM) async throws -> Envelope {
@@ -32,8 +33,9 @@ struct PairingExchange: Sendable {
     /// - Throws: `SendError`, for every way the connection or the conversation fails.
     func converse<T: Sendable>(_ conversation: @Sendable (Conversation) async throws -> T) async throws(SendError) -> T {
         let deadline = ContinuousClock.now + timeout
-        return try await EnvelopeSender.reportingFailures(to: endpoint, within: timeout) {
-            let channel = try await EnvelopeSender.Channel.open(to: endpoint, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
+        return try await EnvelopeSender.reportingFailures(to: route.label, within: timeout) {
+            let channel = try await EnvelopeSender.Channel.open(
+                to: route.endpoints, security: route.security, deadline: deadline, maximumLineLength: maximumLineLength)
             let result = try await conversation(Conversation(channel: channel, versionID: versionID, deadline: deadline))
             channel.finish()
             return result

@@ -11,12 +11,18 @@ actor PairingService {
     private let configuration: DaemonConfiguration
     private let discovery: Discovery
     private let service: HexService
+    /// Resolves the route to a peer, as for any send.
+    private let sender: SendService
     private let events: EventLog
     private let logger: Logger
     private var book = PairingBook()
 
-    init(tls: TLSContext, configuration: DaemonConfiguration, discovery: Discovery, service: HexService, events: EventLog, logger: Logger) {
+    init(
+        tls: TLSContext, configuration: DaemonConfiguration, discovery: Discovery, service: HexService, sender: SendService,
+        events: EventLog, logger: Logger
+    ) {
         self.tls = tls
+        self.sender = sender
         self.configuration = configuration
         self.discovery = discovery
         self.service = service
@@ -34,16 +40,16 @@ actor PairingService {
     func request(_ text: String, timeout: Duration) async throws -> TrustReport {
         let peer = try await discovery.peer(matching: text)
         let label = "\(peer.name) (\(peer.endpoint))"
-        guard peer.speaksTLS, let announced = peer.fingerprint.flatMap(Fingerprint.init(hex:)) else {
+        guard peer.speaksTLS else {
             throw SendError.refused("\(label) speaks no TLS (a legacy peer): it has no key to pair with")
         }
+        let route = try await sender.route(.init(peerUUID: peer.uuid, address: nil, label: peer.name), forceLegacy: false)
         let pin = try await service.pin(forPeer: peer.uuid)
-        let expected = pin.flatMap { Fingerprint(hex: $0.fingerprint) } ?? announced
         let ourNonce = try PairingCode.nonce()
         guard let commitment = PairingCode.commitment(to: ourNonce) else { throw SendError.undelivered("cannot hash a nonce") }
         let identity = service.identity
-        let endpoint = peer.endpoint
-        let (theirNonce, theirKey) = try await exchange(with: endpoint, expecting: expected, timeout: timeout).converse { conversation in
+        let (theirNonce, theirKey) = try await exchange(over: route, timeout: timeout).converse { conversation in
+            let endpoint = conversation.endpoint
             let request = PairJM(step: .request, senderUUID: identity.uuid, senderName: identity.name, commitment: commitment)
             let answer = try await conversation.send(request)
             guard let step = answer.pair, step.step == .nonce, step.senderUUID == peer.uuid,
@@ -72,9 +78,11 @@ actor PairingService {
         if let refusal = try await refusal(of: request.peerUUID, key: request.key) { throw SendError.refused(refusal) }
         let peer = try await discovery.peer(matching: request.peerUUID)
         let accept = PairJM(step: .accept, senderUUID: service.identity.uuid, code: code)
-        let endpoint = peer.endpoint
-        try await exchange(with: endpoint, expecting: request.key, timeout: timeout).converse { conversation in
-            _ = try EnvelopeSender.taken(try await conversation.send(accept), from: endpoint)
+        var route = try await sender.route(.init(peerUUID: peer.uuid, address: nil, label: peer.name), forceLegacy: false)
+        // The key that asked, and no other, is told.
+        route.security = .tls(tls, expected: request.key, deviceID: UUID(strict: request.peerUUID))
+        try await exchange(over: route, timeout: timeout).converse { conversation in
+            _ = try EnvelopeSender.taken(try await conversation.send(accept), from: conversation.endpoint)
         }
         book.closeIncoming(request.key)
         _ = try await service.pair(peer: request.peerUUID, fingerprint: request.key.description)
@@ -100,8 +108,11 @@ actor PairingService {
         func ack(_ status: AckStatus, _ message: String) -> Envelope {
             .ack(status, messageID: envelope.messageID, message: message, versionID: configuration.appVersion)
         }
-        guard case .key(let proven) = proof, let key = Fingerprint(hex: proven) else {
+        guard case .key(let proven, let deviceID) = proof, let key = Fingerprint(hex: proven) else {
             return ack(.rejected, "pairing needs TLS: over plaintext there is no key to pair")
+        }
+        if let claimed = envelope.pair?.senderUUID, claimed != deviceID {
+            return ack(.rejected, "senderUUID \(claimed) is not the ID of the key this connection proved: that key's ID is \(deviceID)")
         }
         guard let messageID = envelope.messageID, let step = envelope.pair else {
             return ack(.invalid, "a Pair envelope needs a messageID and a well-formed Pair object (jmObjectType Pair)")
@@ -144,9 +155,9 @@ actor PairingService {
 
     // MARK: Helpers
 
-    /// A connection over TLS to `endpoint`, which must prove `key`.
-    private func exchange(with endpoint: Endpoint, expecting key: Fingerprint, timeout: Duration) -> PairingExchange {
-        PairingExchange(endpoint: endpoint, security: .tls(tls, expected: key), versionID: configuration.appVersion,
+    /// A connection over `route`, whose security says which key the peer must prove.
+    private func exchange(over route: PeerRoute, timeout: Duration) -> PairingExchange {
+        PairingExchange(route: route, versionID: configuration.appVersion,
                         maximumLineLength: configuration.maximumLineLength, timeout: timeout)
     }
 

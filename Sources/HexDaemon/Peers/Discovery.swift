@@ -1,6 +1,7 @@
 import HexControl
 import HexKit
 import HexNet
+import HexTLS
 
 /// Finds peers by UDP broadcast and keeps the peer table: announces this daemon in a burst at
 /// start and then every interval, answers new and restarted peers at once (rate-limited), expires
@@ -9,9 +10,12 @@ actor Discovery {
     private let socket: DatagramSocket
     private let configuration: DaemonConfiguration
     private let identity: LocalIdentity
-    /// This device's certificate fingerprint, announced in every beacon; nil exactly when
-    /// playing a legacy peer, which speaks no TLS.
-    private let fingerprint: String?
+    /// This device's key, which signs every beacon; nil exactly when playing a legacy peer,
+    /// which speaks no TLS and signs nothing.
+    private let signer: TLSIdentity?
+    /// This start's number, and the number of the last beacon signed in it.
+    private let boot: UInt64
+    private var sequence: UInt64 = 0
     private let instance = UUID().uppercaseText
     private let tcpPort: UInt16
     private let events: EventLog
@@ -19,23 +23,27 @@ actor Discovery {
     private let logger: Logger
 
     private var table: PeerTable
+    private var freshness = BeaconFreshness()
     private var rateLimiter: BeaconRateLimiter
     private var lastImmediateAnswer: ContinuousClock.Instant?
     private(set) var datagramsReceived = 0
     private(set) var datagramsMalformed = 0
     private(set) var datagramsOversized = 0
     private(set) var datagramsRateLimited = 0
+    private(set) var datagramsForged = 0
+    private(set) var datagramsReplayed = 0
     /// Peers pushed out of the full table by newcomers.
     private(set) var peersEvicted = 0
 
     init(
-        socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, fingerprint: String?, tcpPort: UInt16,
-        events: EventLog, service: HexService, logger: Logger
+        socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, signer: TLSIdentity?, boot: UInt64,
+        tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger
     ) {
         self.socket = socket
         self.configuration = configuration
         self.identity = identity
-        self.fingerprint = fingerprint
+        self.signer = signer
+        self.boot = boot
         self.tcpPort = tcpPort
         self.events = events
         self.service = service
@@ -73,6 +81,11 @@ actor Discovery {
     /// Notes that a hex went to or came from these peers: they are kept over strangers when the table is full.
     func markExchanged(_ uuids: [String]) {
         for uuid in uuids { table.markExchanged(uuid) }
+    }
+
+    /// Notes that a TLS handshake proved the key of the peer `uuid` at `address`.
+    func markProven(_ uuid: String, at address: IPv4Address) {
+        table.markProven(uuid, at: address)
     }
 
     /// The known peer at `endpoint`, if one announced it.
@@ -141,7 +154,29 @@ actor Discovery {
             logger.limited("malformed datagram", .info, "dropped a datagram that is not a beacon from \(datagram.sender):\(datagram.senderPort)")
             return
         }
-        let change = table.observe(beacon, from: datagram.sender, at: .now, pinnedKey: await pinnedKey(of: beacon))
+        let signed: Bool
+        switch BeaconCheck(beacon) {
+        case .forged(let reason):
+            datagramsForged += 1
+            logger.limited("forged beacon", .warning, "dropped a beacon from \(datagram.sender):\(datagram.senderPort) "
+                           + "claiming \(beacon.peer): \(reason)")
+            return
+        case .unsigned:
+            signed = false
+        case .signed(let boot, let sequence):
+            switch freshness.judge(peer: beacon.peer, boot: boot, sequence: sequence) {
+            case .fresh:
+                signed = true
+            case .repeated:
+                table.heardAgain(beacon.peer, from: datagram.sender)
+                return
+            case .stale:
+                datagramsReplayed += 1
+                logger.limited("replayed beacon", .info, "dropped a replayed beacon of \(beacon.peer) from \(datagram.sender)")
+                return
+            }
+        }
+        let change = table.observe(beacon, from: datagram.sender, at: .now, pinnedKey: await pinnedKey(of: beacon), signed: signed)
         if case .found(_, let evicted?) = change {
             peersEvicted += 1
             logger.limited("peer table full", .warning, "the peer table is full (\(table.capacity)): dropped \(evicted.name) (\(evicted.uuid)), unheard longest")
@@ -204,10 +239,19 @@ actor Discovery {
 
     // MARK: Sending
 
+    /// A beacon of this daemon, signed unless it plays a legacy peer: each one numbered after the
+    /// last, so that no receiver takes a replay of an earlier one.
     private func beacon(_ kind: Beacon.Kind) -> Beacon {
-        Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name, versionID: configuration.appVersion,
-               port: tcpPort, interval: configuration.announceInterval.inSeconds,
-               capabilities: configuration.legacy ? [] : ["ack", "tls"], fingerprint: fingerprint)
+        let beacon = Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name, versionID: configuration.appVersion,
+                            port: tcpPort, interval: configuration.announceInterval.inSeconds,
+                            capabilities: signer == nil ? [] : ["ack", "tls"], fingerprint: signer?.fingerprint.description)
+        guard let signer else { return beacon }
+        sequence += 1
+        guard let signed = beacon.signed(by: signer, boot: boot, sequence: sequence) else {
+            logger.limited("beacon signature", .error, "cannot sign a beacon: receivers will drop it")
+            return beacon
+        }
+        return signed
     }
 
     /// Sends a beacon to every broadcast target (interfaces read afresh) and every static peer.

@@ -23,9 +23,23 @@ struct PeerTable {
         var lastSeen: ContinuousClock.Instant
         /// A hex went to it or came from it: it is kept over strangers when the table is full.
         var hasExchanged = false
+        /// Its beacons are signed by the key its UUID derives from (a current peer); false for a
+        /// legacy peer, whose UUID is only a claim.
+        var isSigned = false
+        /// The address where a TLS handshake last proved its key: tried first.
+        var provenAddress: IPv4Address?
 
-        /// Where its envelopes go.
-        var endpoint: Endpoint { Endpoint(host: addresses.first?.description ?? "0.0.0.0", port: port) }
+        /// Where its envelopes go first.
+        var endpoint: Endpoint { endpoints[0] }
+
+        /// Where its envelopes may go, in the order to try: the address that last proved its key,
+        /// then every address it was heard from, the latest first. Any of them may be a replay's
+        /// source: a send proves the key before it writes, so a wrong one costs one dial.
+        var endpoints: [Endpoint] {
+            let ordered = (provenAddress.map { [$0] } ?? []) + addresses.filter { $0 != provenAddress }
+            let hosts = ordered.isEmpty ? [IPv4Address.any] : ordered
+            return hosts.map { Endpoint(host: $0.description, port: port) }
+        }
         var isLegacy: Bool { HexdVersion.isLegacy(versionID) }
         /// It takes TLS on its TCP port, and said which key it will prove.
         var speaksTLS: Bool { capabilities.contains("tls") && fingerprint != nil }
@@ -77,21 +91,27 @@ struct PeerTable {
     /// - Parameter pinnedKey: the key pinned to the beacon's UUID, if any. A beacon announcing
     ///   another key (or none, which would mean plaintext) does not touch the peer's entry: it is
     ///   kept apart as an impostor, so a replayed or forged beacon never redirects a send.
-    mutating func observe(_ beacon: Beacon, from address: IPv4Address, at now: ContinuousClock.Instant, pinnedKey: String? = nil) -> Change {
+    /// - Parameter signed: the beacon is signed by the key its UUID derives from, and newer than
+    ///   any accepted from that key (`BeaconCheck`, `BeaconFreshness`). An unsigned beacon is a
+    ///   legacy peer's claim: it announces no key that could be used.
+    mutating func observe(
+        _ beacon: Beacon, from address: IPv4Address, at now: ContinuousClock.Instant, pinnedKey: String? = nil, signed: Bool = false
+    ) -> Change {
         let uuid = beacon.peer.uppercased()
         guard uuid != ownUUID else { return .none }
         if beacon.kind != .bye, let pinnedKey, beacon.fingerprint != pinnedKey {
             return observeImpostor(beacon, uuid: uuid, from: address, at: now, pinnedKey: pinnedKey)
         }
         if beacon.kind == .bye {
-            // Anyone can send a `bye` naming any peer: only one from an address the peer itself
-            // was heard from is taken.
-            guard let known = peers[uuid], known.addresses.contains(address) else { return .none }
+            // A signed `bye` is the peer's own. Anyone can send an unsigned one naming any peer:
+            // it counts only for a legacy peer, and from an address that peer was heard from.
+            guard let known = peers[uuid], signed || (!known.isSigned && known.addresses.contains(address)) else { return .none }
             return peers.removeValue(forKey: uuid).map(Change.left) ?? .none
         }
         var peer = Peer(
             uuid: uuid, name: beacon.name, versionID: beacon.versionID, instance: beacon.instance, addresses: [address],
-            port: beacon.port, interval: .seconds(beacon.interval), capabilities: beacon.capabilities, fingerprint: beacon.fingerprint, lastSeen: now)
+            port: beacon.port, interval: .seconds(beacon.interval), capabilities: signed ? beacon.capabilities : beacon.capabilities.filter { $0 != "tls" },
+            fingerprint: signed ? beacon.fingerprint : nil, lastSeen: now, isSigned: signed)
         guard let known = peers[uuid] else {
             let evicted = peers.count >= capacity ? evictOne() : nil
             peers[uuid] = peer
@@ -100,6 +120,7 @@ struct PeerTable {
         // A few addresses are plenty (a host on wired and wireless); more is a peer being spoofed.
         peer.addresses += known.addresses.filter { $0 != address }.prefix(Self.maximumAddresses - 1)
         peer.hasExchanged = known.hasExchanged
+        peer.provenAddress = known.provenAddress
         peers[uuid] = peer
         return known.instance == peer.instance ? .updated(peer) : .restarted(peer)
     }
@@ -120,6 +141,19 @@ struct PeerTable {
         impostors[uuid] = impostor
         let isNews = known.map { $0.endpoint != impostor.endpoint || $0.fingerprint != impostor.fingerprint } ?? true
         return isNews ? .keyMismatch(impostor) : .none
+    }
+
+    /// Adds `address` to a peer's candidates, after those it has: its latest signed beacon was
+    /// heard again from there (another path to it, or a host replaying it).
+    mutating func heardAgain(_ uuid: String, from address: IPv4Address) {
+        guard var peer = peers[uuid.uppercased()], !peer.addresses.contains(address) else { return }
+        peer.addresses = Array((peer.addresses + [address]).prefix(Self.maximumAddresses))
+        peers[peer.uuid] = peer
+    }
+
+    /// Notes where a TLS handshake just proved the peer's key: sends try that address first.
+    mutating func markProven(_ uuid: String, at address: IPv4Address) {
+        peers[uuid.uppercased()]?.provenAddress = address
     }
 
     /// Forgets what impostors claimed a UUID: its key was just re-pinned or reset.

@@ -12,7 +12,7 @@ public enum AcceptPolicy: String, Sendable, CaseIterable {
     public func admits(_ trust: SenderTrust) -> Bool {
         switch self {
         case .anyone: true
-        case .known: trust != .plaintext
+        case .known: trust == .pinned || trust == .paired
         case .paired: trust == .paired
         }
     }

@@ -12,13 +12,21 @@ public struct HexManager {
     public let versionID: String
     /// Whose Stores and Alerts are taken.
     public let acceptPolicy: AcceptPolicy
+    /// The daemon speaks TLS, so it knows device IDs derived from keys and refuses plaintext
+    /// claiming one; false when it plays a legacy peer, which takes any sender as the original
+    /// app did.
+    public let knowsDerivedIDs: Bool
     private let repository: any HexRepository
 
-    public init(repository: any HexRepository, identity: LocalIdentity, versionID: String, accepting acceptPolicy: AcceptPolicy = .anyone) {
+    public init(
+        repository: any HexRepository, identity: LocalIdentity, versionID: String, accepting acceptPolicy: AcceptPolicy = .anyone,
+        knowsDerivedIDs: Bool = true
+    ) {
         self.repository = repository
         self.identity = identity
         self.versionID = versionID
         self.acceptPolicy = acceptPolicy
+        self.knowsDerivedIDs = knowsDerivedIDs
     }
 
     // MARK: Receiving
@@ -51,8 +59,9 @@ public struct HexManager {
         guard let hexJM = envelope.hex else {
             return .invalid(reason: "a Store needs a Hex object in jmObject")
         }
-        // Compared as a UUID is written, so " <uuid>" is not another sender.
-        let sender = hexJM.senderUUID.map { $0.trimmed.uppercased() } ?? ""
+        // Read strictly, so that no other spelling of a UUID passes for a second identity: one
+        // that is not a UUID counts as missing (Protocol.md, section 4, rule 12).
+        let sender = hexJM.senderUUID.flatMap(\.canonicalUUID) ?? ""
         let trust: SenderTrust
         switch try authenticate(sender, proof: proof) {
         case .known(let known): trust = known
@@ -64,6 +73,7 @@ public struct HexManager {
             return .rejected(alert: "\(identity.name) blocked you.")
         }
         var hex = Self.makeHex(from: hexJM, location: .inbox, at: time)
+        hex.senderUUID = sender
         hex.senderTrust = trust
         return try repository.insert(hex, messageID: envelope.messageID) ? .stored(hex) : .duplicate
     }
@@ -80,43 +90,71 @@ public struct HexManager {
     /// cannot be tied to a sender, so only the policy `anyone` takes it, blocked senders or not.
     private func receiveAlert(_ envelope: Envelope, proof: SenderProof) throws -> ReceiveOutcome {
         var pin: PeerPin?
-        if case .key(let fingerprint) = proof, let owner = try repository.pinnedPeer(forKey: fingerprint) {
-            pin = try repository.pin(forPeer: owner)
+        var sender: String?
+        if case .key(let fingerprint, let deviceID) = proof {
+            sender = deviceID
+            if let owner = try repository.pinnedPeer(forKey: fingerprint) {
+                pin = try repository.pin(forPeer: try movedToDerivedID(owner, deviceID: deviceID))
+            }
         }
         if let pin, try repository.isBlocked(senderUUID: pin.peerUUID) {
             return .rejected(alert: "\(identity.name) blocked you.")
         }
         let admitted = acceptPolicy == .anyone || pin.map { acceptPolicy.admits($0.trust) } == true
         guard admitted else { return refusedByPolicy }
-        return .alert(message: envelope.message ?? "")
+        return .alert(message: envelope.message ?? "", sender: sender)
     }
 
-    /// How the sender is known, or the outcome for a sender the connection disproves. A key is
-    /// pinned to the first peer UUID it proves (trust on first use) when the policy takes
-    /// anyone; a UUID pinned to a key is spoken for by that key alone, never by plaintext.
+    /// How the sender is known, or the outcome for a sender the connection disproves. Over TLS
+    /// the sender must be the device ID the proven key derives; that key is pinned to it on first
+    /// use when the policy takes anyone. Plaintext never speaks for a derived ID, nor for a UUID
+    /// pinned to a key.
     private func authenticate(_ sender: String, proof: SenderProof) throws -> Authentication {
         switch proof {
-        case .key(let fingerprint):
-            guard !sender.isEmpty else { return .disproved("a Store over TLS must name its senderUUID") }
+        case .key(let fingerprint, let deviceID):
+            guard !sender.isEmpty else { return .disproved("a Store over TLS must name its senderUUID (a UUID)") }
+            guard sender == deviceID else {
+                return .disproved("senderUUID \(sender) is not the ID of the key this connection proved "
+                                  + "(\(fingerprint)): that key's ID is \(deviceID)")
+            }
             if let pin = try repository.pin(forPeer: sender) {
                 guard pin.fingerprint == fingerprint else {
-                    return .disproved("senderUUID \(sender) belongs to the key \(pin.fingerprint), not to the key \(fingerprint) this connection proved")
+                    return .disproved("\(sender) is pinned to the certificate \(pin.fingerprint), not to \(fingerprint), "
+                                      + "which this connection proved")
                 }
                 return .known(pin.trust)
             }
             if let owner = try repository.pinnedPeer(forKey: fingerprint) {
-                return .disproved("the key \(fingerprint) belongs to the peer \(owner), not to \(sender.clipped(toUTF8: 80))")
+                let moved = try movedToDerivedID(owner, deviceID: deviceID)
+                guard moved == deviceID, let pin = try repository.pin(forPeer: moved) else {
+                    return .disproved("the key \(fingerprint) belongs to the peer \(owner), not to \(sender)")
+                }
+                return .known(pin.trust)
             }
             // A stranger is pinned only where strangers are welcome.
             guard acceptPolicy == .anyone else { return .notAdmitted }
             try repository.setPin(PeerPin(peerUUID: sender, fingerprint: fingerprint, trust: .pinned))
-            return .known(.pinned)
+            return .known(.new)
         case .none:
+            if knowsDerivedIDs && sender.isKeyDerivedID {
+                return .disproved("\(sender) is a device ID derived from a key; only TLS proving that key speaks for it, "
+                                  + "never a plaintext envelope")
+            }
             if !sender.isEmpty, let pin = try repository.pin(forPeer: sender) {
                 return .disproved("\(sender) is known by its key \(pin.fingerprint); a plaintext envelope cannot speak for it")
             }
             return .known(.plaintext)
         }
+    }
+
+    /// The peer a pinned key speaks for now: a key pinned before device IDs came from keys (to a
+    /// UUID of its peer's choosing) moves, with its trust, block and outbox, to the ID it derives
+    /// the first time it proves itself (Protocol.md, section 12.1). Returns `owner` when it is a
+    /// derived ID already.
+    private func movedToDerivedID(_ owner: String, deviceID: String) throws -> String {
+        guard owner != deviceID, !owner.isKeyDerivedID else { return owner }
+        try repository.movePeer(from: owner, to: deviceID)
+        return deviceID
     }
 
     private enum Authentication {
@@ -133,7 +171,7 @@ public struct HexManager {
         var linkIDs = SeededRandomGenerator()
         return Hex(
             location: location,
-            senderUUID: hexJM.senderUUID ?? "",
+            senderUUID: hexJM.senderUUID.flatMap(\.canonicalUUID) ?? "",
             senderName: hexJM.senderName ?? "",
             hexDescription: hexJM.hexDescription ?? "",
             hexColor: hexJM.hexColor ?? "",

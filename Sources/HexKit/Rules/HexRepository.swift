@@ -62,4 +62,8 @@ public protocol HexRepository {
 
     /// Forgets the key pinned to a peer UUID. Returns false when there was none.
     func removePin(forPeer uuid: String) throws -> Bool
+
+    /// Moves what is kept about a peer from one UUID to another, in one transaction: its pin
+    /// (with its trust), its block and its outbox. What the new UUID had is replaced.
+    func movePeer(from old: String, to new: String) throws
 }

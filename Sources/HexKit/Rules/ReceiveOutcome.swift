@@ -10,8 +10,9 @@ public enum ReceiveOutcome: Sendable, Hashable {
     /// The connection disproves the envelope's sender (another key speaks for that peer UUID,
     /// or plaintext claims a peer known by its key); nothing was stored.
     case forged(reason: String)
-    /// An Alert arrived with this message.
-    case alert(message: String)
+    /// An Alert arrived with this message, from the device ID its TLS connection proved (nil
+    /// over plaintext: an Alert names no sender).
+    case alert(message: String, sender: String? = nil)
     /// The operation or object type is one this version does not handle; nothing was done.
     case unsupported(reason: String)
     /// The envelope cannot be acted on; nothing was stored.

@@ -47,6 +47,21 @@ public struct Beacon: Sendable, Codable, Equatable {
     /// The SHA-256 of the daemon's certificate, 64 lowercase hex digits (Protocol.md, section 12).
     /// Only a claim: a TLS handshake proves it.
     public var fingerprint: String?
+    /// The signer's public key (SubjectPublicKeyInfo, DER) in lowercase hex: `peer` is the ID it
+    /// derives (Protocol.md, section 12.1). Absent in an unsigned (legacy) beacon.
+    public var key: String?
+    /// The signer's start number (one more at every start) and this beacon's number within the
+    /// start: together they grow with every beacon signed, so a replay is recognised.
+    public var boot: UInt64?
+    public var sequence: UInt64?
+    /// The key's Ed25519 signature of `signedMessage`, 128 lowercase hex digits.
+    public var signature: String?
+
+    enum CodingKeys: String, CodingKey {
+        case format, kind, peer, instance, name, versionID, port, interval, capabilities, fingerprint, key, boot
+        case sequence = "seq"
+        case signature = "sig"
+    }
 
     public init(
         kind: Kind, peer: String, instance: String, name: String, versionID: String, port: UInt16, interval: Double, capabilities: [String],
@@ -75,11 +90,50 @@ public struct Beacon: Sendable, Codable, Equatable {
     public static func decode(_ bytes: [UInt8]) -> Beacon? {
         guard bytes.count <= maximumSize,
               let wire = try? JSONValueDecoder(limits: JSONLimits(maximumDepth: 4)).decode(Beacon.self, from: bytes),
-              wire.format == formatTag, let peer = UUID(uuidString: wire.peer), let instance = UUID(uuidString: wire.instance),
+              wire.format == formatTag, let peer = UUID(strict: wire.peer), let instance = UUID(strict: wire.instance),
               wire.port > 0, wire.interval > 0
         else { return nil }
-        return Beacon(kind: wire.kind, peer: peer.uuidString, instance: instance.uuidString, name: wire.name, versionID: wire.versionID,
-                      port: wire.port, interval: wire.interval, capabilities: wire.capabilities, fingerprint: wire.fingerprint)
+        var beacon = Beacon(kind: wire.kind, peer: peer.uppercaseText, instance: instance.uppercaseText, name: wire.name,
+                            versionID: wire.versionID, port: wire.port, interval: wire.interval,
+                            capabilities: wire.capabilities, fingerprint: wire.fingerprint)
+        // The signature covers the fields as they came, before they were cut to their caps.
+        if let key = wire.key, let boot = wire.boot, let sequence = wire.sequence, let signature = wire.signature {
+            beacon.key = key
+            beacon.boot = boot
+            beacon.sequence = sequence
+            beacon.signature = signature
+            beacon.receivedMessage = wire.signedMessage
+        }
+        return beacon
+    }
+
+    /// What the signature of a received beacon covers, computed from its fields as they came
+    /// (`decode` cuts them to their caps after); nil for a beacon made here or an unsigned one.
+    public private(set) var receivedMessage: [UInt8]?
+
+    /// Tags the bytes a beacon's signature covers, so they can never be taken for other signed bytes.
+    public static let signatureTag = "hexd-beacon-signature/1"
+
+    /// The bytes the signature covers (Protocol.md, section 9): the tag, then kind, peer, instance,
+    /// name, versionID, port, interval in whole milliseconds, the number of capabilities, each
+    /// capability, fingerprint (empty when absent), key, boot and seq, each as its UTF-8 bytes
+    /// after their count as two bytes, big-endian. Numbers are written in decimal. Nil when a
+    /// field is missing or cannot be written so (a string over 65,535 bytes, an interval that is
+    /// not a number of milliseconds).
+    public var signedMessage: [UInt8]? {
+        guard let key, let boot, let sequence, interval.isFinite, interval >= 0, interval < 1e12 else { return nil }
+        let milliseconds = Int64((interval * 1_000).rounded())
+        var fields = [Self.signatureTag, kind.rawValue, peer, instance, name, versionID, String(port), String(milliseconds),
+                      String(capabilities.count)]
+        fields += capabilities
+        fields += [fingerprint ?? "", key, String(boot), String(sequence)]
+        var message: [UInt8] = []
+        for field in fields {
+            let bytes = Array(field.utf8)
+            guard bytes.count <= Int(UInt16.max) else { return nil }
+            message += [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes
+        }
+        return message
     }
 
     public func encoded() -> [UInt8] {
@@ -89,16 +143,20 @@ public struct Beacon: Sendable, Codable, Equatable {
         writer.beginArray()
         capabilities.forEach { writer.string($0) }
         writer.endArray()
+        if let boot { writer.key("boot"); writer.raw(Array(String(boot).utf8)) }
         if let fingerprint { writer.member("fingerprint", fingerprint) }
         writer.member("format", format)
         writer.member("instance", instance)
         writer.key("interval")
         writer.raw(Array(String(interval).utf8))
+        if let key { writer.member("key", key) }
         writer.member("kind", kind.rawValue)
         writer.member("name", name)
         writer.member("peer", peer)
         writer.key("port")
         writer.raw(Array(String(port).utf8))
+        if let sequence { writer.key("seq"); writer.raw(Array(String(sequence).utf8)) }
+        if let signature { writer.member("sig", signature) }
         writer.member("versionID", versionID)
         writer.endObject()
         return writer.bytes
