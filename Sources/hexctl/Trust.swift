@@ -32,12 +32,14 @@ let trustCommands = [
     },
     Command("trust", "<peer>",
             arguments: [("peer", "A peer's name or UUID prefix (from 'hexctl peers' or seen before), or any UUID.")],
-            summary: "With --reset: forget the key pinned to a peer that was reinstalled, so its new key is pinned.",
+            summary: "With --reset: forget the key pinned to a peer (a reinstalled peer goes by a new ID; this forgets the old).",
             details: """
-                A peer that made a new key (reinstalled, or its data directory lost) is refused: its sends
-                are rejected and sends to it fail, naming both keys. Once you know why it changed,
-                'hexctl trust --reset <peer>' forgets the old key; the next key the peer proves over TLS is
-                pinned on first use, and can then be paired.
+                A peer's ID derives from its key, so a peer that made a new key (reinstalled, or its data
+                directory lost) is a new device with a new ID: 'hexctl peers' warns that it goes by the name
+                of a peer whose key is pinned, and a send to the old ID names the new one. Once you know why
+                it changed, 'hexctl trust --reset <old ID>' forgets the old key and the warning goes. For a
+                peer pinned before IDs came from keys, whose beacons now announce another key, it makes the
+                next key the peer proves over TLS pinned on first use.
                 """,
             options: [Option("reset", help: "Forget the key pinned to the peer (required: it is the only action).")]) { invocation in
         guard invocation.arguments.flag("reset") else { throw UsageError("say what to do: hexctl trust --reset <peer>") }
