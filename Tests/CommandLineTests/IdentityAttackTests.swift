@@ -7,6 +7,7 @@ import HexNet
 import HexStore
 import HexTestSupport
 import HexTLS
+import Synchronization
 import Testing
 
 extension ProcessTests {
@@ -15,8 +16,10 @@ extension ProcessTests {
     @Suite struct IdentityAttackTests {
         /// Writes `envelope` to 127.0.0.1:`port`, over TLS as `identity` (plaintext when nil), and
         /// returns the answer.
-        private func exchange(_ envelope: Envelope, port: UInt16, as identity: TLSIdentity?) async throws -> Envelope {
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
+        private func exchange(
+            _ envelope: Envelope, port: UInt16, as identity: TLSIdentity?, from source: IPv4Address? = nil
+        ) async throws -> Envelope {
+            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5), from: source)
             let stream: any ByteStream = if let identity {
                 try await TLSStream.handshake(over: socket, context: try TLSContext(identity: identity), as: .client, timeout: .seconds(5))
             } else {
@@ -261,6 +264,70 @@ extension ProcessTests {
             #expect(bob.stop() == 0)
             let restarted = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: bobDirectory)
             #expect(!restarted.log.contains("the ID its key derives"), "said once")
+        }
+        /// While strangers ask to pair 300 times a second, from 50 addresses and with keys of
+        /// their own (all named "Honest", some claiming Honest's ID), a peer announced before the
+        /// flood pairs with the right code, accepted by name; strangers are let in at the rate.
+        @Test func anHonestPairingCompletesDuringAFloodOfRequests() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let alice = try await DaemonProcess(name: "Alice", discoveryPort: port)
+            let honest = try await DaemonProcess(name: "Honest", discoveryPort: port)
+            let alicePort = try await alice.hexctlJSON(StatusReport.self, ["status"]).tcpPort
+            let honestID = try await honest.hexctlJSON(StatusReport.self, ["status"]).peerUUID
+            try await waitForPeer("Honest", of: alice)
+            try await waitForPeer("Alice", of: honest)
+
+            let directory = try TemporaryDirectory()
+            let strangers = try (0..<60).map { try identity("stranger\($0)", in: directory) }
+            let tally = FloodTally()
+            let start = ContinuousClock.now
+            let requests = 900
+            let flood = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for lane in 0..<10 {
+                        group.addTask {
+                            for index in stride(from: lane, to: requests, by: 10) {
+                                // Paced at 300 a second in all.
+                                try? await Task.sleep(until: start + .milliseconds(index * 1_000 / 300), clock: .continuous)
+                                let stranger = strangers[index % strangers.count]
+                                let claim = index % 3 == 0 ? honestID : stranger.deviceID.uppercaseText
+                                let request = Envelope.pair(PairJM(step: .request, senderUUID: claim, senderName: "Honest",
+                                                                   commitment: String(repeating: "ab", count: 32)),
+                                                            versionID: HexdVersion.current, messageID: UUID().uuidString)
+                                let source = IPv4Address("127.0.1.\(index % 50 + 1)")
+                                let answer = try? await exchange(request, port: alicePort, as: stranger, from: source)
+                                tally.record(answer)
+                            }
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let asked = try await honest.hexctlJSON(TrustReport.self, ["pair", "Alice"])
+            let code = try #require(asked.code)
+            let accepted = try await alice.hexctlJSON(TrustReport.self, ["pair", "--accept", "Honest"])
+            #expect(accepted.peerUUID == honestID && accepted.code == code && accepted.trust == .paired)
+            await flood.value
+            let elapsed = (ContinuousClock.now - start).inSeconds
+            let (nonces, refusals) = tally.counts
+            #expect(refusals > 0 && nonces + refusals >= requests / 2, "\(nonces + refusals) of \(requests) answered: the flood arrived")
+            #expect(Double(nonces) <= PairingAdmission.burst + PairingAdmission.rate * elapsed + 1,
+                    "\(nonces) strangers admitted in \(elapsed) s")
+            try await waitForPeer("Honest", of: alice) { $0.uuid == honestID && $0.trust == .paired }
+            try await waitForPeer("Alice", of: honest) { $0.trust == .paired }
+        }
+    }
+}
+
+/// What the strangers of a pairing flood were answered.
+private final class FloodTally: Sendable {
+    private let state = Mutex<(nonces: Int, refusals: Int)>((0, 0))
+
+    var counts: (nonces: Int, refusals: Int) { state.withLock { $0 } }
+
+    func record(_ answer: Envelope?) {
+        state.withLock {
+            if answer?.pair?.step == .nonce { $0.nonces += 1 } else if answer?.status == .rejected { $0.refusals += 1 }
         }
     }
 }

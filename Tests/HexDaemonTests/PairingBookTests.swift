@@ -18,8 +18,8 @@ import Testing
         let aliceNonce = try PairingCode.nonce()
         let bobNonce = try PairingCode.nonce()
         var bob = PairingBook()
-        bob.received(from: aliceKey, uuid: Self.alice, name: "Alice", commitment: try #require(PairingCode.commitment(to: aliceNonce)),
-                     ourNonce: bobNonce, at: now)
+        try bob.received(from: aliceKey, uuid: Self.alice, name: "Alice", commitment: try #require(PairingCode.commitment(to: aliceNonce)),
+                         ourNonce: bobNonce, source: "10.0.0.1", isKnown: true, at: now)
         #expect(throws: LookupError.noPairing("alice"), "nothing to accept before the nonce is revealed") {
             try bob.request(matching: "alice", at: now)
         }
@@ -48,8 +48,8 @@ import Testing
         let (aliceKey, bobKey) = (try key(1), try key(2))
         let nonce = try PairingCode.nonce()
         var bob = PairingBook()
-        bob.received(from: aliceKey, uuid: Self.alice, name: "Alice", commitment: try #require(PairingCode.commitment(to: nonce)),
-                     ourNonce: try PairingCode.nonce(), at: now)
+        try bob.received(from: aliceKey, uuid: Self.alice, name: "Alice", commitment: try #require(PairingCode.commitment(to: nonce)),
+                         ourNonce: try PairingCode.nonce(), source: "10.0.0.1", isKnown: false, at: now)
         #expect(throws: PairingError.commitmentMismatch) { try bob.revealed(nonce: try PairingCode.nonce(), by: aliceKey, ownKey: bobKey, at: now) }
         #expect(throws: PairingError.noRequest, "no second guess") { try bob.revealed(nonce: nonce, by: aliceKey, ownKey: bobKey, at: now) }
         #expect(throws: PairingError.noRequest, "another key has no request") { try bob.revealed(nonce: nonce, by: try key(9), ownKey: bobKey, at: now) }
@@ -69,15 +69,62 @@ import Testing
         #expect(try alice.accepted(by: bobKey, uuid: bob, code: "1A2B3C4D", at: now).name == "Bob")
     }
 
-    @Test func aFloodOfRequestsLeavesTheBookAtItsCapacity() throws {
+    /// A flood of strangers from many addresses leaves the book at its caps, never pushes out a
+    /// request of a peer known before, and lets no address hold more than its share.
+    @Test func aFloodOfStrangersNeverPushesOutAKnownPeer() throws {
         var book = PairingBook()
-        for number in 0..<(PairingBook.capacity * 4) {
-            book.received(from: try key(number), uuid: Self.alice, name: "x", commitment: String(repeating: "0", count: 64), ourNonce: [],
-                          at: now + .milliseconds(number))
+        let commitment = String(repeating: "0", count: 64)
+        try book.received(from: try key(100_000), uuid: Self.alice, name: "Honest", commitment: commitment, ourNonce: [],
+                          source: "10.0.0.1", isKnown: true, at: now)
+        var refusedByAddress = 0
+        for number in 0..<(PairingBook.capacity * 20) {
+            let stranger = try key(number)
+            do throws(PairingError) {
+                try book.received(from: stranger, uuid: "S\(number)", name: "Honest", commitment: commitment, ourNonce: [],
+                                  source: "10.0.1.\(number % 50)", isKnown: false, at: now + .milliseconds(number))
+            } catch {
+                #expect(error == .tooManyFromAddress("10.0.1.\(number % 50)"))
+                refusedByAddress += 1
+            }
             book.sent(.init(peerUUID: Self.alice, name: "x", key: try key(number), code: "00000000", expires: now + .seconds(number)), at: now)
         }
-        #expect(book.incoming.count == PairingBook.capacity && book.outgoing.count == PairingBook.capacity)
+        #expect(book.incoming.count == PairingBook.capacity + 1 && book.outgoing.count == PairingBook.capacity)
+        #expect(book.incoming[try key(100_000)]?.name == "Honest", "the known peer keeps its place")
+        #expect(refusedByAddress == 0, "50 addresses: the capacity bounds them before their share does")
         book.forget(peerUUID: Self.alice)
-        #expect(book.incoming.isEmpty && book.outgoing.isEmpty)
+        #expect(book.incoming.count == PairingBook.capacity && book.outgoing.isEmpty)
+
+        // One address asks again and again: it keeps its share, and is refused past it.
+        var single = PairingBook()
+        for number in 0..<5 {
+            let stranger = try key(number)
+            let outcome = Result { () throws(PairingError) in
+                try single.received(from: stranger, uuid: "S\(number)", name: "x", commitment: commitment, ourNonce: [],
+                                    source: "10.0.2.1", isKnown: false, at: now)
+            }
+            if number < PairingBook.perAddress {
+                #expect(throws: Never.self) { try outcome.get() }
+            } else {
+                #expect(throws: PairingError.tooManyFromAddress("10.0.2.1")) { try outcome.get() }
+            }
+        }
+        #expect(single.incoming.count == PairingBook.perAddress)
+    }
+
+    /// Strangers are admitted at the rate, and a flood makes peers first heard during it strangers.
+    @Test func strangersAreAdmittedAtTheRateAndAFloodIsRemembered() {
+        var admission = PairingAdmission()
+        var admitted = 0
+        for millisecond in 0..<100 where admission.admitStranger(at: now + .milliseconds(millisecond)) { admitted += 1 }
+        #expect(admitted == Int(PairingAdmission.burst), "\(admitted): the burst, then nothing within 100 ms")
+        let heardBefore = admission.knewBefore(now - .seconds(1), at: now + .milliseconds(100))
+        let heardDuring = admission.knewBefore(now + .milliseconds(50), at: now + .milliseconds(100))
+        #expect(heardBefore && !heardDuring, "a peer first heard during the flood is a stranger")
+        let later = now + .seconds(3)
+        let refilled = admission.admitStranger(at: later)
+        #expect(refilled, "the bucket refills at the rate")
+        let calm = later + .seconds(Int(PairingAdmission.burst / PairingAdmission.rate)) + PairingAdmission.calm + .seconds(1)
+        let afterCalm = admission.knewBefore(now + .milliseconds(50), at: calm)
+        #expect(afterCalm, "a calm ends the flood")
     }
 }

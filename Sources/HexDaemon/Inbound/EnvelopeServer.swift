@@ -202,7 +202,7 @@ final class EnvelopeServer: Sendable {
                     continue
                 }
                 replies += await receive(run, from: remote, proof: proof)
-                reply = await pairing.receive(envelope, proof: proof)
+                reply = await pairing.receive(envelope, proof: proof, from: remote)
             } catch {
                 logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
                 replies += await receive(run, from: remote, proof: proof)

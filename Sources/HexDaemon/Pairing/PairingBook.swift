@@ -5,9 +5,11 @@ import HexTLS
 /// the initiator's nonce and then for this side's user; and requests sent, waiting for the other
 /// side's user. Pure bookkeeping: the pairing service feeds it steps and the clock.
 ///
-/// Entries are keyed by the key that proved itself, last for `lifetime`, and each side holds at
-/// most `capacity`: past it the entry expiring first makes room, so a flood of requests cannot
-/// grow it.
+/// Entries are keyed by the key that proved itself (one key, one device ID, one entry) and last
+/// for `lifetime`. Requests received are bounded apart for peers known before (a key pinned here,
+/// or a peer announced before a flood began) and for strangers, so a flood of strangers never
+/// takes a known peer's place: each class holds at most `capacity`, the oldest making room, and a
+/// stranger's source address at most `perAddress`. Requests sent hold at most `capacity` too.
 struct PairingBook {
     /// A request from a peer.
     struct Incoming: Sendable, Equatable {
@@ -20,6 +22,10 @@ struct PairingBook {
         /// Set once the initiator revealed the nonce it committed to; only then may the user accept.
         var code: String?
         var expires: ContinuousClock.Instant
+        /// The address it came from.
+        var source: String
+        /// From a peer known before (see `PairingAdmission`): never pushed out by strangers.
+        var isKnown: Bool
     }
 
     /// A request this daemon sent, its nonces exchanged.
@@ -34,15 +40,24 @@ struct PairingBook {
     /// Long enough to walk to the other machine and type a command.
     static let lifetime = Duration.seconds(300)
     static let capacity = 16
+    /// A stranger's requests under way from one source address.
+    static let perAddress = 2
 
     private(set) var incoming: [Fingerprint: Incoming] = [:]
     private(set) var outgoing: [Fingerprint: Outgoing] = [:]
 
-    /// Records a request (replacing an earlier one from the same key) and returns the nonce to answer with.
-    mutating func received(from key: Fingerprint, uuid: String, name: String, commitment: String, ourNonce: [UInt8], at now: ContinuousClock.Instant) {
+    /// Records a request (replacing an earlier one from the same key), within the bounds.
+    /// - Throws: `PairingError.tooManyFromAddress` for a stranger's request past `perAddress`.
+    mutating func received(
+        from key: Fingerprint, uuid: String, name: String, commitment: String, ourNonce: [UInt8], source: String, isKnown: Bool,
+        at now: ContinuousClock.Instant
+    ) throws(PairingError) {
         expire(at: now)
-        Self.makeRoom(for: key, in: &incoming, expiring: \.expires)
-        incoming[key] = Incoming(peerUUID: uuid, name: name, key: key, commitment: commitment, ourNonce: ourNonce, code: nil, expires: now + Self.lifetime)
+        let others = incoming.values.filter { $0.key != key && $0.isKnown == isKnown }
+        if !isKnown, others.filter({ $0.source == source }).count >= Self.perAddress { throw .tooManyFromAddress(source) }
+        if others.count >= Self.capacity, let oldest = others.min(by: { $0.expires < $1.expires }) { incoming[oldest.key] = nil }
+        incoming[key] = Incoming(peerUUID: uuid, name: name, key: key, commitment: commitment, ourNonce: ourNonce, code: nil,
+                                 expires: now + Self.lifetime, source: source, isKnown: isKnown)
     }
 
     /// Checks the initiator's nonce against its commitment and works out the code.
@@ -69,10 +84,12 @@ struct PairingBook {
     }
 
     /// The revealed request from the peer a user means (its exact name, ignoring case, or its
-    /// UUID or a unique prefix of it), still open.
+    /// UUID or a unique prefix of it), still open. A name that strangers give too means the one
+    /// peer known before that gives it, if there is one.
     func request(matching text: String, at now: ContinuousClock.Instant) throws(LookupError) -> Incoming {
         let open = incoming.values.filter { $0.code != nil && $0.expires > now }
-        let byName = open.filter { $0.name.lowercased() == text.lowercased() }
+        let named = open.filter { $0.name.lowercased() == text.lowercased() }
+        let byName = named.count > 1 && named.filter(\.isKnown).count == 1 ? named.filter(\.isKnown) : named
         let matches = byName.isEmpty && !text.isEmpty ? open.filter { $0.peerUUID.hasPrefix(text.uppercased()) } : byName
         guard let match = matches.first else { throw .noPairing(text) }
         guard matches.count == 1 else { throw .ambiguousPeer(text, matches: matches.count) }
@@ -127,6 +144,10 @@ enum PairingError: Error, Equatable, CustomStringConvertible {
     case noRequest
     /// The initiator's nonce is not the one it committed to.
     case commitmentMismatch
+    /// A stranger's request from an address that has `PairingBook.perAddress` under way.
+    case tooManyFromAddress(String)
+    /// Strangers asked faster than `PairingAdmission` admits: a flood is under way.
+    case busy
     /// The accepting side showed another code than this side did.
     case codeMismatch
 
@@ -134,6 +155,8 @@ enum PairingError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noRequest: "no pairing request is under way with this key (they last \(PairingBook.lifetime))"
         case .commitmentMismatch: "the nonce revealed is not the one committed to; the request is dropped"
+        case .tooManyFromAddress(let source): "\(source) has \(PairingBook.perAddress) pairing requests under way already"
+        case .busy: "too many pairing requests from unknown peers right now; try again in a few seconds"
         case .codeMismatch: "the codes differ; the request is dropped (someone may be in the middle)"
         }
     }

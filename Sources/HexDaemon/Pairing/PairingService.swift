@@ -16,6 +16,7 @@ actor PairingService {
     private let events: EventLog
     private let logger: Logger
     private var book = PairingBook()
+    private var admission = PairingAdmission()
 
     init(
         tls: TLSContext, configuration: DaemonConfiguration, discovery: Discovery, service: HexService, sender: SendService,
@@ -103,8 +104,11 @@ actor PairingService {
 
     // MARK: Peers
 
-    /// Acts on a Pair envelope and returns the reply: the next step, or an Ack.
-    func receive(_ envelope: Envelope, proof: SenderProof) async -> Envelope {
+    /// Acts on a Pair envelope from `remote` (`HOST:PORT`) and returns the reply: the next step, or
+    /// an Ack.
+    func receive(_ envelope: Envelope, proof: SenderProof, from remote: String) async -> Envelope {
+        // A stranger's requests are counted by host: each connection has a port of its own.
+        let source = Endpoint(parsing: remote)?.host ?? remote
         func ack(_ status: AckStatus, _ message: String) -> Envelope {
             .ack(status, messageID: envelope.messageID, message: message, versionID: configuration.appVersion)
         }
@@ -122,8 +126,11 @@ actor PairingService {
             case .request:
                 guard let uuid = step.senderUUID, let commitment = step.commitment else { return ack(.invalid, "a pairing request needs senderUUID and commitment") }
                 if let refusal = try await refusal(of: uuid, key: key) { return ack(.rejected, refusal) }
+                let isKnown = try await isKnown(uuid)
+                guard isKnown || admission.admitStranger(at: .now) else { throw PairingError.busy }
                 let nonce = try PairingCode.nonce()
-                book.received(from: key, uuid: uuid, name: step.senderName ?? "", commitment: commitment, ourNonce: nonce, at: .now)
+                try book.received(from: key, uuid: uuid, name: step.senderName ?? "", commitment: commitment, ourNonce: nonce,
+                                  source: source, isKnown: isKnown, at: .now)
                 let identity = service.identity
                 return .pair(PairJM(step: .nonce, senderUUID: identity.uuid, senderName: identity.name, nonce: PairingCode.hex(nonce)),
                              versionID: configuration.appVersion, messageID: messageID)
@@ -159,6 +166,14 @@ actor PairingService {
     private func exchange(over route: PeerRoute, timeout: Duration) -> PairingExchange {
         PairingExchange(route: route, versionID: configuration.appVersion,
                         maximumLineLength: configuration.maximumLineLength, timeout: timeout)
+    }
+
+    /// Whether a peer asking to pair was known before any flood of strangers: its key is pinned
+    /// here, or it announced itself before the flood began.
+    private func isKnown(_ uuid: String) async throws -> Bool {
+        if try await service.pin(forPeer: uuid) != nil { return true }
+        guard let peer = await discovery.peer(uuid: uuid) else { return false }
+        return admission.knewBefore(peer.firstSeen, at: .now)
     }
 
     /// Why a UUID and a key may not be paired, if they may not: either is pinned to another, or

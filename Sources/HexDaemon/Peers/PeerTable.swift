@@ -21,6 +21,8 @@ struct PeerTable {
         /// The certificate fingerprint it announced (a claim; a TLS handshake proves it).
         var fingerprint: String?
         var lastSeen: ContinuousClock.Instant
+        /// When it was first heard from, this time in the table.
+        var firstSeen: ContinuousClock.Instant
         /// A hex went to it or came from it: it is kept over strangers when the table is full.
         var hasExchanged = false
         /// Its beacons are signed by the key its UUID derives from (a current peer); false for a
@@ -111,7 +113,7 @@ struct PeerTable {
         var peer = Peer(
             uuid: uuid, name: beacon.name, versionID: beacon.versionID, instance: beacon.instance, addresses: [address],
             port: beacon.port, interval: .seconds(beacon.interval), capabilities: signed ? beacon.capabilities : beacon.capabilities.filter { $0 != "tls" },
-            fingerprint: signed ? beacon.fingerprint : nil, lastSeen: now, isSigned: signed)
+            fingerprint: signed ? beacon.fingerprint : nil, lastSeen: now, firstSeen: now, isSigned: signed)
         guard let known = peers[uuid] else {
             let evicted = peers.count >= capacity ? evictOne() : nil
             peers[uuid] = peer
@@ -121,6 +123,7 @@ struct PeerTable {
         peer.addresses += known.addresses.filter { $0 != address }.prefix(Self.maximumAddresses - 1)
         peer.hasExchanged = known.hasExchanged
         peer.provenAddress = known.provenAddress
+        peer.firstSeen = known.firstSeen
         peers[uuid] = peer
         return known.instance == peer.instance ? .updated(peer) : .restarted(peer)
     }

@@ -1,0 +1,50 @@
+import HexKit
+
+/// How fast strangers may ask to pair, and when a flood of them began.
+///
+/// Pairing requests from keys not pinned here, and from peers not announced before a flood, are
+/// admitted by a token bucket (`rate` a second, up to `burst` at once). While it is empty a flood
+/// is under way: peers first heard from since it began count as strangers, so that a flood of
+/// fresh keys announcing themselves cannot pass for peers known before it. Pure bookkeeping: the
+/// pairing service feeds it the clock.
+struct PairingAdmission {
+    static let rate = 5.0
+    static let burst = 10.0
+    /// How long the bucket must stay full again before a flood is over.
+    static let calm = Duration.seconds(10)
+
+    private var tokens = Self.burst
+    private var last: ContinuousClock.Instant?
+    /// When the current flood began; nil when there is none.
+    private(set) var floodSince: ContinuousClock.Instant?
+    private var fullSince: ContinuousClock.Instant?
+
+    /// Takes a stranger's request if the rate allows it.
+    mutating func admitStranger(at now: ContinuousClock.Instant) -> Bool {
+        refill(at: now)
+        guard tokens >= 1 else {
+            if floodSince == nil { floodSince = now }
+            fullSince = nil
+            return false
+        }
+        tokens -= 1
+        return true
+    }
+
+    /// Whether a peer first heard from at `firstSeen` was known before any flood under way.
+    mutating func knewBefore(_ firstSeen: ContinuousClock.Instant, at now: ContinuousClock.Instant) -> Bool {
+        refill(at: now)
+        return floodSince.map { firstSeen < $0 } ?? true
+    }
+
+    private mutating func refill(at now: ContinuousClock.Instant) {
+        if let last { tokens = min(Self.burst, tokens + (now - last).inSeconds * Self.rate) }
+        last = now
+        guard tokens >= Self.burst else {
+            fullSince = nil
+            return
+        }
+        if fullSince == nil { fullSince = now }
+        if let fullSince, now - fullSince >= Self.calm { floodSince = nil }
+    }
+}
