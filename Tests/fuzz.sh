@@ -28,7 +28,7 @@ printf '%s' '{"capabilities":["ack"],"format":"hexd-beacon/1","instance":"0C0E7A
 printf '%s' '{"capabilities":[],"format":"hexd-beacon/1","instance":"0C0E7A52-2B5C-4F6B-8C1E-9A4D2E6F7B10","interval":0.5,"kind":"bye","name":"","peer":"6F9619FF-8B86-4011-B42D-00C04FC964FF","port":1,"versionID":"1.0"}' > "$work/seeds/FuzzBeacon/bye"
 printf '%s' '{"command":"send","to":"grace","links":[{"url":"https://example.com","service":"Dropbox"}],"timeout":2.5,"wait":true}' > "$work/seeds/FuzzControlRequest/send"
 printf '%s' '{"command":"inbox.list","limit":50,"after":"9B516502-0000-4000-8000-000000000000"}' > "$work/seeds/FuzzControlRequest/list"
-printf '%s' '{"ok":true,"status":{"peerUUID":"A","name":"n","versionID":"2","legacy":false,"tcpPort":1,"discoveryPort":2,"dataDirectory":"/d","peers":0,"inbox":0,"unchecked":0,"hexlist":0,"datagramsReceived":0,"datagramsMalformed":0,"datagramsOversized":0,"datagramsRateLimited":0,"peersEvicted":0,"connections":{"open":1,"accepted":2,"refusedPerAddress":0,"closedForRoom":0,"closedAtDeadline":1,"cutOffForPartialLines":0,"closedForLongLines":0}}}' > "$work/seeds/FuzzControlRequest/status"
+printf '%s' '{"ok":true,"status":{"peerUUID":"A","name":"n","versionID":"2","legacy":false,"tcpPort":1,"discoveryPort":2,"dataDirectory":"/d","peers":0,"inbox":0,"unchecked":0,"hexlist":0,"datagramsReceived":0,"datagramsMalformed":0,"datagramsOversized":0,"datagramsRateLimited":0,"peersEvicted":0,"datagramsForged":0,"datagramsReplayed":0,"connections":{"open":1,"accepted":2,"refusedPerAddress":0,"closedForRoom":0,"closedAtDeadline":1,"cutOffForPartialLines":0,"closedForLongLines":0,"closedInHandshake":0}}}' > "$work/seeds/FuzzControlRequest/status"
 
 failed=0
 for target in "${targets[@]}"; do

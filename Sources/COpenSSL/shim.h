@@ -34,3 +34,13 @@ static inline size_t hexd_bio_pending(BIO *bio) {
 /// UTF-8 text for X509_NAME_add_entry_by_txt (MBSTRING_UTF8 is a compound macro).
 static const int HEXD_MBSTRING_UTF8 = MBSTRING_UTF8;
 static const int HEXD_EVP_PKEY_ED25519 = EVP_PKEY_ED25519;
+
+/// The largest certificate chain accepted from the other side, in bytes (a macro in OpenSSL).
+static inline long hexd_ssl_ctx_set_max_cert_list(SSL_CTX *context, long bytes) {
+    return SSL_CTX_set_max_cert_list(context, bytes);
+}
+
+/// Frees a connection's read and write buffers while it is idle (a macro in OpenSSL).
+static inline long hexd_ssl_ctx_release_buffers(SSL_CTX *context) {
+    return SSL_CTX_set_mode(context, SSL_MODE_RELEASE_BUFFERS);
+}

@@ -16,11 +16,15 @@ public struct ConnectionCounts: Sendable, Codable, Equatable {
     public var cutOffForPartialLines: Int
     /// Connections closed after a line longer than `--max-line`.
     public var closedForLongLines: Int
+    /// Connections closed in their TLS handshake to make room past the cap on handshakes under
+    /// way (each the one that began longest ago); nil from a daemon older than this field.
+    public var closedInHandshake: Int?
 
     public init(
         open: Int = 0, accepted: Int = 0, refusedPerAddress: Int = 0, closedForRoom: Int = 0, closedAtDeadline: Int = 0,
-        cutOffForPartialLines: Int = 0, closedForLongLines: Int = 0
+        cutOffForPartialLines: Int = 0, closedForLongLines: Int = 0, closedInHandshake: Int? = 0
     ) {
+        self.closedInHandshake = closedInHandshake
         self.open = open
         self.accepted = accepted
         self.refusedPerAddress = refusedPerAddress

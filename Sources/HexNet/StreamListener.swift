@@ -17,14 +17,32 @@ public final class StreamListener: Sendable {
         if let path { unlink(path) }
     }
 
-    /// Listens for TCP connections on `address`:`port` (port 0 picks a free one; see `port`).
-    public static func tcp(address: IPv4Address = .any, port: UInt16, backlog: Int32 = 128) throws(SocketError) -> StreamListener {
+    /// Listens for TCP connections on `address`:`port` (port 0 picks a free one; see `port`), with
+    /// the system's largest accept queue by default: a burst of connections (a storm of bare
+    /// ClientHellos) then waits in the kernel instead of being dropped, and honest ones with it.
+    public static func tcp(
+        address: IPv4Address = .any, port: UInt16, backlog: Int32 = StreamListener.systemMaximumBacklog
+    ) throws(SocketError) -> StreamListener {
         let socket = try Socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue))
         try socket.setOption(SO_REUSEADDR)
         try socket.bind(address, port: port)
         guard listen(socket.descriptor, backlog) == 0 else { throw SocketError("listen on port \(port)") }
         return StreamListener(socket: socket, path: nil)
     }
+
+    /// The kernel's cap on an accept queue (`net.core.somaxconn`), read once; 4096 (Linux's
+    /// default since 5.4) when it cannot be read.
+    public static let systemMaximumBacklog: Int32 = {
+        let descriptor = open("/proc/sys/net/core/somaxconn", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return 4_096 }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let count = read(descriptor, &bytes, bytes.count)
+        guard count > 0 else { return 4_096 }
+        let digits = bytes.prefix(count).prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        guard let value = Int32(String(decoding: digits, as: UTF8.self)), value > 0 else { return 4_096 }
+        return value
+    }()
 
     /// Listens on a Unix domain socket at `path`, readable and writable by the owner only.
     /// A stale socket file at `path` (no process listening) is replaced.

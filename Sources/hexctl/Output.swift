@@ -120,7 +120,8 @@ enum Output {
         peer connections: \(counts.open) open, \(counts.accepted) accepted; closed by the budgets: \
         \(counts.refusedPerAddress) over the per-address cap, \(counts.closedForRoom) to make room, \
         \(counts.closedAtDeadline) at a deadline, \
-        \(counts.cutOffForPartialLines) holding unfinished lines, \(counts.closedForLongLines) after a line over the cap
+        \(counts.cutOffForPartialLines) holding unfinished lines, \(counts.closedForLongLines) after a line over the cap, \
+        \(counts.closedInHandshake ?? 0) in their TLS handshake to make room
         """
     }
 

@@ -182,5 +182,62 @@ extension ProcessTests {
             let received = try await listening.value
             #expect(received.status == 0, "Python checked hexd's key: \(received.standardError)")
         }
+        /// A client whose certificate is 95 KB (1,300 names) is refused in the handshake, however
+        /// many times it tries, and none of its Alerts is answered; one with an ordinary
+        /// certificate, from the same script, is answered.
+        @Test func aCertificateChainOver16KiBIsRefusedInTheHandshake() async throws {
+            let probe = try await PackageExecutable.run("/usr/bin/env", ["python3", "-c", "import ssl"])
+            try ExternalTool.require(pythonModule: "ssl", found: probe.status == 0)
+            let directory = try TemporaryDirectory()
+            let names = (1...1_300).map { "DNS.\($0) = \(String(repeating: "a", count: 60)).\($0).example" }.joined(separator: "\n")
+            let config = "[req]\ndistinguished_name = dn\nx509_extensions = ext\nprompt = no\n[dn]\nCN = big\n[ext]\n"
+                + "subjectAltName = @alt\n[alt]\n" + names + "\n"
+            #expect(FileManager.default.createFile(atPath: directory.file("big.cnf"), contents: Data(config.utf8)))
+            for (name, extra) in [("big", ["-config", directory.file("big.cnf")]), ("small", ["-subj", "/CN=small"])] {
+                let made = try await PackageExecutable.run("/usr/bin/openssl", [
+                    "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1",
+                    "-keyout", directory.file(name + ".key"), "-out", directory.file(name + ".crt"),
+                ] + extra)
+                #expect(made.status == 0, "\(made.standardError)")
+            }
+            let client = #"""
+                import json, socket, ssl, sys
+                cert, key, port, attempts = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+                ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+                ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+                ctx.check_hostname = False
+                ctx.verify_mode = ssl.CERT_NONE
+                ctx.load_cert_chain(cert, key)
+                served = 0
+                for attempt in range(attempts):
+                    try:
+                        tls = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=5))
+                        envelope = {"versionID": "2.0.0", "operationType": "Alert", "message": "hello", "messageID": str(attempt)}
+                        tls.sendall(json.dumps(envelope).encode() + b"\n")
+                        if tls.makefile("r").readline().strip():
+                            served += 1
+                        tls.close()
+                    except (OSError, ssl.SSLError):
+                        pass
+                print(served)
+                """#
+            #expect(FileManager.default.createFile(atPath: directory.file("client.py"), contents: Data(client.utf8)))
+            let bigSize = try FileManager.default.attributesOfItem(atPath: directory.file("big.crt"))[.size] as? Int ?? 0
+            #expect(bigSize > 95_000 * 4 / 3, "a PEM of over 95 KB of DER: \(bigSize) bytes")
+
+            let hexd = try await DaemonProcess(name: "Hexd", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            let port = String(try await hexd.hexctlJSON(StatusReport.self, ["status"]).tcpPort)
+            let run = { (name: String, attempts: String) in
+                try await PackageExecutable.run("/usr/bin/env", ["python3", directory.file("client.py"), directory.file(name + ".crt"),
+                                                                 directory.file(name + ".key"), port, attempts], timeout: .seconds(60))
+            }
+            let big = try await run("big", "50")
+            #expect(big.status == 0 && big.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "0",
+                    "no big certificate served: \(big.standardOutput) \(big.standardError)")
+            let small = try await run("small", "1")
+            #expect(small.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(small.standardError)")
+            #expect(hexd.log.contains("excessive message size") || hexd.log.contains("message too long")
+                    || hexd.log.contains("TLS handshake"), "the refusal is logged")
+        }
     }
 }

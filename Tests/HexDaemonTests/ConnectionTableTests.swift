@@ -27,6 +27,26 @@ import Glibc
         #expect(table.count == 3)
     }
 
+    /// Past the cap on handshakes under way, the one begun longest ago is shut down (its reader
+    /// wakes to the end of the stream); one that ended is no longer counted.
+    @Test func pastTheHandshakeCapTheOldestHandshakeIsClosed() async throws {
+        let table = HandshakeTable(capacity: 2)
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        var clients: [Socket] = []
+        var accepted: [Socket] = []
+        for _ in 0..<4 {
+            clients.append(try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5)))
+            accepted.append(try await listener.accept())
+        }
+        #expect(!table.begin(accepted[0]) && !table.begin(accepted[1]))
+        table.end(accepted[1])
+        #expect(!table.begin(accepted[2]), "an ended handshake frees its place")
+        #expect(table.begin(accepted[3]), "the third at once makes room")
+        let read = try await accepted[0].read(maximumCount: 16, timeout: .seconds(5)) { _ in }
+        #expect(read == 0, "the oldest was shut down")
+        withExtendedLifetime(clients) {}
+    }
+
     @Test func theRecencyListKeepsTouchOrder() {
         var list = RecencyList<Int>()
         for key in 1...5 { list.touch(key) }

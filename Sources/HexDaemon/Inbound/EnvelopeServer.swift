@@ -20,6 +20,9 @@ final class EnvelopeServer: Sendable {
     let configuration: DaemonConfiguration
     let logger: Logger
     private let connections: ConnectionTable
+    private let handshakes: HandshakeTable
+    /// Gives memory back after a storm of connections was cut short.
+    private let trimmer: MemoryTrimmer
     private let budget: PartialLineBudget
     private let pace: LinePace
     /// How this daemon answers: as hexd, or as the original app when it plays one.
@@ -32,6 +35,9 @@ final class EnvelopeServer: Sendable {
     private final class Tally: Sendable {
         let counts = Mutex(ConnectionCounts())
         func count(_ field: WritableKeyPath<ConnectionCounts, Int>) { counts.withLock { $0[keyPath: field] += 1 } }
+        func count(_ field: WritableKeyPath<ConnectionCounts, Int?>) {
+            counts.withLock { $0[keyPath: field] = ($0[keyPath: field] ?? 0) + 1 }
+        }
     }
 
     /// Peer connections open now, and what the budgets closed since the start.
@@ -53,6 +59,8 @@ final class EnvelopeServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         connections = ConnectionTable(total: maximumConnections, perAddress: configuration.maximumConnectionsPerAddress)
+        handshakes = HandshakeTable(capacity: Self.handshakesAtOnce)
+        self.trimmer = trimmer
         let tally = Tally()
         self.tally = tally
         budget = PartialLineBudget(limit: configuration.partialLineBudget) { remote, bytes in
@@ -84,6 +92,7 @@ final class EnvelopeServer: Sendable {
             return
         case .admittedByClosing(let stalest):
             tally.count(\.closedForRoom)
+            trimmer.burstFreed()
             logger.limited("connection cap", .warning,
                            "\(connections.total) connections open: closed the one from \(stalest) that waited longest without a line")
         case .admitted:
@@ -144,6 +153,10 @@ final class EnvelopeServer: Sendable {
     /// for the next round, so one connection cannot make a transaction (or a reply) unbounded.
     static let pipelineDepth = 64
 
+    /// TLS handshakes under way at most: each holds an SSL object and its buffers until the
+    /// client finishes, so a storm of ClientHellos is bounded in memory, not only in connections.
+    static let handshakesAtOnce = 256
+
     /// The stream a connection speaks, chosen by its first byte: TLS when it begins a handshake
     /// (0x16) and this daemon speaks TLS, else the plain socket (an envelope begins with `{`).
     /// Nil when the peer leaves, stays silent past the idle deadline, or fails the handshake.
@@ -167,6 +180,13 @@ final class EnvelopeServer: Sendable {
                 logger.debug("plaintext connection from \(remote)")
                 return socket
             }
+            if handshakes.begin(socket) {
+                tally.count(\.closedInHandshake)
+                trimmer.burstFreed()
+                logger.limited("handshake cap", .warning, "\(Self.handshakesAtOnce) TLS handshakes under way: "
+                               + "closed the one that began longest ago")
+            }
+            defer { handshakes.end(socket) }
             let stream = try await TLSStream.handshake(over: socket, context: tls, as: .server, timeout: pace.grace)
             logger.debug("TLS connection from \(remote), key \(stream.peer)")
             return stream

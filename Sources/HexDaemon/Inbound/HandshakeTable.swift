@@ -1,0 +1,48 @@
+import HexNet
+import Synchronization
+
+/// The connections in their TLS handshake, at most `capacity` at once. A newcomer past it is not
+/// refused: the connection whose handshake began longest ago is closed to make room. An honest
+/// client completes its handshake within milliseconds, so a storm of bare ClientHellos (which
+/// never finish) only ever closes its own connections, and each costs the daemon one handshake's
+/// memory for as long as the storm leaves it room.
+final class HandshakeTable: Sendable {
+    let capacity: Int
+
+    private struct State {
+        var sockets: [ObjectIdentifier: Socket] = [:]
+        var started = RecencyList<ObjectIdentifier>()
+    }
+
+    private let state = Mutex(State())
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+    }
+
+    /// Notes that `socket` begins its handshake. Returns true when another connection's
+    /// handshake was closed to make room for it.
+    func begin(_ socket: Socket) -> Bool {
+        let evicted = state.withLock { state -> Socket? in
+            var evicted: Socket?
+            if state.sockets.count >= capacity, let oldest = state.started.oldest {
+                state.started.remove(oldest)
+                evicted = state.sockets.removeValue(forKey: oldest)
+            }
+            state.sockets[ObjectIdentifier(socket)] = socket
+            state.started.touch(ObjectIdentifier(socket))
+            return evicted
+        }
+        // Wakes the evicted handshake's read, which then fails and ends the connection.
+        evicted?.shutdown()
+        return evicted != nil
+    }
+
+    /// Notes that `socket`'s handshake ended, however it ended.
+    func end(_ socket: Socket) {
+        state.withLock { state in
+            state.sockets[ObjectIdentifier(socket)] = nil
+            state.started.remove(ObjectIdentifier(socket))
+        }
+    }
+}
