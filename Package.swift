@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "HexDaemon", dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexTLS", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
-        .executableTarget(name: "hexbench", dependencies: ["HexKit", "HexStore", "HexNet", "HexTLS", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
+        .executableTarget(name: "hexbench", dependencies: ["HexDaemon", "HexKit", "HexStore", "HexNet", "HexTLS", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
         .target(name: "HexTestSupport",
                 dependencies: ["CLinux", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"],
                 path: "Tests/HexTestSupport", swiftSettings: strictSettings),

@@ -130,14 +130,7 @@ struct HostileBenchmark {
     /// Stops the attackers' process and returns what it says of its connections.
     private func stopSwarm(_ swarm: (SpawnedProcess, Int32)) -> String {
         swarm.0.send(SIGINT)
-        swarm.0.waitBlocking()
-        defer { close(swarm.1) }
-        var said: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while case let count = read(swarm.1, &buffer, buffer.count), count > 0 || (count < 0 && errno == EINTR) {
-            said += buffer[..<max(count, 0)]
-        }
-        return String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return outputOnExit(of: swarm.0, reading: swarm.1)
     }
 
     /// `sends` honest Stores, one after another, each on a fresh connection: their latencies in ms.

@@ -127,6 +127,22 @@ import Testing
         }
     }
 
+    /// Beacons claiming a peer in the table have their signatures checked within that peer's
+    /// budget; one not in the table has none here (the discovery service's own budget applies).
+    @Test func signatureChecksOfAPeerHaveABudget() {
+        var table = PeerTable(ownUUID: "11111111-1111-4111-8111-111111111111")
+        let peer = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
+        let start = ContinuousClock.now
+        #expect(table.admitCheck(of: peer, at: start) == nil)
+        let beacon = Beacon(kind: .announce, peer: peer, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521, interval: 1,
+                            capabilities: ["ack", "tls"])
+        _ = table.observe(beacon, from: IPv4Address("192.168.1.20")!, at: start, signed: true)
+        let burst = Int(PeerTable.checksPerPeer * 2)
+        let admitted = (0..<(burst + 50)).filter { _ in table.admitCheck(of: peer, at: start) == true }.count
+        #expect(admitted == burst, "the burst, then none at the same instant")
+        #expect(table.admitCheck(of: peer, at: start + .seconds(1)) == true, "refilled at the rate")
+    }
+
     /// An unsigned beacon is a legacy peer's: whatever it says, it gets no TLS and no key.
     @Test func anUnsignedBeaconAnnouncesNoKey() {
         var table = PeerTable(ownUUID: "11111111-1111-4111-8111-111111111111")

@@ -103,7 +103,7 @@ public final class ConnectionSwarm: Sendable {
     }
 }
 
-/// Floods a discovery port with beacons of invented peers.
+/// Floods a discovery port with beacons.
 public enum BeaconFlood {
     /// Sends `count` announce beacons, each from a new random peer UUID, round-robin from
     /// `sources`, to 127.0.0.1:`port`, at most `perSecond` a second.
@@ -111,19 +111,32 @@ public enum BeaconFlood {
     /// - Returns: how many datagrams were sent.
     @discardableResult
     public static func send(_ count: Int, to port: UInt16, from sources: [String], interval: Double = 600, perSecond: Int = 20_000) async throws -> Int {
+        let instance = UUID().uuidString
+        return try await send(count, to: port, from: sources, perSecond: perSecond) { index in
+            Beacon(kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)", versionID: "2.0.0",
+                   port: 9, interval: interval, capabilities: ["ack"]).encoded()
+        }
+    }
+
+    /// Sends `count` datagrams, the `index`th made by `datagram(index)`, round-robin from
+    /// `sources`, to 127.0.0.1:`port`, at most `perSecond` a second.
+    /// - Returns: how many datagrams were sent.
+    @discardableResult
+    public static func send(
+        _ count: Int, to port: UInt16, from sources: [String], perSecond: Int, datagram: (Int) -> [UInt8]
+    ) async throws -> Int {
         let sockets = try sources.map { source -> DatagramSocket in
             guard let address = IPv4Address(source) else { throw SocketError.timedOut("parse \(source)") }
             return try DatagramSocket(address: address, port: 0)
         }
-        let instance = UUID().uuidString
         let batch = 100
         let pause = Duration.seconds(Double(batch) / Double(max(perSecond, 1)))
+        let start = ContinuousClock.now
         var sent = 0
         for index in 0..<count {
-            let beacon = Beacon(kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)", versionID: "2.0.0",
-                                port: 9, interval: interval, capabilities: ["ack"])
-            if (try? sockets[index % sockets.count].send(beacon.encoded(), to: .loopback, port: port)) != nil { sent += 1 }
-            if index % batch == batch - 1 { try await Task.sleep(for: pause) }
+            if (try? sockets[index % sockets.count].send(datagram(index), to: .loopback, port: port)) != nil { sent += 1 }
+            // Paced against the start, so the time spent making and sending does not slow the rate.
+            if index % batch == batch - 1 { try await Task.sleep(until: start + pause * ((index + 1) / batch), clock: .continuous) }
         }
         return sent
     }

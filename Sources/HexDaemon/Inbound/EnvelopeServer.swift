@@ -100,6 +100,9 @@ final class EnvelopeServer: Sendable {
         }
         await serve(socket, remote: remote?.description ?? "?")
         connections.remove(socket)
+        // What the connection held (TLS state, line buffers) goes back to the system within the
+        // trimmer's interval, so memory falls back after many connections close.
+        trimmer.burstFreed()
     }
 
     private func serve(_ socket: Socket, remote: String) async {

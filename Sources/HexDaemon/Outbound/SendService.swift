@@ -49,7 +49,7 @@ struct SendService: Sendable {
             guard case .noPeer = error else { throw error }
         }
         if let seen = try await service.knownPeer(matching: text) { return Target(peerUUID: seen.uuid, address: nil, label: seen.name) }
-        guard let uuid = UUID(uuidString: text)?.uuidString, try await service.pin(forPeer: uuid) != nil else { throw LookupError.noPeer(text) }
+        guard let uuid = text.canonicalUUID, try await service.pin(forPeer: uuid) != nil else { throw LookupError.noPeer(text) }
         return Target(peerUUID: uuid, address: nil, label: uuid)
     }
 

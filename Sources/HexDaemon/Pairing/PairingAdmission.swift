@@ -13,34 +13,31 @@ struct PairingAdmission {
     /// How long the bucket must stay full again before a flood is over.
     static let calm = Duration.seconds(10)
 
-    private var tokens = Self.burst
-    private var last: ContinuousClock.Instant?
+    private var bucket = TokenBucket(rate: Self.rate, burst: Self.burst)
     /// When the current flood began; nil when there is none.
     private(set) var floodSince: ContinuousClock.Instant?
     private var fullSince: ContinuousClock.Instant?
 
     /// Takes a stranger's request if the rate allows it.
     mutating func admitStranger(at now: ContinuousClock.Instant) -> Bool {
-        refill(at: now)
-        guard tokens >= 1 else {
+        noteCalm(at: now)
+        guard bucket.take(at: now) else {
             if floodSince == nil { floodSince = now }
             fullSince = nil
             return false
         }
-        tokens -= 1
         return true
     }
 
     /// Whether a peer first heard from at `firstSeen` was known before any flood under way.
     mutating func knewBefore(_ firstSeen: ContinuousClock.Instant, at now: ContinuousClock.Instant) -> Bool {
-        refill(at: now)
+        noteCalm(at: now)
         return floodSince.map { firstSeen < $0 } ?? true
     }
 
-    private mutating func refill(at now: ContinuousClock.Instant) {
-        if let last { tokens = min(Self.burst, tokens + (now - last).inSeconds * Self.rate) }
-        last = now
-        guard tokens >= Self.burst else {
+    /// Ends the flood once the bucket has stayed full for `calm`.
+    private mutating func noteCalm(at now: ContinuousClock.Instant) {
+        guard bucket.isFull(at: now) else {
             fullSince = nil
             return
         }

@@ -4,7 +4,7 @@ import HexTLS
 extension Beacon {
     /// This beacon carrying `signer`'s key, numbered `boot` and `sequence`, and signed by it
     /// (Protocol.md, section 9); nil only when libcrypto cannot sign.
-    func signed(by signer: TLSIdentity, boot: UInt64, sequence: UInt64) -> Beacon? {
+    public func signed(by signer: TLSIdentity, boot: UInt64, sequence: UInt64) -> Beacon? {
         var beacon = self
         beacon.key = Fingerprint.hex(signer.publicKey.subjectPublicKeyInfo)
         beacon.boot = boot
@@ -16,7 +16,7 @@ extension Beacon {
 }
 
 /// What a received beacon proves about its sender (Protocol.md, section 9, "Signed beacons").
-enum BeaconCheck: Equatable {
+public enum BeaconCheck: Equatable, Sendable {
     /// Signed by the key its peer UUID derives from: it speaks for that ID, at `boot`, `sequence`.
     case signed(boot: UInt64, sequence: UInt64)
     /// Unsigned, from a peer whose UUID is its own choice (a legacy peer): only a claim.
@@ -26,15 +26,20 @@ enum BeaconCheck: Equatable {
 
     /// Checks `beacon`'s signature against the key it carries, and that key against its peer UUID.
     /// Costs one SHA-256 and one Ed25519 verification; call it only once the source's rate allows.
-    init(_ beacon: Beacon) {
+    public init(_ beacon: Beacon) {
+        self.init(beacon, key: beacon.key.flatMap(DeviceKey.init(hex:)))
+    }
+
+    /// Checks `beacon` as `init(_:)` does, its key read already (`key`: nil when it carries none
+    /// or one that is not an Ed25519 key), so a receiver can keep the keys it verified before.
+    public init(_ beacon: Beacon, key: DeviceKey?) {
         let claimsDerivedID = beacon.peer.isKeyDerivedID
-        guard let keyText = beacon.key, let signatureText = beacon.signature,
+        guard beacon.key != nil, let signatureText = beacon.signature,
               let boot = beacon.boot, let sequence = beacon.sequence, let message = beacon.receivedMessage else {
             self = claimsDerivedID ? .forged("it claims a derived ID without a signature") : .unsigned
             return
         }
-        guard let der = Fingerprint.bytes(hex: keyText, maximumCount: DeviceKey.maximumEncodedSize),
-              let key = DeviceKey(subjectPublicKeyInfo: der) else {
+        guard let key else {
             self = .forged("its key is not an Ed25519 public key")
             return
         }
@@ -48,6 +53,35 @@ enum BeaconCheck: Equatable {
             return
         }
         self = .signed(boot: boot, sequence: sequence)
+    }
+}
+
+extension DeviceKey {
+    /// The key of a beacon's `key` field (a SubjectPublicKeyInfo in hex); nil unless it is one.
+    convenience init?(hex: String) {
+        guard let der = Fingerprint.bytes(hex: hex, maximumCount: DeviceKey.maximumEncodedSize) else { return nil }
+        self.init(subjectPublicKeyInfo: der)
+    }
+}
+
+/// The keys whose signatures verified lately, by their text in beacons: a known peer's beacon
+/// then costs its signature check alone, not the making of its key again. At most `capacity`;
+/// a forger's keys never enter, since they never verify.
+struct VerifiedKeys {
+    static let capacity = 1_024
+    private var keys: [String: DeviceKey] = [:]
+
+    /// The key a beacon names: the one kept, or a new one read from `hex`.
+    func key(_ hex: String?) -> (key: DeviceKey?, isKept: Bool) {
+        guard let hex else { return (nil, false) }
+        if let kept = keys[hex] { return (kept, true) }
+        return (DeviceKey(hex: hex), false)
+    }
+
+    /// Keeps a key whose signature just verified.
+    mutating func keep(_ key: DeviceKey, as hex: String) {
+        if keys.count >= Self.capacity, let any = keys.keys.first { keys[any] = nil }
+        keys[hex] = key
     }
 }
 

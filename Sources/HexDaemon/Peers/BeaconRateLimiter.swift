@@ -11,28 +11,19 @@ struct BeaconRateLimiter {
     let rate: Double
     let maximumSources: Int
 
-    private struct Bucket {
-        var tokens: Double
-        var last: ContinuousClock.Instant
-    }
-
-    private var buckets: [IPv4Address: Bucket] = [:]
+    private var buckets: [IPv4Address: TokenBucket] = [:]
 
     init(rate: Int, maximumSources: Int = 4_096) {
         self.rate = Double(max(rate, 1))
         self.maximumSources = maximumSources
     }
 
-    private var burst: Double { rate * 2 }
-
     /// Whether a beacon from `source` may be handled now (and if so, it is counted).
     mutating func admit(_ source: IPv4Address, at now: ContinuousClock.Instant) -> Bool {
-        var bucket = buckets[source] ?? Bucket(tokens: burst, last: now)
-        bucket.tokens = min(burst, bucket.tokens + (now - bucket.last).inSeconds * rate)
-        bucket.last = now
-        let admitted = bucket.tokens >= 1
-        if admitted { bucket.tokens -= 1 }
-        if buckets[source] == nil, buckets.count >= maximumSources, let oldest = buckets.min(by: { $0.value.last < $1.value.last }) {
+        var bucket = buckets[source] ?? TokenBucket(rate: rate, burst: rate * 2)
+        let admitted = bucket.take(at: now)
+        if buckets[source] == nil, buckets.count >= maximumSources,
+           let oldest = buckets.min(by: { ($0.value.last ?? now) < ($1.value.last ?? now) }) {
             buckets[oldest.key] = nil
         }
         buckets[source] = bucket

@@ -24,6 +24,11 @@ actor Discovery {
 
     private var table: PeerTable
     private var freshness = BeaconFreshness()
+    private var verifiedKeys = VerifiedKeys()
+    /// Signature checks of beacons claiming peers not in the table: a flood of invented signed
+    /// beacons costs at most these, whatever its number of sources.
+    private var strangerChecks = TokenBucket(rate: Discovery.strangerChecksPerSecond, burst: Discovery.strangerChecksPerSecond)
+    static let strangerChecksPerSecond = 1_000.0
     private var rateLimiter: BeaconRateLimiter
     private var lastImmediateAnswer: ContinuousClock.Instant?
     private(set) var datagramsReceived = 0
@@ -154,8 +159,20 @@ actor Discovery {
             logger.limited("malformed datagram", .info, "dropped a datagram that is not a beacon from \(datagram.sender):\(datagram.senderPort)")
             return
         }
+        if beacon.signature != nil || beacon.peer.isKeyDerivedID {
+            let now = ContinuousClock.now
+            guard table.admitCheck(of: beacon.peer, at: now) ?? strangerChecks.take(at: now) else {
+                datagramsRateLimited += 1
+                logger.limited("signature checks", .warning, "dropped a signed beacon claiming \(beacon.peer) unchecked: "
+                               + "more signatures to check than the budget allows")
+                return
+            }
+        }
         let signed: Bool
-        switch BeaconCheck(beacon) {
+        let (key, isKept) = verifiedKeys.key(beacon.key)
+        let check = BeaconCheck(beacon, key: key)
+        if case .signed = check, !isKept, let key, let hex = beacon.key { verifiedKeys.keep(key, as: hex) }
+        switch check {
         case .forged(let reason):
             datagramsForged += 1
             logger.limited("forged beacon", .warning, "dropped a beacon from \(datagram.sender):\(datagram.senderPort) "

@@ -30,6 +30,8 @@ struct PeerTable {
         var isSigned = false
         /// The address where a TLS handshake last proved its key: tried first.
         var provenAddress: IPv4Address?
+        /// Signature checks of beacons claiming it: a forger cannot spend more than these.
+        var checks = TokenBucket(rate: PeerTable.checksPerPeer, burst: PeerTable.checksPerPeer * 2)
 
         /// Where its envelopes go first.
         var endpoint: Endpoint { endpoints[0] }
@@ -124,6 +126,7 @@ struct PeerTable {
         peer.hasExchanged = known.hasExchanged
         peer.provenAddress = known.provenAddress
         peer.firstSeen = known.firstSeen
+        peer.checks = known.checks
         peers[uuid] = peer
         return known.instance == peer.instance ? .updated(peer) : .restarted(peer)
     }
@@ -152,6 +155,19 @@ struct PeerTable {
         guard var peer = peers[uuid.uppercased()], !peer.addresses.contains(address) else { return }
         peer.addresses = Array((peer.addresses + [address]).prefix(Self.maximumAddresses))
         peers[peer.uuid] = peer
+    }
+
+    /// Signature checks a second for the beacons claiming one peer in the table (bursts of twice
+    /// as many): twice what the shortest interval (0.1 s) needs.
+    static let checksPerPeer = 20.0
+
+    /// Whether a beacon claiming the peer `uuid` may have its signature checked now (and if so,
+    /// it is counted); nil when the peer is not in the table.
+    mutating func admitCheck(of uuid: String, at now: ContinuousClock.Instant) -> Bool? {
+        guard var peer = peers[uuid] else { return nil }
+        let admitted = peer.checks.take(at: now)
+        peers[uuid] = peer
+        return admitted
     }
 
     /// Notes where a TLS handshake just proved the peer's key: sends try that address first.

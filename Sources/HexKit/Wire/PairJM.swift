@@ -55,7 +55,7 @@ public struct PairJM: Sendable, Hashable {
         }
         guard let uuid = text("senderUUID"), let name = text("senderName"), let commitment = text("commitment"),
               let nonce = text("nonce"), let code = text("code") else { return nil }
-        if let uuid, UUID(uuidString: uuid) == nil { return nil }
+        if let uuid, UUID(strict: uuid) == nil { return nil }
         guard commitment.map({ Self.isHex($0, count: 64) }) ?? true, nonce.map({ Self.isHex($0, count: 32) }) ?? true,
               code.map({ Self.isHex($0, count: 8) }) ?? true else { return nil }
         self.init(step: step, senderUUID: uuid, senderName: name, commitment: commitment?.lowercased(), nonce: nonce?.lowercased(), code: code?.uppercased())
