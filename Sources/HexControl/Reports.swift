@@ -95,7 +95,8 @@ public struct PeerInfo: Sendable, Codable, Equatable {
 
     public init(
         uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool, lastSeen: Double, fingerprint: String?,
-        trust: SenderTrust? = nil, pairing: PairingStatus? = nil, keyMismatch: KeyMismatch? = nil, namesakes: [String]? = nil
+        trust: SenderTrust? = nil, pairing: PairingStatus? = nil, keyMismatch: KeyMismatch? = nil,
+        namesakes: [String]? = nil
     ) {
         self.namesakes = namesakes
         self.fingerprint = fingerprint

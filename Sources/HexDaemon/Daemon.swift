@@ -28,7 +28,8 @@ public enum Daemon {
                                      deviceID: tls?.identity.deviceID, versionID: configuration.appVersion,
                                      accepting: configuration.accept)
         if let replaced = service.replacedUUID {
-            logger.warning("this device's peer UUID is now \(service.identity.uuid), the ID its key derives; it was \(replaced). "
+            logger.warning("this device's peer UUID is now \(service.identity.uuid), the ID its key derives; "
+                           + "it was \(replaced). "
                            + "Peers that pinned its key move their pins to the new ID at the next TLS contact")
         }
         let envelopeListener = try StreamListener.tcp(port: configuration.tcpPort)
@@ -36,7 +37,8 @@ public enum Daemon {
         let controlListener = try StreamListener.unix(path: controlPath)
         let events = EventLog()
         let discovery = Discovery(socket: datagrams, configuration: configuration, identity: service.identity,
-                                  signer: tls?.identity, boot: try await service.nextBootNumber(), tcpPort: envelopeListener.port,
+                                  signer: tls?.identity, boot: try await service.nextBootNumber(),
+                                  tcpPort: envelopeListener.port,
                                   events: events, service: service, logger: logger.named("discovery"))
         let descriptors = DescriptorLimit.raise()
         let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
@@ -45,9 +47,11 @@ public enum Daemon {
         }
         let trimmer = MemoryTrimmer()
         let pool = ConnectionPool()
-        let sender = SendService(configuration: configuration, tls: tls, discovery: discovery, service: service, logger: logger.named("send"), pool: pool)
+        let sender = SendService(configuration: configuration, tls: tls, discovery: discovery, service: service,
+                                 logger: logger.named("send"), pool: pool)
         let pairing = tls.map {
-            PairingService(tls: $0, configuration: configuration, discovery: discovery, service: service, sender: sender,
+            PairingService(tls: $0, configuration: configuration, discovery: discovery, service: service,
+                           sender: sender,
                            events: events, logger: logger.named("pair"))
         }
         let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, pairing: pairing, events: events,
@@ -93,7 +97,8 @@ public enum Daemon {
         let (device, created) = try TLSIdentity.loadOrCreate(keyPath: directory.keyPath, certificatePath: directory.certificatePath,
                                                              commonName: "hexd device")
         if created {
-            logger.info("made this device's key and certificate: device ID \(device.deviceID.uppercaseText), fingerprint \(device.fingerprint)")
+            logger.info("made this device's key and certificate: device ID \(device.deviceID.uppercaseText), "
+                        + "fingerprint \(device.fingerprint)")
         }
         return try TLSContext(identity: device)
     }

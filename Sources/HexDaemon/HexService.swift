@@ -16,7 +16,8 @@ actor HexService {
     nonisolated let replacedUUID: String?
 
     /// - Parameter deviceID: the ID the device's key derives; nil when playing a legacy peer.
-    init(databasePath: String, name: String?, deviceID: UUID?, versionID: String, accepting acceptPolicy: AcceptPolicy = .anyone) throws {
+    init(databasePath: String, name: String?, deviceID: UUID?, versionID: String,
+         accepting acceptPolicy: AcceptPolicy = .anyone) throws {
         database = try HexDatabase(path: databasePath)
         // Two fresh installs would otherwise share one default name, and `--to` could not tell them apart.
         (identity, replacedUUID) = try database.localIdentity(

@@ -38,7 +38,8 @@ struct IdentityBenchmark {
 
     private func identities(_ count: Int, in directory: TemporaryDirectory) throws -> [TLSIdentity] {
         try (0..<count).map { index in
-            try TLSIdentity.loadOrCreate(keyPath: directory.file("peer\(index).key"), certificatePath: directory.file("peer\(index).crt"),
+            try TLSIdentity.loadOrCreate(keyPath: directory.file("peer\(index).key"),
+                                         certificatePath: directory.file("peer\(index).crt"),
                                          commonName: "peer \(index)").0
         }
     }
@@ -76,8 +77,7 @@ struct IdentityBenchmark {
             }
         }
         var known = 0
-        let keptKey = signedBeacon.key.flatMap { Fingerprint.bytes(hex: $0, maximumCount: DeviceKey.maximumEncodedSize) }
-            .flatMap { DeviceKey(subjectPublicKeyInfo: $0) }
+        let keptKey = signedBeacon.key.flatMap { DeviceKey(hex: $0) }
         let checkedKnown = measure {
             for _ in 0..<beacons {
                 if let beacon = Beacon.decode(signed), case .signed = BeaconCheck(beacon, key: keptKey) { known += 1 }
@@ -89,7 +89,9 @@ struct IdentityBenchmark {
                 if let beacon = Beacon.decode(forgedBytes), case .forged = BeaconCheck(beacon) { refused += 1 }
             }
         }
-        guard kept == beacons, verified == beacons, known == beacons, refused == beacons else { throw BenchFailure("a beacon was judged wrongly") }
+        guard kept == beacons, verified == beacons, known == beacons, refused == beacons else {
+            throw BenchFailure("a beacon was judged wrongly")
+        }
         let perBeacon = { (seconds: Double) in seconds / Double(beacons) * 1_000_000 }
         return [
             "  per beacon, \(beacons) each, in this process:",
@@ -115,7 +117,8 @@ struct IdentityBenchmark {
         var signed: [[UInt8]] = []
         for index in 0..<count {
             let template = templates[index % templates.count]
-            guard let beacon = template.signed(by: signers[index % signers.count], boot: 1, sequence: UInt64(index + 1)) else {
+            guard let beacon = template.signed(by: signers[index % signers.count], boot: 1,
+                                               sequence: UInt64(index + 1)) else {
                 throw BenchFailure("cannot sign a beacon")
             }
             signed.append(beacon.encoded())
@@ -124,7 +127,8 @@ struct IdentityBenchmark {
         let instance = UUID().uuidString
         let floods: [(String, (Int) -> [UInt8])] = [
             ("unsigned beacons of invented peers (baseline)", { index in
-                Beacon(kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)", versionID: "2.0.0",
+                Beacon(kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)",
+                       versionID: "2.0.0",
                        port: 9, interval: 600, capabilities: ["ack"]).encoded()
             }),
             ("signed beacons of 50 peers, each new", { signed[$0] }),
@@ -135,7 +139,8 @@ struct IdentityBenchmark {
         for (label, datagram) in floods {
             let before = ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0
             let start = ContinuousClock.now
-            let sent = try await BeaconFlood.send(count, to: discoveryPort, from: hosts, perSecond: 5_000, datagram: datagram)
+            let sent = try await BeaconFlood.send(count, to: discoveryPort, from: hosts, perSecond: 5_000,
+                                                  datagram: datagram)
             let seconds = (ContinuousClock.now - start).inSeconds
             // The daemon may still be reading what arrived last.
             try await Task.sleep(for: .milliseconds(200))
@@ -145,7 +150,8 @@ struct IdentityBenchmark {
                 + (baseline > 0 && share != baseline ? " (\(format(share / baseline)) x the baseline)" : ""))
         }
         let status = try await daemon.status()
-        report.append("    counted by the daemon: \(status.datagramsForged ?? 0) forged, \(status.datagramsReplayed ?? 0) replayed, "
+        report.append("    counted by the daemon: \(status.datagramsForged ?? 0) forged, "
+            + "\(status.datagramsReplayed ?? 0) replayed, "
             + "\(status.datagramsRateLimited) over a host's rate")
         return report
     }
@@ -234,7 +240,8 @@ struct IdentityBenchmark {
 
     /// Runs the attacker in `mode` and returns it running (its output is read by `finish`).
     private func startAttacker(
-        _ mode: String, certificate: String, port: UInt16, count: Int, seconds: Int, network: Int, in directory: TemporaryDirectory
+        _ mode: String, certificate: String, port: UInt16, count: Int, seconds: Int, network: Int,
+        in directory: TemporaryDirectory
     ) throws -> (SpawnedProcess, Int32) {
         let script = directory.file("attacker.py")
         if !FileManager.default.fileExists(atPath: script) {
@@ -245,7 +252,8 @@ struct IdentityBenchmark {
         let output = try SpawnPipe()
         defer { close(output.write) }
         let process = try SpawnedProcess("/usr/bin/env", [
-            "python3", script, mode, directory.file(certificate + ".crt"), directory.file(certificate + ".key"), String(port),
+            "python3", script, mode, directory.file(certificate + ".crt"), directory.file(certificate
+                + ".key"), String(port),
             String(count), String(seconds), String(network),
         ], standardOutput: output.write, standardError: 2)
         return (process, output.read)
@@ -260,7 +268,8 @@ struct IdentityBenchmark {
     /// with `names` subject alternative names of 70 bytes each (1,300 make 95 KB).
     private func certificate(_ name: String, names: Int, in directory: TemporaryDirectory) async throws {
         let alternatives = names == 0 ? "" : "subjectAltName = @alt\n[alt]\n"
-            + (1...names).map { "DNS.\($0) = \(String(repeating: "a", count: 60)).\($0).example" }.joined(separator: "\n")
+            + (1...names).map { "DNS.\($0) = \(String(repeating: "a", count: 60)).\($0).example" }
+                .joined(separator: "\n")
         let config = "[req]\ndistinguished_name = dn\nx509_extensions = ext\nprompt = no\n[dn]\nCN = \(name)\n[ext]\n"
             + "basicConstraints = CA:FALSE\n" + alternatives + "\n"
         guard FileManager.default.createFile(atPath: directory.file(name + ".cnf"), contents: Data(config.utf8)) else {
@@ -283,8 +292,10 @@ struct IdentityBenchmark {
         let idle = ProcessFigures.residentBytes(of: daemon.pid) ?? 0
         var report = ["  a hexd's resident memory, TLS clients in a Python process from 600 loopback hosts:",
                       "    idle (baseline): \(mebibytes(idle))"]
-        for (certificate, label) in [("ordinary", "ordinary certificates"), ("large", "certificates of \(large / 1_024) KiB (PEM)")] {
-            let attacker = try startAttacker("hold", certificate: certificate, port: port, count: 4_096, seconds: 20, network: 16,
+        for (certificate, label) in [("ordinary", "ordinary certificates"), ("large",
+            "certificates of \(large / 1_024) KiB (PEM)")] {
+            let attacker = try startAttacker("hold", certificate: certificate, port: port, count: 4_096, seconds: 20,
+                                             network: 16,
                                              in: directory)
             var peak = idle
             for _ in 0..<200 {
@@ -295,10 +306,13 @@ struct IdentityBenchmark {
             let said = finish(attacker)
             try await Task.sleep(for: .seconds(12))
             let after = ProcessFigures.residentBytes(of: daemon.pid) ?? 0
-            report.append("    4,096 connections with \(label), 20 s: peak \(mebibytes(peak)) (\(format(Double(peak) / Double(idle))) x idle), "
-                + "\(counts?.open ?? 0) open at the end; 12 s after they closed \(mebibytes(after)) (idle + \(mebibytes(after - idle)))")
+            let ratio = format(Double(peak) / Double(idle))
+            report.append("    4,096 connections with \(label), 20 s: peak \(mebibytes(peak)) (\(ratio) x idle), "
+                + "\(counts?.open ?? 0) open at the end; 12 s after they closed \(mebibytes(after)) "
+                + "(idle + \(mebibytes(after - idle)))")
             report.append("      attackers: \(said); the daemon since its start: \(counts?.accepted ?? 0) accepted, "
-                + "\(counts?.closedInHandshake ?? 0) closed in their handshake, \(counts?.closedForRoom ?? 0) for room, "
+                + "\(counts?.closedInHandshake ?? 0) closed in their handshake, "
+                + "\(counts?.closedForRoom ?? 0) for room, "
                 + "\(counts?.closedAtDeadline ?? 0) at a deadline")
         }
         return report
@@ -309,7 +323,8 @@ struct IdentityBenchmark {
         let port = try await daemon.waitForStatus().tcpPort
         let honest = try TLSContext(identity: try identities(1, in: directory)[0])
         let quiet = try await tlsLatencies(port: port, context: honest)
-        let storm = try startAttacker("storm", certificate: "ordinary", port: port, count: 850, seconds: 25, network: 17, in: directory)
+        let storm = try startAttacker("storm", certificate: "ordinary", port: port, count: 850, seconds: 25,
+                                      network: 17, in: directory)
         try await Task.sleep(for: .seconds(3))
         let before = ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0
         let start = ContinuousClock.now
@@ -317,11 +332,13 @@ struct IdentityBenchmark {
         let cpu = ((ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0) - before) / (ContinuousClock.now - start).inSeconds
         let said = finish(storm)
         let counts = try await daemon.status().connections
+        let (quietP95, stormedP95) = (percentile(quiet, 0.95), percentile(stormed, 0.95))
         return [
             "  a fresh honest TLS connection, Store -> Ack, \(samples) one after another:",
-            "    no other traffic (baseline):            p50 \(format(median(quiet))) ms, p95 \(format(percentile(quiet, 0.95))) ms",
-            "    850 bare ClientHellos a second arriving: p50 \(format(median(stormed))) ms, p95 \(format(percentile(stormed, 0.95))) ms "
-                + "(p95 / baseline p95 = \(format(percentile(stormed, 0.95) / percentile(quiet, 0.95)))); daemon CPU \(percent(cpu))",
+            "    no other traffic (baseline):            p50 \(format(median(quiet))) ms, p95 \(format(quietP95)) ms",
+            "    850 bare ClientHellos a second arriving: p50 \(format(median(stormed))) ms, "
+                + "p95 \(format(stormedP95)) ms "
+                + "(p95 / baseline p95 = \(format(stormedP95 / quietP95))); daemon CPU \(percent(cpu))",
             "      attackers: \(said); closed in their handshake to make room: \(counts?.closedInHandshake ?? 0), "
                 + "for room: \(counts?.closedForRoom ?? 0)",
         ]
@@ -332,16 +349,21 @@ struct IdentityBenchmark {
         let sender = context.identity.deviceID.uppercaseText
         var latencies: [Double] = []
         for index in 0..<samples {
-            let line = Envelope.store(HexJM(senderUUID: sender, senderName: "Honest", hexDescription: "sample \(index)", hexColor: "#3498DB",
+            let line = Envelope.store(HexJM(senderUUID: sender, senderName: "Honest", hexDescription: "sample \(index)",
+                                            hexColor: "#3498DB",
                                             links: [LinkJM(url: "https://example.com/\(index)")]),
                                       versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
             let start = ContinuousClock.now
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(10))
-            let stream = try await TLSStream.handshake(over: socket, context: context, as: .client, timeout: .seconds(10))
+            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port),
+                                                       timeout: .seconds(10))
+            let stream = try await TLSStream.handshake(over: socket, context: context, as: .client,
+                                                       timeout: .seconds(10))
             let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
             try await connection.writeLine(line, timeout: .seconds(10))
             guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(10)),
-                  (try? Envelope.decode(from: reply))?.status == .stored else { throw BenchFailure("sample \(index) was not stored") }
+                  (try? Envelope.decode(from: reply))?.status == .stored else {
+                throw BenchFailure("sample \(index) was not stored")
+            }
             latencies.append(milliseconds(ContinuousClock.now - start))
             socket.shutdown()
         }

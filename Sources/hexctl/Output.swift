@@ -9,7 +9,8 @@ enum Output {
         let mark = hex.location == .inbox && !hex.isChecked ? "*" : " "
         let links = hex.linkCount == 1 ? "1 link" : "\(hex.linkCount) links"
         let trust = hex.senderTrust.map { " (\($0.rawValue))" } ?? ""
-        return "\(mark) \(hex.id.uuidString.prefix(8))  \(hex.timestamp.formatted(.iso8601))  \(json(hex.hexDescription))  "
+        return "\(mark) \(hex.id.uuidString.prefix(8))  \(hex.timestamp.formatted(.iso8601))  "
+            + "\(json(hex.hexDescription))  "
             + "from \(json(hex.senderName)) \(shortID(hex.senderUUID))\(trust)  \(links)"
             + (truncated ? "  …" : "")
     }
@@ -73,7 +74,8 @@ enum Output {
                     + " (if the peer was reinstalled: hexctl trust --reset \(peer.uuid))")
             }
             if let namesakes = peer.namesakes {
-                notes.append("warning: \(json(peer.name)) (\(peer.uuid)) is not the \(json(peer.name)) whose key is pinned here as "
+                notes.append("warning: \(json(peer.name)) (\(peer.uuid)) is not the \(json(peer.name)) "
+                    + "whose key is pinned here as "
                     + namesakes.joined(separator: ", ") + ": same name, another device (or that one was reinstalled)")
             }
             return notes
@@ -109,7 +111,9 @@ enum Output {
         peers: \(status.peers)
         outbox: \(status.outbox) waiting
         inbox: \(status.inbox) (\(status.unchecked) unchecked); My Hexlist: \(status.hexlist)
-        discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit, \(status.datagramsForged ?? 0) forged, \(status.datagramsReplayed ?? 0) replayed
+        discovery datagrams: \(status.datagramsReceived) received, \(status.datagramsMalformed) malformed, \
+        \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit, \
+        \(status.datagramsForged ?? 0) forged, \(status.datagramsReplayed ?? 0) replayed
         peers dropped from the full table: \(status.peersEvicted)
         """ + (status.connections.map(connections) ?? "")
     }
@@ -120,7 +124,8 @@ enum Output {
         peer connections: \(counts.open) open, \(counts.accepted) accepted; closed by the budgets: \
         \(counts.refusedPerAddress) over the per-address cap, \(counts.closedForRoom) to make room, \
         \(counts.closedAtDeadline) at a deadline, \
-        \(counts.cutOffForPartialLines) holding unfinished lines, \(counts.closedForLongLines) after a line over the cap, \
+        \(counts.cutOffForPartialLines) holding unfinished lines, \
+        \(counts.closedForLongLines) after a line over the cap, \
         \(counts.closedInHandshake ?? 0) in their TLS handshake to make room
         """
     }

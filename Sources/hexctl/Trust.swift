@@ -32,7 +32,7 @@ let trustCommands = [
     },
     Command("trust", "<peer>",
             arguments: [("peer", "A peer's name or UUID prefix (from 'hexctl peers' or seen before), or any UUID.")],
-            summary: "With --reset: forget the key pinned to a peer (a reinstalled peer goes by a new ID; this forgets the old).",
+            summary: "With --reset: forget the key pinned to a peer (a reinstalled one goes by a new ID).",
             details: """
                 A peer's ID derives from its key, so a peer that made a new key (reinstalled, or its data
                 directory lost) is a new device with a new ID: 'hexctl peers' warns that it goes by the name

@@ -28,7 +28,8 @@ extension ProcessTests {
                 return "-".join([h[:8], h[8:12], h[12:16], h[16:20], h[20:]])
 
             def spki_of(der):
-                return x509.load_der_x509_certificate(der).public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+                key = x509.load_der_x509_certificate(der).public_key()
+                return key.public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
 
             own_der = ssl.PEM_cert_to_DER_cert(open(cert).read())
             own_spki = spki_of(own_der)
@@ -36,9 +37,10 @@ extension ProcessTests {
 
             def signed_message(b):
                 # Section 9: every field as its UTF-8 bytes after their count in two bytes, big-endian.
-                fields = ["hexd-beacon-signature/1", b["kind"], b["peer"], b["instance"], b["name"], b["versionID"], str(b["port"]),
-                          str(math.floor(b["interval"] * 1000 + 0.5)), str(len(b["capabilities"]))] + b["capabilities"] \
-                         + [b.get("fingerprint") or "", b["key"], str(b["boot"]), str(b["seq"])]
+                fields = ["hexd-beacon-signature/1", b["kind"], b["peer"], b["instance"], b["name"], b["versionID"]]
+                fields += [str(b["port"]), str(math.floor(b["interval"] * 1000 + 0.5)), str(len(b["capabilities"]))]
+                fields += b["capabilities"]
+                fields += [b.get("fingerprint") or "", b["key"], str(b["boot"]), str(b["seq"])]
                 out = b""
                 for field in fields:
                     data = field.encode()
@@ -80,10 +82,11 @@ extension ProcessTests {
                     spki = bytes.fromhex(beacon["key"])
                     if device_id(spki) != beacon["peer"]:
                         sys.exit("the beacon's key derives " + device_id(spki))
-                    serialization.load_der_public_key(spki).verify(bytes.fromhex(beacon["sig"]), signed_message(beacon))
+                    public_key = serialization.load_der_public_key(spki)
+                    public_key.verify(bytes.fromhex(beacon["sig"]), signed_message(beacon))
                     tampered = dict(beacon, name=beacon["name"] + "!")
                     try:
-                        serialization.load_der_public_key(spki).verify(bytes.fromhex(beacon["sig"]), signed_message(tampered))
+                        public_key.verify(bytes.fromhex(beacon["sig"]), signed_message(tampered))
                         sys.exit("a tampered beacon verified")
                     except Exception:
                         pass
@@ -102,8 +105,9 @@ extension ProcessTests {
                 # Announces itself with signed beacons, then takes one hex over TLS.
                 listener = socket.create_server((host, 0))
                 private = serialization.load_pem_private_key(open(key, "rb").read(), None)
-                beacon = {"format": "hexd-beacon/1", "kind": "announce", "peer": own_id, "instance": str(uuid.uuid4()).upper(),
-                          "name": "Python", "versionID": "2.0.0", "port": listener.getsockname()[1], "interval": 2.0,
+                beacon = {"format": "hexd-beacon/1", "kind": "announce", "peer": own_id,
+                          "instance": str(uuid.uuid4()).upper(), "name": "Python", "versionID": "2.0.0",
+                          "port": listener.getsockname()[1], "interval": 2.0,
                           "capabilities": ["ack", "tls"], "fingerprint": hashlib.sha256(own_der).hexdigest(),
                           "key": own_spki.hex(), "boot": int(time.time()), "seq": 0}
                 announcer = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -158,26 +162,33 @@ extension ProcessTests {
             #expect(pythonID.isKeyDerivedID, "\(pythonID)")
 
             // Python verifies hexd's beacon: the key derives hexd's ID, the signature holds.
-            let heard = try await PackageExecutable.run("/usr/bin/env", python + ["beacon"] + files + [String(discoveryPort), status.peerUUID],
+            let heard = try await PackageExecutable.run("/usr/bin/env",
+                python + ["beacon"] + files + [String(discoveryPort), status.peerUUID],
                                                         timeout: .seconds(20))
-            #expect(heard.status == 0 && heard.standardOutput.hasPrefix("verified \(status.peerUUID) "), "\(heard.standardError)")
+            #expect(heard.status == 0 && heard.standardOutput.hasPrefix("verified \(status.peerUUID) "),
+                    "\(heard.standardError)")
 
             // Python sends, as the ID its key derives; hexd checks it and meets the key.
-            let sent = try await PackageExecutable.run("/usr/bin/env", python + ["send"] + files + [String(status.tcpPort), status.peerUUID])
+            let sent = try await PackageExecutable.run("/usr/bin/env",
+                python + ["send"] + files + [String(status.tcpPort), status.peerUUID])
             #expect(sent.status == 0, "\(sent.standardError)")
             let ack = try Envelope.decode(from: Array(sent.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).utf8))
             #expect(ack.status == .stored && ack.messageID == "PY-1", "\(sent.standardOutput)")
             let stored = try #require(try await hexd.newestInboxHex())
-            #expect(stored.senderUUID == pythonID && stored.senderTrust == .new && stored.links.map(\.url) == ["https://python.example/doc"])
+            #expect(stored.senderUUID == pythonID && stored.senderTrust == .new
+                && stored.links.map(\.url) == ["https://python.example/doc"])
 
             // Python announces itself with signed beacons; hexd lists it by its ID and sends to
             // it by name, over TLS; Python checks hexd's key derives hexd's ID.
-            let arguments = python + ["receive"] + files + ["0", status.peerUUID, hexd.dataDirectory + "/identity.crt", String(discoveryPort)]
+            let arguments = python + ["receive"] + files + ["0", status.peerUUID, hexd.dataDirectory + "/identity.crt",
+                                                            String(discoveryPort)]
             let listening = Task.detached { try await PackageExecutable.run("/usr/bin/env", arguments, timeout: .seconds(30)) }
             try await waitUntil("hexd lists Python", timeout: .seconds(15)) {
-                try await hexd.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.uuid == pythonID && $0.fingerprint == pythonKey }
+                try await hexd.hexctlJSONLines(PeerInfo.self,
+                    ["peers"]).contains { $0.uuid == pythonID && $0.fingerprint == pythonKey }
             }
-            let report = try await hexd.hexctlJSON(SendReport.self, ["send", "--to", "Python", "https://hexd.example/for-python"])
+            let report = try await hexd.hexctlJSON(SendReport.self, ["send", "--to", "Python",
+                                                                     "https://hexd.example/for-python"])
             #expect(report.status == .stored && report.peerKey == pythonKey && report.message == "stored by Python: https://hexd.example/for-python")
             let received = try await listening.value
             #expect(received.status == 0, "Python checked hexd's key: \(received.standardError)")
@@ -189,7 +200,8 @@ extension ProcessTests {
             let probe = try await PackageExecutable.run("/usr/bin/env", ["python3", "-c", "import ssl"])
             try ExternalTool.require(pythonModule: "ssl", found: probe.status == 0)
             let directory = try TemporaryDirectory()
-            let names = (1...1_300).map { "DNS.\($0) = \(String(repeating: "a", count: 60)).\($0).example" }.joined(separator: "\n")
+            let names = (1...1_300).map { "DNS.\($0) = \(String(repeating: "a", count: 60)).\($0).example" }
+                .joined(separator: "\n")
             let config = "[req]\ndistinguished_name = dn\nx509_extensions = ext\nprompt = no\n[dn]\nCN = big\n[ext]\n"
                 + "subjectAltName = @alt\n[alt]\n" + names + "\n"
             #expect(FileManager.default.createFile(atPath: directory.file("big.cnf"), contents: Data(config.utf8)))
@@ -212,7 +224,8 @@ extension ProcessTests {
                 for attempt in range(attempts):
                     try:
                         tls = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=5))
-                        envelope = {"versionID": "2.0.0", "operationType": "Alert", "message": "hello", "messageID": str(attempt)}
+                        envelope = {"versionID": "2.0.0", "operationType": "Alert", "message": "hi",
+                                    "messageID": str(attempt)}
                         tls.sendall(json.dumps(envelope).encode() + b"\n")
                         if tls.makefile("r").readline().strip():
                             served += 1
@@ -222,20 +235,24 @@ extension ProcessTests {
                 print(served)
                 """#
             #expect(FileManager.default.createFile(atPath: directory.file("client.py"), contents: Data(client.utf8)))
-            let bigSize = try FileManager.default.attributesOfItem(atPath: directory.file("big.crt"))[.size] as? Int ?? 0
+            let bigSize = try FileManager.default.attributesOfItem(atPath: directory.file("big.crt"))[.size] as? Int
+                ?? 0
             #expect(bigSize > 95_000 * 4 / 3, "a PEM of over 95 KB of DER: \(bigSize) bytes")
 
             let hexd = try await DaemonProcess(name: "Hexd", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             let port = String(try await hexd.hexctlJSON(StatusReport.self, ["status"]).tcpPort)
             let run = { (name: String, attempts: String) in
-                try await PackageExecutable.run("/usr/bin/env", ["python3", directory.file("client.py"), directory.file(name + ".crt"),
-                                                                 directory.file(name + ".key"), port, attempts], timeout: .seconds(60))
+                try await PackageExecutable.run("/usr/bin/env", ["python3", directory.file("client.py"),
+                                                                 directory.file(name + ".crt"),
+                                                                 directory.file(name
+                                                                     + ".key"), port, attempts], timeout: .seconds(60))
             }
             let big = try await run("big", "50")
             #expect(big.status == 0 && big.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "0",
                     "no big certificate served: \(big.standardOutput) \(big.standardError)")
             let small = try await run("small", "1")
-            #expect(small.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(small.standardError)")
+            #expect(small.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "1",
+                    "\(small.standardError)")
             #expect(hexd.log.contains("excessive message size") || hexd.log.contains("message too long")
                     || hexd.log.contains("TLS handshake"), "the refusal is logged")
         }

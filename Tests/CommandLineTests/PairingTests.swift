@@ -112,16 +112,20 @@ extension ProcessTests {
             bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: bob.directory)
             let reinstalled = try await bob.hexctlJSON(StatusReport.self, ["status"])
             let newKey = try #require(reinstalled.fingerprint)
-            #expect(newKey != firstKey && reinstalled.peerUUID != bobUUID && reinstalled.peerUUID.isKeyDerivedID, "a new key is a new ID")
+            #expect(newKey != firstKey && reinstalled.peerUUID != bobUUID && reinstalled.peerUUID.isKeyDerivedID,
+                    "a new key is a new ID")
 
-            #expect(try await bob.hexctl(["send", "--to", "127.0.0.1:\(alicePort)", "https://example.com/reinstalled"]).status == 0)
-            #expect(try await alice.newestInboxHex()?.senderUUID == reinstalled.peerUUID, "never filed under the old ID")
+            #expect(try await bob.hexctl(["send", "--to", "127.0.0.1:\(alicePort)",
+                                          "https://example.com/reinstalled"]).status == 0)
+            #expect(try await alice.newestInboxHex()?.senderUUID == reinstalled.peerUUID,
+                    "never filed under the old ID")
             #expect(try await alice.newestInboxHex()?.senderTrust == .new)
             try await waitForPeer("Bob", of: alice) { $0.uuid == reinstalled.peerUUID && $0.namesakes == [bobUUID] }
             let listed = try await alice.hexctl(["peers"]).standardOutput
             #expect(listed.contains("is not the \"Bob\" whose key is pinned here as \(bobUUID)"), "\(listed)")
 
-            let toOld = try await alice.hexctl(["send", "--to", bobUUID, "--no-queue", "https://example.com/to-the-old-id"])
+            let toOld = try await alice.hexctl(["send", "--to", bobUUID, "--no-queue",
+                                                "https://example.com/to-the-old-id"])
             #expect(toOld.status != 0 && toOld.standardError.contains(reinstalled.peerUUID)
                     && toOld.standardError.contains("hexctl trust --reset \(bobUUID)"), "\(toOld.standardError)")
 

@@ -71,7 +71,8 @@ import Testing
         let pool = ConnectionPool()
         let envelopes = (0..<3).map { store("hex \($0)") }
         for envelope in envelopes {
-            let delivery = try await EnvelopeSender.send(envelope, to: [endpoint], security: security, timeout: .seconds(5), maximumLineLength: 1 << 20, pool: pool)
+            let delivery = try await EnvelopeSender.send(envelope, to: [endpoint], security: security,
+                                                         timeout: .seconds(5), maximumLineLength: 1 << 20, pool: pool)
             #expect(delivery.status == .stored && delivery.peerKey == peer.key)
         }
         let ids = envelopes.compactMap(\.messageID)
@@ -116,7 +117,8 @@ import Testing
         let context = try TLSContext(identity: identity)
         let endpoint = Endpoint(host: "127.0.0.1", port: peer.port)
         let pool = ConnectionPool(idleLifetime: .seconds(60))
-        _ = try await EnvelopeSender.send(store("one"), to: [endpoint], security: .tls(context, expected: peer.key), timeout: .seconds(5), maximumLineLength: 1 << 20, pool: pool)
+        _ = try await EnvelopeSender.send(store("one"), to: [endpoint], security: .tls(context, expected: peer.key),
+                                          timeout: .seconds(5), maximumLineLength: 1 << 20, pool: pool)
         #expect(pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: identity.fingerprint)) == nil, "another key gets nothing")
         #expect(pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: peer.key), at: .now + .seconds(61)) == nil, "past its lifetime it is gone")
         #expect(pool.count == 0)

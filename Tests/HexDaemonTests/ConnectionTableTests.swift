@@ -35,7 +35,8 @@ import Glibc
         var clients: [Socket] = []
         var accepted: [Socket] = []
         for _ in 0..<4 {
-            clients.append(try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5)))
+            clients.append(try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port),
+                                                         timeout: .seconds(5)))
             accepted.append(try await listener.accept())
         }
         #expect(!table.begin(accepted[0]) && !table.begin(accepted[1]))

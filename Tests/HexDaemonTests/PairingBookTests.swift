@@ -18,7 +18,8 @@ import Testing
         let aliceNonce = try PairingCode.nonce()
         let bobNonce = try PairingCode.nonce()
         var bob = PairingBook()
-        try bob.received(from: aliceKey, uuid: Self.alice, name: "Alice", commitment: try #require(PairingCode.commitment(to: aliceNonce)),
+        try bob.received(from: aliceKey, uuid: Self.alice, name: "Alice",
+                         commitment: try #require(PairingCode.commitment(to: aliceNonce)),
                          ourNonce: bobNonce, source: "10.0.0.1", isKnown: true, at: now)
         #expect(throws: LookupError.noPairing("alice"), "nothing to accept before the nonce is revealed") {
             try bob.request(matching: "alice", at: now)
@@ -48,7 +49,8 @@ import Testing
         let (aliceKey, bobKey) = (try key(1), try key(2))
         let nonce = try PairingCode.nonce()
         var bob = PairingBook()
-        try bob.received(from: aliceKey, uuid: Self.alice, name: "Alice", commitment: try #require(PairingCode.commitment(to: nonce)),
+        try bob.received(from: aliceKey, uuid: Self.alice, name: "Alice",
+                         commitment: try #require(PairingCode.commitment(to: nonce)),
                          ourNonce: try PairingCode.nonce(), source: "10.0.0.1", isKnown: false, at: now)
         #expect(throws: PairingError.commitmentMismatch) { try bob.revealed(nonce: try PairingCode.nonce(), by: aliceKey, ownKey: bobKey, at: now) }
         #expect(throws: PairingError.noRequest, "no second guess") { try bob.revealed(nonce: nonce, by: aliceKey, ownKey: bobKey, at: now) }
@@ -74,13 +76,15 @@ import Testing
     @Test func aFloodOfStrangersNeverPushesOutAKnownPeer() throws {
         var book = PairingBook()
         let commitment = String(repeating: "0", count: 64)
-        try book.received(from: try key(100_000), uuid: Self.alice, name: "Honest", commitment: commitment, ourNonce: [],
+        try book.received(from: try key(100_000), uuid: Self.alice, name: "Honest", commitment: commitment,
+                          ourNonce: [],
                           source: "10.0.0.1", isKnown: true, at: now)
         var refusedByAddress = 0
         for number in 0..<(PairingBook.capacity * 20) {
             let stranger = try key(number)
             do throws(PairingError) {
-                try book.received(from: stranger, uuid: "S\(number)", name: "Honest", commitment: commitment, ourNonce: [],
+                try book.received(from: stranger, uuid: "S\(number)", name: "Honest", commitment: commitment,
+                                  ourNonce: [],
                                   source: "10.0.1.\(number % 50)", isKnown: false, at: now + .milliseconds(number))
             } catch {
                 #expect(error == .tooManyFromAddress("10.0.1.\(number % 50)"))
@@ -123,7 +127,8 @@ import Testing
         let later = now + .seconds(3)
         let refilled = admission.admitStranger(at: later)
         #expect(refilled, "the bucket refills at the rate")
-        let calm = later + .seconds(Int(PairingAdmission.burst / PairingAdmission.rate)) + PairingAdmission.calm + .seconds(1)
+        let calm = later + .seconds(Int(PairingAdmission.burst / PairingAdmission.rate)) + PairingAdmission.calm
+            + .seconds(1)
         let afterCalm = admission.knewBefore(now + .milliseconds(50), at: calm)
         #expect(afterCalm, "a calm ends the flood")
     }

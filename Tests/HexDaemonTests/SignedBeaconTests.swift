@@ -9,13 +9,15 @@ import Testing
 /// derives from, numbered so that a replay changes nothing.
 @Suite struct SignedBeaconTests {
     private static func identity(_ name: String, in directory: TemporaryDirectory) throws -> TLSIdentity {
-        try TLSIdentity.loadOrCreate(keyPath: directory.file(name + ".key"), certificatePath: directory.file(name + ".crt"),
+        try TLSIdentity.loadOrCreate(keyPath: directory.file(name + ".key"),
+                                     certificatePath: directory.file(name + ".crt"),
                                      commonName: name).0
     }
 
     /// A beacon of `signer`'s, signed by `signingKey` (the signer's own unless said otherwise).
     private static func beacon(
-        _ kind: Beacon.Kind = .announce, of signer: TLSIdentity, signedBy signingKey: TLSIdentity? = nil, boot: UInt64 = 1,
+        _ kind: Beacon.Kind = .announce, of signer: TLSIdentity, signedBy signingKey: TLSIdentity? = nil,
+        boot: UInt64 = 1,
         sequence: UInt64 = 1, name: String = "Bob"
     ) throws -> Beacon {
         var beacon = Beacon(kind: kind, peer: signer.deviceID.uppercaseText, instance: UUID().uuidString, name: name,
@@ -51,18 +53,25 @@ import Testing
         claim.peer = bob.deviceID.uppercaseText
         let claimSignature = eve.sign(try #require(claim.signedMessage))
         claim.signature = Fingerprint.hex(try #require(claimSignature))
-        guard case .forged(let reason) = BeaconCheck(try Self.received(claim)) else { throw BeaconFailure("Eve's key spoke for Bob") }
+        guard case .forged(let reason) = BeaconCheck(try Self.received(claim)) else {
+            throw BeaconFailure("Eve's key spoke for Bob")
+        }
         #expect(reason.contains(eve.deviceID.uppercaseText))
         // One changed byte of a signed field (the name) breaks the signature.
         var renamed = try Self.beacon(of: bob)
         renamed.name = "Bob Jr"
-        guard case .forged = BeaconCheck(try Self.received(renamed)) else { throw BeaconFailure("a changed name kept its signature") }
+        guard case .forged = BeaconCheck(try Self.received(renamed)) else {
+            throw BeaconFailure("a changed name kept its signature")
+        }
         // A derived ID without a signature, and with the signature stripped.
         var unsigned = try Self.beacon(of: bob)
         unsigned.signature = nil
-        guard case .forged = BeaconCheck(try Self.received(unsigned)) else { throw BeaconFailure("an unsigned derived ID passed") }
+        guard case .forged = BeaconCheck(try Self.received(unsigned)) else {
+            throw BeaconFailure("an unsigned derived ID passed")
+        }
         // A legacy peer's own UUID, unsigned, is a claim.
-        let legacy = Beacon(kind: .announce, peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF", instance: UUID().uuidString, name: "Old",
+        let legacy = Beacon(kind: .announce, peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF", instance: UUID().uuidString,
+                            name: "Old",
                             versionID: "1.0", port: 18521, interval: 2, capabilities: [])
         #expect(BeaconCheck(try Self.received(legacy)) == .unsigned)
     }
@@ -93,7 +102,8 @@ import Testing
     @Test func theFreshnessTableIsBounded() {
         var freshness = BeaconFreshness()
         for index in 0...BeaconFreshness.capacity { _ = freshness.judge(peer: "P\(index)", boot: 1, sequence: 1) }
-        #expect(freshness.judge(peer: "P\(BeaconFreshness.capacity)", boot: 1, sequence: 1) == .repeated, "the newest is kept")
+        #expect(freshness.judge(peer: "P\(BeaconFreshness.capacity)", boot: 1, sequence: 1) == .repeated,
+                "the newest is kept")
         #expect(freshness.judge(peer: "P0", boot: 1, sequence: 1) == .fresh, "the oldest made room")
     }
 
@@ -115,12 +125,15 @@ import Testing
             return
         }
         #expect(found.isSigned && found.speaksTLS)
-        #expect(table.observe(beacon(.bye), from: home, at: start) == .none, "an unsigned bye, even from its own address")
+        #expect(table.observe(beacon(.bye), from: home, at: start) == .none,
+                "an unsigned bye, even from its own address")
         table.heardAgain(peer, from: attacker)
-        #expect(table.peers[peer]?.endpoints.map(\.host) == ["192.168.1.20", "192.168.1.66"], "a repeat's source comes last")
+        #expect(table.peers[peer]?.endpoints.map(\.host) == ["192.168.1.20", "192.168.1.66"],
+                "a repeat's source comes last")
         _ = table.observe(beacon(.announce), from: wifi, at: start + .seconds(1), signed: true)
         table.markProven(peer, at: home)
-        #expect(table.peers[peer]?.endpoints.map(\.host) == ["192.168.1.20", "10.0.0.7", "192.168.1.66"], "the proven address first")
+        #expect(table.peers[peer]?.endpoints.map(\.host) == ["192.168.1.20", "10.0.0.7", "192.168.1.66"],
+                "the proven address first")
         guard case .left = table.observe(beacon(.bye), from: attacker, at: start + .seconds(1), signed: true) else {
             Issue.record("its own signed bye did not remove it")
             return
@@ -134,7 +147,8 @@ import Testing
         let peer = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
         let start = ContinuousClock.now
         #expect(table.admitCheck(of: peer, at: start) == nil)
-        let beacon = Beacon(kind: .announce, peer: peer, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521, interval: 1,
+        let beacon = Beacon(kind: .announce, peer: peer, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521,
+                            interval: 1,
                             capabilities: ["ack", "tls"])
         _ = table.observe(beacon, from: IPv4Address("192.168.1.20")!, at: start, signed: true)
         let burst = Int(PeerTable.checksPerPeer * 2)

@@ -57,10 +57,13 @@ import Testing
     @Test func aUUIDFromOutsideIsReadStrictly() {
         let text = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
         #expect(UUID(strict: text)?.uppercaseText == text && UUID(strict: text.lowercased())?.uppercaseText == text)
-        #expect(UUID(strict: text)?.isKeyDerived == true && UUID(strict: "6F9619FF-8B86-4011-B42D-00C04FC964FF")?.isKeyDerived == false)
+        #expect(UUID(strict: text)?.isKeyDerived == true
+            && UUID(strict: "6F9619FF-8B86-4011-B42D-00C04FC964FF")?.isKeyDerived == false)
         #expect(UUID(strict: text)?.shortText == "6F9619FF")
-        let lookAlikes = ["{\(text)}", text.replacingOccurrences(of: "-", with: ""), "6\u{200D}" + text.dropFirst(), text + "\u{200B}",
-                          text.replacingOccurrences(of: "-", with: "\u{2010}"), String(text.dropLast()), text + "0", "", " \(text)",
+        let lookAlikes = ["{\(text)}", text.replacingOccurrences(of: "-", with: ""), "6\u{200D}" + text.dropFirst(),
+                          text + "\u{200B}",
+                          text.replacingOccurrences(of: "-",
+                              with: "\u{2010}"), String(text.dropLast()), text + "0", "", " \(text)",
                           "6F9619FF-8B86-8011-B42D-00C04FC964FG", "6F9619FF8-B86-8011-B42D-00C04FC964FF"]
         for lookAlike in lookAlikes {
             #expect(UUID(strict: lookAlike) == nil, "\(lookAlike.debugDescription)")

@@ -28,10 +28,12 @@ import Testing
         let old = try HexDatabase(path: path).localIdentity(name: "Ada").identity.uuid
         let derived = try #require(UUID(strict: "6F9619FF-8B86-8011-B42D-00C04FC964FF"))
         let adopted = try HexDatabase(path: path).localIdentity(deviceID: derived)
-        #expect(adopted.identity.uuid == derived.uppercaseText && adopted.replaced == old && adopted.identity.name == "Ada")
+        #expect(adopted.identity.uuid == derived.uppercaseText && adopted.replaced == old
+            && adopted.identity.name == "Ada")
         let again = try HexDatabase(path: path).localIdentity(deviceID: derived)
         #expect(again.identity.uuid == derived.uppercaseText && again.replaced == nil, "replaced once, then kept")
-        #expect(try HexDatabase(path: path).localIdentity().identity.uuid == old, "playing a legacy peer keeps the old UUID")
+        #expect(try HexDatabase(path: path).localIdentity().identity.uuid == old,
+                "playing a legacy peer keeps the old UUID")
         let fresh = try HexDatabase(path: directory.file("fresh.sqlite"))
         _ = try fresh.localIdentity(deviceID: derived)
         let legacy = try fresh.localIdentity().identity.uuid

@@ -113,7 +113,8 @@ public enum BeaconFlood {
     public static func send(_ count: Int, to port: UInt16, from sources: [String], interval: Double = 600, perSecond: Int = 20_000) async throws -> Int {
         let instance = UUID().uuidString
         return try await send(count, to: port, from: sources, perSecond: perSecond) { index in
-            Beacon(kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)", versionID: "2.0.0",
+            Beacon(kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)",
+                   versionID: "2.0.0",
                    port: 9, interval: interval, capabilities: ["ack"]).encoded()
         }
     }
@@ -134,9 +135,11 @@ public enum BeaconFlood {
         let start = ContinuousClock.now
         var sent = 0
         for index in 0..<count {
-            if (try? sockets[index % sockets.count].send(datagram(index), to: .loopback, port: port)) != nil { sent += 1 }
+            if (try? sockets[index % sockets.count].send(datagram(index), to: .loopback,
+                                                         port: port)) != nil { sent += 1 }
             // Paced against the start, so the time spent making and sending does not slow the rate.
-            if index % batch == batch - 1 { try await Task.sleep(until: start + pause * ((index + 1) / batch), clock: .continuous) }
+            if index % batch == batch - 1 { try await Task.sleep(until: start + pause * ((index + 1) / batch),
+                                                                 clock: .continuous) }
         }
         return sent
     }

@@ -18,7 +18,8 @@ public final class Receiver {
     public init(accepting policy: AcceptPolicy = .anyone) throws {
         directory = try TemporaryDirectory()
         database = try HexDatabase(path: directory.file(DataDirectory.databaseName))
-        manager = HexManager(repository: database, identity: try database.localIdentity(name: Self.name).identity, versionID: HexdVersion.current, accepting: policy)
+        manager = HexManager(repository: database, identity: try database.localIdentity(name: Self.name).identity,
+                             versionID: HexdVersion.current, accepting: policy)
     }
 
     /// Decodes one line and has the manager act on it, as the daemon does for a line from a peer.

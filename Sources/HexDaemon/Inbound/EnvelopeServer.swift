@@ -158,7 +158,7 @@ final class EnvelopeServer: Sendable {
 
     /// TLS handshakes under way at most: each holds an SSL object and its buffers until the
     /// client finishes, so a storm of ClientHellos is bounded in memory, not only in connections.
-    static let handshakesAtOnce = 256
+    static let handshakesAtOnce = 1_024
 
     /// The stream a connection speaks, chosen by its first byte: TLS when it begins a handshake
     /// (0x16) and this daemon speaks TLS, else the plain socket (an envelope begins with `{`).
@@ -266,7 +266,8 @@ final class EnvelopeServer: Sendable {
         var events: [EventLog.Draft] = []
     }
 
-    private func log(_ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String, into record: inout Record) async {
+    private func log(_ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String,
+                     into record: inout Record) async {
         let name = envelope.hex?.senderName.flatMap { $0.isEmpty ? nil : $0 }
         // A name is no identity: the short ID goes with it.
         let id = envelope.hex?.senderUUID.flatMap(\.canonicalUUID).map { " (" + $0.prefix(8) + ")" } ?? ""
@@ -275,19 +276,24 @@ final class EnvelopeServer: Sendable {
         case .stored(let hex):
             record.senders.append(hex.senderUUID)
             logger.limited("stored hex", .info,
-                           "stored hex \(hex.id.uppercaseText) \"\(hex.hexDescription.clipped(toUTF8: 200))\" from \(sender) "
+                           "stored hex \(hex.id.uppercaseText) \"\(hex.hexDescription.clipped(toUTF8: 200))\" "
+                           + "from \(sender) "
                            + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)",
                            [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("hex", hex.id.uppercaseText),
                             ("links", String(hex.links.count)), ("status", "stored")])
-            record.events.append(EventLog.Draft(.hexReceived, peerUUID: hex.senderUUID, peer: name ?? remote, versionID: envelope.versionID,
+            record.events.append(EventLog.Draft(.hexReceived, peerUUID: hex.senderUUID, peer: name ?? remote,
+                                                versionID: envelope.versionID,
                                                 id: hex.id.uppercaseText, message: hex.hexDescription))
         case .alert(let message, let senderID):
             // An Alert names no sender: over TLS the proven key does, by its ID and the name it announces.
             let announced = if let senderID { await discovery.peer(uuid: senderID)?.name } else { String?.none }
-            let from = senderID.map { "\(announced ?? "a peer not announced") (\($0)) at \(remote)" } ?? "\(remote) (plaintext: no proven sender)"
-            logger.limited("alert", .info, "alert from \(from) (version \(envelope.versionID.clipped(toUTF8: 40))): \(message.clipped(toUTF8: 200))",
+            let from = senderID.map { "\(announced ?? "a peer not announced") (\($0)) at \(remote)" }
+                ?? "\(remote) (plaintext: no proven sender)"
+            let version = envelope.versionID.clipped(toUTF8: 40)
+            logger.limited("alert", .info, "alert from \(from) (version \(version)): \(message.clipped(toUTF8: 200))",
                            [("peer", announced ?? remote), ("peerUUID", senderID ?? ""), ("remote", remote)])
-            record.events.append(EventLog.Draft(.alertReceived, peerUUID: senderID, peer: announced ?? remote, versionID: envelope.versionID,
+            record.events.append(EventLog.Draft(.alertReceived, peerUUID: senderID, peer: announced ?? remote,
+                                                versionID: envelope.versionID,
                                                 message: message))
         default:
             logger.limited("refused envelope", .info, "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) (version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)",

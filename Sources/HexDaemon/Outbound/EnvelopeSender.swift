@@ -54,9 +54,11 @@ enum EnvelopeSender {
             var failures: [String] = []
             for (index, endpoint) in endpoints.enumerated() {
                 do {
-                    return try await open(to: endpoint, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
+                    return try await open(to: endpoint, security: security, deadline: deadline,
+                                          maximumLineLength: maximumLineLength)
                 } catch {
-                    let isLast = index == endpoints.count - 1 || ContinuousClock.now >= deadline || error is CancellationError
+                    let isLast = index == endpoints.count - 1 || ContinuousClock.now >= deadline
+                        || error is CancellationError
                     guard isLast else {
                         failures.append("\(endpoint): \(error)")
                         continue
@@ -88,14 +90,17 @@ enum EnvelopeSender {
                 // candidate, and a later attempt, never the end of a queued send.
                 if let deviceID, provenID != deviceID {
                     throw SendError.undelivered("\(endpoint) proved a key whose ID is \(provenID.uppercaseText), not "
-                                            + "\(deviceID.uppercaseText), the peer it was announced as; nothing was sent")
+                                            + "\(deviceID.uppercaseText), the peer it was announced as; "
+                                            + "nothing was sent")
                 }
                 if let expected, secured.peer != expected {
-                    throw SendError.undelivered("\(endpoint) proved the key \(secured.peer), not \(expected), the key of the peer "
+                    throw SendError.undelivered("\(endpoint) proved the key \(secured.peer), not \(expected), "
+                                                + "the key of the peer "
                                             + "it claims to be; nothing was sent")
                 }
                 let connection = StreamConnection(stream: secured, maximumLineLength: maximumLineLength)
-                return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: secured.peer, peerID: provenID)
+                return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: secured.peer,
+                               peerID: provenID)
             }
         }
 
@@ -158,11 +163,13 @@ enum EnvelopeSender {
                     maximumLineLength: maximumLineLength, pool: pool)
                 return try delivery(answering: reply, on: channel, since: start)
             }
-            let channel = try await Channel.open(to: endpoints, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
+            let channel = try await Channel.open(to: endpoints, security: security, deadline: deadline,
+                                                 maximumLineLength: maximumLineLength)
             try await channel.write(envelope, deadline: deadline)
             guard awaitReply else {
                 channel.finish()
-                return Delivery(status: nil, message: "written; not waiting for an acknowledgement", elapsed: .now - start,
+                return Delivery(status: nil, message: "written; not waiting for an acknowledgement",
+                                elapsed: .now - start,
                                 peerKey: channel.peerKey, endpoint: channel.endpoint)
             }
             // A legacy peer answers only a blocked sender, with an Alert; otherwise it closes once
@@ -170,7 +177,8 @@ enum EnvelopeSender {
             channel.finish()
             while case .line(let bytes)? = try await channel.connection.readLine(timeout: remaining(until: deadline)) {
                 if let alert = try? Envelope.decode(from: bytes), alert.operationType == .alert {
-                    throw SendError.refused("\(channel.endpoint) answered: \((alert.message ?? "").clipped(toUTF8: 500))")
+                    let said = (alert.message ?? "").clipped(toUTF8: 500)
+                    throw SendError.refused("\(channel.endpoint) answered: \(said)")
                 }
             }
             return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: .now - start,
@@ -181,7 +189,8 @@ enum EnvelopeSender {
     /// The answer to an envelope that has a `messageID`, and the connection it came on: a
     /// connection kept in `pool` when one is still open, else a new one, kept after when a pool is given.
     private static func answer(
-        to envelope: Envelope, messageID: String, from endpoints: [Endpoint], security: Security, deadline: ContinuousClock.Instant,
+        to envelope: Envelope, messageID: String, from endpoints: [Endpoint], security: Security,
+        deadline: ContinuousClock.Instant,
         maximumLineLength: Int, pool: ConnectionPool?
     ) async throws -> (Envelope, Channel) {
         if let pool, case .tls(_, let expected?, _) = security, let endpoint = endpoints.first,
@@ -195,7 +204,8 @@ enum EnvelopeSender {
                 // on a new one, and its messageID makes sure it is stored at most once.
             }
         }
-        let channel = try await Channel.open(to: endpoints, security: security, deadline: deadline, maximumLineLength: maximumLineLength)
+        let channel = try await Channel.open(to: endpoints, security: security, deadline: deadline,
+                                             maximumLineLength: maximumLineLength)
         return (try await exchange(envelope, messageID: messageID, on: channel, deadline: deadline, keepingIn: pool), channel)
     }
 

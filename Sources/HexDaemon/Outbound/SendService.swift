@@ -49,7 +49,9 @@ struct SendService: Sendable {
             guard case .noPeer = error else { throw error }
         }
         if let seen = try await service.knownPeer(matching: text) { return Target(peerUUID: seen.uuid, address: nil, label: seen.name) }
-        guard let uuid = text.canonicalUUID, try await service.pin(forPeer: uuid) != nil else { throw LookupError.noPeer(text) }
+        guard let uuid = text.canonicalUUID, try await service.pin(forPeer: uuid) != nil else {
+            throw LookupError.noPeer(text)
+        }
         return Target(peerUUID: uuid, address: nil, label: uuid)
     }
 
@@ -80,7 +82,8 @@ struct SendService: Sendable {
             maximumLineLength: configuration.maximumLineLength, awaitReply: wait, pool: pool)
         await delivered(over: route, delivery)
         let outcome = delivery.status?.rawValue ?? "sent"
-        logger.info("\(envelope.operationType) to \(route.label): \(outcome) in \(Int(clamping: delivery.elapsed.inSeconds * 1_000)) ms",
+        let milliseconds = Int(clamping: delivery.elapsed.inSeconds * 1_000)
+        logger.info("\(envelope.operationType) to \(route.label): \(outcome) in \(milliseconds) ms",
                     [("peer", route.label), ("messageID", envelope.messageID ?? ""), ("status", outcome)])
         return Receipt(peer: route.label, messageID: envelope.messageID, delivery: delivery)
     }
@@ -133,7 +136,8 @@ struct SendService: Sendable {
                 throw .undelivered("cannot read the key pinned to \(target.label): \(error)")
             }
         }
-        let label = peer.map { "\($0.name) (\(endpoints.first?.description ?? "?"))" } ?? (endpoints.first?.description ?? target.label)
+        let label = peer.map { "\($0.name) (\(endpoints.first?.description ?? "?"))" } ?? (endpoints.first?.description
+            ?? target.label)
         let security = try security(for: peer, labelled: label, pinned: pin, dialect: dialect)
         if case .plaintext = security, configuration.plaintext == .refuse {
             throw .refused("\(label) speaks no TLS (a legacy peer, or --legacy), and this daemon refuses plaintext (--plaintext refuse)")
@@ -154,7 +158,8 @@ struct SendService: Sendable {
         } catch {
             throw .undelivered("cannot read the key pinned to \(uuid): \(error)")
         }
-        guard let pin, let peer = await discovery.peers.first(where: { $0.isSigned && $0.fingerprint == pin.fingerprint }) else {
+        guard let pin, let peer = await discovery.peers.first(where: { $0.isSigned
+            && $0.fingerprint == pin.fingerprint }) else {
             return nil
         }
         return (pin, peer)
@@ -166,13 +171,16 @@ struct SendService: Sendable {
         let uuid = target.peerUUID ?? ""
         if let impostor = await discovery.impostors.first(where: { $0.uuid == uuid }) {
             return "\(target.label) is not sent to: its beacons from \(impostor.endpoint) announce "
-                + (impostor.fingerprint.map { "the key \($0)" } ?? "no key") + ", not \(impostor.pinned), the key pinned to it. "
+                + (impostor.fingerprint.map { "the key \($0)" } ?? "no key")
+                    + ", not \(impostor.pinned), the key pinned to it. "
                 + "If it was reinstalled, forget the old key with: hexctl trust --reset \(uuid)"
         }
-        let namesake = await discovery.peers.first { $0.uuid != uuid && $0.name.lowercased() == target.label.lowercased() }
+        let namesake = await discovery.peers.first { $0.uuid != uuid
+            && $0.name.lowercased() == target.label.lowercased() }
         if let namesake {
-            return "\(target.label) (\(uuid.prefix(8))) is away, and another key announces that name now, as \(namesake.uuid). "
-                + "If \(target.label) was reinstalled, send to \(namesake.uuid) and forget the old key with: hexctl trust --reset \(uuid)"
+            return "\(target.label) (\(uuid.prefix(8))) is away, and another key announces that name now, "
+                + "as \(namesake.uuid). If \(target.label) was reinstalled, send to \(namesake.uuid) "
+                + "and forget the old key with: hexctl trust --reset \(uuid)"
         }
         return "\(target.label) is away: no beacon heard from it lately"
     }

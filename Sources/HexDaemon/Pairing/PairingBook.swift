@@ -49,14 +49,20 @@ struct PairingBook {
     /// Records a request (replacing an earlier one from the same key), within the bounds.
     /// - Throws: `PairingError.tooManyFromAddress` for a stranger's request past `perAddress`.
     mutating func received(
-        from key: Fingerprint, uuid: String, name: String, commitment: String, ourNonce: [UInt8], source: String, isKnown: Bool,
+        from key: Fingerprint, uuid: String, name: String, commitment: String, ourNonce: [UInt8], source: String,
+        isKnown: Bool,
         at now: ContinuousClock.Instant
     ) throws(PairingError) {
         expire(at: now)
         let others = incoming.values.filter { $0.key != key && $0.isKnown == isKnown }
-        if !isKnown, others.filter({ $0.source == source }).count >= Self.perAddress { throw .tooManyFromAddress(source) }
-        if others.count >= Self.capacity, let oldest = others.min(by: { $0.expires < $1.expires }) { incoming[oldest.key] = nil }
-        incoming[key] = Incoming(peerUUID: uuid, name: name, key: key, commitment: commitment, ourNonce: ourNonce, code: nil,
+        if !isKnown, others.filter({ $0.source == source }).count >= Self.perAddress {
+            throw .tooManyFromAddress(source)
+        }
+        if others.count >= Self.capacity, let oldest = others.min(by: { $0.expires < $1.expires }) {
+            incoming[oldest.key] = nil
+        }
+        incoming[key] = Incoming(peerUUID: uuid, name: name, key: key, commitment: commitment, ourNonce: ourNonce,
+                                 code: nil,
                                  expires: now + Self.lifetime, source: source, isKnown: isKnown)
     }
 
@@ -155,7 +161,8 @@ enum PairingError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noRequest: "no pairing request is under way with this key (they last \(PairingBook.lifetime))"
         case .commitmentMismatch: "the nonce revealed is not the one committed to; the request is dropped"
-        case .tooManyFromAddress(let source): "\(source) has \(PairingBook.perAddress) pairing requests under way already"
+        case .tooManyFromAddress(let source):
+            "\(source) has \(PairingBook.perAddress) pairing requests under way already"
         case .busy: "too many pairing requests from unknown peers right now; try again in a few seconds"
         case .codeMismatch: "the codes differ; the request is dropped (someone may be in the middle)"
         }

@@ -19,7 +19,8 @@ actor PairingService {
     private var admission = PairingAdmission()
 
     init(
-        tls: TLSContext, configuration: DaemonConfiguration, discovery: Discovery, service: HexService, sender: SendService,
+        tls: TLSContext, configuration: DaemonConfiguration, discovery: Discovery, service: HexService,
+        sender: SendService,
         events: EventLog, logger: Logger
     ) {
         self.tls = tls
@@ -44,7 +45,8 @@ actor PairingService {
         guard peer.speaksTLS else {
             throw SendError.refused("\(label) speaks no TLS (a legacy peer): it has no key to pair with")
         }
-        let route = try await sender.route(.init(peerUUID: peer.uuid, address: nil, label: peer.name), forceLegacy: false)
+        let route = try await sender.route(.init(peerUUID: peer.uuid, address: nil, label: peer.name),
+                                           forceLegacy: false)
         let pin = try await service.pin(forPeer: peer.uuid)
         let ourNonce = try PairingCode.nonce()
         guard let commitment = PairingCode.commitment(to: ourNonce) else { throw SendError.undelivered("cannot hash a nonce") }
@@ -79,7 +81,8 @@ actor PairingService {
         if let refusal = try await refusal(of: request.peerUUID, key: request.key) { throw SendError.refused(refusal) }
         let peer = try await discovery.peer(matching: request.peerUUID)
         let accept = PairJM(step: .accept, senderUUID: service.identity.uuid, code: code)
-        var route = try await sender.route(.init(peerUUID: peer.uuid, address: nil, label: peer.name), forceLegacy: false)
+        var route = try await sender.route(.init(peerUUID: peer.uuid, address: nil, label: peer.name),
+                                           forceLegacy: false)
         // The key that asked, and no other, is told.
         route.security = .tls(tls, expected: request.key, deviceID: UUID(strict: request.peerUUID))
         try await exchange(over: route, timeout: timeout).converse { conversation in
@@ -116,7 +119,8 @@ actor PairingService {
             return ack(.rejected, "pairing needs TLS: over plaintext there is no key to pair")
         }
         if let claimed = envelope.pair?.senderUUID, claimed != deviceID {
-            return ack(.rejected, "senderUUID \(claimed) is not the ID of the key this connection proved: that key's ID is \(deviceID)")
+            return ack(.rejected,
+                "senderUUID \(claimed) is not the ID of the key this connection proved: that key's ID is \(deviceID)")
         }
         guard let messageID = envelope.messageID, let step = envelope.pair else {
             return ack(.invalid, "a Pair envelope needs a messageID and a well-formed Pair object (jmObjectType Pair)")
@@ -129,7 +133,8 @@ actor PairingService {
                 let isKnown = try await isKnown(uuid)
                 guard isKnown || admission.admitStranger(at: .now) else { throw PairingError.busy }
                 let nonce = try PairingCode.nonce()
-                try book.received(from: key, uuid: uuid, name: step.senderName ?? "", commitment: commitment, ourNonce: nonce,
+                try book.received(from: key, uuid: uuid, name: step.senderName ?? "", commitment: commitment,
+                                  ourNonce: nonce,
                                   source: source, isKnown: isKnown, at: .now)
                 let identity = service.identity
                 return .pair(PairJM(step: .nonce, senderUUID: identity.uuid, senderName: identity.name, nonce: PairingCode.hex(nonce)),

@@ -58,7 +58,7 @@ public enum BeaconCheck: Equatable, Sendable {
 
 extension DeviceKey {
     /// The key of a beacon's `key` field (a SubjectPublicKeyInfo in hex); nil unless it is one.
-    convenience init?(hex: String) {
+    public convenience init?(hex: String) {
         guard let der = Fingerprint.bytes(hex: hex, maximumCount: DeviceKey.maximumEncodedSize) else { return nil }
         self.init(subjectPublicKeyInfo: der)
     }

@@ -27,7 +27,8 @@ actor Discovery {
     private var verifiedKeys = VerifiedKeys()
     /// Signature checks of beacons claiming peers not in the table: a flood of invented signed
     /// beacons costs at most these, whatever its number of sources.
-    private var strangerChecks = TokenBucket(rate: Discovery.strangerChecksPerSecond, burst: Discovery.strangerChecksPerSecond)
+    private var strangerChecks = TokenBucket(rate: Discovery.strangerChecksPerSecond,
+                                             burst: Discovery.strangerChecksPerSecond)
     static let strangerChecksPerSecond = 1_000.0
     private var rateLimiter: BeaconRateLimiter
     private var lastImmediateAnswer: ContinuousClock.Instant?
@@ -41,7 +42,8 @@ actor Discovery {
     private(set) var peersEvicted = 0
 
     init(
-        socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, signer: TLSIdentity?, boot: UInt64,
+        socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, signer: TLSIdentity?,
+        boot: UInt64,
         tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger
     ) {
         self.socket = socket
@@ -163,7 +165,8 @@ actor Discovery {
             let now = ContinuousClock.now
             guard table.admitCheck(of: beacon.peer, at: now) ?? strangerChecks.take(at: now) else {
                 datagramsRateLimited += 1
-                logger.limited("signature checks", .warning, "dropped a signed beacon claiming \(beacon.peer) unchecked: "
+                logger.limited("signature checks", .warning,
+                               "dropped a signed beacon claiming \(beacon.peer) unchecked: "
                                + "more signatures to check than the budget allows")
                 return
             }
@@ -189,11 +192,13 @@ actor Discovery {
                 return
             case .stale:
                 datagramsReplayed += 1
-                logger.limited("replayed beacon", .info, "dropped a replayed beacon of \(beacon.peer) from \(datagram.sender)")
+                logger.limited("replayed beacon", .info,
+                               "dropped a replayed beacon of \(beacon.peer) from \(datagram.sender)")
                 return
             }
         }
-        let change = table.observe(beacon, from: datagram.sender, at: .now, pinnedKey: await pinnedKey(of: beacon), signed: signed)
+        let change = table.observe(beacon, from: datagram.sender, at: .now, pinnedKey: await pinnedKey(of: beacon),
+                                   signed: signed)
         if case .found(_, let evicted?) = change {
             peersEvicted += 1
             logger.limited("peer table full", .warning, "the peer table is full (\(table.capacity)): dropped \(evicted.name) (\(evicted.uuid)), unheard longest")
@@ -259,9 +264,11 @@ actor Discovery {
     /// A beacon of this daemon, signed unless it plays a legacy peer: each one numbered after the
     /// last, so that no receiver takes a replay of an earlier one.
     private func beacon(_ kind: Beacon.Kind) -> Beacon {
-        let beacon = Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name, versionID: configuration.appVersion,
+        let beacon = Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name,
+                            versionID: configuration.appVersion,
                             port: tcpPort, interval: configuration.announceInterval.inSeconds,
-                            capabilities: signer == nil ? [] : ["ack", "tls"], fingerprint: signer?.fingerprint.description)
+                            capabilities: signer == nil ? [] : ["ack",
+                                                                "tls"], fingerprint: signer?.fingerprint.description)
         guard let signer else { return beacon }
         sequence += 1
         guard let signed = beacon.signed(by: signer, boot: boot, sequence: sequence) else {

@@ -99,7 +99,8 @@ struct PeerTable {
     ///   any accepted from that key (`BeaconCheck`, `BeaconFreshness`). An unsigned beacon is a
     ///   legacy peer's claim: it announces no key that could be used.
     mutating func observe(
-        _ beacon: Beacon, from address: IPv4Address, at now: ContinuousClock.Instant, pinnedKey: String? = nil, signed: Bool = false
+        _ beacon: Beacon, from address: IPv4Address, at now: ContinuousClock.Instant, pinnedKey: String? = nil,
+        signed: Bool = false
     ) -> Change {
         let uuid = beacon.peer.uppercased()
         guard uuid != ownUUID else { return .none }
@@ -109,12 +110,14 @@ struct PeerTable {
         if beacon.kind == .bye {
             // A signed `bye` is the peer's own. Anyone can send an unsigned one naming any peer:
             // it counts only for a legacy peer, and from an address that peer was heard from.
-            guard let known = peers[uuid], signed || (!known.isSigned && known.addresses.contains(address)) else { return .none }
+            guard let known = peers[uuid], signed || (!known.isSigned
+                && known.addresses.contains(address)) else { return .none }
             return peers.removeValue(forKey: uuid).map(Change.left) ?? .none
         }
         var peer = Peer(
             uuid: uuid, name: beacon.name, versionID: beacon.versionID, instance: beacon.instance, addresses: [address],
-            port: beacon.port, interval: .seconds(beacon.interval), capabilities: signed ? beacon.capabilities : beacon.capabilities.filter { $0 != "tls" },
+            port: beacon.port, interval: .seconds(beacon.interval),
+            capabilities: signed ? beacon.capabilities : beacon.capabilities.filter { $0 != "tls" },
             fingerprint: signed ? beacon.fingerprint : nil, lastSeen: now, firstSeen: now, isSigned: signed)
         guard let known = peers[uuid] else {
             let evicted = peers.count >= capacity ? evictOne() : nil

@@ -19,7 +19,8 @@ public struct HexManager {
     private let repository: any HexRepository
 
     public init(
-        repository: any HexRepository, identity: LocalIdentity, versionID: String, accepting acceptPolicy: AcceptPolicy = .anyone,
+        repository: any HexRepository, identity: LocalIdentity, versionID: String,
+        accepting acceptPolicy: AcceptPolicy = .anyone,
         knowsDerivedIDs: Bool = true
     ) {
         self.repository = repository
@@ -119,7 +120,8 @@ public struct HexManager {
             }
             if let pin = try repository.pin(forPeer: sender) {
                 guard pin.fingerprint == fingerprint else {
-                    return .disproved("\(sender) is pinned to the certificate \(pin.fingerprint), not to \(fingerprint), "
+                    return .disproved("\(sender) is pinned to the certificate \(pin.fingerprint), "
+                                      + "not to \(fingerprint), "
                                       + "which this connection proved")
                 }
                 return .known(pin.trust)
@@ -137,7 +139,8 @@ public struct HexManager {
             return .known(.new)
         case .none:
             if knowsDerivedIDs && sender.isKeyDerivedID {
-                return .disproved("\(sender) is a device ID derived from a key; only TLS proving that key speaks for it, "
+                return .disproved("\(sender) is a device ID derived from a key; "
+                                  + "only TLS proving that key speaks for it, "
                                   + "never a plaintext envelope")
             }
             if !sender.isEmpty, let pin = try repository.pin(forPeer: sender) {

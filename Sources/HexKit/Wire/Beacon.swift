@@ -93,7 +93,8 @@ public struct Beacon: Sendable, Codable, Equatable {
               wire.format == formatTag, let peer = UUID(strict: wire.peer), let instance = UUID(strict: wire.instance),
               wire.port > 0, wire.interval > 0
         else { return nil }
-        var beacon = Beacon(kind: wire.kind, peer: peer.uppercaseText, instance: instance.uppercaseText, name: wire.name,
+        var beacon = Beacon(kind: wire.kind, peer: peer.uppercaseText, instance: instance.uppercaseText,
+                            name: wire.name,
                             versionID: wire.versionID, port: wire.port, interval: wire.interval,
                             capabilities: wire.capabilities, fingerprint: wire.fingerprint)
         // The signature covers the fields as they came, before they were cut to their caps.
@@ -123,7 +124,8 @@ public struct Beacon: Sendable, Codable, Equatable {
     public var signedMessage: [UInt8]? {
         guard let key, let boot, let sequence, interval.isFinite, interval >= 0, interval < 1e12 else { return nil }
         let milliseconds = Int64((interval * 1_000).rounded())
-        var fields = [Self.signatureTag, kind.rawValue, peer, instance, name, versionID, String(port), String(milliseconds),
+        var fields = [Self.signatureTag, kind.rawValue, peer, instance, name, versionID, String(port),
+                      String(milliseconds),
                       String(capabilities.count)]
         fields += capabilities
         fields += [fingerprint ?? "", key, String(boot), String(sequence)]
