@@ -89,8 +89,8 @@ public final class DeviceKey: @unchecked Sendable, Equatable {
         }
         var raw = [UInt8](repeating: 0, count: 32)
         var length = raw.count
-        guard EVP_PKEY_get_id(key) == HEXD_EVP_PKEY_ED25519, EVP_PKEY_get_raw_public_key(key, &raw,
-            &length) == 1, length == 32 else {
+        guard EVP_PKEY_get_id(key) == HEXD_EVP_PKEY_ED25519,
+              EVP_PKEY_get_raw_public_key(key, &raw, &length) == 1, length == 32 else {
             EVP_PKEY_free(key)
             ERR_clear_error()
             return nil

@@ -252,9 +252,8 @@ struct IdentityBenchmark {
         let output = try SpawnPipe()
         defer { close(output.write) }
         let process = try SpawnedProcess("/usr/bin/env", [
-            "python3", script, mode, directory.file(certificate + ".crt"), directory.file(certificate
-                + ".key"), String(port),
-            String(count), String(seconds), String(network),
+            "python3", script, mode, directory.file(certificate + ".crt"), directory.file(certificate + ".key"),
+            String(port), String(count), String(seconds), String(network),
         ], standardOutput: output.write, standardError: 2)
         return (process, output.read)
     }
@@ -292,8 +291,8 @@ struct IdentityBenchmark {
         let idle = ProcessFigures.residentBytes(of: daemon.pid) ?? 0
         var report = ["  a hexd's resident memory, TLS clients in a Python process from 600 loopback hosts:",
                       "    idle (baseline): \(mebibytes(idle))"]
-        for (certificate, label) in [("ordinary", "ordinary certificates"), ("large",
-            "certificates of \(large / 1_024) KiB (PEM)")] {
+        let kinds = [("ordinary", "ordinary certificates"), ("large", "certificates of \(large / 1_024) KiB (PEM)")]
+        for (certificate, label) in kinds {
             let attacker = try startAttacker("hold", certificate: certificate, port: port, count: 4_096, seconds: 20,
                                              network: 16,
                                              in: directory)

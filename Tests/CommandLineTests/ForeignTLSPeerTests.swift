@@ -184,8 +184,8 @@ extension ProcessTests {
                                                             String(discoveryPort)]
             let listening = Task.detached { try await PackageExecutable.run("/usr/bin/env", arguments, timeout: .seconds(30)) }
             try await waitUntil("hexd lists Python", timeout: .seconds(15)) {
-                try await hexd.hexctlJSONLines(PeerInfo.self,
-                    ["peers"]).contains { $0.uuid == pythonID && $0.fingerprint == pythonKey }
+                let peers = try await hexd.hexctlJSONLines(PeerInfo.self, ["peers"])
+                return peers.contains { $0.uuid == pythonID && $0.fingerprint == pythonKey }
             }
             let report = try await hexd.hexctlJSON(SendReport.self, ["send", "--to", "Python",
                                                                      "https://hexd.example/for-python"])
@@ -235,17 +235,16 @@ extension ProcessTests {
                 print(served)
                 """#
             #expect(FileManager.default.createFile(atPath: directory.file("client.py"), contents: Data(client.utf8)))
-            let bigSize = try FileManager.default.attributesOfItem(atPath: directory.file("big.crt"))[.size] as? Int
-                ?? 0
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory.file("big.crt"))
+            let bigSize = attributes[.size] as? Int ?? 0
             #expect(bigSize > 95_000 * 4 / 3, "a PEM of over 95 KB of DER: \(bigSize) bytes")
 
             let hexd = try await DaemonProcess(name: "Hexd", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             let port = String(try await hexd.hexctlJSON(StatusReport.self, ["status"]).tcpPort)
             let run = { (name: String, attempts: String) in
-                try await PackageExecutable.run("/usr/bin/env", ["python3", directory.file("client.py"),
-                                                                 directory.file(name + ".crt"),
-                                                                 directory.file(name
-                                                                     + ".key"), port, attempts], timeout: .seconds(60))
+                let arguments = ["python3", directory.file("client.py"), directory.file(name + ".crt"),
+                                 directory.file(name + ".key"), port, attempts]
+                return try await PackageExecutable.run("/usr/bin/env", arguments, timeout: .seconds(60))
             }
             let big = try await run("big", "50")
             #expect(big.status == 0 && big.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "0",

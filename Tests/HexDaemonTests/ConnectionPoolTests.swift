@@ -100,7 +100,7 @@ import Testing
             keys.append(ConnectionPool.Key(endpoint: endpoint, peerKey: key))
             let connection = StreamConnection(stream: socket, maximumLineLength: 100)
             let channel = EnvelopeSender.Channel(endpoint: endpoint, socket: socket, connection: connection,
-                                                 peerKey: key, peerID: nil)
+                                                 peerKey: key)
             pool.keep(channel, at: start + .milliseconds(index))
         }
         #expect(pool.count == 64)

@@ -40,8 +40,6 @@ enum EnvelopeSender {
         let connection: StreamConnection
         /// The key the peer proved over TLS; nil over plaintext.
         let peerKey: Fingerprint?
-        /// The device ID that key derives; nil over plaintext.
-        let peerID: UUID?
 
         /// Connects to the first of `endpoints` that answers and, for TLS, proves the key asked
         /// for: a candidate that cannot be reached, or proves another key, costs a dial and the
@@ -82,25 +80,23 @@ enum EnvelopeSender {
             switch security {
             case .plaintext:
                 let connection = StreamConnection(stream: socket, maximumLineLength: maximumLineLength)
-                return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: nil, peerID: nil)
+                return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: nil)
             case .tls(let context, let expected, let deviceID):
                 let secured = try await TLSStream.handshake(over: socket, context: context, as: .client, timeout: remaining(until: deadline))
                 let provenID = secured.peerKey.deviceID
                 // A wrong key at an address a beacon gave may be a replay's source: worth the next
                 // candidate, and a later attempt, never the end of a queued send.
                 if let deviceID, provenID != deviceID {
-                    throw SendError.undelivered("\(endpoint) proved a key whose ID is \(provenID.uppercaseText), not "
-                                            + "\(deviceID.uppercaseText), the peer it was announced as; "
-                                            + "nothing was sent")
+                    throw SendError.undelivered("\(endpoint) proved a key whose ID is \(provenID.uppercaseText), "
+                                                + "not \(deviceID.uppercaseText), the peer it was announced as; "
+                                                + "nothing was sent")
                 }
                 if let expected, secured.peer != expected {
                     throw SendError.undelivered("\(endpoint) proved the key \(secured.peer), not \(expected), "
-                                                + "the key of the peer "
-                                            + "it claims to be; nothing was sent")
+                                                + "the key of the peer it claims to be; nothing was sent")
                 }
                 let connection = StreamConnection(stream: secured, maximumLineLength: maximumLineLength)
-                return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: secured.peer,
-                               peerID: provenID)
+                return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: secured.peer)
             }
         }
 
@@ -169,8 +165,7 @@ enum EnvelopeSender {
             guard awaitReply else {
                 channel.finish()
                 return Delivery(status: nil, message: "written; not waiting for an acknowledgement",
-                                elapsed: .now - start,
-                                peerKey: channel.peerKey, endpoint: channel.endpoint)
+                                elapsed: .now - start, peerKey: channel.peerKey, endpoint: channel.endpoint)
             }
             // A legacy peer answers only a blocked sender, with an Alert; otherwise it closes once
             // it has read everything.

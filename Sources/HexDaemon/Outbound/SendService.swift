@@ -90,7 +90,7 @@ struct SendService: Sendable {
 
     /// Records what a delivery proved: the peer was exchanged with, its key answered at that
     /// address (tried first next time), and is pinned on first use or moved from a legacy pin.
-    func delivered(over route: PeerRoute, _ delivery: EnvelopeSender.Delivery) async {
+    private func delivered(over route: PeerRoute, _ delivery: EnvelopeSender.Delivery) async {
         guard let peer = route.peer else { return }
         await discovery.markExchanged([peer.uuid])
         guard let key = delivery.peerKey else { return }
@@ -113,7 +113,7 @@ struct SendService: Sendable {
     ///   key), `.refused` for a send this daemon will not make.
     func route(_ target: Target, forceLegacy: Bool) async throws(SendError) -> PeerRoute {
         let peer: PeerTable.Peer?
-        var endpoints: [Endpoint]
+        let endpoints: [Endpoint]
         var legacyPinOwner: String?
         var pin: PeerPin?
         if let address = target.address {
@@ -122,8 +122,8 @@ struct SendService: Sendable {
         } else if let uuid = target.peerUUID, let found = await discovery.peer(uuid: uuid) {
             peer = found
             endpoints = found.endpoints
-        } else if let uuid = target.peerUUID, let (owner, found) = try await legacyPinRoute(uuid) {
-            (peer, endpoints, legacyPinOwner, pin) = (found, found.endpoints, uuid, owner)
+        } else if let uuid = target.peerUUID, let (legacyPin, found) = try await legacyPinRoute(uuid) {
+            (peer, endpoints, legacyPinOwner, pin) = (found, found.endpoints, uuid, legacyPin)
         } else {
             throw .undelivered(await whyAway(target))
         }
@@ -136,13 +136,12 @@ struct SendService: Sendable {
                 throw .undelivered("cannot read the key pinned to \(target.label): \(error)")
             }
         }
-        let label = peer.map { "\($0.name) (\(endpoints.first?.description ?? "?"))" } ?? (endpoints.first?.description
-            ?? target.label)
+        let first = endpoints.first?.description ?? target.label
+        let label = peer.map { "\($0.name) (\(first))" } ?? first
         let security = try security(for: peer, labelled: label, pinned: pin, dialect: dialect)
         if case .plaintext = security, configuration.plaintext == .refuse {
             throw .refused("\(label) speaks no TLS (a legacy peer, or --legacy), and this daemon refuses plaintext (--plaintext refuse)")
         }
-        if endpoints.isEmpty { endpoints = [Endpoint(host: "0.0.0.0", port: peer?.port ?? 0)] }
         return PeerRoute(peer: peer, endpoints: endpoints, label: label, dialect: dialect, security: security,
                          legacyPinOwner: legacyPinOwner)
     }
@@ -158,11 +157,8 @@ struct SendService: Sendable {
         } catch {
             throw .undelivered("cannot read the key pinned to \(uuid): \(error)")
         }
-        guard let pin, let peer = await discovery.peers.first(where: { $0.isSigned
-            && $0.fingerprint == pin.fingerprint }) else {
-            return nil
-        }
-        return (pin, peer)
+        guard let pin else { return nil }
+        return await discovery.peers.first { $0.isSigned && $0.fingerprint == pin.fingerprint }.map { (pin, $0) }
     }
 
     /// Why a peer is not in the table, and what to do when it is a matter of keys: its UUID is
@@ -170,14 +166,13 @@ struct SendService: Sendable {
     private func whyAway(_ target: Target) async -> String {
         let uuid = target.peerUUID ?? ""
         if let impostor = await discovery.impostors.first(where: { $0.uuid == uuid }) {
-            return "\(target.label) is not sent to: its beacons from \(impostor.endpoint) announce "
-                + (impostor.fingerprint.map { "the key \($0)" } ?? "no key")
-                    + ", not \(impostor.pinned), the key pinned to it. "
+            let announced = impostor.fingerprint.map { "the key \($0)" } ?? "no key"
+            return "\(target.label) is not sent to: its beacons from \(impostor.endpoint) announce \(announced), "
+                + "not \(impostor.pinned), the key pinned to it. "
                 + "If it was reinstalled, forget the old key with: hexctl trust --reset \(uuid)"
         }
-        let namesake = await discovery.peers.first { $0.uuid != uuid
-            && $0.name.lowercased() == target.label.lowercased() }
-        if let namesake {
+        let name = target.label.lowercased()
+        if let namesake = await discovery.peers.first(where: { $0.uuid != uuid && $0.name.lowercased() == name }) {
             return "\(target.label) (\(uuid.prefix(8))) is away, and another key announces that name now, "
                 + "as \(namesake.uuid). If \(target.label) was reinstalled, send to \(namesake.uuid) "
                 + "and forget the old key with: hexctl trust --reset \(uuid)"

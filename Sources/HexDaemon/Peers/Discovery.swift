@@ -43,8 +43,7 @@ actor Discovery {
 
     init(
         socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, signer: TLSIdentity?,
-        boot: UInt64,
-        tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger
+        boot: UInt64, tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger
     ) {
         self.socket = socket
         self.configuration = configuration
@@ -161,42 +160,8 @@ actor Discovery {
             logger.limited("malformed datagram", .info, "dropped a datagram that is not a beacon from \(datagram.sender):\(datagram.senderPort)")
             return
         }
-        if beacon.signature != nil || beacon.peer.isKeyDerivedID {
-            let now = ContinuousClock.now
-            guard table.admitCheck(of: beacon.peer, at: now) ?? strangerChecks.take(at: now) else {
-                datagramsRateLimited += 1
-                logger.limited("signature checks", .warning,
-                               "dropped a signed beacon claiming \(beacon.peer) unchecked: "
-                               + "more signatures to check than the budget allows")
-                return
-            }
-        }
-        let signed: Bool
-        let (key, isKept) = verifiedKeys.key(beacon.key)
-        let check = BeaconCheck(beacon, key: key)
-        if case .signed = check, !isKept, let key, let hex = beacon.key { verifiedKeys.keep(key, as: hex) }
-        switch check {
-        case .forged(let reason):
-            datagramsForged += 1
-            logger.limited("forged beacon", .warning, "dropped a beacon from \(datagram.sender):\(datagram.senderPort) "
-                           + "claiming \(beacon.peer): \(reason)")
-            return
-        case .unsigned:
-            signed = false
-        case .signed(let boot, let sequence):
-            switch freshness.judge(peer: beacon.peer, boot: boot, sequence: sequence) {
-            case .fresh:
-                signed = true
-            case .repeated:
-                table.heardAgain(beacon.peer, from: datagram.sender)
-                return
-            case .stale:
-                datagramsReplayed += 1
-                logger.limited("replayed beacon", .info,
-                               "dropped a replayed beacon of \(beacon.peer) from \(datagram.sender)")
-                return
-            }
-        }
+        // Our own beacons, heard back, cost no signature check.
+        guard beacon.peer != identity.uuid, let signed = admit(beacon, from: datagram) else { return }
         let change = table.observe(beacon, from: datagram.sender, at: .now, pinnedKey: await pinnedKey(of: beacon),
                                    signed: signed)
         if case .found(_, let evicted?) = change {
@@ -225,6 +190,48 @@ actor Discovery {
             await events.publish(.peerKeyMismatch, peerUUID: impostor.uuid, peer: impostor.name, versionID: impostor.versionID, message: claim)
         case .updated, .none:
             if beacon.kind == .query && beacon.peer.uppercased() != identity.uuid { await answer(datagram) }
+        }
+    }
+
+    /// Whether a beacon proves itself (Protocol.md, section 9): true for a signed one newer than
+    /// any accepted from its key, false for a legacy peer's unsigned claim, nil (dropped and
+    /// counted) for one past the signature budget, forged, replayed, or heard again (which may only
+    /// add the address it came from as a candidate).
+    private func admit(_ beacon: Beacon, from datagram: DatagramSocket.Datagram) -> Bool? {
+        if beacon.signature != nil || beacon.peer.isKeyDerivedID {
+            let now = ContinuousClock.now
+            guard table.admitCheck(of: beacon.peer, at: now) ?? strangerChecks.take(at: now) else {
+                datagramsRateLimited += 1
+                logger.limited("signature checks", .warning,
+                               "dropped a signed beacon claiming \(beacon.peer) unchecked: "
+                               + "more signatures to check than the budget allows")
+                return nil
+            }
+        }
+        let (key, isKept) = verifiedKeys.key(beacon.key)
+        let check = BeaconCheck(beacon, key: key)
+        switch check {
+        case .forged(let reason):
+            datagramsForged += 1
+            logger.limited("forged beacon", .warning, "dropped a beacon from \(datagram.sender):\(datagram.senderPort) "
+                           + "claiming \(beacon.peer): \(reason)")
+            return nil
+        case .unsigned:
+            return false
+        case .signed(let boot, let sequence):
+            if !isKept, let key, let hex = beacon.key { verifiedKeys.keep(key, as: hex) }
+            switch freshness.judge(peer: beacon.peer, boot: boot, sequence: sequence) {
+            case .fresh:
+                return true
+            case .repeated:
+                table.heardAgain(beacon.peer, from: datagram.sender)
+                return nil
+            case .stale:
+                datagramsReplayed += 1
+                logger.limited("replayed beacon", .info,
+                               "dropped a replayed beacon of \(beacon.peer) from \(datagram.sender)")
+                return nil
+            }
         }
     }
 
@@ -265,10 +272,10 @@ actor Discovery {
     /// last, so that no receiver takes a replay of an earlier one.
     private func beacon(_ kind: Beacon.Kind) -> Beacon {
         let beacon = Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name,
-                            versionID: configuration.appVersion,
-                            port: tcpPort, interval: configuration.announceInterval.inSeconds,
-                            capabilities: signer == nil ? [] : ["ack",
-                                                                "tls"], fingerprint: signer?.fingerprint.description)
+                            versionID: configuration.appVersion, port: tcpPort,
+                            interval: configuration.announceInterval.inSeconds,
+                            capabilities: signer == nil ? [] : ["ack", "tls"],
+                            fingerprint: signer?.fingerprint.description)
         guard let signer else { return beacon }
         sequence += 1
         guard let signed = beacon.signed(by: signer, boot: boot, sequence: sequence) else {

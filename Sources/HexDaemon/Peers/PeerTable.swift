@@ -110,8 +110,8 @@ struct PeerTable {
         if beacon.kind == .bye {
             // A signed `bye` is the peer's own. Anyone can send an unsigned one naming any peer:
             // it counts only for a legacy peer, and from an address that peer was heard from.
-            guard let known = peers[uuid], signed || (!known.isSigned
-                && known.addresses.contains(address)) else { return .none }
+            guard let known = peers[uuid] else { return .none }
+            guard signed || (!known.isSigned && known.addresses.contains(address)) else { return .none }
             return peers.removeValue(forKey: uuid).map(Change.left) ?? .none
         }
         var peer = Peer(
