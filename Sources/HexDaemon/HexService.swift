@@ -131,6 +131,8 @@ actor HexService {
     /// - Throws: `LookupError.ambiguousPeer` when several match, or a store error.
     func knownPeer(matching text: String) throws -> KnownPeer? {
         guard !text.isEmpty else { return nil }
+        // Sightings still waiting count: a peer found a moment ago may be away already.
+        try writeSightings()
         let byName = try database.knownPeers(named: text)
         let matches = byName.isEmpty ? try database.knownPeers(uuidPrefix: text) : byName
         guard matches.count <= 1 else { throw LookupError.ambiguousPeer(text, matches: matches.count) }
@@ -139,7 +141,8 @@ actor HexService {
 
     /// The other pinned or paired peers seen under this name (see `HexDatabase.pinnedNamesakes`).
     func pinnedNamesakes(of name: String, excluding uuid: String) throws -> [String] {
-        try database.pinnedNamesakes(of: name, excluding: uuid)
+        try writeSightings()
+        return try database.pinnedNamesakes(of: name, excluding: uuid)
     }
 
     func isBlocked(senderUUID uuid: String) throws -> Bool {
@@ -230,18 +233,48 @@ actor HexService {
 
     func blockedSenders() throws -> [String] { try manager.blockedSenders() }
 
-    /// Remembers a peer; every `sightingsPerPrune` sightings, forgets the oldest beyond
-    /// `maximumSightings` and those older than `sightingLifetime`.
+    /// Remembers a peer. Sightings are written `sightingsPerPrune` at a time, or within
+    /// `sightingDelay` of the first one waiting, in one commit that also forgets the oldest beyond
+    /// `maximumSightings` and those older than `sightingLifetime`: every commit is synced to disk,
+    /// and a flood of invented peers must not cost a sync each.
     func recordSighting(uuid: String, name: String, versionID: String, address: String) throws {
-        try database.recordSighting(uuid: uuid, name: name, versionID: versionID, address: address)
-        sightingsSincePrune += 1
-        if sightingsSincePrune >= Self.sightingsPerPrune {
-            sightingsSincePrune = 0
+        pendingSightings[uuid] = Sighting(name: name, versionID: versionID, address: address, time: Date())
+        if pendingSightings.count >= Self.sightingsPerPrune {
+            try writeSightings()
+        } else if pendingSightings.count == 1 {
+            Task {
+                try? await Task.sleep(for: Self.sightingDelay)
+                // A store that cannot write now loses these sightings only: they are a memory of
+                // peers for naming them later, written again when each peer is next found.
+                try? self.writeSightings()
+            }
+        }
+    }
+
+    /// Writes the sightings waiting, and prunes, in one commit.
+    private func writeSightings() throws {
+        guard !pendingSightings.isEmpty else { return }
+        let sightings = pendingSightings
+        pendingSightings = [:]
+        try database.transaction {
+            for (uuid, sighting) in sightings {
+                try database.recordSighting(uuid: uuid, name: sighting.name, versionID: sighting.versionID,
+                                            address: sighting.address, at: sighting.time)
+            }
             try database.pruneSightings(keeping: Self.maximumSightings, seenBefore: Date() - Self.sightingLifetime)
         }
     }
 
-    private var sightingsSincePrune = 0
+    private struct Sighting {
+        var name: String
+        var versionID: String
+        var address: String
+        var time: Date
+    }
+
+    /// At most `sightingsPerPrune` (one per peer).
+    private var pendingSightings: [String: Sighting] = [:]
+    static let sightingDelay = Duration.seconds(1)
     static let sightingsPerPrune = 64
     static let maximumSightings = 4_096
     /// 90 days, in seconds.

@@ -11,7 +11,9 @@ public final class HexDatabase {
     public enum Durability: String, Sendable, CaseIterable {
         /// `synchronous = NORMAL`: a crash of the process; a power loss may lose the last commits.
         case processCrash
-        /// `synchronous = FULL`: also a power loss (every commit waits for the disk).
+        /// `synchronous = FULL`: also a power loss (every commit waits for the disk: in WAL mode,
+        /// the log is synced before the commit returns). The daemon's: an Ack, a `queued` answer, a
+        /// pin or a block is reported only once it is on disk.
         case powerLoss
 
         var pragma: String { self == .processCrash ? "NORMAL" : "FULL" }
@@ -35,11 +37,11 @@ public final class HexDatabase {
     ///
     /// - Parameters:
     ///   - migrations: the schema; tests pass their own to check migrations.
-    ///   - durability: what a commit survives; `.processCrash` unless told otherwise.
+    ///   - durability: what a commit survives; `.powerLoss` unless told otherwise.
     /// - Throws: `StoreError.newerSchema` (the file is left untouched) when a newer hexd wrote it,
     ///   `StoreError.damaged` when SQLite's `quick_check` finds it damaged, `StoreError.sqlite`
     ///   when SQLite cannot open or read it.
-    public init(path: String, migrations: [Migration] = Schema.migrations, durability: Durability = .processCrash) throws {
+    public init(path: String, migrations: [Migration] = Schema.migrations, durability: Durability = .powerLoss) throws {
         do {
             connection = try SQLiteConnection(path: path)
             let migrator = Migrator(migrations: migrations)

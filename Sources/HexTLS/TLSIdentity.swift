@@ -53,11 +53,15 @@ public final class TLSIdentity: @unchecked Sendable {
     }
 
     /// Reads the identity from its two files, or makes a new one there when neither exists.
+    ///
+    /// The key is written first, each file whole or not at all: a start cut short between the two
+    /// leaves a key without its certificate, and the next start makes the certificate for that key
+    /// (the key is the identity; nobody can have pinned a certificate never written).
     /// - Parameter commonName: the new certificate's subject (informative; peers trust the
     ///   fingerprint, not the name).
-    /// - Returns: the identity, and whether it was made now.
+    /// - Returns: the identity, and whether it was made (or completed) now.
     /// - Throws: `TLSError` when the files cannot be read or written, or do not hold a matching key
-    ///   and certificate (one without the other is refused too: a new key would silently be a
+    ///   and certificate (a certificate without its key is refused: a new key would silently be a
     ///   new identity to every peer).
     public static func loadOrCreate(keyPath: String, certificatePath: String, commonName: String) throws(TLSError) -> (TLSIdentity, created: Bool) {
         let keyText = try PrivateFile.read(keyPath)
@@ -74,9 +78,13 @@ public final class TLSIdentity: @unchecked Sendable {
         case (nil, _?):
             throw TLSError("read the device key", reason: "\(certificatePath) exists but \(keyPath) does not; restore the key, "
                            + "or remove both files to make a new identity (peers that pinned the old one must then reset their trust)")
-        case (_?, nil):
-            throw TLSError("read the device certificate", reason: "\(keyPath) exists but \(certificatePath) does not; restore the certificate, "
-                           + "or remove both files to make a new identity (peers that pinned the old one must then reset their trust)")
+        case (let keyText?, nil):
+            guard let key = withMemoryBIO(keyText, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
+                throw .openSSL("read the device key \(keyPath)")
+            }
+            let identity = try certify(key, commonName: commonName)
+            try PrivateFile.write(try identity.pem(writing: { PEM_write_bio_X509($0, identity.certificate) }), to: certificatePath)
+            return (identity, true)
         }
     }
 
@@ -85,7 +93,14 @@ public final class TLSIdentity: @unchecked Sendable {
         guard let context = EVP_PKEY_CTX_new_id(HEXD_EVP_PKEY_ED25519, nil) else { throw .openSSL("make a key") }
         defer { EVP_PKEY_CTX_free(context) }
         var generated: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_keygen(context, &generated) == 1, let key = generated else { throw .openSSL("make a key") }
+        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_keygen(context, &generated) == 1, let key = generated else {
+            throw .openSSL("make a key")
+        }
+        return try certify(key, commonName: commonName)
+    }
+
+    /// `key` (owned from here on) with a new self-signed certificate.
+    private static func certify(_ key: OpaquePointer, commonName: String) throws(TLSError) -> TLSIdentity {
         guard let certificate = X509_new() else {
             EVP_PKEY_free(key)
             throw .openSSL("make a certificate")
@@ -219,5 +234,12 @@ enum PrivateFile {
             unlink(temporary)
             throw TLSError("write \(path)", reason: reason)
         }
+        // The rename itself is on disk only once its directory is.
+        let slash = path.lastIndex(of: "/")
+        let directoryPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let directory = open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return }
+        defer { close(directory) }
+        _ = fsync(directory)
     }
 }

@@ -162,7 +162,8 @@ struct DeliveryBenchmark {
     }
 
     /// Python committing Store rows (the received message, the hex, its link) one transaction
-    /// per hex, in WAL mode with synchronous=NORMAL, as hexd does: rows per second.
+    /// per hex, in WAL mode with synchronous=NORMAL (a power cut may lose the last of them; hexd's
+    /// commits are synced): the non-durable per-row floor, rows per second.
     private func pythonRowsPerSecond(_ count: Int) async throws -> Double {
         let script = """
             import os, sqlite3, sys, tempfile, time, uuid

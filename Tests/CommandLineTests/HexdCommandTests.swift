@@ -34,6 +34,24 @@ extension ProcessTests {
             #expect(kept == "Ada", "a given name is kept")
         }
 
+        /// A first start killed (-9) at any moment, its identity half made or not at all, leaves a
+        /// data directory the next start serves from, with one identity from then on.
+        @Test func aFirstStartKilledAtAnyMomentLeavesADaemonThatStarts() async throws {
+            let hexd = PackageExecutable.binDirectory + "/hexd"
+            for delay in stride(from: 0, to: 60, by: 4) {
+                let directory = try TemporaryDirectory()
+                let data = directory.file("data")
+                let first = try SpawnedProcess(hexd, ["--data-dir", data, "--port", "0", "--discovery-port", "0"])
+                try await Task.sleep(for: .milliseconds(delay))
+                first.send(SIGKILL)
+                first.waitBlocking()
+                let daemon = try await DaemonProcess(name: "again", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                                     directory: directory)
+                let status = try await daemon.hexctlJSON(StatusReportShape.self, ["status"])
+                #expect(status.peerUUID.isKeyDerivedID, "killed after \(delay) ms: \(status.peerUUID)")
+            }
+        }
+
         @Test func aSecondDaemonOnTheSameDataDirectoryRefusesToStart() async throws {
             let daemon = try await DaemonProcess(name: "First", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             let second = try await PackageExecutable.run("hexd", ["--data-dir", daemon.dataDirectory, "--port", "0", "--discovery-port", "0"], timeout: .seconds(20))

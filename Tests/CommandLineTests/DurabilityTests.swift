@@ -1,0 +1,150 @@
+import Foundation
+import HexControl
+import HexKit
+import HexNet
+import HexTestSupport
+import HexTestTools
+import HexTLS
+import Testing
+
+import Glibc
+
+extension ProcessTests {
+    /// An Ack is a promise: the log holding a hex is synced to disk before its Ack leaves. Checked
+    /// on the real process, with strace attached to it: no code path of its own.
+    @Suite struct DurabilityTests {
+        /// One system call strace saw, in the order they happened.
+        private struct Call {
+            enum Kind { case walWrite, walSync, ackWrite }
+            var kind: Kind
+            var line: Int
+        }
+
+        /// The calls of `trace` that matter: writes and syncs of the write-ahead log (descriptor
+        /// `wal`), and writes that carry an Ack (plaintext: the envelope; TLS: an encrypted record,
+        /// `\27\3\3`, after the handshake). A call split by strace counts where it began (a
+        /// write) or where it returned (a sync).
+        private static func calls(in trace: String, wal: Int32) -> [Call] {
+            var calls: [Call] = []
+            // A sync split by strace: the thread's pending sync, and whether it is of the log.
+            var pendingSync: [Substring: Bool] = [:]
+            for (number, line) in trace.split(separator: "\n").enumerated() {
+                let fields = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+                guard fields.count == 2 else { continue }
+                let (thread, call) = (fields[0], fields[1].drop { $0 == " " })
+                if call.hasPrefix("pwrite64(\(wal),") || call.hasPrefix("write(\(wal),") {
+                    calls.append(Call(kind: .walWrite, line: number))
+                } else if call.hasPrefix("fsync(") || call.hasPrefix("fdatasync(") {
+                    let ofLog = call.hasPrefix("fsync(\(wal)") || call.hasPrefix("fdatasync(\(wal)")
+                    if call.contains("<unfinished") {
+                        pendingSync[thread] = ofLog
+                    } else if ofLog && call.hasSuffix("= 0") {
+                        calls.append(Call(kind: .walSync, line: number))
+                    }
+                } else if call.hasPrefix("<... fsync resumed>") || call.hasPrefix("<... fdatasync resumed>") {
+                    if pendingSync.removeValue(forKey: thread) == true && call.hasSuffix("= 0") {
+                        calls.append(Call(kind: .walSync, line: number))
+                    }
+                } else if ["write(", "writev(", "sendto(", "sendmsg("].contains(where: { call.hasPrefix($0) }),
+                          call.contains("\\\"Ack\\\"") || call.contains(", \"\\27\\3\\3") {
+                    calls.append(Call(kind: .ackWrite, line: number))
+                }
+            }
+            return calls
+        }
+
+        /// The descriptor the daemon holds its write-ahead log open on.
+        private static func walDescriptor(of pid: Int32) throws -> Int32 {
+            let directory = "/proc/\(pid)/fd"
+            for entry in try FileManager.default.contentsOfDirectory(atPath: directory) {
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry)) ?? ""
+                if target.hasSuffix("-wal"), let descriptor = Int32(entry) { return descriptor }
+            }
+            throw SocketError.timedOut("find hexd's write-ahead log among its descriptors")
+        }
+
+        /// Writes `stores` on one connection, all at once when `pipelined`, else each after the
+        /// last one's Ack, and reads every Ack.
+        private func send(_ stores: [Envelope], to port: UInt16, over identity: TLSIdentity?, pipelined: Bool) async throws {
+            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
+            let stream: any ByteStream = if let identity {
+                try await TLSStream.handshake(over: socket, context: try TLSContext(identity: identity), as: .client,
+                                              timeout: .seconds(5))
+            } else {
+                socket
+            }
+            let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
+            let batches = pipelined ? [stores] : stores.map { [$0] }
+            for batch in batches {
+                try await connection.writeLines(batch.map { $0.encodedLine() }, timeout: .seconds(5))
+                for _ in batch {
+                    guard case .line(let line)? = try await connection.readLine(timeout: .seconds(10)),
+                          (try Envelope.decode(from: line)).status == .stored else {
+                        throw SocketError.timedOut("read a stored Ack")
+                    }
+                }
+            }
+            socket.shutdown()
+        }
+
+        @Test func everyAckLeavesAfterTheLogHoldingItsHexIsSynced() async throws {
+            let strace = try ExternalTool.require("strace")
+            let hexd = try await DaemonProcess(name: "Receiver", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            let port = try await hexd.hexctlJSON(StatusReport.self, ["status"]).tcpPort
+            let wal = try Self.walDescriptor(of: hexd.pid)
+            let directory = try TemporaryDirectory()
+            let identity = try TLSIdentity.loadOrCreate(keyPath: directory.file("s.key"), certificatePath: directory.file("s.crt"),
+                                                        commonName: "sender").0
+            let tracePath = directory.file("trace")
+            let tracer = try SpawnedProcess(strace, [
+                "-f", "-qq", "-p", String(hexd.pid), "-s", "512", "-o", tracePath,
+                "-e", "trace=pwrite64,write,writev,sendto,sendmsg,fsync,fdatasync",
+            ])
+            try await waitUntil("strace is attached", timeout: .seconds(10)) {
+                _ = try await hexd.hexctl(["status"])
+                let size = (try? FileManager.default.attributesOfItem(atPath: tracePath))?[.size] as? Int ?? 0
+                return size > 0
+            }
+
+            // Over TLS the sender is the ID its key derives; in plaintext, a legacy peer's own UUID.
+            func stores(_ label: String, _ count: Int, from sender: String) -> [Envelope] {
+                (0..<count).map { index in
+                    .store(HexJM(senderUUID: sender, senderName: "Sender", hexDescription: "\(label) \(index)",
+                                 hexColor: "#3498DB", links: [LinkJM(url: "https://example.com/\(label)/\(index)")]),
+                           versionID: HexdVersion.current, messageID: UUID().uuidString)
+                }
+            }
+            let senders: [(String, TLSIdentity?, String)] = [
+                ("plaintext", nil, UUID().uuidString), ("tls", identity, identity.deviceID.uppercaseText),
+            ]
+            for (security, identity, sender) in senders {
+                try await send(stores("\(security) one by one", 10, from: sender), to: port, over: identity, pipelined: false)
+                try await send(stores("\(security) pipelined", 64, from: sender), to: port, over: identity, pipelined: true)
+            }
+            tracer.send(SIGINT)
+            tracer.waitBlocking()
+            #expect(try await hexd.hexctlJSONLines(HexSummary.self, ["inbox"]).count == 148)
+
+            let trace = try String(contentsOfFile: tracePath, encoding: .utf8)
+            let calls = Self.calls(in: trace, wal: wal)
+            let acks = calls.filter { $0.kind == .ackWrite }
+            #expect(acks.count >= 22, "\(acks.count) Ack writes: 20 one by one, and at least one per pipelined burst")
+            #expect(calls.contains { $0.kind == .walSync }, "the log was synced")
+            var lastWrite: Int?
+            var syncedSinceWrite = true
+            var early: [Int] = []
+            for call in calls {
+                switch call.kind {
+                case .walWrite:
+                    lastWrite = call.line
+                    syncedSinceWrite = false
+                case .walSync:
+                    syncedSinceWrite = true
+                case .ackWrite:
+                    if lastWrite != nil && !syncedSinceWrite { early.append(call.line) }
+                }
+            }
+            #expect(early.isEmpty, "Acks written before the log holding them was synced, at trace lines \(early.prefix(10))")
+        }
+    }
+}
