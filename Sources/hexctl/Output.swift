@@ -133,7 +133,12 @@ enum Output {
     static func send(_ report: SendReport) -> String {
         let tenths = Int(clamping: report.milliseconds * 10)
         let milliseconds = "\(tenths / 10).\(tenths % 10)"
-        let outcome = report.status.map { "\($0.rawValue) by \(report.peer)" } ?? "sent to \(report.peer)"
+        // A duplicate is a delivery: an earlier attempt (whose Ack was lost, or came too late) stored it.
+        let outcome = switch report.status {
+        case .duplicate?: "delivered to \(report.peer) (stored by an earlier attempt)"
+        case let status?: "\(status.rawValue) by \(report.peer)"
+        case nil: "sent to \(report.peer)"
+        }
         let channel = report.peerKey.map { " over TLS (key \($0.prefix(16)))" } ?? ""
         return "\(outcome)\(channel) in \(milliseconds) ms: \(report.message)"
     }

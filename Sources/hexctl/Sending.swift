@@ -6,7 +6,9 @@ import HexKit
 /// (`share` uses `--timeout` for gathering links).
 func sendOptions(timeout: String = "timeout") -> [Option] {
     [
-        Option(timeout, value: "seconds", help: "How long to wait for the peer's acknowledgement. Default: 5. Past it, the send stays queued."),
+        Option(timeout, value: "seconds",
+               help: "How long to wait for the peer's acknowledgement, plus 2 s per MiB sent. "
+               + "Default: 5. Past it, the send stays queued."),
         Option("no-wait", help: "Return once the send is queued; hexd delivers it in the background."),
         Option("no-queue", help: "Do not queue the send: try once and forget it (with --no-wait, return once it is written)."),
         Option("message-id", value: "uuid", help: "The send's message id (default: a new one). Sending again with the same id never delivers twice."),
@@ -34,7 +36,10 @@ func sendOptions(_ invocation: Invocation) throws -> SendOptions {
 
 /// Sends `request` and prints its report: the peer's Ack, or with `--no-wait` the queued send.
 func send(_ request: ControlRequest, _ options: SendOptions, _ invocation: Invocation) async throws -> ExitCode {
-    let response = try await exchange(request, options, invocation, within: (options.timeout ?? SendOptions.defaultTimeout) + .seconds(10))
+    // The daemon waits longer for the Ack of a large hex; so does hexctl for the daemon.
+    let allowance = EnvelopeLimits.ackAllowance(forBytes: (try? ControlCoding.encode(request).count) ?? 0)
+    let wait = (options.timeout ?? SendOptions.defaultTimeout) + allowance + .seconds(10)
+    let response = try await exchange(request, options, invocation, within: wait)
     if let queued = response.queued { return printResult(queued, invocation) { Output.queued($0) } }
     guard let report = response.send else { throw CommandFailure(.failure, "the daemon's answer to \(request.command.rawValue) lacks its result") }
     return printResult(report, invocation) { Output.send($0) }

@@ -146,5 +146,36 @@ extension ProcessTests {
             }
             #expect(early.isEmpty, "Acks written before the log holding them was synced, at trace lines \(early.prefix(10))")
         }
+        /// A large hex is not "unanswered" for being large: the wait for its Ack grows by two seconds
+        /// per MiB, so a 100,000-link hex (7.6 MB) with a 1-second timeout is acked, not left queued;
+        /// and a send found stored already reads as a delivery.
+        @Test func aLargeHexIsAckedWithinItsAllowanceAndARepeatIsADelivery() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            let gracePort = try await grace.hexctlJSON(StatusReport.self, ["status"]).tcpPort
+            let links = (0..<100_000).map { index in
+                #"{"url":"https://example.com/page/\#(index)","linkDescription":"page \#(index)"}"#
+            }
+            let file = ada.directory.file("links.json")
+            let hex = ##"{"hexDescription":"large","hexColor":"#3498DB","links":["## + links.joined(separator: ",")
+                + "]}"
+            #expect(FileManager.default.createFile(atPath: file, contents: Data(hex.utf8)))
+            let id = UUID().uuidString
+            let started = ContinuousClock.now
+            let sent = try await ada.hexctl(["send", "--to", "127.0.0.1:\(gracePort)", "--file", file, "--timeout", "1",
+                                             "--message-id", id], timeout: .seconds(60))
+            let elapsed = ContinuousClock.now - started
+            #expect(sent.status == 0, "acked after \(elapsed): \(sent.standardError)")
+            #expect(try await grace.newestInboxHex()?.links.count == 100_000)
+            // Sent again under the same id (as a script unsure of the first would): the receiver has
+            // it already, and that is a delivery.
+            let again = try await ada.hexctl(["send", "--to", "127.0.0.1:\(gracePort)", "--message-id", id,
+                                              "--no-queue",
+                                              "https://example.com/again"])
+            #expect(again.standardOutput.hasPrefix("delivered to") && again.standardOutput.contains("earlier attempt"),
+                    "\(again.standardOutput)")
+            #expect(again.status == 0, "\(again.standardError)")
+        }
     }
 }

@@ -93,7 +93,7 @@ extension ProcessTests {
                 #expect(first.status == 75 && first.standardError.contains("queued as \(id)"), "the Ack was lost: \(first.standardError)")
                 let again = try await ada.hexctl(["outbox", "retry", String(id.prefix(8))])
                 // The outbox may have retried it first, on its own; then it is gone already.
-                #expect(again.status == 0 && again.standardOutput.contains("duplicate by")
+                #expect(again.status == 0 && again.standardOutput.contains("stored by an earlier attempt")
                         || again.status == 1 && again.standardError.contains("is waiting in the outbox"), "\(again.standardOutput) \(again.standardError)")
             }
             try await waitUntil("the outbox is empty", timeout: .seconds(30)) {

@@ -101,7 +101,11 @@ enum EnvelopeSender {
         }
 
         func write(_ envelope: Envelope, deadline: ContinuousClock.Instant) async throws {
-            try await connection.writeLine(envelope.encodedLine(), timeout: remaining(until: deadline))
+            try await write(line: envelope.encodedLine(), deadline: deadline)
+        }
+
+        func write(line: [UInt8], deadline: ContinuousClock.Instant) async throws {
+            try await connection.writeLine(line, timeout: remaining(until: deadline))
         }
 
         /// The peer's answer to the envelope `messageID`: an Alert (a blocked sender), or any
@@ -150,18 +154,20 @@ enum EnvelopeSender {
         awaitReply: Bool = true, pool: ConnectionPool? = nil
     ) async throws(SendError) -> Delivery {
         let start = ContinuousClock.now
-        let deadline = start + timeout
+        let line = envelope.encodedLine()
+        let allowed = timeout + EnvelopeLimits.ackAllowance(forBytes: line.count)
+        let deadline = start + allowed
         let label = endpoints.first?.description ?? "nowhere"
-        return try await reportingFailures(to: label, within: timeout) {
+        return try await reportingFailures(to: label, within: allowed) {
             if awaitReply, let messageID = envelope.messageID {
                 let (reply, channel) = try await answer(
-                    to: envelope, messageID: messageID, from: endpoints, security: security, deadline: deadline,
+                    to: line, messageID: messageID, from: endpoints, security: security, deadline: deadline,
                     maximumLineLength: maximumLineLength, pool: pool)
                 return try delivery(answering: reply, on: channel, since: start)
             }
             let channel = try await Channel.open(to: endpoints, security: security, deadline: deadline,
                                                  maximumLineLength: maximumLineLength)
-            try await channel.write(envelope, deadline: deadline)
+            try await channel.write(line: line, deadline: deadline)
             guard awaitReply else {
                 channel.finish()
                 return Delivery(status: nil, message: "written; not waiting for an acknowledgement",
@@ -184,14 +190,14 @@ enum EnvelopeSender {
     /// The answer to an envelope that has a `messageID`, and the connection it came on: a
     /// connection kept in `pool` when one is still open, else a new one, kept after when a pool is given.
     private static func answer(
-        to envelope: Envelope, messageID: String, from endpoints: [Endpoint], security: Security,
-        deadline: ContinuousClock.Instant,
-        maximumLineLength: Int, pool: ConnectionPool?
+        to line: [UInt8], messageID: String, from endpoints: [Endpoint], security: Security,
+        deadline: ContinuousClock.Instant, maximumLineLength: Int, pool: ConnectionPool?
     ) async throws -> (Envelope, Channel) {
         if let pool, case .tls(_, let expected?, _) = security, let endpoint = endpoints.first,
            let kept = pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: expected)) {
             do {
-                return (try await exchange(envelope, messageID: messageID, on: kept, deadline: deadline, keepingIn: pool), kept)
+                return (try await exchange(line, messageID: messageID, on: kept, deadline: deadline, keepingIn: pool),
+                        kept)
             } catch let error where !isStale(error) {
                 throw error
             } catch {
@@ -201,15 +207,17 @@ enum EnvelopeSender {
         }
         let channel = try await Channel.open(to: endpoints, security: security, deadline: deadline,
                                              maximumLineLength: maximumLineLength)
-        return (try await exchange(envelope, messageID: messageID, on: channel, deadline: deadline, keepingIn: pool), channel)
+        return (try await exchange(line, messageID: messageID, on: channel, deadline: deadline, keepingIn: pool),
+                channel)
     }
 
-    /// Writes `envelope` on `channel` and reads the answer; once it came, the connection goes back
-    /// to `pool` (an answer leaves nothing half-read), whatever it says.
+    /// Writes the envelope `line` on `channel` and reads the answer; once it came, the connection
+    /// goes back to `pool` (an answer leaves nothing half-read), whatever it says.
     private static func exchange(
-        _ envelope: Envelope, messageID: String, on channel: Channel, deadline: ContinuousClock.Instant, keepingIn pool: ConnectionPool?
+        _ line: [UInt8], messageID: String, on channel: Channel, deadline: ContinuousClock.Instant,
+        keepingIn pool: ConnectionPool?
     ) async throws -> Envelope {
-        try await channel.write(envelope, deadline: deadline)
+        try await channel.write(line: line, deadline: deadline)
         let reply = try await channel.reply(to: messageID, deadline: deadline)
         pool?.keep(channel)
         return reply

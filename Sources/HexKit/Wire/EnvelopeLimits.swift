@@ -21,4 +21,11 @@ public struct EnvelopeLimits: Sendable, Hashable {
 
     /// The longest line a receiver reads by default (Protocol.md, section 1): 16 MiB.
     public static let defaultMaximumLineLength = 16 << 20
+
+    /// How much longer than its timeout a sender waits for the Ack of an envelope of `bytes`
+    /// (Protocol.md, section 6): two seconds per MiB, since a large hex takes its receiver time to
+    /// read, check and commit. A 100,000-link hex is not "unanswered" for being large.
+    public static func ackAllowance(forBytes bytes: Int) -> Duration {
+        .milliseconds(max(bytes, 0) / 524)
+    }
 }
