@@ -36,9 +36,10 @@ public enum Daemon {
         let datagrams = try DatagramSocket(port: configuration.discoveryPort)
         let controlListener = try StreamListener.unix(path: controlPath)
         let events = EventLog()
+        let boot = try await service.nextBootNumber()
+        if !boot.stored { logger.warning("cannot store this start's number (\(boot.number)): is the disk full?") }
         let discovery = Discovery(socket: datagrams, configuration: configuration, identity: service.identity,
-                                  signer: tls?.identity, boot: try await service.nextBootNumber(),
-                                  tcpPort: envelopeListener.port,
+                                  signer: tls?.identity, boot: boot.number, tcpPort: envelopeListener.port,
                                   events: events, service: service, logger: logger.named("discovery"))
         let descriptors = DescriptorLimit.raise()
         let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))

@@ -100,8 +100,8 @@ actor HexService {
         for (arrival, outcome) in zip(batch, outcomes) { arrival.continuation.resume(returning: outcome) }
     }
 
-    /// The number of this start (see `HexDatabase.nextBootNumber`).
-    func nextBootNumber() throws -> UInt64 {
+    /// The number of this start, and whether it was stored (see `HexDatabase.nextBootNumber`).
+    func nextBootNumber() throws -> (number: UInt64, stored: Bool) {
         try database.nextBootNumber()
     }
 

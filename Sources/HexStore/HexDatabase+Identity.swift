@@ -26,33 +26,51 @@ extension HexDatabase {
                     replaced = stored.uppercaseText
                     if !stored.isKeyDerived { try setSetting("legacy_peer_uuid", stored.uppercaseText) }
                 }
-                try setSetting("peer_uuid", deviceID.uppercaseText)
+                try updateSetting("peer_uuid", deviceID.uppercaseText, from: stored?.uppercaseText)
             } else if let stored, !stored.isKeyDerived {
                 uuid = stored
             } else {
-                uuid = try setting("legacy_peer_uuid").flatMap(UUID.init(strict:)) ?? UUID.random()
-                try setSetting(stored == nil ? "peer_uuid" : "legacy_peer_uuid", uuid.uppercaseText)
+                let legacy = try setting("legacy_peer_uuid").flatMap(UUID.init(strict:))
+                uuid = legacy ?? UUID.random()
+                if stored == nil {
+                    try setSetting("peer_uuid", uuid.uppercaseText)
+                } else {
+                    try updateSetting("legacy_peer_uuid", uuid.uppercaseText, from: legacy?.uppercaseText)
+                }
             }
             let storedName = try setting("name")
             let identity = LocalIdentity(uuid: uuid, name: name ?? storedName ?? firstName)
-            try setSetting("name", identity.name)
+            try updateSetting("name", identity.name, from: storedName)
             return (identity, replaced)
         }
     }
 
-    /// The number of this start: one more than the last (1 on the first). Signed beacons carry
-    /// it, so a receiver tells a beacon of this run from a replayed one of an earlier run.
-    public func nextBootNumber() throws -> UInt64 {
-        try connection.writeTransaction {
-            let last = try setting("boot_number").flatMap { UInt64($0) } ?? 0
-            let next = last == UInt64.max ? last : last + 1
-            try setSetting("boot_number", String(next))
-            return next
+    /// The number of this start: the milliseconds since 1970, or one more than the last start's
+    /// when the clock is behind it, so that it grows from start to start. Signed beacons carry it,
+    /// so a receiver tells a beacon of this run from a replayed one of an earlier run.
+    /// - Returns: the number, and whether it was stored. A full disk does not stop a start: the
+    ///   number is still later than any stored, though the next start may not know it.
+    public func nextBootNumber(at now: Date = Date()) throws -> (number: UInt64, stored: Bool) {
+        let last = try setting("boot_number").flatMap { UInt64($0) } ?? 0
+        let milliseconds = (now.timeIntervalSince1970 * 1_000).rounded(.down)
+        let clock = milliseconds > 0 ? UInt64(exactly: milliseconds) ?? 0 : 0
+        let next = max(clock, last == UInt64.max ? last : last + 1)
+        do {
+            try connection.writeTransaction { try setSetting("boot_number", String(next)) }
+            return (next, true)
+        } catch {
+            return (next, false)
         }
     }
 
     private func setting(_ key: String) throws -> String? {
         try connection.rows("SELECT value FROM setting WHERE key = ?", [.text(key)]) { $0.string(0) }.first
+    }
+
+    /// Writes a setting only when it changes: a start writes nothing it need not, so it can start
+    /// on a full disk.
+    private func updateSetting(_ key: String, _ value: String, from stored: String?) throws {
+        if stored != value { try setSetting(key, value) }
     }
 
     private func setSetting(_ key: String, _ value: String) throws {

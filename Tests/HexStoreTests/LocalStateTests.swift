@@ -39,8 +39,10 @@ import Testing
         let legacy = try fresh.localIdentity().identity.uuid
         let legacyAgain = try fresh.localIdentity().identity.uuid
         #expect(UUID(strict: legacy)?.isKeyDerived == false && legacy == legacyAgain)
-        #expect(try fresh.nextBootNumber() == 1)
-        #expect(try fresh.nextBootNumber() == 2, "every start is numbered after the last")
+        let clockBehind = Date(timeIntervalSince1970: 1)
+        #expect(try fresh.nextBootNumber(at: clockBehind) == (1_000, true), "the clock's milliseconds")
+        #expect(try fresh.nextBootNumber(at: clockBehind) == (1_001, true),
+                "after the last, though the clock is behind it")
     }
 
     @Test func sightingsUpdateAPeerAndKeepWhenItWasFirstSeen() throws {
