@@ -73,7 +73,8 @@ public final class TLSIdentity: @unchecked Sendable {
             let identity = try generate(commonName: commonName)
             // The key first: a certificate without its key would be useless.
             try PrivateFile.write(try identity.pem(writing: { PEM_write_bio_PrivateKey($0, identity.key, nil, nil, 0, nil, nil) }), to: keyPath)
-            try PrivateFile.write(try identity.pem(writing: { PEM_write_bio_X509($0, identity.certificate) }), to: certificatePath)
+            let certificate = try identity.pem(writing: { PEM_write_bio_X509($0, identity.certificate) })
+            try PrivateFile.write(certificate, to: certificatePath)
             return (identity, true)
         case (nil, _?):
             throw TLSError("read the device key", reason: "\(certificatePath) exists but \(keyPath) does not; restore the key, "
@@ -83,7 +84,8 @@ public final class TLSIdentity: @unchecked Sendable {
                 throw .openSSL("read the device key \(keyPath)")
             }
             let identity = try certify(key, commonName: commonName)
-            try PrivateFile.write(try identity.pem(writing: { PEM_write_bio_X509($0, identity.certificate) }), to: certificatePath)
+            let certificate = try identity.pem(writing: { PEM_write_bio_X509($0, identity.certificate) })
+            try PrivateFile.write(certificate, to: certificatePath)
             return (identity, true)
         }
     }

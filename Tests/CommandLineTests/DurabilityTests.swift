@@ -65,15 +65,10 @@ extension ProcessTests {
 
         /// Writes `stores` on one connection, all at once when `pipelined`, else each after the
         /// last one's Ack, and reads every Ack.
-        private func send(_ stores: [Envelope], to port: UInt16, over identity: TLSIdentity?, pipelined: Bool) async throws {
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
-            let stream: any ByteStream = if let identity {
-                try await TLSStream.handshake(over: socket, context: try TLSContext(identity: identity), as: .client,
-                                              timeout: .seconds(5))
-            } else {
-                socket
-            }
-            let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
+        private func send(
+            _ stores: [Envelope], to port: UInt16, over identity: TLSIdentity?, pipelined: Bool
+        ) async throws {
+            let (socket, connection) = try await peerConnection(to: port, as: identity)
             let batches = pipelined ? [stores] : stores.map { [$0] }
             for batch in batches {
                 try await connection.writeLines(batch.map { $0.encodedLine() }, timeout: .seconds(5))
@@ -93,8 +88,8 @@ extension ProcessTests {
             let port = try await hexd.hexctlJSON(StatusReport.self, ["status"]).tcpPort
             let wal = try Self.walDescriptor(of: hexd.pid)
             let directory = try TemporaryDirectory()
-            let identity = try TLSIdentity.loadOrCreate(keyPath: directory.file("s.key"), certificatePath: directory.file("s.crt"),
-                                                        commonName: "sender").0
+            let (identity, _) = try TLSIdentity.loadOrCreate(
+                keyPath: directory.file("s.key"), certificatePath: directory.file("s.crt"), commonName: "sender")
             let tracePath = directory.file("trace")
             let tracer = try SpawnedProcess(strace, [
                 "-f", "-qq", "-p", String(hexd.pid), "-s", "512", "-o", tracePath,
@@ -118,8 +113,10 @@ extension ProcessTests {
                 ("plaintext", nil, UUID().uuidString), ("tls", identity, identity.deviceID.uppercaseText),
             ]
             for (security, identity, sender) in senders {
-                try await send(stores("\(security) one by one", 10, from: sender), to: port, over: identity, pipelined: false)
-                try await send(stores("\(security) pipelined", 64, from: sender), to: port, over: identity, pipelined: true)
+                try await send(stores("\(security) one by one", 10, from: sender), to: port, over: identity,
+                               pipelined: false)
+                try await send(stores("\(security) pipelined", 64, from: sender), to: port, over: identity,
+                               pipelined: true)
             }
             tracer.send(SIGINT)
             tracer.waitBlocking()
@@ -144,7 +141,8 @@ extension ProcessTests {
                     if lastWrite != nil && !syncedSinceWrite { early.append(call.line) }
                 }
             }
-            #expect(early.isEmpty, "Acks written before the log holding them was synced, at trace lines \(early.prefix(10))")
+            #expect(early.isEmpty,
+                    "Acks written before the log holding them was synced, at trace lines \(early.prefix(10))")
         }
         /// A large hex is not "unanswered" for being large: the wait for its Ack grows by two seconds
         /// per MiB, so a 100,000-link hex (7.6 MB) with a 1-second timeout is acked, not left queued;
@@ -195,9 +193,7 @@ extension ProcessTests {
                                                 hexDescription: id, hexColor: "#3498DB",
                                                 links: [LinkJM(url: "https://x.example")]),
                                           versionID: "2.0.0", messageID: id).encodedLine()
-                let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port),
-                                                           timeout: .seconds(5))
-                let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
+                let (_, connection) = try await peerConnection(to: port, as: nil)
                 try await connection.writeLine(line, timeout: .seconds(5))
                 guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(10)) else { return nil }
                 return try Envelope.decode(from: reply).status

@@ -45,8 +45,8 @@ extension ProcessTests {
                 try await Task.sleep(for: .milliseconds(delay))
                 first.send(SIGKILL)
                 first.waitBlocking()
-                let daemon = try await DaemonProcess(name: "again", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                     directory: directory)
+                let port = try DaemonProcess.freeDiscoveryPort()
+                let daemon = try await DaemonProcess(name: "again", discoveryPort: port, directory: directory)
                 let status = try await daemon.hexctlJSON(StatusReportShape.self, ["status"])
                 #expect(status.peerUUID.isKeyDerivedID, "killed after \(delay) ms: \(status.peerUUID)")
             }

@@ -19,15 +19,7 @@ extension ProcessTests {
         private func exchange(
             _ envelope: Envelope, port: UInt16, as identity: TLSIdentity?, from source: IPv4Address? = nil
         ) async throws -> Envelope {
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port),
-                                                       timeout: .seconds(5), from: source)
-            let stream: any ByteStream = if let identity {
-                try await TLSStream.handshake(over: socket, context: try TLSContext(identity: identity), as: .client,
-                                              timeout: .seconds(5))
-            } else {
-                socket
-            }
-            let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
+            let (_, connection) = try await peerConnection(to: port, as: identity, from: source)
             try await connection.writeLine(envelope.encodedLine(), timeout: .seconds(5))
             guard case .line(let line)? = try await connection.readLine(timeout: .seconds(5)) else {
                 throw TLSError("read the answer", reason: "none came")

@@ -64,10 +64,7 @@ extension ProcessTests {
             let directory = try TemporaryDirectory()
             let (evil, _) = try TLSIdentity.loadOrCreate(keyPath: directory.file("evil.key"), certificatePath: directory.file("evil.crt"), commonName: "evil")
             for overTLS in [true, false] {
-                let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: bobPort), timeout: .seconds(5))
-                let stream: any ByteStream = overTLS
-                    ? try await TLSStream.handshake(over: socket, context: try TLSContext(identity: evil), as: .client, timeout: .seconds(5)) : socket
-                let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
+                let (_, connection) = try await peerConnection(to: bobPort, as: overTLS ? evil : nil)
                 try await connection.writeLine(forged.encodedLine(), timeout: .seconds(5))
                 guard case .line(let line)? = try await connection.readLine(timeout: .seconds(5)) else { throw TLSError("read the Ack", reason: "none came") }
                 let ack = try Envelope.decode(from: line)
