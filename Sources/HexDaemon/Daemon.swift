@@ -86,6 +86,11 @@ public enum Daemon {
             group.cancelAll()
         }
         await discovery.sayGoodbye()
+        do {
+            try await service.writeSightings()
+        } catch {
+            logger.warning("cannot remember the peers seen last: \(error)")
+        }
         withExtendedLifetime((lock, signals)) {}
         logger.info("stopped")
     }

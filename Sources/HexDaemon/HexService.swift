@@ -251,8 +251,8 @@ actor HexService {
         }
     }
 
-    /// Writes the sightings waiting, and prunes, in one commit.
-    private func writeSightings() throws {
+    /// Writes the sightings waiting, and prunes, in one commit (also when the daemon stops).
+    func writeSightings() throws {
         guard !pendingSightings.isEmpty else { return }
         let sightings = pendingSightings
         pendingSightings = [:]

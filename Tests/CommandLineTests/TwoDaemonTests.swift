@@ -1,5 +1,7 @@
+import HexCommandLine
 import HexControl
 import HexKit
+import HexStore
 import HexTestSupport
 import Testing
 
@@ -59,6 +61,23 @@ extension ProcessTests {
         }
 
         /// `watch --until` with nothing of that kind, not even an event at all: exit 75 at `--timeout`.
+        /// Peers are remembered a batch at a time; those seen just before a stop are written as
+        /// the daemon stops, so a later start can still name them.
+        @Test func aPeerSeenJustBeforeAStopIsRemembered() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            // By status, which reads no remembered peers (a peer list would write those waiting).
+            try await waitUntil("Ada hears Grace", timeout: .seconds(10)) {
+                try await ada.hexctlJSON(StatusReport.self, ["status"]).peers == 1
+            }
+            #expect(ada.stop() == 0)
+            let data = DataDirectory(explicit: ada.dataDirectory, environment: [:])
+            let database = try HexDatabase(path: data.databasePath)
+            #expect(try database.knownPeers().map(\.name).contains("Grace"))
+            withExtendedLifetime(grace) {}
+        }
+
         @Test func watchUntilAKindThatNeverComesEndsAtItsTimeout() async throws {
             let alone = try await DaemonProcess(name: "Alone", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             let watch = try await alone.hexctl(["watch", "--until", "hexReceived", "--timeout", "1"])
