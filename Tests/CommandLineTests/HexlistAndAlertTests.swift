@@ -66,6 +66,10 @@ extension ProcessTests {
             let alerts = try await grace.events { $0.contains { $0.message == "after" } }
                 .filter { $0.kind == .alertReceived }
             #expect(alerts.map(\.message) == ["before", "after"], "the blocked alert never reached Grace's user")
+            // An Alert names no sender: the key its connection proved does, by its ID and name.
+            let adaID = try await ada.hexctlJSON(StatusReport.self, ["status"]).peerUUID
+            #expect(alerts.allSatisfy { $0.peerUUID == adaID && $0.peer == "Ada" }, "\(alerts)")
+            #expect(grace.log.contains("alert from Ada (\(adaID)) at 127.0.0.1:"), "the log names it too")
         }
 
         @Test func aSenderIsBlockedByNameOrUUIDPrefixAndOtherwiseRefused() async throws {
