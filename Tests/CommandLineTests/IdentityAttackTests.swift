@@ -286,6 +286,7 @@ extension ProcessTests {
             let restarted = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: bobDirectory)
             #expect(!restarted.log.contains("the ID its key derives"), "said once")
         }
+
         /// While strangers ask to pair 300 times a second, from 50 addresses and with keys of
         /// their own (all named "Honest", some claiming Honest's ID), a peer announced before the
         /// flood pairs with the right code, accepted by name; strangers are let in at the rate.

@@ -7,7 +7,8 @@ import HexTLS
 func peerConnection(
     to port: UInt16, as identity: TLSIdentity?, from source: IPv4Address? = nil
 ) async throws -> (socket: Socket, connection: StreamConnection) {
-    let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5), from: source)
+    let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5),
+                                               from: source)
     let stream: any ByteStream = if let identity {
         try await TLSStream.handshake(over: socket, context: try TLSContext(identity: identity), as: .client,
                                       timeout: .seconds(5))
