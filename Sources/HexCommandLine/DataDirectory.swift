@@ -14,6 +14,8 @@ public struct DataDirectory: Sendable {
     public static let keyName = "identity.key"
     /// The device's self-signed certificate (PEM), whose hash is its fingerprint.
     public static let certificateName = "identity.crt"
+    /// Space held back for the day the disk fills up (`hexd --disk-reserve`).
+    public static let reserveName = "space.reserve"
 
     /// The directory chosen by, in order: `explicit` (a flag), `HEXD_DATA_DIR`,
     /// `$XDG_DATA_HOME/hexd`, `~/.local/share/hexd`.
@@ -39,6 +41,7 @@ public struct DataDirectory: Sendable {
     public var configPath: String { path + "/" + Self.configName }
     public var keyPath: String { path + "/" + Self.keyName }
     public var certificatePath: String { path + "/" + Self.certificateName }
+    public var reservePath: String { path + "/" + Self.reserveName }
 
     /// Creates the directory (and its parents) if it does not exist, and makes it private: it
     /// must belong to the user running hexd, and is made readable by that user only (0700), as
@@ -73,7 +76,8 @@ public struct DataDirectory: Sendable {
     }
 
     /// The files hexd keeps in the directory, which only their owner may read.
-    static let privateFiles = [databaseName, databaseName + "-wal", databaseName + "-shm", lockName, keyName, certificateName]
+    static let privateFiles = [databaseName, databaseName + "-wal", databaseName + "-shm", lockName, keyName, certificateName,
+                               reserveName]
 }
 
 /// The data directory could not be created.

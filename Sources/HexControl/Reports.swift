@@ -36,13 +36,17 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var outbox: Int
     /// Peer connections, and what the budgets closed; nil from a daemon older than this field.
     public var connections: ConnectionCounts?
+    /// The inbox's budgets and the disk's floors; nil from a daemon older than this field.
+    public var storage: StorageReport?
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
         dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
         datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String,
-        outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil
+        outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
+        storage: StorageReport? = nil
     ) {
+        self.storage = storage
         self.datagramsForged = datagramsForged
         self.datagramsReplayed = datagramsReplayed
         self.outbox = outbox

@@ -24,9 +24,10 @@ public enum Daemon {
         let controlPath = dataDirectory.socketPath
 
         let tls = try deviceTLS(configuration, logger: logger)
-        let service = try HexService(databasePath: dataDirectory.databasePath, name: configuration.name,
+        let service = try HexService(dataDirectory: dataDirectory, name: configuration.name,
                                      deviceID: tls?.identity.deviceID, versionID: configuration.appVersion,
-                                     accepting: configuration.accept)
+                                     accepting: configuration.accept, settings: configuration.store,
+                                     logger: logger.named("store"))
         if let replaced = service.replacedUUID {
             logger.warning("this device's peer UUID is now \(service.identity.uuid), the ID its key derives; "
                            + "it was \(replaced). "

@@ -1,7 +1,7 @@
 import HexKit
 
 extension HexDatabase: HexRepository {
-    public func insert(_ hex: Hex, messageID: String?) throws -> Bool {
+    public func insert(_ hex: Hex, messageID: String?, account: SenderAccount?) throws -> Bool {
         let hexID = hex.id.databaseText
         return try connection.writeTransaction {
             if let messageID {
@@ -12,13 +12,15 @@ extension HexDatabase: HexRepository {
             }
             try connection.run(
                 """
-                INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at, checked, sender_trust)
-                VALUES (?, ?, (SELECT COALESCE(MIN(position), 0) - 1 FROM hex WHERE location = ?), ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at, checked,
+                                 sender_trust, size, account)
+                VALUES (?, ?, (SELECT COALESCE(MIN(position), 0) - 1 FROM hex WHERE location = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(hexID), .text(hex.location.rawValue), .text(hex.location.rawValue),
                     .text(hex.senderUUID), .text(hex.senderName), .text(hex.hexDescription), .text(hex.hexColor),
                     .date(hex.timestamp), .integer(hex.isChecked ? 1 : 0), hex.senderTrust.map { .text($0.rawValue) } ?? .null,
+                    .integer(Int64(hex.storedBytes)), account.map { .text($0.rawValue) } ?? .null,
                 ])
             try insertLinks(of: hex, hexID: hexID)
             return true
@@ -121,6 +123,26 @@ extension HexDatabase: HexRepository {
             try connection.run("UPDATE hex SET checked = 1 WHERE id = ? AND location = 'inbox'", [.text(id.databaseText)])
             return connection.changes == 1
         }
+    }
+
+    public func hasReceived(messageID: String) throws -> Bool {
+        try connection.integer("SELECT 1 FROM received_message WHERE message_id = ?", [.text(messageID)]) != nil
+    }
+
+    /// One pass over the inbox's rows: made once, when the daemon starts.
+    public func inboxUsage() throws -> [SenderAccount: Int] {
+        var usage: [SenderAccount: Int] = [:]
+        try connection.run("SELECT account, SUM(size) FROM hex WHERE location = 'inbox' AND account IS NOT NULL GROUP BY account") {
+            usage[SenderAccount(rawValue: $0.string(0))] = Int(clamping: $0.int(1))
+        }
+        return usage
+    }
+
+    public func inboxCharge(ofHex id: UUID) throws -> (account: SenderAccount, bytes: Int)? {
+        try connection.rows("SELECT account, size FROM hex WHERE id = ? AND location = 'inbox' AND account IS NOT NULL",
+                            [.text(id.databaseText)]) {
+            (SenderAccount(rawValue: $0.string(0)), Int(clamping: $0.int(1)))
+        }.first
     }
 
     public func delete(id: UUID) throws -> Bool {

@@ -7,6 +7,10 @@ extension HexDatabase {
         }.first
     }
 
+    public func pairedPeers() throws -> [String] {
+        try connection.rows("SELECT peer_uuid FROM peer_key WHERE trust = 'paired'") { $0.string(0) }
+    }
+
     public func pinnedPeer(forKey fingerprint: String) throws -> String? {
         try connection.rows("SELECT peer_uuid FROM peer_key WHERE fingerprint = ?", [.text(fingerprint.lowercased())]) { $0.string(0) }.first
     }

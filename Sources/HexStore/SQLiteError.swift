@@ -17,3 +17,14 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
         "SQLite error \(code): \(message)" + (sql.map { " (in: \($0))" } ?? "")
     }
 }
+
+extension Error {
+    /// Whether this is SQLite saying the disk is full (`SQLITE_FULL`), alone or as a `StoreError`.
+    public var isDiskFull: Bool {
+        switch self {
+        case let error as SQLiteError: error.code & 0xFF == SQLITE_FULL
+        case StoreError.sqlite(let error) as StoreError: error.code & 0xFF == SQLITE_FULL
+        default: false
+        }
+    }
+}

@@ -107,5 +107,23 @@ public enum Schema {
             -- (HexDatabase.counts), however many hexes are stored.
             CREATE INDEX hex_by_location_checked ON hex (location, checked);
             """),
+        Migration(version: 6, sql: """
+            -- What each hex counts against the inbox's budgets (Hex.storedBytes: 256 per hex and
+            -- 128 per link beside the UTF-8 bytes of their strings), and whose share it is:
+            -- 'key:<device ID>' over TLS, 'address:<IP>' over plaintext; NULL for the user's own.
+            ALTER TABLE hex ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE hex ADD COLUMN account TEXT;
+            UPDATE hex SET size = 256 + length(CAST(sender_uuid AS BLOB)) + length(CAST(sender_name AS BLOB))
+                    + length(CAST(description AS BLOB)) + length(CAST(color AS BLOB))
+                    + COALESCE((SELECT SUM(128 + length(CAST(url AS BLOB)) + length(CAST(link.description AS BLOB))
+                                           + length(CAST(service AS BLOB)))
+                                FROM link WHERE hex_id = hex.id), 0),
+                account = CASE
+                    WHEN location = 'myHexlist' THEN NULL
+                    -- The address of a plaintext hex was not recorded: its share is its UUID's.
+                    WHEN sender_trust IN ('new', 'pinned', 'paired') THEN 'key:' || sender_uuid
+                    ELSE 'sender:' || sender_uuid
+                END;
+            """),
     ]
 }

@@ -26,7 +26,7 @@ struct StoreBenchmark {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }
                 let database = try HexDatabase(path: directory + "/" + DataDirectory.databaseName, durability: durability)
-                let manager = HexManager(repository: database, identity: try database.localIdentity().identity,
+                var manager = HexManager(repository: database, identity: try database.localIdentity().identity,
                                          versionID: HexdVersion.current)
                 let seconds = try measure { for line in lines { _ = try manager.receive(try Envelope.decode(from: line)) } }
                 storeBest[durability] = min(storeBest[durability] ?? .infinity, seconds)

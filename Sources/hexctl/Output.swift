@@ -115,7 +115,23 @@ enum Output {
         \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit, \
         \(status.datagramsForged ?? 0) forged, \(status.datagramsReplayed ?? 0) replayed
         peers dropped from the full table: \(status.peersEvicted)
-        """ + (status.connections.map(connections) ?? "")
+        """ + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
+    }
+
+    private static func storage(_ report: StorageReport) -> String {
+        let size = ByteCount.text
+        let largest = report.largestSender.map { "\($0): \(size(report.largestSenderBytes))" } ?? "none"
+        let disk = report.diskFree.map { free in
+            "\(size(free)) free; floors \(size(report.diskFloor ?? 0)) (senders not paired) and "
+                + "\(size(report.diskHardFloor ?? 0)) (everyone)"
+        } ?? "free space unknown"
+        return """
+
+        inbox space: \(size(report.inboxBytes)) of \(size(report.inboxBudget)); senders not paired: \
+        \(size(report.strangersBytes)) of \(size(report.strangersBudget)); the most from one (of \
+        \(size(report.senderBudget)) each): \(largest)
+        disk: \(disk); refusing \(report.refusing); reserve \(size(report.reserveBytes))
+        """
     }
 
     private static func connections(_ counts: ConnectionCounts) -> String {

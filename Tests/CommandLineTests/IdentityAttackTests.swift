@@ -19,12 +19,8 @@ extension ProcessTests {
         private func exchange(
             _ envelope: Envelope, port: UInt16, as identity: TLSIdentity?, from source: IPv4Address? = nil
         ) async throws -> Envelope {
-            let (_, connection) = try await peerConnection(to: port, as: identity, from: source)
-            try await connection.writeLine(envelope.encodedLine(), timeout: .seconds(5))
-            guard case .line(let line)? = try await connection.readLine(timeout: .seconds(5)) else {
-                throw TLSError("read the answer", reason: "none came")
-            }
-            return try Envelope.decode(from: line)
+            let answers = try await CommandLineTests.exchange([envelope], port: port, as: identity, from: source)
+            return try #require(answers.first)
         }
 
         private func store(from sender: String, name: String, _ description: String) -> Envelope {
@@ -34,9 +30,7 @@ extension ProcessTests {
         }
 
         private func identity(_ name: String, in directory: TemporaryDirectory) throws -> TLSIdentity {
-            try TLSIdentity.loadOrCreate(keyPath: directory.file(name + ".key"),
-                                         certificatePath: directory.file(name + ".crt"),
-                                         commonName: name).0
+            try peerIdentity(name, in: directory)
         }
 
         /// The key and certificate of a daemon not started yet, made where it will find them:

@@ -1,4 +1,6 @@
+import HexKit
 import HexNet
+import HexTestSupport
 import HexTLS
 
 /// A connection to a daemon's envelope port at 127.0.0.1:`port`, opened as a peer opens one: over
@@ -16,4 +18,28 @@ func peerConnection(
         socket
     }
     return (socket, StreamConnection(stream: stream, maximumLineLength: 1 << 20))
+}
+
+/// Writes `envelopes` to 127.0.0.1:`port` on one connection, pipelined, as `identity` over TLS
+/// (plaintext when nil), from `source` when given, and returns an answer for each.
+func exchange(
+    _ envelopes: [Envelope], port: UInt16, as identity: TLSIdentity?, from source: IPv4Address? = nil
+) async throws -> [Envelope] {
+    let (socket, connection) = try await peerConnection(to: port, as: identity, from: source)
+    defer { socket.shutdown() }
+    try await connection.writeLines(envelopes.map { $0.encodedLine() }, timeout: .seconds(10))
+    var answers: [Envelope] = []
+    for _ in envelopes {
+        guard case .line(let line)? = try await connection.readLine(timeout: .seconds(10)) else {
+            throw TLSError("read the answer", reason: "none came")
+        }
+        answers.append(try Envelope.decode(from: line))
+    }
+    return answers
+}
+
+/// A key and certificate of a peer the test plays, kept in `directory`.
+func peerIdentity(_ name: String, in directory: TemporaryDirectory) throws -> TLSIdentity {
+    try TLSIdentity.loadOrCreate(keyPath: directory.file(name + ".key"), certificatePath: directory.file(name + ".crt"),
+                                 commonName: name).0
 }

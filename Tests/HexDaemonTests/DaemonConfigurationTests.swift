@@ -1,5 +1,6 @@
 import HexCommandLine
 @testable import HexDaemon
+import HexKit
 import HexNet
 import Testing
 
@@ -18,6 +19,23 @@ import Testing
         #expect(configuration.broadcastAddresses.isEmpty && configuration.staticPeers.isEmpty)
         #expect(configuration.announceInterval == .seconds(2) && configuration.maximumLineLength == 16 << 20)
         #expect(configuration.appVersion == "2.0.0" && !configuration.legacy && configuration.logLevel == .info)
+    }
+
+    /// The store's settings are declared by the store (`StoreSettings.declared`) and read from
+    /// every source like the rest: flags, then the environment, then the file.
+    @Test func theStoreSettingsComeFromEverySource() throws {
+        let defaults = try resolve([]).store
+        #expect(defaults.budget == InboxBudget(inbox: 1 << 30, perSender: 32 << 20, strangers: 128 << 20))
+        #expect(defaults.freeFloor.bytes(ofDiskSize: 100 << 30) == 2 * (100 << 30) / 100)
+        #expect(defaults.freeFloor.bytes(ofDiskSize: 1 << 30) == 256 << 20, "the larger of 256 MiB and 2 %")
+        #expect(defaults.hardFreeFloor.bytes(ofDiskSize: 1 << 30) == (1 << 30) / 100, "the smaller of 64 MiB and 1 %")
+        let store = try resolve(["--sender-budget", "1MiB", "--min-free", "5%"],
+                                environment: ["HEXD_STRANGERS_BUDGET": "2 GiB", "HEXD_SENDER_BUDGET": "3m"],
+                                file: "inbox-budget = 4096\nmin-free-hard = 10m\ndisk-reserve = 0\nstrangers-budget = 1k").store
+        #expect(store.budget == InboxBudget(inbox: 4_096, perSender: 1 << 20, strangers: 2 << 30))
+        #expect(store.freeFloor == .percent(5) && store.hardFreeFloor == .bytes(10 << 20) && store.reserve == 0)
+        #expect(throws: UsageError.self) { try resolve(["--min-free", "101%"]) }
+        #expect(throws: UsageError.self) { try resolve(["--inbox-budget", "2PiB"]) }
     }
 
     @Test func flagsBeatTheEnvironmentWhichBeatsTheFileWhichBeatsTheDefaults() async throws {
@@ -91,7 +109,7 @@ import Testing
     static let numericSettings = [
         "port", "discovery-port", "announce-interval", "max-line", "idle-timeout", "line-grace", "line-min-rate", "max-connections",
         "max-connections-per-address", "partial-line-budget", "max-links", "max-string", "max-peers", "beacon-rate", "link-concurrency", "link-timeout",
-        "outbox-ttl",
+        "outbox-ttl", "inbox-budget", "sender-budget", "strangers-budget", "min-free", "min-free-hard", "disk-reserve",
     ]
 
     @Test(arguments: numericSettings)
@@ -110,7 +128,7 @@ import Testing
     }
 
     @Test func everyNumericOptionIsCovered() {
-        let numeric = DaemonConfiguration.options.filter { ["port", "seconds", "bytes", "n"].contains($0.valueName ?? "") }.map(\.name)
+        let numeric = DaemonConfiguration.options.filter { ["port", "seconds", "bytes", "n", "size", "size|percent"].contains($0.valueName ?? "") }.map(\.name)
         #expect(Set(numeric) == Set(Self.numericSettings))
     }
 }

@@ -1,4 +1,5 @@
 @testable import HexDaemon
+import HexCommandLine
 import HexKit
 import HexStore
 import HexTestSupport
@@ -9,8 +10,8 @@ import Testing
 @Suite struct StoreBoundsTests {
     private func service() throws -> (HexService, TemporaryDirectory) {
         let directory = try TemporaryDirectory()
-        let service = try HexService(databasePath: directory.file("hexd.sqlite"), name: "Ada", deviceID: nil,
-                                     versionID: HexdVersion.current)
+        let service = try HexService(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]), name: "Ada",
+                                     deviceID: nil, versionID: HexdVersion.current, logger: Logger(level: .error))
         return (service, directory)
     }
 

@@ -114,6 +114,7 @@ import Testing
         case .alert: "alert"
         case .unsupported: "unsupported"
         case .invalid: "invalid"
+        case .noRoom: "noRoom"
         }
     }
 }

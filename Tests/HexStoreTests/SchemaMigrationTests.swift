@@ -47,6 +47,43 @@ import Testing
         #expect(try HexDatabase(path: path, migrations: Schema.migrations + [Self.addPinned]).schemaVersion() == Self.next)
     }
 
+    /// Schema 6 counts the hexes stored before it as `Hex.storedBytes` counts a new one (UTF-8
+    /// bytes, not characters), each against its sender's share; the user's own against none.
+    @Test func hexesFromBeforeTheBudgetsAreCountedAsNewOnesAre() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        do { _ = try HexDatabase(path: path, migrations: Array(Schema.migrations.prefix(5))) }
+        let connection = try SQLiteConnection(path: path)
+        let rows: [(id: String, location: String, sender: String, trust: String?)] = [
+            ("00000000-0000-4000-8000-000000000001", "inbox", "6F9619FF-8B86-4011-B42D-00C04FC964FF", "plaintext"),
+            ("00000000-0000-4000-8000-000000000002", "inbox", "6F9619FF-8B86-8011-B42D-00C04FC964FF", "pinned"),
+            ("00000000-0000-4000-8000-000000000003", "myHexlist", "6F9619FF-8B86-8011-B42D-00C04FC96400", nil),
+        ]
+        for (position, row) in rows.enumerated() {
+            try connection.run("""
+                INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at,
+                                 checked, sender_trust)
+                VALUES (?, ?, ?, ?, 'Zoë 🐝', 'café ☕', '#FF0000', 0, 0, ?)
+                """, [.text(row.id), .text(row.location), .integer(Int64(position)), .text(row.sender),
+                      row.trust.map { .text($0) } ?? .null])
+            for link in 0..<position {
+                try connection.run("INSERT INTO link VALUES (?, ?, ?, 'https://x.example/é', 'ü', 'Dropbox')",
+                                   [.text(row.id), .integer(Int64(link)), .text("L\(position)-\(link)")])
+            }
+        }
+        let migrated = try HexDatabase(path: path)
+        let stored = try rows.map { row in
+            let id = try #require(UUID(uuidString: row.id))
+            return try #require(try migrated.hex(id: id))
+        }
+        #expect(try migrated.inboxUsage() == [
+            SenderAccount(rawValue: "sender:" + rows[0].sender): stored[0].storedBytes,
+            .key(rows[1].sender): stored[1].storedBytes,
+        ])
+        #expect(stored[1].storedBytes == Hex.bytesPerHexRow + Hex.bytesPerLinkRow + 36 + "Zoë 🐝".utf8.count
+                + "café ☕".utf8.count + 7 + "https://x.example/é".utf8.count + "ü".utf8.count + 7)
+    }
+
     @Test func aFailingMigrationChangesNothing() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("db.sqlite")

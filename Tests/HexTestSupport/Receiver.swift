@@ -11,7 +11,7 @@ public final class Receiver {
 
     public let directory: TemporaryDirectory
     public let database: HexDatabase
-    public let manager: HexManager
+    public var manager: HexManager
     /// How a current hexd answers what it receives.
     public let dialect = Dialect(.current)
 

@@ -210,7 +210,7 @@ struct ControlHandler: Sendable {
             peersEvicted: await discovery.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
             accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries,
             connections: inbound.counts, datagramsForged: await discovery.datagramsForged,
-            datagramsReplayed: await discovery.datagramsReplayed)
+            datagramsReplayed: await discovery.datagramsReplayed, storage: await service.storageReport())
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key

@@ -98,14 +98,17 @@ final class EnvelopeServer: Sendable {
         case .admitted:
             break
         }
-        await serve(socket, remote: remote?.description ?? "?")
+        await serve(socket, remote: remote?.description ?? "?", address: address)
         connections.remove(socket)
         // What the connection held (TLS state, line buffers) goes back to the system within the
         // trimmer's interval, so memory falls back after many connections close.
         trimmer.burstFreed()
     }
 
-    private func serve(_ socket: Socket, remote: String) async {
+    /// - Parameters:
+    ///   - remote: the peer's address and port, for the log.
+    ///   - address: its IP address, whose share of the inbox a plaintext hex counts against.
+    private func serve(_ socket: Socket, remote: String, address: String) async {
         guard let stream = await open(socket, remote: remote) else { return }
         let connection = StreamConnection(stream: stream, maximumLineLength: configuration.maximumLineLength, budget: budget)
         // Over TLS every envelope on the connection is from the key the handshake proved.
@@ -135,7 +138,7 @@ final class EnvelopeServer: Sendable {
             }
             if !lines.isEmpty {
                 connections.progressed(socket)
-                let replies = await handle(lines, from: remote, proof: proof)
+                let replies = await handle(lines, from: remote, address: address, proof: proof)
                 do {
                     if !replies.isEmpty { try await connection.writeLines(replies.map { $0.encodedLine() }, timeout: .seconds(10)) }
                 } catch {
@@ -213,7 +216,7 @@ final class EnvelopeServer: Sendable {
     /// A run of Stores and Alerts is handed to the store together (one commit); a Pair is acted
     /// on alone, after what came before it, since it can change how the envelopes after it are
     /// trusted.
-    private func handle(_ lines: [[UInt8]], from remote: String, proof: SenderProof) async -> [Envelope] {
+    private func handle(_ lines: [[UInt8]], from remote: String, address: String, proof: SenderProof) async -> [Envelope] {
         var replies: [Envelope] = []
         var run: [Envelope] = []
         for bytes in lines {
@@ -224,26 +227,27 @@ final class EnvelopeServer: Sendable {
                     run.append(envelope)
                     continue
                 }
-                replies += await receive(run, from: remote, proof: proof)
+                replies += await receive(run, from: remote, address: address, proof: proof)
                 reply = await pairing.receive(envelope, proof: proof, from: remote)
             } catch {
                 logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
-                replies += await receive(run, from: remote, proof: proof)
+                replies += await receive(run, from: remote, address: address, proof: proof)
                 reply = dialect.reply(toUnreadable: error)
             }
             run = []
             if let reply { replies.append(reply) }
         }
-        replies += await receive(run, from: remote, proof: proof)
+        replies += await receive(run, from: remote, address: address, proof: proof)
         return replies
     }
 
     /// Stores or passes on envelopes of one connection, in one commit, and returns the replies owed.
-    private func receive(_ envelopes: [Envelope], from remote: String, proof: SenderProof) async -> [Envelope] {
+    private func receive(_ envelopes: [Envelope], from remote: String, address: String,
+                         proof: SenderProof) async -> [Envelope] {
         guard !envelopes.isEmpty else { return [] }
         var replies: [Envelope] = []
         var record = Record()
-        for (envelope, outcome) in zip(envelopes, await service.receive(envelopes, proof: proof)) {
+        for (envelope, outcome) in zip(envelopes, await service.receive(envelopes, proof: proof, from: address)) {
             switch outcome {
             case .success(let outcome):
                 await log(outcome, of: envelope, from: remote, into: &record)
@@ -295,6 +299,8 @@ final class EnvelopeServer: Sendable {
             record.events.append(EventLog.Draft(.alertReceived, peerUUID: senderID, peer: announced ?? remote,
                                                 versionID: envelope.versionID,
                                                 message: message))
+        case .noRoom:
+            break  // The store logs it, once a minute per sender.
         default:
             logger.limited("refused envelope", .info, "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) (version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)",
                            [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("status", outcome.ackStatus.rawValue)])

@@ -95,17 +95,18 @@ public struct Dialect: Sendable, Hashable {
 
     /// The reply owed for an envelope with this outcome: an Ack when the envelope had a
     /// `messageID`; to a legacy sender (no `messageID`) only the original app's Alert to a blocked
-    /// sender; otherwise nothing. An Ack is never answered, so two peers cannot loop.
+    /// sender, or an Alert saying why a hex found no room; otherwise nothing. An Ack is never answered, so two peers cannot loop.
     public func reply(to envelope: Envelope, outcome: ReceiveOutcome) -> Envelope? {
         if envelope.operationType == .ack { return nil }
         if let messageID = envelope.messageID {
             let hexID: String? = if case .stored(let hex) = outcome { hex.id.uppercaseText } else { nil }
             return .ack(outcome.ackStatus, messageID: messageID, message: outcome.explanation, versionID: versionID, hexID: hexID)
         }
-        if case .rejected(let alert) = outcome {
-            return .alert(alert, versionID: versionID)
+        switch outcome {
+        case .rejected(let alert): return .alert(alert, versionID: versionID)
+        case .noRoom(let refusal, _): return .alert("Not stored: \(refusal.message).", versionID: versionID)
+        default: return nil
         }
-        return nil
     }
 
     /// The reply to a line that is not an envelope: an Ack `invalid` explaining why, carrying the

@@ -16,6 +16,14 @@ public struct HexManager {
     /// claiming one; false when it plays a legacy peer, which takes any sender as the original
     /// app did.
     public let knowsDerivedIDs: Bool
+    /// What the inbox may hold (Protocol.md, section 12.3); unlimited unless set.
+    public var budget = InboxBudget.unlimited
+    /// What the inbox holds against `budget`: empty until `loadUsage()`, then kept with every
+    /// Store and delete.
+    public private(set) var usage = InboxUsage()
+    /// The free space of the inbox's disk, which its owner reads before each batch of Stores;
+    /// each hex stored counts against it until the next reading.
+    public var diskRoom = DiskRoom.unlimited
     private let repository: any HexRepository
 
     public init(
@@ -32,28 +40,57 @@ public struct HexManager {
 
     // MARK: Receiving
 
+    /// Reads what the inbox holds, by account, and which accounts are paired: once, when the
+    /// daemon starts (one pass over the inbox's rows).
+    public mutating func loadUsage() throws {
+        usage = InboxUsage(byAccount: try repository.inboxUsage(), paired: try pairedAccounts())
+    }
+
+    /// Reads again which accounts are paired, after a pin changed.
+    public mutating func pairingsChanged() throws {
+        usage.setPaired(try pairedAccounts())
+    }
+
+    private func pairedAccounts() throws -> Set<SenderAccount> {
+        Set(try repository.pairedPeers().map(SenderAccount.key))
+    }
+
+    /// Starts a batch of receives committed together (see `InboxUsage.beginBatch`).
+    public mutating func beginBatch() { usage.beginBatch() }
+
+    /// The batch's commit succeeded.
+    public mutating func endBatch() { usage.endBatch() }
+
+    /// The batch's commit failed: what it counted is taken back.
+    public mutating func rollBackBatch() { usage.rollBackBatch() }
+
     /// Acts on an envelope received from a peer: stores a hex in the inbox (unless its sender is
     /// blocked, not admitted by the accept policy, or its `messageID` was stored before), passes an
     /// Alert on (from a sender the policy admits and that is not blocked), and refuses the rest.
     ///
     /// Returns only after the hex is committed, so an Ack built from the outcome never claims
-    /// more than the database holds.
+    /// more than the database holds. A hex that does not fit `budget` or `diskRoom` is refused
+    /// whole (`noRoom`), unless its `messageID` was stored before (`duplicate`: a delivery).
     /// - Throws: only errors of the repository (the database); the envelope itself never throws.
-    /// - Parameter proof: what the connection proved about the sender: a key over TLS, which
-    ///   must be the one pinned to the envelope's `senderUUID` (and is pinned to it on first
-    ///   use), or nothing over plain TCP, which cannot speak for a peer known by its key.
-    public func receive(_ envelope: Envelope, proof: SenderProof = .none, at time: Date = Date()) throws -> ReceiveOutcome {
+    /// - Parameters:
+    ///   - proof: what the connection proved about the sender: a key over TLS, which must be the
+    ///     one pinned to the envelope's `senderUUID` (and is pinned to it on first use), or
+    ///     nothing over plain TCP, which cannot speak for a peer known by its key.
+    ///   - address: the IP address the envelope came from: a plaintext sender's account.
+    public mutating func receive(_ envelope: Envelope, proof: SenderProof = .none, from address: String = "",
+                                 at time: Date = Date()) throws -> ReceiveOutcome {
         switch envelope.operationType {
         case .alert:
             return try receiveAlert(envelope, proof: proof)
         case .store:
-            return try receiveStore(envelope, proof: proof, at: time)
+            return try receiveStore(envelope, proof: proof, from: address, at: time)
         default:
             return .unsupported(reason: "operationType \"\(envelope.operationType)\" is not supported by hexd \(versionID)")
         }
     }
 
-    private func receiveStore(_ envelope: Envelope, proof: SenderProof, at time: Date) throws -> ReceiveOutcome {
+    private mutating func receiveStore(_ envelope: Envelope, proof: SenderProof, from address: String,
+                                       at time: Date) throws -> ReceiveOutcome {
         if let objectType = envelope.jmObjectType, objectType != .hex {
             return .unsupported(reason: "a Store of jmObjectType \"\(objectType)\" is not supported by hexd \(versionID)")
         }
@@ -76,7 +113,19 @@ public struct HexManager {
         var hex = Self.makeHex(from: hexJM, location: .inbox, at: time)
         hex.senderUUID = sender
         hex.senderTrust = trust
-        return try repository.insert(hex, messageID: envelope.messageID) ? .stored(hex) : .duplicate
+        let account: SenderAccount = if case .key(_, let deviceID) = proof { .key(deviceID) } else { .address(address) }
+        let bytes = hex.storedBytes
+        let paired = trust == .paired
+        if let refusal = usage.refusal(ofBytes: bytes, from: account, paired: paired, budget: budget)
+            ?? diskRoom.refusal(ofBytes: bytes, paired: paired) {
+            // A repeat of a hex stored before was delivered then, whatever room is left now.
+            if let messageID = envelope.messageID, try repository.hasReceived(messageID: messageID) { return .duplicate }
+            return .noRoom(refusal, account: account)
+        }
+        guard try repository.insert(hex, messageID: envelope.messageID, account: account) else { return .duplicate }
+        usage.add(bytes, for: account)
+        diskRoom.spend(bytes)
+        return .stored(hex)
     }
 
     /// The refusal of a sender the accept policy does not admit, in the words the original app
@@ -89,7 +138,7 @@ public struct HexManager {
     /// unless that key's peer is blocked or the policy does not admit it: `known` and `paired`
     /// take Alerts only from a key pinned (or paired, as the policy requires). A plaintext Alert
     /// cannot be tied to a sender, so only the policy `anyone` takes it, blocked senders or not.
-    private func receiveAlert(_ envelope: Envelope, proof: SenderProof) throws -> ReceiveOutcome {
+    private mutating func receiveAlert(_ envelope: Envelope, proof: SenderProof) throws -> ReceiveOutcome {
         var pin: PeerPin?
         var sender: String?
         if case .key(let fingerprint, let deviceID) = proof {
@@ -110,7 +159,7 @@ public struct HexManager {
     /// the sender must be the device ID the proven key derives; that key is pinned to it on first
     /// use when the policy takes anyone. Plaintext never speaks for a derived ID, nor for a UUID
     /// pinned to a key.
-    private func authenticate(_ sender: String, proof: SenderProof) throws -> Authentication {
+    private mutating func authenticate(_ sender: String, proof: SenderProof) throws -> Authentication {
         switch proof {
         case .key(let fingerprint, let deviceID):
             guard !sender.isEmpty else { return .disproved("a Store over TLS must name its senderUUID (a UUID)") }
@@ -154,9 +203,10 @@ public struct HexManager {
     /// UUID of its peer's choosing) moves, with its trust, block and outbox, to the ID it derives
     /// the first time it proves itself (Protocol.md, section 12.1). Returns `owner` when it is a
     /// derived ID already.
-    private func movedToDerivedID(_ owner: String, deviceID: String) throws -> String {
+    private mutating func movedToDerivedID(_ owner: String, deviceID: String) throws -> String {
         guard owner != deviceID, !owner.isKeyDerivedID else { return owner }
         try repository.movePeer(from: owner, to: deviceID)
+        try pairingsChanged()
         return deviceID
     }
 
@@ -266,9 +316,12 @@ public struct HexManager {
         try repository.hexIDs(idPrefix: prefix, in: location, limit: limit)
     }
 
-    /// Deletes a hex from the inbox or My Hexlist.
-    public func delete(id: UUID) throws {
+    /// Deletes a hex from the inbox or My Hexlist; an inbox hex gives its bytes back to its
+    /// sender's share of the budgets.
+    public mutating func delete(id: UUID) throws {
+        let charge = try repository.inboxCharge(ofHex: id)
         guard try repository.delete(id: id) else { throw HexManagerError.hexNotFound(id, in: nil) }
+        if let charge { usage.add(-charge.bytes, for: charge.account) }
     }
 
     // MARK: Block list

@@ -9,7 +9,21 @@ public protocol HexRepository {
     /// - Parameter messageID: when given, recorded in the same transaction; if it was recorded
     ///   before, nothing is inserted.
     /// - Returns: false when `messageID` had been recorded before (a duplicate), else true.
-    func insert(_ hex: Hex, messageID: String?) throws -> Bool
+    /// - Parameter account: whose share of the inbox's budgets the hex counts against (nil for
+    ///   the user's own); recorded with its `storedBytes`.
+    func insert(_ hex: Hex, messageID: String?, account: SenderAccount?) throws -> Bool
+
+    /// Whether a hex with this `messageID` was stored.
+    func hasReceived(messageID: String) throws -> Bool
+
+    /// The bytes (`Hex.storedBytes`) the inbox's hexes hold, by account.
+    func inboxUsage() throws -> [SenderAccount: Int]
+
+    /// What an inbox hex counts against the budgets, and whose; nil when it is not in the inbox.
+    func inboxCharge(ofHex id: UUID) throws -> (account: SenderAccount, bytes: Int)?
+
+    /// The UUIDs of the peers paired with `hexctl pair`, uppercase.
+    func pairedPeers() throws -> [String]
 
     /// The hex with this id, with its links in order.
     func hex(id: UUID) throws -> Hex?
@@ -66,4 +80,11 @@ public protocol HexRepository {
     /// Moves what is kept about a peer from one UUID to another, in one transaction: its pin
     /// (with its trust), its block and its outbox. What the new UUID had is replaced.
     func movePeer(from old: String, to new: String) throws
+}
+
+extension HexRepository {
+    /// Inserts a hex that counts against no account (the user's own, or a test's).
+    public func insert(_ hex: Hex, messageID: String?) throws -> Bool {
+        try insert(hex, messageID: messageID, account: nil)
+    }
 }

@@ -13,6 +13,9 @@ public enum ReceiveOutcome: Sendable, Hashable {
     /// An Alert arrived with this message, from the device ID its TLS connection proved (nil
     /// over plaintext: an Alert names no sender).
     case alert(message: String, sender: String? = nil)
+    /// The hex does not fit a budget of the inbox or the disk's free space; nothing was stored.
+    /// `account` is whose share it would have counted against.
+    case noRoom(StorageRefusal, account: SenderAccount)
     /// The operation or object type is one this version does not handle; nothing was done.
     case unsupported(reason: String)
     /// The envelope cannot be acted on; nothing was stored.
@@ -25,6 +28,7 @@ public enum ReceiveOutcome: Sendable, Hashable {
         case .duplicate: .duplicate
         case .rejected, .forged: .rejected
         case .alert: .received
+        case .noRoom(let refusal, _): refusal.ackStatus
         case .unsupported: .unsupported
         case .invalid: .invalid
         }
@@ -37,6 +41,7 @@ public enum ReceiveOutcome: Sendable, Hashable {
         case .duplicate: "already stored; this messageID was seen before"
         case .rejected(let alert): alert
         case .alert: "alert delivered"
+        case .noRoom(let refusal, _): refusal.message
         case .unsupported(let reason), .invalid(let reason), .forged(let reason): reason
         }
     }

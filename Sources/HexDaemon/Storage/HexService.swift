@@ -1,3 +1,5 @@
+import HexCommandLine
+import HexControl
 import HexKit
 import HexStore
 import Synchronization
@@ -9,24 +11,45 @@ actor HexService {
 
     /// Internal for the extensions that keep other tables (`HexService+Outbox.swift`).
     let database: HexDatabase
-    private let manager: HexManager
+    private var manager: HexManager
     nonisolated let identity: LocalIdentity
     /// The peer UUID this start replaced with the ID the device's key derives, if it did: a data
     /// directory from before IDs were derived from keys.
     nonisolated let replacedUUID: String?
 
-    /// - Parameter deviceID: the ID the device's key derives; nil when playing a legacy peer.
-    init(databasePath: String, name: String?, deviceID: UUID?, versionID: String,
-         accepting acceptPolicy: AcceptPolicy = .anyone) throws {
-        database = try HexDatabase(path: databasePath)
+    /// The free space of the data directory's disk, read before each batch of Stores.
+    private var disk: DiskWatch
+    /// The bytes `disk` keeps in reserve when it holds its reserve file.
+    private let reserve: Int
+    /// Where the disk's changes (floors crossed, the reserve given back) are said.
+    private let logger: Logger
+    /// The batch refusals logged per account (once a minute each).
+    private var refusalsLogged = KeyedThrottle<SenderAccount>(interval: .seconds(60), capacity: 1_024)
+
+    /// - Parameters:
+    ///   - deviceID: the ID the device's key derives; nil when playing a legacy peer.
+    ///   - settings: the inbox's budgets and the disk's floors.
+    init(dataDirectory: DataDirectory, name: String?, deviceID: UUID?, versionID: String,
+         accepting acceptPolicy: AcceptPolicy = .anyone, settings: StoreSettings = StoreSettings(),
+         logger: Logger) throws {
+        self.logger = logger
+        reserve = settings.reserve
+        disk = DiskWatch(directory: dataDirectory.path, reservePath: dataDirectory.reservePath, settings: settings)
+        // Read before the database opens: on a full disk, the reserve goes back to it first.
+        let (room, changes) = disk.room()
+        database = try HexDatabase(path: dataDirectory.databasePath)
         // Two fresh installs would otherwise share one default name, and `--to` could not tell them apart.
         (identity, replacedUUID) = try database.localIdentity(
             name: name, firstName: HostName.current ?? LocalIdentity.defaultName, deviceID: deviceID)
         manager = HexManager(repository: database, identity: identity, versionID: versionID, accepting: acceptPolicy,
                              knowsDerivedIDs: deviceID != nil)
+        manager.budget = settings.budget
+        manager.diskRoom = room
+        try manager.loadUsage()
         // A checkpoint is a job of its own on this actor, after the one whose commit made it due:
         // the callers of that commit are answered (and their Acks sent) first.
         database.deferCheckpoints { Task { await self.checkpoint() } }
+        for change in changes { Self.log(change, to: logger) }
     }
 
     /// Copies the write-ahead log into the database file. One that fails (the disk, a reader in
@@ -43,10 +66,13 @@ actor HexService {
     /// each caller is answered (and its Acks sent) only after that commit. An idle store commits
     /// at once. Not isolated to the actor: the caller is resumed from the commit directly, so
     /// that a job queued on the actor meanwhile (a checkpoint) never delays its answer.
-    nonisolated func receive(_ envelopes: [Envelope], proof: SenderProof) async -> [Result<ReceiveOutcome, any Error>] {
+    /// - Parameter address: the IP address they came from (a plaintext sender's account).
+    nonisolated func receive(_ envelopes: [Envelope], proof: SenderProof,
+                             from address: String) async -> [Result<ReceiveOutcome, any Error>] {
         await withCheckedContinuation { continuation in
             let scheduleCommit = arrivals.withLock { queue in
-                queue.waiting.append(Arrival(envelopes: envelopes, proof: proof, continuation: continuation))
+                queue.waiting.append(Arrival(envelopes: envelopes, proof: proof, address: address,
+                                             continuation: continuation))
                 defer { queue.commitScheduled = true }
                 return !queue.commitScheduled
             }
@@ -59,6 +85,7 @@ actor HexService {
     private struct Arrival {
         let envelopes: [Envelope]
         let proof: SenderProof
+        let address: String
         let continuation: CheckedContinuation<[Result<ReceiveOutcome, any Error>], Never>
     }
 
@@ -85,19 +112,70 @@ actor HexService {
             return (batch, queue.commitScheduled)
         }
         if more { Task { self.commitArrivals() } }
+        let (room, changes) = disk.room()
+        for change in changes { Self.log(change, to: logger) }
+        manager.diskRoom = room
+        manager.beginBatch()
         var outcomes: [[Result<ReceiveOutcome, any Error>]] = []
         do {
             try database.transaction {
                 // One envelope that fails (its savepoint rolled back) fails alone.
                 outcomes = batch.map { arrival in
-                    arrival.envelopes.map { envelope in Result { try manager.receive(envelope, proof: arrival.proof) } }
+                    arrival.envelopes.map { envelope in
+                        Result { try manager.receive(envelope, proof: arrival.proof, from: arrival.address) }
+                    }
                 }
             }
+            manager.endBatch()
         } catch {
             // The commit failed: nothing of the batch was stored.
+            manager.rollBackBatch()
+            if error.isDiskFull, let change = disk.diskFilled() { Self.log(change, to: logger) }
             outcomes = batch.map { arrival in arrival.envelopes.map { _ in .failure(error) } }
         }
         for (arrival, outcome) in zip(batch, outcomes) { arrival.continuation.resume(returning: outcome) }
+        logRefusals(in: outcomes)
+    }
+
+    /// Logs each account refused for room once a minute: a sender past its budget may keep
+    /// sending, and the log must not fill the disk in its place.
+    private func logRefusals(in outcomes: [[Result<ReceiveOutcome, any Error>]]) {
+        for case .success(.noRoom(let refusal, let account)) in outcomes.joined()
+        where refusalsLogged.admit(account, at: .now) {
+            logger.warning("refused a hex from \(account), past \(refusal.summary): nothing stored "
+                           + "(said once a minute per sender)",
+                           [("account", account.rawValue), ("limit", refusal.option)])
+        }
+    }
+
+    private static func log(_ change: DiskWatch.Change, to logger: Logger) {
+        switch change {
+        case .refusing(.nothing, let free, _):
+            logger.info("the disk has \(ByteCount.text(free)) free again: every Store is taken")
+        case .refusing(let refusing, let free, let floor):
+            logger.warning("the disk has \(ByteCount.text(free)) free, below \(ByteCount.text(floor)): refusing "
+                           + "\(refusing.rawValue) until space returns (hexd --min-free, --min-free-hard)")
+        case .reserveReleased(let bytes, let free):
+            logger.warning("the disk is full (\(ByteCount.text(free)) free): gave back the \(ByteCount.text(bytes)) "
+                           + "reserve so that hexd can go on; it is made again once space returns")
+        case .reserveMade(let bytes):
+            logger.info("set aside a \(ByteCount.text(bytes)) reserve for a day the disk fills up (--disk-reserve)")
+        }
+    }
+
+    /// What the inbox holds against its budgets, and the disk against its floors.
+    func storageReport() -> StorageReport {
+        let usage = manager.usage
+        let budget = manager.budget
+        let largest = usage.largestStranger
+        let reading = disk.reading()
+        return StorageReport(
+            inboxBytes: usage.total, inboxBudget: budget.inbox, strangersBytes: usage.strangers,
+            strangersBudget: budget.strangers, largestSender: largest?.account.description,
+            largestSenderBytes: largest?.bytes ?? 0, senderBudget: budget.perSender, diskFree: reading?.free,
+            diskFloor: reading?.floor, diskHardFloor: reading?.hardFloor,
+            refusing: reading.map(DiskWatch.Refusing.init)?.rawValue ?? DiskWatch.Refusing.nothing.rawValue,
+            reserveBytes: disk.holdsReserve ? reserve : 0)
     }
 
     /// The number of this start, and whether it was stored (see `HexDatabase.nextBootNumber`).
@@ -108,6 +186,7 @@ actor HexService {
     /// Moves a peer's pin, block and outbox to the ID its key derives (see `HexRepository.movePeer`).
     func movePeer(from old: String, to new: String) throws {
         try database.movePeer(from: old, to: new)
+        try manager.pairingsChanged()
     }
 
     /// The key pinned to a peer UUID, if any.
@@ -154,6 +233,7 @@ actor HexService {
     func pair(peer uuid: String, fingerprint: String) throws -> PeerPin {
         let pin = PeerPin(peerUUID: uuid, fingerprint: fingerprint, trust: .paired)
         try database.setPin(pin)
+        try manager.pairingsChanged()
         return pin
     }
 
@@ -164,6 +244,7 @@ actor HexService {
         guard pin.trust == .paired else { throw LookupError.notPaired(label) }
         pin.trust = .pinned
         try database.setPin(pin)
+        try manager.pairingsChanged()
         return pin
     }
 
@@ -172,6 +253,7 @@ actor HexService {
     /// - Throws: `LookupError.noPin`, naming the peer as `label`.
     func resetTrust(peer uuid: String, label: String) throws -> PeerPin {
         guard let pin = try database.pin(forPeer: uuid), try database.removePin(forPeer: uuid) else { throw LookupError.noPin(label) }
+        try manager.pairingsChanged()
         return pin
     }
 

@@ -1,0 +1,34 @@
+/// An option declared once: its name, placeholder and help (what `--help` and the man page show),
+/// and how its text becomes a value of the settings it belongs to. A service declares its own
+/// settings as a list of these; the command that runs it offers their options and applies what
+/// the user gave, from wherever it came.
+public struct Setting<Settings>: Sendable {
+    public let option: Option
+    /// What a refused value is told it should have been ("a size such as 32MiB").
+    public let expected: String
+    private let assign: @Sendable (String, inout Settings) -> Bool
+
+    /// - Parameters:
+    ///   - keyPath: where the value goes.
+    ///   - parse: the value of a text, or nil when the text is not one the option takes.
+    public init<Value>(
+        _ name: String, value: String, help: String, expected: String,
+        _ keyPath: WritableKeyPath<Settings, Value> & Sendable, parse: @escaping @Sendable (String) -> Value?
+    ) {
+        option = Option(name, value: value, help: help)
+        self.expected = expected
+        assign = { text, settings in
+            guard let value = parse(text) else { return false }
+            settings[keyPath: keyPath] = value
+            return true
+        }
+    }
+
+    /// Sets the value `text` gives.
+    /// - Parameter source: where the text came from (`--inbox-budget`, `HEXD_INBOX_BUDGET`, a
+    ///   config file's line), named by the error.
+    /// - Throws: `UsageError` when the option does not take `text`.
+    public func apply(_ text: String, to settings: inout Settings, source: String) throws(UsageError) {
+        guard assign(text, &settings) else { throw UsageError("\(source) needs \(expected), not '\(text)'") }
+    }
+}
