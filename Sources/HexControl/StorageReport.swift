@@ -1,5 +1,5 @@
 /// What the inbox holds against its budgets and what the disk has free against its floors
-/// (`status`; Protocol.md, section 12.3). Sizes are bytes.
+/// (`status`; Protocol.md, section 11.1). Sizes are bytes.
 public struct StorageReport: Sendable, Codable, Equatable {
     /// The inbox, every sender, against `--inbox-budget`.
     public var inboxBytes: Int

@@ -17,6 +17,14 @@ let description = """
     to --beacon-rate; Protocol.md, section 11): past one, the offender is cut off and logged at a
     bounded rate, and everyone else is served on. The data directory must belong to the user
     running hexd; it is made private (0700, its files 0600).
+
+    A hex is acknowledged only once it is synced to disk: an acked hex survives a power cut. What
+    senders may keep in the inbox is bounded (--inbox-budget, --sender-budget, --strangers-budget;
+    paired peers are held to the first alone), and so is what hexd stores as the disk fills
+    (--min-free, --min-free-hard; Protocol.md, section 11.1): past a budget a hex is refused
+    (rejected), below a floor it is refused until space returns (failed: the sender retries), and
+    nothing stored is evicted. On a full disk hexd still starts and answers hexctl, helped by its
+    reserve file (--disk-reserve).
     """
 
 let exitCodes = """
@@ -49,6 +57,7 @@ let manual = ManualPage(
             ("<data-dir>/hexd.sock", "The control socket hexctl talks to."),
             ("<data-dir>/hexd.lock", "Held while a daemon runs on the data directory."),
             ("<data-dir>/hexd.conf", "The config file read when --config is not given."),
+            ("<data-dir>/space.reserve", "Space held back for a full disk (--disk-reserve)."),
         ], text: ""),
         (title: "See also", entries: [], text: "hexctl(1); Protocol.md and README.md in hexd's sources."),
     ]

@@ -176,17 +176,12 @@ extension ProcessTests {
             #expect(again.status == 0, "\(again.standardError)")
         }
         /// On a full disk hexd still starts and serves its user, answers Stores honestly (`failed`,
-        /// nothing stored) and takes them again by itself once space returns. The disk is a tmpfs
-        /// of 8 MiB mounted for the test (root).
+        /// nothing stored) and takes them again by itself once space returns. It gives its reserve
+        /// back to the full disk to start, and sets it aside again once space returns. The disk is
+        /// a tmpfs of 8 MiB mounted for the test (root).
         @Test func aDaemonStartsOnAFullDiskAndResumesWhenSpaceReturns() async throws {
-            try ExternalTool.requireRoot()
-            let disk = try TemporaryDirectory()
-            let mounted = mount("tmpfs", disk.path, "tmpfs", 0, "size=8m")
-            try #require(mounted == 0, "mount a tmpfs at \(disk.path): \(String(cString: strerror(errno)))")
-            defer {
-                umount2(disk.path, Int32(MNT_DETACH))
-                withExtendedLifetime(disk) {}
-            }
+            let disk = try SmallDisk(mebibytes: 8)
+            let floors = ["--min-free", "0", "--min-free-hard", "2MiB", "--disk-reserve", "1MiB"]
             let port = try DaemonProcess.freeDiscoveryPort()
             func store(_ id: String, to port: UInt16) async throws -> AckStatus? {
                 let line = Envelope.store(HexJM(senderUUID: "6F9619FF-8B86-4011-B42D-00C04FC964FF", senderName: "Old",
@@ -198,26 +193,27 @@ extension ProcessTests {
                 guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(10)) else { return nil }
                 return try Envelope.decode(from: reply).status
             }
-            let first = try await DaemonProcess(name: "Full", discoveryPort: port, directory: disk)
+            let first = try await DaemonProcess(name: "Full", discoveryPort: port, directory: disk.directory,
+                                                extraArguments: floors)
             #expect(try await store("before", to: try await first.hexctlJSON(StatusReport.self,
                                                                              ["status"]).tcpPort) == .stored)
+            #expect(try await first.hexctlJSON(StatusReport.self, ["status"]).storage?.reserveBytes == 1 << 20)
             #expect(first.stop() == 0)
 
-            // Fill the disk: at most its 8 MiB, in 64 KiB writes, until the filesystem says no.
-            let filler = open(disk.file("filler"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-            #expect(filler >= 0)
-            let chunk = [UInt8](repeating: 0, count: 65_536)
-            for _ in 0..<256 where write(filler, chunk, chunk.count) == chunk.count {}
-            close(filler)
-
-            let full = try await DaemonProcess(name: "Full", discoveryPort: port, directory: disk)
+            disk.fill("filler")
+            let full = try await DaemonProcess(name: "Full", discoveryPort: port, directory: disk.directory,
+                                               extraArguments: floors)
+            #expect(full.log.contains("gave back the 1.0 MiB reserve"), "\(full.log)")
             let status = try await full.hexctlJSON(StatusReport.self, ["status"])
+            #expect(status.storage?.refusing == "every Store" && status.storage?.reserveBytes == 0)
             #expect(try await full.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == ["before"])
             #expect(try await store("while full", to: status.tcpPort) == .failed, "refused honestly, not acked")
             #expect(unlink(disk.file("filler")) == 0)
             #expect(try await store("after", to: status.tcpPort) == .stored, "space is back: taken again")
             #expect(try await full.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == ["after",
                                                                                                          "before"])
+            #expect(try await full.hexctlJSON(StatusReport.self, ["status"]).storage?.reserveBytes == 1 << 20,
+                    "the reserve is set aside again")
         }
     }
 }

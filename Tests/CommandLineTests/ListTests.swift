@@ -19,7 +19,9 @@ extension ProcessTests {
         }
 
         @Test func hugeHexesNeverBreakTheInbox() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort())
+            // One sender's 36 MB is past the default share of a sender not paired (32 MiB).
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                                                 extraArguments: ["--sender-budget", "64MiB"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             // Three hexes of 12 MB each: 200 links with 60 kB URLs, and a 60 kB description.
             let longURL = "https://example.com/" + String(repeating: "u", count: 60_000)

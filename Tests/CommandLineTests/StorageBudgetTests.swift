@@ -129,5 +129,81 @@ extension ProcessTests {
             #expect(try await bob.hexctlJSON(StatusReport.self, ["status"]).storage?.refusing == "every Store")
             #expect(try await bob.hexctlJSONLines(HexSummary.self, ["inbox"]).count == 1, "the inbox is served")
         }
+
+        /// A hex of about 470 KiB: eight links of 60,000 bytes.
+        private static func largeStore(from sender: String) -> Envelope {
+            .store(HexJM(senderUUID: sender, senderName: "Flood", hexDescription: "large", hexColor: "#000000",
+                         links: (0..<8).map { LinkJM(url: "https://flood.example/\($0)/" + String(repeating: "f", count: 60_000)) }),
+                   versionID: HexdVersion.current, messageID: UUID().uuidString)
+        }
+
+        /// Four strangers (two keys over TLS, two plaintext addresses) stream large Stores at a
+        /// daemon whose data directory is on a 64 MiB tmpfs, for at most 6 s each: the directory
+        /// stays within the strangers' budget (twice over for the write-ahead log, plus the
+        /// reserve), a paired peer's hexes are acked throughout, and after the attack the daemon
+        /// restarts, lists its inbox and takes the paired peer's hexes again.
+        @Test func strangersStreamingLargeStoresCannotFillTheDisk() async throws {
+            let disk = try SmallDisk(mebibytes: 64)
+            let keys = try TemporaryDirectory()
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let settings = ["--sender-budget", "2MiB", "--strangers-budget", "6MiB", "--min-free", "12MiB",
+                            "--min-free-hard", "4MiB", "--disk-reserve", "2MiB"]
+            let alice = try await DaemonProcess(name: "Alice", discoveryPort: port)
+            var bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: disk.directory,
+                                              extraArguments: settings)
+            try await Self.pair(alice, with: bob)
+            let bobPort = try await bob.hexctlJSON(StatusReport.self, ["status"]).tcpPort
+            let strangers: [(TLSIdentity?, IPv4Address?)] = [
+                (try peerIdentity("One", in: keys), nil), (try peerIdentity("Two", in: keys), nil),
+                (nil, IPv4Address("127.0.0.4")), (nil, IPv4Address("127.0.0.5")),
+            ]
+            let deadline = ContinuousClock.now + .seconds(6)
+            let (answers, pairedSends) = try await withThrowingTaskGroup(of: ([AckStatus?], [Int32]).self) { group in
+                for (identity, source) in strangers {
+                    group.addTask {
+                        var statuses: [AckStatus?] = []
+                        for _ in 0..<40 where ContinuousClock.now < deadline {
+                            let sender = identity?.deviceID.uppercaseText ?? UUID().uuidString
+                            statuses += try await exchange((0..<4).map { _ in Self.largeStore(from: sender) },
+                                                           port: bobPort, as: identity, from: source).map(\.status)
+                        }
+                        return (statuses, [])
+                    }
+                }
+                group.addTask {
+                    var exits: [Int32] = []
+                    for index in 0..<5 {
+                        try await Task.sleep(for: .milliseconds(400))
+                        exits.append(try await alice.hexctl(["send", "--no-queue", "--to", "bob",
+                                                             "https://paired.example/\(index)"]).status)
+                    }
+                    return ([], exits)
+                }
+                var all: ([AckStatus?], [Int32]) = ([], [])
+                for try await (statuses, exits) in group {
+                    all.0 += statuses
+                    all.1 += exits
+                }
+                return all
+            }
+            #expect(pairedSends == [0, 0, 0, 0, 0], "the paired peer's hexes are acked throughout the attack")
+            let stored = answers.filter { $0 == .stored }.count
+            #expect(stored > 0 && stored < answers.count && answers.allSatisfy { $0 == .stored || $0 == .rejected },
+                    "\(stored) of \(answers.count) stored")
+            let storage = try #require(try await bob.hexctlJSON(StatusReport.self, ["status"]).storage)
+            #expect(storage.strangersBytes <= 6 << 20)
+            let used = SmallDisk.bytesUsed(in: bob.dataDirectory)
+            #expect(used <= 2 * (6 << 20) + (2 << 20) + (1 << 20),
+                    "the data directory holds \(ByteCount.text(used)) for \(ByteCount.text(storage.strangersBytes)) of strangers' hexes")
+
+            #expect(bob.stop() == 0)
+            bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: disk.directory,
+                                          extraArguments: settings)
+            #expect(try await bob.hexctlJSONLines(HexSummary.self, ["inbox", "--limit", "1000"]).count == stored + 5)
+            try await waitUntil("Alice lists Bob again", timeout: .seconds(10)) {
+                try await alice.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Bob" }
+            }
+            #expect(try await alice.hexctl(["send", "--no-queue", "--to", "bob", "https://paired.example/after"]).status == 0)
+        }
     }
 }

@@ -2,7 +2,7 @@ import HexCommandLine
 import HexKit
 
 /// What the store's service is told: the inbox's budgets and the disk's floors (Protocol.md,
-/// section 12.3). Each option is declared once, in `declared`.
+/// section 11.1). Each option is declared once, in `declared`.
 public struct StoreSettings: Sendable, Hashable {
     public var budget = InboxBudget.default
     /// Below it, only paired senders are stored.

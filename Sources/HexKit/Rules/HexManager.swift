@@ -16,7 +16,7 @@ public struct HexManager {
     /// claiming one; false when it plays a legacy peer, which takes any sender as the original
     /// app did.
     public let knowsDerivedIDs: Bool
-    /// What the inbox may hold (Protocol.md, section 12.3); unlimited unless set.
+    /// What the inbox may hold (Protocol.md, section 11.1); unlimited unless set.
     public var budget = InboxBudget.unlimited
     /// What the inbox holds against `budget`: empty until `loadUsage()`, then kept with every
     /// Store and delete.

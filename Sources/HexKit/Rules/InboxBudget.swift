@@ -1,4 +1,4 @@
-/// How much of the inbox senders may fill (Protocol.md, section 12.3). A paired sender is held
+/// How much of the inbox senders may fill (Protocol.md, section 11.1). A paired sender is held
 /// only to `inbox`; every other sender also to `perSender`, and all of them together to
 /// `strangers`. Nothing stored is ever evicted to make room: past a budget, hexes are refused.
 public struct InboxBudget: Sendable, Hashable {

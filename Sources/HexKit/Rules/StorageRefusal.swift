@@ -1,6 +1,6 @@
 /// Why a Store was refused for lack of room: a budget of the inbox (Ack `rejected`: it stays
 /// full until its user acts) or the free space of the receiver's disk (Ack `failed`: space may
-/// return, and the sender tries again). Protocol.md, section 12.3.
+/// return, and the sender tries again). Protocol.md, section 11.1.
 public enum StorageRefusal: Sendable, Hashable {
     /// The inbox holds `used` bytes of its `--inbox-budget`.
     case inboxBudget(used: Int, budget: Int)
