@@ -21,7 +21,9 @@ let help = """
                 control socket, and hexctl's wall time) against a plain TCP round trip of the
                 same bytes. Default: 1000 sends, 5 rounds.
       delivery  One hexd (beside hexbench): acked hexes per second from 1 and from 8 pipelined
-                senders, against Python committing the same rows one transaction each; RSS, hexctl
+                senders, against Python committing the same rows one transaction each (synced:
+                FULL, and not: NORMAL); syncs per 1000 pipelined hexes (strace); one hex's send
+                to Ack on this disk and on /dev/shm (where a sync costs nothing); RSS, hexctl
                 status and hexctl inbox --limit 50 with 100000 hexes stored, and the time to ack
                 a 100000-link hex; how soon a send queued for a stopped peer is delivered once the
                 peer is started again. Default: 8000 hexes per run of senders.
