@@ -76,8 +76,9 @@ public struct DataDirectory: Sendable {
     }
 
     /// The files hexd keeps in the directory, which only their owner may read.
-    static let privateFiles = [databaseName, databaseName + "-wal", databaseName + "-shm", lockName, keyName, certificateName,
-                               reserveName]
+    static let privateFiles = [
+        databaseName, databaseName + "-wal", databaseName + "-shm", lockName, keyName, certificateName, reserveName,
+    ]
 }
 
 /// The data directory could not be created.

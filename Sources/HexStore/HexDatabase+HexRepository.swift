@@ -12,9 +12,10 @@ extension HexDatabase: HexRepository {
             }
             try connection.run(
                 """
-                INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at, checked,
-                                 sender_trust, size, account)
-                VALUES (?, ?, (SELECT COALESCE(MIN(position), 0) - 1 FROM hex WHERE location = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at,
+                                 checked, sender_trust, size, account)
+                VALUES (?, ?, (SELECT COALESCE(MIN(position), 0) - 1 FROM hex WHERE location = ?),
+                        ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(hexID), .text(hex.location.rawValue), .text(hex.location.rawValue),
@@ -132,7 +133,8 @@ extension HexDatabase: HexRepository {
     /// One pass over the inbox's rows: made once, when the daemon starts.
     public func inboxUsage() throws -> [SenderAccount: Int] {
         var usage: [SenderAccount: Int] = [:]
-        try connection.run("SELECT account, SUM(size) FROM hex WHERE location = 'inbox' AND account IS NOT NULL GROUP BY account") {
+        let sql = "SELECT account, SUM(size) FROM hex WHERE location = 'inbox' AND account IS NOT NULL GROUP BY account"
+        try connection.run(sql) {
             usage[SenderAccount(rawValue: $0.string(0))] = Int(clamping: $0.int(1))
         }
         return usage

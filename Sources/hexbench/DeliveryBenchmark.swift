@@ -33,11 +33,13 @@ struct DeliveryBenchmark {
         let eight = try await ackedPerSecond(senders: 8, each: hexes / 8, port: port)
         report.append("delivery: acked hexes per second into one hexd, pipelined (\(window) in flight per connection), "
             + "plaintext; every Ack after its commit is synced")
-        report.append("  Python sqlite3, one transaction per hex, synchronous=FULL (the durable floor): \(format(durableFloor))/s")
+        report.append("  Python sqlite3, one transaction per hex, synchronous=FULL (the durable floor): "
+            + "\(format(durableFloor))/s")
         report.append("  Python sqlite3, one transaction per hex, synchronous=NORMAL (not durable): \(format(floor))/s")
         report.append("  1 sender:  \(format(one))/s = \(format(one / durableFloor))x the FULL floor (target >= 5x), "
             + "\(format(one / floor))x the NORMAL floor (target >= 1.5x)")
-        report.append("  8 senders: \(format(eight))/s = \(format(eight / durableFloor))x the FULL floor (target >= 8x)")
+        report.append("  8 senders: \(format(eight))/s = \(format(eight / durableFloor))x the FULL floor "
+            + "(target >= 8x)")
         report.append("  " + (try await syncsPerThousand(receiver: receiver, port: port)))
         withExtendedLifetime(receiver) {}
         report.append(try await singleHexLatency(discoveryPort: discoveryPort, budgets: budgets))
@@ -109,7 +111,8 @@ struct DeliveryBenchmark {
                   let calls = Int(fields[3]) else { return total }
             return total + calls
         }
-        return "syncs per 1,000 pipelined hexes (strace, \(count) hexes): \(format(Double(syncs) * 1_000 / Double(count))) "
+        let perThousand = Double(syncs) * 1_000 / Double(count)
+        return "syncs per 1,000 pipelined hexes (strace, \(count) hexes): \(format(perThousand)) "
             + "(target <= 100)"
     }
 
@@ -128,16 +131,20 @@ struct DeliveryBenchmark {
             let port = try await daemon.status().tcpPort
             var times: [Double] = []
             let lines = Self.stores(200, tag: "latency")
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
+            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port),
+                                                       timeout: .seconds(5))
             let connection = StreamConnection(stream: socket, maximumLineLength: 1 << 20)
             for line in lines {
                 let start = ContinuousClock.now
                 try await connection.writeLine(line, timeout: .seconds(5))
-                guard case .line? = try await connection.readLine(timeout: .seconds(5)) else { throw BenchFailure("no Ack") }
+                guard case .line? = try await connection.readLine(timeout: .seconds(5)) else {
+                    throw BenchFailure("no Ack")
+                }
                 times.append(milliseconds(ContinuousClock.now - start))
             }
             times.sort()
-            medians.append("\(label) median \(format(median(times))) ms, p95 \(format(times[times.count * 95 / 100])) ms")
+            let p95 = times[times.count * 95 / 100]
+            medians.append("\(label) median \(format(median(times))) ms, p95 \(format(p95)) ms")
             withExtendedLifetime(daemon) {}
         }
         return "single hex, send to Ack (200 in a row on one connection): " + medians.joined(separator: "; ")

@@ -5,7 +5,8 @@ import HexNet
 
 /// Every hexctl command, in the order help lists them.
 let commands: [Command] = [
-    Command("status", summary: "Show the daemon's identity, ports, counts, discovery counters, and its inbox budgets and disk space.") { invocation in
+    Command("status", summary: "Show the daemon's identity, ports, counts, counters, inbox budgets and disk space.") {
+        invocation in
         printResult(try await invocation.result(\.status, of: .status), invocation) { Output.status($0) }
     },
     Command("peers", summary: "List the peers discovered on the network.", options: listOptions(cursor: "uuid")) { invocation in

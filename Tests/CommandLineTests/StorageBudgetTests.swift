@@ -12,7 +12,9 @@ extension ProcessTests {
     /// strangers over TLS and plaintext from several 127.x addresses, a peer paired by its user.
     @Suite struct StorageBudgetTests {
         /// A hex of about 4.3 KiB as the budgets count it (`Hex.storedBytes`).
-        private static func store(from sender: String, _ description: String, id: String = UUID().uuidString) -> Envelope {
+        private static func store(
+            from sender: String, _ description: String, id: String = UUID().uuidString
+        ) -> Envelope {
             .store(HexJM(senderUUID: sender, senderName: "Stranger", hexDescription: description, hexColor: "#FF0000",
                          links: [LinkJM(url: "https://big.example/" + String(repeating: "x", count: 3_800))]),
                    versionID: HexdVersion.current, messageID: id)
@@ -52,7 +54,8 @@ extension ProcessTests {
             #expect(overTLS[3].message?.contains("--sender-budget 16.0 KiB") == true, "\(overTLS[3].message ?? "")")
             let repeated = try await exchange([Self.store(from: strangerID, "tls 1", id: overTLS[0].messageID ?? "")],
                                               port: bobPort, as: stranger)
-            #expect(repeated.map(\.status) == [.duplicate], "a repeat of a stored hex is a delivery, over budget or not")
+            #expect(repeated.map(\.status) == [.duplicate],
+                    "a repeat of a stored hex is a delivery, over budget or not")
 
             // Plaintext from one address, a new UUID each time: one share all the same.
             let plaintext = try await exchange((1...4).map { Self.store(from: UUID().uuidString, "plain \($0)") },
@@ -76,13 +79,15 @@ extension ProcessTests {
             #expect(storage.largestSender?.hasPrefix("key \(strangerID.prefix(8))") == true
                         || storage.largestSender == "address 127.0.0.2", "\(storage.largestSender ?? "none")")
             let text = try await bob.hexctl(["status"]).standardOutput
-            #expect(text.contains("senders not paired: \(ByteCount.text(storage.strangersBytes)) of 28.0 KiB"), "\(text)")
+            #expect(text.contains("senders not paired: \(ByteCount.text(storage.strangersBytes)) of 28.0 KiB"),
+                    "\(text)")
             #expect(bob.log.contains("refused a hex from key \(strangerID.prefix(8)), past --sender-budget"))
 
             // A hex deleted gives its sender's share back.
             let first = try #require(overTLS[0].hexID)
             #expect(try await bob.hexctl(["inbox", "delete", first]).status == 0)
-            let after = try await exchange([Self.store(from: strangerID, "after a delete")], port: bobPort, as: stranger)
+            let after = try await exchange([Self.store(from: strangerID, "after a delete")], port: bobPort,
+                                           as: stranger)
             #expect(after.map(\.status) == [.stored])
 
             // What is held is read again at a restart.
@@ -133,7 +138,9 @@ extension ProcessTests {
         /// A hex of about 470 KiB: eight links of 60,000 bytes.
         private static func largeStore(from sender: String) -> Envelope {
             .store(HexJM(senderUUID: sender, senderName: "Flood", hexDescription: "large", hexColor: "#000000",
-                         links: (0..<8).map { LinkJM(url: "https://flood.example/\($0)/" + String(repeating: "f", count: 60_000)) }),
+                         links: (0..<8).map {
+                             LinkJM(url: "https://flood.example/\($0)/" + String(repeating: "f", count: 60_000))
+                         }),
                    versionID: HexdVersion.current, messageID: UUID().uuidString)
         }
 
@@ -193,8 +200,8 @@ extension ProcessTests {
             let storage = try #require(try await bob.hexctlJSON(StatusReport.self, ["status"]).storage)
             #expect(storage.strangersBytes <= 6 << 20)
             let used = SmallDisk.bytesUsed(in: bob.dataDirectory)
-            #expect(used <= 2 * (6 << 20) + (2 << 20) + (1 << 20),
-                    "the data directory holds \(ByteCount.text(used)) for \(ByteCount.text(storage.strangersBytes)) of strangers' hexes")
+            let held = "\(ByteCount.text(used)) on disk for \(ByteCount.text(storage.strangersBytes)) of strangers' hexes"
+            #expect(used <= 2 * (6 << 20) + (2 << 20) + (1 << 20), "\(held)")
 
             #expect(bob.stop() == 0)
             bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: disk.directory,
@@ -203,7 +210,9 @@ extension ProcessTests {
             try await waitUntil("Alice lists Bob again", timeout: .seconds(10)) {
                 try await alice.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Bob" }
             }
-            #expect(try await alice.hexctl(["send", "--no-queue", "--to", "bob", "https://paired.example/after"]).status == 0)
+            let afterwards = try await alice.hexctl(["send", "--no-queue", "--to", "bob",
+                                                     "https://paired.example/after"])
+            #expect(afterwards.status == 0, "\(afterwards.standardError)")
         }
     }
 }

@@ -31,7 +31,8 @@ import Testing
         #expect(defaults.hardFreeFloor.bytes(ofDiskSize: 1 << 30) == (1 << 30) / 100, "the smaller of 64 MiB and 1 %")
         let store = try resolve(["--sender-budget", "1MiB", "--min-free", "5%"],
                                 environment: ["HEXD_STRANGERS_BUDGET": "2 GiB", "HEXD_SENDER_BUDGET": "3m"],
-                                file: "inbox-budget = 4096\nmin-free-hard = 10m\ndisk-reserve = 0\nstrangers-budget = 1k").store
+                                file: "inbox-budget = 4096\nmin-free-hard = 10m\ndisk-reserve = 0\n"
+                                    + "strangers-budget = 1k").store
         #expect(store.budget == InboxBudget(inbox: 4_096, perSender: 1 << 20, strangers: 2 << 30))
         #expect(store.freeFloor == .percent(5) && store.hardFreeFloor == .bytes(10 << 20) && store.reserve == 0)
         #expect(throws: UsageError.self) { try resolve(["--min-free", "101%"]) }
@@ -128,7 +129,8 @@ import Testing
     }
 
     @Test func everyNumericOptionIsCovered() {
-        let numeric = DaemonConfiguration.options.filter { ["port", "seconds", "bytes", "n", "size", "size|percent"].contains($0.valueName ?? "") }.map(\.name)
+        let numericValues = ["port", "seconds", "bytes", "n", "size", "size|percent"]
+        let numeric = DaemonConfiguration.options.filter { numericValues.contains($0.valueName ?? "") }.map(\.name)
         #expect(Set(numeric) == Set(Self.numericSettings))
     }
 }

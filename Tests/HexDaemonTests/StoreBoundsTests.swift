@@ -10,8 +10,9 @@ import Testing
 @Suite struct StoreBoundsTests {
     private func service() throws -> (HexService, TemporaryDirectory) {
         let directory = try TemporaryDirectory()
-        let service = try HexService(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]), name: "Ada",
-                                     deviceID: nil, versionID: HexdVersion.current, logger: Logger(level: .error))
+        let service = try HexService(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]),
+                                     name: "Ada", deviceID: nil, versionID: HexdVersion.current,
+                                     logger: Logger(level: .error))
         return (service, directory)
     }
 

@@ -60,7 +60,8 @@ import Testing
         try receiver.manager.loadUsage()
         receiver.manager.budget = InboxBudget(inbox: 20_000, perSender: 1_000, strangers: 1_000)
         for _ in 0..<4 {
-            #expect(try receiver.manager.receive(Self.store(from: deviceID, bytes: 4_000), proof: Self.key).ackStatus == .stored)
+            let outcome = try receiver.manager.receive(Self.store(from: deviceID, bytes: 4_000), proof: Self.key)
+            #expect(outcome.ackStatus == .stored)
         }
         guard case .noRoom(.inboxBudget, _) = try receiver.manager.receive(Self.store(from: deviceID, bytes: 4_000),
                                                                            proof: Self.key) else {
@@ -105,7 +106,8 @@ import Testing
         #expect(receiver.manager.usage.used(by: .address("192.0.2.9")) == 0)
 
         let deviceID = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
-        #expect(try receiver.manager.receive(Self.store(from: deviceID, bytes: 2_000), proof: Self.key).ackStatus == .stored)
+        let paired = try receiver.manager.receive(Self.store(from: deviceID, bytes: 2_000), proof: Self.key)
+        #expect(paired.ackStatus == .stored)
         let before = receiver.manager.usage.strangers
         try receiver.database.setPin(PeerPin(peerUUID: deviceID, fingerprint: String(repeating: "a", count: 64),
                                              trust: .paired))

@@ -216,7 +216,9 @@ final class EnvelopeServer: Sendable {
     /// A run of Stores and Alerts is handed to the store together (one commit); a Pair is acted
     /// on alone, after what came before it, since it can change how the envelopes after it are
     /// trusted.
-    private func handle(_ lines: [[UInt8]], from remote: String, address: String, proof: SenderProof) async -> [Envelope] {
+    private func handle(
+        _ lines: [[UInt8]], from remote: String, address: String, proof: SenderProof
+    ) async -> [Envelope] {
         var replies: [Envelope] = []
         var run: [Envelope] = []
         for bytes in lines {

@@ -37,7 +37,8 @@ struct DiskWatch {
         self.reservePath = reservePath
         self.settings = settings
         var status = stat()
-        holdsReserve = settings.reserve > 0 && stat(reservePath, &status) == 0 && Int(status.st_size) >= settings.reserve
+        holdsReserve = settings.reserve > 0 && stat(reservePath, &status) == 0
+            && Int(status.st_size) >= settings.reserve
     }
 
     /// The disk's free space and size in bytes, as an unprivileged user may use it; nil when it

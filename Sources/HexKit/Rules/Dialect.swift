@@ -95,7 +95,8 @@ public struct Dialect: Sendable, Hashable {
 
     /// The reply owed for an envelope with this outcome: an Ack when the envelope had a
     /// `messageID`; to a legacy sender (no `messageID`) only the original app's Alert to a blocked
-    /// sender, or an Alert saying why a hex found no room; otherwise nothing. An Ack is never answered, so two peers cannot loop.
+    /// sender, or an Alert saying why a hex found no room; otherwise nothing. An Ack is never
+    /// answered, so two peers cannot loop.
     public func reply(to envelope: Envelope, outcome: ReceiveOutcome) -> Envelope? {
         if envelope.operationType == .ack { return nil }
         if let messageID = envelope.messageID {

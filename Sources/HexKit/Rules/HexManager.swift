@@ -119,7 +119,9 @@ public struct HexManager {
         if let refusal = usage.refusal(ofBytes: bytes, from: account, paired: paired, budget: budget)
             ?? diskRoom.refusal(ofBytes: bytes, paired: paired) {
             // A repeat of a hex stored before was delivered then, whatever room is left now.
-            if let messageID = envelope.messageID, try repository.hasReceived(messageID: messageID) { return .duplicate }
+            if let messageID = envelope.messageID, try repository.hasReceived(messageID: messageID) {
+                return .duplicate
+            }
             return .noRoom(refusal, account: account)
         }
         guard try repository.insert(hex, messageID: envelope.messageID, account: account) else { return .duplicate }
