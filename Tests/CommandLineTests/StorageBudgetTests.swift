@@ -200,7 +200,8 @@ extension ProcessTests {
             let storage = try #require(try await bob.hexctlJSON(StatusReport.self, ["status"]).storage)
             #expect(storage.strangersBytes <= 6 << 20)
             let used = SmallDisk.bytesUsed(in: bob.dataDirectory)
-            let held = "\(ByteCount.text(used)) on disk for \(ByteCount.text(storage.strangersBytes)) of strangers' hexes"
+            let theirs = ByteCount.text(storage.strangersBytes)
+            let held = "\(ByteCount.text(used)) on disk for \(theirs) of strangers' hexes"
             #expect(used <= 2 * (6 << 20) + (2 << 20) + (1 << 20), "\(held)")
 
             #expect(bob.stop() == 0)
