@@ -49,3 +49,48 @@ final class SmallDisk {
         init(_ description: String) { self.description = description }
     }
 }
+
+/// An ext4 filesystem in an image file, on a loop device mounted on a fresh directory (root):
+/// a disk whose blocks the test can copy as they stand, without what only the page cache holds.
+final class LoopDisk {
+    let directory: TemporaryDirectory
+    let image: String
+    private var device: String?
+    var path: String { directory.path }
+
+    /// Mounts `image`, first made as an empty ext4 filesystem of `mebibytes` when given.
+    init(image: String, formatting mebibytes: Int? = nil) async throws {
+        try ExternalTool.requireRoot()
+        let losetup = try ExternalTool.require("losetup")
+        self.image = image
+        directory = try TemporaryDirectory()
+        if let mebibytes {
+            let mkfs = try ExternalTool.require("mkfs.ext4")
+            let descriptor = open(image, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            defer { if descriptor >= 0 { close(descriptor) } }
+            try #require(descriptor >= 0 && ftruncate(descriptor, off_t(mebibytes) << 20) == 0, "make \(image)")
+            let made = try await PackageExecutable.run(mkfs, ["-q", "-F", image])
+            try #require(made.status == 0, "mkfs.ext4: \(made.standardError)")
+        }
+        let attached = try await PackageExecutable.run(losetup, ["-f", "--show", image])
+        try #require(attached.status == 0, "losetup: \(attached.standardError)")
+        let device = attached.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.device = device
+        try #require(mount(device, directory.path, "ext4", 0, nil) == 0,
+                     "mount \(device): \(String(cString: strerror(errno)))")
+    }
+
+    /// Unmounts the filesystem and frees the loop device.
+    func detach() {
+        guard let device else { return }
+        umount2(directory.path, Int32(MNT_DETACH))
+        if let losetup = try? ExternalTool.require("losetup") {
+            _ = try? SpawnedProcess(losetup, ["-d", device]).waitBlocking()
+        }
+        self.device = nil
+    }
+
+    deinit { detach() }
+
+    func file(_ name: String) -> String { directory.file(name) }
+}
