@@ -16,6 +16,7 @@ public struct DataDirectory: Sendable {
     public static let certificateName = "identity.crt"
     /// Space held back for the day the disk fills up (`hexd --disk-reserve`).
     public static let reserveName = "space.reserve"
+    public static let spoolName = "on-receive"
 
     /// The directory chosen by, in order: `explicit` (a flag), `HEXD_DATA_DIR`,
     /// `$XDG_DATA_HOME/hexd`, `~/.local/share/hexd`.
@@ -42,6 +43,27 @@ public struct DataDirectory: Sendable {
     public var keyPath: String { path + "/" + Self.keyName }
     public var certificatePath: String { path + "/" + Self.certificateName }
     public var reservePath: String { path + "/" + Self.reserveName }
+    /// Where the on-receive command's standard input is written, one file per hex.
+    public var spoolPath: String { path + "/" + Self.spoolName }
+
+    /// Makes the spool directory (0700) if it is not there, empties it of what a daemon that was
+    /// killed left, and returns its path.
+    /// - Throws: `DataDirectoryError` when it cannot be made.
+    public func makeSpool() throws -> String {
+        guard mkdir(spoolPath, 0o700) == 0 || errno == EEXIST else {
+            throw DataDirectoryError(path: spoolPath, reason: String(cString: strerror(errno)))
+        }
+        if let directory = opendir(spoolPath) {
+            defer { closedir(directory) }
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name != "." && name != ".." { unlink(spoolPath + "/" + name) }
+            }
+        }
+        return spoolPath
+    }
 
     /// Creates the directory (and its parents) if it does not exist, and makes it private: it
     /// must belong to the user running hexd, and is made readable by that user only (0700), as

@@ -67,6 +67,14 @@ public enum Daemon {
                                     tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
 
+        var hook: ReceiveHook?
+        if let words = configuration.receiveHook.command {
+            // Watched now, before any envelope is taken: the first hex stored is not missed.
+            hook = ReceiveHook(words: words, settings: configuration.receiveHook,
+                               hexes: await events.watch(since: .max, kinds: [.hexReceived]), service: service,
+                               spool: try dataDirectory.makeSpool(), logger: logger.named("on-receive"))
+        }
+
         let signals = TerminationSignals()
         let identity = service.identity
         logger.info("hexd \(configuration.appVersion)\(configuration.legacy ? " (playing a legacy peer)" : "") ready: \(identity.name) (\(identity.uuid)), "
@@ -81,6 +89,7 @@ public enum Daemon {
             group.addTask { await trimmer.run() }
             group.addTask { await pool.run() }
             group.addTask { await outbox.run() }
+            if let hook { group.addTask { await hook.run() } }
             let received = await signals.first.value
             logger.info("\(received == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
             serviceManager.notify("STOPPING=1")

@@ -16,9 +16,24 @@ public enum ChildProcess {
         public var standardError: String
         /// It ran past the timeout and was stopped.
         public var timedOut: Bool
+
+        /// Standard error on one line (its lines joined by " / "), trimmed, at most `limit`
+        /// characters: the first ones, or the last ones when `tail` (where a failing command
+        /// usually says why).
+        public func errorLine(limit: Int = 500, tail: Bool = false) -> String {
+            let lines = standardError.split(whereSeparator: \.isNewline).map { line in
+                var text = String(line.drop(while: \.isWhitespace))
+                while text.last?.isWhitespace == true { text.removeLast() }
+                return text
+            }
+            let line = lines.filter { !$0.isEmpty }.joined(separator: " / ")
+            return String(tail ? line.suffix(limit) : line.prefix(limit))
+        }
     }
 
-    /// Runs `arguments` (the first found through PATH) with standard input from /dev/null.
+    /// Runs `arguments` (the first found through PATH) with standard input read from the file
+    /// `standardInput` (/dev/null by default), in the daemon's environment with `environment`
+    /// added (or replacing variables of the same name).
     ///
     /// At `timeout` the group gets SIGTERM, and SIGKILL a second later; when the task is
     /// cancelled, SIGKILL at once. Once the command has ended, its pipes are read for 200 ms more
@@ -26,8 +41,11 @@ public enum ChildProcess {
     /// - Parameter outputLimit: the most bytes kept of each of standard output and error.
     /// - Throws: `ChildProcessError` when it cannot be started; `CancellationError` when the task
     ///   is cancelled (the process group is stopped and reaped first).
-    public static func run(_ arguments: [String], timeout: Duration, outputLimit: Int = 1 << 20) async throws -> Result {
-        let child = try await Child.spawn(arguments)
+    public static func run(
+        _ arguments: [String], timeout: Duration, outputLimit: Int = 1 << 20, standardInput: String = "/dev/null",
+        environment: [String: String] = [:]
+    ) async throws -> Result {
+        let child = try await Child.spawn(arguments, standardInput: standardInput, environment: environment)
         enum Piece: Sendable {
             case output([UInt8]), errors([UInt8]), exit(Child.Exit), graceOver
         }
@@ -97,13 +115,18 @@ private final class Child: Sendable {
     }
 
     /// Spawns on the blocking pool (posix_spawn blocks until the child has exec'd).
-    static func spawn(_ arguments: [String]) async throws -> Child {
+    static func spawn(
+        _ arguments: [String], standardInput: String, environment: [String: String]
+    ) async throws -> Child {
         guard let program = arguments.first else { throw ChildProcessError(description: "the command is empty") }
         let (outputRead, outputWrite) = try pipe()
         let (errorsRead, errorsWrite) = try pipe()
         let pid: pid_t
         do {
-            pid = try await BlockingPool.shared.run { try spawn(program, arguments, output: outputWrite, errors: errorsWrite) }
+            pid = try await BlockingPool.shared.run {
+                try spawn(program, arguments, input: standardInput, environment: environment, output: outputWrite,
+                          errors: errorsWrite)
+            }
         } catch {
             [outputRead, outputWrite, errorsRead, errorsWrite].forEach { _ = close($0) }
             throw error as? ChildProcessError ?? ChildProcessError(description: "cannot run \(program): \(error)")
@@ -124,11 +147,14 @@ private final class Child: Sendable {
         return (ends[0], ends[1])
     }
 
-    private static func spawn(_ program: String, _ arguments: [String], output: Int32, errors: Int32) throws(ChildProcessError) -> pid_t {
+    private static func spawn(
+        _ program: String, _ arguments: [String], input: String, environment: [String: String], output: Int32,
+        errors: Int32
+    ) throws(ChildProcessError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
         // dup2 clears close-on-exec on the copies, so the command keeps them.
         posix_spawn_file_actions_adddup2(&actions, output, 1)
         posix_spawn_file_actions_adddup2(&actions, errors, 2)
@@ -141,9 +167,19 @@ private final class Child: Sendable {
 
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // The daemon's environment, with `environment` added.
+        let added = Set(environment.keys)
+        var inherited: [String] = []
+        var entry = environ
+        while let variable = entry.pointee {
+            let text = String(cString: variable)
+            if !added.contains(String(text.prefix { $0 != "=" })) { inherited.append(text) }
+            entry += 1
+        }
+        let envp = (inherited + environment.map { "\($0.key)=\($0.value)" }).map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        // The command inherits the daemon's environment.
-        let status = posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
+        let status = posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
         guard status == 0 else { throw ChildProcessError(description: "cannot run \(program): \(String(cString: strerror(status)))") }
         return pid
     }

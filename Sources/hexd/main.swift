@@ -58,6 +58,7 @@ let manual = ManualPage(
             ("<data-dir>/hexd.lock", "Held while a daemon runs on the data directory."),
             ("<data-dir>/hexd.conf", "The config file read when --config is not given."),
             ("<data-dir>/space.reserve", "Space held back for a full disk (--disk-reserve)."),
+            ("<data-dir>/on-receive/", "The on-receive command's standard input, a file per hex while it runs."),
         ], text: ""),
         (title: "See also", entries: [], text: "hexctl(1); Protocol.md and README.md in hexd's sources."),
     ]

@@ -111,6 +111,7 @@ import Testing
         "port", "discovery-port", "announce-interval", "max-line", "idle-timeout", "line-grace", "line-min-rate", "max-connections",
         "max-connections-per-address", "partial-line-budget", "max-links", "max-string", "max-peers", "beacon-rate", "link-concurrency", "link-timeout",
         "outbox-ttl", "inbox-budget", "sender-budget", "strangers-budget", "min-free", "min-free-hard", "disk-reserve",
+        "on-receive-timeout", "on-receive-concurrency",
     ]
 
     @Test(arguments: numericSettings)
@@ -119,8 +120,9 @@ import Testing
             do {
                 let configuration = try resolve(["--\(setting)", value])
                 // Taken: only a value that is in range for its setting.
-                #expect(["0", "2.5"].contains(value) || (value == "0.5" && setting.contains("interval") || value == "0.5" && ["idle-timeout", "line-grace", "link-timeout"].contains(setting)),
-                        "--\(setting) \(value) was taken")
+                let takesFractions = setting.contains("interval")
+                    || ["idle-timeout", "line-grace", "link-timeout", "on-receive-timeout"].contains(setting)
+                #expect(["0", "2.5"].contains(value) || value == "0.5" && takesFractions, "--\(setting) \(value) was taken")
                 #expect(configuration.announceInterval >= .milliseconds(100) && configuration.idleTimeout > .zero && configuration.maximumPeers >= 1)
             } catch let error as UsageError {
                 #expect(error.description.contains("--\(setting)"), "the error names the setting: \(error)")

@@ -28,19 +28,13 @@ struct CommandLinkProvider: LinkProvider {
         } catch let error as ChildProcessError {
             throw LinkProviderError(error.description)
         }
-        let errors = Self.describe(result.standardError)
+        let errors = result.errorLine().isEmpty ? "" : ": " + result.errorLine()
         guard !result.timedOut else { throw LinkProviderError("\(command): no answer within \(timeout)\(errors)") }
         guard let code = result.exitCode else { throw LinkProviderError("\(command) was killed by a signal\(errors)") }
         guard code == 0 else { throw LinkProviderError("\(command) exited with \(code)\(errors)") }
         let link = result.standardOutput.split(whereSeparator: \.isNewline).first.map { String($0).trimmed } ?? ""
         guard !link.isEmpty else { throw LinkProviderError("\(command) printed no link\(errors)") }
         return link
-    }
-
-    /// Standard error as a suffix for a message: trimmed, at most 500 characters.
-    private static func describe(_ standardError: String) -> String {
-        let text = standardError.trimmed.split(whereSeparator: \.isNewline).joined(separator: " / ")
-        return text.isEmpty ? "" : ": " + String(text.prefix(500))
     }
 
 }

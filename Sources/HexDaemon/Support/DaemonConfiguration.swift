@@ -58,6 +58,8 @@ public struct DaemonConfiguration: Sendable {
     public var outboxLifetime: Duration = .seconds(7 * 86_400)
     /// The inbox's budgets and the disk's floors.
     public var store = StoreSettings()
+    /// The command run for each hex stored.
+    public var receiveHook = ReceiveHookSettings()
     /// The longest outbox lifetime `--outbox-ttl` takes: a year.
     public static let longestOutboxLifetime = 365.0 * 86_400
 
@@ -112,7 +114,7 @@ public struct DaemonConfiguration: Sendable {
         Option("link-service", value: "name", help: "The service of the command's links (Dropbox, Box, GoogleDrive, Unknown or another). Default: Unknown."),
         Option("link-concurrency", value: "n", help: "How many link commands run at once. Default: 4."),
         Option("link-timeout", value: "seconds", help: "How long one link command may run. Default: 30."),
-    ] + StoreSettings.declared.map(\.option) + [
+    ] + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option) + [
         Option("version", help: "Show the version."),
         Option("generate-manual", help: "Print the man page, hexd(8), in troff."),
         Option("help", short: "h", help: "Show this help."),
@@ -230,10 +232,15 @@ public struct DaemonConfiguration: Sendable {
             ?? configuration.linkService
         configuration.linkConcurrency = try count("link-concurrency", in: 1...64) ?? configuration.linkConcurrency
         configuration.linkTimeout = try setting("link-timeout", seconds, expected: "seconds (more than 0, at most 86400)") ?? configuration.linkTimeout
-        for setting in StoreSettings.declared {
-            guard let (values, source) = lookup(setting.option.name), let text = values.last else { continue }
-            try setting.apply(text, to: &configuration.store, source: source)
+        /// Applies the options a service declares to its settings.
+        func apply<Settings>(_ declared: [Setting<Settings>], to settings: inout Settings) throws(UsageError) {
+            for setting in declared {
+                guard let (values, source) = lookup(setting.option.name), let text = values.last else { continue }
+                try setting.apply(text, to: &settings, source: source)
+            }
         }
+        try apply(StoreSettings.declared, to: &configuration.store)
+        try apply(ReceiveHookSettings.declared, to: &configuration.receiveHook)
         return .run(configuration)
     }
 
