@@ -82,14 +82,10 @@ public enum Daemon {
         let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")
 
+        let services: [any DaemonService] = [envelopes, discovery, control, trimmer, pool, outbox]
+            + [hook].compactMap { $0 }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await envelopes.run() }
-            group.addTask { await discovery.run() }
-            group.addTask { await control.run() }
-            group.addTask { await trimmer.run() }
-            group.addTask { await pool.run() }
-            group.addTask { await outbox.run() }
-            if let hook { group.addTask { await hook.run() } }
+            for service in services { group.addTask { await service.run() } }
             let received = await signals.first.value
             logger.info("\(received == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
             serviceManager.notify("STOPPING=1")

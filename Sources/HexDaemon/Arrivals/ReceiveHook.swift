@@ -12,7 +12,7 @@ import Glibc
 /// run at once, each stopped with its process group at the timeout; how each ended is logged.
 /// Hexes arriving faster than the commands end wait, at most `queueLimit` of them; past that
 /// they are skipped and counted in the log.
-struct ReceiveHook {
+struct ReceiveHook: DaemonService {
     let words: [String]
     let settings: ReceiveHookSettings
     /// The `hexReceived` events, watched from before the daemon takes its first envelope.

@@ -4,7 +4,7 @@ import HexNet
 
 /// Serves the control socket: one JSON request per line, one JSON response per line; a `watch`
 /// request turns the connection into a stream of events until the client hangs up.
-struct ControlServer: Sendable {
+struct ControlServer: DaemonService {
     let listener: StreamListener
     let handler: ControlHandler
     let events: EventLog

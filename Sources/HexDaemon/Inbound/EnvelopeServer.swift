@@ -10,7 +10,7 @@ import Synchronization
 /// Every connection lives within budgets (see `DaemonConfiguration`): a pace for each line, caps
 /// on connections per address and in all (`ConnectionTable`), and a bound on the bytes of
 /// unfinished lines held by all connections together (`PartialLineBudget`).
-final class EnvelopeServer: Sendable {
+final class EnvelopeServer: DaemonService {
     let listener: StreamListener
     let service: HexService
     let discovery: Discovery

@@ -9,7 +9,7 @@ import Synchronization
 /// half-read on it. It is keyed by where it goes and the key it proved; it lasts `idleLifetime`
 /// (well under a receiver's idle timeout) and at most `capacity` are kept, the oldest making room.
 /// A kept connection the peer has closed meanwhile is noticed before it is written to.
-final class ConnectionPool: Sendable {
+final class ConnectionPool: DaemonService {
     struct Key: Hashable, Sendable {
         var endpoint: Endpoint
         var peerKey: Fingerprint

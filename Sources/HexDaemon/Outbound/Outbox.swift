@@ -11,7 +11,7 @@ import HexStore
 /// connection, Ack `failed`) schedules another attempt with backoff and jitter; a beacon from the
 /// peer, or a restart of this daemon, makes it due at once. The receiver's duplicate detection
 /// turns these retries into exactly-once delivery (Protocol.md, "Outbox").
-actor Outbox {
+actor Outbox: DaemonService {
     /// What is sent.
     enum Payload: Sendable {
         case hex(Hex)

@@ -6,7 +6,7 @@ import HexTLS
 /// Finds peers by UDP broadcast and keeps the peer table: announces this daemon in a burst at
 /// start and then every interval, answers new and restarted peers at once (rate-limited), expires
 /// silent peers, and says `bye` when asked to stop.
-actor Discovery {
+actor Discovery: DaemonService {
     private let socket: DatagramSocket
     private let configuration: DaemonConfiguration
     private let identity: LocalIdentity

@@ -6,7 +6,7 @@ import Synchronization
 /// (fragmented arenas). At most once per `interval`, and only after a burst was reported, this
 /// trims every arena, so the daemon's memory falls back after an attack instead of staying at its
 /// peak.
-final class MemoryTrimmer: Sendable {
+final class MemoryTrimmer: DaemonService {
     let interval: Duration
     private let pending = Atomic(false)
 
