@@ -40,6 +40,8 @@ extension ControlRequest: Codable {
         case .outboxList: self = .outboxList(try wire.page())
         case .outboxRetry: self = .outboxRetry(id: try wire.nonEmpty(.id), timeout: try wire.timeout(.timeout))
         case .outboxCancel: self = .outboxCancel(id: try wire.nonEmpty(.id))
+        case .alertsList: self = .alertsList(try wire.page())
+        case .alertsDelete: self = .alertsDelete(id: try wire.nonEmpty(.id))
         }
     }
 
@@ -49,7 +51,8 @@ extension ControlRequest: Codable {
         switch self {
         case .status, .blocked, .queries:
             break
-        case .peers(let page), .inboxList(let page), .hexlistList(let page), .outboxList(let page):
+        case .peers(let page), .inboxList(let page), .hexlistList(let page), .outboxList(let page),
+             .alertsList(let page):
             try container.encodeIfPresent(page.limit, forKey: .limit)
             try container.encodeIfPresent(page.after, forKey: .after)
         case .send(let draft, let options):
@@ -63,7 +66,8 @@ extension ControlRequest: Codable {
         case .inboxShow(let id, let full):
             try container.encode(id, forKey: .id)
             if full { try container.encode(true, forKey: .full) }
-        case .inboxCheck(let id), .inboxDelete(let id), .inboxSave(let id), .hexlistRemove(let id), .outboxCancel(let id):
+        case .inboxCheck(let id), .inboxDelete(let id), .inboxSave(let id), .hexlistRemove(let id),
+             .outboxCancel(let id), .alertsDelete(let id):
             try container.encode(id, forKey: .id)
         case .hexlistAdd(let draft):
             try Self.encode(draft, in: &container)

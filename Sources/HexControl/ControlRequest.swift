@@ -49,6 +49,10 @@ public enum ControlRequest: Sendable, Equatable {
     case outboxRetry(id: String, timeout: Duration?)
     /// Remove a queued send from the outbox.
     case outboxCancel(id: String)
+    /// List the Alerts peers sent, newest first (`after`: an alert id).
+    case alertsList(ListPage)
+    /// Delete a kept Alert; `id` is its id or a unique prefix of one.
+    case alertsDelete(id: String)
 
     /// The command's name on the wire.
     public var command: ControlCommand {
@@ -80,6 +84,8 @@ public enum ControlRequest: Sendable, Equatable {
         case .outboxList: .outboxList
         case .outboxRetry: .outboxRetry
         case .outboxCancel: .outboxCancel
+        case .alertsList: .alertsList
+        case .alertsDelete: .alertsDelete
         }
     }
 }
@@ -95,6 +101,7 @@ public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case share, queries, cancel
     case pair, unpair, resetTrust = "trust.reset"
     case outboxList = "outbox.list", outboxRetry = "outbox.retry", outboxCancel = "outbox.cancel"
+    case alertsList = "alerts.list", alertsDelete = "alerts.delete"
 }
 
 /// Which part of a list to send.

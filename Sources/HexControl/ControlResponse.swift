@@ -21,6 +21,8 @@ public struct ControlResponse: Sendable, Codable {
     public var queries: [QueryRegistry.Progress]?
     /// One item of a hex list.
     public var summary: HexSummary?
+    /// A kept Alert (`alerts.list`, one per response; `alerts.delete`).
+    public var alert: ReceivedAlert?
     /// One item of the peer list.
     public var peer: PeerInfo?
     /// The last line of a list.
@@ -31,8 +33,10 @@ public struct ControlResponse: Sendable, Codable {
     public init(
         error: ControlError? = nil, status: StatusReport? = nil, hex: Hex? = nil,
         send: SendReport? = nil, queued: QueuedReport? = nil, outbox: OutboxItem? = nil, trust: TrustReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil,
-        summary: HexSummary? = nil, peer: PeerInfo? = nil, end: ListEnd? = nil, truncated: Bool? = nil
+        summary: HexSummary? = nil, peer: PeerInfo? = nil, end: ListEnd? = nil, truncated: Bool? = nil,
+        alert: ReceivedAlert? = nil
     ) {
+        self.alert = alert
         self.ok = error == nil
         self.error = error
         self.status = status

@@ -130,10 +130,15 @@ extension HexDatabase: HexRepository {
         try connection.integer("SELECT 1 FROM received_message WHERE message_id = ?", [.text(messageID)]) != nil
     }
 
-    /// One pass over the inbox's rows: made once, when the daemon starts.
+    /// One pass over the inbox's rows and the Alerts': made once, when the daemon starts.
     public func inboxUsage() throws -> [SenderAccount: Int] {
         var usage: [SenderAccount: Int] = [:]
-        let sql = "SELECT account, SUM(size) FROM hex WHERE location = 'inbox' AND account IS NOT NULL GROUP BY account"
+        let sql = """
+            SELECT account, SUM(size) FROM (
+                SELECT account, size FROM hex WHERE location = 'inbox' AND account IS NOT NULL
+                UNION ALL SELECT account, size FROM alert
+            ) GROUP BY account
+            """
         try connection.run(sql) {
             usage[SenderAccount(rawValue: $0.string(0))] = Int(clamping: $0.int(1))
         }

@@ -125,5 +125,19 @@ public enum Schema {
                     ELSE 'sender:' || sender_uuid
                 END;
             """),
+        Migration(version: 7, sql: """
+            -- Alerts received, kept until the user deletes them; they count against the inbox's
+            -- budgets like hexes (ReceivedAlert.storedBytes), in the same accounts.
+            CREATE TABLE alert (
+                id TEXT PRIMARY KEY,           -- uppercase UUID
+                message TEXT NOT NULL,
+                sender_id TEXT,                -- the device ID its TLS connection proved; NULL over plaintext
+                address TEXT NOT NULL,         -- the IP address it came from
+                received_at REAL NOT NULL,
+                size INTEGER NOT NULL,
+                account TEXT NOT NULL
+            );
+            CREATE INDEX alert_by_time ON alert (received_at, id);
+            """),
     ]
 }

@@ -9,7 +9,8 @@ let commands: [Command] = [
         invocation in
         printResult(try await invocation.result(\.status, of: .status), invocation) { Output.status($0) }
     },
-    Command("peers", summary: "List the peers discovered on the network.", options: listOptions(cursor: "uuid")) { invocation in
+    Command("peers", summary: "List the peers discovered on the network.",
+            options: listOptions(cursor: "uuid", naming: "peer UUID")) { invocation in
         var peers: [PeerInfo] = []
         let end = try await invocation.list(ControlRequest.peers) { response in
             guard let peer = response.peer else { return }
@@ -39,10 +40,13 @@ let commands: [Command] = [
         guard !invocation.arguments.positionals.isEmpty else { throw UsageError("give a message") }
         return try await send(.alert(message: invocation.arguments.positionals.joined(separator: " "), options), options, invocation)
     },
-    Command("inbox", summary: "List the inbox, newest first; * marks an unchecked hex.", options: listOptions(cursor: "id")) { invocation in
+    Command("inbox", summary: "List the inbox, newest first; * marks an unchecked hex.",
+            options: listOptions(cursor: "id", naming: "hex id")) { invocation in
         try await listHexes(ControlRequest.inboxList, invocation, empty: "the inbox is empty")
     },
-    Command("inbox show", "<id>", arguments: [("id", "A hex id from the inbox or My Hexlist, or a unique prefix of one (any case).")], summary: "Show a hex (from the inbox or My Hexlist) with its links; the id may be a unique prefix.",
+    Command("inbox show", "<id>",
+            arguments: [("id", "A hex id from the inbox or My Hexlist, or a unique prefix of one (any case).")],
+            summary: "Show a hex (inbox or My Hexlist) with its links and mark it checked; the id may be a prefix.",
             details: """
                 Fields longer than \(ControlLimits.showFieldBytes) bytes and links past the first \(ControlLimits.showLinks) are left out,
                 and the output says so; --full shows everything.
@@ -66,7 +70,8 @@ let commands: [Command] = [
     Command("inbox save", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Save a copy of an inbox hex on top of My Hexlist (it keeps its sender).") { invocation in
         try await showHex({ .inboxSave(id: $0) }, invocation)
     },
-    Command("hexlist", summary: "List My Hexlist in its order.", options: listOptions(cursor: "id")) { invocation in
+    Command("hexlist", summary: "List My Hexlist in its order.", options: listOptions(cursor: "id", naming: "hex id")) {
+        invocation in
         try await listHexes(ControlRequest.hexlistList, invocation, empty: "My Hexlist is empty")
     },
     Command("hexlist add", "[<url> ...]", arguments: [("url", "A link of the hex: a URL with a scheme and a host, or a file:// URL.")], summary: "Add a hex of your own on top of My Hexlist.", options: HexInput.options) { invocation in
@@ -85,7 +90,7 @@ let commands: [Command] = [
         let options = try sendOptions(invocation)
         return try await send(.hexlistSend(id: try single(invocation, "a hex id"), options), options, invocation)
     },
-] + shareCommands + trustCommands + outboxCommands + [
+] + shareCommands + trustCommands + outboxCommands + alertCommands + [
     Command("block", "<sender>",
             arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
             summary: "Refuse hexes and alerts from a sender: a UUID, or a peer's name or UUID prefix "
@@ -152,10 +157,11 @@ let commands: [Command] = [
 ]
 
 /// The options of the list commands.
-func listOptions(cursor: String) -> [Option] {
+/// `--limit` and `--after` of a list; `cursor` is `--after`'s placeholder, `naming` what it is.
+func listOptions(cursor: String, naming item: String) -> [Option] {
     [
         Option("limit", value: "n", help: "List at most this many (default: all)."),
-        Option("after", value: cursor, help: "Start after this \(cursor == "id" ? "hex id" : "peer UUID"), where the previous page ended."),
+        Option("after", value: cursor, help: "Start after this \(item), where the previous page ended."),
     ]
 }
 

@@ -15,7 +15,7 @@ let queueingHelp = """
 /// The commands about sends waiting in the outbox.
 let outboxCommands = [
     Command("outbox", summary: "List the sends waiting to be delivered: destination, attempts, next try, last error.",
-            options: listOptions(cursor: "message-id")) { invocation in
+            options: listOptions(cursor: "message-id", naming: "message id")) { invocation in
         var last: OutboxItem?
         let end = try await invocation.list(ControlRequest.outboxList) { response in
             guard let item = response.outbox else { return }

@@ -172,6 +172,15 @@ enum Output {
             + (item.lastError.map { "  last error: \(json($0))" } ?? "")
     }
 
+    /// `0B5CA58D  2026-11-24T09:39:23Z  from 6F9619FF at 192.168.1.20: "the message"`; over
+    /// plaintext, `from 192.168.1.20 (plaintext: no proven sender)`.
+    static func alertLine(_ alert: ReceivedAlert) -> String {
+        let from = alert.senderID.map { "\(shortID($0)) at \(alert.address)" }
+            ?? "\(alert.address) (plaintext: no proven sender)"
+        let time = alert.timestamp.formatted(.iso8601)
+        return "\(alert.id.uppercaseText.prefix(8))  \(time)  from \(from): \(json(alert.message))"
+    }
+
     static func event(_ event: DaemonEvent) -> String {
         var line = "\(event.seq) \(event.time.formatted(.iso8601)) \(event.kind.rawValue)"
         if let peer = event.peer { line += " \(json(peer))" + (event.peerUUID.map { " " + shortID($0) } ?? "") }

@@ -4,8 +4,11 @@ import Testing
 
 extension ProcessTests {
     @Suite struct HexctlHelpTests {
-        static let commands = ["status", "peers", "send", "alert", "inbox", "inbox show", "inbox check", "inbox delete", "inbox save", "hexlist",
-                               "hexlist add", "hexlist remove", "hexlist move", "hexlist send", "share", "queries", "cancel", "block", "unblock", "blocked", "wait", "watch", "raw", "decode"]
+        static let commands = [
+            "status", "peers", "send", "alert", "inbox", "inbox show", "inbox check", "inbox delete", "inbox save",
+            "hexlist", "hexlist add", "hexlist remove", "hexlist move", "hexlist send", "share", "queries", "cancel",
+            "block", "unblock", "blocked", "wait", "watch", "raw", "decode", "alerts", "alerts delete",
+        ]
 
         @Test(arguments: commands)
         func everyCommandHasCompleteHelp(_ command: String) async throws {

@@ -20,6 +20,7 @@ import Testing
         .unpair(peer: "grace"), .resetTrust(peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF"),
         .send(draft, SendOptions(to: "grace", queue: false, messageID: UUID())), .outboxList(ListPage(limit: 2, after: UUID())),
         .outboxRetry(id: "6F96", timeout: .seconds(2)), .outboxRetry(id: "6F96", timeout: nil), .outboxCancel(id: "6F9619FF"),
+        .alertsList(ListPage(limit: 3, after: UUID())), .alertsDelete(id: "0B5C"),
     ]
 
     @Test func everyCommandSurvivesARoundTrip() throws {

@@ -56,12 +56,14 @@ import Testing
 
     @Test func alertsFollowThePolicyToo() throws {
         let known = try receiver(.known, adaTrust: .pinned)
-        #expect(try known.manager.receive(alert, proof: Self.adaProof) == .alert(message: "hello", sender: Self.ada))
+        let kept = try known.manager.receive(alert, proof: Self.adaProof).keptAlert
+        #expect(kept?.message == "hello" && kept?.senderID == Self.ada)
         #expect(try known.manager.receive(alert, proof: Self.strangerProof).ackStatus == .rejected)
         #expect(try known.manager.receive(alert, proof: .none).ackStatus == .rejected)
         let paired = try receiver(.paired, adaTrust: .pinned)
         #expect(try paired.manager.receive(alert, proof: Self.adaProof).ackStatus == .rejected)
         let anyone = try receiver(.anyone, adaTrust: .pinned)
-        #expect(try anyone.manager.receive(alert, proof: .none) == .alert(message: "hello"))
+        let plaintext = try anyone.manager.receive(alert, proof: .none).keptAlert
+        #expect(plaintext?.message == "hello" && plaintext?.senderID == nil)
     }
 }

@@ -13,7 +13,7 @@ extension ControlError {
         case let error as HexManagerError:
             switch error {
             case .invalidColor: self.init(.usage, error.description)
-            case .hexNotFound: self.init(.notFound, error.description)
+            case .hexNotFound, .alertNotFound: self.init(.notFound, error.description)
             }
         case let error as SendError:
             switch error {

@@ -31,6 +31,7 @@ struct ControlHandler: Sendable {
             case .hexlistList(let page): response = try await streamHexes(in: .myHexlist, page, write: write)
             case .peers(let page): response = try await streamPeers(page, write: write)
             case .outboxList(let page): response = try await streamOutbox(page, write: write)
+            case .alertsList(let page): response = try await streamAlerts(page, write: write)
             case .send(let draft, let options):
                 let hex = try await service.ownHex(description: draft.description, color: draft.color, links: Self.links(draft.links))
                 response = try await send(.hex(hex), options, write: write)
@@ -65,6 +66,20 @@ struct ControlHandler: Sendable {
         try await streamPages(page, cursor: { UUID(uuidString: $0.messageID) }, write: write) { cursor, limit in
             try await outbox.entries(after: cursor?.uuidString, limit: limit)
         } response: { ControlResponse(outbox: OutboxItem($0)) }
+    }
+
+    /// The kept Alerts, newest first, one per response, read from the store a page at a time.
+    /// Their messages are cut to the control protocol's bounds, as a hex's text is in a list.
+    private func streamAlerts(
+        _ page: ListPage, write: (ControlResponse) async throws -> Void
+    ) async throws -> ControlResponse {
+        try await streamPages(page, cursor: \.id, write: write) { cursor, limit in
+            try await service.alerts(after: cursor, limit: limit)
+        } response: { alert in
+            var clipped = alert
+            clipped.message = String(alert.message.prefix(ControlLimits.listFieldCharacters))
+            return ControlResponse(truncated: clipped.message != alert.message ? true : nil, alert: clipped)
+        }
     }
 
     /// Writes a list read `fetch` by `fetch` (the items after a cursor, at most a count), one
@@ -127,15 +142,16 @@ struct ControlHandler: Sendable {
     private func perform(_ request: ControlRequest) async throws -> ControlResponse {
         switch request {
         case .status: return ControlResponse(status: try await status())
-        case .peers, .inboxList, .hexlistList, .outboxList, .send, .hexlistSend, .alert, .share, .watch:
+        case .peers, .inboxList, .hexlistList, .outboxList, .alertsList, .send, .hexlistSend, .alert, .share, .watch:
             // Lists and sends may answer in several lines: `handle` writes them; `watch` is the control server's.
             throw ControlError(.usage, "\(request.command.rawValue) is answered in several lines, not at once")
         case .outboxRetry(let id, let timeout):
             let (entry, attempt) = try await outbox.retry(id, timeout: timeout ?? SendOptions.defaultTimeout)
             return try Self.response(to: attempt, of: entry.messageID)
         case .outboxCancel(let id): return ControlResponse(outbox: OutboxItem(try await outbox.cancel(id)))
+        case .alertsDelete(let id): return ControlResponse(alert: try await service.deleteAlert(id))
         case .inboxShow(let id, let full):
-            let hex = try await service.show(id)
+            let hex = try await service.read(id)
             guard !full else { return ControlResponse(hex: hex) }
             let (clipped, truncated) = hex.clipped(fieldBytes: ControlLimits.showFieldBytes, links: ControlLimits.showLinks)
             return ControlResponse(hex: clipped, truncated: truncated ? true : nil)

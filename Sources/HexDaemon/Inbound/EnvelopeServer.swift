@@ -290,8 +290,9 @@ final class EnvelopeServer: DaemonService {
             record.events.append(EventLog.Draft(.hexReceived, peerUUID: hex.senderUUID, peer: name ?? remote,
                                                 versionID: envelope.versionID,
                                                 id: hex.id.uppercaseText, message: hex.hexDescription))
-        case .alert(let message, let senderID):
+        case .alert(let alert):
             // An Alert names no sender: over TLS the proven key does, by its ID and the name it announces.
+            let (message, senderID) = (alert.message, alert.senderID)
             let announced = if let senderID { await discovery.peer(uuid: senderID)?.name } else { String?.none }
             let from = senderID.map { "\(announced ?? "a peer not announced") (\($0)) at \(remote)" }
                 ?? "\(remote) (plaintext: no proven sender)"
@@ -299,7 +300,7 @@ final class EnvelopeServer: DaemonService {
             logger.limited("alert", .info, "alert from \(from) (version \(version)): \(message.clipped(toUTF8: 200))",
                            [("peer", announced ?? remote), ("peerUUID", senderID ?? ""), ("remote", remote)])
             record.events.append(EventLog.Draft(.alertReceived, peerUUID: senderID, peer: announced ?? remote,
-                                                versionID: envelope.versionID,
+                                                versionID: envelope.versionID, id: alert.id.uppercaseText,
                                                 message: message))
         case .noRoom:
             break  // The store logs it, once a minute per sender.

@@ -281,6 +281,14 @@ actor HexService {
 
     func show(_ prefix: String) throws -> Hex { try hex(matching: prefix, in: nil) }
 
+    /// The hex, as the user reads it: shown as it was (`isChecked` false the first time), and
+    /// checked (seen) from then on.
+    func read(_ prefix: String) throws -> Hex {
+        let hex = try hex(matching: prefix, in: nil)
+        if hex.location == .inbox, !hex.isChecked { try manager.markChecked(id: hex.id) }
+        return hex
+    }
+
     func check(_ prefix: String) throws -> Hex {
         let hex = try hex(matching: prefix, in: .inbox)
         try manager.markChecked(id: hex.id)
@@ -314,6 +322,21 @@ actor HexService {
     }
 
     func blockedSenders() throws -> [String] { try manager.blockedSenders() }
+
+    /// One page of the kept Alerts, newest first.
+    /// - Throws: `HexManagerError.alertNotFound` when `cursor` is not a kept Alert.
+    func alerts(after cursor: UUID?, limit: Int) throws -> [ReceivedAlert] {
+        try manager.alerts(after: cursor, limit: limit)
+    }
+
+    /// Deletes the kept Alert whose id starts with `prefix` (any case); returns it.
+    /// - Throws: `LookupError` when none or several match.
+    func deleteAlert(_ prefix: String) throws -> ReceivedAlert {
+        let matches = prefix.isEmpty ? [] : try manager.alertIDs(idPrefix: prefix, limit: 2)
+        guard let id = matches.first else { throw LookupError.noAlert(prefix) }
+        guard matches.count == 1 else { throw LookupError.ambiguousAlert(prefix) }
+        return try manager.deleteAlert(id: id)
+    }
 
     /// Remembers a peer. Sightings are written `sightingsPerPrune` at a time, or within
     /// `sightingDelay` of the first one waiting, in one commit that also forgets the oldest beyond

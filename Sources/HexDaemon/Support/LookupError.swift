@@ -1,5 +1,5 @@
-/// Something the user named (a peer, a hex, a share query, an outbox entry) that matches nothing, or more than
-/// one thing. The text is echoed clipped: it came from a client.
+/// Something the user named (a peer, a hex, an alert, a share query, an outbox entry) that matches nothing, or
+/// more than one thing. The text is echoed clipped: it came from a client.
 enum LookupError: Error, Equatable, CustomStringConvertible {
     case noPeer(String)
     case ambiguousPeer(String, matches: Int)
@@ -17,6 +17,9 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
     /// No send waiting in the outbox has an id starting so (`outbox retry`, `outbox cancel`).
     case noOutboxEntry(String)
     case ambiguousOutboxEntry(String)
+    /// No kept Alert has an id starting so (`alerts delete`).
+    case noAlert(String)
+    case ambiguousAlert(String)
 
     var description: String {
         switch self {
@@ -32,6 +35,8 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
         case .notPaired(let text): "\(text.clipped(toUTF8: 80)) is not paired (its key is pinned on first use)"
         case .noOutboxEntry(let text): "no send \(text.clipped(toUTF8: 80)) is waiting in the outbox (delivered, failed or cancelled?); see hexctl outbox"
         case .ambiguousOutboxEntry(let text): "\(text.clipped(toUTF8: 80)) matches several sends in the outbox; give more of the id"
+        case .noAlert(let text): "no alert \(text.clipped(toUTF8: 80)); see hexctl alerts"
+        case .ambiguousAlert(let text): "\(text.clipped(toUTF8: 80)) matches several alerts; give more of the id"
         }
     }
 }

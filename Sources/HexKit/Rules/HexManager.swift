@@ -81,7 +81,7 @@ public struct HexManager {
                                  at time: Date = Date()) throws -> ReceiveOutcome {
         switch envelope.operationType {
         case .alert:
-            return try receiveAlert(envelope, proof: proof)
+            return try receiveAlert(envelope, proof: proof, from: address, at: time)
         case .store:
             return try receiveStore(envelope, proof: proof, from: address, at: time)
         default:
@@ -116,8 +116,7 @@ public struct HexManager {
         let account: SenderAccount = if case .key(_, let deviceID) = proof { .key(deviceID) } else { .address(address) }
         let bytes = hex.storedBytes
         let paired = trust == .paired
-        if let refusal = usage.refusal(ofBytes: bytes, from: account, paired: paired, budget: budget)
-            ?? diskRoom.refusal(ofBytes: bytes, paired: paired) {
+        if let refusal = room(for: bytes, from: account, paired: paired) {
             // A repeat of a hex stored before was delivered then, whatever room is left now.
             if let messageID = envelope.messageID, try repository.hasReceived(messageID: messageID) {
                 return .duplicate
@@ -125,8 +124,7 @@ public struct HexManager {
             return .noRoom(refusal, account: account)
         }
         guard try repository.insert(hex, messageID: envelope.messageID, account: account) else { return .duplicate }
-        usage.add(bytes, for: account)
-        diskRoom.spend(bytes)
+        counted(bytes, for: account)
         return .stored(hex)
     }
 
@@ -140,7 +138,8 @@ public struct HexManager {
     /// unless that key's peer is blocked or the policy does not admit it: `known` and `paired`
     /// take Alerts only from a key pinned (or paired, as the policy requires). A plaintext Alert
     /// cannot be tied to a sender, so only the policy `anyone` takes it, blocked senders or not.
-    private mutating func receiveAlert(_ envelope: Envelope, proof: SenderProof) throws -> ReceiveOutcome {
+    private mutating func receiveAlert(_ envelope: Envelope, proof: SenderProof, from address: String,
+                                       at time: Date) throws -> ReceiveOutcome {
         var pin: PeerPin?
         var sender: String?
         if case .key(let fingerprint, let deviceID) = proof {
@@ -154,7 +153,26 @@ public struct HexManager {
         }
         let admitted = acceptPolicy == .anyone || pin.map { acceptPolicy.admits($0.trust) } == true
         guard admitted else { return refusedByPolicy }
-        return .alert(message: envelope.message ?? "", sender: sender)
+        let alert = ReceivedAlert(message: envelope.message ?? "", senderID: sender, address: address, timestamp: time)
+        let account: SenderAccount = sender.map(SenderAccount.key) ?? .address(address)
+        if let refusal = room(for: alert.storedBytes, from: account, paired: pin?.trust == .paired) {
+            return .noRoom(refusal, account: account)
+        }
+        try repository.insertAlert(alert, account: account)
+        counted(alert.storedBytes, for: account)
+        return .alert(alert)
+    }
+
+    /// Why `bytes` more from `account` would not fit the inbox's budgets or the disk's floors.
+    private func room(for bytes: Int, from account: SenderAccount, paired: Bool) -> StorageRefusal? {
+        usage.refusal(ofBytes: bytes, from: account, paired: paired, budget: budget)
+            ?? diskRoom.refusal(ofBytes: bytes, paired: paired)
+    }
+
+    /// Counts `bytes` just stored for `account`, in the budgets and against the disk.
+    private mutating func counted(_ bytes: Int, for account: SenderAccount) {
+        usage.add(bytes, for: account)
+        diskRoom.spend(bytes)
     }
 
     /// How the sender is known, or the outcome for a sender the connection disproves. Over TLS
@@ -324,6 +342,30 @@ public struct HexManager {
         let charge = try repository.inboxCharge(ofHex: id)
         guard try repository.delete(id: id) else { throw HexManagerError.hexNotFound(id, in: nil) }
         if let charge { usage.add(-charge.bytes, for: charge.account) }
+    }
+
+    // MARK: Alerts
+
+    /// The kept Alerts, newest first (see `HexRepository.alerts`).
+    /// - Throws: `HexManagerError.alertNotFound` when `cursor` is not a kept Alert.
+    public func alerts(after cursor: UUID?, limit: Int) throws -> [ReceivedAlert] {
+        guard let page = try repository.alerts(after: cursor, limit: limit) else {
+            throw HexManagerError.alertNotFound(cursor ?? UUID())
+        }
+        return page
+    }
+
+    /// The ids of the kept Alerts whose id starts with `prefix` (any case), at most `limit`.
+    public func alertIDs(idPrefix prefix: String, limit: Int) throws -> [UUID] {
+        try repository.alertIDs(idPrefix: prefix, limit: limit)
+    }
+
+    /// Deletes a kept Alert and returns it; its bytes go back to its sender's share of the budgets.
+    @discardableResult
+    public mutating func deleteAlert(id: UUID) throws -> ReceivedAlert {
+        guard let deleted = try repository.deleteAlert(id: id) else { throw HexManagerError.alertNotFound(id) }
+        usage.add(-deleted.bytes, for: deleted.account)
+        return deleted.alert
     }
 
     // MARK: Block list

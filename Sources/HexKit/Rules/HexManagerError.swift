@@ -4,6 +4,8 @@ public enum HexManagerError: Error, Sendable, Hashable, CustomStringConvertible 
     case hexNotFound(UUID, in: HexLocation?)
     /// A colour that is not `#RRGGBB`.
     case invalidColor(String)
+    /// No kept Alert has this id.
+    case alertNotFound(UUID)
 
     public var description: String {
         switch self {
@@ -13,6 +15,8 @@ public enum HexManagerError: Error, Sendable, Hashable, CustomStringConvertible 
             "no hex \(id.uppercaseText)"
         case .invalidColor(let color):
             "\"\(color)\" is not a colour of the form #RRGGBB"
+        case .alertNotFound(let id):
+            "no alert \(id.uppercaseText)"
         }
     }
 }

@@ -16,8 +16,23 @@ public protocol HexRepository {
     /// Whether a hex with this `messageID` was stored.
     func hasReceived(messageID: String) throws -> Bool
 
-    /// The bytes (`Hex.storedBytes`) the inbox's hexes hold, by account.
+    /// The bytes the inbox's hexes (`Hex.storedBytes`) and the kept Alerts
+    /// (`ReceivedAlert.storedBytes`) hold, by account.
     func inboxUsage() throws -> [SenderAccount: Int]
+
+    /// Keeps an Alert, counted against `account`.
+    func insertAlert(_ alert: ReceivedAlert, account: SenderAccount) throws
+
+    /// The kept Alerts, newest first: at most `limit`, after the Alert `cursor` or from the top.
+    /// - Returns: nil when `cursor` is not a kept Alert.
+    func alerts(after cursor: UUID?, limit: Int) throws -> [ReceivedAlert]?
+
+    /// The ids of the kept Alerts whose id (uppercase) starts with `prefix`, at most `limit`.
+    func alertIDs(idPrefix prefix: String, limit: Int) throws -> [UUID]
+
+    /// Deletes a kept Alert; returns it, with what it counted against and whose; nil when there
+    /// is none.
+    func deleteAlert(id: UUID) throws -> (alert: ReceivedAlert, account: SenderAccount, bytes: Int)?
 
     /// What an inbox hex counts against the budgets, and whose; nil when it is not in the inbox.
     func inboxCharge(ofHex id: UUID) throws -> (account: SenderAccount, bytes: Int)?

@@ -10,9 +10,9 @@ public enum ReceiveOutcome: Sendable, Hashable {
     /// The connection disproves the envelope's sender (another key speaks for that peer UUID,
     /// or plaintext claims a peer known by its key); nothing was stored.
     case forged(reason: String)
-    /// An Alert arrived with this message, from the device ID its TLS connection proved (nil
-    /// over plaintext: an Alert names no sender).
-    case alert(message: String, sender: String? = nil)
+    /// An Alert was kept, from the device ID its TLS connection proved (none over plaintext:
+    /// an Alert names no sender).
+    case alert(ReceivedAlert)
     /// The hex does not fit a budget of the inbox or the disk's free space; nothing was stored.
     /// `account` is whose share it would have counted against.
     case noRoom(StorageRefusal, account: SenderAccount)
@@ -40,7 +40,7 @@ public enum ReceiveOutcome: Sendable, Hashable {
         case .stored(let hex): "stored in the inbox as \(hex.id.uppercaseText)"
         case .duplicate: "already stored; this messageID was seen before"
         case .rejected(let alert): alert
-        case .alert: "alert delivered"
+        case .alert: "alert delivered and kept"
         case .noRoom(let refusal, _): refusal.message
         case .unsupported(let reason), .invalid(let reason), .forged(let reason): reason
         }
