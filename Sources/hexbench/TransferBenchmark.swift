@@ -50,18 +50,21 @@ struct TransferBenchmark {
         let baseline = try await roundTrips(lines, port: echo.port) { _ in true }
         let stored: ([UInt8]) -> Bool = { reply in (try? Envelope.decode(from: reply))?.status == .stored }
         let acked = try await roundTrips(lines, port: port, check: stored)
-        // Over TLS, as one peer: one sender UUID for this bench's one key (a key speaks for one UUID).
-        let benchUUID = UUID().uuidString
+        // Over TLS, as one peer: the sender UUID is the device ID this bench's one key derives (the
+        // only UUID that key may speak for).
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keys) }
+        let identity = try TLSIdentity.loadOrCreate(keyPath: keys + "/bench.key", certificatePath: keys + "/bench.crt",
+                                                    commonName: "hexbench").0
+        let tls = try TLSContext(identity: identity)
+        let benchUUID = identity.deviceID.uppercaseText
         let tlsLines = (0..<sends).map { index in
             Envelope.store(
                 HexJM(senderUUID: benchUUID, senderName: "bench", hexDescription: "tls \(index)", hexColor: "#3498DB",
                       links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com", service: .unknown)]),
                 versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
         }
-        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: keys) }
-        let tls = try TLSContext(identity: try TLSIdentity.loadOrCreate(keyPath: keys + "/bench.key", certificatePath: keys + "/bench.crt", commonName: "hexbench").0)
         let securedAcks = try await roundTrips(tlsLines, port: port, tls: tls, check: stored)
         let keptLines = (0..<sends).map { index in
             Envelope.store(
@@ -85,9 +88,9 @@ struct TransferBenchmark {
         let client = try ControlClient(socketPath: sender.controlPath)
         for index in 0..<min(sends, 300) {
             let start = ContinuousClock.now
-            let response = try await client.request(
-                .send(HexDraft(description: "control \(index)", links: [LinkJM(url: "https://example.com/\(index)")]), SendOptions(to: "receiver")), timeout: .seconds(10))
-            guard response.send?.status == .stored else { throw BenchFailure("control send \(index): \(response.error?.message ?? "no Ack")") }
+            let draft = HexDraft(description: "control \(index)", links: [LinkJM(url: "https://example.com/\(index)")])
+            let report = try await Self.sendAndWaitForAck(draft, to: "receiver", through: client)
+            guard report.status == .stored else { throw BenchFailure("control send \(index): \(report.message)") }
             controlled.append(milliseconds(ContinuousClock.now - start))
         }
         // The daemons stop when released; they must outlive every measurement.
@@ -126,14 +129,27 @@ struct TransferBenchmark {
         try await sender.waitForPeer("\(kind)-receiver")
         let client = try ControlClient(socketPath: sender.controlPath)
         for index in 0..<sends {
-            let response = try await client.request(
-                .send(HexDraft(description: "\(kind) \(index)", links: [LinkJM(url: "https://example.com/\(index)")]), SendOptions(to: "\(kind)-receiver")),
-                timeout: .seconds(10))
-            guard response.send != nil else { throw BenchFailure("\(kind) send \(index): \(response.error?.message ?? "no report")") }
+            let draft = HexDraft(description: "\(kind) \(index)", links: [LinkJM(url: "https://example.com/\(index)")])
+            _ = try await Self.sendAndWaitForAck(draft, to: "\(kind)-receiver", through: client)
         }
         let figures = (ProcessFigures.residentBytes(of: receiver.pid) ?? 0, ProcessFigures.residentBytes(of: sender.pid) ?? 0)
         withExtendedLifetime((receiver, sender)) {}
         return figures
+    }
+
+    /// Sends a hex by the control socket as hexctl does: the first answer says it is queued in the
+    /// outbox, the next one reports the peer's Ack.
+    private static func sendAndWaitForAck(
+        _ draft: HexDraft, to peer: String, through client: ControlClient
+    ) async throws -> SendReport {
+        var response = try await client.request(.send(draft, SendOptions(to: peer)), timeout: .seconds(10))
+        while response.send == nil, response.error == nil, response.queued != nil {
+            response = try await client.nextResponse(timeout: .seconds(10))
+        }
+        guard let report = response.send else {
+            throw BenchFailure("send to \(peer): \(response.error?.message ?? "no report after it was queued")")
+        }
+        return report
     }
 
     /// Connects once, then writes each line and waits for the line back, on that one connection;
