@@ -14,6 +14,7 @@ import HexTestSupport
 ///   until the daemon's idle CPU is back to its baseline.
 struct HostileBenchmark {
     let sends: Int
+    let scale: Scale
 
     func run() async throws -> [String] {
         var report = ["hostile: one hexd with its default budgets, attackers on other loopback addresses"]
@@ -21,7 +22,8 @@ struct HostileBenchmark {
         let daemon = try BenchDaemon(name: "target", discoveryPort: discoveryPort, interval: 2)
         try await waitForStatus(daemon)
         let port = try await daemon.status().tcpPort
-        let idleBaseline = try await ProcessFigures.cpuShare(of: daemon.pid, over: .seconds(5)) ?? 0
+        let idleSpan = Duration.seconds(scale.pick(5, quick: 1))
+        let idleBaseline = try await ProcessFigures.cpuShare(of: daemon.pid, over: idleSpan) ?? 0
         let rssBaseline = ProcessFigures.residentBytes(of: daemon.pid) ?? 0
         report.append("  idle baseline: CPU \(percent(idleBaseline)) of a core, RSS \(mebibytes(rssBaseline))")
 
@@ -38,12 +40,14 @@ struct HostileBenchmark {
             let targetPID = target?.pid ?? daemon.pid
             let targetPort = try await target?.status().tcpPort ?? port
             let swarm = try startSwarm(port: targetPort)
-            try await Task.sleep(for: .seconds(5))
-            let attackCPU = try await ProcessFigures.cpuShare(of: targetPID, over: .seconds(3)) ?? 0
+            try await Task.sleep(for: .seconds(scale.pick(5, quick: 1)))
+            let attackSpan = Duration.seconds(scale.pick(3, quick: 1))
+            let attackCPU = try await ProcessFigures.cpuShare(of: targetPID, over: attackSpan) ?? 0
             let attackRSS = ProcessFigures.residentBytes(of: targetPID) ?? 0
             let attacked = try await honestLatencies(port: targetPort, label: "attacked")
             let attackers = stopSwarm(swarm)
-            report.append("    1,000 trickling + 1,000 idle connections, \(cap.map { "--max-connections \($0)" } ?? "default cap (4096)"):")
+            report.append("    \(swarmSize) trickling + \(swarmSize) idle connections, "
+                + "\(cap.map { "--max-connections \($0)" } ?? "default cap (4096)"):")
             report.append("                                                p50 \(format(median(attacked))) ms, p99 \(format(percentile(attacked, 0.99))) ms "
                 + "(p99 / baseline p99 = \(format(percentile(attacked, 0.99) / percentile(baseline, 0.99)))); all \(attacked.count) acked")
             report.append("      attackers (another process, reconnecting 1 s after each close): \(attackers)")
@@ -52,24 +56,29 @@ struct HostileBenchmark {
 
         // Partial lines: memory against the budget.
         let beforeHolders = ProcessFigures.residentBytes(of: daemon.pid) ?? 0
-        let holders = ConnectionSwarm(count: 500, port: port, sources: loopbackHosts(50, network: 13), behaviour: .partialLine(bytes: 1 << 20),
+        let holderCount = scale.pick(500, quick: 30)
+        let holders = ConnectionSwarm(count: holderCount, port: port, sources: loopbackHosts(50, network: 13),
+                                      behaviour: .partialLine(bytes: 1 << 20),
                                       reconnectDelay: .seconds(1))
         var peak = beforeHolders
-        for _ in 0..<100 {
+        for _ in 0..<scale.pick(100, quick: 10) {
             try await Task.sleep(for: .milliseconds(100))
             peak = max(peak, ProcessFigures.residentBytes(of: daemon.pid) ?? 0)
         }
         let cut = holders.closedByPeer
         try await HonestSender.store("during partial lines", to: port)
         await holders.stop()
-        report.append("  500 connections each holding 1 MiB of an unfinished line (500 MiB asked, budget 64 MiB), 10 s:")
+        report.append("  \(holderCount) connections each holding 1 MiB of an unfinished line "
+            + "(\(holderCount) MiB asked, "
+            + "budget 64 MiB), \(scale.pick(10, quick: 1)) s:")
         report.append("    RSS before \(mebibytes(beforeHolders)), peak \(mebibytes(peak)) (+\(mebibytes(peak - beforeHolders))); "
             + "\(cut) holders cut off; an honest send was acked")
 
         // Beacon flood: table, memory, CPU, recovery.
         let cpuBeforeFlood = ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0
         let floodStart = ContinuousClock.now
-        let sent = try await BeaconFlood.send(100_000, to: discoveryPort, from: loopbackHosts(200, network: 14))
+        let sent = try await BeaconFlood.send(scale.pick(100_000, quick: 2_000), to: discoveryPort,
+                                              from: loopbackHosts(200, network: 14))
         let floodSeconds = (ContinuousClock.now - floodStart).inSeconds
         let floodCPU = ((ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0) - cpuBeforeFlood) / floodSeconds
         let status = try await daemon.status()
@@ -122,10 +131,14 @@ struct HostileBenchmark {
     private func startSwarm(port: UInt16) throws -> (SpawnedProcess, Int32) {
         let output = try SpawnPipe()
         defer { close(output.write) }
-        let swarm = try SpawnedProcess(CommandLine.arguments[0], ["swarm", String(port), "1000", "1000", "600"],
+        let swarm = try SpawnedProcess(CommandLine.arguments[0],
+                                       ["swarm", String(port), String(swarmSize), String(swarmSize), "600"],
                                        standardOutput: output.write, standardError: 2)
         return (swarm, output.read)
     }
+
+    /// Trickling connections, and as many idle ones, in the attackers' process.
+    private var swarmSize: Int { scale.pick(1_000, quick: 50) }
 
     /// Stops the attackers' process and returns what it says of its connections.
     private func stopSwarm(_ swarm: (SpawnedProcess, Int32)) -> String {

@@ -23,6 +23,7 @@ import HexTLS
 struct IdentityBenchmark {
     let beacons: Int
     let samples: Int
+    let scale: Scale
 
     func run() async throws -> [String] {
         var report = ["identity: signed beacons, memory per connection, handshakes under a ClientHello storm"]
@@ -105,13 +106,14 @@ struct IdentityBenchmark {
         ]
     }
 
-    /// 5,000 beacons a second for 5 s from 300 hosts (under each host's rate), three times.
+    /// 5,000 beacons a second for 5 s (1,000 in all when quick) from 300 hosts (under each host's
+    /// rate), three times.
     private func floodCPU(in directory: TemporaryDirectory) async throws -> [String] {
         let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
         let daemon = try BenchDaemon(name: "target", discoveryPort: discoveryPort, interval: 2)
         _ = try await daemon.waitForStatus()
         let hosts = loopbackHosts(300, network: 15)
-        let count = 25_000
+        let count = scale.pick(25_000, quick: 1_000)
         let signers = try identities(50, in: directory)
         let templates = signers.enumerated().map { beacon(of: $1, name: "signer \($0)") }
         var signed: [[UInt8]] = []
@@ -134,7 +136,8 @@ struct IdentityBenchmark {
             ("signed beacons of 50 peers, each new", { signed[$0] }),
             ("forged signatures", { forgedBeacons[$0 % forgedBeacons.count] }),
         ]
-        var report = ["  a hexd under 5,000 beacons a second for 5 s from 300 hosts (each under its 20 a second):"]
+        var report = ["  a hexd under 5,000 beacons a second, \(count) of each kind, from 300 hosts "
+            + "(each under its 20 a second):"]
         var baseline = 0.0
         for (label, datagram) in floods {
             let before = ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0
@@ -282,6 +285,7 @@ struct IdentityBenchmark {
     }
 
     private func connectionMemory(in directory: TemporaryDirectory) async throws -> [String] {
+        let connections = scale.pick(4_096, quick: 128)
         try await certificate("ordinary", names: 0, in: directory)
         try await certificate("large", names: 1_300, in: directory)
         let large = (try? FileManager.default.attributesOfItem(atPath: directory.file("large.crt"))[.size] as? Int) ?? 0
@@ -293,21 +297,24 @@ struct IdentityBenchmark {
                       "    idle (baseline): \(mebibytes(idle))"]
         let kinds = [("ordinary", "ordinary certificates"), ("large", "certificates of \(large / 1_024) KiB (PEM)")]
         for (certificate, label) in kinds {
-            let attacker = try startAttacker("hold", certificate: certificate, port: port, count: 4_096, seconds: 20,
+            let attacker = try startAttacker("hold", certificate: certificate, port: port, count: connections,
+                                             seconds: scale.pick(20, quick: 3),
                                              network: 16,
                                              in: directory)
             var peak = idle
-            for _ in 0..<200 {
+            for _ in 0..<scale.pick(200, quick: 30) {
                 try await Task.sleep(for: .milliseconds(100))
                 peak = max(peak, ProcessFigures.residentBytes(of: daemon.pid) ?? 0)
             }
             let counts = try await daemon.status().connections
             let said = finish(attacker)
-            try await Task.sleep(for: .seconds(12))
+            try await Task.sleep(for: .seconds(scale.pick(12, quick: 2)))
             let after = ProcessFigures.residentBytes(of: daemon.pid) ?? 0
             let ratio = format(Double(peak) / Double(idle))
-            report.append("    4,096 connections with \(label), 20 s: peak \(mebibytes(peak)) (\(ratio) x idle), "
-                + "\(counts?.open ?? 0) open at the end; 12 s after they closed \(mebibytes(after)) "
+            report.append("    \(connections) connections with \(label), \(scale.pick(20, quick: 3)) s: "
+                + "peak \(mebibytes(peak)) (\(ratio) x idle), "
+                + "\(counts?.open ?? 0) open at the end; "
+                + "\(scale.pick(12, quick: 2)) s after they closed \(mebibytes(after)) "
                 + "(idle + \(mebibytes(after - idle)))")
             report.append("      attackers: \(said); the daemon since its start: \(counts?.accepted ?? 0) accepted, "
                 + "\(counts?.closedInHandshake ?? 0) closed in their handshake, "
@@ -322,7 +329,9 @@ struct IdentityBenchmark {
         let port = try await daemon.waitForStatus().tcpPort
         let honest = try TLSContext(identity: try identities(1, in: directory)[0])
         let quiet = try await tlsLatencies(port: port, context: honest)
-        let storm = try startAttacker("storm", certificate: "ordinary", port: port, count: 850, seconds: 25,
+        let rate = scale.pick(850, quick: 100)
+        let storm = try startAttacker("storm", certificate: "ordinary", port: port, count: rate,
+                                      seconds: scale.pick(25, quick: 5),
                                       network: 17, in: directory)
         try await Task.sleep(for: .seconds(3))
         let before = ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0
@@ -335,7 +344,7 @@ struct IdentityBenchmark {
         return [
             "  a fresh honest TLS connection, Store -> Ack, \(samples) one after another:",
             "    no other traffic (baseline):            p50 \(format(median(quiet))) ms, p95 \(format(quietP95)) ms",
-            "    850 bare ClientHellos a second arriving: p50 \(format(median(stormed))) ms, "
+            "    \(rate) bare ClientHellos a second arriving: p50 \(format(median(stormed))) ms, "
                 + "p95 \(format(stormedP95)) ms "
                 + "(p95 / baseline p95 = \(format(stormedP95 / quietP95))); daemon CPU \(percent(cpu))",
             "      attackers: \(said); closed in their handshake to make room: \(counts?.closedInHandshake ?? 0), "

@@ -45,6 +45,8 @@ let help = """
       --count <n>    Envelopes per round (transfer: sends; delivery: hexes; registry: answers;
                      identity: beacons checked in this process).
       --rounds <n>   Rounds; the best round is reported.
+      --quick        hostile and identity: attackers, floods and waits a few seconds long, for
+                     checking that the benchmark runs (its figures then mean little).
       -h, --help     Show this help.
     """
 
@@ -60,8 +62,13 @@ guard let benchmark = arguments.first, !["-h", "--help"].contains(benchmark) els
 }
 arguments.removeFirst()
 var options: [String: Int] = [:]
+var scale = Scale(quick: false)
 while let flag = arguments.first {
     arguments.removeFirst()
+    if flag == "--quick" {
+        scale = Scale(quick: true)
+        continue
+    }
     guard ["--count", "--rounds"].contains(flag), let value = arguments.first.flatMap(Int.init), value > 0 else {
         exit(.usage, program: "hexbench", message: "bad option '\(flag)'; see hexbench --help")
     }
@@ -79,9 +86,10 @@ do {
     case "registry":
         report = try await RegistryBenchmark(answers: options["--count"] ?? 200_000).run()
     case "hostile":
-        report = try await HostileBenchmark(sends: options["--count"] ?? 1_000).run()
+        report = try await HostileBenchmark(sends: options["--count"] ?? 1_000, scale: scale).run()
     case "identity":
-        report = try await IdentityBenchmark(beacons: options["--count"] ?? 20_000, samples: 200).run()
+        report = try await IdentityBenchmark(beacons: options["--count"] ?? 20_000, samples: scale.pick(200, quick: 20),
+                                             scale: scale).run()
     case "delivery":
         report = try await DeliveryBenchmark(hexes: options["--count"] ?? 8_000).run()
     case "transfer":
