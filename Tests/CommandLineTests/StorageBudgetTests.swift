@@ -81,7 +81,8 @@ extension ProcessTests {
             let text = try await bob.hexctl(["status"]).standardOutput
             #expect(text.contains("senders not paired: \(ByteCount.text(storage.strangersBytes)) of 28.0 KiB"),
                     "\(text)")
-            #expect(bob.log.contains("refused a hex from key \(strangerID.prefix(8)), past --sender-budget"))
+            let logged = "refused what key \(strangerID.prefix(8)) sent (a hex or an alert), past --sender-budget"
+            #expect(bob.log.contains(logged))
 
             // A hex deleted gives its sender's share back.
             let first = try #require(overTLS[0].hexID)

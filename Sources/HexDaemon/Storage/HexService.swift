@@ -142,8 +142,8 @@ actor HexService {
     private func logRefusals(in outcomes: [[Result<ReceiveOutcome, any Error>]]) {
         for case .success(.noRoom(let refusal, let account)) in outcomes.joined()
         where refusalsLogged.admit(account, at: .now) {
-            logger.warning("refused a hex from \(account), past \(refusal.summary): nothing stored "
-                           + "(said once a minute per sender)",
+            logger.warning("refused what \(account) sent (a hex or an alert), past \(refusal.summary): "
+                           + "nothing stored (said once a minute per sender)",
                            [("account", account.rawValue), ("limit", refusal.option)])
         }
     }
