@@ -189,20 +189,49 @@ import Glibc
         #expect(datagram.truncated && datagram.bytes.count == 1_024)
     }
 
-    /// The broadcast addresses are those iproute2 reports for the interfaces that are up (an empty
-    /// list matches only a machine with none, such as a container with only `lo`).
+    /// The broadcast addresses are those iproute2 reports for the interfaces that are up, and
+    /// for an address with none the one its prefix gives (an empty list matches only a machine
+    /// with none, such as a container with only `lo`).
     @Test func interfaceBroadcastAddressesAreTheOnesIPReports() async throws {
         let ip = try ExternalTool.require("ip")
         let listing = try await PackageExecutable.run(ip, ["-o", "-4", "addr", "show", "up"])
         #expect(listing.status == 0, "\(listing.standardError)")
         let reported = listing.standardOutput.split(separator: "\n").compactMap { line -> String? in
             let words = line.split(separator: " ")
-            guard let brd = words.firstIndex(of: "brd"), brd + 1 < words.count else { return nil }
-            return String(words[brd + 1])
+            if let brd = words.firstIndex(of: "brd"), brd + 1 < words.count { return String(words[brd + 1]) }
+            // No broadcast address given: the subnet's highest, unless loopback or a /31 or /32.
+            guard !line.contains(" lo "), let inet = words.firstIndex(of: "inet"), inet + 1 < words.count else {
+                return nil
+            }
+            let parts = words[inet + 1].split(separator: "/")
+            guard parts.count == 2, let address = IPv4Address(String(parts[0])), let prefix = Int(parts[1]),
+                  prefix < 31 else { return nil }
+            let mask = IPv4Address(networkOrder: (UInt32.max << (32 - prefix)).bigEndian)
+            return NetworkInterfaces.directedBroadcast(address: address, netmask: mask, given: nil)?.description
         }
         let found = NetworkInterfaces.broadcastAddresses().map(\.description)
         #expect(Set(found) == Set(reported) && found.count == Set(found).count,
                 "found \(found), ip reports \(reported)")
+    }
+
+    /// An address set up without a broadcast address gets its subnet's; a given one is kept
+    /// unless it is 0.0.0.0 or the address itself; a /31 or /32 has none.
+    @Test func aMissingBroadcastAddressComesFromThePrefix() throws {
+        let address = try #require(IPv4Address("10.77.0.1"))
+        let mask24 = try #require(IPv4Address("255.255.255.0"))
+        let computed = NetworkInterfaces.directedBroadcast(address: address, netmask: mask24, given: nil)
+        #expect(computed?.description == "10.77.0.255")
+        #expect(NetworkInterfaces.directedBroadcast(address: address, netmask: mask24, given: .any) == computed)
+        #expect(NetworkInterfaces.directedBroadcast(address: address, netmask: mask24, given: address) == computed)
+        let given = try #require(IPv4Address("10.77.0.127"))
+        #expect(NetworkInterfaces.directedBroadcast(address: address, netmask: mask24, given: given) == given)
+        let mask20 = try #require(IPv4Address("255.255.240.0"))
+        #expect(NetworkInterfaces.directedBroadcast(address: address, netmask: mask20, given: nil)?.description
+                    == "10.77.15.255")
+        for mask in ["255.255.255.254", "255.255.255.255"] {
+            #expect(NetworkInterfaces.directedBroadcast(address: address, netmask: try #require(IPv4Address(mask)),
+                                                        given: nil) == nil)
+        }
     }
 }
 

@@ -6,9 +6,16 @@
 # Each check is counted; the last line says how many passed and failed. Touches only the namespaces it makes
 # (10.250.0.0/24 exists only inside them); everything is removed on exit. Every wait is bounded.
 #
-# Usage: two-hosts.sh BIN_DIR   (needs root and iproute2)
+# With --no-broadcast-address the addresses are set up as a new user would by hand, without a
+# broadcast address (`ip addr add 10.250.0.1/24`) and with no default route: 255.255.255.255 is
+# then unreachable (said once in the log), and the interface's broadcast address comes from its
+# prefix.
+#
+# Usage: two-hosts.sh BIN_DIR [--no-broadcast-address]   (needs root and iproute2)
 set -euo pipefail
-bin=${1:?usage: two-hosts.sh BIN_DIR}
+bin=${1:?usage: two-hosts.sh BIN_DIR [--no-broadcast-address]}
+brd=(brd +)
+if [ "${2:-}" = "--no-broadcast-address" ]; then brd=(); fi
 tag=hexd$$
 work=$(mktemp -d /tmp/hexd-netns-XXXXXX)
 pids=()
@@ -42,7 +49,7 @@ for host in a b; do
     ip link set "p$host$$" netns "$tag-br"
     ip netns exec "$tag-br" ip link set "p$host$$" master br0 up
     ip netns exec "$ns" ip link set lo up
-    ip netns exec "$ns" ip addr add "10.250.0.$address/24" brd + dev "v$host$$"
+    ip netns exec "$ns" ip addr add "10.250.0.$address/24" "${brd[@]}" dev "v$host$$"
     ip netns exec "$ns" ip link set "v$host$$" up
     address=$((address + 1))
 done
@@ -63,6 +70,11 @@ done
 ctl a peers | grep -q "10.250.0.2:18521" || fail "host-a does not list host-b at 10.250.0.2:18521"
 ctl b peers | grep -q "10.250.0.1:18521" || fail "host-b does not list host-a at 10.250.0.1:18521"
 pass "the hosts discovered each other by broadcast"
+if [ ${#brd[@]} -eq 0 ]; then
+    said=$(grep -c "255.255.255.255:18520: Network is unreachable" "$work/a.log" || true)
+    [ "$said" -eq 1 ] || fail "the unreachable 255.255.255.255 was logged $said times, not once"
+    pass "without a route for 255.255.255.255 the failure was logged once, at warning level"
+fi
 
 out=$(ctl a send --to host-b -d "across the bridge" https://example.com/netns) || fail "send: $out"
 echo "$out" | grep -q "^stored by host-b" || fail "no Ack stored: $out"

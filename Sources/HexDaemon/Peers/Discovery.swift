@@ -305,7 +305,18 @@ actor Discovery: DaemonService {
         do {
             try socket.send(bytes, to: address, port: port)
         } catch {
-            logger.debug("\(error)")
+            // Said once at warning level (a network without a route for 255.255.255.255 fails
+            // every round), then at debug level; the reasons remembered are bounded.
+            let reason = "\(error)"
+            if failedSends.count < Self.failuresRemembered, failedSends.insert(reason).inserted {
+                logger.warning("\(reason); beacons still go to every other destination (said once)")
+            } else {
+                logger.debug(reason)
+            }
         }
     }
+
+    /// Why beacons could not be sent, each said once.
+    private var failedSends: Set<String> = []
+    static let failuresRemembered = 64
 }

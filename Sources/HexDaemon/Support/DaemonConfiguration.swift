@@ -11,7 +11,8 @@ public struct DaemonConfiguration: Sendable {
     public var name: String?
     public var tcpPort: UInt16 = 18521
     public var discoveryPort: UInt16 = 18520
-    /// Where beacons go; empty means 255.255.255.255 plus each interface's broadcast address,
+    /// Where beacons go; empty means 255.255.255.255 plus each interface's broadcast address (from
+    /// its prefix when it has none),
     /// read afresh on every round.
     public var broadcastAddresses: [IPv4Address] = []
     /// Peers on other subnets, sent beacons by unicast (their discovery port).
@@ -85,7 +86,8 @@ public struct DaemonConfiguration: Sendable {
         Option("port", value: "port", help: "TCP port for envelopes. Default: 18521."),
         Option("discovery-port", value: "port", help: "UDP port for discovery beacons. Default: 18520."),
         Option("broadcast", value: "address", repeatable: true,
-               help: "Where beacons go. Default: 255.255.255.255 and every interface's broadcast address."),
+               help: "Where beacons go. Default: 255.255.255.255 and every interface's broadcast address "
+                   + "(the one its prefix gives when it has none)."),
         Option("peer", value: "host[:port]", repeatable: true, help: "A peer on another subnet: beacons go to its discovery port by unicast."),
         Option("announce-interval", value: "seconds", help: "Seconds between beacons, 0.1 to 600. Default: 2. A peer is lost after 3 missed intervals."),
         Option("app-version", value: "version", help: "The versionID to announce and send. Default: \(HexdVersion.current)."),
