@@ -165,6 +165,23 @@ func listOptions(cursor: String, naming item: String) -> [Option] {
     ]
 }
 
+/// Prints a list of `item`s as it arrives, one per response: `line` each, or a JSON object per
+/// line; `cursor` names an item for `--after`.
+func listItems<Item: Encodable>(
+    _ make: (ListPage) -> ControlRequest, _ item: KeyPath<ControlResponse, Item?>, _ invocation: Invocation,
+    empty: String, cursor: (Item) -> String, line: (Item) -> String
+) async throws -> ExitCode {
+    var last: Item?
+    let end = try await invocation.list(make) { response in
+        guard let value = response[keyPath: item] else { return }
+        last = value
+        printOutput(invocation.json ? json(value) : line(value))
+    }
+    if end.count == 0 && !invocation.json { printOutput(empty) }
+    noteMore(end, last: last.map(cursor), invocation)
+    return .success
+}
+
 /// Prints a list of hexes as it arrives: a line per hex, or a JSON object per line.
 func listHexes(_ make: (ListPage) -> ControlRequest, _ invocation: Invocation, empty: String) async throws -> ExitCode {
     var last: HexSummary?

@@ -16,15 +16,8 @@ let queueingHelp = """
 let outboxCommands = [
     Command("outbox", summary: "List the sends waiting to be delivered: destination, attempts, next try, last error.",
             options: listOptions(cursor: "message-id", naming: "message id")) { invocation in
-        var last: OutboxItem?
-        let end = try await invocation.list(ControlRequest.outboxList) { response in
-            guard let item = response.outbox else { return }
-            last = item
-            printOutput(invocation.json ? json(item) : Output.outboxLine(item))
-        }
-        if end.count == 0 && !invocation.json { printOutput("the outbox is empty") }
-        noteMore(end, last: last?.messageID, invocation)
-        return .success
+        try await listItems(ControlRequest.outboxList, \.outbox, invocation, empty: "the outbox is empty",
+                            cursor: \.messageID, line: Output.outboxLine)
     },
     Command("outbox retry", "<id>", arguments: [("id", "A message id from 'hexctl outbox', or a unique prefix of one.")],
             summary: "Try a queued send now and wait for the peer's acknowledgement, as send does.",
