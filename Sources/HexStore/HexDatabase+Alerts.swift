@@ -27,8 +27,8 @@ extension HexDatabase {
                 + "ORDER BY received_at DESC, id DESC LIMIT ?",
             arguments + [.integer(Int64(max(limit, 0)))]
         ) { row in
-            ReceivedAlert(id: UUID(databaseText: row.string(0)), message: row.string(1), senderID: row.optionalString(2),
-                          address: row.string(3), timestamp: row.date(4))
+            ReceivedAlert(id: UUID(databaseText: row.string(0)), message: row.string(1),
+                          senderID: row.optionalString(2), address: row.string(3), timestamp: row.date(4))
         }
     }
 

@@ -9,7 +9,8 @@ let alertCommands = [
         try await listItems(ControlRequest.alertsList, \.alert, invocation, empty: "no alerts",
                             cursor: \.id.uppercaseText, line: Output.alertLine)
     },
-    Command("alerts delete", "<id>", arguments: [("id", "An alert id from 'hexctl alerts', or a unique prefix of one.")],
+    Command("alerts delete", "<id>",
+            arguments: [("id", "An alert id from 'hexctl alerts', or a unique prefix of one.")],
             summary: "Delete a kept alert (what it held goes back to its sender's share of the inbox).") { invocation in
         let alert = try await invocation.result(\.alert, of: .alertsDelete(id: try single(invocation, "an alert id")))
         return printResult(alert, invocation) { "deleted alert \($0.id.uppercaseText)" }

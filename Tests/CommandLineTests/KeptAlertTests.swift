@@ -18,7 +18,8 @@ extension ProcessTests {
             var bobPort = try await bob.hexctlJSON(StatusReport.self, ["status"]).tcpPort
             let aliceID = try await alice.hexctlJSON(StatusReport.self, ["status"]).peerUUID
 
-            let overTLS = try await alice.hexctl(["alert", "--no-queue", "--to", "127.0.0.1:\(bobPort)", "lunch", "at", "one"])
+            let overTLS = try await alice.hexctl(["alert", "--no-queue", "--to", "127.0.0.1:\(bobPort)",
+                                                  "lunch", "at", "one"])
             #expect(overTLS.status == 0, "\(overTLS.standardError)")
             let plaintext = try await exchange([.alert("from nowhere", versionID: HexdVersion.current,
                                                        messageID: UUID().uuidString)],
@@ -41,13 +42,15 @@ extension ProcessTests {
             }, port: bobPort, as: nil, from: IPv4Address("127.0.0.3"))
             #expect(flood.map(\.status) == [.received, .received, .rejected])
             #expect(flood.last?.message?.contains("--sender-budget") == true, "\(flood.last?.message ?? "")")
-            let third = try #require(try await bob.hexctlJSONLines(ReceivedAlert.self, ["alerts", "--limit", "1"]).first)
+            let newest = try await bob.hexctlJSONLines(ReceivedAlert.self, ["alerts", "--limit", "1"])
+            let third = try #require(newest.first)
             #expect(try await bob.hexctl(["alerts", "delete", String(third.id.uppercaseText.prefix(8))]).status == 0)
             let again = try await exchange([.alert(long, versionID: HexdVersion.current, messageID: UUID().uuidString)],
                                            port: bobPort, as: nil, from: IPv4Address("127.0.0.3"))
             #expect(again.map(\.status) == [.received], "a delete gave the share back")
             let missing = try await bob.hexctl(["alerts", "delete", "FFFFFFFF"])
-            #expect(missing.status != 0 && missing.standardError.contains("no alert FFFFFFFF"), "\(missing.standardError)")
+            #expect(missing.status != 0 && missing.standardError.contains("no alert FFFFFFFF"),
+                    "\(missing.standardError)")
 
             // A hex shown is a hex seen.
             #expect(try await alice.hexctl(["send", "--no-queue", "--to", "127.0.0.1:\(bobPort)",

@@ -122,7 +122,8 @@ import Testing
                 // Taken: only a value that is in range for its setting.
                 let takesFractions = setting.contains("interval")
                     || ["idle-timeout", "line-grace", "link-timeout", "on-receive-timeout"].contains(setting)
-                #expect(["0", "2.5"].contains(value) || value == "0.5" && takesFractions, "--\(setting) \(value) was taken")
+                #expect(["0", "2.5"].contains(value) || value == "0.5" && takesFractions,
+                        "--\(setting) \(value) was taken")
                 #expect(configuration.announceInterval >= .milliseconds(100) && configuration.idleTimeout > .zero && configuration.maximumPeers >= 1)
             } catch let error as UsageError {
                 #expect(error.description.contains("--\(setting)"), "the error names the setting: \(error)")
