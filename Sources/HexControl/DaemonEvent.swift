@@ -35,7 +35,8 @@ public struct DaemonEvent: Sendable, Codable, Equatable {
     /// The peer's name, or `HOST:PORT` when it has none.
     public var peer: String?
     public var versionID: String?
-    /// hexReceived: the stored hex's id; send*: the messageID; query*: the query id.
+    /// hexReceived: the stored hex's id; alertReceived: the kept alert's id; send*: the messageID;
+    /// query*: the query id.
     public var id: String?
     /// alertReceived: the alert; sendFailed: why; sendAcked: the Ack's status; hexReceived: its description.
     public var message: String?

@@ -40,8 +40,8 @@ public struct HexManager {
 
     // MARK: Receiving
 
-    /// Reads what the inbox holds, by account, and which accounts are paired: once, when the
-    /// daemon starts (one pass over the inbox's rows).
+    /// Reads what the inbox and the kept Alerts hold, by account, and which accounts are paired:
+    /// once, when the daemon starts (one pass over their rows).
     public mutating func loadUsage() throws {
         usage = InboxUsage(byAccount: try repository.inboxUsage(), paired: try pairedAccounts())
     }
@@ -65,12 +65,13 @@ public struct HexManager {
     public mutating func rollBackBatch() { usage.rollBackBatch() }
 
     /// Acts on an envelope received from a peer: stores a hex in the inbox (unless its sender is
-    /// blocked, not admitted by the accept policy, or its `messageID` was stored before), passes an
-    /// Alert on (from a sender the policy admits and that is not blocked), and refuses the rest.
+    /// blocked, not admitted by the accept policy, or its `messageID` was stored before), keeps an
+    /// Alert (from a sender the policy admits and that is not blocked), and refuses the rest.
     ///
     /// Returns only after the hex is committed, so an Ack built from the outcome never claims
-    /// more than the database holds. A hex that does not fit `budget` or `diskRoom` is refused
-    /// whole (`noRoom`), unless its `messageID` was stored before (`duplicate`: a delivery).
+    /// more than the database holds. A hex or an Alert that does not fit `budget` or `diskRoom`
+    /// is refused whole (`noRoom`); a hex whose `messageID` was stored before is a `duplicate`
+    /// (a delivery) all the same.
     /// - Throws: only errors of the repository (the database); the envelope itself never throws.
     /// - Parameters:
     ///   - proof: what the connection proved about the sender: a key over TLS, which must be the

@@ -14,7 +14,7 @@ public struct AckStatus: WireName {
     public static let unsupported: Self = "unsupported"
     /// The envelope was not usable (not JSON, required keys missing, a Store without a hex).
     public static let invalid: Self = "invalid"
-    /// An Alert's message was delivered.
+    /// An Alert's message was delivered, and kept.
     public static let received: Self = "received"
     /// The receiver could not store it (its database failed); nothing was stored: try again later.
     public static let failed: Self = "failed"
