@@ -3,7 +3,7 @@ import PackageDescription
 
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
-/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexTLS, HexNet, HexControl ->
+/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexTLS, HexNet, HexControl, HexWeb ->
 /// HexKit -> HexJSON (HexTLS -> HexNet); CSQLite, COpenSSL and CLinux are system libraries. HexCommandLine holds what the executables
 /// share (option parsing, exit codes, output, the data directory's layout); hexctl does not link
 /// SQLite.
@@ -43,7 +43,12 @@ let package = Package(
         .target(name: "HexTLS", dependencies: ["COpenSSL", "HexNet"], swiftSettings: strictSettings),
         .target(name: "HexControl", dependencies: ["HexJSON", "HexKit", "HexNet"], swiftSettings: strictSettings),
         .target(name: "HexCommandLine", swiftSettings: strictSettings),
-        .target(name: "HexDaemon", dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexTLS", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
+        // The page's HTTP: a pure request reader, the access rules, and the page's files compiled in.
+        .target(name: "HexWeb", swiftSettings: strictSettings),
+        .target(name: "HexDaemon",
+                dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexTLS", "HexControl",
+                               "HexCommandLine", "HexWeb"],
+                swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexbench", dependencies: ["HexDaemon", "HexKit", "HexStore", "HexNet", "HexTLS",
@@ -59,6 +64,7 @@ let package = Package(
                     dependencies: ["HexCommandLine", "HexStore", "HexTestSupport", "HexTestTools"],
                     swiftSettings: strictSettings),
         .testTarget(name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "HexWebTests", dependencies: ["HexWeb"], swiftSettings: strictSettings),
         .testTarget(name: "HexControlTests", dependencies: ["HexControl", "HexKit"], swiftSettings: strictSettings),
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport", "HexTestTools"],
                     swiftSettings: strictSettings),
@@ -80,6 +86,8 @@ if Context.environment["HEXD_FUZZ"] != nil {
         .target(name: "CFuzzDriver", path: "Tests/Fuzz/CFuzzDriver"),
         .executableTarget(name: "FuzzEnvelope", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzEnvelope", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzBeacon", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzBeacon", swiftSettings: strictSettings),
+        .executableTarget(name: "FuzzHTTPRequest", dependencies: ["HexWeb", "CFuzzDriver"],
+                          path: "Tests/Fuzz/FuzzHTTPRequest", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzControlRequest", dependencies: ["HexControl", "CFuzzDriver"], path: "Tests/Fuzz/FuzzControlRequest", swiftSettings: strictSettings),
     ]
 }

@@ -10,7 +10,7 @@ seconds=${1:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hexd-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest)
+targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest FuzzHTTPRequest)
 flags=(-c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 # A failed build fails the run: fuzzing a stale binary left in .build-fuzz proves nothing.
 for target in "${targets[@]}"; do
@@ -22,7 +22,7 @@ for target in "${targets[@]}"; do
 done
 bin=$(HEXD_FUZZ=1 swift build "${flags[@]}" --show-bin-path)
 
-mkdir -p "$work/seeds/FuzzEnvelope" "$work/seeds/FuzzBeacon" "$work/seeds/FuzzControlRequest"
+mkdir -p "$work/seeds/FuzzEnvelope" "$work/seeds/FuzzBeacon" "$work/seeds/FuzzControlRequest" "$work/seeds/FuzzHTTPRequest"
 cp Examples/envelopes/*.envelope "$work/seeds/FuzzEnvelope/"
 printf '%s' '{"capabilities":["ack"],"format":"hexd-beacon/1","instance":"0C0E7A52-2B5C-4F6B-8C1E-9A4D2E6F7B10","interval":2,"kind":"announce","name":"Ada","peer":"6F9619FF-8B86-4011-B42D-00C04FC964FF","port":18521,"versionID":"2.0.0"}' > "$work/seeds/FuzzBeacon/announce"
 printf '%s' '{"capabilities":[],"format":"hexd-beacon/1","instance":"0C0E7A52-2B5C-4F6B-8C1E-9A4D2E6F7B10","interval":0.5,"kind":"bye","name":"","peer":"6F9619FF-8B86-4011-B42D-00C04FC964FF","port":1,"versionID":"1.0"}' > "$work/seeds/FuzzBeacon/bye"
@@ -30,6 +30,11 @@ printf '%s' '{"command":"send","to":"grace","links":[{"url":"https://example.com
 printf '%s' '{"command":"inbox.list","limit":50,"after":"9B516502-0000-4000-8000-000000000000"}' > "$work/seeds/FuzzControlRequest/list"
 printf '%s' '{"ok":true,"status":{"peerUUID":"A","name":"n","versionID":"2","legacy":false,"tcpPort":1,"discoveryPort":2,"dataDirectory":"/d","peers":0,"inbox":0,"unchecked":0,"hexlist":0,"datagramsReceived":0,"datagramsMalformed":0,"datagramsOversized":0,"datagramsRateLimited":0,"peersEvicted":0,"datagramsForged":0,"datagramsReplayed":0,"connections":{"open":1,"accepted":2,"refusedPerAddress":0,"closedForRoom":0,"closedAtDeadline":1,"cutOffForPartialLines":0,"closedForLongLines":0,"closedInHandshake":0}}}' > "$work/seeds/FuzzControlRequest/status"
 
+# The first byte picks the size of the pieces the request arrives in.
+printf '%s' $'\x05GET /?token=abc HTTP/1.1\r\nHost: 127.0.0.1:18522\r\nCookie: a=b; hexd_session_18522=x\r\n\r\n' \
+    > "$work/seeds/FuzzHTTPRequest/login"
+printf '%s' $'\x11POST /control HTTP/1.1\r\nHost: localhost:18522\r\nOrigin: http://localhost:18522\r\nContent-Length: 20\r\n\r\n{"command":"status"}' \
+    > "$work/seeds/FuzzHTTPRequest/control"
 failed=0
 for target in "${targets[@]}"; do
     mkdir -p "$work/corpus/$target"

@@ -17,6 +17,10 @@ public struct DataDirectory: Sendable {
     /// Space held back for the day the disk fills up (`hexd --disk-reserve`).
     public static let reserveName = "space.reserve"
     public static let spoolName = "on-receive"
+    /// The page's address (`127.0.0.1:18522`), written while hexd serves it.
+    public static let webAddressName = "web.address"
+    /// The page's access token, kept across starts so that an open page survives a restart.
+    public static let webTokenName = "web.token"
 
     /// The directory chosen by, in order: `explicit` (a flag), `HEXD_DATA_DIR`,
     /// `$XDG_DATA_HOME/hexd`, `~/.local/share/hexd`.
@@ -45,6 +49,8 @@ public struct DataDirectory: Sendable {
     public var reservePath: String { path + "/" + Self.reserveName }
     /// Where the on-receive command's standard input is written, one file per hex.
     public var spoolPath: String { path + "/" + Self.spoolName }
+    public var webAddressPath: String { path + "/" + Self.webAddressName }
+    public var webTokenPath: String { path + "/" + Self.webTokenName }
 
     /// Makes the spool directory (0700) if it is not there, empties it of what a daemon that was
     /// killed left, and returns its path.
@@ -100,6 +106,7 @@ public struct DataDirectory: Sendable {
     /// The files hexd keeps in the directory, which only their owner may read.
     static let privateFiles = [
         databaseName, databaseName + "-wal", databaseName + "-shm", lockName, keyName, certificateName, reserveName,
+        webTokenName, webAddressName,
     ]
 }
 

@@ -75,6 +75,9 @@ public enum Daemon {
                                spool: try dataDirectory.makeSpool(), logger: logger.named("on-receive"))
         }
 
+        let web = try WebServer.start(configuration.web, dataDirectory: dataDirectory, handler: control.handler,
+                                      events: events, boot: boot.number, logger: logger.named("web"))
+
         let signals = TerminationSignals()
         let identity = service.identity
         logger.info("hexd \(configuration.appVersion)\(configuration.legacy ? " (playing a legacy peer)" : "") ready: \(identity.name) (\(identity.uuid)), "
@@ -82,8 +85,9 @@ public enum Daemon {
         let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")
 
+        let optional: [(any DaemonService)?] = [hook, web]
         let services: [any DaemonService] = [envelopes, discovery, control, trimmer, pool, outbox]
-            + [hook].compactMap { $0 }
+            + optional.compactMap { $0 }
         await withTaskGroup(of: Void.self) { group in
             for service in services { group.addTask { await service.run() } }
             let received = await signals.first.value

@@ -1,5 +1,6 @@
 import COpenSSL
 import FoundationEssentials
+import HexNet
 
 import Glibc
 
@@ -64,17 +65,18 @@ public final class TLSIdentity: @unchecked Sendable {
     ///   and certificate (a certificate without its key is refused: a new key would silently be a
     ///   new identity to every peer).
     public static func loadOrCreate(keyPath: String, certificatePath: String, commonName: String) throws(TLSError) -> (TLSIdentity, created: Bool) {
-        let keyText = try PrivateFile.read(keyPath)
-        let certificateText = try PrivateFile.read(certificatePath)
+        let keyText = try readPrivate(keyPath)
+        let certificateText = try readPrivate(certificatePath)
         switch (keyText, certificateText) {
         case (let keyText?, let certificateText?):
             return (try parse(key: keyText, certificate: certificateText, keyPath: keyPath, certificatePath: certificatePath), false)
         case (nil, nil):
             let identity = try generate(commonName: commonName)
             // The key first: a certificate without its key would be useless.
-            try PrivateFile.write(try identity.pem(writing: { PEM_write_bio_PrivateKey($0, identity.key, nil, nil, 0, nil, nil) }), to: keyPath)
+            let key = try identity.pem(writing: { PEM_write_bio_PrivateKey($0, identity.key, nil, nil, 0, nil, nil) })
+            try writePrivate(key, to: keyPath)
             let certificate = try identity.pem(writing: { PEM_write_bio_X509($0, identity.certificate) })
-            try PrivateFile.write(certificate, to: certificatePath)
+            try writePrivate(certificate, to: certificatePath)
             return (identity, true)
         case (nil, _?):
             throw TLSError("read the device key", reason: "\(certificatePath) exists but \(keyPath) does not; restore the key, "
@@ -85,7 +87,7 @@ public final class TLSIdentity: @unchecked Sendable {
             }
             let identity = try certify(key, commonName: commonName)
             let certificate = try identity.pem(writing: { PEM_write_bio_X509($0, identity.certificate) })
-            try PrivateFile.write(certificate, to: certificatePath)
+            try writePrivate(certificate, to: certificatePath)
             return (identity, true)
         }
     }
@@ -182,66 +184,20 @@ public final class TLSIdentity: @unchecked Sendable {
             return body(bio)
         }
     }
-}
 
-/// A small file only its owner may read: the identity's key and certificate.
-enum PrivateFile {
-    /// Files this large are not an identity.
-    static let maximumSize = 64 * 1024
-
-    /// The file's bytes, or nil when it does not exist.
-    static func read(_ path: String) throws(TLSError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            throw TLSError("read \(path)", reason: String(cString: strerror(errno)))
+    private static func readPrivate(_ path: String) throws(TLSError) -> [UInt8]? {
+        do {
+            return try PrivateFile.read(path)
+        } catch {
+            throw TLSError(error.operation, reason: error.reason)
         }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes[count...].withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { throw TLSError("read \(path)", reason: String(cString: strerror(errno))) }
-            if got == 0 { break }
-            count += got
-        }
-        guard count <= maximumSize else { throw TLSError("read \(path)", reason: "it is larger than \(maximumSize) bytes") }
-        return Array(bytes[..<count])
     }
 
-    /// Writes `bytes` to a new file at `path` (mode 0600), through a temporary file renamed into
-    /// place once it is on disk, so a crash leaves the old state or the new, never half a file.
-    static func write(_ bytes: [UInt8], to path: String) throws(TLSError) {
-        let temporary = path + ".new"
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw TLSError("write \(temporary)", reason: String(cString: strerror(errno))) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let reason = String(cString: strerror(errno))
-                close(descriptor)
-                unlink(temporary)
-                throw TLSError("write \(temporary)", reason: reason)
-            }
-            written += count
+    private static func writePrivate(_ bytes: [UInt8], to path: String) throws(TLSError) {
+        do {
+            try PrivateFile.write(bytes, to: path)
+        } catch {
+            throw TLSError(error.operation, reason: error.reason)
         }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard synced, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw TLSError("write \(path)", reason: reason)
-        }
-        // The rename itself is on disk only once its directory is.
-        let slash = path.lastIndex(of: "/")
-        let directoryPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let directory = open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { return }
-        defer { close(directory) }
-        _ = fsync(directory)
     }
 }

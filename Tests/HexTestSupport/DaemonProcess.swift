@@ -35,7 +35,9 @@ public final class DaemonProcess: @unchecked Sendable {
             "--data-dir", self.directory.file("data"), "--port", "0", "--discovery-port", String(discoveryPort),
             "--broadcast", "127.255.255.255", "--announce-interval", String(interval),
         ] + (passingName ? ["--name", name] : [])
-            + (extraArguments.contains("--log-level") ? [] : ["--log-level", "debug"]) + extraArguments
+            + (extraArguments.contains("--log-level") ? [] : ["--log-level", "debug"])
+            // Tests that want the page ask for it, on a port of their own.
+            + (extraArguments.contains("--web") ? [] : ["--web", "off"]) + extraArguments
         var program = hexd
         if let descriptorLimit {
             // The shell sets the limit and becomes hexd (exec), so the process is still hexd's.

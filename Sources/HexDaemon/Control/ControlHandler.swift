@@ -51,6 +51,47 @@ struct ControlHandler: Sendable {
         try await write(response)
     }
 
+    /// Carries out `request`, writing each response with `write`, unless `gone` returns first
+    /// (the client left): the request is then cancelled (a share stops its link commands and
+    /// sends nothing, a send stops waiting).
+    /// - Returns: false when the client is gone or a write failed.
+    func answer(
+        _ request: ControlRequest, write: @escaping @Sendable (ControlResponse) async throws -> Void,
+        gone: @escaping @Sendable () async -> Void
+    ) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await handle(request, write: write)) != nil }
+            group.addTask {
+                await gone()
+                return false
+            }
+            let answered = await group.next() ?? false
+            group.cancelAll()
+            return answered
+        }
+    }
+
+    /// The request a line holds, read strictly.
+    /// - Throws: a `usage` error naming what is wrong.
+    static func request(from line: [UInt8]) throws(ControlError) -> ControlRequest {
+        do {
+            return try ControlCoding.decode(ControlRequest.self, from: line)
+        } catch {
+            throw ControlError(.usage, "not a control request: \(describe(error))")
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        return switch error {
+        case .keyNotFound(let key, _): "missing \"\(key.stringValue)\""
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            context.codingPath.isEmpty ? context.debugDescription
+                : "bad \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\": \(context.debugDescription)"
+        @unknown default: "\(error)"
+        }
+    }
+
     /// A list of hexes, one summary per response, read from the store a page at a time.
     private func streamHexes(in location: HexLocation, _ page: ListPage, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
         try await streamPages(page, cursor: \.id, write: write) { cursor, limit in

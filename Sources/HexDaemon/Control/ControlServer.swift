@@ -19,10 +19,9 @@ struct ControlServer: DaemonService {
         while case .line(let bytes)? = try? await connection.readLine(timeout: nil) {
             let request: ControlRequest
             do {
-                request = try ControlCoding.decode(ControlRequest.self, from: bytes)
+                request = try ControlHandler.request(from: bytes)
             } catch {
-                let response = ControlResponse(error: ControlError(.usage, "not a control request: \(Self.describe(error))"))
-                guard (try? await write(response, to: socket)) != nil else { return }
+                guard (try? await write(ControlResponse(error: error), to: socket)) != nil else { return }
                 continue
             }
             if case .watch(let since) = request {
@@ -38,16 +37,8 @@ struct ControlServer: DaemonService {
     /// A client that closes its connection meanwhile (Ctrl-C on hexctl) cancels the request: a
     /// share stops its link commands and sends nothing, a send stops waiting.
     private func answer(_ request: ControlRequest, on socket: Socket) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await handler.handle(request, write: { try await write($0, to: socket) })) != nil }
-            group.addTask {
-                await socket.waitForHangUp()
-                return false
-            }
-            let answered = await group.next() ?? false
-            group.cancelAll()
-            return answered
-        }
+        await handler.answer(request, write: { try await write($0, to: socket) },
+                             gone: { await socket.waitForHangUp() })
     }
 
     private func write(_ response: ControlResponse, to socket: Socket) async throws {
@@ -65,17 +56,6 @@ struct ControlServer: DaemonService {
             // Anything the client sends after `watch` is ignored; its end of the stream ends the watch.
             while case .line? = try? await reader.readLine(timeout: nil) {}
             group.cancelAll()
-        }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        return switch error {
-        case .keyNotFound(let key, _): "missing \"\(key.stringValue)\""
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath.isEmpty ? context.debugDescription
-                : "bad \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\": \(context.debugDescription)"
-        @unknown default: "\(error)"
         }
     }
 }

@@ -61,6 +61,8 @@ public struct DaemonConfiguration: Sendable {
     public var store = StoreSettings()
     /// The command run for each hex stored.
     public var receiveHook = ReceiveHookSettings()
+    /// Where the inbox page is served.
+    public var web = WebSettings()
     /// The longest outbox lifetime `--outbox-ttl` takes: a year.
     public static let longestOutboxLifetime = 365.0 * 86_400
 
@@ -116,7 +118,8 @@ public struct DaemonConfiguration: Sendable {
         Option("link-service", value: "name", help: "The service of the command's links (Dropbox, Box, GoogleDrive, Unknown or another). Default: Unknown."),
         Option("link-concurrency", value: "n", help: "How many link commands run at once. Default: 4."),
         Option("link-timeout", value: "seconds", help: "How long one link command may run. Default: 30."),
-    ] + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option) + [
+    ] + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
+        + WebSettings.declared.map(\.option) + [
         Option("version", help: "Show the version."),
         Option("generate-manual", help: "Print the man page, hexd(8), in troff."),
         Option("help", short: "h", help: "Show this help."),
@@ -243,6 +246,7 @@ public struct DaemonConfiguration: Sendable {
         }
         try apply(StoreSettings.declared, to: &configuration.store)
         try apply(ReceiveHookSettings.declared, to: &configuration.receiveHook)
+        try apply(WebSettings.declared, to: &configuration.web)
         return .run(configuration)
     }
 

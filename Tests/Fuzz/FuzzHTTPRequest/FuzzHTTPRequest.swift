@@ -1,0 +1,39 @@
+import CFuzzDriver
+import HexWeb
+
+/// One input, as the bytes of one connection to the page, fed in pieces whose size the first
+/// byte picks (a request split anywhere must read the same). Any trap is a finding, and so is a
+/// request that breaks the reader's bounds.
+func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let bytes = Array(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : count))
+    guard let first = bytes.first else { return 0 }
+    let piece = Int(first % 64) + 1
+    let limits = HTTPRequestReader.Limits(bodyBytes: 4_096)
+    var reader = HTTPRequestReader(limits: limits)
+    var whole = HTTPRequestReader(limits: limits)
+    let input = bytes.dropFirst()
+    var action = HTTPRequestReader.Action.needMore
+    var offset = input.startIndex
+    while offset < input.endIndex, action == .needMore {
+        let end = min(offset + piece, input.endIndex)
+        action = reader.read(input[offset..<end])
+        offset = end
+    }
+    guard action == whole.read(input) else { fatalError("a request read in pieces of \(piece) reads differently") }
+    if case .request(let request) = action {
+        guard request.body.count <= limits.bodyBytes, request.path.utf8.count <= limits.targetBytes else {
+            fatalError("a request past the reader's limits")
+        }
+        _ = WebAccess(token: "0123456789abcdef", host: "127.0.0.1", port: 18_522).decide(request)
+    }
+    return 0
+}
+
+/// The program's entry point (SwiftPM names it after the module): libFuzzer's driver, calling
+/// `fuzzHTTPRequest` once per input.
+@_cdecl("FuzzHTTPRequest_main")
+public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, count in fuzzHTTPRequest(data, count) }
+}

@@ -1,0 +1,86 @@
+import HexWeb
+import Testing
+
+@Suite struct HTTPRequestReaderTests {
+    private func read(_ text: String, bodyBytes: Int = 1_024, pieces: Int? = nil) -> HTTPRequestReader.Action {
+        var reader = HTTPRequestReader(limits: .init(bodyBytes: bodyBytes))
+        let bytes = Array(text.utf8)
+        guard let pieces else { return reader.read(bytes) }
+        var action = HTTPRequestReader.Action.needMore
+        var offset = 0
+        while offset < bytes.count, action == .needMore {
+            action = reader.read(bytes[offset..<min(offset + pieces, bytes.count)])
+            offset += pieces
+        }
+        return action
+    }
+
+    private func status(_ action: HTTPRequestReader.Action) -> Int? {
+        if case .refuse(let status, _) = action { return status.code }
+        return nil
+    }
+
+    @Test func aRequestSplitAnywhereReadsTheSame() throws {
+        let text = "POST /control?x=1&token=a%20b+c&x=2 HTTP/1.1\r\nHost: 127.0.0.1:9\r\nContent-Length: 5\r\n"
+            + "Origin:  http://127.0.0.1:9 \r\n\r\nhello"
+        let whole = read(text)
+        guard case .request(let request) = whole else { Issue.record("not read: \(whole)"); return }
+        #expect(request.method == "POST")
+        #expect(request.path == "/control")
+        #expect(request.query == ["x": "1", "token": "a b c"], "decoded; the first of a repeated name wins")
+        #expect(request.headers["ORIGIN"] == "http://127.0.0.1:9", "names ignore case, values are trimmed")
+        #expect(request.body == Array("hello".utf8))
+        for pieces in [1, 2, 3, 7, 64] { #expect(read(text, pieces: pieces) == whole, "in pieces of \(pieces)") }
+    }
+
+    @Test func bareLineFeedsAndHTTP10WithoutHostAreTaken() {
+        guard case .request(let request) = read("GET / HTTP/1.0\n\n") else { Issue.record("not read"); return }
+        #expect(request.path == "/" && request.body.isEmpty)
+    }
+
+    @Test func anUnfinishedRequestAsksForMore() {
+        #expect(read("GET / HTTP/1.1\r\nHost: a\r\n") == .needMore)
+        #expect(read("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nab") == .needMore)
+    }
+
+    @Test(arguments: [
+        ("GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "a", count: 17_000) + "\r\n\r\n", 431),
+        ("GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "a", count: 17_000), 431),
+        ("GET /" + String(repeating: "a", count: 5_000) + " HTTP/1.1\r\nHost: a\r\n\r\n", 414),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2000\r\n\r\n", 413),
+        ("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
+        ("GET / HTTP/2.0\r\nHost: a\r\n\r\n", 505),
+        ("GET / HTTP/1.1\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\nNo colon\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\nBad Name: x\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\u{1}\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999\r\n\r\n", 400),
+        ("GET http://a/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+        ("GET  / HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+        ("G(T / HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+        ("\r\n\r\n", 400),
+    ])
+    func malformedOrOversizedRequestsAreRefusedWithTheirStatus(text: String, expected: Int) {
+        #expect(status(read(text)) == expected)
+        #expect(status(read(text, pieces: 5)) == expected)
+    }
+
+    @Test func manyHeaderFieldsAreRefused() {
+        let fields = (0..<70).map { "X-\($0): y\r\n" }.joined()
+        #expect(status(read("GET / HTTP/1.1\r\nHost: a\r\n" + fields + "\r\n")) == 431)
+    }
+
+    @Test func aReaderHoldsNoMoreThanAHeadAndABody() {
+        var reader = HTTPRequestReader(limits: .init(bodyBytes: 8))
+        let head = Array("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 8\r\n\r\n".utf8)
+        // A body and a megabyte more in one read: the request is the body, the rest never held.
+        let action = reader.read(head + Array(repeating: UInt8(ascii: "z"), count: 1 << 20))
+        guard case .request(let request) = action else { Issue.record("not read"); return }
+        #expect(request.body.count == 8)
+        #expect(reader.read(Array("GET / HTTP/1.1\r\n\r\n".utf8)) == .needMore, "a reader reads one request")
+    }
+}
