@@ -3,8 +3,8 @@ import PackageDescription
 
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
-/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexTLS, HexNet, HexControl, HexWeb ->
-/// HexKit -> HexJSON (HexTLS -> HexNet); CSQLite, COpenSSL and CLinux are system libraries. HexCommandLine holds what the executables
+/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexTLS, HexDBus, HexNet, HexControl, HexWeb ->
+/// HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and CLinux are system libraries. HexCommandLine holds what the executables
 /// share (option parsing, exit codes, output, the data directory's layout); hexctl does not link
 /// SQLite.
 /// The package takes no package dependencies: toolchain and system libraries only. It is for Linux
@@ -45,9 +45,11 @@ let package = Package(
         .target(name: "HexCommandLine", swiftSettings: strictSettings),
         // The page's HTTP: a pure request reader, the access rules, and the page's files compiled in.
         .target(name: "HexWeb", swiftSettings: strictSettings),
+        // A D-Bus client: the wire format as pure code, and a connection on HexNet's sockets.
+        .target(name: "HexDBus", dependencies: ["HexNet"], swiftSettings: strictSettings),
         .target(name: "HexDaemon",
                 dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexTLS", "HexControl",
-                               "HexCommandLine", "HexWeb"],
+                               "HexCommandLine", "HexWeb", "HexDBus"],
                 swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
@@ -65,6 +67,8 @@ let package = Package(
                     swiftSettings: strictSettings),
         .testTarget(name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexWebTests", dependencies: ["HexWeb"], swiftSettings: strictSettings),
+        .testTarget(name: "HexDBusTests", dependencies: ["HexDBus", "HexNet", "HexTestSupport", "HexTestTools"],
+                    swiftSettings: strictSettings),
         .testTarget(name: "HexControlTests", dependencies: ["HexControl", "HexKit"], swiftSettings: strictSettings),
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport", "HexTestTools"],
                     swiftSettings: strictSettings),
@@ -86,6 +90,8 @@ if Context.environment["HEXD_FUZZ"] != nil {
         .target(name: "CFuzzDriver", path: "Tests/Fuzz/CFuzzDriver"),
         .executableTarget(name: "FuzzEnvelope", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzEnvelope", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzBeacon", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzBeacon", swiftSettings: strictSettings),
+        .executableTarget(name: "FuzzDBusMessage", dependencies: ["HexDBus", "CFuzzDriver"],
+                          path: "Tests/Fuzz/FuzzDBusMessage", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzHTTPRequest", dependencies: ["HexWeb", "CFuzzDriver"],
                           path: "Tests/Fuzz/FuzzHTTPRequest", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzControlRequest", dependencies: ["HexControl", "CFuzzDriver"], path: "Tests/Fuzz/FuzzControlRequest", swiftSettings: strictSettings),

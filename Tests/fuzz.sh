@@ -10,7 +10,7 @@ seconds=${1:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hexd-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest FuzzHTTPRequest)
+targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest FuzzHTTPRequest FuzzDBusMessage)
 flags=(-c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 # A failed build fails the run: fuzzing a stale binary left in .build-fuzz proves nothing.
 for target in "${targets[@]}"; do
@@ -22,7 +22,8 @@ for target in "${targets[@]}"; do
 done
 bin=$(HEXD_FUZZ=1 swift build "${flags[@]}" --show-bin-path)
 
-mkdir -p "$work/seeds/FuzzEnvelope" "$work/seeds/FuzzBeacon" "$work/seeds/FuzzControlRequest" "$work/seeds/FuzzHTTPRequest"
+mkdir -p "$work/seeds/FuzzEnvelope" "$work/seeds/FuzzBeacon" "$work/seeds/FuzzControlRequest" "$work/seeds/FuzzHTTPRequest" \
+    "$work/seeds/FuzzDBusMessage"
 cp Examples/envelopes/*.envelope "$work/seeds/FuzzEnvelope/"
 printf '%s' '{"capabilities":["ack"],"format":"hexd-beacon/1","instance":"0C0E7A52-2B5C-4F6B-8C1E-9A4D2E6F7B10","interval":2,"kind":"announce","name":"Ada","peer":"6F9619FF-8B86-4011-B42D-00C04FC964FF","port":18521,"versionID":"2.0.0"}' > "$work/seeds/FuzzBeacon/announce"
 printf '%s' '{"capabilities":[],"format":"hexd-beacon/1","instance":"0C0E7A52-2B5C-4F6B-8C1E-9A4D2E6F7B10","interval":0.5,"kind":"bye","name":"","peer":"6F9619FF-8B86-4011-B42D-00C04FC964FF","port":1,"versionID":"1.0"}' > "$work/seeds/FuzzBeacon/bye"
@@ -35,6 +36,28 @@ printf '%s' $'\x05GET /?token=abc HTTP/1.1\r\nHost: 127.0.0.1:18522\r\nCookie: a
     > "$work/seeds/FuzzHTTPRequest/login"
 printf '%s' $'\x11POST /control HTTP/1.1\r\nHost: localhost:18522\r\nOrigin: http://localhost:18522\r\nContent-Length: 20\r\n\r\n{"command":"status"}' \
     > "$work/seeds/FuzzHTTPRequest/control"
+# D-Bus: a Hello's answer and a signal with a dictionary of variants, marshalled by Python.
+python3 - "$work/seeds/FuzzDBusMessage" <<'PYTHON'
+import struct, sys
+def pad(b, n): return b + bytes(-len(b) % n)
+def string(b, s): b = pad(b, 4); e = s.encode(); return b + struct.pack("<I", len(e)) + e + b"\0"
+def sig(b, s): return b + bytes([len(s)]) + s.encode() + b"\0"
+def message(kind, fields, signature, body):
+    header = b""
+    for code, type_, value in fields + ([(8, "g", signature)] if signature else []):
+        header = pad(header, 8) + bytes([code])
+        header = sig(header, type_)
+        header = string(header, value) if type_ in "so" else (sig(header, value) if type_ == "g" else pad(header, 4) + struct.pack("<I", value))
+    fixed = b"l" + bytes([kind, 0, 1]) + struct.pack("<III", len(body), 7, len(header))
+    return pad(fixed + header, 8) + body
+hello = message(2, [(5, "u", 1), (6, "s", ":1.42"), (7, "s", "org.freedesktop.DBus")], "s", string(b"", ":1.42"))
+entry = pad(string(b"", "urgency"), 1); entry = sig(entry, "y") + b"\x01"
+body = struct.pack("<I", len(entry)) + bytes(4) + entry
+signal = message(4, [(1, "o", "/org/freedesktop/Notifications"), (2, "s", "org.freedesktop.Notifications"),
+                     (3, "s", "ActionInvoked")], "a{sv}", body)
+for name, data in (("hello-reply", hello), ("signal", signal)):
+    open(f"{sys.argv[1]}/{name}", "wb").write(data)
+PYTHON
 failed=0
 for target in "${targets[@]}"; do
     mkdir -p "$work/corpus/$target"

@@ -21,6 +21,9 @@ public struct DataDirectory: Sendable {
     public static let webAddressName = "web.address"
     /// The page's access token, kept across starts so that an open page survives a restart.
     public static let webTokenName = "web.token"
+    /// A page that sends the browser on to the page with its token: opening it keeps the token out
+    /// of the browser's command line, which every user of the machine can read.
+    public static let webOpenName = "web-open.html"
 
     /// The directory chosen by, in order: `explicit` (a flag), `HEXD_DATA_DIR`,
     /// `$XDG_DATA_HOME/hexd`, `~/.local/share/hexd`.
@@ -51,6 +54,26 @@ public struct DataDirectory: Sendable {
     public var spoolPath: String { path + "/" + Self.spoolName }
     public var webAddressPath: String { path + "/" + Self.webAddressName }
     public var webTokenPath: String { path + "/" + Self.webTokenName }
+    public var webOpenPath: String { path + "/" + Self.webOpenName }
+
+    /// `web-open.html` as a `file://` URL, the path percent-encoded.
+    public var webOpenURL: String {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+        let absolute = webOpenPath.hasPrefix("/") ? webOpenPath : (currentDirectory() + "/" + webOpenPath)
+        return "file://" + absolute.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : "%" + hex($0) }
+            .joined()
+    }
+
+    private func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
+    }
+
+    private func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     /// Makes the spool directory (0700) if it is not there, empties it of what a daemon that was
     /// killed left, and returns its path.
@@ -106,7 +129,7 @@ public struct DataDirectory: Sendable {
     /// The files hexd keeps in the directory, which only their owner may read.
     static let privateFiles = [
         databaseName, databaseName + "-wal", databaseName + "-shm", lockName, keyName, certificateName, reserveName,
-        webTokenName, webAddressName,
+        webTokenName, webAddressName, webOpenName,
     ]
 }
 

@@ -1,6 +1,8 @@
 import CLinux
 import Dispatch
+import HexCommandLine
 import HexControl
+import HexDBus
 import HexKit
 import HexNet
 import HexStore
@@ -77,6 +79,8 @@ public enum Daemon {
 
         let web = try WebServer.start(configuration.web, dataDirectory: dataDirectory, handler: control.handler,
                                       events: events, boot: boot.number, logger: logger.named("web"))
+        let notifier = await desktopNotifier(configuration, events: events, service: service,
+                                             page: web.map { _ in dataDirectory.webOpenURL }, logger: logger)
 
         let signals = TerminationSignals()
         let identity = service.identity
@@ -85,7 +89,7 @@ public enum Daemon {
         let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")
 
-        let optional: [(any DaemonService)?] = [hook, web]
+        let optional: [(any DaemonService)?] = [hook, web, notifier]
         let services: [any DaemonService] = [envelopes, discovery, control, trimmer, pool, outbox]
             + optional.compactMap { $0 }
         await withTaskGroup(of: Void.self) { group in
@@ -103,6 +107,29 @@ public enum Daemon {
         }
         withExtendedLifetime((lock, signals)) {}
         logger.info("stopped")
+    }
+
+    /// The notifier `--notify` asks for (by default, when the environment names a session bus),
+    /// watching from now so that the first hex is not missed; nil for none.
+    private static func desktopNotifier(
+        _ configuration: DaemonConfiguration, events: EventLog, service: HexService, page: String?, logger: Logger
+    ) async -> DesktopNotifier? {
+        let environment = ProcessInfo.processInfo.environment
+        let busText = environment["DBUS_SESSION_BUS_ADDRESS"]
+        guard configuration.notify.enabled ?? (busText != nil) else { return nil }
+        let address: DBusAddress
+        do {
+            address = try DBusAddress(parsing: busText ?? "")
+        } catch {
+            logger.warning("--notify on, but no session bus to notify on: DBUS_SESSION_BUS_ADDRESS is "
+                           + (busText.map { "'\($0.prefix(200))' (\(error))" } ?? "not set"))
+            return nil
+        }
+        return DesktopNotifier(address: address,
+                               events: await events.watch(since: .max, kinds: [.hexReceived, .alertReceived,
+                                                                               .pairRequested]),
+                               service: service, settings: configuration.notify, page: page,
+                               browser: Browser.command(environment), logger: logger.named("notify"))
     }
 
     /// The TLS context of this device, its identity read from the data directory or made there on

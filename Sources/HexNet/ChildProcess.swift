@@ -84,6 +84,36 @@ public enum ChildProcess {
     }
 }
 
+extension ChildProcess {
+    /// Starts a program that may run long after the caller stops caring about it (a browser
+    /// opening a link): without a shell, in a process group of its own, reading and writing
+    /// /dev/null. It is never waited for by the caller; it is reaped in the background when it
+    /// ends (or handed to init when a short-lived caller exits first).
+    /// - Throws: `ChildProcessError` when it cannot be started.
+    public static func launch(_ arguments: [String]) async throws {
+        guard let program = arguments.first else { throw ChildProcessError(description: "the command is empty") }
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        guard null >= 0 else { throw ChildProcessError(description: "cannot open /dev/null") }
+        defer { close(null) }
+        let pid = try await BlockingPool.shared.run {
+            try Child.spawn(program, arguments, input: "/dev/null", environment: [:], output: null, errors: null)
+        }
+        let pidfd = hexd_pidfd_open(pid)
+        Task.detached {
+            defer { if pidfd >= 0 { close(pidfd) } }
+            var status: Int32 = 0
+            while waitpid(pid, &status, WNOHANG) == 0 {
+                if pidfd >= 0 {
+                    try? await waitUntil(.readable, descriptor: pidfd, timeout: nil,
+                                         operation: "wait for a program to end")
+                } else {
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+    }
+}
+
 /// Why a command could not be started.
 public struct ChildProcessError: Error, CustomStringConvertible {
     public let description: String
@@ -147,7 +177,7 @@ private final class Child: Sendable {
         return (ends[0], ends[1])
     }
 
-    private static func spawn(
+    fileprivate static func spawn(
         _ program: String, _ arguments: [String], input: String, environment: [String: String], output: Int32,
         errors: Int32
     ) throws(ChildProcessError) -> pid_t {

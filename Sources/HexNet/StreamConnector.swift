@@ -28,9 +28,20 @@ public enum StreamConnector {
 
     /// Connects to the Unix domain socket at `path`.
     public static func unix(path: String) throws(SocketError) -> Socket {
-        var address = try UnixAddress(path: path)
+        try unix(UnixAddress(path: path), naming: path)
+    }
+
+    /// Connects to the Unix domain socket `name` of Linux's abstract namespace.
+    public static func unix(abstract name: String) throws(SocketError) -> Socket {
+        try unix(UnixAddress(abstract: name), naming: "@" + name)
+    }
+
+    private static func unix(_ address: UnixAddress, naming name: String) throws(SocketError) -> Socket {
+        var address = address
         let socket = try Socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
-        guard address.withSocketAddress({ connect(socket.descriptor, $0, $1) }) == 0 else { throw SocketError("connect to \(path)") }
+        guard address.withSocketAddress({ connect(socket.descriptor, $0, $1) }) == 0 else {
+            throw SocketError("connect to \(name)")
+        }
         return socket
     }
 

@@ -85,9 +85,10 @@ public final class StreamListener: Sendable {
     }
 }
 
-/// A `sockaddr_un` for a path, checked to fit.
+/// A `sockaddr_un` for a path, or for a name in Linux's abstract namespace, checked to fit.
 struct UnixAddress {
     private var address = sockaddr_un()
+    private var length = socklen_t(MemoryLayout<sockaddr_un>.size)
 
     init(path: String) throws(SocketError) {
         let bytes = Array(path.utf8)
@@ -99,9 +100,24 @@ struct UnixAddress {
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
     }
 
+    /// An abstract socket (`unix:abstract=` in a D-Bus address): a zero byte, then the name, and
+    /// an address length that ends with the name (the rest of `sun_path` would be part of it).
+    init(abstract name: String) throws(SocketError) {
+        let bytes = [0] + Array(name.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count > 1, bytes.count <= capacity else {
+            throw SocketError("use the abstract Unix socket \(name)",
+                              reason: "it must be 1 to \(capacity - 1) bytes long")
+        }
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+    }
+
     mutating func withSocketAddress<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
-        withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        let length = length
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
         }
     }
 }

@@ -12,7 +12,6 @@ public struct HTTPStatus: Sendable, Equatable, CustomStringConvertible {
 
     public static let ok = HTTPStatus(200, "OK")
     public static let noContent = HTTPStatus(204, "No Content")
-    public static let seeOther = HTTPStatus(303, "See Other")
     public static let badRequest = HTTPStatus(400, "Bad Request")
     public static let unauthorized = HTTPStatus(401, "Unauthorized")
     public static let forbidden = HTTPStatus(403, "Forbidden")

@@ -4,7 +4,8 @@
 /// 1. A `Host` other than the names the page is served under is answered 421: a DNS-rebinding
 ///    page at `evil.example` that resolves to 127.0.0.1 never reaches a route.
 /// 2. `GET /?token=TOKEN` with the right token is a login: the answer sets the session cookie and
-///    sends the browser on to `/`, so the token leaves the address bar and the history.
+///    sends the browser on to `/` (a same-site navigation, so the cookie goes with it), so the
+///    token leaves the address bar.
 /// 3. Every other request needs the token, in the session cookie or as
 ///    `Authorization: Bearer TOKEN` (for scripts): 401 without it.
 /// 4. A POST (the only method that changes anything) carrying the cookie must carry an `Origin`
@@ -20,7 +21,7 @@ public struct WebAccess: Sendable {
 
     public enum Decision: Sendable, Equatable {
         case allowed(Credential)
-        /// The right token in the address: set the cookie and redirect to `/`.
+        /// The right token in the address: set the cookie and send the browser on to `/`.
         case login
         case refused(HTTPStatus, String)
     }

@@ -37,7 +37,8 @@ public final class DaemonProcess: @unchecked Sendable {
         ] + (passingName ? ["--name", name] : [])
             + (extraArguments.contains("--log-level") ? [] : ["--log-level", "debug"])
             // Tests that want the page ask for it, on a port of their own.
-            + (extraArguments.contains("--web") ? [] : ["--web", "off"]) + extraArguments
+            + (extraArguments.contains("--web") ? [] : ["--web", "off"])
+            + (extraArguments.contains("--notify") ? [] : ["--notify", "off"]) + extraArguments
         var program = hexd
         if let descriptorLimit {
             // The shell sets the limit and becomes hexd (exec), so the process is still hexd's.

@@ -124,7 +124,8 @@ def main():
 
     url = hexctl(ada, "open", "--print").stdout.strip()
     check(url == f"http://{ada_address}/?token={token}", f"hexctl open --print printed {url!r}")
-    # hexctl open starts $BROWSER with the URL, and waits for nothing.
+    # hexctl open starts $BROWSER, and waits for nothing, with a file that leads on to the URL (the
+    # browser's command line, which any user can read, never holds the token).
     stub_output = f"{work}/browser-args"
     stub = f"{work}/browser"
     with open(stub, "w") as script:
@@ -132,8 +133,10 @@ def main():
     os.chmod(stub, 0o755)
     subprocess.run([f"{BIN}/hexctl", "--data-dir", ada, "open"], env={**os.environ, "BROWSER": stub}, check=True,
                    timeout=30)
-    wait_for(lambda: os.path.exists(stub_output) and open(stub_output).read().strip() == url,
-             "hexctl open did not start $BROWSER with the page's URL", seconds=5)
+    opener = "file://" + os.path.realpath(ada) + "/web-open.html"
+    wait_for(lambda: os.path.exists(stub_output) and open(stub_output).read().strip() == opener,
+             "hexctl open did not start $BROWSER with the page's opener", seconds=5)
+    check(token not in open(stub_output).read(), "the token was on the browser's command line")
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
@@ -141,7 +144,8 @@ def main():
         page = context.new_page()
         page_errors = []
         page.on("pageerror", lambda error: page_errors.append(str(error)))
-        page.goto(url)
+        page.goto(opener)
+        page.wait_for_url(f"http://{ada_address}/")
         check(page.url == f"http://{ada_address}/", f"the token stayed in the address bar: {page.url}")
         cookies = context.cookies()
         check(any(c["httpOnly"] and c["sameSite"] == "Strict" and c["value"] == token for c in cookies),

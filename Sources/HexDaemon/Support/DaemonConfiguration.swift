@@ -63,6 +63,8 @@ public struct DaemonConfiguration: Sendable {
     public var receiveHook = ReceiveHookSettings()
     /// Where the inbox page is served.
     public var web = WebSettings()
+    /// Whether desktop notifications are raised.
+    public var notify = NotifySettings()
     /// The longest outbox lifetime `--outbox-ttl` takes: a year.
     public static let longestOutboxLifetime = 365.0 * 86_400
 
@@ -119,7 +121,7 @@ public struct DaemonConfiguration: Sendable {
         Option("link-concurrency", value: "n", help: "How many link commands run at once. Default: 4."),
         Option("link-timeout", value: "seconds", help: "How long one link command may run. Default: 30."),
     ] + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
-        + WebSettings.declared.map(\.option) + [
+        + WebSettings.declared.map(\.option) + NotifySettings.declared.map(\.option) + [
         Option("version", help: "Show the version."),
         Option("generate-manual", help: "Print the man page, hexd(8), in troff."),
         Option("help", short: "h", help: "Show this help."),
@@ -247,6 +249,7 @@ public struct DaemonConfiguration: Sendable {
         try apply(StoreSettings.declared, to: &configuration.store)
         try apply(ReceiveHookSettings.declared, to: &configuration.receiveHook)
         try apply(WebSettings.declared, to: &configuration.web)
+        try apply(NotifySettings.declared, to: &configuration.notify)
         return .run(configuration)
     }
 

@@ -20,7 +20,8 @@ struct WebServer: DaemonService {
     /// restart (sequence numbers begin again at 1) is not taken for one that is up to date.
     let boot: UInt64
     let settings: WebSettings
-    let addressPath: String
+    /// The page's address and opening page, removed when it stops.
+    let files: [String]
     let logger: Logger
     private let connections: ConnectionTable
 
@@ -42,11 +43,13 @@ struct WebServer: DaemonService {
         }
         let token = try WebToken.loadOrCreate(at: dataDirectory.webTokenPath)
         let served = WebSettings.Address(host: address.host, port: listener.port)
+        try PrivateFile.write(Array(openingPage(url: "http://\(served)/?token=\(token)").utf8),
+                              to: dataDirectory.webOpenPath)
         try PrivateFile.write(Array("\(served)\n".utf8), to: dataDirectory.webAddressPath)
         let access = WebAccess(token: token, host: "\(address.host)", port: served.port)
         return WebServer(listener: listener, access: access,
                          handler: handler, events: events, boot: boot, settings: settings,
-                         addressPath: dataDirectory.webAddressPath, logger: logger,
+                         files: [dataDirectory.webAddressPath, dataDirectory.webOpenPath], logger: logger,
                          // No cap per address: every client of a page on loopback has the same one, and
                          // one local user must not lock out the others. Past the total, the stalest goes.
                          connections: ConnectionTable(total: settings.maximumConnections, perAddress: .max))
@@ -55,7 +58,22 @@ struct WebServer: DaemonService {
     func run() async {
         logger.info("inbox page at http://\(access.authorities.sorted().first ?? ""); open it with hexctl open")
         await acceptConnections(on: listener, logger: logger) { socket in await admit(socket) }
-        unlink(addressPath)
+        files.forEach { unlink($0) }
+    }
+
+    /// A page that sends the browser on to `url` and its own fragment (`#peers`). Opened as a
+    /// file, it keeps the token out of the browser's command line, which any user can read.
+    private static func openingPage(url: String) -> String {
+        """
+        <!doctype html>
+        <meta charset="utf-8">
+        <meta name="referrer" content="no-referrer">
+        <meta http-equiv="refresh" content="0;url=\(url)">
+        <title>hexd</title>
+        <script>location.replace("\(url)" + location.hash)</script>
+        <p><a href="\(url)">Open the hexd page</a></p>
+
+        """
     }
 
     private func admit(_ socket: Socket) async {
@@ -106,7 +124,12 @@ struct WebServer: DaemonService {
         case .refused(let status, let reason):
             await send(.text(status, reason), to: socket)
         case .login:
-            await send(HTTPResponse(.seeOther, headers: [("Location", "/"), ("Set-Cookie", access.sessionCookie)]),
+            // Not a redirect: a browser that came from another site (the opening file, a link)
+            // would not send a SameSite=Strict cookie on the redirect's request. A navigation from
+            // this page to itself is same-site, and leaves the token out of the address bar.
+            await send(HTTPResponse(.ok, contentType: "text/html; charset=utf-8", body: Array(Self.signingIn.utf8),
+                                    headers: [("Set-Cookie", access.sessionCookie),
+                                              ("Content-Security-Policy", PageAssets.contentSecurityPolicy)]),
                        to: socket)
         case .allowed:
             switch (request.method, request.path) {
@@ -180,6 +203,15 @@ struct WebServer: DaemonService {
     }
 
     private static let writeTimeout: Duration = .seconds(10)
+
+    private static let signingIn = """
+        <!doctype html>
+        <meta charset="utf-8">
+        <meta http-equiv="refresh" content="0;url=/">
+        <title>hexd</title>
+        <p><a href="/">Open the inbox</a></p>
+
+        """
 
     private static func line(_ response: ControlResponse) -> [UInt8] {
         ((try? ControlCoding.encode(response)) ?? Array(#"{"ok":false}"#.utf8)) + [0x0A]

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Desktop notifications as a person gets them: a private `dbus-daemon --session`, a small
+notification server written here with jeepney (a D-Bus library we did not write), and two real
+hexd on loopback, the receiving one with the bus in its environment and a stub browser.
+
+Checks that a burst of hexes from one sender is one notification, replaced; that "Open" and
+"Inbox" start the browser with the right URL; that a lone hex with one link opens that link;
+that hostile text stays text (markup escaped for a server that reads markup); that a pairing
+request and an alert notify; and that a bus that goes away breaks nothing. Prints the time from
+an Ack to its Notify call.
+
+Usage: Tests/dbus/notify.py BIN_DIR
+"""
+import json
+import os
+import queue
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+from jeepney import DBusAddress, HeaderFields, MessageType, new_method_return, new_signal
+from jeepney.bus_messages import message_bus
+from jeepney.io.blocking import open_dbus_connection
+
+BIN = sys.argv[1]
+work = tempfile.mkdtemp(prefix="hexd-notify-")
+processes = []
+logs = {}
+
+
+def fail(message):
+    print("notify: FAILED:", message)
+    for name, path in logs.items():
+        print(f"--- {name}'s log (last lines)")
+        with open(path) as log:
+            print("".join(log.readlines()[-30:]))
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+def wait_for(condition, message, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    fail(message)
+
+
+class NotificationServer(threading.Thread):
+    """org.freedesktop.Notifications, recording each Notify call and emitting signals on request."""
+
+    def __init__(self, address):
+        super().__init__(daemon=True)
+        self.connection = open_dbus_connection(bus=address)
+        reply = self.connection.send_and_get_reply(message_bus.RequestName("org.freedesktop.Notifications"))
+        assert reply.body[0] == 1, "could not own org.freedesktop.Notifications"
+        self.calls = []
+        self.next_id = 1
+        self.signals = queue.Queue()
+        self.lock = threading.Lock()
+
+    def run(self):
+        path = DBusAddress("/org/freedesktop/Notifications", interface="org.freedesktop.Notifications")
+        while True:
+            while not self.signals.empty():
+                member, body = self.signals.get()
+                self.connection.send(new_signal(path, member, "us", body))
+            try:
+                message = self.connection.receive(timeout=0.05)
+            except TimeoutError:
+                continue
+            except Exception:
+                return
+            if message.header.message_type != MessageType.method_call:
+                continue
+            member = message.header.fields.get(HeaderFields.member)
+            if member == "GetCapabilities":
+                self.connection.send(new_method_return(message, "as", (["body", "actions", "body-markup"],)))
+            elif member == "GetServerInformation":
+                self.connection.send(new_method_return(message, "ssss", ("test", "hexd", "1", "1.2")))
+            elif member == "Notify":
+                app, replaces, icon, summary, body, actions, hints, timeout = message.body
+                with self.lock:
+                    notification_id = replaces if replaces else self.next_id
+                    if not replaces:
+                        self.next_id += 1
+                    self.calls.append({"time": time.time(), "replaces": replaces, "id": notification_id,
+                                       "summary": summary, "body": body, "actions": actions, "app": app})
+                self.connection.send(new_method_return(message, "u", (notification_id,)))
+
+    def recorded(self):
+        with self.lock:
+            return list(self.calls)
+
+    def invoke(self, notification_id, action):
+        self.signals.put(("ActionInvoked", (notification_id, action)))
+
+
+def start(name, discovery, environment, extra=()):
+    data = f"{work}/{name}"
+    logs[name] = f"{work}/{name}.log"
+    process = subprocess.Popen(
+        [f"{BIN}/hexd", "--data-dir", data, "--port", "0", "--discovery-port", str(discovery),
+         "--broadcast", "127.255.255.255", "--announce-interval", "0.3", "--name", name, *extra],
+        stdout=open(logs[name], "w"), stderr=subprocess.STDOUT, env={**os.environ, **environment})
+    processes.append(process)
+    wait_for(lambda: os.path.exists(f"{data}/hexd.sock") and hexctl(data, "status", code=None).returncode == 0,
+             f"{name} did not start")
+    return data
+
+
+def hexctl(data, *arguments, code=0):
+    result = subprocess.run([f"{BIN}/hexctl", "--data-dir", data, *arguments], capture_output=True, text=True,
+                            timeout=60)
+    if code is not None and result.returncode != code:
+        fail(f"hexctl {' '.join(arguments)} exited {result.returncode}: {result.stderr.strip()}")
+    return result
+
+
+def main():
+    bus_socket = f"{work}/bus"
+    bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address=unix:path={bus_socket}"],
+                           stderr=subprocess.DEVNULL)
+    processes.append(bus)
+    wait_for(lambda: os.path.exists(bus_socket), "dbus-daemon did not start")
+    server = NotificationServer(f"unix:path={bus_socket}")
+    server.start()
+
+    opened = f"{work}/opened"
+    browser = f"{work}/browser"
+    with open(browser, "w") as script:
+        script.write(f"#!/bin/sh\nprintf '%s\\n' \"$1\" >> {opened}\n")
+    os.chmod(browser, 0o755)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        discovery = probe.getsockname()[1]
+    ada = start("Ada", discovery, {"DBUS_SESSION_BUS_ADDRESS": f"unix:path={bus_socket}", "BROWSER": browser},
+                ["--web", "127.0.0.1:0"])
+    grace = start("Grace", discovery, {}, ["--notify", "off", "--web", "off"])
+    grace_id = json.loads(hexctl(grace, "status", "--json").stdout)["peerUUID"]
+    wait_for(lambda: "Grace" in hexctl(ada, "peers").stdout and "Ada" in hexctl(grace, "peers").stdout,
+             "the daemons did not find each other")
+
+    def opened_urls():
+        return open(opened).read().split() if os.path.exists(opened) else []
+
+    # A burst of three hexes from one sender: one notification, replaced twice.
+    for index in range(3):
+        hexctl(grace, "send", "--to", "Ada", f"https://example.com/{index}", f"https://example.org/{index}",
+               "--description", f"Burst {index}")
+    calls = wait_for(lambda: len(server.recorded()) >= 3 and server.recorded(), "no three Notify calls")
+    first, second, third = calls[:3]
+    check(first["replaces"] == 0 and second["replaces"] == first["id"] and third["replaces"] == first["id"],
+          f"a burst was not one replaced notification: {[(c['replaces'], c['id']) for c in calls]}")
+    check(first["app"] == "hexd" and "Grace" in first["summary"] and grace_id[:8] in first["summary"],
+          f"the summary names no sender: {first['summary']!r}")
+    check("Burst 0" in first["body"] and "3 hexes" in third["summary"] and "Burst 2" in third["body"],
+          f"the notifications do not say what came: {third['summary']!r} {third['body']!r}")
+    check(third["actions"] == ["open", "Open", "inbox", "Inbox"], f"actions: {third['actions']}")
+
+    # "Open" on several hexes and "Inbox" open the page, through the file that holds the token.
+    server.invoke(first["id"], "open")
+    server.invoke(first["id"], "inbox")
+    page_opener = "file://" + os.path.realpath(ada) + "/web-open.html"
+    wait_for(lambda: opened_urls() == [page_opener + "#inbox"] * 2,
+             f"Open and Inbox did not open the page: {opened_urls()}")
+    check(open(f"{ada}/web-open.html").read().count("?token=") >= 1, "the opening page does not lead to the page")
+
+    # A hex from another sender, alone, with one link and hostile text: its own notification,
+    # markup escaped (this server reads markup), and Open opens the link itself.
+    port = json.loads(hexctl(ada, "status", "--json").stdout)["tcpPort"]
+    envelope = {"versionID": "2.0.0", "operationType": "Store", "messageID": str(uuid.uuid4()).upper(),
+                "jmObjectType": "Hex", "jmObject": {
+                    "senderUUID": str(uuid.uuid4()).upper(), "senderName": "Mallory\u202egnp.exe",
+                    "hexDescription": "<b>bold</b> & <a href='javascript:x'>co</a>",
+                    "links": [{"url": "https://example.net/one"}]}}
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(json.dumps(envelope).encode() + b"\n")
+        acked = time.time()
+        check('"stored"' in connection.makefile().readline(), "the hostile hex was not stored")
+    lone = wait_for(lambda: len(server.recorded()) >= 4 and server.recorded()[3], "no Notify for a lone hex")
+    check(lone["replaces"] == 0, "another sender's hex replaced the burst's notification")
+    check("&lt;b&gt;bold&lt;/b&gt; &amp; &lt;a" in lone["body"] and "<b>" not in lone["body"],
+          f"markup from a peer was not escaped: {lone['body']!r}")
+    check("\u202e" not in lone["summary"] and "Mallorygnp.exe" in lone["summary"],
+          f"a right-to-left override reached the summary: {lone['summary']!r}")
+    print(f"notify: a plaintext hex acked to its Notify call: {(lone['time'] - acked) * 1000:.1f} ms")
+    server.invoke(lone["id"], "open")
+    wait_for(lambda: opened_urls()[-1:] == ["https://example.net/one"], f"Open did not open the link: {opened_urls()}")
+
+    # A pairing request shows its code; an alert notifies.
+    code = json.loads(hexctl(grace, "pair", "Ada", "--json").stdout)["code"]
+    pairing = wait_for(lambda: next((c for c in server.recorded() if "asks to pair" in c["summary"]), None),
+                       "no Notify for a pairing request")
+    check(code in pairing["body"] and "Grace" in pairing["summary"], f"the pairing notification: {pairing}")
+    hexctl(grace, "alert", "--to", "Ada", "lunch", "is", "ready")
+    alert = wait_for(lambda: next((c for c in server.recorded() if c["summary"].startswith("Alert from")), None),
+                     "no Notify for an alert")
+    check("lunch is ready" in alert["body"], f"the alert notification: {alert}")
+
+    # The bus goes away: hexes are still stored, the daemon serves on and says so once.
+    bus.kill()
+    bus.wait()
+    for index in range(2):
+        hexctl(grace, "send", "--to", "Ada", "https://example.com/after", "--description", f"After the bus {index}")
+    check(hexctl(ada, "status", code=None).returncode == 0, "Ada stopped serving when the bus went away")
+    log = open(logs["Ada"]).read()
+    check(log.count("the session bus went away") == 1, "the bus's going away was not logged once")
+    descriptions = [json.loads(line)["hexDescription"] for line in hexctl(ada, "inbox", "--json").stdout.splitlines()]
+    check("After the bus 1" in descriptions, "a hex sent after the bus went away was not stored")
+    print("notify: ok")
+
+
+try:
+    main()
+finally:
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    shutil.rmtree(work, ignore_errors=True)
