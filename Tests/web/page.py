@@ -49,13 +49,13 @@ def free_udp_port():
         return probe.getsockname()[1]
 
 
-def start(name, discovery, extra=()):
+def start(name, discovery, extra=(), web="127.0.0.1:0"):
     data = f"{work}/{name}"
-    log = open(f"{work}/{name}.log", "w")
+    log = open(f"{work}/{name}.log", "a")
     process = subprocess.Popen(
         [f"{BIN}/hexd", "--data-dir", data, "--port", "0", "--discovery-port", str(discovery),
          "--broadcast", "127.255.255.255", "--announce-interval", "0.3", "--name", name,
-         "--web", "127.0.0.1:0", *extra], stdout=log, stderr=subprocess.STDOUT)
+         "--web", web, "--notify", "off", *extra], stdout=log, stderr=subprocess.STDOUT)
     daemons.append((name, process, data))
     deadline = time.time() + 20
     while not os.path.exists(f"{data}/web.address"):
@@ -256,6 +256,21 @@ def main():
             page.wait_for_timeout(200)
             page.screenshot(path=f"{SHOTS}/page-{theme}.png")
         page.select_option("#theme", "auto")
+
+        # The daemon stops: the page says so; it starts again: the page comes back by itself, live.
+        ada_process = next(process for name, process, _ in daemons if name == "Ada")
+        ada_process.terminate()
+        ada_process.wait(timeout=10)
+        expect(page.locator("#lost")).to_be_visible(timeout=5000)
+        start("Ada", discovery, ["--max-string", "200000"], web=ada_address)
+        expect(page.locator("#lost")).to_be_hidden(timeout=15000)
+        expect(page.locator("body[data-live=true]")).to_be_attached(timeout=5000)
+        new_port = json.loads(hexctl(ada, "status", "--json").stdout)["tcpPort"]
+        wait_for(lambda: any(p["uuid"] == ada_uuid and p["endpoint"].endswith(f":{new_port}")
+                             for p in json_lines(grace, "peers")), "Grace did not see Ada come back")
+        sent = json.loads(hexctl(grace, "send", "--to", ada_uuid, "https://example.com/after-restart",
+                                 "--description", "After the restart", "--json").stdout.splitlines()[-1])
+        expect(page.locator(f'#inbox-list [data-hex-id="{sent["hexID"]}"]')).to_be_visible(timeout=5000)
 
         # The access rules, from outside the browser.
         host = f"Host: {ada_address}\r\n".encode()
