@@ -35,6 +35,7 @@ extension ControlRequest: Codable {
         case .queries: self = .queries
         case .cancel: self = .cancel(query: try wire.nonEmpty(.query))
         case .pair: self = .pair(peer: try wire.nonEmpty(.peer), accept: try wire.flag(.accept), timeout: try wire.timeout(.timeout))
+        case .declinePairing: self = .declinePairing(peer: try wire.nonEmpty(.peer))
         case .unpair: self = .unpair(peer: try wire.nonEmpty(.peer))
         case .resetTrust: self = .resetTrust(peer: try wire.nonEmpty(.peer))
         case .outboxList: self = .outboxList(try wire.page())
@@ -96,7 +97,7 @@ extension ControlRequest: Codable {
             try container.encode(peer, forKey: .peer)
             if accept { try container.encode(true, forKey: .accept) }
             try container.encodeIfPresent(timeout?.inSeconds, forKey: .timeout)
-        case .unpair(let peer), .resetTrust(let peer):
+        case .declinePairing(let peer), .unpair(let peer), .resetTrust(let peer):
             try container.encode(peer, forKey: .peer)
         case .outboxRetry(let id, let timeout):
             try container.encode(id, forKey: .id)

@@ -38,6 +38,8 @@ public enum ControlRequest: Sendable, Equatable {
     /// Ask a peer to pair (`accept` false), or accept its request (`accept` true). `peer`: a
     /// peer's name, or its UUID or a unique prefix of one.
     case pair(peer: String, accept: Bool, timeout: Duration?)
+    /// Drop the pairing request a peer sent, unaccepted.
+    case declinePairing(peer: String)
     /// Turn a peer's paired key back into a key pinned on first use.
     case unpair(peer: String)
     /// Forget the key pinned to a peer (it was reinstalled): the next key it proves is pinned.
@@ -79,6 +81,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .queries: .queries
         case .cancel: .cancel
         case .pair: .pair
+        case .declinePairing: .declinePairing
         case .unpair: .unpair
         case .resetTrust: .resetTrust
         case .outboxList: .outboxList
@@ -99,7 +102,7 @@ public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case hexlistMove = "hexlist.move", hexlistSend = "hexlist.send"
     case block, unblock, blocked
     case share, queries, cancel
-    case pair, unpair, resetTrust = "trust.reset"
+    case pair, declinePairing = "pair.decline", unpair, resetTrust = "trust.reset"
     case outboxList = "outbox.list", outboxRetry = "outbox.retry", outboxCancel = "outbox.cancel"
     case alertsList = "alerts.list", alertsDelete = "alerts.delete"
 }

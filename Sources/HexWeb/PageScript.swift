@@ -7,7 +7,7 @@ enum PageScript {
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { peers: [], inboxAfter: null, me: null, dismissed: new Set() };
+const state = { inboxAfter: null };
 
 // One control request; the answer's lines, parsed. Throws on a daemon that cannot be reached.
 async function control(request) {
@@ -175,7 +175,6 @@ function avatar(peer) {
 
 async function loadPeers() {
   const { items } = await list({ command: "peers" }, "peer");
-  state.peers = items;
   $("peer-list").replaceChildren(...items.map((peer) => el("li", { "data-peer-id": peer.uuid },
     avatar(peer),
     el("div", { class: "grow" },
@@ -188,8 +187,7 @@ async function loadPeers() {
     el("div", { class: "actions" }, peer.trust === "pinned"
       ? el("button", { type: "button", "data-action": "pair", onclick: () => pair(peer, false) }, "Pair") : null))));
   $("peers-empty").hidden = items.length > 0;
-  const requests = items.filter((peer) =>
-    peer.pairing?.awaitingUs && !state.dismissed.has(peer.uuid + peer.pairing.code));
+  const requests = items.filter((peer) => peer.pairing?.awaitingUs);
   $("pairing").replaceChildren(...requests.map((peer) => el("div", { class: "request", "data-pairing-id": peer.uuid },
     avatar(peer),
     el("div", { class: "grow" },
@@ -198,9 +196,10 @@ async function loadPeers() {
     el("div", { class: "actions" },
       el("button", { type: "button", class: "primary", "data-action": "accept", onclick: () => pair(peer, true) },
         "Accept"),
-      el("button", { type: "button", "data-action": "decline", onclick: () => {
-        state.dismissed.add(peer.uuid + peer.pairing.code);
-        loadPeers();
+      el("button", { type: "button", "data-action": "decline", onclick: async () => {
+        const [answer] = await control({ command: "pair.decline", peer: peer.uuid });
+        if (!answer?.ok) problem(answer);
+        await loadPeers();
       } }, "Decline")))));
   $("requests").textContent = requests.length ? String(requests.length) : "";
   const chosen = $("send-to").value;

@@ -87,7 +87,10 @@ enum Output {
     static func trust(_ report: TrustReport) -> String {
         let peer = report.peer.isEmpty ? report.peerUUID : "\(json(report.peer)) (\(report.peerUUID))"
         if let code = report.code {
-            guard report.awaitingPeer == true else { return "paired with \(peer), code \(code); key \(report.key ?? "?")" }
+            if report.awaitingPeer != true {
+                return report.trust == .paired ? "paired with \(peer), code \(code); key \(report.key ?? "?")"
+                    : "declined the pairing request of \(peer) (code \(code)): nothing is pinned or sent"
+            }
             return """
                 verification code: \(code)
                 asked \(peer) to pair; on it, 'hexctl peers' shows the code and the command that accepts:

@@ -15,11 +15,15 @@ let trustCommands = [
                 """,
             options: [
                 Option("accept", help: "Accept the pairing request this peer sent, its code checked."),
+                Option("decline", help: "Decline the pairing request this peer sent (nothing is pinned or sent)."),
                 Option("timeout", value: "seconds", help: "How long to wait for the peer. Default: 5."),
             ]) { invocation in
         let peer = try single(invocation, "a peer")
         let timeout = try invocation.seconds("timeout").map { Duration.seconds($0) }
-        let request = ControlRequest.pair(peer: peer, accept: invocation.arguments.flag("accept"), timeout: timeout)
+        let (accept, decline) = (invocation.arguments.flag("accept"), invocation.arguments.flag("decline"))
+        guard !(accept && decline) else { throw UsageError("--accept and --decline exclude each other") }
+        let request = decline ? ControlRequest.declinePairing(peer: peer)
+            : ControlRequest.pair(peer: peer, accept: accept, timeout: timeout)
         let report = try await invocation.result(\.trust, of: request, timeout: (timeout ?? SendOptions.defaultTimeout) + .seconds(10))
         return printResult(report, invocation) { Output.trust($0) }
     },

@@ -196,9 +196,16 @@ def main():
         peer = page.locator(f'#peer-list [data-peer-id="{grace_uuid}"]')
         expect(peer).to_contain_text("Grace")
         expect(peer).to_contain_text(grace_uuid[:8])
+        # Declined first: the request goes, nothing is pinned as paired.
+        hexctl(grace, "pair", "Ada", "--json")
+        request = page.locator(f'#pairing [data-pairing-id="{grace_uuid}"]')
+        expect(request).to_be_visible(timeout=10000)
+        request.locator('[data-action="decline"]').click()
+        expect(request).to_have_count(0, timeout=5000)
+        check(not any(p["uuid"] == grace_uuid and (p.get("pairing") or p.get("trust") == "paired")
+                      for p in json_lines(ada, "peers")), "Decline on the page left a request, or paired")
         asked = json.loads(hexctl(grace, "pair", "Ada", "--json").stdout)
         code = asked["code"]
-        request = page.locator(f'#pairing [data-pairing-id="{grace_uuid}"]')
         expect(request).to_contain_text(code, timeout=10000)
         request.locator('[data-action="accept"]').click()
         wait_for(lambda: any(p["uuid"] == grace_uuid and p.get("trust") == "paired" for p in json_lines(ada, "peers")),

@@ -212,9 +212,11 @@ struct ControlHandler: Sendable {
         case .unblock(let sender): return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try await peerUUID(sender)))
         case .blocked: return ControlResponse(blocked: try await service.blockedSenders())
         case .pair(let peer, let accept, let timeout):
-            guard let pairing else { throw ControlError(.usage, "this daemon plays a legacy peer (--legacy), which has no key to pair") }
+            let pairing = try pairingService()
             let timeout = timeout ?? SendOptions.defaultTimeout
             return ControlResponse(trust: accept ? try await pairing.accept(peer, timeout: timeout) : try await pairing.request(peer, timeout: timeout))
+        case .declinePairing(let peer):
+            return ControlResponse(trust: try await pairingService().decline(peer))
         case .unpair(let peer):
             let uuid = try await peerUUID(peer, orRemembered: true)
             let pin = try await service.unpair(peer: uuid, label: peer)
@@ -227,6 +229,14 @@ struct ControlHandler: Sendable {
             logger.info("forgot the key \(forgotten.fingerprint) pinned to \(uuid): the next key it proves is pinned")
             return ControlResponse(trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: nil, trust: nil))
         }
+    }
+
+    /// The pairing service; a legacy peer has none.
+    private func pairingService() throws(ControlError) -> PairingService {
+        guard let pairing else {
+            throw ControlError(.usage, "this daemon plays a legacy peer (--legacy), which has no key to pair")
+        }
+        return pairing
     }
 
     /// The name a peer in the table announced; empty for a peer not in it.

@@ -95,6 +95,17 @@ actor PairingService {
         return TrustReport(peerUUID: request.peerUUID, peer: request.name, key: request.key.description, trust: .paired, code: code, awaitingPeer: false)
     }
 
+    /// Drops the request a peer sent, unaccepted: nothing is pinned or sent (the peer's own request
+    /// runs out on its side).
+    /// - Throws: `LookupError` when no request from that peer waits.
+    func decline(_ text: String) throws -> TrustReport {
+        let request = try book.request(matching: text, at: .now)
+        book.closeIncoming(request.key)
+        logger.info("declined the pairing request of \(request.name) (\(request.peerUUID))")
+        return TrustReport(peerUUID: request.peerUUID, peer: request.name, key: request.key.description, trust: nil,
+                           code: request.code, awaitingPeer: false)
+    }
+
     /// The pairing under way with a peer, for `hexctl peers`.
     func pending(for uuid: String) -> PairingStatus? {
         book.pending(for: uuid, at: .now).map { PairingStatus(code: $0.code, awaitingUs: $0.awaitingUs) }
