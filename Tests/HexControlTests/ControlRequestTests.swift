@@ -17,7 +17,8 @@ import Testing
                             destination: .peer(peer))),
         .share(ShareRequest(files: ["/a"], destination: .myHexlist)),
         .pair(peer: "grace", accept: false, timeout: nil), .pair(peer: "6F96", accept: true, timeout: .seconds(3)),
-        .unpair(peer: "grace"), .resetTrust(peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF"),
+        .unpair(peer: "grace"), .declinePairing(peer: "grace"),
+        .resetTrust(peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF"),
         .send(draft, SendOptions(to: "grace", queue: false, messageID: UUID())), .outboxList(ListPage(limit: 2, after: UUID())),
         .outboxRetry(id: "6F96", timeout: .seconds(2)), .outboxRetry(id: "6F96", timeout: nil), .outboxCancel(id: "6F9619FF"),
         .alertsList(ListPage(limit: 3, after: UUID())), .alertsDelete(id: "0B5C"),
@@ -62,6 +63,7 @@ import Testing
             (#"{"command":"pair"}"#, "peer"),
             (#"{"command":"pair","peer":"x","timeout":-1}"#, "timeout"),
             (#"{"command":"trust.reset","peer":""}"#, "peer"),
+            (#"{"command":"pair.decline"}"#, "peer"),
             (#"{"command":"frobnicate"}"#, "command"),
         ]
         for (line, key) in refused {
