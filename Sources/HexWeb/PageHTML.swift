@@ -33,6 +33,7 @@ enum PageHTML {
   <a href="#alerts" data-view="alerts">Alerts</a>
 </nav>
 <main>
+<!--first-screen-->
   <section id="view-inbox">
     <h2>Inbox</h2>
     <p class="empty" id="inbox-empty" hidden>Nothing has arrived yet.</p>

@@ -139,6 +139,11 @@ async function loadInbox(more = false) {
   const request = { command: "inbox.list", limit: 50 };
   if (more && state.inboxAfter) request.after = state.inboxAfter;
   const { items, more: hasMore } = await list(request, "summary");
+  showInbox(items, hasMore, more);
+}
+
+// A page of the inbox, shown in place of the list or after it.
+function showInbox(items, hasMore, more) {
   const nodes = items.map((summary) => hexItem(summary, "inbox"));
   if (more) $("inbox-list").append(...nodes); else $("inbox-list").replaceChildren(...nodes);
   state.inboxAfter = items.length ? items[items.length - 1].id : state.inboxAfter;
@@ -252,8 +257,10 @@ async function loadAlerts() {
 
 async function refreshStatus() {
   const [answer] = await control({ command: "status" });
-  if (!answer?.ok) return;
-  const status = answer.status;
+  if (answer?.ok) showStatus(answer.status);
+}
+
+function showStatus(status) {
   $("me").replaceChildren("You are known as ", el("strong", {}, status.name), " (" + shortID(status.peerUUID) + ")",
     status.fingerprint ? el("span", { class: "meta" }, " · fingerprint " + status.fingerprint) : null);
   $("unchecked").textContent = status.unchecked ? String(status.unchecked) : "";
@@ -326,7 +333,27 @@ const reload = {
 // The first screen (who you are, the inbox) first; the other views while it is looked at.
 async function loadAll() {
   await Promise.all([refreshStatus(), loadInbox()]);
-  await Promise.all([loadHexlist(), loadPeers(), loadOutbox(), loadAlerts()]);
+  await loadOtherViews();
+}
+
+function loadOtherViews() {
+  return Promise.all([loadHexlist(), loadPeers(), loadOutbox(), loadAlerts()]);
+}
+
+// The first screen as the document brought it (the control API's lines for status and the
+// inbox's first page, in a data block): shown without a round trip. False when it is not there.
+function showFirstScreen() {
+  const block = $("first-screen");
+  if (!block) return false;
+  let first;
+  try { first = JSON.parse(block.textContent); } catch { return false; }
+  const status = first.status?.status;
+  const items = (first.inbox ?? []).filter((line) => line.ok && line.summary).map((line) => line.summary);
+  const end = (first.inbox ?? []).find((line) => line.end)?.end;
+  if (!status || !end) return false;
+  showStatus(status);
+  showInbox(items, end.more, false);
+  return true;
 }
 
 // Events as they happen. Once the stream is open, what changed while it opened (or while the
@@ -367,7 +394,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("inbox-more").addEventListener("click", () => loadInbox(true));
   window.addEventListener("hashchange", () => show(location.hash.slice(1)));
   show(location.hash.slice(1));
-  loadAll().catch(() => {});
+  (showFirstScreen() ? loadOtherViews() : loadAll()).catch(() => {});
   follow();
 });
 """#

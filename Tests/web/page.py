@@ -234,6 +234,9 @@ def main():
                 reply = connection.makefile().readline()
                 check('"stored"' in reply, f"Ada did not store a hostile hex: {reply[:200]}")
         expect(page.locator("#inbox-list [data-hex-id]")).to_have_count(6, timeout=5000)
+        # Again from a reload: the first screen then comes inside the document itself.
+        page.reload()
+        expect(page.locator("#inbox-list [data-hex-id]")).to_have_count(6, timeout=5000)
         for title in page.locator('#inbox-list [data-action="open"]').all()[:2]:
             title.click()
         expect(page.get_by_text("<script>window.__pwned=2</script>")).to_be_visible()

@@ -135,6 +135,11 @@ struct WebServer: DaemonService {
             switch (request.method, request.path) {
             case ("POST", "/control"): await control(request, on: socket)
             case ("GET", "/events"): await stream(request, on: socket)
+            case ("GET", "/"):
+                await send(HTTPResponse(.ok, contentType: "text/html; charset=utf-8",
+                                        body: PageAssets.document(firstScreen: await firstScreen()),
+                                        headers: [("Content-Security-Policy", PageAssets.contentSecurityPolicy)]),
+                           to: socket)
             case ("GET", let path):
                 guard let asset = PageAssets.named(path) else {
                     return await send(.text(.notFound, "no such page"), to: socket)
@@ -148,6 +153,23 @@ struct WebServer: DaemonService {
             }
         }
     }
+
+    /// What the page shows first, brought with the document so that it needs no round trip: the
+    /// control API's lines for `status` and for the inbox's first page, as the page would ask.
+    private func firstScreen() async -> [UInt8] {
+        func lines(_ request: ControlRequest) async -> [[UInt8]] {
+            var lines: [[UInt8]] = []
+            _ = try? await handler.handle(request) { lines.append(try ControlCoding.encode($0)) }
+            return lines
+        }
+        let status = await lines(.status).first ?? Array("null".utf8)
+        let inbox = await lines(.inboxList(ListPage(limit: Self.firstPageSize)))
+        return Array(#"{"status":"#.utf8) + status + Array(#","inbox":["#.utf8)
+            + Array(inbox.joined(separator: [UInt8(ascii: ",")])) + Array("]}".utf8)
+    }
+
+    /// Hexes on the inbox's first page (the page's script asks for as many).
+    private static let firstPageSize = 50
 
     /// One control request, answered with the control socket's response lines (NDJSON): a list
     /// streams its items, a send its `queued` line and then its outcome.
