@@ -16,6 +16,7 @@ extension HexDatabase {
     }
 
     public func setPin(_ pin: PeerPin) throws {
+        defer { pinsChanged?() }
         try connection.writeTransaction {
             // The key may have been pinned to another UUID before: it belongs to one at most.
             try connection.run("DELETE FROM peer_key WHERE fingerprint = ? AND peer_uuid <> ?", [.text(pin.fingerprint), .text(pin.peerUUID)])
@@ -29,7 +30,8 @@ extension HexDatabase {
     }
 
     public func removePin(forPeer uuid: String) throws -> Bool {
-        try connection.writeTransaction {
+        defer { pinsChanged?() }
+        return try connection.writeTransaction {
             try connection.run("DELETE FROM peer_key WHERE peer_uuid = ?", [.text(uuid.uppercased())])
             return connection.changes == 1
         }
@@ -38,6 +40,7 @@ extension HexDatabase {
     public func movePeer(from old: String, to new: String) throws {
         let old = SQLiteValue.text(old.uppercased())
         let new = SQLiteValue.text(new.uppercased())
+        defer { pinsChanged?() }
         try connection.writeTransaction {
             try connection.run("DELETE FROM peer_key WHERE peer_uuid = ?", [new])
             try connection.run("UPDATE peer_key SET peer_uuid = ? WHERE peer_uuid = ?", [new, old])

@@ -69,6 +69,10 @@ final class BenchDaemon {
         try await poll("\(name) appears") { $0.contains { $0.name == name } }
     }
 
+    func waitForPeers(count: Int) async throws {
+        try await poll("\(count) peers are listed") { $0.count >= count }
+    }
+
     func waitForNoPeers() async throws {
         try await poll("the peer leaves") { $0.isEmpty }
     }

@@ -41,11 +41,15 @@ let help = """
                 TLS Store -> Ack while 850 bare ClientHellos a second arrive, against none. The
                 attacking clients are Python (python3, ssl). Default: 20000 beacons, 200 samples.
 
+      idle      What an idle hexd costs: context switches a second (all threads) and CPU share over
+                a minute with no peers, one and thirty, against a minimal Python beaconer in the
+                same run. --quick: 5 s and 3 peers.
+
     OPTIONS:
       --count <n>    Envelopes per round (transfer: sends; delivery: hexes; registry: answers;
                      identity: beacons checked in this process).
       --rounds <n>   Rounds; the best round is reported.
-      --quick        hostile and identity: attackers, floods and waits a few seconds long, for
+      --quick        hostile, identity and idle: attackers, floods and waits a few seconds long, for
                      checking that the benchmark runs (its figures then mean little).
       -h, --help     Show this help.
     """
@@ -92,6 +96,8 @@ do {
                                              scale: scale).run()
     case "delivery":
         report = try await DeliveryBenchmark(hexes: options["--count"] ?? 8_000).run()
+    case "idle":
+        report = try await IdleBenchmark(scale: scale).run()
     case "transfer":
         report = try await TransferBenchmark(sends: options["--count"] ?? 1_000, rounds: options["--rounds"] ?? 5).run()
     default:

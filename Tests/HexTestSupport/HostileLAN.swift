@@ -172,6 +172,21 @@ public enum ProcessFigures {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Context switches so far, voluntary and not, summed over all the process's threads, or nil
+    /// when the process is gone.
+    public static func contextSwitches(of pid: Int32) -> Int? {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+        var total = 0
+        for task in tasks {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+            else { continue }
+            for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+                total += line.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+            }
+        }
+        return total
+    }
+
     /// The share of one core the process used over `window`.
     public static func cpuShare(of pid: Int32, over window: Duration) async throws -> Double? {
         guard let before = cpuSeconds(of: pid) else { return nil }

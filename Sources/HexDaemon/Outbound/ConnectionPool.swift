@@ -23,6 +23,8 @@ final class ConnectionPool: DaemonService {
     let capacity: Int
     let idleLifetime: Duration
     private let kept = Mutex<[Key: Kept]>([:])
+    /// Tells the sweeper that a connection is kept: with none, it sleeps without a timer.
+    private let keptSignal = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     init(capacity: Int = 64, idleLifetime: Duration = .seconds(15)) {
         self.capacity = capacity
@@ -47,17 +49,22 @@ final class ConnectionPool: DaemonService {
             }
             kept[key] = Kept(channel: channel, expires: now + idleLifetime)
         }
+        keptSignal.continuation.yield()
     }
 
     /// How many connections are kept.
     var count: Int { kept.withLock { $0.count } }
 
-    /// Closes the connections past their lifetime, every second until cancelled, so that an idle
-    /// daemon holds none for long.
+    /// Closes each kept connection at the end of its lifetime, until cancelled, so that an idle
+    /// daemon holds none for long; with none kept, nothing wakes it.
     func run() async {
-        while (try? await Task.sleep(for: .seconds(1))) != nil {
-            let now = ContinuousClock.now
-            kept.withLock { $0 = $0.filter { $0.value.expires > now } }
+        for await _ in keptSignal.stream {
+            while let next = kept.withLock({ $0.values.map(\.expires).min() }) {
+                guard (try? await Task.sleep(until: next, tolerance: .milliseconds(500), clock: .continuous)) != nil
+                else { return }
+                let now = ContinuousClock.now
+                kept.withLock { $0 = $0.filter { $0.value.expires > now } }
+            }
         }
     }
 }

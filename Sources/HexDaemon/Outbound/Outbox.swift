@@ -36,8 +36,10 @@ actor Outbox: DaemonService {
     /// Entries taken per round, and peers delivered to at once.
     static let batchSize = 64
     static let concurrentPeers = 8
-    /// The longest the delivery loop sleeps without looking at the table.
+    /// The longest the delivery loop sleeps without looking at the table, while it holds sends.
     static let longestNap = Duration.seconds(60)
+    /// How late a retry may be, so that the system can serve it with another wake-up.
+    static let napTolerance = Duration.milliseconds(250)
 
     private let store: HexService
     private let sender: SendService
@@ -290,25 +292,28 @@ actor Outbox: DaemonService {
         }
     }
 
-    /// Sleeps until `time` (at most `longestNap`), or until woken or cancelled.
+    /// Sleeps until `time` (at most `longestNap`), or until woken or cancelled. With nothing
+    /// queued (`time` nil) no timer is armed: only a new send or a peer's return wakes it.
     private func nap(until time: Date?) async {
         guard !woken else {
             woken = false
             return
         }
-        let longest = Self.longestNap.inSeconds
-        let wait = min(max(time?.timeIntervalSinceNow ?? longest, 0.001), longest)
-        let delay = Duration.seconds(validating: wait, in: 0.001...longest) ?? Self.longestNap
-        let timer = Task {
-            guard (try? await Task.sleep(for: delay)) != nil else { return }
-            self.wake()
+        let timer = time.map { time in
+            let longest = Self.longestNap.inSeconds
+            let wait = min(max(time.timeIntervalSinceNow, 0.001), longest)
+            let delay = Duration.seconds(validating: wait, in: 0.001...longest) ?? Self.longestNap
+            return Task {
+                guard (try? await Task.sleep(for: delay, tolerance: Self.napTolerance)) != nil else { return }
+                self.wake()
+            }
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { alarm = $0 }
         } onCancel: {
             Task { await self.wake() }
         }
-        timer.cancel()
+        timer?.cancel()
         woken = false
     }
 

@@ -40,6 +40,14 @@ actor Discovery: DaemonService {
     private(set) var datagramsReplayed = 0
     /// Peers pushed out of the full table by newcomers.
     private(set) var peersEvicted = 0
+    /// The armed expiry timer and its deadline.
+    private var expiry: (deadline: ContinuousClock.Instant, timer: Task<Void, Never>)?
+    /// The keys pinned to the peers beacons came from (nil: none), read from the store once and kept
+    /// until a pin changes (`HexService.pinGeneration`): a beacon costs no hop to the store's thread.
+    private var pins: (generation: Int, keys: [String: String?]) = (-1, [:])
+    private static let pinCacheLimit = 4_096
+    /// How late an expiry may be, so that the system can serve it with another wake-up.
+    private static let expiryTolerance: Duration = .milliseconds(200)
 
     init(
         socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, signer: TLSIdentity?,
@@ -58,14 +66,16 @@ actor Discovery: DaemonService {
         rateLimiter = BeaconRateLimiter(rate: configuration.beaconRate)
     }
 
-    /// Runs until cancelled: receiving, announcing and expiring side by side.
+    /// Runs until cancelled: receiving and announcing side by side, and expiring peers at their
+    /// deadlines.
     func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.receiveLoop() }
             group.addTask { await self.announceLoop() }
-            group.addTask { await self.expiryLoop() }
             await group.waitForAll()
         }
+        expiry?.timer.cancel()
+        expiry = nil
     }
 
     /// Tells every peer this daemon is leaving.
@@ -128,17 +138,29 @@ actor Discovery: DaemonService {
         }
     }
 
-    /// Drops each peer at its deadline (three of its intervals after its last beacon), looking
-    /// again at least every 50 ms so that newly found peers are taken into account.
-    private func expiryLoop() async {
-        while !Task.isCancelled {
-            let soon = ContinuousClock.now + .milliseconds(50)
-            guard (try? await Task.sleep(until: min(table.nextExpiry ?? soon, soon), clock: .continuous)) != nil else { return }
-            for peer in table.expire(at: .now) {
-                logger.info("peer lost: \(peer.name) (\(peer.uuid)), silent for three intervals")
-                await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID)
-            }
+    /// Arms the expiry timer for the table's next deadline (three of a peer's intervals after its
+    /// last beacon) when nothing is armed for it or sooner. A table without peers has no timer: an
+    /// idle daemon is not woken to expire nothing. A timer that fires early (the peer was heard
+    /// again meanwhile) expires nothing and is armed again for the new deadline.
+    private func scheduleExpiry() {
+        guard let next = table.nextExpiry else { return }
+        if let armed = expiry, armed.deadline <= next { return }
+        expiry?.timer.cancel()
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(until: next, tolerance: Self.expiryTolerance, clock: .continuous)) != nil
+            else { return }
+            await self?.expireDue()
         }
+        expiry = (next, timer)
+    }
+
+    private func expireDue() async {
+        expiry = nil
+        for peer in table.expire(at: .now) {
+            logger.info("peer lost: \(peer.name) (\(peer.uuid)), silent for three intervals")
+            await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID)
+        }
+        scheduleExpiry()
     }
 
     // MARK: Receiving
@@ -164,6 +186,7 @@ actor Discovery: DaemonService {
         guard beacon.peer != identity.uuid, let signed = admit(beacon, from: datagram) else { return }
         let change = table.observe(beacon, from: datagram.sender, at: .now, pinnedKey: await pinnedKey(of: beacon),
                                    signed: signed)
+        scheduleExpiry()
         if case .found(_, let evicted?) = change {
             peersEvicted += 1
             logger.limited("peer table full", .warning, "the peer table is full (\(table.capacity)): dropped \(evicted.name) (\(evicted.uuid)), unheard longest")
@@ -239,8 +262,19 @@ actor Discovery: DaemonService {
     /// as no pin here: the send path reads the pin again, and refuses what does not prove it.
     private func pinnedKey(of beacon: Beacon) async -> String? {
         guard beacon.kind != .bye else { return nil }
+        let generation = service.pinGeneration.value
+        if generation != pins.generation { pins = (generation, [:]) }
+        let uuid = beacon.peer.uppercased()
+        if let cached = pins.keys[uuid] { return cached }
         do {
-            return try await service.pin(forPeer: beacon.peer)?.fingerprint
+            let key = try await service.pin(forPeer: uuid)?.fingerprint
+            // Kept only if no pin changed while it was read (this actor may have served other
+            // beacons meanwhile); invented UUIDs (a flood) cannot grow the cache past a bound.
+            if pins.generation == generation && service.pinGeneration.value == generation {
+                if pins.keys.count >= Self.pinCacheLimit { pins.keys = [:] }
+                pins.keys[uuid] = .some(key)
+            }
+            return key
         } catch {
             logger.limited("pin lookup", .warning, "cannot read the key pinned to \(beacon.peer.clipped(toUTF8: 40)): \(error)")
             return nil

@@ -9,6 +9,8 @@ import Synchronization
 final class MemoryTrimmer: DaemonService {
     let interval: Duration
     private let pending = Atomic(false)
+    /// Wakes the trimmer for a burst: without one, it sleeps without a timer.
+    private let bursts = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     init(interval: Duration = .seconds(10)) {
         self.interval = interval
@@ -16,12 +18,14 @@ final class MemoryTrimmer: DaemonService {
 
     /// Notes that a burst of memory was freed.
     func burstFreed() {
-        pending.store(true, ordering: .relaxed)
+        if !pending.exchange(true, ordering: .relaxed) { bursts.continuation.yield() }
     }
 
-    /// Trims after each reported burst, until cancelled.
+    /// Trims once `interval` after each reported burst (what else is freed meanwhile goes with
+    /// it), until cancelled.
     func run() async {
-        while (try? await Task.sleep(for: interval)) != nil {
+        for await _ in bursts.stream {
+            guard (try? await Task.sleep(for: interval)) != nil else { return }
             if pending.exchange(false, ordering: .relaxed) { hexd_trim_memory() }
         }
     }
