@@ -80,8 +80,9 @@ struct IdleBenchmark {
               let cpuAfter = ProcessFigures.cpuSeconds(of: pid) else { throw BenchFailure("process \(pid) is gone") }
         let after = try await daemon?.status().datagramsReceived
         let seconds = window.inSeconds
+        let datagrams = after.flatMap { after in before.map { after - $0 } }
         return Cost(switchesPerSecond: Double(switchesAfter - switches) / seconds,
-                    coreShare: (cpuAfter - cpu) / seconds, datagrams: after.flatMap { after in before.map { after - $0 } })
+                    coreShare: (cpuAfter - cpu) / seconds, datagrams: datagrams)
     }
 
     /// Python broadcasting a beacon-sized datagram every `interval` and reading the port.
