@@ -172,17 +172,37 @@ public enum ProcessFigures {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// Context switches so far, voluntary and not, summed over all the process's threads, or nil
-    /// when the process is gone.
-    public static func contextSwitches(of pid: Int32) -> Int? {
+    /// Each thread's context switches so far, voluntary and not, or nil when the process is gone.
+    /// (The kernel keeps them per thread: a thread that ends takes its count with it, so a sum
+    /// over a window is made of samples close together; see `SwitchCounter`.)
+    public static func contextSwitches(of pid: Int32) -> [Int: Int]? {
         guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
-        var total = 0
+        var counts: [Int: Int] = [:]
         for task in tasks {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+            guard let id = Int(task),
+                  let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
             else { continue }
             for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
-                total += line.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+                counts[id, default: 0] += line.split(separator: "\t").last
+                    .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
             }
+        }
+        return counts
+    }
+
+    /// Context switches of a process over a window, summed over its threads from samples taken
+    /// every `every`: a thread that starts counts from 0, one that ends loses at most what it did
+    /// since the last sample.
+    public static func contextSwitches(of pid: Int32, over window: Duration, every: Duration = .milliseconds(500))
+        async throws -> Int? {
+        guard var last = contextSwitches(of: pid) else { return nil }
+        var total = 0
+        let end = ContinuousClock.now + window
+        while ContinuousClock.now < end {
+            try await Task.sleep(for: min(every, end - .now))
+            guard let now = contextSwitches(of: pid) else { return nil }
+            for (thread, count) in now { total += max(0, count - (last[thread] ?? 0)) }
+            last = now
         }
         return total
     }
