@@ -14,12 +14,10 @@ Usage: Tests/dbus/notify.py BIN_DIR
 import json
 import os
 import queue
-import shutil
 import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -28,34 +26,10 @@ from jeepney import DBusAddress, HeaderFields, MessageType, new_method_return, n
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from hexd_harness import Harness, free_udp_port  # noqa: E402
+
 BIN = sys.argv[1]
-work = tempfile.mkdtemp(prefix="hexd-notify-")
-processes = []
-logs = {}
-
-
-def fail(message):
-    print("notify: FAILED:", message)
-    for name, path in logs.items():
-        print(f"--- {name}'s log (last lines)")
-        with open(path) as log:
-            print("".join(log.readlines()[-30:]))
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-
-
-def wait_for(condition, message, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    fail(message)
 
 
 class NotificationServer(threading.Thread):
@@ -108,79 +82,53 @@ class NotificationServer(threading.Thread):
         self.signals.put(("ActionInvoked", (notification_id, action)))
 
 
-def start(name, discovery, environment, extra=()):
-    data = f"{work}/{name}"
-    logs[name] = f"{work}/{name}.log"
-    process = subprocess.Popen(
-        [f"{BIN}/hexd", "--data-dir", data, "--port", "0", "--discovery-port", str(discovery),
-         "--broadcast", "127.255.255.255", "--announce-interval", "0.3", "--name", name, *extra],
-        stdout=open(logs[name], "w"), stderr=subprocess.STDOUT, env={**os.environ, **environment})
-    processes.append(process)
-    wait_for(lambda: os.path.exists(f"{data}/hexd.sock") and hexctl(data, "status", code=None).returncode == 0,
-             f"{name} did not start")
-    return data
-
-
-def hexctl(data, *arguments, code=0):
-    result = subprocess.run([f"{BIN}/hexctl", "--data-dir", data, *arguments], capture_output=True, text=True,
-                            timeout=60)
-    if code is not None and result.returncode != code:
-        fail(f"hexctl {' '.join(arguments)} exited {result.returncode}: {result.stderr.strip()}")
-    return result
-
-
-def main():
-    bus_socket = f"{work}/bus"
-    bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address=unix:path={bus_socket}"],
-                           stderr=subprocess.DEVNULL)
-    processes.append(bus)
-    wait_for(lambda: os.path.exists(bus_socket), "dbus-daemon did not start")
+def main(run):
+    bus_socket = f"{run.work}/bus"
+    bus = run.spawn(["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address=unix:path={bus_socket}"],
+                    stderr=subprocess.DEVNULL)
+    run.wait_for(lambda: os.path.exists(bus_socket), "dbus-daemon did not start")
     server = NotificationServer(f"unix:path={bus_socket}")
     server.start()
 
-    opened = f"{work}/opened"
-    browser = f"{work}/browser"
+    opened = f"{run.work}/opened"
+    browser = f"{run.work}/browser"
     with open(browser, "w") as script:
         script.write(f"#!/bin/sh\nprintf '%s\\n' \"$1\" >> {opened}\n")
     os.chmod(browser, 0o755)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        discovery = probe.getsockname()[1]
-    ada = start("Ada", discovery, {"DBUS_SESSION_BUS_ADDRESS": f"unix:path={bus_socket}", "BROWSER": browser},
-                ["--web", "127.0.0.1:0"])
-    grace = start("Grace", discovery, {}, ["--notify", "off", "--web", "off"])
-    grace_id = json.loads(hexctl(grace, "status", "--json").stdout)["peerUUID"]
-    wait_for(lambda: "Grace" in hexctl(ada, "peers").stdout and "Ada" in hexctl(grace, "peers").stdout,
-             "the daemons did not find each other")
+    discovery = free_udp_port()
+    ada = run.start("Ada", discovery, ["--web", "127.0.0.1:0"], ready="web.address",
+                    environment={"DBUS_SESSION_BUS_ADDRESS": f"unix:path={bus_socket}", "BROWSER": browser})
+    grace = run.start("Grace", discovery, ["--notify", "off", "--web", "off"])
+    _, grace_id = run.see_each_other(ada, grace)
 
     def opened_urls():
         return open(opened).read().split() if os.path.exists(opened) else []
 
     # A burst of three hexes from one sender: one notification, replaced twice.
     for index in range(3):
-        hexctl(grace, "send", "--to", "Ada", f"https://example.com/{index}", f"https://example.org/{index}",
+        run.hexctl(grace, "send", "--to", "Ada", f"https://example.com/{index}", f"https://example.org/{index}",
                "--description", f"Burst {index}")
-    calls = wait_for(lambda: len(server.recorded()) >= 3 and server.recorded(), "no three Notify calls")
+    calls = run.wait_for(lambda: len(server.recorded()) >= 3 and server.recorded(), "no three Notify calls")
     first, second, third = calls[:3]
-    check(first["replaces"] == 0 and second["replaces"] == first["id"] and third["replaces"] == first["id"],
-          f"a burst was not one replaced notification: {[(c['replaces'], c['id']) for c in calls]}")
-    check(first["app"] == "hexd" and "Grace" in first["summary"] and grace_id[:8] in first["summary"],
-          f"the summary names no sender: {first['summary']!r}")
-    check("Burst 0" in first["body"] and "3 hexes" in third["summary"] and "Burst 2" in third["body"],
-          f"the notifications do not say what came: {third['summary']!r} {third['body']!r}")
-    check(third["actions"] == ["open", "Open", "inbox", "Inbox"], f"actions: {third['actions']}")
+    run.check(first["replaces"] == 0 and second["replaces"] == first["id"] and third["replaces"] == first["id"],
+              f"a burst was not one replaced notification: {[(c['replaces'], c['id']) for c in calls]}")
+    run.check(first["app"] == "hexd" and "Grace" in first["summary"] and grace_id[:8] in first["summary"],
+              f"the summary names no sender: {first['summary']!r}")
+    run.check("Burst 0" in first["body"] and "3 hexes" in third["summary"] and "Burst 2" in third["body"],
+              f"the notifications do not say what came: {third['summary']!r} {third['body']!r}")
+    run.check(third["actions"] == ["open", "Open", "inbox", "Inbox"], f"actions: {third['actions']}")
 
     # "Open" on several hexes and "Inbox" open the page, through the file that holds the token.
     server.invoke(first["id"], "open")
     server.invoke(first["id"], "inbox")
     page_opener = "file://" + os.path.realpath(ada) + "/web-open.html"
-    wait_for(lambda: opened_urls() == [page_opener + "#inbox"] * 2,
-             f"Open and Inbox did not open the page: {opened_urls()}")
-    check(open(f"{ada}/web-open.html").read().count("?token=") >= 1, "the opening page does not lead to the page")
+    run.wait_for(lambda: opened_urls() == [page_opener + "#inbox"] * 2,
+                 f"Open and Inbox did not open the page: {opened_urls()}")
+    run.check(open(f"{ada}/web-open.html").read().count("?token=") >= 1, "the opening page does not lead to the page")
 
     # A hex from another sender, alone, with one link and hostile text: its own notification,
     # markup escaped (this server reads markup), and Open opens the link itself.
-    port = json.loads(hexctl(ada, "status", "--json").stdout)["tcpPort"]
+    port = run.status(ada)["tcpPort"]
     envelope = {"versionID": "2.0.0", "operationType": "Store", "messageID": str(uuid.uuid4()).upper(),
                 "jmObjectType": "Hex", "jmObject": {
                     "senderUUID": str(uuid.uuid4()).upper(), "senderName": "Mallory\u202egnp.exe",
@@ -189,16 +137,15 @@ def main():
     with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
         connection.sendall(json.dumps(envelope).encode() + b"\n")
         acked = time.time()
-        check('"stored"' in connection.makefile().readline(), "the hostile hex was not stored")
-    lone = wait_for(lambda: len(server.recorded()) >= 4 and server.recorded()[3], "no Notify for a lone hex")
-    check(lone["replaces"] == 0, "another sender's hex replaced the burst's notification")
-    check("&lt;b&gt;bold&lt;/b&gt; &amp; &lt;a" in lone["body"] and "<b>" not in lone["body"],
-          f"markup from a peer was not escaped: {lone['body']!r}")
-    check("\u202e" not in lone["summary"] and "Mallorygnp.exe" in lone["summary"],
-          f"a right-to-left override reached the summary: {lone['summary']!r}")
+        run.check('"stored"' in connection.makefile().readline(), "the hostile hex was not stored")
+    lone = run.wait_for(lambda: len(server.recorded()) >= 4 and server.recorded()[3], "no Notify for a lone hex")
+    run.check(lone["replaces"] == 0, "another sender's hex replaced the burst's notification")
+    run.check("&lt;b&gt;bold&lt;/b&gt; &amp; &lt;a" in lone["body"] and "<b>" not in lone["body"],
+              f"markup from a peer was not escaped: {lone['body']!r}")
+    run.check("\u202e" not in lone["summary"] and "Mallorygnp.exe" in lone["summary"],
+              f"a right-to-left override reached the summary: {lone['summary']!r}")
     # The time from an Ack to its Notify call, against the same hex's event on `hexctl watch`.
-    watch = subprocess.Popen([f"{BIN}/hexctl", "--data-dir", ada, "watch", "--json"], stdout=subprocess.PIPE,
-                             text=True)
+    watch = run.spawn([f"{BIN}/hexctl", "--data-dir", ada, "watch", "--json"], stdout=subprocess.PIPE, text=True)
     to_notify, to_watch = [(lone["time"] - acked) * 1000], []
     for index in range(10):
         envelope["messageID"] = str(uuid.uuid4()).upper()
@@ -214,45 +161,38 @@ def main():
             if event.get("kind") == "hexReceived" and event.get("id") == reply.get("hexID"):
                 to_watch.append((time.time() - acked) * 1000)
                 break
-        call = wait_for(lambda: len(server.recorded()) > count and server.recorded()[count], "no Notify")
+        call = run.wait_for(lambda: len(server.recorded()) > count and server.recorded()[count], "no Notify")
         to_notify.append((call["time"] - acked) * 1000)
     watch.terminate()
     print(f"notify: a hex acked to its Notify call: median {statistics.median(to_notify):.1f} ms of "
           f"{len(to_notify)}; to its event on hexctl watch: {statistics.median(to_watch):.1f} ms (target: 50 ms)")
     server.invoke(lone["id"], "open")
-    wait_for(lambda: opened_urls()[-1:] == ["https://example.net/one"], f"Open did not open the link: {opened_urls()}")
+    run.wait_for(lambda: opened_urls()[-1:] == ["https://example.net/one"],
+                 f"Open did not open the link: {opened_urls()}")
 
     # A pairing request shows its code; an alert notifies.
-    code = json.loads(hexctl(grace, "pair", "Ada", "--json").stdout)["code"]
-    pairing = wait_for(lambda: next((c for c in server.recorded() if "asks to pair" in c["summary"]), None),
-                       "no Notify for a pairing request")
-    check(code in pairing["body"] and "Grace" in pairing["summary"], f"the pairing notification: {pairing}")
-    hexctl(grace, "alert", "--to", "Ada", "lunch", "is", "ready")
-    alert = wait_for(lambda: next((c for c in server.recorded() if c["summary"].startswith("Alert from")), None),
-                     "no Notify for an alert")
-    check("lunch is ready" in alert["body"], f"the alert notification: {alert}")
+    code = json.loads(run.hexctl(grace, "pair", "Ada", "--json").stdout)["code"]
+    pairing = run.wait_for(lambda: next((c for c in server.recorded() if "asks to pair" in c["summary"]), None),
+                           "no Notify for a pairing request")
+    run.check(code in pairing["body"] and "Grace" in pairing["summary"], f"the pairing notification: {pairing}")
+    run.hexctl(grace, "alert", "--to", "Ada", "lunch", "is", "ready")
+    alert = run.wait_for(lambda: next((c for c in server.recorded() if c["summary"].startswith("Alert from")), None),
+                         "no Notify for an alert")
+    run.check("lunch is ready" in alert["body"], f"the alert notification: {alert}")
 
     # The bus goes away: hexes are still stored, the daemon serves on and says so once.
     bus.kill()
     bus.wait()
     for index in range(2):
-        hexctl(grace, "send", "--to", "Ada", "https://example.com/after", "--description", f"After the bus {index}")
-    check(hexctl(ada, "status", code=None).returncode == 0, "Ada stopped serving when the bus went away")
-    log = open(logs["Ada"]).read()
-    check(log.count("the session bus went away") == 1, "the bus's going away was not logged once")
-    descriptions = [json.loads(line)["hexDescription"] for line in hexctl(ada, "inbox", "--json").stdout.splitlines()]
-    check("After the bus 1" in descriptions, "a hex sent after the bus went away was not stored")
+        run.hexctl(grace, "send", "--to", "Ada", "https://example.com/after", "--description", f"After the bus {index}")
+    run.check(run.hexctl(ada, "status", code=None).returncode == 0, "Ada stopped serving when the bus went away")
+    log = open(f"{run.work}/Ada.log").read()
+    run.check(log.count("the session bus went away") == 1, "the bus's going away was not logged once")
+    descriptions = [hex_item["hexDescription"] for hex_item in run.json_lines(ada, "inbox")]
+    run.check("After the bus 1" in descriptions, "a hex sent after the bus went away was not stored")
     print("notify: ok")
 
 
-try:
-    main()
-finally:
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-    shutil.rmtree(work, ignore_errors=True)
+
+with Harness(BIN, label="notify") as harness:
+    main(harness)
