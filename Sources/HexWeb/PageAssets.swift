@@ -34,10 +34,9 @@ public enum PageAssets {
         return Array(html[..<start.lowerBound]) + block + Array(html[start.upperBound...])
     }
 
-    /// The file served at `path`, if any.
+    /// The script, style or icon served at `path`, if any (the document is `document(firstScreen:)`).
     public static func named(_ path: String) -> Asset? {
         switch path {
-        case "/": Asset(contentType: "text/html; charset=utf-8", bytes: Array(PageHTML.text.utf8))
         case "/app.js": Asset(contentType: "text/javascript; charset=utf-8", bytes: Array(PageScript.text.utf8))
         case "/app.css": Asset(contentType: "text/css; charset=utf-8", bytes: Array(PageStyle.text.utf8))
         case "/icon.svg": Asset(contentType: "image/svg+xml", bytes: Array(PageHTML.icon.utf8))

@@ -127,31 +127,32 @@ struct WebServer: DaemonService {
             // Not a redirect: a browser that came from another site (the opening file, a link)
             // would not send a SameSite=Strict cookie on the redirect's request. A navigation from
             // this page to itself is same-site, and leaves the token out of the address bar.
-            await send(HTTPResponse(.ok, contentType: "text/html; charset=utf-8", body: Array(Self.signingIn.utf8),
-                                    headers: [("Set-Cookie", access.sessionCookie),
-                                              ("Content-Security-Policy", PageAssets.contentSecurityPolicy)]),
-                       to: socket)
+            await send(Self.pageFile("text/html; charset=utf-8", Array(Self.signingIn.utf8),
+                                     headers: [("Set-Cookie", access.sessionCookie)]), to: socket)
         case .allowed:
             switch (request.method, request.path) {
             case ("POST", "/control"): await control(request, on: socket)
             case ("GET", "/events"): await stream(request, on: socket)
             case ("GET", "/"):
-                await send(HTTPResponse(.ok, contentType: "text/html; charset=utf-8",
-                                        body: PageAssets.document(firstScreen: await firstScreen()),
-                                        headers: [("Content-Security-Policy", PageAssets.contentSecurityPolicy)]),
-                           to: socket)
+                let document = PageAssets.document(firstScreen: await firstScreen())
+                await send(Self.pageFile("text/html; charset=utf-8", document), to: socket)
             case ("GET", let path):
                 guard let asset = PageAssets.named(path) else {
                     return await send(.text(.notFound, "no such page"), to: socket)
                 }
-                await send(HTTPResponse(.ok, contentType: asset.contentType, body: asset.bytes,
-                                        headers: [("Content-Security-Policy", PageAssets.contentSecurityPolicy)]),
-                           to: socket)
+                await send(Self.pageFile(asset.contentType, asset.bytes), to: socket)
             default:
                 await send(.text(.methodNotAllowed, "\(request.method.prefix(32)) \(request.path.prefix(200)) "
                                  + "is not served: the page takes GET, and POST /control"), to: socket)
             }
         }
+    }
+
+    /// A file of the page, under the page's Content-Security-Policy.
+    private static func pageFile(_ contentType: String, _ body: [UInt8], headers: [(name: String, value: String)] = [])
+        -> HTTPResponse {
+        HTTPResponse(.ok, contentType: contentType, body: body,
+                     headers: headers + [("Content-Security-Policy", PageAssets.contentSecurityPolicy)])
     }
 
     /// What the page shows first, brought with the document so that it needs no round trip: the
