@@ -3,8 +3,9 @@ import PackageDescription
 
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
-/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexTLS, HexDBus, HexNet, HexControl, HexWeb ->
-/// HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and CLinux are system libraries. HexCommandLine holds what the executables
+/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexTLS, HexDBus, HexNet, HexControl,
+/// HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and CLinux are system libraries.
+/// HexCommandLine holds what the executables
 /// share (option parsing, exit codes, output, the data directory's layout); hexctl does not link
 /// SQLite.
 /// The package takes no package dependencies: toolchain and system libraries only. It is for Linux

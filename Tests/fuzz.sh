@@ -22,8 +22,7 @@ for target in "${targets[@]}"; do
 done
 bin=$(HEXD_FUZZ=1 swift build "${flags[@]}" --show-bin-path)
 
-mkdir -p "$work/seeds/FuzzEnvelope" "$work/seeds/FuzzBeacon" "$work/seeds/FuzzControlRequest" "$work/seeds/FuzzHTTPRequest" \
-    "$work/seeds/FuzzDBusMessage"
+for target in "${targets[@]}"; do mkdir -p "$work/seeds/$target"; done
 cp Examples/envelopes/*.envelope "$work/seeds/FuzzEnvelope/"
 printf '%s' '{"capabilities":["ack"],"format":"hexd-beacon/1","instance":"0C0E7A52-2B5C-4F6B-8C1E-9A4D2E6F7B10","interval":2,"kind":"announce","name":"Ada","peer":"6F9619FF-8B86-4011-B42D-00C04FC964FF","port":18521,"versionID":"2.0.0"}' > "$work/seeds/FuzzBeacon/announce"
 printf '%s' '{"capabilities":[],"format":"hexd-beacon/1","instance":"0C0E7A52-2B5C-4F6B-8C1E-9A4D2E6F7B10","interval":0.5,"kind":"bye","name":"","peer":"6F9619FF-8B86-4011-B42D-00C04FC964FF","port":1,"versionID":"1.0"}' > "$work/seeds/FuzzBeacon/bye"
@@ -34,8 +33,8 @@ printf '%s' '{"ok":true,"status":{"peerUUID":"A","name":"n","versionID":"2","leg
 # The first byte picks the size of the pieces the request arrives in.
 printf '%s' $'\x05GET /?token=abc HTTP/1.1\r\nHost: 127.0.0.1:18522\r\nCookie: a=b; hexd_session_18522=x\r\n\r\n' \
     > "$work/seeds/FuzzHTTPRequest/login"
-printf '%s' $'\x11POST /control HTTP/1.1\r\nHost: localhost:18522\r\nOrigin: http://localhost:18522\r\nContent-Length: 20\r\n\r\n{"command":"status"}' \
-    > "$work/seeds/FuzzHTTPRequest/control"
+printf '%s' $'\x11POST /control HTTP/1.1\r\nHost: localhost:18522\r\nOrigin: http://localhost:18522\r\n' \
+    $'Content-Length: 20\r\n\r\n{"command":"status"}' > "$work/seeds/FuzzHTTPRequest/control"
 # D-Bus: a Hello's answer and a signal with a dictionary of variants, marshalled by Python.
 python3 - "$work/seeds/FuzzDBusMessage" <<'PYTHON'
 import struct, sys
@@ -47,7 +46,12 @@ def message(kind, fields, signature, body):
     for code, type_, value in fields + ([(8, "g", signature)] if signature else []):
         header = pad(header, 8) + bytes([code])
         header = sig(header, type_)
-        header = string(header, value) if type_ in "so" else (sig(header, value) if type_ == "g" else pad(header, 4) + struct.pack("<I", value))
+        if type_ in "so":
+            header = string(header, value)
+        elif type_ == "g":
+            header = sig(header, value)
+        else:
+            header = pad(header, 4) + struct.pack("<I", value)
     fixed = b"l" + bytes([kind, 0, 1]) + struct.pack("<III", len(body), 7, len(header))
     return pad(fixed + header, 8) + body
 hello = message(2, [(5, "u", 1), (6, "s", ":1.42"), (7, "s", "org.freedesktop.DBus")], "s", string(b"", ":1.42"))

@@ -69,7 +69,8 @@ extension ProcessTests {
             var text = ""
             while !text.contains(id) {
                 var bytes: [UInt8] = []
-                guard try await socket.read(maximumCount: 65_536, timeout: .seconds(10), { bytes += $0 }) > 0 else { break }
+                let count = try await socket.read(maximumCount: 65_536, timeout: .seconds(10)) { bytes += $0 }
+                guard count > 0 else { break }
                 text += String(decoding: bytes, as: UTF8.self)
             }
             socket.shutdown()
@@ -81,7 +82,8 @@ extension ProcessTests {
             let daemon = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
                                                  extraArguments: ["--web", "127.0.0.1:0"])
             let page = try Page(daemon)
-            let mode = try FileManager.default.attributesOfItem(atPath: daemon.dataDirectory + "/web.token")[.posixPermissions]
+            let tokenFile = try FileManager.default.attributesOfItem(atPath: daemon.dataDirectory + "/web.token")
+            let mode = tokenFile[.posixPermissions]
             #expect(mode as? Int == 0o600, "the token is its user's alone")
             let printed = try await daemon.hexctl(["open", "--print"])
             #expect(printed.standardOutput == "http://\(page.address)/?token=\(page.token)\n")
@@ -121,16 +123,19 @@ extension ProcessTests {
             }
             let replayed = try await eventIDs(page, lastEventID: "999999.1", until: ".2\n")
             let boot = try #require(replayed.first?.split(separator: ".").first)
-            #expect(replayed.prefix(2) == ["\(boot).1", "\(boot).2"], "an earlier start's id replays this start's events")
+            #expect(replayed.prefix(2) == ["\(boot).1", "\(boot).2"],
+                    "an earlier start's id replays this start's events")
             let resumed = try await eventIDs(page, lastEventID: "\(boot).1", until: ".2\n")
             #expect(resumed.first == "\(boot).2", "this start's id resumes after it")
         }
 
         @Test func theTokenOutlivesARestartAndASecondDaemonGoesOnWithoutThePage() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
-            let first = try await DaemonProcess(name: "Ada", discoveryPort: port, extraArguments: ["--web", "127.0.0.1:0"])
+            let first = try await DaemonProcess(name: "Ada", discoveryPort: port,
+                                                extraArguments: ["--web", "127.0.0.1:0"])
             let page = try Page(first)
-            let second = try await DaemonProcess(name: "Grace", discoveryPort: port, extraArguments: ["--web", page.address])
+            let second = try await DaemonProcess(name: "Grace", discoveryPort: port,
+                                                 extraArguments: ["--web", page.address])
             #expect(second.log.contains("no inbox page: cannot listen on \(page.address)"))
             #expect(!FileManager.default.fileExists(atPath: second.dataDirectory + "/web.address"))
             #expect(try await second.hexctl(["open", "--print"]).status == 69, "no page: unavailable")
