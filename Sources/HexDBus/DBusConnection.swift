@@ -6,7 +6,8 @@ import Glibc
 /// A connection to a message bus: authenticated (SASL `EXTERNAL`, the kernel vouches for the
 /// user), registered (`Hello`), with method calls matched to their replies and signals handed to
 /// `signals`. Everything read passes `DBusMessageReader` and its bound; at most
-/// `maximumPendingCalls` calls wait at once, each until its deadline.
+/// `maximumPendingCalls` calls wait at once, each until its deadline. A connection lives until
+/// `close()` or until the bus ends it (its reader holds it): close the ones you are done with.
 public final class DBusConnection: Sendable {
     public static let maximumPendingCalls = 64
     /// Signals not yet taken are dropped past this many (the oldest first).
@@ -36,11 +37,6 @@ public final class DBusConnection: Sendable {
         self.state = Mutex(state)
         self.signals = signals
         signalContinuation = continuation
-    }
-
-    deinit {
-        reading.withLock { $0?.cancel() }
-        socket.shutdown()
     }
 
     /// Connects, authenticates and says `Hello`.
@@ -147,6 +143,7 @@ public final class DBusConnection: Sendable {
         }
         waiting.forEach { $0.resume(throwing: reason) }
         signalContinuation.finish()
+        reading.withLock { $0?.cancel() }
         socket.shutdown()
     }
 

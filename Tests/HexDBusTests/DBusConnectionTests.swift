@@ -45,6 +45,12 @@ import Testing
         }
         #expect(heard, "the second client's arrival is signalled to the first")
         #expect(!first.isClosed)
+        first.close()
+        second.close()
+        #expect(first.isClosed)
+        await #expect(throws: DBusError.self) {
+            try await first.call(.call(self.bus, busPath, self.bus, "ListNames"))
+        }
     }
 
     @Test func aBusThatGoesAwayEndsCallsAndSignalsWithAnError() async throws {
