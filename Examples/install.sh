@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds hexd and hexctl statically (the Swift runtime linked in: they need only libc, libstdc++
-# and, for hexd, libsqlite3 and libssl) and installs them with a systemd unit, their man pages and hexctl's
-# completions for bash, zsh and fish (all made by the binaries from their own option tables).
+# Builds hexd and hexctl statically (the Swift runtime linked in: hexd needs only libc, libstdc++,
+# libsqlite3 and libssl; hexctl only libc) and installs them with a systemd unit, their man pages and
+# hexctl's completions for bash, zsh and fish (all made by the binaries from their own option tables).
 #
 #   Examples/install.sh            system-wide: PREFIX=/usr/local, unit in /etc/systemd/system (as root)
 #   Examples/install.sh --user     for you: PREFIX=~/.local, unit in ~/.config/systemd/user
@@ -27,18 +27,32 @@ fi
 destdir=${DESTDIR:-}
 
 swift build -c release --static-swift-stdlib --product hexd >&2
-swift build -c release --static-swift-stdlib --product hexctl >&2
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+
+# hexctl runs once per command a script gives, so it is built to start quickly, in a build folder
+# of its own: libstdc++ and libgcc linked in (loading the shared libstdc++ was half its start) and
+# not position-independent (no relocations to apply at each start). hexd, a daemon that listens
+# on the network, stays position-independent (address-space randomisation).
+hexctl_flags=(-Xswiftc -Xclang-linker -Xswiftc -no-pie)
+libstdcxx=$(gcc -print-file-name=libstdc++.a 2>/dev/null || true)
+if [ -f "$libstdcxx" ]; then
+    # The driver asks for -lstdc++: a folder holding only the archive makes that the static one.
+    mkdir -p .build-hexctl/static-libstdcxx
+    ln -sf "$libstdcxx" .build-hexctl/static-libstdcxx/libstdc++.a
+    hexctl_flags+=(-Xlinker -L"$PWD/.build-hexctl/static-libstdcxx" -Xswiftc -Xclang-linker -Xswiftc -static-libgcc)
+fi
+swift build -c release --static-swift-stdlib --scratch-path .build-hexctl --product hexctl "${hexctl_flags[@]}" >&2
+hexctl_bin=$(swift build -c release --static-swift-stdlib --scratch-path .build-hexctl --show-bin-path)
 
 share=$destdir$prefix/share
 install -d "$destdir$prefix/bin" "$(dirname "$destdir$unit_target")" "$share/man/man1" "$share/man/man8" \
     "$share/bash-completion/completions" "$share/zsh/site-functions" "$share/fish/vendor_completions.d"
-install -m 0755 -s "$bin/hexd" "$bin/hexctl" "$destdir$prefix/bin/"
-"$bin/hexctl" --generate-manual > "$share/man/man1/hexctl.1"
+install -m 0755 -s "$bin/hexd" "$hexctl_bin/hexctl" "$destdir$prefix/bin/"
+"$hexctl_bin/hexctl" --generate-manual > "$share/man/man1/hexctl.1"
 "$bin/hexd" --generate-manual > "$share/man/man8/hexd.8"
-"$bin/hexctl" --generate-completion-script bash > "$share/bash-completion/completions/hexctl"
-"$bin/hexctl" --generate-completion-script zsh > "$share/zsh/site-functions/_hexctl"
-"$bin/hexctl" --generate-completion-script fish > "$share/fish/vendor_completions.d/hexctl.fish"
+"$hexctl_bin/hexctl" --generate-completion-script bash > "$share/bash-completion/completions/hexctl"
+"$hexctl_bin/hexctl" --generate-completion-script zsh > "$share/zsh/site-functions/_hexctl"
+"$hexctl_bin/hexctl" --generate-completion-script fish > "$share/fish/vendor_completions.d/hexctl.fish"
 sed "s|$default_binary|$prefix/bin/hexd|" "$unit_source" > "$destdir$unit_target"
 chmod 0644 "$destdir$unit_target"
 echo "installed $destdir$prefix/bin/hexd and hexctl, their man pages and completions under $share, and $destdir$unit_target"

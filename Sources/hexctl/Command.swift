@@ -18,7 +18,9 @@ struct Command: Sendable {
     ///   offer `--data-dir`).
     init(_ words: String, _ usage: String = "", arguments: [(String, String)] = [], summary: String, details: String = "",
          options: [Option] = [], usesDaemon: Bool = true, run: @escaping @Sendable (Invocation) async throws -> ExitCode) {
-        self.words = words.split(separator: " ").map(String.init)
+        // By bytes: splitting by Characters (grapheme clusters) made building the table a third of a
+        // quick command's start.
+        self.words = words.utf8.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
         self.usage = usage
         self.arguments = arguments.map { (name: $0.0, help: $0.1) }
         self.summary = summary
