@@ -55,7 +55,8 @@ import Testing
         let burst = NotificationContent.hexes((0..<7).map { hex("H\($0)", links: ["https://a.example/\($0)"]) },
                                               page: nil, markup: false)
         #expect(burst.summary.hasSuffix("sent 7 hexes"))
-        #expect(burst.body.split(separator: "\n") == ["… and 2 before", "• H2", "• H3", "• H4", "• H5", "• H6"])
+        #expect(burst.body.split(separator: "\n")
+                == ["… and 2 before", "• H2", "• H3", "• H4", "• H5", "• H6"])
         #expect(burst.openTargets.count == 5 && burst.actions.map(\.key) == ["open"], "no page: the links, no Inbox")
     }
 
