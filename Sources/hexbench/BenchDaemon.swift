@@ -23,7 +23,11 @@ final class BenchDaemon {
         let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let arguments = ["--data-dir", self.directory, "--name", name, "--port", "0",
                          "--discovery-port", String(discoveryPort), "--broadcast", "127.255.255.255",
-                         "--announce-interval", String(interval), "--log-level", "warning"] + extraArguments
+                         "--announce-interval", String(interval), "--log-level", "warning"]
+            // No page and no notifications unless asked: many daemons run at once, and a desktop
+            // would show what a benchmark sends.
+            + (extraArguments.contains("--web") ? [] : ["--web", "off"])
+            + (extraArguments.contains("--notify") ? [] : ["--notify", "off"]) + extraArguments
         // Its warnings go where hexbench's own output goes.
         let hexd = binDirectory.appendingPathComponent("hexd").path
         process = try SpawnedProcess(hexd, arguments, standardOutput: 1, standardError: 2)

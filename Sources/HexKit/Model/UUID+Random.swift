@@ -10,12 +10,13 @@ extension UUID {
 
     /// A random (version 4) UUID from `generator`.
     public static func random(using generator: inout some RandomNumberGenerator) -> UUID {
-        var bytes = [UInt64](arrayLiteral: generator.next(), generator.next()).withUnsafeBytes { Array($0) }
-        // RFC 9562: the version (4) in the high nibble of byte 6, the variant (10) in byte 8.
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        var words: (UInt64, UInt64) = (generator.next(), generator.next())
+        return withUnsafeMutableBytes(of: &words) { bytes in
+            // RFC 9562: the version (4) in the high nibble of byte 6, the variant (10) in byte 8.
+            bytes[6] = bytes[6] & 0x0F | 0x40
+            bytes[8] = bytes[8] & 0x3F | 0x80
+            return UUID(uuid: bytes.load(as: uuid_t.self))
+        }
     }
 }
 
