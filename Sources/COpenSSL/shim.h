@@ -26,6 +26,12 @@ static inline void hexd_ssl_ctx_require_peer_certificate(SSL_CTX *context) {
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, hexd_accept_any_certificate);
 }
 
+/// Tells OpenSSL to call the new-session callback with each ticket a client gets and to keep no
+/// sessions in its own cache, either side (SSL_CTX_set_session_cache_mode is a macro).
+static inline long hexd_ssl_ctx_keep_client_sessions_outside(SSL_CTX *context) {
+    return SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL);
+}
+
 /// The bytes a memory BIO holds, waiting to be read (BIO_pending is a macro).
 static inline size_t hexd_bio_pending(BIO *bio) {
     return BIO_ctrl_pending(bio);

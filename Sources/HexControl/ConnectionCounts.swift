@@ -19,12 +19,20 @@ public struct ConnectionCounts: Sendable, Codable, Equatable {
     /// Connections closed in their TLS handshake to make room past the cap on handshakes under
     /// way (each the one that began longest ago); nil from a daemon older than this field.
     public var closedInHandshake: Int?
+    /// TLS handshakes completed with peers that connected; nil from a daemon older than this field.
+    public var tlsHandshakes: Int?
+    /// Of those, the ones that resumed a session of an earlier connection (no certificates
+    /// exchanged); nil from a daemon older than this field.
+    public var resumedHandshakes: Int?
 
     public init(
         open: Int = 0, accepted: Int = 0, refusedPerAddress: Int = 0, closedForRoom: Int = 0, closedAtDeadline: Int = 0,
-        cutOffForPartialLines: Int = 0, closedForLongLines: Int = 0, closedInHandshake: Int? = 0
+        cutOffForPartialLines: Int = 0, closedForLongLines: Int = 0, closedInHandshake: Int? = 0,
+        tlsHandshakes: Int? = 0, resumedHandshakes: Int? = 0
     ) {
         self.closedInHandshake = closedInHandshake
+        self.tlsHandshakes = tlsHandshakes
+        self.resumedHandshakes = resumedHandshakes
         self.open = open
         self.accepted = accepted
         self.refusedPerAddress = refusedPerAddress

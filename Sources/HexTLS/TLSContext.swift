@@ -4,11 +4,18 @@ import COpenSSL
 /// certificate, and a certificate asked of the other side too (mutual TLS). Certificates are not
 /// checked against any authority: a peer is trusted by its fingerprint, which the caller checks
 /// once the handshake is done (`TLSStream.peer`).
+///
+/// As a server it gives each client one session ticket per connection, sealed with a key of this
+/// context's own (made at random when it is made, so a restart ends every ticket); as a client it
+/// keeps the tickets it gets, one per peer (`TLSSessions`). No early data (0-RTT) either way: it
+/// could be replayed.
 public final class TLSContext: @unchecked Sendable {
     // Unchecked: an SSL_CTX is safe to share between threads once configured, and this one is
     // never changed after `init`.
     let context: OpaquePointer
     public let identity: TLSIdentity
+    /// The tickets this device got as a client.
+    let sessions = TLSSessions(capacity: 256)
     /// The largest certificate chain taken from the other side, in bytes.
     public static let maximumPeerCertificateChain = 16_384
 
@@ -18,8 +25,11 @@ public final class TLSContext: @unchecked Sendable {
               SSL_CTX_use_certificate(context, identity.certificate) == 1,
               SSL_CTX_use_PrivateKey(context, identity.key) == 1,
               SSL_CTX_check_private_key(context) == 1,
-              // No session tickets: nothing resumes sessions yet, and each ticket costs the server work.
-              SSL_CTX_set_num_tickets(context, 0) == 1
+              // One ticket a connection: each is used once, and the connection that uses it gets the next.
+              SSL_CTX_set_num_tickets(context, 1) == 1,
+              SSL_CTX_set_max_early_data(context, 0) == 1,
+              // A server that asks for the client's certificate resumes only sessions of its own context.
+              SSL_CTX_set_session_id_context(context, Self.sessionContext, UInt32(Self.sessionContext.count)) == 1
         else {
             SSL_CTX_free(context)
             throw .openSSL("configure the TLS context")
@@ -30,9 +40,19 @@ public final class TLSContext: @unchecked Sendable {
         _ = hexd_ssl_ctx_set_max_cert_list(context, Self.maximumPeerCertificateChain)
         _ = hexd_ssl_ctx_release_buffers(context)
         hexd_ssl_ctx_require_peer_certificate(context)
+        _ = SSL_CTX_set_timeout(context, Self.ticketLifetime)
+        // A client's tickets are kept by `sessions`, not by OpenSSL's cache (which has no bound of
+        // ours); a server's are sealed and given away, and it keeps nothing.
+        _ = hexd_ssl_ctx_keep_client_sessions_outside(context)
+        SSL_CTX_sess_set_new_cb(context, TLSStream.ticketArrived)
         self.context = context
         self.identity = identity
     }
+
+    /// How long a session ticket can be used, in seconds: after that, the full handshake again.
+    public static let ticketLifetime = 7_200
+
+    private static let sessionContext: [UInt8] = Array("hexd".utf8)
 
     deinit { SSL_CTX_free(context) }
 }

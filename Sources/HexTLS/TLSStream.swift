@@ -1,4 +1,5 @@
 import COpenSSL
+import FoundationEssentials
 import HexNet
 
 /// TLS over a connected socket: OpenSSL works on two memory buffers, and this type moves the
@@ -19,6 +20,9 @@ public final class TLSStream: ByteStream {
     public let peer: Fingerprint
     /// The other side's key, proven by the handshake: the device ID it may speak for.
     public let peerKey: DeviceKey
+    /// Whether the handshake resumed a session of an earlier connection between the same two keys
+    /// (see `TLSSessions`) rather than exchanging certificates.
+    public let isResumed: Bool
     private let engine: Engine
 
     private init(socket: Socket, engine: Engine, peer: Fingerprint, peerKey: DeviceKey) {
@@ -26,19 +30,28 @@ public final class TLSStream: ByteStream {
         self.engine = engine
         self.peer = peer
         self.peerKey = peerKey
+        isResumed = SSL_session_reused(engine.ssl) == 1
     }
 
     /// Runs the handshake over `socket`, within `timeout` in all.
+    /// - Parameter peerID: a client's: the device ID the other side is expected to prove. A session
+    ///   kept from an earlier connection to it is resumed, and the ticket this connection gets is
+    ///   kept for the next. Without it, nothing is resumed or kept.
     /// - Throws: `TLSError` when the handshake fails or the other side shows no certificate (or
     ///   one without an Ed25519 key),
     ///   `SocketError` (a timeout, a closed connection).
-    public static func handshake(over socket: Socket, context: TLSContext, as role: Role, timeout: Duration) async throws -> TLSStream {
-        let engine = try Engine(context: context, role: role)
+    public static func handshake(
+        over socket: Socket, context: TLSContext, as role: Role, expecting peerID: UUID? = nil, timeout: Duration
+    ) async throws -> TLSStream {
+        let engine = try Engine(context: context, role: role, peerID: role == .client ? peerID : nil)
         let deadline = ContinuousClock.now + timeout
         while true {
             let result = SSL_do_handshake(engine.ssl)
-            try await engine.flush(to: socket, deadline: deadline)
+            // What the last step wrote (a client's Finished, a server's session ticket) waits for
+            // the first bytes written, or for the first read that has to wait: one segment less
+            // each way, and a server's ticket reaches the client with its first answer.
             if result == 1 { break }
+            try await engine.flush(to: socket, deadline: deadline)
             switch SSL_get_error(engine.ssl, result) {
             case SSL_ERROR_WANT_READ:
                 guard try await engine.fill(from: socket, deadline: deadline) else {
@@ -114,6 +127,16 @@ public final class TLSStream: ByteStream {
         }
     }
 
+    /// OpenSSL's new-session callback: a ticket arrived on a client connection (after its
+    /// handshake, with the first records read). Always returns 0: OpenSSL keeps its reference
+    /// (what is kept is a copy, see `TLSSessions.keep`).
+    static let ticketArrived: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32 = { ssl, session in
+        guard let ssl, let session, let engine = SSL_get_ex_data(ssl, 0) else { return 0 }
+        // The engine owns the SSL object, so it outlives every call made on it.
+        Unmanaged<Engine>.fromOpaque(engine).takeUnretainedValue().keep(session)
+        return 0
+    }
+
     /// One SSL object and the two memory buffers it reads from and writes to.
     private final class Engine {
         /// Bytes moved at a time: one TLS record's worth of plaintext.
@@ -124,8 +147,11 @@ public final class TLSStream: ByteStream {
         private let incoming: OpaquePointer
         /// What OpenSSL wrote, for the socket.
         private let outgoing: OpaquePointer
+        /// Where a client's tickets are kept, and the peer they are kept for.
+        private let sessions: TLSSessions
+        private let peerID: UUID?
 
-        init(context: TLSContext, role: Role) throws(TLSError) {
+        init(context: TLSContext, role: Role, peerID: UUID?) throws(TLSError) {
             guard let ssl = SSL_new(context.context) else { throw .openSSL("start a TLS connection") }
             guard let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
                 SSL_free(ssl)
@@ -140,9 +166,21 @@ public final class TLSStream: ByteStream {
             self.ssl = ssl
             self.incoming = incoming
             self.outgoing = outgoing
+            sessions = context.sessions
+            self.peerID = peerID
+            if let peerID {
+                sessions.resume(ssl, peerID: peerID)
+                SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(self).toOpaque())
+            }
         }
 
         deinit { SSL_free(ssl) }
+
+        /// Keeps a ticket that arrived on this connection for its peer.
+        func keep(_ session: OpaquePointer) {
+            guard let peerID else { return }
+            sessions.keep(session, peerID: peerID)
+        }
 
         /// Writes everything OpenSSL has produced to the socket.
         func flush(to socket: Socket, deadline: ContinuousClock.Instant?) async throws {

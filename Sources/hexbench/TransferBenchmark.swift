@@ -40,16 +40,11 @@ struct TransferBenchmark {
         let sender = try BenchDaemon(name: "sender", discoveryPort: discoveryPort, interval: interval)
         try await sender.waitForPeer("receiver")
         let port = try await receiver.status().tcpPort
-        let lines = (0..<sends).map { index in
-            Envelope.store(
-                HexJM(senderUUID: UUID().uuidString, senderName: "bench", hexDescription: "send \(index)", hexColor: "#3498DB",
-                      links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com", service: .unknown)]),
-                versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
-        }
+        let lines = Self.stores(sends, tag: "send", from: nil)
         let echo = try EchoServer()
-        let baseline = try await roundTrips(lines, port: echo.port) { _ in true }
+        let baseline = try await roundTrips(lines, port: echo.port) { _ in true }.times
         let stored: ([UInt8]) -> Bool = { reply in (try? Envelope.decode(from: reply))?.status == .stored }
-        let acked = try await roundTrips(lines, port: port, check: stored)
+        let acked = try await roundTrips(lines, port: port, check: stored).times
         // Over TLS, as one peer: the sender UUID is the device ID this bench's one key derives (the
         // only UUID that key may speak for).
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(UUID().uuidString)").path
@@ -59,20 +54,15 @@ struct TransferBenchmark {
                                                     commonName: "hexbench").0
         let tls = try TLSContext(identity: identity)
         let benchUUID = identity.deviceID.uppercaseText
-        let tlsLines = (0..<sends).map { index in
-            Envelope.store(
-                HexJM(senderUUID: benchUUID, senderName: "bench", hexDescription: "tls \(index)", hexColor: "#3498DB",
-                      links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com", service: .unknown)]),
-                versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
-        }
-        let securedAcks = try await roundTrips(tlsLines, port: port, tls: tls, check: stored)
-        let keptLines = (0..<sends).map { index in
-            Envelope.store(
-                HexJM(senderUUID: benchUUID, senderName: "bench", hexDescription: "kept \(index)", hexColor: "#3498DB",
-                      links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com", service: .unknown)]),
-                versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
-        }
-        let keptAcks = try await roundTripsOnOneConnection(keptLines, port: port, tls: tls, check: stored)
+        let securedAcks = try await roundTrips(Self.stores(sends, tag: "tls", from: benchUUID), port: port, tls: tls,
+                                               check: stored).times
+        // As many sends, each connection resuming the session of the one before it.
+        let receiverID = try await receiver.status().peerUUID
+        guard let expected = UUID(uuidString: receiverID) else { throw BenchFailure("the receiver's ID \(receiverID)") }
+        let (resumed, resumedCount) = try await roundTrips(Self.stores(sends, tag: "resumed", from: benchUUID), port: port,
+                                                           tls: tls, resuming: expected, check: stored)
+        let keptAcks = try await roundTripsOnOneConnection(Self.stores(sends, tag: "kept", from: benchUUID), port: port,
+                                                           tls: tls, check: stored)
         let hexctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hexctl").path
         var commands: [Double] = []
         for index in 0..<min(sends, 50) {
@@ -103,8 +93,11 @@ struct TransferBenchmark {
         report.append("  baseline: plain TCP connect + line + echoed line: median \(format(baselineMedian)) ms, p99 \(format(percentile(baseline, 0.99))) ms")
         report.append("  envelope -> Ack stored (decode, SQLite commit):   median \(format(median(acked))) ms, p99 \(format(percentile(acked, 0.99))) ms, "
             + "median / baseline \(format(median(acked) / baselineMedian))")
-        report.append("  the same over TLS 1.3 (handshake included):       median \(format(median(securedAcks))) ms, p99 \(format(percentile(securedAcks, 0.99))) ms, "
+        report.append("  the same over TLS 1.3, a full handshake each:     median \(format(median(securedAcks))) ms, p99 \(format(percentile(securedAcks, 0.99))) ms, "
             + "median / plaintext \(format(median(securedAcks) / median(acked))) (target <= 2 ms and <= 3)")
+        report.append("  over TLS 1.3, resuming the last connection's session: median \(format(median(resumed))) ms, "
+            + "p99 \(format(percentile(resumed, 0.99))) ms, median / plaintext \(format(median(resumed) / median(acked))) "
+            + "(target <= 1 ms and <= 1.5; \(resumedCount) of \(resumed.count) resumed)")
         report.append("  over TLS on one kept-open connection:             median \(format(median(keptAcks))) ms, p99 \(format(percentile(keptAcks, 0.99))) ms, "
             + "median / plaintext \(format(median(keptAcks) / median(acked))) (target <= 1.2)")
         report.append("  hexctl send wall time (a process, control socket, TLS to the peer, \(commands.count) runs): median \(format(median(commands))) ms, "
@@ -170,15 +163,33 @@ struct TransferBenchmark {
         return times
     }
 
+    /// `count` Store lines of one link each, from `senderUUID` (a new random one each when nil).
+    private static func stores(_ count: Int, tag: String, from senderUUID: String?) -> [[UInt8]] {
+        (0..<count).map { index in
+            Envelope.store(
+                HexJM(senderUUID: senderUUID ?? UUID().uuidString, senderName: "bench", hexDescription: "\(tag) \(index)",
+                      hexColor: "#3498DB",
+                      links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com", service: .unknown)]),
+                versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
+        }
+    }
+
     /// Connects, writes one line and waits for one line back, once per line; milliseconds each.
-    /// - Parameter tls: when given, each connection is TLS with this context (the handshake counts).
-    private func roundTrips(_ lines: [[UInt8]], port: UInt16, tls: TLSContext? = nil, check: ([UInt8]) -> Bool) async throws -> [Double] {
+    /// - Parameters:
+    ///   - tls: when given, each connection is TLS with this context (the handshake counts).
+    ///   - peerID: the ID the TLS server proves: each connection resumes the session the one before
+    ///     it got (see `TLSSessions`); without it, each makes a full handshake.
+    private func roundTrips(
+        _ lines: [[UInt8]], port: UInt16, tls: TLSContext? = nil, resuming peerID: UUID? = nil,
+        check: ([UInt8]) -> Bool
+    ) async throws -> (times: [Double], resumed: Int) {
         var times: [Double] = []
+        var resumed = 0
         for line in lines {
             let start = ContinuousClock.now
             let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
             let stream: any ByteStream = if let tls {
-                try await TLSStream.handshake(over: socket, context: tls, as: .client, timeout: .seconds(5))
+                try await TLSStream.handshake(over: socket, context: tls, as: .client, expecting: peerID, timeout: .seconds(5))
             } else {
                 socket
             }
@@ -188,8 +199,9 @@ struct TransferBenchmark {
                 throw BenchFailure("no good reply from port \(port)")
             }
             times.append(milliseconds(ContinuousClock.now - start))
+            if (stream as? TLSStream)?.isResumed == true { resumed += 1 }
         }
-        return times
+        return (times, resumed)
     }
 }
 

@@ -145,7 +145,8 @@ enum Output {
         \(counts.closedAtDeadline) at a deadline, \
         \(counts.cutOffForPartialLines) holding unfinished lines, \
         \(counts.closedForLongLines) after a line over the cap, \
-        \(counts.closedInHandshake ?? 0) in their TLS handshake to make room
+        \(counts.closedInHandshake ?? 0) in their TLS handshake to make room; \
+        TLS handshakes: \(counts.tlsHandshakes ?? 0), \(counts.resumedHandshakes ?? 0) of them resumed
         """
     }
 

@@ -17,7 +17,7 @@ extension ProcessTests {
         /// It counts turns of each connection, so it works over TLS without reading it: the
         /// client speaks (ClientHello), the server answers (its handshake flight), the client
         /// speaks (its Finished and the envelope), and the server's next bytes are the Ack (hexd
-        /// sends no session tickets).
+        /// writes its session ticket with it, in one segment).
         static let relay = #"""
             import select, socket, sys, time
 

@@ -82,6 +82,83 @@ import Glibc
         #expect(try await accepted == client.identity.fingerprint)
     }
 
+    /// One exchange over a new connection to `listener`: the client sends a line, the server
+    /// answers it, and the client reads the answer (which is when a ticket arrives). Returns both
+    /// ends' streams.
+    private static func exchange(
+        client: TLSContext, server: TLSContext, listener: StreamListener, expecting peerID: UUID?
+    ) async throws -> (client: TLSStream, server: TLSStream) {
+        async let accepted: TLSStream = {
+            let stream = try await TLSStream.handshake(over: try await listener.accept(), context: server, as: .server,
+                                                       timeout: .seconds(10))
+            let connection = StreamConnection(stream: stream, maximumLineLength: 1_000)
+            guard case .line? = try await connection.readLine(timeout: .seconds(10)) else {
+                throw TLSError("read", reason: "no line")
+            }
+            try await connection.writeLine(Array("ack".utf8), timeout: .seconds(10))
+            return stream
+        }()
+        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5))
+        let stream = try await TLSStream.handshake(over: socket, context: client, as: .client, expecting: peerID,
+                                                   timeout: .seconds(10))
+        let connection = StreamConnection(stream: stream, maximumLineLength: 1_000)
+        try await connection.writeLine(Array("store".utf8), timeout: .seconds(10))
+        guard case .line(let answer)? = try await connection.readLine(timeout: .seconds(10)) else {
+            throw TLSError("read", reason: "no answer")
+        }
+        #expect(answer == Array("ack".utf8))
+        return (stream, try await accepted)
+    }
+
+    /// A client that expects a peer's ID resumes its next connection to it: both sides still know
+    /// each other's key, the ticket is used once, and without an expected ID nothing resumes.
+    @Test func aSecondConnectionToTheSamePeerResumesAndProvesTheSameKeys() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try TLSContext(identity: try Self.identity(in: directory, "server").0)
+        let client = try TLSContext(identity: try Self.identity(in: directory, "client").0)
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        let serverID = server.identity.deviceID
+        var resumed: [Bool] = []
+        for _ in 0..<3 {
+            let (clientSide, serverSide) = try await Self.exchange(client: client, server: server, listener: listener,
+                                                                   expecting: serverID)
+            #expect(clientSide.isResumed == serverSide.isResumed)
+            #expect(clientSide.peer == server.identity.fingerprint && clientSide.peerKey.deviceID == serverID)
+            #expect(serverSide.peer == client.identity.fingerprint
+                && serverSide.peerKey.deviceID == client.identity.deviceID)
+            resumed.append(clientSide.isResumed)
+        }
+        #expect(resumed == [false, true, true], "the first is a full handshake, each next one resumes")
+        let unnamed = try await Self.exchange(client: client, server: server, listener: listener, expecting: nil)
+        #expect(!unnamed.client.isResumed, "a client that names no peer resumes nothing")
+        let again = try await Self.exchange(client: client, server: server, listener: listener, expecting: serverID)
+        #expect(again.client.isResumed, "and leaves the kept ticket for the next connection that names it")
+    }
+
+    /// A ticket is only offered to a connection expecting the ID it was got from, and another
+    /// server cannot take one for its own: a server with another key (here at the same address)
+    /// gets a full handshake and proves its own key, whatever the client expected.
+    @Test func aTicketResumesOnlyWithTheServerThatGaveIt() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try TLSContext(identity: try Self.identity(in: directory, "server").0)
+        let impostor = try TLSContext(identity: try Self.identity(in: directory, "impostor").0)
+        let client = try TLSContext(identity: try Self.identity(in: directory, "client").0)
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        let serverID = server.identity.deviceID
+        _ = try await Self.exchange(client: client, server: server, listener: listener, expecting: serverID)
+        let other = try await Self.exchange(client: client, server: impostor, listener: listener, expecting: serverID)
+        #expect(!other.client.isResumed && !other.server.isResumed)
+        #expect(other.client.peerKey.deviceID == impostor.identity.deviceID, "the impostor proves its own key")
+        let afterIt = try await Self.exchange(client: client, server: server, listener: listener, expecting: serverID)
+        #expect(!afterIt.client.isResumed, "the ticket was offered once, and the impostor's is not kept for the ID")
+        let next = try await Self.exchange(client: client, server: server, listener: listener, expecting: serverID)
+        #expect(next.client.isResumed)
+        // A restarted server (a new context, the same key) cannot open the tickets of the old one.
+        let restarted = try TLSContext(identity: try Self.identity(in: directory, "server").0)
+        let fresh = try await Self.exchange(client: client, server: restarted, listener: listener, expecting: serverID)
+        #expect(!fresh.client.isResumed && fresh.client.peerKey.deviceID == serverID)
+    }
+
     /// What is not TLS fails the handshake clearly; silence fails it at the deadline.
     @Test func plaintextGarbageAndSilenceFailTheHandshake() async throws {
         let directory = try TemporaryDirectory()

@@ -194,7 +194,9 @@ final class EnvelopeServer: DaemonService {
             }
             defer { handshakes.end(socket) }
             let stream = try await TLSStream.handshake(over: socket, context: tls, as: .server, timeout: pace.grace)
-            logger.debug("TLS connection from \(remote), key \(stream.peer)")
+            tally.count(\.tlsHandshakes)
+            if stream.isResumed { tally.count(\.resumedHandshakes) }
+            logger.debug("TLS connection from \(remote), key \(stream.peer)\(stream.isResumed ? " (resumed)" : "")")
             return stream
         } catch {
             logger.limited("tls handshake", .info, "closed the connection from \(remote) before a line: \(error)")

@@ -82,7 +82,8 @@ enum EnvelopeSender {
                 let connection = StreamConnection(stream: socket, maximumLineLength: maximumLineLength)
                 return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: nil)
             case .tls(let context, let expected, let deviceID):
-                let secured = try await TLSStream.handshake(over: socket, context: context, as: .client, timeout: remaining(until: deadline))
+                let secured = try await TLSStream.handshake(over: socket, context: context, as: .client,
+                                                            expecting: deviceID, timeout: remaining(until: deadline))
                 let provenID = secured.peerKey.deviceID
                 // A wrong key at an address a beacon gave may be a replay's source: worth the next
                 // candidate, and a later attempt, never the end of a queued send.
