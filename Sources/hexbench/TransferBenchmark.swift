@@ -59,8 +59,8 @@ struct TransferBenchmark {
         // As many sends, each connection resuming the session of the one before it.
         let receiverID = try await receiver.status().peerUUID
         guard let expected = UUID(uuidString: receiverID) else { throw BenchFailure("the receiver's ID \(receiverID)") }
-        let (resumed, resumedCount) = try await roundTrips(Self.stores(sends, tag: "resumed", from: benchUUID), port: port,
-                                                           tls: tls, resuming: expected, check: stored)
+        let (resumed, resumedCount) = try await roundTrips(Self.stores(sends, tag: "resumed", from: benchUUID),
+                                                           port: port, tls: tls, resuming: expected, check: stored)
         let keptAcks = try await roundTripsOnOneConnection(Self.stores(sends, tag: "kept", from: benchUUID), port: port,
                                                            tls: tls, check: stored)
         let hexctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hexctl").path
@@ -93,10 +93,12 @@ struct TransferBenchmark {
         report.append("  baseline: plain TCP connect + line + echoed line: median \(format(baselineMedian)) ms, p99 \(format(percentile(baseline, 0.99))) ms")
         report.append("  envelope -> Ack stored (decode, SQLite commit):   median \(format(median(acked))) ms, p99 \(format(percentile(acked, 0.99))) ms, "
             + "median / baseline \(format(median(acked) / baselineMedian))")
-        report.append("  the same over TLS 1.3, a full handshake each:     median \(format(median(securedAcks))) ms, p99 \(format(percentile(securedAcks, 0.99))) ms, "
+        report.append("  the same over TLS 1.3, a full handshake each:     median \(format(median(securedAcks))) ms, "
+            + "p99 \(format(percentile(securedAcks, 0.99))) ms, "
             + "median / plaintext \(format(median(securedAcks) / median(acked))) (target <= 2 ms and <= 3)")
         report.append("  over TLS 1.3, resuming the last connection's session: median \(format(median(resumed))) ms, "
-            + "p99 \(format(percentile(resumed, 0.99))) ms, median / plaintext \(format(median(resumed) / median(acked))) "
+            + "p99 \(format(percentile(resumed, 0.99))) ms, "
+            + "median / plaintext \(format(median(resumed) / median(acked))) "
             + "(target <= 1 ms and <= 1.5; \(resumedCount) of \(resumed.count) resumed)")
         report.append("  over TLS on one kept-open connection:             median \(format(median(keptAcks))) ms, p99 \(format(percentile(keptAcks, 0.99))) ms, "
             + "median / plaintext \(format(median(keptAcks) / median(acked))) (target <= 1.2)")
@@ -167,9 +169,10 @@ struct TransferBenchmark {
     private static func stores(_ count: Int, tag: String, from senderUUID: String?) -> [[UInt8]] {
         (0..<count).map { index in
             Envelope.store(
-                HexJM(senderUUID: senderUUID ?? UUID().uuidString, senderName: "bench", hexDescription: "\(tag) \(index)",
-                      hexColor: "#3498DB",
-                      links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com", service: .unknown)]),
+                HexJM(senderUUID: senderUUID ?? UUID().uuidString, senderName: "bench",
+                      hexDescription: "\(tag) \(index)", hexColor: "#3498DB",
+                      links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com",
+                                     service: .unknown)]),
                 versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
         }
     }
@@ -189,7 +192,8 @@ struct TransferBenchmark {
             let start = ContinuousClock.now
             let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
             let stream: any ByteStream = if let tls {
-                try await TLSStream.handshake(over: socket, context: tls, as: .client, expecting: peerID, timeout: .seconds(5))
+                try await TLSStream.handshake(over: socket, context: tls, as: .client, expecting: peerID,
+                                              timeout: .seconds(5))
             } else {
                 socket
             }

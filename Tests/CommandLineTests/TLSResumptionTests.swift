@@ -38,17 +38,19 @@ extension ProcessTests {
             let second = Self.store(from: clientID, messageID: "OPENSSL-2")
             #expect(FileManager.default.createFile(atPath: directory.file("early"), contents: Data(second.utf8)))
 
-            let first = try await PackageExecutable.run("/usr/bin/openssl", client + ["-sess_out", directory.file("session")],
-                                                        input: Data(Self.store(from: clientID, messageID: "OPENSSL-1").utf8))
-            #expect(first.standardOutput.contains("New, TLSv1.3") && first.standardOutput.contains(#""status":"stored""#),
-                    "\(first.standardOutput)")
+            let first = try await PackageExecutable.run(
+                "/usr/bin/openssl", client + ["-sess_out", directory.file("session")],
+                input: Data(Self.store(from: clientID, messageID: "OPENSSL-1").utf8))
+            #expect(first.standardOutput.contains("New, TLSv1.3")
+                && first.standardOutput.contains(#""status":"stored""#), "\(first.standardOutput)")
             let resumed = try await PackageExecutable.run("/usr/bin/openssl", client + [
                 "-sess_in", directory.file("session"), "-early_data", directory.file("early"),
             ], input: Data(second.utf8))
             #expect(resumed.standardOutput.contains("Reused, TLSv1.3"), "\(resumed.standardOutput)")
             #expect(resumed.standardOutput.contains("Early data was not sent")
                 && resumed.standardOutput.contains("Max Early Data: 0"), "no 0-RTT: \(resumed.standardOutput)")
-            #expect(resumed.standardOutput.contains(#""messageID":"OPENSSL-2","operationType":"Ack","status":"stored""#),
+            let ack = #""messageID":"OPENSSL-2","operationType":"Ack","status":"stored""#
+            #expect(resumed.standardOutput.contains(ack),
                     "stored once, from the line sent after the handshake: \(resumed.standardOutput)")
 
             let inbox = try await hexd.hexctlJSONLines(HexSummary.self, ["inbox"])
@@ -64,12 +66,14 @@ extension ProcessTests {
         @Test func aSendAfterTheKeptConnectionClosedResumes() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
-            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port, extraArguments: ["--idle-timeout", "1"])
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port,
+                                                extraArguments: ["--idle-timeout", "1"])
             try await waitUntil("Ada hears Grace", timeout: .seconds(10)) {
                 try await ada.hexctlJSON(StatusReport.self, ["status"]).peers == 1
             }
             for round in 1...2 {
-                let report = try await ada.hexctlJSON(SendReport.self, ["send", "--to", "Grace", "https://example.com/\(round)"])
+                let report = try await ada.hexctlJSON(SendReport.self,
+                                                      ["send", "--to", "Grace", "https://example.com/\(round)"])
                 #expect(report.status == .stored, "\(report)")
                 // Grace closes Ada's kept connection a second after its last line.
                 try await waitUntil("Grace closes the connection", timeout: .seconds(10)) {

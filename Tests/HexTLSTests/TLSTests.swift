@@ -98,7 +98,8 @@ import Glibc
             try await connection.writeLine(Array("ack".utf8), timeout: .seconds(10))
             return stream
         }()
-        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5))
+        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port),
+                                                   timeout: .seconds(5))
         let stream = try await TLSStream.handshake(over: socket, context: client, as: .client, expecting: peerID,
                                                    timeout: .seconds(10))
         let connection = StreamConnection(stream: stream, maximumLineLength: 1_000)
