@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds hexd and hexctl statically (the Swift runtime linked in: hexd needs only libc, libstdc++,
-# libsqlite3 and libssl; hexctl only libc) and installs them with a systemd unit, their man pages and
-# hexctl's completions for bash, zsh and fish (all made by the binaries from their own option tables).
+# libsqlite3 and libssl; hexctl only libc) and installs them with a systemd unit, their man pages,
+# hexctl's completions for bash, zsh and fish (all made by the binaries from their own option tables)
+# and, system-wide, a firewalld service and a ufw profile for hexd's ports (not enabled: see below).
 #
 #   Examples/install.sh            system-wide: PREFIX=/usr/local, unit in /etc/systemd/system (as root)
 #   Examples/install.sh --user     for you: PREFIX=~/.local, unit in ~/.config/systemd/user
@@ -9,6 +10,9 @@
 # PREFIX and DESTDIR (a staging root for packagers) are honoured. Then:
 #   systemctl daemon-reload && systemctl enable --now hexd                  (system)
 #   systemctl --user daemon-reload && systemctl --user enable --now hexd    (--user)
+# and, where a firewall drops what peers send (hexctl status gives a hint after a quiet minute):
+#   firewall-cmd --permanent --add-service=hexd && firewall-cmd --reload    (firewalld)
+#   ufw allow hexd                                                          (ufw)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 user=false
@@ -55,4 +59,11 @@ install -m 0755 -s "$bin/hexd" "$hexctl_bin/hexctl" "$destdir$prefix/bin/"
 "$hexctl_bin/hexctl" --generate-completion-script fish > "$share/fish/vendor_completions.d/hexctl.fish"
 sed "s|$default_binary|$prefix/bin/hexd|" "$unit_source" > "$destdir$unit_target"
 chmod 0644 "$destdir$unit_target"
-echo "installed $destdir$prefix/bin/hexd and hexctl, their man pages and completions under $share, and $destdir$unit_target"
+firewall="the firewall profiles stay in Examples/ (they are system-wide)"
+if ! $user; then
+    install -D -m 0644 Examples/firewalld/hexd.xml "$destdir/etc/firewalld/services/hexd.xml"
+    install -D -m 0644 Examples/ufw/hexd "$destdir/etc/ufw/applications.d/hexd"
+    firewall="$destdir/etc/firewalld/services/hexd.xml and $destdir/etc/ufw/applications.d/hexd"
+fi
+echo "installed $destdir$prefix/bin/hexd and hexctl, their man pages and completions under $share," \
+    "$destdir$unit_target, and $firewall"

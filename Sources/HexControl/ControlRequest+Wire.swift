@@ -8,6 +8,7 @@ extension ControlRequest: Codable {
     enum Key: String, CodingKey {
         case command, id, to, description, color, links, message, uuid, since, wait, timeout
         case sendTimeout, index, legacy, files, provider, save, query, limit, after, full, peer, accept, queue, messageID
+        case visibility, seconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -43,6 +44,7 @@ extension ControlRequest: Codable {
         case .outboxCancel: self = .outboxCancel(id: try wire.nonEmpty(.id))
         case .alertsList: self = .alertsList(try wire.page())
         case .alertsDelete: self = .alertsDelete(id: try wire.nonEmpty(.id))
+        case .visibility: self = .visibility(try wire.visibilityChange())
         }
     }
 
@@ -102,6 +104,15 @@ extension ControlRequest: Codable {
         case .outboxRetry(let id, let timeout):
             try container.encode(id, forKey: .id)
             try container.encodeIfPresent(timeout?.inSeconds, forKey: .timeout)
+        case .visibility(let change):
+            switch change {
+            case nil: break
+            case .visible?: try container.encode("visible", forKey: .visibility)
+            case .hidden?: try container.encode("hidden", forKey: .visibility)
+            case .visibleFor(let duration)?:
+                try container.encode("visible", forKey: .visibility)
+                try container.encode(duration.inSeconds, forKey: .seconds)
+            }
         }
     }
 
@@ -192,6 +203,24 @@ private struct WireRequest {
             gatherTimeout: try timeout(.timeout), description: try container.decodeIfPresent(String.self, forKey: .description) ?? "",
             color: try container.decodeIfPresent(String.self, forKey: .color) ?? HexColor.fallback,
             destination: save ? .myHexlist : .peer(try sendOptions(timeoutKey: .sendTimeout)))
+    }
+
+    /// `visibility` (`visible` or `hidden`) and, with `visible`, `seconds` (a visibility for a
+    /// while); neither: no change.
+    func visibilityChange() throws -> VisibilityChange? {
+        let seconds = try timeout(.seconds)
+        switch try container.decodeIfPresent(String.self, forKey: .visibility) {
+        case nil:
+            guard seconds == nil else { throw invalid(.seconds, "goes with \"visibility\": \"visible\"") }
+            return nil
+        case "visible":
+            return seconds.map(VisibilityChange.visibleFor) ?? .visible
+        case "hidden":
+            guard seconds == nil else { throw invalid(.seconds, "goes with \"visibility\": \"visible\"") }
+            return .hidden
+        case let other?:
+            throw invalid(.visibility, "must be \"visible\" or \"hidden\", not '\(other.clipped(toUTF8: 40))'")
+        }
     }
 
     private func invalid(_ key: Key, _ reason: String) -> DecodingError {

@@ -55,6 +55,8 @@ public enum ControlRequest: Sendable, Equatable {
     case alertsList(ListPage)
     /// Delete a kept Alert; `id` is its id or a unique prefix of one.
     case alertsDelete(id: String)
+    /// The daemon's visibility, changed first when a change is given.
+    case visibility(VisibilityChange?)
 
     /// The command's name on the wire.
     public var command: ControlCommand {
@@ -89,6 +91,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .outboxCancel: .outboxCancel
         case .alertsList: .alertsList
         case .alertsDelete: .alertsDelete
+        case .visibility: .visibility
         }
     }
 }
@@ -105,6 +108,7 @@ public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case pair, declinePairing = "pair.decline", unpair, resetTrust = "trust.reset"
     case outboxList = "outbox.list", outboxRetry = "outbox.retry", outboxCancel = "outbox.cancel"
     case alertsList = "alerts.list", alertsDelete = "alerts.delete"
+    case visibility
 }
 
 /// Which part of a list to send.

@@ -25,6 +25,8 @@ public struct ControlResponse: Sendable, Codable {
     public var alert: ReceivedAlert?
     /// One item of the peer list.
     public var peer: PeerInfo?
+    /// `visibility`: whether the daemon announces itself now.
+    public var visibility: VisibilityReport?
     /// The last line of a list.
     public var end: ListEnd?
     /// Some text of `summary` or `hex` was cut to the control protocol's bounds (`ControlLimits`).
@@ -34,9 +36,10 @@ public struct ControlResponse: Sendable, Codable {
         error: ControlError? = nil, status: StatusReport? = nil, hex: Hex? = nil,
         send: SendReport? = nil, queued: QueuedReport? = nil, outbox: OutboxItem? = nil, trust: TrustReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil,
         summary: HexSummary? = nil, peer: PeerInfo? = nil, end: ListEnd? = nil, truncated: Bool? = nil,
-        alert: ReceivedAlert? = nil
+        alert: ReceivedAlert? = nil, visibility: VisibilityReport? = nil
     ) {
         self.alert = alert
+        self.visibility = visibility
         self.ok = error == nil
         self.error = error
         self.status = status

@@ -24,6 +24,8 @@ public struct DaemonEvent: Sendable, Codable, Equatable {
         case pairRequested
         /// Pairing with a peer completed on this side (`message`: the verification code).
         case paired
+        /// The daemon hid or showed itself (`message`: `visible`, `hidden`, or until when it is visible).
+        case visibilityChanged
     }
 
     public var seq: UInt64

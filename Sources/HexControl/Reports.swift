@@ -38,15 +38,22 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var connections: ConnectionCounts?
     /// The inbox's budgets and the disk's floors; nil from a daemon older than this field.
     public var storage: StorageReport?
+    /// Whether the daemon announces itself; nil from a daemon older than this field.
+    public var visibility: VisibilityReport?
+    /// Why no peer may have been heard, and what to open in a firewall: set once beacons have
+    /// gone out for 30 intervals with no peer heard, until one is; nil otherwise.
+    public var discoveryHint: String?
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
         dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
         datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String,
         outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
-        storage: StorageReport? = nil
+        storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil
     ) {
         self.storage = storage
+        self.visibility = visibility
+        self.discoveryHint = discoveryHint
         self.datagramsForged = datagramsForged
         self.datagramsReplayed = datagramsReplayed
         self.outbox = outbox

@@ -43,7 +43,8 @@ public enum Daemon {
         if !boot.stored { logger.warning("cannot store this start's number (\(boot.number)): is the disk full?") }
         let discovery = Discovery(socket: datagrams, configuration: configuration, identity: service.identity,
                                   signer: tls?.identity, boot: boot.number, tcpPort: envelopeListener.port,
-                                  events: events, service: service, logger: logger.named("discovery"))
+                                  events: events, service: service, logger: logger.named("discovery"),
+                                  visibility: try await service.visibility())
         let descriptors = DescriptorLimit.raise()
         let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
         if maximumConnections < configuration.maximumConnections {

@@ -63,6 +63,17 @@ extension HexDatabase {
         }
     }
 
+    /// The visibility kept (`hexctl visibility`); visible when none was kept, or what was kept
+    /// cannot be read.
+    public func visibility() throws -> Visibility {
+        try setting("visibility").flatMap(Visibility.init(stored:)) ?? .visible
+    }
+
+    /// Keeps the visibility for the next start.
+    public func keepVisibility(_ visibility: Visibility) throws {
+        try updateSetting("visibility", visibility.stored, from: try setting("visibility"))
+    }
+
     private func setting(_ key: String) throws -> String? {
         try connection.rows("SELECT value FROM setting WHERE key = ?", [.text(key)]) { $0.string(0) }.first
     }

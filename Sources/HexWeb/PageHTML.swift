@@ -15,6 +15,14 @@ enum PageHTML {
 <header>
   <h1><img src="/icon.svg" alt="" width="28" height="28"> hexd</h1>
   <p id="me">Connecting to the daemon…</p>
+  <label class="visibility">Visibility
+    <select id="visibility">
+      <option value="visible">Visible</option>
+      <option value="hidden">Hidden</option>
+      <option value="for">Visible for 10 minutes</option>
+    </select>
+    <span id="visible-until" class="meta"></span>
+  </label>
   <label class="theme">Theme
     <select id="theme">
       <option value="auto">Automatic</option>

@@ -264,6 +264,23 @@ function showStatus(status) {
   $("me").replaceChildren("You are known as ", el("strong", {}, status.name), " (" + shortID(status.peerUUID) + ")",
     status.fingerprint ? el("span", { class: "meta" }, " · fingerprint " + status.fingerprint) : null);
   $("unchecked").textContent = status.unchecked ? String(status.unchecked) : "";
+  showVisibility(status.visibility ?? { visibility: "visible" });
+}
+
+// Hidden: no beacons, no answers to queries; "for" is visible for a while, then hidden by itself.
+function showVisibility(report) {
+  const until = report.visibleUntil ? new Date(report.visibleUntil) : null;
+  $("visibility").value = until ? "for" : report.visibility;
+  $("visible-until").textContent = until ? "until " + until.toLocaleTimeString() + ", then hidden" : "";
+}
+
+async function changeVisibility() {
+  const choice = $("visibility").value;
+  const request = choice === "for" ? { command: "visibility", visibility: "visible", seconds: 600 }
+    : { command: "visibility", visibility: choice };
+  const [answer] = await control(request);
+  if (answer?.ok) showVisibility(answer.visibility);
+  else refreshStatus();
 }
 
 async function send(event) {
@@ -381,6 +398,7 @@ function follow() {
     else if (["peerFound", "peerLost", "pairRequested", "paired", "peerKeyMismatch"].includes(kind)) reload.peers();
     else if (kind.startsWith("send")) reload.outbox();
     else if (kind === "alertReceived") reload.alerts();
+    else if (kind === "visibilityChanged") refreshStatus();
   };
 }
 
@@ -391,6 +409,7 @@ document.addEventListener("DOMContentLoaded", () => {
     applyTheme($("theme").value);
   });
   $("send-form").addEventListener("submit", send);
+  $("visibility").addEventListener("change", () => changeVisibility().catch(refreshStatus));
   $("inbox-more").addEventListener("click", () => loadInbox(true));
   window.addEventListener("hashchange", () => show(location.hash.slice(1)));
   show(location.hash.slice(1));

@@ -24,7 +24,7 @@ header { display: flex; flex-wrap: wrap; align-items: center; gap: 0 1.5em; padd
   border-bottom: 1px solid var(--line); background: var(--card); }
 header h1 { margin: 0; font-size: 1.3em; display: flex; align-items: center; gap: 0.3em; }
 #me { margin: 0; color: var(--muted); flex: 1; overflow-wrap: anywhere; }
-.theme { color: var(--muted); }
+.theme, .visibility { color: var(--muted); }
 .banner { padding: 0.5em 1.2em; background: var(--bad); color: #fff; }
 nav { display: flex; flex-wrap: wrap; gap: 0.3em; padding: 0.5em 1.2em; }
 nav a { padding: 0.3em 0.8em; border-radius: 1em; color: var(--fg); text-decoration: none; }

@@ -108,6 +108,7 @@ enum Output {
         name: \(json(status.name)) (\(status.peerUUID))
         version: \(status.versionID)\(status.legacy ? " (playing a legacy peer)" : "")
         envelopes: TCP \(status.tcpPort); discovery: UDP \(status.discoveryPort)
+        visibility: \(status.visibility?.text ?? "visible")
         data directory: \(status.dataDirectory)
         key: \(status.fingerprint ?? "none (a legacy peer speaks no TLS)")
         accepts hexes from: \(status.accept)
@@ -118,7 +119,8 @@ enum Output {
         \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit, \
         \(status.datagramsForged ?? 0) forged, \(status.datagramsReplayed ?? 0) replayed
         peers dropped from the full table: \(status.peersEvicted)
-        """ + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
+        """ + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
+            + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
     }
 
     private static func storage(_ report: StorageReport) -> String {

@@ -7,7 +7,10 @@ let description = """
     itself by UDP broadcast, keeps a table of the peers it hears, stores the hexes peers send it
     over TCP in its inbox and acknowledges them, and takes commands from hexctl over a Unix socket
     in its data directory. It runs until SIGTERM or SIGINT, then says goodbye to its peers and
-    exits 0. Logs go to standard error, one line per event (--log-format).
+    exits 0. Logs go to standard error, one line per event (--log-format). 'hexctl visibility
+    hidden' stops its beacons (a peer that knows its address still reaches it), and outlives a restart;
+    after a minute with no peer heard, hexd logs which ports a firewall must let in (UDP
+    --discovery-port, TCP --port).
 
     Every option can also be set as HEXD_<NAME> in the environment (HEXD_DATA_DIR, HEXD_PORT, ...;
     repeatable ones comma-separated) or as a "<name> = <value>" line in the config file. A flag

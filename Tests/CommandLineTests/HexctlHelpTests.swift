@@ -7,7 +7,7 @@ extension ProcessTests {
         static let commands = [
             "status", "peers", "send", "alert", "inbox", "inbox show", "inbox check", "inbox delete", "inbox save",
             "hexlist", "hexlist add", "hexlist remove", "hexlist move", "hexlist send", "share", "queries", "cancel",
-            "block", "unblock", "blocked", "wait", "watch", "raw", "decode", "alerts", "alerts delete",
+            "block", "unblock", "blocked", "wait", "watch", "raw", "decode", "alerts", "alerts delete", "visibility",
         ]
 
         @Test(arguments: commands)

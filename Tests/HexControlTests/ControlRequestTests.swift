@@ -22,6 +22,7 @@ import Testing
         .send(draft, SendOptions(to: "grace", queue: false, messageID: UUID())), .outboxList(ListPage(limit: 2, after: UUID())),
         .outboxRetry(id: "6F96", timeout: .seconds(2)), .outboxRetry(id: "6F96", timeout: nil), .outboxCancel(id: "6F9619FF"),
         .alertsList(ListPage(limit: 3, after: UUID())), .alertsDelete(id: "0B5C"),
+        .visibility(nil), .visibility(.visible), .visibility(.hidden), .visibility(.visibleFor(.seconds(600))),
     ]
 
     @Test func everyCommandSurvivesARoundTrip() throws {
@@ -64,6 +65,10 @@ import Testing
             (#"{"command":"pair","peer":"x","timeout":-1}"#, "timeout"),
             (#"{"command":"trust.reset","peer":""}"#, "peer"),
             (#"{"command":"pair.decline"}"#, "peer"),
+            (#"{"command":"visibility","visibility":"invisible"}"#, "visibility"),
+            (#"{"command":"visibility","visibility":"hidden","seconds":60}"#, "seconds"),
+            (#"{"command":"visibility","seconds":60}"#, "seconds"),
+            (#"{"command":"visibility","visibility":"visible","seconds":86401}"#, "seconds"),
             (#"{"command":"frobnicate"}"#, "command"),
         ]
         for (line, key) in refused {

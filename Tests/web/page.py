@@ -176,6 +176,17 @@ def main(run):
         run.check(page.locator('#inbox-list img, #inbox-list svg, #inbox-list script').count() == 0,
                   "markup from a peer became elements")
 
+        # Visibility from the page: hexctl agrees, and a change made elsewhere shows live.
+        page.select_option("#visibility", "hidden")
+        run.wait_for(lambda: run.json_lines(ada, "visibility")[0]["visibility"] == "hidden",
+                     "Hidden on the page did not hide Ada")
+        page.select_option("#visibility", "for")
+        run.wait_for(lambda: "visibleUntil" in run.json_lines(ada, "visibility")[0],
+                     "Visible for 10 minutes on the page did not show Ada for a while")
+        expect(page.locator("#visible-until")).to_contain_text("then hidden", timeout=5000)
+        run.hexctl(ada, "visibility", "visible")
+        expect(page.locator("#visibility")).to_have_value("visible", timeout=5000)
+
         # Screenshots of each theme, for a person to look at (README).
         os.makedirs(SHOTS, exist_ok=True)
         for index in range(2):

@@ -221,6 +221,10 @@ struct ControlHandler: Sendable {
             let uuid = try await peerUUID(peer, orRemembered: true)
             let pin = try await service.unpair(peer: uuid, label: peer)
             return ControlResponse(trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: pin.fingerprint, trust: pin.trust))
+        case .visibility(let change):
+            let visibility = if let change { try await discovery.change(to: change) }
+                else { await discovery.visibility }
+            return ControlResponse(visibility: VisibilityReport(visibility, at: Date()))
         case .resetTrust(let peer):
             let uuid = try await peerUUID(peer, orRemembered: true)
             let forgotten = try await service.resetTrust(peer: uuid, label: peer)
@@ -277,7 +281,9 @@ struct ControlHandler: Sendable {
             peersEvicted: await discovery.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
             accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries,
             connections: inbound.counts, datagramsForged: await discovery.datagramsForged,
-            datagramsReplayed: await discovery.datagramsReplayed, storage: await service.storageReport())
+            datagramsReplayed: await discovery.datagramsReplayed, storage: await service.storageReport(),
+            visibility: VisibilityReport(await discovery.visibility, at: Date()),
+            discoveryHint: await discovery.discoveryHint)
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key

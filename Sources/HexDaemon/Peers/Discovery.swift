@@ -1,3 +1,4 @@
+import FoundationEssentials
 import HexControl
 import HexKit
 import HexNet
@@ -5,7 +6,7 @@ import HexTLS
 
 /// Finds peers by UDP broadcast and keeps the peer table: announces this daemon in a burst at
 /// start and then every interval, answers new and restarted peers at once (rate-limited), expires
-/// silent peers, and says `bye` when asked to stop.
+/// silent peers, and says `bye` when asked to stop. Hidden (`Visibility`), it only listens.
 actor Discovery: DaemonService {
     private let socket: DatagramSocket
     private let configuration: DaemonConfiguration
@@ -48,11 +49,24 @@ actor Discovery: DaemonService {
     private static let pinCacheLimit = 4_096
     /// How late an expiry may be, so that the system can serve it with another wake-up.
     private static let expiryTolerance: Duration = .milliseconds(200)
+    /// Whether this daemon announces itself, kept across restarts.
+    private(set) var visibility: Visibility
+    /// Announces while visible; nil while hidden.
+    private var announcer: Task<Void, Never>?
+    /// Hides again when a visibility for a while ends.
+    private var visibilityTimer: Task<Void, Never>?
+    /// Steady beacons sent since a peer was last heard: past `quietBeacons`, a firewall may be in
+    /// the way, and `discoveryHint` says what to open.
+    private var beaconsUnanswered = 0
+    static let quietBeacons = 30
+    private(set) var discoveryHint: String?
 
     init(
         socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, signer: TLSIdentity?,
-        boot: UInt64, tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger
+        boot: UInt64, tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger,
+        visibility: Visibility
     ) {
+        self.visibility = visibility
         self.socket = socket
         self.configuration = configuration
         self.identity = identity
@@ -66,21 +80,78 @@ actor Discovery: DaemonService {
         rateLimiter = BeaconRateLimiter(rate: configuration.beaconRate)
     }
 
-    /// Runs until cancelled: receiving and announcing side by side, and expiring peers at their
+    /// Runs until cancelled: receiving, announcing while visible, and expiring peers at their
     /// deadlines.
     func run() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.receiveLoop() }
-            group.addTask { await self.announceLoop() }
-            await group.waitForAll()
-        }
-        expiry?.timer.cancel()
-        expiry = nil
+        apply(visibility, was: .hidden)
+        await receiveLoop()
+        for task in [expiry?.timer, announcer, visibilityTimer] { task?.cancel() }
+        (expiry, announcer, visibilityTimer) = (nil, nil, nil)
     }
 
-    /// Tells every peer this daemon is leaving.
+    /// Tells every peer this daemon is leaving (a hidden one said it when it hid).
     func sayGoodbye() async {
-        await broadcast(.bye)
+        if visibility.isVisible(at: Date()) { await broadcast(.bye) }
+    }
+
+    /// Changes the visibility, keeps it for the next start and acts on it: hiding says `bye` (so
+    /// that peers drop this daemon at once) and stops beacons; showing announces at once.
+    /// - Throws: what the store throws when it cannot keep it (then nothing changed).
+    func change(to change: VisibilityChange) async throws -> Visibility {
+        let new: Visibility = switch change {
+        case .visible: .visible
+        case .hidden: .hidden
+        case .visibleFor(let duration): .visibleUntil(Date().addingTimeInterval(duration.inSeconds))
+        }
+        try await service.keepVisibility(new)
+        await settle(to: new)
+        return new
+    }
+
+    /// Takes `new` as the visibility and says so: a `bye` when it hides, an event either way.
+    private func settle(to new: Visibility) async {
+        let old = visibility
+        visibility = new
+        if old.isVisible(at: Date()) && !new.isVisible(at: Date()) { await broadcast(.bye) }
+        apply(new, was: old)
+        let report = VisibilityReport(new, at: Date())
+        logger.info("visibility: \(report.text)")
+        await events.publish(.visibilityChanged, message: report.text)
+    }
+
+    /// Starts or stops the beacons and arms the end of a visibility for a while.
+    private func apply(_ new: Visibility, was old: Visibility) {
+        visibilityTimer?.cancel()
+        visibilityTimer = nil
+        let now = Date()
+        if new.isVisible(at: now) {
+            if announcer == nil || !old.isVisible(at: now) {
+                announcer?.cancel()
+                announcer = Task { await self.announceLoop() }
+            }
+        } else {
+            announcer?.cancel()
+            announcer = nil
+            beaconsUnanswered = 0
+            discoveryHint = nil
+        }
+        if case .visibleUntil(let end) = new, end > now {
+            visibilityTimer = Task { [weak self] in
+                guard (try? await Task.sleep(for: .seconds(end.timeIntervalSince(now)))) != nil else { return }
+                await self?.visibilityEnded()
+            }
+        }
+    }
+
+    /// A visibility for a while is over: hidden again, and kept so.
+    private func visibilityEnded() async {
+        do {
+            try await service.keepVisibility(.hidden)
+        } catch {
+            // Hidden all the same: a restart reads the old end, which is over, as hidden too.
+            logger.warning("cannot keep the visibility (hidden): \(error)")
+        }
+        await settle(to: .hidden)
     }
 
     var peers: [PeerTable.Peer] { table.peers.values.sorted { $0.name.lowercased() < $1.name.lowercased() } }
@@ -135,7 +206,21 @@ actor Discovery: DaemonService {
         }
         while (try? await Task.sleep(for: configuration.announceInterval)) != nil {
             await broadcast(.announce)
+            noteUnanswered()
         }
+    }
+
+    /// Counts a steady beacon with no peer heard since the last one; at `quietBeacons`, says once
+    /// which ports a firewall must let through.
+    private func noteUnanswered() {
+        beaconsUnanswered += 1
+        guard beaconsUnanswered == Self.quietBeacons else { return }
+        let hint = "no peer heard in \(Self.quietBeacons) beacon intervals: if other hexd run on this network, "
+            + "a firewall may drop what they send; let in UDP \(socket.port) (discovery) and TCP \(tcpPort) "
+            + "(envelopes), for example with 'firewall-cmd --add-service=hexd' or 'ufw allow hexd' "
+            + "(Examples/firewalld, Examples/ufw)"
+        discoveryHint = hint
+        logger.info(hint)
     }
 
     /// Arms the expiry timer for the table's next deadline (three of a peer's intervals after its
@@ -184,6 +269,8 @@ actor Discovery: DaemonService {
         }
         // Our own beacons, heard back, cost no signature check.
         guard beacon.peer != identity.uuid, let signed = admit(beacon, from: datagram) else { return }
+        if discoveryHint != nil { logger.info("a peer was heard: beacons get through") }
+        (beaconsUnanswered, discoveryHint) = (0, nil)
         let change = table.observe(beacon, from: datagram.sender, at: .now, pinnedKey: await pinnedKey(of: beacon),
                                    signed: signed)
         scheduleExpiry()
@@ -293,6 +380,7 @@ actor Discovery: DaemonService {
     /// unicast to where it spoke from (another subnet) and by broadcast (a unicast to a shared port
     /// reaches only one of the daemons on that host).
     private func answer(_ datagram: DatagramSocket.Datagram) async {
+        guard visibility.isVisible(at: Date()) else { return }
         let now = ContinuousClock.now
         if let last = lastImmediateAnswer, now - last < .milliseconds(200) { return }
         lastImmediateAnswer = now

@@ -187,6 +187,16 @@ actor HexService {
         try database.nextBootNumber()
     }
 
+    /// The visibility kept from the last change (`hexctl visibility`): visible by default.
+    func visibility() throws -> Visibility {
+        try database.visibility()
+    }
+
+    /// Keeps the visibility for the next start.
+    func keepVisibility(_ visibility: Visibility) throws {
+        try database.keepVisibility(visibility)
+    }
+
     /// Moves a peer's pin, block and outbox to the ID its key derives (see `HexRepository.movePeer`).
     func movePeer(from old: String, to new: String) throws {
         try database.movePeer(from: old, to: new)

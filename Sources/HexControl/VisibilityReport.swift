@@ -1,0 +1,38 @@
+import FoundationEssentials
+import HexKit
+
+/// A change of visibility asked for (`hexctl visibility`).
+public enum VisibilityChange: Sendable, Equatable {
+    case visible
+    case hidden
+    /// Visible for this long, then hidden.
+    case visibleFor(Duration)
+
+    /// The longest `visibleFor`: a day.
+    public static let longest = Duration.seconds(86_400)
+}
+
+/// The daemon's visibility (`visibility`, and `status`): `visible` or `hidden`, and when a
+/// visibility for a while ends (then it is hidden again).
+public struct VisibilityReport: Sendable, Codable, Equatable {
+    /// `visible` or `hidden`.
+    public var visibility: String
+    /// When it hides again by itself; nil when it stays as it is.
+    public var visibleUntil: Date?
+
+    /// For people: `visible`, `hidden`, or `visible until TIME, then hidden`.
+    public var text: String {
+        guard let visibleUntil else { return visibility }
+        return "visible until \(visibleUntil.formatted(.iso8601)), then hidden"
+    }
+
+    public init(_ visibility: Visibility, at time: Date) {
+        switch visibility.settled(at: time) {
+        case .visible: self.visibility = "visible"
+        case .hidden: self.visibility = "hidden"
+        case .visibleUntil(let end):
+            self.visibility = "visible"
+            visibleUntil = end
+        }
+    }
+}
