@@ -42,15 +42,11 @@ struct IdleBenchmark {
 
         for peers in [0, 1, crowd] {
             let port = try DatagramSocket(address: .loopback, port: 0).port
-            // The measured daemon with its page and notifier, as by default; the others without. On loopback every
-            // daemon's beacons come from 127.0.0.1: the per-address beacon limit is raised so that
-            // a crowd's start (queries and answers) is not cut down as a flood from one host.
-            let rate = ["--beacon-rate", "10000"]
+            // The measured daemon with its page and notifier, as by default; the others without.
             let measured = try BenchDaemon(name: "measured", discoveryPort: port, interval: interval,
-                                           extraArguments: ["--web", "127.0.0.1:0", "--notify", "on"] + rate)
+                                           extraArguments: ["--web", "127.0.0.1:0", "--notify", "on"])
             let others = try (0..<peers).map {
-                try BenchDaemon(name: "peer\($0)", discoveryPort: port, interval: interval,
-                                extraArguments: rate)
+                try BenchDaemon(name: "peer\($0)", discoveryPort: port, interval: interval)
             }
             _ = try await measured.waitForStatus()
             for other in others { _ = try await other.waitForStatus() }

@@ -133,17 +133,42 @@ import Testing
         #expect(table.peers[Self.other]?.addresses.first == IPv4Address("10.0.0.50"))
     }
 
-    @Test func theBeaconRateIsKeptPerSource() {
-        var limiter = BeaconRateLimiter(rate: 10, maximumSources: 2)
-        let admitted = (0..<100).filter { _ in limiter.admit(home, at: start) }.count
+    @Test func theBeaconRateIsKeptPerSenderAndAddress() {
+        var limiter = BeaconRateLimiter(rate: 10, maximumSources: 3)
+        let admitted = (0..<100).filter { _ in limiter.admit(peer: Self.other, from: home, at: start) }.count
         #expect(admitted == 20, "a burst of two seconds' worth")
-        let otherSource = limiter.admit(wifi, at: start)
-        #expect(otherSource, "another source has its own bucket")
-        let tooSoon = limiter.admit(home, at: start + .milliseconds(50))
-        let refilled = limiter.admit(home, at: start + .milliseconds(100))
+        let otherPeer = limiter.admit(peer: Self.own, from: home, at: start)
+        let otherSource = limiter.admit(peer: Self.other, from: wifi, at: start)
+        #expect(otherPeer && otherSource, "another peer on that host, and the same claim elsewhere, have theirs")
+        let tooSoon = limiter.admit(peer: Self.other, from: home, at: start + .milliseconds(50))
+        let refilled = limiter.admit(peer: Self.other, from: home, at: start + .milliseconds(100))
         #expect(!tooSoon && refilled, "refilled at the rate")
-        let third = limiter.admit(IPv4Address("10.9.9.9")!, at: start + .seconds(1))
-        #expect(third, "past the source cap the oldest source is forgotten")
+        let fourth = limiter.admit(peer: Self.other, from: IPv4Address("10.9.9.9")!, at: start + .seconds(1))
+        #expect(fourth, "a new sender past the cap is read: the stalest is forgotten to make room")
+    }
+
+    /// Thirty daemons on one host, each at half the rate, are all read; past sixteen times the
+    /// rate the host's datagrams are dropped unread, and past 64 times, everyone's.
+    @Test func oneAddressMayCarryManyDaemonsWithinACap() {
+        var limiter = BeaconRateLimiter(rate: 2)
+        let peers = (0..<30).map { String(format: "6F9619FF-8B86-8011-B42D-%012X", $0) }
+        var read = 0
+        for second in 0..<4 {
+            let now = start + .seconds(second)
+            for peer in peers
+            where limiter.admit(home, at: now) && limiter.admit(peer: peer, from: home, at: now) {
+                read += 1
+            }
+        }
+        #expect(read == 120, "every daemon's beacon, every second")
+        var flood = BeaconRateLimiter(rate: 2)
+        let fromOneHost = (0..<1_000).filter { _ in flood.admit(home, at: start) }.count
+        #expect(fromOneHost == 64, "two seconds of sixteen times the rate")
+        var spoofed = BeaconRateLimiter(rate: 2)
+        let fromEverywhere = (0..<1_000).filter { index in
+            spoofed.admit(IPv4Address("10.0.\(index / 250).\(index % 250)")!, at: start)
+        }.count
+        #expect(fromEverywhere == 256, "two seconds of 64 times the rate, from all addresses together")
     }
 
     /// Every number a beacon carries, at its extremes: dropped or bounded, never a trap.

@@ -1,32 +1,69 @@
 import HexKit
 import HexNet
 
-/// How many beacons each source address may have handled: a token bucket per address, holding up
-/// to two seconds' worth, refilled at `rate` per second. A host flooding the discovery port is
-/// held to its rate while every other host's beacons go on being read.
+/// How many beacons are handled, in three token buckets (each holding two seconds' worth):
 ///
-/// It tracks at most `maximumSources` addresses; past that the address heard from longest ago is
-/// forgotten (it starts again with a full bucket), so spoofed source addresses cannot grow it.
+/// - per sender, that is per claimed peer and source address: `rate` a second, checked once the
+///   datagram reads as a beacon. A daemon, or one claim from one host, is held to its rate while
+///   every other daemon on that host is read on: many daemons on one host (all of them sending
+///   from the one shared discovery port) or on one segment all find each other;
+/// - per source address: `addressFactor` times that, checked before a datagram is even read, so
+///   that one host flooding the port with anything costs little;
+/// - all sources together: `totalFactor` times that, the bound on what a flood from many
+///   (spoofed) addresses can cost.
+///
+/// It tracks at most `maximumSources` senders and as many addresses; past that the one heard from
+/// longest ago is forgotten (it starts again with a full bucket), so that invented addresses or
+/// peers cannot grow it.
 struct BeaconRateLimiter {
+    /// A sender: a claimed peer at a source address.
+    private struct Sender: Hashable {
+        let address: IPv4Address
+        let peer: String
+    }
+
     let rate: Double
     let maximumSources: Int
+    /// A source address may send this many times `rate`: sixteen daemons on one host at the full
+    /// rate, hundreds at the one or two beacons a second daemons send.
+    static let addressFactor = 16.0
+    /// All sources together may send this many times `rate`.
+    static let totalFactor = 64.0
 
-    private var buckets: [IPv4Address: TokenBucket] = [:]
+    private var senders: [Sender: TokenBucket] = [:]
+    private var addresses: [IPv4Address: TokenBucket] = [:]
+    private var total: TokenBucket
 
     init(rate: Int, maximumSources: Int = 4_096) {
         self.rate = Double(max(rate, 1))
         self.maximumSources = maximumSources
+        total = TokenBucket(rate: self.rate * Self.totalFactor, burst: self.rate * Self.totalFactor * 2)
     }
 
-    /// Whether a beacon from `source` may be handled now (and if so, it is counted).
+    /// Whether a datagram from `source` may be read now (and if so, it is counted against the
+    /// address's budget and the total).
     mutating func admit(_ source: IPv4Address, at now: ContinuousClock.Instant) -> Bool {
-        var bucket = buckets[source] ?? TokenBucket(rate: rate, burst: rate * 2)
+        let addressRate = rate * Self.addressFactor
+        return Self.take(&addresses, source, rate: addressRate, limit: maximumSources, at: now)
+            && total.take(at: now)
+    }
+
+    /// Whether a beacon claiming `peer`, from `source`, may be handled now (and if so, it is counted).
+    mutating func admit(peer: String, from source: IPv4Address, at now: ContinuousClock.Instant) -> Bool {
+        Self.take(&senders, Sender(address: source, peer: peer), rate: rate, limit: maximumSources, at: now)
+    }
+
+    /// Takes a token of `key`'s bucket (made full when new, the stalest forgotten past `limit`).
+    private static func take<Key: Hashable>(
+        _ buckets: inout [Key: TokenBucket], _ key: Key, rate: Double, limit: Int, at now: ContinuousClock.Instant
+    ) -> Bool {
+        var bucket = buckets[key] ?? TokenBucket(rate: rate, burst: rate * 2)
         let admitted = bucket.take(at: now)
-        if buckets[source] == nil, buckets.count >= maximumSources,
+        if buckets[key] == nil, buckets.count >= limit,
            let oldest = buckets.min(by: { ($0.value.last ?? now) < ($1.value.last ?? now) }) {
             buckets[oldest.key] = nil
         }
-        buckets[source] = bucket
+        buckets[key] = bucket
         return admitted
     }
 }

@@ -254,7 +254,9 @@ actor Discovery: DaemonService {
         datagramsReceived += 1
         guard rateLimiter.admit(datagram.sender, at: .now) else {
             datagramsRateLimited += 1
-            logger.limited("beacon flood", .warning, "dropping datagrams from \(datagram.sender): more than \(configuration.beaconRate) a second")
+            logger.limited("datagram flood", .warning, "dropping datagrams from \(datagram.sender) (or everywhere): "
+                           + "more than \(Int(rateLimiter.rate * BeaconRateLimiter.addressFactor)) a second from one "
+                           + "address, or \(Int(rateLimiter.rate * BeaconRateLimiter.totalFactor)) from all")
             return
         }
         guard !datagram.truncated else {
@@ -268,7 +270,15 @@ actor Discovery: DaemonService {
             return
         }
         // Our own beacons, heard back, cost no signature check.
-        guard beacon.peer != identity.uuid, let signed = admit(beacon, from: datagram) else { return }
+        guard beacon.peer != identity.uuid else { return }
+        guard rateLimiter.admit(peer: beacon.peer.uppercased(), from: datagram.sender, at: .now) else {
+            datagramsRateLimited += 1
+            logger.limited("beacon flood", .warning,
+                           "dropping beacons claiming \(beacon.peer) from \(datagram.sender): "
+                           + "more than \(configuration.beaconRate) a second")
+            return
+        }
+        guard let signed = admit(beacon, from: datagram) else { return }
         if discoveryHint != nil { logger.info("a peer was heard: beacons get through") }
         (beaconsUnanswered, discoveryHint) = (0, nil)
         let change = table.observe(beacon, from: datagram.sender, at: .now, pinnedKey: await pinnedKey(of: beacon),

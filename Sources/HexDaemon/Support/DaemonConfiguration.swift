@@ -113,7 +113,9 @@ public struct DaemonConfiguration: Sendable {
         Option("max-links", value: "n", help: "Links one hex may carry; a larger one is refused whole (Ack invalid). Default: 100000."),
         Option("max-string", value: "bytes", help: "Bytes one string of an envelope may have (URL, description, name...). Default: 65536."),
         Option("max-peers", value: "n", help: "Peers kept in the table; past it, the one unheard longest makes room (peers hexes were exchanged with last). Default: 1024."),
-        Option("beacon-rate", value: "n", help: "Discovery beacons taken from one address per second (bursts of twice as many). Default: 20."),
+        Option("beacon-rate", value: "n", help: "Discovery beacons taken from one sender (a peer at an address) "
+               + "per second, bursts of twice as many; one address may send 16 times as many datagrams, all 64 "
+               + "times. Default: 20."),
         Option("link-command", value: "template",
                help: "The 'command' link provider: run once per shared file, {path} replaced by the file (no shell); "
                    + "the first line it prints is the link. Example: \"cloud-tool link {path}\"."),
