@@ -40,6 +40,9 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var storage: StorageReport?
     /// Whether the daemon announces itself; nil from a daemon older than this field.
     public var visibility: VisibilityReport?
+    /// Where the last beacons went, address by address of each interface, and which were skipped
+    /// and why; nil when `--broadcast` names the destinations (or from an older daemon).
+    public var interfaces: [InterfaceReport]?
     /// Why no peer may have been heard, and what to open in a firewall: set once beacons have
     /// gone out for 30 intervals with no peer heard, until one is; nil otherwise.
     public var discoveryHint: String?
@@ -49,8 +52,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
         dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
         datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String,
         outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
-        storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil
+        storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil,
+        interfaces: [InterfaceReport]? = nil
     ) {
+        self.interfaces = interfaces
         self.storage = storage
         self.visibility = visibility
         self.discoveryHint = discoveryHint
@@ -259,5 +264,22 @@ public struct OutboxItem: Sendable, Codable, Equatable {
         self.lastError = lastError
         self.created = created
         self.expires = expires
+    }
+}
+
+/// An interface address in `status`: where its beacons go, or why none do.
+public struct InterfaceReport: Sendable, Codable, Equatable {
+    public var interface: String
+    public var address: String
+    /// The broadcast address its beacons go to; nil when it is skipped.
+    public var broadcast: String?
+    /// Why it is skipped (down, loopback, excluded, ...); nil when beacons go out on it.
+    public var skipped: String?
+
+    public init(interface: String, address: String, broadcast: String?, skipped: String?) {
+        self.interface = interface
+        self.address = address
+        self.broadcast = broadcast
+        self.skipped = skipped
     }
 }

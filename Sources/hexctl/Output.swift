@@ -119,8 +119,20 @@ enum Output {
         \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit, \
         \(status.datagramsForged ?? 0) forged, \(status.datagramsReplayed ?? 0) replayed
         peers dropped from the full table: \(status.peersEvicted)
-        """ + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
+        """ + (status.interfaces.map(interfaces) ?? "") + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
             + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
+    }
+
+    /// Where beacons go, interface by interface, and what is skipped and why.
+    private static func interfaces(_ reports: [InterfaceReport]) -> String {
+        let used = reports.compactMap { report in
+            report.broadcast.map { "\(report.interface) \(report.address) -> \($0)" }
+        }
+        let skipped = reports.compactMap { report in
+            report.skipped.map { "\(report.interface) \(report.address) (\($0))" }
+        }
+        return "\nbeacons on: " + (used.isEmpty ? "no interface" : used.joined(separator: ", "))
+            + (skipped.isEmpty ? "" : "\nnot on: " + skipped.joined(separator: ", "))
     }
 
     private static func storage(_ report: StorageReport) -> String {

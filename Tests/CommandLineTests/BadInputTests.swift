@@ -212,20 +212,42 @@ extension ProcessTests {
             #expect(try await daemon.hexctlJSONLines(PeerInfo.self, ["peers"]).isEmpty)
         }
 
-        @Test func beaconsPastTheRateOfOneAddressAreDroppedAndCounted() async throws {
+        @Test func beaconsPastTheRateOfOneSenderAreDroppedAndCounted() async throws {
             let discoveryPort = try DaemonProcess.freeDiscoveryPort()
             let daemon = try await DaemonProcess(name: "Target", discoveryPort: discoveryPort,
                                                  extraArguments: ["--beacon-rate", "20"])
-            // 300 in 0.1 s from one address: a burst of 40 passes, most of the rest is over the rate.
-            // (The kernel may drop some when the socket's buffer is full: only counts are compared.)
-            let sent = try await BeaconFlood.send(300, to: discoveryPort, from: ["127.0.0.77"], perSecond: 3_000)
+            // 300 in 0.1 s claiming one peer from one address: a burst of 40 passes, most of the
+            // rest is over the rate. (The kernel may drop some when the socket's buffer is full:
+            // only counts are compared.)
+            let peer = UUID().uuidString
+            let sent = try await BeaconFlood.send(300, to: discoveryPort, from: ["127.0.0.77"], perSecond: 3_000) { _ in
+                Beacon(kind: .announce, peer: peer, instance: peer, name: "one", versionID: "2.0.0", port: 9,
+                       interval: 600, capabilities: ["ack"]).encoded()
+            }
             #expect(sent == 300)
             try await waitUntil("the flood is counted", timeout: .seconds(20)) {
                 try await daemon.hexctlJSON(StatusReport.self, ["status"]).datagramsRateLimited >= 150
             }
             let status = try await daemon.hexctlJSON(StatusReport.self, ["status"])
             #expect(status.datagramsReceived - status.datagramsRateLimited >= 40, "the first burst of 40 passed")
-            #expect(status.peers >= 40, "each beacon let through listed its invented peer")
+            #expect(status.peers == 1)
+        }
+
+        /// Invented peers from one address each get a sender's budget, but the address as a whole
+        /// is held to 16 times the rate (bursts of 32 times) before anything is read.
+        @Test func datagramsPastTheBudgetOfOneAddressAreDroppedUnread() async throws {
+            let discoveryPort = try DaemonProcess.freeDiscoveryPort()
+            let daemon = try await DaemonProcess(name: "Target", discoveryPort: discoveryPort,
+                                                 extraArguments: ["--beacon-rate", "20"])
+            // 2,000 in 0.67 s: 640 at once and 320 a second pass, about 1,150 do not.
+            let sent = try await BeaconFlood.send(2_000, to: discoveryPort, from: ["127.0.0.78"], perSecond: 3_000)
+            #expect(sent == 2_000)
+            try await waitUntil("the flood is counted", timeout: .seconds(20)) {
+                try await daemon.hexctlJSON(StatusReport.self, ["status"]).datagramsRateLimited >= 600
+            }
+            let status = try await daemon.hexctlJSON(StatusReport.self, ["status"])
+            #expect(status.peers >= 640 && status.peers <= 1_000,
+                    "the address's burst and rate, no more: \(status.peers)")
         }
 
         @Test func badControlRequestsGetClearErrors() async throws {

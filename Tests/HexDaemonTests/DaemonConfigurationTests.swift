@@ -21,6 +21,15 @@ import Testing
         #expect(configuration.appVersion == "2.0.0" && !configuration.legacy && configuration.logLevel == .info)
     }
 
+    /// Interfaces to announce on are named by flags, repeated, or comma-separated in the environment.
+    @Test func theInterfacesToAnnounceOnComeFromFlagsAndTheEnvironment() throws {
+        #expect(try resolve([]).interfaces == NetworkInterfaces.Selection())
+        let chosen = try resolve(["--interface", "eth0", "--interface", "wlan0", "--exclude-interface", "docker*"])
+        #expect(chosen.interfaces == NetworkInterfaces.Selection(including: ["eth0", "wlan0"], excluding: ["docker*"]))
+        let fromEnvironment = try resolve([], environment: ["HEXD_EXCLUDE_INTERFACE": "docker*, veth?"])
+        #expect(fromEnvironment.interfaces.excluding == ["docker*", "veth?"])
+    }
+
     /// The store's settings are declared by the store (`StoreSettings.declared`) and read from
     /// every source like the rest: flags, then the environment, then the file.
     @Test func theStoreSettingsComeFromEverySource() throws {

@@ -209,9 +209,43 @@ import Glibc
             let mask = IPv4Address(networkOrder: (UInt32.max << (32 - prefix)).bigEndian)
             return NetworkInterfaces.directedBroadcast(address: address, netmask: mask, given: nil)?.description
         }
-        let found = NetworkInterfaces.broadcastAddresses().map(\.description)
+        let found = NetworkInterfaces.targets(of: NetworkInterfaces.addresses(), selection: .init())
+            .compactMap(\.broadcast).map(\.description)
         #expect(Set(found) == Set(reported) && found.count == Set(found).count,
                 "found \(found), ip reports \(reported)")
+    }
+
+    /// Each address is announced on or skipped with why: down, loopback, excluded by a glob, not
+    /// among those named, no broadcast address, or one another interface covers.
+    @Test func everyInterfaceIsAnnouncedOnOrSkippedWithWhy() throws {
+        func address(_ name: String, _ text: String, prefix: Int, brd: String? = nil, up: Bool = true,
+                     loopback: Bool = false) throws -> NetworkInterfaces.Address {
+            let mask = IPv4Address(networkOrder: (UInt32.max << (32 - prefix)).bigEndian)
+            return NetworkInterfaces.Address(interface: name, address: try #require(IPv4Address(text)), netmask: mask,
+                                             broadcast: brd.flatMap(IPv4Address.init), isUp: up, isLoopback: loopback)
+        }
+        let machine = [
+            try address("lo", "127.0.0.1", prefix: 8, loopback: true),
+            try address("eth0", "192.168.1.20", prefix: 24, brd: "192.168.1.255"),
+            try address("eth1", "10.77.0.1", prefix: 24),
+            try address("wg0", "10.9.0.2", prefix: 32),
+            try address("docker0", "172.17.0.1", prefix: 16, brd: "172.17.255.255"),
+            try address("eth0", "192.168.1.21", prefix: 24, brd: "192.168.1.255"),
+            try address("eth2", "10.1.0.1", prefix: 24, up: false),
+        ]
+        func plan(_ selection: NetworkInterfaces.Selection) -> [String] {
+            NetworkInterfaces.targets(of: machine, selection: selection).map { target in
+                "\(target.interface) \(target.address): " + (target.broadcast?.description ?? target.skipped ?? "?")
+            }
+        }
+        #expect(plan(.init(excluding: ["docker*"])) == [
+            "lo 127.0.0.1: loopback", "eth0 192.168.1.20: 192.168.1.255", "eth1 10.77.0.1: 10.77.0.255",
+            "wg0 10.9.0.2: a /31 or /32 subnet has no broadcast address", "docker0 172.17.0.1: excluded by 'docker*'",
+            "eth0 192.168.1.21: its broadcast address is eth0's", "eth2 10.1.0.1: down",
+        ])
+        #expect(plan(.init(including: ["eth1"])).filter { !$0.contains(": not among") }
+            == ["lo 127.0.0.1: loopback", "eth1 10.77.0.1: 10.77.0.255", "eth2 10.1.0.1: down"])
+        #expect(plan(.init(including: ["eth1"], excluding: ["eth?"])).contains("eth1 10.77.0.1: excluded by 'eth?'"))
     }
 
     /// An address set up without a broadcast address gets its subnet's; a given one is kept

@@ -76,6 +76,32 @@ if [ ${#brd[@]} -eq 0 ]; then
     pass "without a route for 255.255.255.255 the failure was logged once, at warning level"
 fi
 
+# status says where beacons go, interface by interface, and what is skipped and why.
+plan=$(ctl a status --json | python3 -c 'import json, sys
+for i in json.load(sys.stdin)["interfaces"]:
+    print(i["interface"], i["address"], i.get("broadcast") or "skipped: " + i["skipped"])')
+echo "$plan" | grep -qx "va$$ 10.250.0.1 10.250.0.255" \
+    || fail "host-a's status does not say its beacons go to 10.250.0.255 on va$$: $plan"
+echo "$plan" | grep -qx "lo 127.0.0.1 skipped: loopback" || fail "host-a's status does not skip lo: $plan"
+pass "host-a's status lists where its beacons go and what it skips: $(echo "$plan" | paste -sd ';' -)"
+
+# A third daemon on host-a, told to leave out the veth interfaces: it hears host-b, and host-b
+# never hears of it (nothing goes to 255.255.255.255 either once interfaces are chosen).
+ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/x" --name "host-x" --port 18531 \
+    --announce-interval "$interval" --exclude-interface 'v*' 2>"$work/x.log" &
+pids+=($!)
+# Its control socket is a file: hexctl reaches it from outside the namespace.
+ctlx() { HEXD_DATA_DIR="$work/x" "$bin/hexctl" "$@"; }
+for _ in $(seq 100); do ctlx peers 2>/dev/null | grep -q host-b && break; sleep 0.1; done
+ctlx peers | grep -q host-b || fail "host-x, announcing nowhere, does not hear host-b"
+sleep "$(awk -v i="$interval" 'BEGIN { print 4 * i }')"
+ctl b peers | grep -q host-x && fail "host-b lists host-x, whose only interface is excluded"
+ctlx status | grep -q "va$$ 10.250.0.1 (excluded by 'v\*')" || fail "host-x's status: $(ctlx status)"
+pass "an interface left out by --exclude-interface gets no beacons, and status says why"
+kill "${pids[2]}"
+wait "${pids[2]}" 2>/dev/null || true
+unset 'pids[2]'
+
 out=$(ctl a send --to host-b -d "across the bridge" https://example.com/netns) || fail "send: $out"
 echo "$out" | grep -q "^stored by host-b" || fail "no Ack stored: $out"
 pass "host-a sent a hex and host-b acknowledged it: $out"

@@ -283,7 +283,11 @@ struct ControlHandler: Sendable {
             connections: inbound.counts, datagramsForged: await discovery.datagramsForged,
             datagramsReplayed: await discovery.datagramsReplayed, storage: await service.storageReport(),
             visibility: VisibilityReport(await discovery.visibility, at: Date()),
-            discoveryHint: await discovery.discoveryHint)
+            discoveryHint: await discovery.discoveryHint,
+            interfaces: await discovery.interfacePlan?.map {
+                InterfaceReport(interface: $0.interface, address: $0.address.description,
+                                broadcast: $0.broadcast?.description, skipped: $0.skipped)
+            })
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key

@@ -417,18 +417,29 @@ actor Discovery: DaemonService {
         return signed
     }
 
+    /// Where the last beacons went, interface by interface, and which were skipped and why; nil
+    /// when `--broadcast` names the destinations.
+    private(set) var interfacePlan: [NetworkInterfaces.Target]?
+
     /// Sends a beacon to every broadcast target (interfaces read afresh) and every static peer.
     private func broadcast(_ kind: Beacon.Kind) async {
         let bytes = beacon(kind).encoded()
-        let targets = configuration.broadcastAddresses.isEmpty
-            ? [.limitedBroadcast] + NetworkInterfaces.broadcastAddresses()
-            : configuration.broadcastAddresses
+        var targets = configuration.broadcastAddresses
+        if targets.isEmpty {
+            let selection = configuration.interfaces
+            let plan = NetworkInterfaces.targets(of: NetworkInterfaces.addresses(), selection: selection)
+            interfacePlan = plan
+            // 255.255.255.255 leaves by whatever interface the routing table says: not when
+            // interfaces are chosen.
+            let chosen = !selection.including.isEmpty || !selection.excluding.isEmpty
+            targets = (chosen ? [] : [.limitedBroadcast]) + plan.compactMap(\.broadcast)
+        }
         for address in targets { send(bytes, to: address, port: configuration.discoveryPort) }
         for peer in configuration.staticPeers {
             do {
                 send(bytes, to: try await StreamConnector.resolve(peer.host), port: peer.port)
             } catch {
-                logger.debug("static peer \(peer): \(error)")
+                sayOnce("cannot send beacons to the peer \(peer) (--peer): \(error)")
             }
         }
     }
@@ -437,14 +448,18 @@ actor Discovery: DaemonService {
         do {
             try socket.send(bytes, to: address, port: port)
         } catch {
-            // Said once at warning level (a network without a route for 255.255.255.255 fails
-            // every round), then at debug level; the reasons remembered are bounded.
-            let reason = "\(error)"
-            if failedSends.count < Self.failuresRemembered, failedSends.insert(reason).inserted {
-                logger.warning("\(reason); beacons still go to every other destination (said once)")
-            } else {
-                logger.debug(reason)
-            }
+            sayOnce("\(error)")
+        }
+    }
+
+    /// Says why beacons could not go somewhere once at warning level (a network without a route
+    /// for 255.255.255.255 fails every round), then at debug level; the reasons remembered are
+    /// bounded.
+    private func sayOnce(_ reason: String) {
+        if failedSends.count < Self.failuresRemembered, failedSends.insert(reason).inserted {
+            logger.warning("\(reason); beacons still go to every other destination (said once)")
+        } else {
+            logger.debug(reason)
         }
     }
 

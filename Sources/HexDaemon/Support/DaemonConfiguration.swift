@@ -17,6 +17,8 @@ public struct DaemonConfiguration: Sendable {
     public var broadcastAddresses: [IPv4Address] = []
     /// Peers on other subnets, sent beacons by unicast (their discovery port).
     public var staticPeers: [Endpoint] = []
+    /// The interfaces beacons go out on (`--interface`, `--exclude-interface`); all by default.
+    public var interfaces = NetworkInterfaces.Selection()
     public var announceInterval: Duration = .seconds(2)
     /// The `versionID` this daemon announces and writes in its envelopes.
     public var appVersion = HexdVersion.current
@@ -92,6 +94,10 @@ public struct DaemonConfiguration: Sendable {
         Option("broadcast", value: "address", repeatable: true,
                help: "Where beacons go. Default: 255.255.255.255 and every interface's broadcast address "
                    + "(the one its prefix gives when it has none)."),
+        Option("interface", value: "name", repeatable: true,
+               help: "Announce only on this interface (by its broadcast address; then not to 255.255.255.255)."),
+        Option("exclude-interface", value: "pattern", repeatable: true,
+               help: "Never announce on interfaces whose name matches this shell pattern (docker*, veth?)."),
         Option("peer", value: "host[:port]", repeatable: true, help: "A peer on another subnet: beacons go to its discovery port by unicast."),
         Option("announce-interval", value: "seconds", help: "Seconds between beacons, 0.1 to 600. Default: 2. A peer is lost after 3 missed intervals."),
         Option("app-version", value: "version", help: "The versionID to announce and send. Default: \(HexdVersion.current)."),
@@ -196,6 +202,8 @@ public struct DaemonConfiguration: Sendable {
                 return address
             }
         }
+        configuration.interfaces = NetworkInterfaces.Selection(including: lookup("interface")?.values ?? [],
+                                                               excluding: lookup("exclude-interface")?.values ?? [])
         if let (values, source) = lookup("peer") {
             configuration.staticPeers = try values.map { text throws(UsageError) in
                 guard let endpoint = Endpoint(parsing: text) ?? Endpoint(parsing: "\(text):\(configuration.discoveryPort)") else {
