@@ -40,6 +40,9 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var storage: StorageReport?
     /// Whether the daemon announces itself; nil from a daemon older than this field.
     public var visibility: VisibilityReport?
+    /// Seconds between this daemon's beacons now: `--announce-interval`, longer on a crowded
+    /// segment; nil from an older daemon.
+    public var announceInterval: Double?
     /// Where the last beacons went, address by address of each interface, and which were skipped
     /// and why; nil when `--broadcast` names the destinations (or from an older daemon).
     public var interfaces: [InterfaceReport]?
@@ -53,9 +56,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
         datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String,
         outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
         storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil,
-        interfaces: [InterfaceReport]? = nil
+        interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil
     ) {
         self.interfaces = interfaces
+        self.announceInterval = announceInterval
         self.storage = storage
         self.visibility = visibility
         self.discoveryHint = discoveryHint

@@ -107,7 +107,7 @@ enum Output {
         """
         name: \(json(status.name)) (\(status.peerUUID))
         version: \(status.versionID)\(status.legacy ? " (playing a legacy peer)" : "")
-        envelopes: TCP \(status.tcpPort); discovery: UDP \(status.discoveryPort)
+        envelopes: TCP \(status.tcpPort); discovery: UDP \(status.discoveryPort)\(beaconInterval(status))
         visibility: \(status.visibility?.text ?? "visible")
         data directory: \(status.dataDirectory)
         key: \(status.fingerprint ?? "none (a legacy peer speaks no TLS)")
@@ -121,6 +121,19 @@ enum Output {
         peers dropped from the full table: \(status.peersEvicted)
         """ + (status.interfaces.map(interfaces) ?? "") + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
             + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
+    }
+
+    private static func beaconInterval(_ status: StatusReport) -> String {
+        status.announceInterval.map { ", a beacon every \(seconds($0)) s" } ?? ""
+    }
+
+    /// Seconds with at most two decimals, without trailing zeros (2, 0.5, 3.75).
+    private static func seconds(_ value: Double) -> String {
+        // A daemon's answer is input too: nothing out of range reaches the conversion.
+        guard value.isFinite, value >= 0, value < 1e9 else { return "\(value)" }
+        let hundredths = Int((value * 100).rounded())
+        let text = "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
+        return text.hasSuffix(".00") ? String(text.dropLast(3)) : text.hasSuffix("0") ? String(text.dropLast()) : text
     }
 
     /// Where beacons go, interface by interface, and what is skipped and why.

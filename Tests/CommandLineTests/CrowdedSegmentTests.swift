@@ -30,12 +30,19 @@ extension ProcessTests {
             }
             let converged = ContinuousClock.now - lastStarted
             print("crowd: \(Self.daemons) daemons on one host listed each other \(converged) after the last started")
-            // Steady state: a daemon's beacons are still all read (none dropped over the limits).
+            // Steady state: 29 peers make each daemon announce every 29/16 intervals; every beacon is
+            // still read (none dropped over the limits), and no peer was ever lost meanwhile.
             let before = try await crowd[0].hexctlJSON(StatusReport.self, ["status"]).datagramsRateLimited
-            try await Task.sleep(for: .seconds(3 * Self.interval))
+            try await Task.sleep(for: .seconds(4 * Self.interval))
             let status = try await crowd[0].hexctlJSON(StatusReport.self, ["status"])
             #expect(status.peers == Self.daemons - 1)
             #expect(status.datagramsRateLimited == before, "nothing dropped at steady state")
+            let crowded = Self.interval * Double(Self.daemons - 1) / 16
+            #expect(abs((status.announceInterval ?? 0) - crowded) < 0.01, "\(status.announceInterval ?? 0)")
+            for daemon in crowd {
+                let lost = try await daemon.hexctl(["watch", "--since", "0", "--until", "peerLost", "--timeout", "0.2"])
+                #expect(lost.status == 75, "\(daemon.name) lost a peer: \(lost.standardOutput)")
+            }
         }
     }
 }

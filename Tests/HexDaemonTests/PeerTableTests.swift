@@ -147,6 +147,20 @@ import Testing
         #expect(fourth, "a new sender past the cap is read: the stalest is forgotten to make room")
     }
 
+    /// Up to 16 peers, the interval configured; past that, longer in proportion, at most doubling
+    /// from one beacon to the next, shorter again at once when the crowd leaves, and never past
+    /// what a beacon may announce.
+    @Test func theAnnounceIntervalGrowsWithACrowd() {
+        let two = Duration.seconds(2)
+        #expect(Discovery.interval(configured: two, peers: 0, previous: two) == two)
+        #expect(Discovery.interval(configured: two, peers: 16, previous: two) == two)
+        #expect(Discovery.interval(configured: two, peers: 24, previous: two) == .seconds(3))
+        #expect(Discovery.interval(configured: two, peers: 160, previous: two) == .seconds(4), "at most doubled")
+        #expect(Discovery.interval(configured: two, peers: 160, previous: .seconds(16)) == .seconds(20))
+        #expect(Discovery.interval(configured: two, peers: 3, previous: .seconds(20)) == two, "back at once")
+        #expect(Discovery.interval(configured: .seconds(600), peers: 1_000, previous: .seconds(600)) == .seconds(600))
+    }
+
     /// Thirty daemons on one host, each at half the rate, are all read; past sixteen times the
     /// rate the host's datagrams are dropped unread, and past 64 times, everyone's.
     @Test func oneAddressMayCarryManyDaemonsWithinACap() {

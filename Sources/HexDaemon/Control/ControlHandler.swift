@@ -287,7 +287,8 @@ struct ControlHandler: Sendable {
             interfaces: await discovery.interfacePlan?.map {
                 InterfaceReport(interface: $0.interface, address: $0.address.description,
                                 broadcast: $0.broadcast?.description, skipped: $0.skipped)
-            })
+            },
+            announceInterval: await discovery.interval.inSeconds)
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key

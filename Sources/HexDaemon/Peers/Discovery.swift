@@ -55,6 +55,23 @@ actor Discovery: DaemonService {
     private var announcer: Task<Void, Never>?
     /// Hides again when a visibility for a while ends.
     private var visibilityTimer: Task<Void, Never>?
+    /// The interval announced now: the configured one, longer on a crowded segment.
+    private(set) var interval: Duration
+    /// Peers past which the interval grows with their number.
+    static let crowd = 16
+
+    /// The interval for a table of `peers` other daemons: the configured one up to `crowd`
+    /// peers; past that, longer in proportion, so that a daemon hears about `crowd` beacons per
+    /// configured interval however many daemons share the segment (a newcomer still appears at
+    /// once: it asks, and is answered). It at most doubles from one beacon to the next (a
+    /// receiver drops a peer after three of the intervals it last announced) and stays within
+    /// what a beacon may announce.
+    static func interval(configured: Duration, peers: Int, previous: Duration) -> Duration {
+        let crowded = configured * (Double(max(peers, crowd)) / Double(crowd))
+        let bounded = min(crowded, previous * 2, .seconds(Beacon.intervalRange.upperBound))
+        return max(bounded, configured)
+    }
+
     /// Steady beacons sent since a peer was last heard: past `quietBeacons`, a firewall may be in
     /// the way, and `discoveryHint` says what to open.
     private var beaconsUnanswered = 0
@@ -67,6 +84,7 @@ actor Discovery: DaemonService {
         visibility: Visibility
     ) {
         self.visibility = visibility
+        interval = configuration.announceInterval
         self.socket = socket
         self.configuration = configuration
         self.identity = identity
@@ -204,7 +222,9 @@ actor Discovery: DaemonService {
             guard (try? await Task.sleep(for: .milliseconds(150))) != nil else { return }
             await broadcast(.announce)
         }
-        while (try? await Task.sleep(for: configuration.announceInterval)) != nil {
+        while (try? await Task.sleep(for: interval)) != nil {
+            interval = Self.interval(configured: configuration.announceInterval, peers: table.peers.count,
+                                     previous: interval)
             await broadcast(.announce)
             noteUnanswered()
         }
@@ -405,7 +425,7 @@ actor Discovery: DaemonService {
     private func beacon(_ kind: Beacon.Kind) -> Beacon {
         let beacon = Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name,
                             versionID: configuration.appVersion, port: tcpPort,
-                            interval: configuration.announceInterval.inSeconds,
+                            interval: interval.inSeconds,
                             capabilities: signer == nil ? [] : ["ack", "tls"],
                             fingerprint: signer?.fingerprint.description)
         guard let signer else { return beacon }

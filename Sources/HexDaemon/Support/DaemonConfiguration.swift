@@ -99,7 +99,9 @@ public struct DaemonConfiguration: Sendable {
         Option("exclude-interface", value: "pattern", repeatable: true,
                help: "Never announce on interfaces whose name matches this shell pattern (docker*, veth?)."),
         Option("peer", value: "host[:port]", repeatable: true, help: "A peer on another subnet: beacons go to its discovery port by unicast."),
-        Option("announce-interval", value: "seconds", help: "Seconds between beacons, 0.1 to 600. Default: 2. A peer is lost after 3 missed intervals."),
+        Option("announce-interval", value: "seconds",
+               help: "Seconds between beacons, 0.1 to 600. Default: 2. A peer is lost after 3 missed intervals. "
+                   + "With more than 16 peers, longer in proportion (status shows it)."),
         Option("app-version", value: "version", help: "The versionID to announce and send. Default: \(HexdVersion.current)."),
         Option("legacy", help: "Play a legacy 1.x peer: send only what the original app sent, never answer with an Ack."),
         Option("plaintext", value: "policy", help: "accept: speak plain TCP with legacy peers, which have no TLS (the default); refuse: TLS only, with every peer."),
