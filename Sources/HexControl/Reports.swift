@@ -46,6 +46,9 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// Where the last beacons went, address by address of each interface, and which were skipped
     /// and why; nil when `--broadcast` names the destinations (or from an older daemon).
     public var interfaces: [InterfaceReport]?
+    /// Where beacons could not be sent since the start, and why (each said once in the log);
+    /// nil when there was nothing, or from an older daemon.
+    public var beaconFailures: [String]?
     /// Why no peer may have been heard, and what to open in a firewall: set once beacons have
     /// gone out for 30 intervals with no peer heard, until one is; nil otherwise.
     public var discoveryHint: String?
@@ -56,8 +59,9 @@ public struct StatusReport: Sendable, Codable, Equatable {
         datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String,
         outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
         storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil,
-        interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil
+        interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil, beaconFailures: [String]? = nil
     ) {
+        self.beaconFailures = beaconFailures
         self.interfaces = interfaces
         self.announceInterval = announceInterval
         self.storage = storage

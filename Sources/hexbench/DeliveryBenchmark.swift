@@ -62,7 +62,7 @@ struct DeliveryBenchmark {
         report.append("  hexctl status: median \(format(median(statusTimes))) ms (target <= 20); hexctl inbox --limit 50: median \(format(median(pageTimes))) ms "
             + "(target <= 30); hexctl --version (no daemon, the process alone): median \(format(median(versionTimes))) ms")
         let bigAck = try await ackTime(links: stored, port: try await reopened.status().tcpPort)
-        report.append("  a \(stored)-link hex, written to Ack: \(format(bigAck)) ms (target <= 500)")
+        report.append("  a \(stored)-link hex, written to Ack: \(format(bigAck)) ms (target <= 400)")
         let after = ProcessFigures.residentBytes(of: reopened.pid) ?? 0
         report.append("  RSS after it: \(mebibytes(after))")
         withExtendedLifetime(reopened) {}

@@ -119,7 +119,9 @@ enum Output {
         \(status.datagramsOversized) oversized, \(status.datagramsRateLimited) over the rate limit, \
         \(status.datagramsForged ?? 0) forged, \(status.datagramsReplayed ?? 0) replayed
         peers dropped from the full table: \(status.peersEvicted)
-        """ + (status.interfaces.map(interfaces) ?? "") + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
+        """ + (status.interfaces.map(interfaces) ?? "")
+            + (status.beaconFailures ?? []).map { "\nbeacons cannot go: " + $0 }.joined()
+            + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
             + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
     }
 

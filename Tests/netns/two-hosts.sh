@@ -73,7 +73,9 @@ pass "the hosts discovered each other by broadcast"
 if [ ${#brd[@]} -eq 0 ]; then
     said=$(grep -c "255.255.255.255:18520: Network is unreachable" "$work/a.log" || true)
     [ "$said" -eq 1 ] || fail "the unreachable 255.255.255.255 was logged $said times, not once"
-    pass "without a route for 255.255.255.255 the failure was logged once, at warning level"
+    ctl a status | grep -q "beacons cannot go: .*255.255.255.255:18520: Network is unreachable" \
+        || fail "host-a's status does not say 255.255.255.255 is unreachable: $(ctl a status)"
+    pass "without a route for 255.255.255.255 the failure was logged once, at warning level, and status says it"
 fi
 
 # status says where beacons go, interface by interface, and what is skipped and why.

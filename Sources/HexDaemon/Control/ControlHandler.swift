@@ -288,7 +288,8 @@ struct ControlHandler: Sendable {
                 InterfaceReport(interface: $0.interface, address: $0.address.description,
                                 broadcast: $0.broadcast?.description, skipped: $0.skipped)
             },
-            announceInterval: await discovery.interval.inSeconds)
+            announceInterval: await discovery.interval.inSeconds,
+            beaconFailures: await discovery.failedSends.isEmpty ? nil : await discovery.failedSends.sorted())
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key

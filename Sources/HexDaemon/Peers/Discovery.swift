@@ -484,6 +484,6 @@ actor Discovery: DaemonService {
     }
 
     /// Why beacons could not be sent, each said once.
-    private var failedSends: Set<String> = []
+    private(set) var failedSends: Set<String> = []
     static let failuresRemembered = 64
 }
