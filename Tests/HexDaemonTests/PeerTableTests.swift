@@ -152,13 +152,14 @@ import Testing
     /// what a beacon may announce.
     @Test func theAnnounceIntervalGrowsWithACrowd() {
         let two = Duration.seconds(2)
-        #expect(Discovery.interval(configured: two, peers: 0, previous: two) == two)
-        #expect(Discovery.interval(configured: two, peers: 16, previous: two) == two)
-        #expect(Discovery.interval(configured: two, peers: 24, previous: two) == .seconds(3))
-        #expect(Discovery.interval(configured: two, peers: 160, previous: two) == .seconds(4), "at most doubled")
-        #expect(Discovery.interval(configured: two, peers: 160, previous: .seconds(16)) == .seconds(20))
-        #expect(Discovery.interval(configured: two, peers: 3, previous: .seconds(20)) == two, "back at once")
-        #expect(Discovery.interval(configured: .seconds(600), peers: 1_000, previous: .seconds(600)) == .seconds(600))
+        #expect(AnnounceInterval.next(configured: two, peers: 0, previous: two) == two)
+        #expect(AnnounceInterval.next(configured: two, peers: 16, previous: two) == two)
+        #expect(AnnounceInterval.next(configured: two, peers: 24, previous: two) == .seconds(3))
+        #expect(AnnounceInterval.next(configured: two, peers: 160, previous: two) == .seconds(4), "at most doubled")
+        #expect(AnnounceInterval.next(configured: two, peers: 160, previous: .seconds(16)) == .seconds(20))
+        #expect(AnnounceInterval.next(configured: two, peers: 3, previous: .seconds(20)) == two, "back at once")
+        let longest = Duration.seconds(600)
+        #expect(AnnounceInterval.next(configured: longest, peers: 1_000, previous: longest) == longest)
     }
 
     /// Thirty daemons on one host, each at half the rate, are all read; past sixteen times the

@@ -55,22 +55,9 @@ actor Discovery: DaemonService {
     private var announcer: Task<Void, Never>?
     /// Hides again when a visibility for a while ends.
     private var visibilityTimer: Task<Void, Never>?
-    /// The interval announced now: the configured one, longer on a crowded segment.
+    /// The interval announced now (`AnnounceInterval`): the configured one, longer on a crowded
+    /// segment.
     private(set) var interval: Duration
-    /// Peers past which the interval grows with their number.
-    static let crowd = 16
-
-    /// The interval for a table of `peers` other daemons: the configured one up to `crowd`
-    /// peers; past that, longer in proportion, so that a daemon hears about `crowd` beacons per
-    /// configured interval however many daemons share the segment (a newcomer still appears at
-    /// once: it asks, and is answered). It at most doubles from one beacon to the next (a
-    /// receiver drops a peer after three of the intervals it last announced) and stays within
-    /// what a beacon may announce.
-    static func interval(configured: Duration, peers: Int, previous: Duration) -> Duration {
-        let crowded = configured * (Double(max(peers, crowd)) / Double(crowd))
-        let bounded = min(crowded, previous * 2, .seconds(Beacon.intervalRange.upperBound))
-        return max(bounded, configured)
-    }
 
     /// Steady beacons sent since a peer was last heard: past `quietBeacons`, a firewall may be in
     /// the way, and `discoveryHint` says what to open.
@@ -223,8 +210,8 @@ actor Discovery: DaemonService {
             await broadcast(.announce)
         }
         while (try? await Task.sleep(for: interval)) != nil {
-            interval = Self.interval(configured: configuration.announceInterval, peers: table.peers.count,
-                                     previous: interval)
+            interval = AnnounceInterval.next(configured: configuration.announceInterval, peers: table.peers.count,
+                                             previous: interval)
             await broadcast(.announce)
             noteUnanswered()
         }
