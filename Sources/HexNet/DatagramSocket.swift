@@ -42,6 +42,17 @@ public final class DatagramSocket: Sendable {
 
     /// Waits for the next datagram, reading at most `maximumLength` bytes of it.
     public func receive(maximumLength: Int) async throws -> Datagram {
+        while true {
+            if let datagram = try await receive(maximumLength: maximumLength, before: nil) { return datagram }
+        }
+    }
+
+    /// Waits for the next datagram until `deadline` (nil: no deadline), reading at most
+    /// `maximumLength` bytes of it; nil once the deadline has come. A datagram already waiting
+    /// is returned at once, whatever the deadline: a caller whose work is due still reads what
+    /// arrived. The deadline is the reactor's, so that waiting for a datagram and for the
+    /// caller's next job is one wait of one thread.
+    public func receive(maximumLength: Int, before deadline: ContinuousClock.Instant?) async throws -> Datagram? {
         var buffer = [UInt8](repeating: 0, count: maximumLength)
         while true {
             var sender = sockaddr_in()
@@ -58,7 +69,15 @@ public final class DatagramSocket: Sendable {
                     senderPort: UInt16(bigEndian: sender.sin_port), truncated: count > maximumLength)
             }
             switch errno {
-            case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: socket.descriptor, timeout: nil, operation: "receive a datagram")
+            case EAGAIN, EWOULDBLOCK:
+                let left = deadline.map { $0 - .now }
+                if let left, left <= .zero { return nil }
+                do {
+                    try await waitUntil(.readable, descriptor: socket.descriptor, timeout: left,
+                                        operation: "receive a datagram")
+                } catch let error as SocketError where error.isTimeout {
+                    return nil
+                }
             case EINTR: continue
             default: throw SocketError("receive a datagram")
             }

@@ -132,12 +132,20 @@ final class Reactor: Sendable {
         return 0
     }
 
-    /// Removes a wait that ended early (cancelled, or failed to arm).
+    /// Removes a wait that ended early (cancelled, past its deadline, or failed to arm), and arms
+    /// its descriptor for the waits left, or for nothing: a datagram that arrives later, for no
+    /// one, must not wake the thread.
     private func forget(_ wait: Wait) {
         state.withLock { state in
             guard var registration = state.registrations[wait.descriptor] else { return }
             if registration.reader === wait { registration.reader = nil }
             if registration.writer === wait { registration.writer = nil }
+            if registration.added && registration.reader == nil && registration.writer == nil {
+                let token = UInt64(UInt32(bitPattern: wait.descriptor))
+                _ = hexd_epoll_ctl(epoll, EPOLL_CTL_MOD, wait.descriptor, 0, token)
+            } else if registration.added {
+                _ = arm(&registration, descriptor: wait.descriptor)
+            }
             state.registrations[wait.descriptor] = registration.reader == nil && registration.writer == nil && !registration.added ? nil : registration
         }
     }

@@ -51,8 +51,18 @@ actor Discovery: DaemonService {
     private static let expiryTolerance: Duration = .milliseconds(200)
     /// Whether this daemon announces itself, kept across restarts.
     private(set) var visibility: Visibility
-    /// Announces while visible; nil while hidden.
-    private var announcer: Task<Void, Never>?
+    /// The next beacon and when it is due; nil while hidden. The receive loop sends it: waiting
+    /// for a datagram and for the next beacon is one wait, on the reactor's thread, so that an
+    /// idle daemon wakes once per beacon (not also a timer thread, to wake another).
+    private var nextBeacon: (due: ContinuousClock.Instant, step: AnnounceStep)?
+    /// What a beacon is: at start a `query`, then two `announce`s 150 ms apart, then steady ones.
+    private enum AnnounceStep {
+        case query
+        case burst(left: Int)
+        case steady
+    }
+    /// Rung when beacons start again, which the receive loop may be waiting without a deadline for.
+    private let doorbell = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     /// Hides again when a visibility for a while ends.
     private var visibilityTimer: Task<Void, Never>?
     /// The interval announced now (`AnnounceInterval`): the configured one, longer on a crowded
@@ -88,10 +98,20 @@ actor Discovery: DaemonService {
     /// Runs until cancelled: receiving, announcing while visible, and expiring peers at their
     /// deadlines.
     func run() async {
-        apply(visibility, was: .hidden)
-        await receiveLoop()
-        for task in [expiry?.timer, announcer, visibilityTimer] { task?.cancel() }
-        (expiry, announcer, visibilityTimer) = (nil, nil, nil)
+        if visibility.isVisible(at: Date()) { nextBeacon = (.now, .query) }
+        armVisibilityEnd()
+        while !Task.isCancelled {
+            // When beacons start again while the loop waits without a deadline, it starts over
+            // with one.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.receiveLoop() }
+                group.addTask { for await _ in self.doorbell.stream { return } }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        for task in [expiry?.timer, visibilityTimer] { task?.cancel() }
+        (expiry, visibilityTimer, nextBeacon) = (nil, nil, nil)
     }
 
     /// Tells every peer this daemon is leaving (a hidden one said it when it hid).
@@ -118,29 +138,30 @@ actor Discovery: DaemonService {
         let old = visibility
         visibility = new
         if old.isVisible(at: Date()) && !new.isVisible(at: Date()) { await broadcast(.bye) }
-        apply(new, was: old)
+        apply(new)
         let report = VisibilityReport(new, at: Date())
         logger.info("visibility: \(report.text)")
         await events.publish(.visibilityChanged, message: report.text)
     }
 
-    /// Starts or stops the beacons and arms the end of a visibility for a while.
-    private func apply(_ new: Visibility, was old: Visibility) {
+    /// Starts (from a `query`, as at start) or stops the beacons, and arms the end of a
+    /// visibility for a while.
+    private func apply(_ new: Visibility) {
+        if !new.isVisible(at: Date()) {
+            (nextBeacon, beaconsUnanswered, discoveryHint) = (nil, 0, nil)
+        } else if nextBeacon == nil {
+            nextBeacon = (.now, .query)
+            doorbell.continuation.yield()
+        }
+        armVisibilityEnd()
+    }
+
+    /// Arms the end of a visibility for a while, if that is what it is.
+    private func armVisibilityEnd() {
         visibilityTimer?.cancel()
         visibilityTimer = nil
         let now = Date()
-        if new.isVisible(at: now) {
-            if announcer == nil || !old.isVisible(at: now) {
-                announcer?.cancel()
-                announcer = Task { await self.announceLoop() }
-            }
-        } else {
-            announcer?.cancel()
-            announcer = nil
-            beaconsUnanswered = 0
-            discoveryHint = nil
-        }
-        if case .visibleUntil(let end) = new, end > now {
+        if case .visibleUntil(let end) = visibility, end > now {
             visibilityTimer = Task { [weak self] in
                 guard (try? await Task.sleep(for: .seconds(end.timeIntervalSince(now)))) != nil else { return }
                 await self?.visibilityEnded()
@@ -187,10 +208,13 @@ actor Discovery: DaemonService {
 
     // MARK: Loops
 
+    /// Reads datagrams and sends each beacon when it is due, until cancelled.
     private func receiveLoop() async {
         while !Task.isCancelled {
+            if let next = nextBeacon, next.due <= .now { await sendBeacon(next.step) }
             do {
-                let datagram = try await socket.receive(maximumLength: Beacon.maximumSize)
+                guard let datagram = try await socket.receive(maximumLength: Beacon.maximumSize,
+                                                              before: nextBeacon?.due) else { continue }
                 await handle(datagram)
             } catch is CancellationError {
                 return
@@ -201,20 +225,27 @@ actor Discovery: DaemonService {
         }
     }
 
-    private func announceLoop() async {
-        // A query first so that every daemon already running answers at once, then a short
-        // burst (a lost datagram is common at start), then the steady interval.
-        await broadcast(.query)
-        for _ in 0..<2 {
-            guard (try? await Task.sleep(for: .milliseconds(150))) != nil else { return }
+    /// Sends the beacon of `step` and schedules the next: a query first so that every daemon
+    /// already running answers at once, then a short burst (a lost datagram is common at start),
+    /// then one every interval.
+    private func sendBeacon(_ step: AnnounceStep) async {
+        let next: (due: ContinuousClock.Instant, step: AnnounceStep)
+        switch step {
+        case .query:
+            await broadcast(.query)
+            next = (.now + .milliseconds(150), .burst(left: 2))
+        case .burst(let left):
             await broadcast(.announce)
-        }
-        while (try? await Task.sleep(for: interval)) != nil {
+            next = left > 1 ? (.now + .milliseconds(150), .burst(left: left - 1)) : (.now + interval, .steady)
+        case .steady:
             interval = AnnounceInterval.next(configured: configuration.announceInterval, peers: table.peers.count,
                                              previous: interval)
             await broadcast(.announce)
             noteUnanswered()
+            next = (.now + interval, .steady)
         }
+        // Hidden meanwhile (a broadcast may wait for a --peer name to resolve): nothing is next.
+        if nextBeacon != nil { nextBeacon = next }
     }
 
     /// Counts a steady beacon with no peer heard since the last one; at `quietBeacons`, says once
