@@ -262,19 +262,16 @@ final class Wait: Sendable {
 /// The deadlines of the waits, earliest first: a binary heap. A wait that ended otherwise stays
 /// until its deadline comes up and is then skipped, or until the heap is compacted: whenever it
 /// has doubled since the last compaction, the waits that ended are dropped, so it holds at most
-/// about twice the waits in progress however many come and go.
+/// about twice the waits in progress however many come and go. The thread sleeps until the
+/// earliest deadline, ended or not: a task that waits again for the same deadline (discovery's
+/// loop, after each datagram, until its next beacon) then needs no wake-up to say so.
 struct DeadlineHeap {
     private var entries: [(deadline: ContinuousClock.Instant, wait: Wait)] = []
     private var compactionSize = 1_024
 
     var count: Int { entries.count }
 
-    var earliest: ContinuousClock.Instant? {
-        mutating get {
-            while let first = entries.first, first.wait.isFinished { removeFirst() }
-            return entries.first?.deadline
-        }
-    }
+    var earliest: ContinuousClock.Instant? { entries.first?.deadline }
 
     mutating func insert(_ deadline: ContinuousClock.Instant, _ wait: Wait) {
         if entries.count >= compactionSize { compact() }
