@@ -106,11 +106,14 @@ struct IdentityBenchmark {
         ]
     }
 
-    /// 5,000 beacons a second for 5 s (1,000 in all when quick) from 300 hosts (under each host's
-    /// rate), three times.
+    /// 5,000 beacons a second for 5 s (1,000 in all when quick) from 300 hosts, three times. The
+    /// daemon's beacon budgets are raised (`--beacon-rate 100`: 6,400 datagrams a second from all
+    /// sources) so that every beacon is read: what is measured is reading and checking them, not
+    /// dropping them unread.
     private func floodCPU(in directory: TemporaryDirectory) async throws -> [String] {
         let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
-        let daemon = try BenchDaemon(name: "target", discoveryPort: discoveryPort, interval: 2)
+        let daemon = try BenchDaemon(name: "target", discoveryPort: discoveryPort, interval: 2,
+                                     extraArguments: ["--beacon-rate", "100"])
         _ = try await daemon.waitForStatus()
         let hosts = loopbackHosts(300, network: 15)
         let count = scale.pick(25_000, quick: 1_000)
@@ -137,7 +140,7 @@ struct IdentityBenchmark {
             ("forged signatures", { forgedBeacons[$0 % forgedBeacons.count] }),
         ]
         var report = ["  a hexd under 5,000 beacons a second, \(count) of each kind, from 300 hosts "
-            + "(each under its 20 a second):"]
+            + "(--beacon-rate 100: every one read):"]
         var baseline = 0.0
         for (label, datagram) in floods {
             let before = ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0
@@ -155,7 +158,7 @@ struct IdentityBenchmark {
         let status = try await daemon.status()
         report.append("    counted by the daemon: \(status.datagramsForged ?? 0) forged, "
             + "\(status.datagramsReplayed ?? 0) replayed, "
-            + "\(status.datagramsRateLimited) over a host's rate")
+            + "\(status.datagramsRateLimited) over the budgets")
         return report
     }
 
