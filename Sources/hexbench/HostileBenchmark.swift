@@ -92,7 +92,8 @@ struct HostileBenchmark {
         }
         report.append("  \(sent) beacons of invented peers from 200 hosts in \(format(floodSeconds)) s:")
         report.append("    peer table \(status.peers) (cap 1024), \(status.peersEvicted) dropped to make room, "
-            + "\(status.datagramsRateLimited) of the \(status.datagramsReceived) datagrams received over the beacon budgets")
+            + "\(status.datagramsRateLimited) of the \(status.datagramsReceived) datagrams received "
+            + "over the beacon budgets")
         report.append("    CPU during the flood \(percent(floodCPU)) of a core; RSS after \(mebibytes(rssAfterFlood)) (baseline \(mebibytes(rssBaseline)))")
         report.append("    idle CPU back to baseline (\(percent(idleBaseline)) + 2 points): "
             + (recovery.map { "after \(format($0)) s (\(percent(lastIdle)))" } ?? "NOT within 60 s (\(percent(lastIdle)))"))
