@@ -12,8 +12,8 @@ let visibilityCommands = [
             summary: "Show or change whether this daemon announces itself on the network.",
             details: """
                 Hidden, hexd sends no beacons and answers no queries, and says 'bye' as it hides, so that
-                peers drop it at once; it still hears others and can send to them, and paired peers still
-                reach it by its address (hexctl send --to HOST:PORT). 'for' makes it visible for a while,
+                peers drop it at once; it still hears others and can send to them, and a peer that knows
+                its address still reaches it (hexctl send --to HOST:PORT). 'for' makes it visible for a while,
                 for someone to find it, and hidden again by itself. The visibility outlives a restart;
                 'hexctl status' shows it.
                 """) { invocation in
