@@ -44,7 +44,7 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// segment; nil from an older daemon.
     public var announceInterval: Double?
     /// Where the last beacons went, address by address of each interface, and which were skipped
-    /// and why; nil when `--broadcast` names the destinations (or from an older daemon).
+    /// and why; nil when `--broadcast` names the destinations, while hidden, or from an older daemon.
     public var interfaces: [InterfaceReport]?
     /// Where beacons could not be sent since the start, and why (each said once in the log);
     /// nil when there was nothing, or from an older daemon.

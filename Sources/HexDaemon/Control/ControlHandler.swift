@@ -289,7 +289,7 @@ struct ControlHandler: Sendable {
                                 broadcast: $0.broadcast?.description, skipped: $0.skipped)
             },
             announceInterval: await discovery.interval.inSeconds,
-            beaconFailures: await discovery.failedSends.isEmpty ? nil : await discovery.failedSends.sorted())
+            beaconFailures: await discovery.beaconFailures)
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key

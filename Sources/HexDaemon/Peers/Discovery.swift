@@ -148,7 +148,7 @@ actor Discovery: DaemonService {
     /// visibility for a while.
     private func apply(_ new: Visibility) {
         if !new.isVisible(at: Date()) {
-            (nextBeacon, beaconsUnanswered, discoveryHint) = (nil, 0, nil)
+            (nextBeacon, beaconsUnanswered, discoveryHint, interfacePlan) = (nil, 0, nil, nil)
         } else if nextBeacon == nil {
             nextBeacon = (.now, .query)
             doorbell.continuation.yield()
@@ -456,7 +456,7 @@ actor Discovery: DaemonService {
     }
 
     /// Where the last beacons went, interface by interface, and which were skipped and why; nil
-    /// when `--broadcast` names the destinations.
+    /// when `--broadcast` names the destinations, and while hidden.
     private(set) var interfacePlan: [NetworkInterfaces.Target]?
 
     /// Sends a beacon to every broadcast target (interfaces read afresh) and every static peer.
@@ -502,6 +502,9 @@ actor Discovery: DaemonService {
     }
 
     /// Why beacons could not be sent, each said once.
-    private(set) var failedSends: Set<String> = []
+    private var failedSends: Set<String> = []
+
+    /// Where beacons could not be sent since the start, and why; nil when nothing failed.
+    var beaconFailures: [String]? { failedSends.isEmpty ? nil : failedSends.sorted() }
     static let failuresRemembered = 64
 }
