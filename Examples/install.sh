@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds hexd and hexctl statically (the Swift runtime linked in: hexd needs only libc, libstdc++,
 # libsqlite3 and libssl; hexctl only libc) and installs them with a systemd unit, their man pages,
-# hexctl's completions for bash, zsh and fish (all made by the binaries from their own option tables)
-# and, system-wide, a firewalld service and a ufw profile for hexd's ports (not enabled: see below).
+# hexctl's completions for bash, zsh and fish (all made by the binaries from their own option tables),
+# the rclone link command in <prefix>/share/hexd, and, system-wide, a firewalld service and a ufw
+# profile for hexd's ports (not enabled: see below).
 #
 #   Examples/install.sh            system-wide: PREFIX=/usr/local, unit in /etc/systemd/system (as root)
 #   Examples/install.sh --user     for you: PREFIX=~/.local, unit in ~/.config/systemd/user
@@ -57,6 +58,7 @@ install -m 0755 -s "$bin/hexd" "$hexctl_bin/hexctl" "$destdir$prefix/bin/"
 "$hexctl_bin/hexctl" --generate-completion-script bash > "$share/bash-completion/completions/hexctl"
 "$hexctl_bin/hexctl" --generate-completion-script zsh > "$share/zsh/site-functions/_hexctl"
 "$hexctl_bin/hexctl" --generate-completion-script fish > "$share/fish/vendor_completions.d/hexctl.fish"
+install -D -m 0755 Examples/link-commands/rclone-link "$share/hexd/rclone-link"
 sed "s|$default_binary|$prefix/bin/hexd|" "$unit_source" > "$destdir$unit_target"
 chmod 0644 "$destdir$unit_target"
 firewall="the firewall profiles stay in Examples/ (they are system-wide)"
@@ -66,4 +68,5 @@ if ! $user; then
     firewall="$destdir/etc/firewalld/services/hexd.xml and $destdir/etc/ufw/applications.d/hexd"
 fi
 echo "installed $destdir$prefix/bin/hexd and hexctl, their man pages and completions under $share," \
+    "$share/hexd/rclone-link," \
     "$destdir$unit_target, and $firewall"

@@ -8,7 +8,7 @@ extension ControlRequest: Codable {
     enum Key: String, CodingKey {
         case command, id, to, description, color, links, message, uuid, since, wait, timeout
         case sendTimeout, index, legacy, files, provider, save, query, limit, after, full, peer, accept, queue, messageID
-        case visibility, seconds
+        case visibility, seconds, numbers, downloads
     }
 
     public init(from decoder: any Decoder) throws {
@@ -45,6 +45,9 @@ extension ControlRequest: Codable {
         case .alertsList: self = .alertsList(try wire.page())
         case .alertsDelete: self = .alertsDelete(id: try wire.nonEmpty(.id))
         case .visibility: self = .visibility(try wire.visibilityChange())
+        case .fetch: self = .fetch(try wire.fetch())
+        case .grants: self = .grants
+        case .revoke: self = .revoke(id: try wire.nonEmpty(.id))
         }
     }
 
@@ -52,7 +55,7 @@ extension ControlRequest: Codable {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(command, forKey: .command)
         switch self {
-        case .status, .blocked, .queries:
+        case .status, .blocked, .queries, .grants:
             break
         case .peers(let page), .inboxList(let page), .hexlistList(let page), .outboxList(let page),
              .alertsList(let page):
@@ -70,7 +73,7 @@ extension ControlRequest: Codable {
             try container.encode(id, forKey: .id)
             if full { try container.encode(true, forKey: .full) }
         case .inboxCheck(let id), .inboxDelete(let id), .inboxSave(let id), .hexlistRemove(let id),
-             .outboxCancel(let id), .alertsDelete(let id):
+             .outboxCancel(let id), .alertsDelete(let id), .revoke(let id):
             try container.encode(id, forKey: .id)
         case .hexlistAdd(let draft):
             try Self.encode(draft, in: &container)
@@ -104,6 +107,10 @@ extension ControlRequest: Codable {
         case .outboxRetry(let id, let timeout):
             try container.encode(id, forKey: .id)
             try container.encodeIfPresent(timeout?.inSeconds, forKey: .timeout)
+        case .fetch(let fetch):
+            try container.encode(fetch.hex, forKey: .id)
+            if !fetch.numbers.isEmpty { try container.encode(fetch.numbers, forKey: .numbers) }
+            try container.encodeIfPresent(fetch.downloads, forKey: .downloads)
         case .visibility(let change):
             switch change {
             case nil: break
@@ -204,6 +211,21 @@ private struct WireRequest {
             color: try container.decodeIfPresent(String.self, forKey: .color) ?? HexColor.fallback,
             destination: save ? .myHexlist : .peer(try sendOptions(timeoutKey: .sendTimeout)))
     }
+
+    /// A hex id, link numbers from 1 (at most `maximumFetchNumbers`), and an absolute folder.
+    func fetch() throws -> FetchRequest {
+        let numbers = try container.decodeIfPresent([Int].self, forKey: .numbers) ?? []
+        guard numbers.count <= Self.maximumFetchNumbers else {
+            throw invalid(.numbers, "at most \(Self.maximumFetchNumbers) link numbers")
+        }
+        guard numbers.allSatisfy({ $0 >= 1 }) else { throw invalid(.numbers, "link numbers start at 1") }
+        let downloads = try container.decodeIfPresent(String.self, forKey: .downloads)
+        if let downloads, !downloads.hasPrefix("/") { throw invalid(.downloads, "must be an absolute path") }
+        return FetchRequest(hex: try nonEmpty(.id), numbers: numbers, downloads: downloads)
+    }
+
+    /// The most link numbers one fetch names.
+    static let maximumFetchNumbers = 1_000
 
     /// `visibility` (`visible` or `hidden`) and, with `visible`, `seconds` (a visibility for a
     /// while); neither: no change.

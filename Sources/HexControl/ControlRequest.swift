@@ -57,6 +57,12 @@ public enum ControlRequest: Sendable, Equatable {
     case alertsDelete(id: String)
     /// The daemon's visibility, changed first when a change is given.
     case visibility(VisibilityChange?)
+    /// Fetch the files a peer shared in a received hex.
+    case fetch(FetchRequest)
+    /// List the files this daemon shared with peers, newest first.
+    case grants
+    /// Revoke a grant; `id` is its id or a unique prefix of one.
+    case revoke(id: String)
 
     /// The command's name on the wire.
     public var command: ControlCommand {
@@ -92,6 +98,9 @@ public enum ControlRequest: Sendable, Equatable {
         case .alertsList: .alertsList
         case .alertsDelete: .alertsDelete
         case .visibility: .visibility
+        case .fetch: .fetch
+        case .grants: .grants
+        case .revoke: .revoke
         }
     }
 }
@@ -109,6 +118,7 @@ public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case outboxList = "outbox.list", outboxRetry = "outbox.retry", outboxCancel = "outbox.cancel"
     case alertsList = "alerts.list", alertsDelete = "alerts.delete"
     case visibility
+    case fetch, grants, revoke
 }
 
 /// Which part of a list to send.

@@ -27,6 +27,10 @@ public struct ControlResponse: Sendable, Codable {
     public var peer: PeerInfo?
     /// `visibility`: whether the daemon announces itself now.
     public var visibility: VisibilityReport?
+    /// One file of a fetch, as it comes and as it ended.
+    public var fetch: FetchReport?
+    /// One file shared with a peer (`grants`, `revoke`).
+    public var grant: FileGrant?
     /// The last line of a list.
     public var end: ListEnd?
     /// Some text of `summary` or `hex` was cut to the control protocol's bounds (`ControlLimits`).
@@ -36,8 +40,11 @@ public struct ControlResponse: Sendable, Codable {
         error: ControlError? = nil, status: StatusReport? = nil, hex: Hex? = nil,
         send: SendReport? = nil, queued: QueuedReport? = nil, outbox: OutboxItem? = nil, trust: TrustReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil,
         summary: HexSummary? = nil, peer: PeerInfo? = nil, end: ListEnd? = nil, truncated: Bool? = nil,
-        alert: ReceivedAlert? = nil, visibility: VisibilityReport? = nil
+        alert: ReceivedAlert? = nil, visibility: VisibilityReport? = nil, fetch: FetchReport? = nil,
+        grant: FileGrant? = nil
     ) {
+        self.fetch = fetch
+        self.grant = grant
         self.alert = alert
         self.visibility = visibility
         self.ok = error == nil

@@ -26,6 +26,11 @@ public struct DaemonEvent: Sendable, Codable, Equatable {
         case paired
         /// The daemon hid or showed itself (`message`: `visible`, `hidden`, or until when it is visible).
         case visibilityChanged
+        /// A shared file was fetched whole into the downloads folder (`id`: the hex's id;
+        /// `message`: the path it landed at).
+        case fileFetched
+        /// A fetch stopped (`id`: the hex's id; `message`: the file and why; a partial file is kept).
+        case fetchFailed
     }
 
     public var seq: UInt64

@@ -59,14 +59,27 @@ public enum Daemon {
                            sender: sender,
                            events: events, logger: logger.named("pair"))
         }
-        let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery, pairing: pairing, events: events,
+        // Files are shared and fetched over TLS only: a daemon playing a legacy peer has neither.
+        let grants = tls.map { _ in FileGrants(store: service, settings: configuration.files) }
+        let fileServer = grants.map {
+            FileServer(grants: $0, versionID: configuration.appVersion, logger: logger.named("files"))
+        }
+        let downloads = configuration.files.downloads ?? DownloadsFolder.defaultPath(
+            environment: ProcessInfo.processInfo.environment, dataDirectory: dataDirectory)
+        let fetcher = tls.map { _ in
+            FileFetcher(sender: sender, configuration: configuration, defaultFolder: DownloadsFolder(path: downloads),
+                        events: events, logger: logger.named("fetch"))
+        }
+        let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery,
+                                       pairing: pairing, files: fileServer, events: events,
                                        configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
         let outbox = Outbox(store: service, sender: sender, events: events, configuration: configuration, logger: logger.named("outbox"))
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(configuration: configuration, service: service, sender: sender, outbox: outbox,
-                                    share: ShareService(configuration: configuration, events: events),
-                                    discovery: discovery, inbound: envelopes, pairing: pairing,
+                                    share: ShareService(configuration: configuration, grants: grants,
+                                                        ownerID: service.identity.uuid, events: events),
+                                    discovery: discovery, inbound: envelopes, pairing: pairing, fetcher: fetcher,
                                     tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
 

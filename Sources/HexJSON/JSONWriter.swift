@@ -56,6 +56,12 @@ public struct JSONWriter: Sendable {
         string(value)
     }
 
+    /// A member whose value is an integer.
+    public mutating func member(_ key: String, _ value: Int64) {
+        self.key(key)
+        raw(Array(String(value).utf8))
+    }
+
     /// Writes JSON text that is already compact and valid, as it is.
     public mutating func raw(_ json: some Collection<UInt8>) {
         separate()

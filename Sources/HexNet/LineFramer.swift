@@ -56,6 +56,18 @@ public struct LineFramer: Sendable {
         return nil
     }
 
+    /// Takes out at most `maximumCount` of the bytes after the last complete line, as they are: a
+    /// stream that switches from lines to raw bytes (a file after the line announcing it) reads
+    /// what came with the line from here first.
+    public mutating func takePending(maximumCount: Int) -> ArraySlice<UInt8> {
+        let end = start + min(max(maximumCount, 0), pendingByteCount)
+        let taken = buffer[start..<end]
+        start = end
+        scanned = max(scanned, start)
+        if start == buffer.count { releaseConsumed() }
+        return taken
+    }
+
     /// Everything fed has been taken out: drop it, and the storage too after a large line, so
     /// an idle connection holds no memory for lines it received long ago.
     private mutating func releaseConsumed() {

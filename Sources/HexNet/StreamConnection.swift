@@ -83,6 +83,25 @@ public final class StreamConnection {
         }
     }
 
+    /// Reads raw bytes, not lines: those that came after the last line first, then from the
+    /// stream, at most `maximumCount` at a time, handed to `take` (valid only during the call).
+    /// - Returns: how many were read, 0 at the end of the stream.
+    public func readBytes(
+        maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) throws -> Void
+    ) async throws -> Int {
+        let pending = framer.takePending(maximumCount: maximumCount)
+        if !pending.isEmpty {
+            try pending.withUnsafeBufferPointer { try take($0) }
+            return pending.count
+        }
+        var failure: (any Error)?
+        let count = try await stream.read(maximumCount: maximumCount, timeout: timeout) { bytes in
+            do { try take(bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return count
+    }
+
     /// Writes `line` followed by `\n`.
     public func writeLine(_ line: some Collection<UInt8>, timeout: Duration?) async throws {
         try await stream.write(Array(line) + [UInt8(ascii: "\n")], timeout: timeout)

@@ -73,6 +73,11 @@ public struct SQLiteRow {
     /// The column as a time written by `SQLiteValue.date`.
     public func date(_ column: Int32) -> Date { Date(timeIntervalSinceReferenceDate: double(column)) }
 
+    /// The column as a time, or nil for SQL NULL.
+    public func optionalDate(_ column: Int32) -> Date? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : date(column)
+    }
+
     /// The column as text, or nil for SQL NULL.
     public func optionalString(_ column: Int32) -> String? {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : string(column)

@@ -139,5 +139,27 @@ public enum Schema {
             );
             CREATE INDEX alert_by_time ON alert (received_at, id);
             """),
+        Migration(version: 8, sql: """
+            -- Files shared with one peer each (the peer link provider, FileGrant): the link names
+            -- the id; only the recipient's key redeems it, while the file still hashes the same.
+            CREATE TABLE file_grant (
+                id TEXT PRIMARY KEY,           -- 32 lowercase hex digits
+                path TEXT NOT NULL,
+                name TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                sha256 TEXT NOT NULL,
+                recipient_id TEXT NOT NULL,    -- the device ID that may fetch it, uppercase
+                recipient_name TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                expires_at REAL NOT NULL,
+                revoked_at REAL,
+                fetches INTEGER NOT NULL DEFAULT 0,
+                last_fetched_at REAL,
+                file_device INTEGER NOT NULL,  -- FileIdentity, each UInt64 as its Int64 bit pattern
+                file_inode INTEGER NOT NULL,
+                file_modified INTEGER NOT NULL
+            );
+            CREATE INDEX grant_by_time ON file_grant (created_at, id);
+            """),
     ]
 }

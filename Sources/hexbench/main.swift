@@ -41,13 +41,19 @@ let help = """
                 TLS Store -> Ack while 850 bare ClientHellos a second arrive, against none. The
                 attacking clients are Python (python3, ssl). Default: 20000 beacons, 200 samples.
 
+      fetch     Two hexd (beside hexbench): a file shared (hexctl share --to, hashed for its grant)
+                against sha256sum on the same file; fetched over TLS (hexctl fetch) against a
+                plain TLS copy of the same bytes by Python's ssl (read, sent, received, written);
+                each daemon's resident memory above idle while it goes. --count: the file's MiB
+                (default 1024). Default: 3 rounds.
+
       idle      What an idle hexd costs: context switches a second (all threads) and CPU share over
                 a minute with no peers, one and thirty, against a minimal Python beaconer in the
                 same run. --quick: 5 s and 3 peers.
 
     OPTIONS:
       --count <n>    Envelopes per round (transfer: sends; delivery: hexes; registry: answers;
-                     identity: beacons checked in this process).
+                     identity: beacons checked in this process; fetch: the file's MiB).
       --rounds <n>   Rounds; the best round is reported.
       --quick        hostile, identity and idle: attackers, floods and waits a few seconds long, for
                      checking that the benchmark runs (its figures then mean little).
@@ -96,6 +102,9 @@ do {
                                              scale: scale).run()
     case "delivery":
         report = try await DeliveryBenchmark(hexes: options["--count"] ?? 8_000).run()
+    case "fetch":
+        report = try await FetchBenchmark(fileMebibytes: options["--count"] ?? 1_024,
+                                          rounds: options["--rounds"] ?? 3).run()
     case "idle":
         report = try await IdleBenchmark(scale: scale).run()
     case "transfer":

@@ -90,7 +90,8 @@ let commands: [Command] = [
         let options = try sendOptions(invocation)
         return try await send(.hexlistSend(id: try single(invocation, "a hex id"), options), options, invocation)
     },
-] + shareCommands + trustCommands + outboxCommands + alertCommands + openCommands + visibilityCommands + [
+] + shareCommands + trustCommands + outboxCommands + alertCommands + openCommands + visibilityCommands
+    + fetchCommands + [
     Command("block", "<sender>",
             arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
             summary: "Refuse hexes and alerts from a sender: a UUID, or a peer's name or UUID prefix "

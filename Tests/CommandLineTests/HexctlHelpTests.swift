@@ -8,6 +8,7 @@ extension ProcessTests {
             "status", "peers", "send", "alert", "inbox", "inbox show", "inbox check", "inbox delete", "inbox save",
             "hexlist", "hexlist add", "hexlist remove", "hexlist move", "hexlist send", "share", "queries", "cancel",
             "block", "unblock", "blocked", "wait", "watch", "raw", "decode", "alerts", "alerts delete", "visibility",
+            "fetch", "grants", "revoke",
         ]
 
         @Test(arguments: commands)

@@ -126,7 +126,8 @@ extension ProcessTests {
             #expect(help.status == 0 && help.standardOutput.contains("USAGE: hexd"))
             for option in ["--data-dir", "--config", "--name", "--port", "--discovery-port", "--broadcast", "--peer", "--announce-interval",
                            "--app-version", "--legacy", "--log-level", "--max-line", "--idle-timeout", "--link-command", "--link-service",
-                           "--link-concurrency", "--link-timeout", "EXIT CODES"] {
+                           "--link-concurrency", "--link-timeout", "--grant-ttl", "--downloads", "--max-send-rate",
+                           "EXIT CODES"] {
                 #expect(help.standardOutput.contains(option), "\(option)")
             }
             #expect(try await PackageExecutable.run("hexd", ["--version"]).standardOutput == HexdVersion.current + "\n")

@@ -46,7 +46,8 @@ extension ProcessTests {
             try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
             let paths = files((1...12).map { "file-\($0).pdf" }.reversed(), in: work)
 
-            let result = try await ada.hexctl(["share", "--to", "grace", "-d", "Q3", "--json"] + paths)
+            let result = try await ada.hexctl(["share", "--to", "grace", "--provider", "command", "-d", "Q3", "--json"]
+                                              + paths)
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardError.isEmpty, "no progress output in --json mode")
             let hex = try #require(try await grace.newestInboxHex())
@@ -69,7 +70,7 @@ extension ProcessTests {
             try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
             let paths = files(["a.txt", "fail.txt", "b.txt"], in: work)
 
-            let sent = try await ada.hexctl(["share", "--to", "Grace"] + paths)
+            let sent = try await ada.hexctl(["share", "--to", "Grace", "--provider", "command"] + paths)
             #expect(sent.status == 1)
             #expect(sent.standardError.contains("\(work.path)/fail.txt") && sent.standardError.contains("no permission to share"))
             #expect(try await grace.hexctlJSONLines(HexSummary.self, ["inbox"]).isEmpty, "nothing half-sent")

@@ -23,6 +23,8 @@ import Testing
         .outboxRetry(id: "6F96", timeout: .seconds(2)), .outboxRetry(id: "6F96", timeout: nil), .outboxCancel(id: "6F9619FF"),
         .alertsList(ListPage(limit: 3, after: UUID())), .alertsDelete(id: "0B5C"),
         .visibility(nil), .visibility(.visible), .visibility(.hidden), .visibility(.visibleFor(.seconds(600))),
+        .fetch(FetchRequest(hex: "0B5C")), .fetch(FetchRequest(hex: "0B5C", numbers: [1, 3], downloads: "/srv/in")),
+        .grants, .revoke(id: "b2e0"),
     ]
 
     @Test func everyCommandSurvivesARoundTrip() throws {
@@ -69,6 +71,11 @@ import Testing
             (#"{"command":"visibility","visibility":"hidden","seconds":60}"#, "seconds"),
             (#"{"command":"visibility","seconds":60}"#, "seconds"),
             (#"{"command":"visibility","visibility":"visible","seconds":86401}"#, "seconds"),
+            (#"{"command":"fetch"}"#, "id"),
+            (#"{"command":"fetch","id":"a","numbers":[0]}"#, "numbers"),
+            (#"{"command":"fetch","id":"a","numbers":"1"}"#, "numbers"),
+            (#"{"command":"fetch","id":"a","downloads":"relative/dir"}"#, "downloads"),
+            (#"{"command":"revoke","id":""}"#, "id"),
             (#"{"command":"frobnicate"}"#, "command"),
         ]
         for (line, key) in refused {

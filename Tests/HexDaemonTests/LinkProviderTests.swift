@@ -30,21 +30,26 @@ import Testing
 
     @Test func theFirstLineTheCommandPrintsIsTheLink() async throws {
         let directory = try TemporaryDirectory()
-        #expect(try await provider(directory).link(for: "/data/report 2026.pdf") == "https://cloud.example/s/report 2026.pdf")
+        #expect(try await provider(directory).link(for: "/data/report 2026.pdf", to: nil)
+                == "https://cloud.example/s/report 2026.pdf")
     }
 
     @Test func aFailingCommandCarriesItsStandardError() async throws {
         let directory = try TemporaryDirectory()
-        await #expect { try await provider(directory).link(for: "/data/fail.txt") } throws: {
+        await #expect { try await provider(directory).link(for: "/data/fail.txt", to: nil) } throws: {
             "\($0)".contains("exited with 3: quota exceeded for /data/fail.txt")
         }
-        await #expect { try await provider(directory).link(for: "/data/silent.txt") } throws: { "\($0)".contains("printed no link") }
+        await #expect { try await provider(directory).link(for: "/data/silent.txt", to: nil) } throws: {
+            "\($0)".contains("printed no link")
+        }
     }
 
     @Test func aHangingCommandIsStoppedWithItsChildrenAtTheTimeout() async throws {
         let directory = try TemporaryDirectory()
         let start = ContinuousClock.now
-        await #expect { try await provider(directory, timeout: .milliseconds(500)).link(for: "/data/hang.txt") } throws: {
+        await #expect {
+            try await provider(directory, timeout: .milliseconds(500)).link(for: "/data/hang.txt", to: nil)
+        } throws: {
             "\($0)".contains("no answer within")
         }
         // Bounded well below the script's 30 s: the grandchild `sleep` did not hold the daemon.
@@ -55,14 +60,14 @@ import Testing
         let directory = try TemporaryDirectory()
         let marker = directory.file("injected")
         let hostile = "/data/x; touch \(marker); $(touch \(marker)) `touch \(marker)`"
-        let link = try await provider(directory).link(for: hostile)
+        let link = try await provider(directory).link(for: hostile, to: nil)
         #expect(link.hasPrefix("https://cloud.example/s/"))
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
     @Test func aMissingCommandIsAClearError() async throws {
         let provider = CommandLinkProvider(template: "/nonexistent/tool {path}", service: .unknown, timeout: .seconds(5), concurrency: 1)
-        await #expect { try await provider.link(for: "/x") } throws: { "\($0)".contains("/nonexistent/tool") }
+        await #expect { try await provider.link(for: "/x", to: nil) } throws: { "\($0)".contains("/nonexistent/tool") }
     }
 
     @Test func theConcurrencyLimitHolds() async throws {
@@ -85,7 +90,7 @@ import Testing
         #expect(FileManager.default.createFile(atPath: counter, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))
         let provider = CommandLinkProvider(template: "/bin/sh \(counter) {path}", service: .unknown, timeout: .seconds(10), concurrency: 2)
         try await withThrowingTaskGroup(of: String.self) { group in
-            for index in 0..<6 { group.addTask { try await provider.link(for: "/f\(index)") } }
+            for index in 0..<6 { group.addTask { try await provider.link(for: "/f\(index)", to: nil) } }
             for try await _ in group {}
         }
         var active = 0
@@ -103,7 +108,7 @@ import Testing
     @Test func manyCommandsInARowAreAllAnswered() async throws {
         let provider = CommandLinkProvider(template: "/bin/echo https://x.example/{path}", service: .unknown, timeout: .seconds(10), concurrency: 4)
         let links = try await withThrowingTaskGroup(of: String.self) { group in
-            for index in 0..<400 { group.addTask { try await provider.link(for: "f\(index)") } }
+            for index in 0..<400 { group.addTask { try await provider.link(for: "f\(index)", to: nil) } }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
         }
         #expect(links == Set((0..<400).map { "https://x.example/f\($0)" }))
@@ -113,13 +118,19 @@ import Testing
         let directory = try TemporaryDirectory()
         let file = directory.file("my notes.txt")
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
-        #expect(try await FileLinkProvider().link(for: file) == "file://" + directory.path + "/my%20notes.txt")
-        #expect(try await FileLinkProvider().link(for: "file://" + directory.path + "/my%20notes.txt") == "file://" + directory.path + "/my%20notes.txt")
-        await #expect { try await FileLinkProvider().link(for: directory.file("missing")) } throws: { "\($0)".contains("does not exist") }
-        await #expect { try await FileLinkProvider().link(for: "relative.txt") } throws: { "\($0)".contains("not an absolute path") }
-        #expect(try await URLLinkProvider().link(for: "https://example.com/a?b=c") == "https://example.com/a?b=c")
+        #expect(try await FileLinkProvider().link(for: file, to: nil) == "file://" + directory.path + "/my%20notes.txt")
+        #expect(try await FileLinkProvider().link(for: "file://" + directory.path + "/my%20notes.txt", to: nil)
+                == "file://" + directory.path + "/my%20notes.txt")
+        await #expect { try await FileLinkProvider().link(for: directory.file("missing"), to: nil) } throws: {
+            "\($0)".contains("does not exist")
+        }
+        await #expect { try await FileLinkProvider().link(for: "relative.txt", to: nil) } throws: {
+            "\($0)".contains("not an absolute path")
+        }
+        #expect(try await URLLinkProvider().link(for: "https://example.com/a?b=c", to: nil)
+                == "https://example.com/a?b=c")
         for bad in ["example.com", "https://", "not a url", ""] {
-            await #expect(throws: LinkProviderError.self) { try await URLLinkProvider().link(for: bad) }
+            await #expect(throws: LinkProviderError.self) { try await URLLinkProvider().link(for: bad, to: nil) }
         }
     }
 
@@ -129,9 +140,10 @@ import Testing
         let directory = try TemporaryDirectory()
         var configuration = DaemonConfiguration(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]))
         configuration.linkCommand = "/bin/sh \(try Self.script(in: directory)) {path}"
-        let share = ShareService(configuration: configuration, events: EventLog())
+        let share = ShareService(configuration: configuration, grants: nil, ownerID: "", events: EventLog())
         await #expect(throws: ShareError.linkFailed(path: "/data/hang.txt", reason: "no answer within 0.3 seconds (1 of 1 missing)")) {
-            try await share.links(for: ["/data/hang.txt"], query: UUID(), provider: nil, timeout: .milliseconds(300))
+            try await share.links(for: ["/data/hang.txt"], query: UUID(), provider: nil, audience: .myHexlist,
+                                  timeout: .milliseconds(300))
         }
         #expect(await share.registry.inFlight.isEmpty)
     }
@@ -141,8 +153,11 @@ import Testing
         let directory = try TemporaryDirectory()
         var configuration = DaemonConfiguration(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]))
         configuration.linkCommand = "/bin/sh \(try Self.script(in: directory)) {path}"
-        let share = ShareService(configuration: configuration, events: EventLog())
-        let task = Task { try await share.links(for: ["/data/hang.txt"], query: UUID(), provider: nil, timeout: .seconds(60)) }
+        let share = ShareService(configuration: configuration, grants: nil, ownerID: "", events: EventLog())
+        let task = Task {
+            try await share.links(for: ["/data/hang.txt"], query: UUID(), provider: nil, audience: .myHexlist,
+                                  timeout: .seconds(60))
+        }
         for _ in 0..<400 where await share.registry.inFlight.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         task.cancel()
         await #expect(throws: ShareError.cancelled) { try await task.value }

@@ -186,6 +186,20 @@ import Testing
         #expect(fromEverywhere == 256, "two seconds of 64 times the rate, from all addresses together")
     }
 
+    /// A flood from everywhere spends the budget of all sources, but not a known peer's: its
+    /// beacons are still read (within its own address's budget) until the flood is over.
+    @Test func aFloodOfStrangersDoesNotDrownAKnownPeer() {
+        var limiter = BeaconRateLimiter(rate: 2)
+        limiter.markKnown(home, at: start)
+        let strangers = (0..<1_000).filter { index in
+            limiter.admit(IPv4Address("10.0.\(index / 250).\(index % 250)")!, at: start)
+        }.count
+        #expect(strangers == 256)
+        #expect(limiter.admit(home, at: start) && !limiter.admit(wifi, at: start), "the known peer's address is read")
+        let fromHome = (0..<1_000).filter { _ in limiter.admit(home, at: start) }.count
+        #expect(fromHome == 63, "within its own address's budget (one token was taken above)")
+    }
+
     /// Every number a beacon carries, at its extremes: dropped or bounded, never a trap.
     @Test(arguments: ["0", "-1", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", "0.5", "65536", #""18521""#, "null"])
     func extremeNumbersInABeaconAreDroppedOrBounded(_ value: String) {

@@ -27,7 +27,7 @@ extension ControlError {
             }
         case let error as ShareError:
             switch error {
-            case .unknownProvider, .queryInFlight: self.init(.usage, error.description)
+            case .unknownProvider, .queryInFlight, .noProviderFor: self.init(.usage, error.description)
             case .linkFailed, .cancelled: self.init(.failed, error.description)
             }
         default:

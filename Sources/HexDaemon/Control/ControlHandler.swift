@@ -16,6 +16,8 @@ struct ControlHandler: Sendable {
     let inbound: EnvelopeServer
     /// Nil when playing a legacy peer, which has no key to pair.
     let pairing: PairingService?
+    /// Fetches what peers shared; nil when playing a legacy peer, which speaks no TLS.
+    let fetcher: FileFetcher?
     let tcpPort: UInt16
     let discoveryPort: UInt16
     let logger: Logger
@@ -38,6 +40,8 @@ struct ControlHandler: Sendable {
             case .hexlistSend(let id, let options): response = try await send(.hex(try await service.hexToSend(id)), options, write: write)
             case .alert(let message, let options): response = try await send(.alert(message), options, write: write)
             case .share(let request): response = try await shareFiles(request, write: write)
+            case .fetch(let request): response = try await fetchFiles(request) { try await writeItem($0, with: write) }
+            case .grants: response = try await streamGrants { try await writeItem($0, with: write) }
             default: response = try await perform(request)
             }
         } catch let error as ClientGone {
@@ -169,7 +173,7 @@ struct ControlHandler: Sendable {
     }
 
     /// Writes one item of a list; a failure means the client is gone.
-    private func writeItem(_ response: ControlResponse, with write: (ControlResponse) async throws -> Void) async throws {
+    func writeItem(_ response: ControlResponse, with write: (ControlResponse) async throws -> Void) async throws {
         do {
             try await write(response)
         } catch {
@@ -183,13 +187,15 @@ struct ControlHandler: Sendable {
     private func perform(_ request: ControlRequest) async throws -> ControlResponse {
         switch request {
         case .status: return ControlResponse(status: try await status())
-        case .peers, .inboxList, .hexlistList, .outboxList, .alertsList, .send, .hexlistSend, .alert, .share, .watch:
+        case .peers, .inboxList, .hexlistList, .outboxList, .alertsList, .send, .hexlistSend, .alert, .share, .watch,
+             .fetch, .grants:
             // Lists and sends may answer in several lines: `handle` writes them; `watch` is the control server's.
             throw ControlError(.usage, "\(request.command.rawValue) is answered in several lines, not at once")
         case .outboxRetry(let id, let timeout):
             let (entry, attempt) = try await outbox.retry(id, timeout: timeout ?? SendOptions.defaultTimeout)
             return try Self.response(to: attempt, of: entry.messageID)
         case .outboxCancel(let id): return ControlResponse(outbox: OutboxItem(try await outbox.cancel(id)))
+        case .revoke(let id): return ControlResponse(grant: try await service.revokeGrant(matching: id, at: Date()))
         case .alertsDelete(let id): return ControlResponse(alert: try await service.deleteAlert(id))
         case .inboxShow(let id, let full):
             let hex = try await service.read(id)
@@ -367,9 +373,14 @@ struct ControlHandler: Sendable {
     /// unless every file got its link.
     private func shareFiles(_ request: ShareRequest, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
         let query = request.query ?? UUID()
+        let audience: ShareAudience = switch request.destination {
+        case .myHexlist: .myHexlist
+        case .peer(let options): try await audience(of: options)
+        }
         let gathered: [LinkJM]
         do {
             gathered = try await share.links(for: request.files, query: query, provider: request.provider,
+                                             audience: audience,
                                              timeout: request.gatherTimeout ?? ShareRequest.defaultGatherTimeout)
         } catch {
             logger.warning("share \(query.uuidString) gathered no links: \(error)", [("query", query.uuidString), ("files", String(request.files.count))])
@@ -383,6 +394,21 @@ struct ControlHandler: Sendable {
             let hex = try await service.ownHex(description: request.description, color: request.color, links: links)
             return try await send(.hex(hex), options, write: write)
         }
+    }
+
+    /// Who a share sent with `options` is for: a peer known by the ID its key derives (in the
+    /// table, seen before, or at the address given), to whom `peer` links can be granted; or a
+    /// legacy peer or an unknown address, which cannot fetch from this daemon.
+    private func audience(of options: SendOptions) async throws -> ShareAudience {
+        let target = try await sender.target(options.to)
+        var uuid = target.peerUUID
+        if let address = target.address, let peer = await discovery.peer(at: address), peer.isSigned {
+            uuid = peer.uuid
+        }
+        guard !options.legacy, !configuration.legacy, let uuid, uuid.isKeyDerivedID else {
+            return .unkeyedPeer(target.label)
+        }
+        return .keyedPeer(FileGrants.Recipient(deviceID: uuid, name: target.label))
     }
 
     /// The links of a user's hex as they are stored and sent.

@@ -16,6 +16,8 @@ final class EnvelopeServer: DaemonService {
     let discovery: Discovery
     /// Answers Pair envelopes; nil when playing a legacy peer (they are then unsupported).
     let pairing: PairingService?
+    /// Answers Fetch envelopes; nil when playing a legacy peer (they are then unsupported).
+    let files: FileServer?
     let events: EventLog
     let configuration: DaemonConfiguration
     let logger: Logger
@@ -48,10 +50,12 @@ final class EnvelopeServer: DaemonService {
     }
 
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
-    init(listener: StreamListener, service: HexService, discovery: Discovery, pairing: PairingService?, events: EventLog, configuration: DaemonConfiguration,
+    init(listener: StreamListener, service: HexService, discovery: Discovery, pairing: PairingService?,
+         files: FileServer?, events: EventLog, configuration: DaemonConfiguration,
          tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger) {
         self.listener = listener
         self.pairing = pairing
+        self.files = files
         self.tls = tls
         self.service = service
         self.discovery = discovery
@@ -138,12 +142,26 @@ final class EnvelopeServer: DaemonService {
             }
             if !lines.isEmpty {
                 connections.progressed(socket)
-                let replies = await handle(lines, from: remote, address: address, proof: proof)
-                do {
-                    if !replies.isEmpty { try await connection.writeLines(replies.map { $0.encodedLine() }, timeout: .seconds(10)) }
-                } catch {
-                    logger.debug("cannot reply to \(remote): \(error)")
-                    return
+                var pending = lines[...]
+                while !pending.isEmpty {
+                    let round = await handle(pending, from: remote, address: address, proof: proof)
+                    do {
+                        if !round.replies.isEmpty {
+                            try await connection.writeLines(round.replies.map { $0.encodedLine() },
+                                                            timeout: .seconds(10))
+                        }
+                    } catch {
+                        logger.debug("cannot reply to \(remote): \(error)")
+                        return
+                    }
+                    // A file's bytes follow the replies owed before its Fetch, and the lines after
+                    // it wait for the whole file.
+                    if let fetch = round.fetch, let files {
+                        let served = await files.serve(fetch, from: proof.deviceID, on: connection, remote: remote)
+                        guard served else { return }
+                        connections.progressed(socket)
+                    }
+                    pending = round.rest
                 }
             }
             if items.last == .lineTooLong {
@@ -214,35 +232,51 @@ final class EnvelopeServer: DaemonService {
         while until > .now, let count = try? await stream.read(maximumCount: 65_536, timeout: until - .now, { _ in }), count > 0 {}
     }
 
+    /// What acting on lines received together leaves to do.
+    private struct Round {
+        /// The replies owed, in the order of the lines they answer.
+        var replies: [Envelope] = []
+        /// A Fetch met among the lines: served once the replies are written.
+        var fetch: Envelope?
+        /// The lines after the Fetch, acted on once it is served.
+        var rest: ArraySlice<[UInt8]> = []
+    }
+
     /// Acts on lines received in this order and returns the replies owed, in the same order.
     /// A run of Stores and Alerts is handed to the store together (one commit); a Pair is acted
     /// on alone, after what came before it, since it can change how the envelopes after it are
-    /// trusted.
+    /// trusted; a Fetch ends the round, since its answer is a stream of its own.
     private func handle(
-        _ lines: [[UInt8]], from remote: String, address: String, proof: SenderProof
-    ) async -> [Envelope] {
-        var replies: [Envelope] = []
+        _ lines: ArraySlice<[UInt8]>, from remote: String, address: String, proof: SenderProof
+    ) async -> Round {
+        var round = Round()
         var run: [Envelope] = []
-        for bytes in lines {
+        for (index, bytes) in zip(lines.indices, lines) {
             let reply: Envelope?
             do {
                 let envelope = dialect.received(try Envelope.decode(from: bytes, limits: configuration.envelopeLimits))
+                if envelope.operationType == .fetch, files != nil {
+                    round.replies += await receive(run, from: remote, address: address, proof: proof)
+                    round.fetch = envelope
+                    round.rest = lines[(index + 1)...]
+                    return round
+                }
                 guard envelope.operationType == .pair, let pairing else {
                     run.append(envelope)
                     continue
                 }
-                replies += await receive(run, from: remote, address: address, proof: proof)
+                round.replies += await receive(run, from: remote, address: address, proof: proof)
                 reply = await pairing.receive(envelope, proof: proof, from: remote)
             } catch {
                 logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
-                replies += await receive(run, from: remote, address: address, proof: proof)
+                round.replies += await receive(run, from: remote, address: address, proof: proof)
                 reply = dialect.reply(toUnreadable: error)
             }
             run = []
-            if let reply { replies.append(reply) }
+            if let reply { round.replies.append(reply) }
         }
-        replies += await receive(run, from: remote, address: address, proof: proof)
-        return replies
+        round.replies += await receive(run, from: remote, address: address, proof: proof)
+        return round
     }
 
     /// Stores or passes on envelopes of one connection, in one commit, and returns the replies owed.

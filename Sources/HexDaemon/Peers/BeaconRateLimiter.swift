@@ -10,7 +10,9 @@ import HexNet
 /// - per source address: `addressFactor` times that, checked before a datagram is even read, so
 ///   that one host flooding the port with anything costs little;
 /// - all sources together: `totalFactor` times that, the bound on what a flood from many
-///   (spoofed) addresses can cost.
+///   (spoofed) addresses can cost. The addresses of peers hexes were exchanged with are not
+///   counted in it (only in their own address's budget): a flood of strangers cannot drown a
+///   known peer's beacons until it expires. At most `maximumSources` such addresses are kept.
 ///
 /// It tracks at most `maximumSources` senders and as many addresses; past that the one heard from
 /// longest ago is forgotten (it starts again with a full bucket), so that invented addresses or
@@ -31,6 +33,8 @@ struct BeaconRateLimiter {
     static let totalFactor = 64.0
 
     private var senders: [Sender: TokenBucket] = [:]
+    /// The addresses of peers hexes were exchanged with, and when they were marked so.
+    private var known: [IPv4Address: ContinuousClock.Instant] = [:]
     private var addresses: [IPv4Address: TokenBucket] = [:]
     private var total: TokenBucket
 
@@ -45,7 +49,17 @@ struct BeaconRateLimiter {
     mutating func admit(_ source: IPv4Address, at now: ContinuousClock.Instant) -> Bool {
         let addressRate = rate * Self.addressFactor
         return Self.take(&addresses, source, rate: addressRate, limit: maximumSources, at: now)
-            && total.take(at: now)
+            && (known[source] != nil || total.take(at: now))
+    }
+
+    /// Exempts `address` from the budget of all sources together: a peer hexes were exchanged
+    /// with is there (the one marked longest ago is forgotten past `maximumSources`).
+    mutating func markKnown(_ address: IPv4Address, at now: ContinuousClock.Instant) {
+        if known[address] == nil, known.count >= maximumSources,
+           let oldest = known.min(by: { $0.value < $1.value }) {
+            known[oldest.key] = nil
+        }
+        known[address] = now
     }
 
     /// Whether a beacon claiming `peer`, from `source`, may be handled now (and if so, it is counted).

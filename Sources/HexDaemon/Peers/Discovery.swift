@@ -193,7 +193,11 @@ actor Discovery: DaemonService {
 
     /// Notes that a hex went to or came from these peers: they are kept over strangers when the table is full.
     func markExchanged(_ uuids: [String]) {
-        for uuid in uuids { table.markExchanged(uuid) }
+        let now = ContinuousClock.now
+        for uuid in uuids {
+            table.markExchanged(uuid)
+            for address in table.peers[uuid]?.addresses ?? [] { rateLimiter.markKnown(address, at: now) }
+        }
     }
 
     /// Notes that a TLS handshake proved the key of the peer `uuid` at `address`.

@@ -19,7 +19,7 @@ struct CommandLinkProvider: LinkProvider {
         limit = ConcurrencyLimit(concurrency)
     }
 
-    func link(for path: String) async throws -> String {
+    func link(for path: String, to recipient: FileGrants.Recipient?) async throws -> String {
         let arguments = words.map { $0.split(separator: "{path}", omittingEmptySubsequences: false).joined(separator: path) }
         let command = arguments.joined(separator: " ")
         let result: ChildProcess.Result

@@ -11,6 +11,9 @@ enum ShareError: Error, Equatable, CustomStringConvertible {
     case linkFailed(path: String?, reason: String)
     /// `hexctl cancel`, or the client left.
     case cancelled
+    /// No provider was named for a share to a peer that cannot fetch files from this daemon (a
+    /// legacy peer, or an address no key is known for), and no link command is configured.
+    case noProviderFor(String)
 
     var description: String {
         switch self {
@@ -21,6 +24,9 @@ enum ShareError: Error, Equatable, CustomStringConvertible {
         case .linkFailed(let path?, let reason): "\(path): \(reason)"
         case .linkFailed(nil, let reason): reason
         case .cancelled: "the share was cancelled"
+        case .noProviderFor(let peer):
+            "\(peer.clipped(toUTF8: 200)) cannot fetch files from this daemon (a legacy peer, or an address no key is "
+                + "known for): choose how its links are made with --provider file, url or command"
         }
     }
 }

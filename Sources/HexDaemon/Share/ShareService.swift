@@ -1,22 +1,52 @@
 import HexKit
 
+/// Who a share's links are for, which decides the provider when the request names none.
+enum ShareAudience: Sendable, Equatable {
+    /// The user's own My Hexlist.
+    case myHexlist
+    /// A peer known by its key: `peer` links can be made for it.
+    case keyedPeer(FileGrants.Recipient)
+    /// A legacy peer, or an address no key is known for, as the user reads it.
+    case unkeyedPeer(String)
+
+    var recipient: FileGrants.Recipient? {
+        if case .keyedPeer(let recipient) = self { return recipient }
+        return nil
+    }
+}
+
 /// Turns a selection of files into links through a provider, one query wrapper per request.
 struct ShareService: Sendable {
     let registry = QueryRegistry()
     let providers: [String: any LinkProvider]
-    /// The provider used when a request names none.
-    let defaultProvider: String
     let events: EventLog
 
-    init(configuration: DaemonConfiguration, events: EventLog) {
+    /// - Parameters:
+    ///   - grants: where `peer` links are granted; nil when playing a legacy peer (no `peer` provider).
+    ///   - ownerID: this device's ID, named by `peer` links.
+    init(configuration: DaemonConfiguration, grants: FileGrants?, ownerID: String, events: EventLog) {
         var providers: [String: any LinkProvider] = ["url": URLLinkProvider(), "file": FileLinkProvider()]
         if let template = configuration.linkCommand {
             providers["command"] = CommandLinkProvider(template: template, service: configuration.linkService,
                                                        timeout: configuration.linkTimeout, concurrency: configuration.linkConcurrency)
         }
+        if let grants { providers["peer"] = PeerLinkProvider(grants: grants, ownerID: ownerID) }
         self.providers = providers
-        defaultProvider = configuration.linkCommand == nil ? "file" : "command"
         self.events = events
+    }
+
+    /// The provider a request that names none gets: `peer` for a peer known by its key; else the
+    /// link command when one is configured, else `file` for My Hexlist.
+    /// - Throws: `ShareError.noProviderFor` for a peer that cannot fetch from this daemon when
+    ///   no link command is configured: a `file://` link would open nothing there.
+    func defaultProvider(for audience: ShareAudience) throws(ShareError) -> String {
+        switch audience {
+        case .keyedPeer where providers["peer"] != nil: return "peer"
+        case _ where providers["command"] != nil: return "command"
+        case .myHexlist: return "file"
+        case .keyedPeer(let recipient): throw .noProviderFor(recipient.name)
+        case .unkeyedPeer(let label): throw .noProviderFor(label)
+        }
     }
 
     /// One link per path, in selection order, gathered concurrently by child tasks.
@@ -25,8 +55,10 @@ struct ShareService: Sendable {
     /// It ends at the first failure, at `timeout`, on `cancel`, or when the calling task is
     /// cancelled (the client left); each way, the link commands still running are stopped.
     /// - Throws: `ShareError`.
-    func links(for paths: [String], query id: UUID, provider name: String?, timeout: Duration) async throws(ShareError) -> [LinkJM] {
-        let providerName = name ?? defaultProvider
+    func links(for paths: [String], query id: UUID, provider name: String?, audience: ShareAudience,
+               timeout: Duration) async throws(ShareError) -> [LinkJM] {
+        let providerName: String
+        if let name { providerName = name } else { providerName = try defaultProvider(for: audience) }
         guard let provider = providers[providerName] else { throw .unknownProvider(providerName, available: providers.keys.sorted()) }
         let (ended, ending) = AsyncStream.makeStream(of: QueryRegistry.Outcome.self, bufferingPolicy: .bufferingNewest(1))
         let opened = await registry.open(id: id, kind: .shareLinks, paths: paths) { outcome in
@@ -38,7 +70,9 @@ struct ShareService: Sendable {
         let unique = paths.uniqued()
         let outcome = await withTaskGroup(of: Void.self) { group -> QueryRegistry.Outcome? in
             for path in unique {
-                group.addTask { await answer(id, path: path, with: provider, total: unique.count) }
+                group.addTask {
+                    await answer(id, path: path, with: provider, for: audience.recipient, total: unique.count)
+                }
             }
             group.addTask { await expire(id, after: timeout) }
             // The first outcome ends the query; nil means this task was cancelled first.
@@ -72,9 +106,11 @@ struct ShareService: Sendable {
                             reason: "no answer within \(timeout) (\(progress.waiting.count) of \(progress.total) missing)")
     }
 
-    private func answer(_ id: UUID, path: String, with provider: any LinkProvider, total: Int) async {
+    private func answer(
+        _ id: UUID, path: String, with provider: any LinkProvider, for recipient: FileGrants.Recipient?, total: Int
+    ) async {
         do {
-            let link = try await provider.link(for: path)
+            let link = try await provider.link(for: path, to: recipient)
             let answered: Int
             switch await registry.answer(id, path: path, link: link) {
             case .accepted: answered = await registry.answeredCount(of: id) ?? total

@@ -67,6 +67,8 @@ public struct DaemonConfiguration: Sendable {
     public var web = WebSettings()
     /// Whether desktop notifications are raised.
     public var notify = NotifySettings()
+    /// How files are shared with peers and fetched from them.
+    public var files = FileSettings()
     /// The longest outbox lifetime `--outbox-ttl` takes: a year.
     public static let longestOutboxLifetime = 365.0 * 86_400
 
@@ -131,7 +133,8 @@ public struct DaemonConfiguration: Sendable {
         Option("link-concurrency", value: "n", help: "How many link commands run at once. Default: 4."),
         Option("link-timeout", value: "seconds", help: "How long one link command may run. Default: 30."),
     ] + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
-        + WebSettings.declared.map(\.option) + NotifySettings.declared.map(\.option) + [
+        + WebSettings.declared.map(\.option) + NotifySettings.declared.map(\.option)
+        + FileSettings.declared.map(\.option) + [
         Option("version", help: "Show the version."),
         Option("generate-manual", help: "Print the man page, hexd(8), in troff."),
         Option("help", short: "h", help: "Show this help."),
@@ -262,6 +265,7 @@ public struct DaemonConfiguration: Sendable {
         try apply(ReceiveHookSettings.declared, to: &configuration.receiveHook)
         try apply(WebSettings.declared, to: &configuration.web)
         try apply(NotifySettings.declared, to: &configuration.notify)
+        try apply(FileSettings.declared, to: &configuration.files)
         return .run(configuration)
     }
 

@@ -1,4 +1,5 @@
-/// Something the user named (a peer, a hex, an alert, a share query, an outbox entry) that matches nothing, or
+/// Something the user named (a peer, a hex, an alert, a share query, an outbox entry,
+/// a grant) that matches nothing, or
 /// more than one thing. The text is echoed clipped: it came from a client.
 enum LookupError: Error, Equatable, CustomStringConvertible {
     case noPeer(String)
@@ -20,6 +21,9 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
     /// No kept Alert has an id starting so (`alerts delete`).
     case noAlert(String)
     case ambiguousAlert(String)
+    /// No grant has an id starting so (`revoke`).
+    case noGrant(String)
+    case ambiguousGrant(String)
 
     var description: String {
         switch self {
@@ -37,6 +41,8 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
         case .ambiguousOutboxEntry(let text): "\(text.clipped(toUTF8: 80)) matches several sends in the outbox; give more of the id"
         case .noAlert(let text): "no alert \(text.clipped(toUTF8: 80)); see hexctl alerts"
         case .ambiguousAlert(let text): "\(text.clipped(toUTF8: 80)) matches several alerts; give more of the id"
+        case .noGrant(let text): "no grant \(text.clipped(toUTF8: 80)); see hexctl grants"
+        case .ambiguousGrant(let text): "\(text.clipped(toUTF8: 80)) matches several grants; give more of the id"
         }
     }
 }

@@ -35,4 +35,10 @@ public enum SenderProof: Sendable, Hashable {
     case key(fingerprint: String, deviceID: String)
     /// Plain TCP: nothing.
     case none
+
+    /// The device ID the key proved; nil over plaintext.
+    public var deviceID: String? {
+        if case .key(_, let deviceID) = self { return deviceID }
+        return nil
+    }
 }

@@ -56,8 +56,9 @@ public struct PairJM: Sendable, Hashable {
         guard let uuid = text("senderUUID"), let name = text("senderName"), let commitment = text("commitment"),
               let nonce = text("nonce"), let code = text("code") else { return nil }
         if let uuid, UUID(strict: uuid) == nil { return nil }
-        guard commitment.map({ Self.isHex($0, count: 64) }) ?? true, nonce.map({ Self.isHex($0, count: 32) }) ?? true,
-              code.map({ Self.isHex($0, count: 8) }) ?? true else { return nil }
+        guard commitment.map({ HexDigits.isHex($0, count: 64) }) ?? true,
+              nonce.map({ HexDigits.isHex($0, count: 32) }) ?? true,
+              code.map({ HexDigits.isHex($0, count: 8) }) ?? true else { return nil }
         self.init(step: step, senderUUID: uuid, senderName: name, commitment: commitment?.lowercased(), nonce: nonce?.lowercased(), code: code?.uppercased())
     }
 
@@ -73,12 +74,6 @@ public struct PairJM: Sendable, Hashable {
         writer.member("step", step.rawValue)
         writer.endObject()
         return RawJSON(compacted: writer.bytes)
-    }
-
-    private static func isHex(_ text: String, count: Int) -> Bool {
-        text.utf8.count == count && text.utf8.allSatisfy { byte in
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
-        }
     }
 }
 

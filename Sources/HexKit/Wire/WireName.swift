@@ -36,6 +36,8 @@ public struct OperationType: WireName {
     public static let ack: Self = "Ack"
     /// One step of pairing two devices' keys (`PairJM`). hexd extension; only over TLS.
     public static let pair: Self = "Pair"
+    /// Ask for the bytes of a file granted to this device (`FetchJM`). hexd extension; only over TLS.
+    public static let fetch: Self = "Fetch"
 
     /// The operations the original (1.x) app understood; anything else crashed it.
     public static let legacy: Set<Self> = [.store, .alert]
@@ -50,6 +52,10 @@ public struct JMObjectType: WireName {
     public static let hex: Self = "Hex"
     /// A PairJM, in a `Pair` envelope. hexd extension.
     public static let pair: Self = "Pair"
+    /// A FetchJM, in a `Fetch` envelope. hexd extension.
+    public static let fetch: Self = "Fetch"
+    /// A FileRangeJM, in the Ack `sending` that answers a Fetch. hexd extension.
+    public static let fileRange: Self = "FileRange"
 }
 
 /// The `service` of a link: where the link points (a cloud service, or `Unknown` for a plain URL).
