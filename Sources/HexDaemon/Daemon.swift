@@ -91,6 +91,12 @@ public enum Daemon {
                                spool: try dataDirectory.makeSpool(), logger: logger.named("on-receive"))
         }
 
+        var autoFetch: AutoFetch?
+        if let fetcher, configuration.files.autoFetchPaired {
+            autoFetch = AutoFetch(hexes: await events.watch(since: .max, kinds: [.hexReceived]), service: service,
+                                  fetcher: fetcher, logger: logger.named("fetch"))
+        }
+
         let web = try WebServer.start(configuration.web, dataDirectory: dataDirectory, handler: control.handler,
                                       events: events, boot: boot.number, logger: logger.named("web"))
         let notifier = await desktopNotifier(configuration, events: events, service: service,
@@ -103,7 +109,7 @@ public enum Daemon {
         let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")
 
-        let optional: [(any DaemonService)?] = [hook, web, notifier]
+        let optional: [(any DaemonService)?] = [hook, web, notifier, autoFetch]
         let services: [any DaemonService] = [envelopes, discovery, control, trimmer, pool, outbox]
             + optional.compactMap { $0 }
         await withTaskGroup(of: Void.self) { group in

@@ -76,17 +76,31 @@ public final class TLSStream: ByteStream {
         return TLSStream(socket: socket, engine: engine, peer: peer, peerKey: peerKey)
     }
 
+    /// Reads what is available: every record OpenSSL has whole, up to `maximumCount` bytes (at
+    /// most `Engine.batch` at a time); waits while there is none.
     public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws -> Int {
         let deadline = timeout.map { ContinuousClock.now + $0 }
+        let capacity = max(1, min(maximumCount, Engine.batch))
         while true {
-            var count = 0
-            let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumCount) { buffer -> Int32 in
-                let result = SSL_read_ex(engine.ssl, buffer.baseAddress, buffer.count, &count)
-                if result == 1 { take(UnsafeBufferPointer(rebasing: buffer[..<count])) }
-                return result
+            var failure: Int32 = 0
+            let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer -> Int in
+                // A record at a time is 16 KiB: the records already received are taken together.
+                var filled = 0
+                while filled < buffer.count {
+                    var count = 0
+                    let result = SSL_read_ex(engine.ssl, buffer.baseAddress.map { $0 + filled }, buffer.count - filled,
+                                             &count)
+                    guard result == 1 else {
+                        failure = SSL_get_error(engine.ssl, result)
+                        break
+                    }
+                    filled += count
+                }
+                if filled > 0 { take(UnsafeBufferPointer(rebasing: buffer[..<filled])) }
+                return filled
             }
-            if result == 1 { return count }
-            switch SSL_get_error(engine.ssl, result) {
+            if count > 0 { return count }
+            switch failure {
             case SSL_ERROR_ZERO_RETURN:
                 return 0
             case SSL_ERROR_WANT_READ:
@@ -107,8 +121,8 @@ public final class TLSStream: ByteStream {
         var offset = 0
         while offset < bytes.count {
             var written = 0
-            // A record at a time at most, so the encrypted bytes waiting in memory stay small.
-            let end = min(bytes.count, offset + Engine.chunk)
+            // A batch of records at a time at most, so the encrypted bytes waiting in memory stay small.
+            let end = min(bytes.count, offset + Engine.batch)
             let result = bytes[offset..<end].withUnsafeBytes { SSL_write_ex(engine.ssl, $0.baseAddress, $0.count, &written) }
             if result == 1 {
                 offset += written
@@ -139,8 +153,12 @@ public final class TLSStream: ByteStream {
 
     /// One SSL object and the two memory buffers it reads from and writes to.
     private final class Engine {
-        /// Bytes moved at a time: one TLS record's worth of plaintext.
-        static let chunk = 16_384
+        /// Plaintext moved at a time: four TLS records, so that a large write or read costs a
+        /// system call per 64 KiB, not per record; its buffers stay below malloc's mmap threshold
+        /// (`hexd_return_large_allocations`), so they do not cost a mapping each.
+        static let batch = 65_536
+        /// What a batch takes on the wire: its records' headers and tags besides.
+        static let wireBatch = batch + 1_024
 
         let ssl: OpaquePointer
         /// What arrived from the socket, for OpenSSL to read.
@@ -185,7 +203,7 @@ public final class TLSStream: ByteStream {
         /// Writes everything OpenSSL has produced to the socket.
         func flush(to socket: Socket, deadline: ContinuousClock.Instant?) async throws {
             while hexd_bio_pending(outgoing) > 0 {
-                var bytes = [UInt8](repeating: 0, count: min(hexd_bio_pending(outgoing), Self.chunk + 1_024))
+                var bytes = [UInt8](repeating: 0, count: min(hexd_bio_pending(outgoing), Self.wireBatch))
                 let count = BIO_read(outgoing, &bytes, Int32(bytes.count))
                 guard count > 0 else { return }
                 try await socket.write(Array(bytes.prefix(Int(count))), timeout: try remaining(until: deadline))
@@ -195,7 +213,7 @@ public final class TLSStream: ByteStream {
         /// Reads what the socket has (waiting for it) into OpenSSL's buffer; false at the end of
         /// the stream.
         func fill(from socket: Socket, deadline: ContinuousClock.Instant?) async throws -> Bool {
-            let count = try await socket.read(maximumCount: Self.chunk + 1_024, timeout: try remaining(until: deadline)) { bytes in
+            let count = try await socket.read(maximumCount: Self.wireBatch, timeout: try remaining(until: deadline)) { bytes in
                 _ = BIO_write(incoming, bytes.baseAddress, Int32(bytes.count))
             }
             return count > 0

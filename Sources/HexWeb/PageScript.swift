@@ -79,12 +79,58 @@ function swatch(color) {
   return element;
 }
 
-function linkItem(link) {
+// A link of a hex: clickable for http, https and mailto; a file a peer shared (hexd://) gets a
+// Download button that has the daemon fetch it (number: the link's place in the hex, from 1).
+function linkItem(link, number, hexID) {
   const href = safeURL(link.url);
   const label = link.linkDescription ? link.linkDescription + " — " : "";
+  if (link.url.startsWith("hexd://")) {
+    const progress = el("span", { class: "fetch-state" });
+    const button = el("button", { type: "button", "data-action": "download",
+      onclick: () => download(hexID, number, button, progress) }, "Download");
+    return el("li", { "data-link": number }, label, el("span", { class: "inert", title: "a file shared with you" },
+      "shared file"), " ", button, " ", progress);
+  }
   const target = href ? el("a", { href, target: "_blank", rel: "noopener noreferrer" }, link.url)
     : el("span", { class: "inert", title: "not opened: only http, https and mailto links are" }, link.url);
   return el("li", {}, label, target);
+}
+
+// Has the daemon fetch one shared file, showing its progress as the answer's lines stream in.
+async function download(hexID, number, button, state) {
+  button.disabled = true;
+  state.textContent = "starting…";
+  state.dataset.state = "fetching";
+  const shown = (report) => {
+    state.dataset.state = report.state;
+    if (report.state === "fetched") state.textContent = "saved to " + report.path;
+    else if (report.state === "failed") state.textContent = report.message ?? "failed";
+    else if (report.size) state.textContent = Math.floor(report.received * 100 / report.size) + " %";
+  };
+  try {
+    const response = await fetch("/control", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ command: "fetch", id: hexID, numbers: [number] }),
+    });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let pending = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      pending += decoder.decode(value, { stream: true });
+      const lines = pending.split("\n");
+      pending = lines.pop();
+      for (const line of lines.filter((line) => line.length > 0)) {
+        const answer = JSON.parse(line);
+        if (answer.fetch) shown(answer.fetch);
+      }
+    }
+  } catch {
+    state.dataset.state = "failed";
+    state.textContent = "no answer from the daemon";
+  }
+  button.disabled = false;
 }
 
 // One hex of the inbox or My Hexlist; its links appear when it is opened.
@@ -98,7 +144,7 @@ function hexItem(summary, location) {
   const open = async () => {
     const [answer] = await control({ command: "inbox.show", id: summary.id });
     if (!answer?.ok) return problem(answer);
-    links.replaceChildren(...answer.hex.links.map(linkItem));
+    links.replaceChildren(...answer.hex.links.map((link, index) => linkItem(link, index + 1, summary.id)));
     item.classList.remove("unchecked");
     refreshStatus();
   };

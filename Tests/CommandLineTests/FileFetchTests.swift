@@ -269,6 +269,37 @@ extension ProcessTests {
             #expect(try await Self.sha256(disk.file("archive.tar")) == (try await Self.sha256(original)))
         }
 
+        /// `--auto-fetch paired`: a paired peer's files land without asking; a stranger's wait.
+        @Test func filesOfAPairedPeerAreFetchedAtOnce() async throws {
+            let work = try TemporaryDirectory()
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let folder = work.file("downloads")
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port,
+                                                extraArguments: ["--auto-fetch", "paired", "--downloads", folder])
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            let bob = try await DaemonProcess(name: "Bob", discoveryPort: port)
+            for sender in [ada, bob] {
+                try await waitUntil("\(sender.name) lists Grace", timeout: .seconds(10)) {
+                    try await sender.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" }
+                }
+            }
+            #expect(try await ada.hexctlJSON(TrustReport.self, ["pair", "grace"]).code != nil)
+            #expect(try await grace.hexctlJSON(TrustReport.self, ["pair", "--accept", "ada"]).trust == .paired)
+            for name in ["from-bob.txt", "from-ada.txt"] {
+                #expect(FileManager.default.createFile(atPath: work.file(name), contents: Data(name.utf8)))
+            }
+            // Bob's hex comes first: by the time Ada's file has landed, Bob's was passed over.
+            _ = try await Self.share([work.file("from-bob.txt")], from: bob, to: grace)
+            _ = try await Self.share([work.file("from-ada.txt")], from: ada, to: grace)
+            try await waitUntil("Ada's file lands by itself", timeout: .seconds(20)) {
+                FileManager.default.fileExists(atPath: folder + "/from-ada.txt")
+            }
+            #expect(try String(contentsOfFile: folder + "/from-ada.txt", encoding: .utf8) == "from-ada.txt")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/from-bob.txt"), "a stranger's file waits")
+            let events = try await grace.events { $0.contains { $0.kind == .fileFetched } }
+            #expect(events.first { $0.kind == .fileFetched }?.message == folder + "/from-ada.txt")
+        }
+
         /// A legacy peer cannot fetch from this daemon: a share to it must say how links are made.
         @Test func aShareToALegacyPeerNamesTheProvider() async throws {
             let work = try TemporaryDirectory()

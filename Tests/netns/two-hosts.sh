@@ -3,6 +3,9 @@
 # broadcast (255.255.255.255 and the interface's directed broadcast) and the default ports:
 # they discover each other, one sends the other a hex, the Ack comes back, and a killed host
 # leaves the other's table within three announce intervals (plus 0.5 s for hexctl to report it).
+# A file shared across the bridge is fetched, the fetching host killed (-9) halfway and restarted,
+# and the fetch goes on from the partial file (host-a serves at most 16 MiB a second, so that
+# there is a halfway to stop at).
 # Each check is counted; the last line says how many passed and failed. Touches only the namespaces it makes
 # (10.250.0.0/24 exists only inside them); everything is removed on exit. Every wait is bounded.
 #
@@ -55,9 +58,15 @@ for host in a b; do
 done
 
 interval=0.5
-for host in a b; do
+start_host() {
+    local host=$1
+    local pace=()
+    if [ "$host" = a ]; then pace=(--max-send-rate 16MiB); fi
     ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" --announce-interval "$interval" \
-        2>"$work/$host.log" &
+        "${pace[@]}" 2>>"$work/$host.log" &
+}
+for host in a b; do
+    start_host "$host"
     pids+=($!)
 done
 ctl() { local host=$1; shift; HEXD_DATA_DIR="$work/$host" ip netns exec "$tag-$host" "$bin/hexctl" "$@"; }
@@ -109,6 +118,31 @@ echo "$out" | grep -q "^stored by host-b" || fail "no Ack stored: $out"
 pass "host-a sent a hex and host-b acknowledged it: $out"
 ctl b inbox | grep -q '"across the bridge"  from "host-a"' || fail "host-b's inbox lacks the hex"
 pass "host-b's inbox lists the hex from host-a"
+
+# A file shared across the bridge; host-b killed (-9) while fetching it, restarted, resumes.
+head -c 48M /dev/urandom >"$work/film.bin"
+ctl a share --to host-b -d "a film" "$work/film.bin" >/dev/null || fail "host-a could not share the file"
+hex=$(ctl b inbox --json | python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["id"])')
+ctl b fetch "$hex" --downloads "$work/dl" >"$work/first-fetch.txt" 2>&1 &
+fetcher=$!
+held=0
+for _ in $(seq 200); do
+    held=$(stat -c %s "$work"/dl/*.part 2>/dev/null || echo 0)
+    [ "$held" -ge $((12 << 20)) ] && break
+    sleep 0.05
+done
+[ "$held" -ge $((12 << 20)) ] || fail "the fetch did not reach 12 MiB within 10 s (held $held bytes)"
+kill -KILL "${pids[1]}"
+wait "${pids[1]}" 2>/dev/null || true
+wait "$fetcher" && fail "the fetch succeeded although its daemon was killed: $(cat "$work/first-fetch.txt")"
+start_host b
+pids[1]=$!
+for _ in $(seq 100); do ctl b peers 2>/dev/null | grep -q host-a && break; sleep 0.1; done
+resumed=$(ctl b fetch "$hex" --downloads "$work/dl" --json | tail -1) || fail "the resumed fetch failed: $resumed"
+from=$(echo "$resumed" | python3 -c 'import json, sys; r = json.load(sys.stdin); print(r.get("resumedFrom", 0))')
+[ "$from" -ge $((12 << 20)) ] || fail "the fetch started over instead of resuming: $resumed"
+[ "$(sha256sum <"$work/film.bin")" = "$(sha256sum <"$work/dl/film.bin")" ] || fail "the fetched file differs"
+pass "host-b, killed while fetching, resumed from byte $from of 48 MiB across the bridge; the file is whole"
 
 # host-a's own event tells when host-b left: no polling delay in the measure. No peer was lost
 # before, so the watch ends at this one.

@@ -3,7 +3,8 @@
 headless Chromium through `hexctl open`, driven by Playwright.
 
 Checks that a hex sent by the other daemon appears without a reload; that check, save and delete
-work from the page and `hexctl inbox` agrees; that a send from the page is acked; that a pairing
+work from the page and `hexctl inbox` agrees; that a send from the page is acked; that a file
+shared with the page's daemon is fetched by its Download button; that a pairing
 request shows its code, Decline drops it and Accept pairs both sides; that hostile text stays
 inert text; that the page says when it lost the daemon and comes back by itself; and that
 requests without the cookie, with a foreign Host or Origin, with an oversized head, and slowloris
@@ -43,7 +44,7 @@ def status_of(answer):
 
 def main(run):
     discovery = free_udp_port()
-    ada_options = ["--max-string", "200000", "--notify", "off"]
+    ada_options = ["--max-string", "200000", "--notify", "off", "--downloads", f"{run.work}/ada-downloads"]
     ada = run.start("Ada", discovery, ada_options + ["--web", "127.0.0.1:0"], ready="web.address")
     grace = run.start("Grace", discovery, ["--notify", "off", "--web", "127.0.0.1:0"], ready="web.address")
     ada_address = open(f"{ada}/web.address").read().strip()
@@ -175,6 +176,20 @@ def main(run):
         run.check(not bad, f"links with a forbidden scheme: {bad}")
         run.check(page.locator('#inbox-list img, #inbox-list svg, #inbox-list script').count() == 0,
                   "markup from a peer became elements")
+
+        # A file Grace shares arrives as a link only Ada's key can fetch; Download fetches it.
+        shared = f"{run.work}/shared notes.txt"
+        with open(shared, "w") as notes:
+            notes.write("notes from Grace\n")
+        shared_answer = run.hexctl(grace, "share", "--to", "Ada", "-d", "Shared notes", shared, "--json")
+        shared_id = json.loads(shared_answer.stdout.strip().splitlines()[-1])["hexID"]
+        shared_item = page.locator(f'#inbox-list [data-hex-id="{shared_id}"]')
+        expect(shared_item).to_be_visible(timeout=5000)
+        shared_item.locator('[data-action="open"]').click()
+        shared_item.locator('[data-action="download"]').click()
+        landed = f"{run.work}/ada-downloads/shared notes.txt"
+        expect(shared_item.locator('.fetch-state[data-state="fetched"]')).to_contain_text(landed, timeout=15000)
+        run.check(open(landed).read() == "notes from Grace\n", "Download on the page did not fetch the file")
 
         # Visibility from the page: hexctl agrees, and a change made elsewhere shows live.
         page.select_option("#visibility", "hidden")
