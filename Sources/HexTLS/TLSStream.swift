@@ -213,7 +213,8 @@ public final class TLSStream: ByteStream {
         /// Reads what the socket has (waiting for it) into OpenSSL's buffer; false at the end of
         /// the stream.
         func fill(from socket: Socket, deadline: ContinuousClock.Instant?) async throws -> Bool {
-            let count = try await socket.read(maximumCount: Self.wireBatch, timeout: try remaining(until: deadline)) { bytes in
+            let timeout = try remaining(until: deadline)
+            let count = try await socket.read(maximumCount: Self.wireBatch, timeout: timeout) { bytes in
                 _ = BIO_write(incoming, bytes.baseAddress, Int32(bytes.count))
             }
             return count > 0

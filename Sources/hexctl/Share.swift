@@ -7,17 +7,20 @@ import Glibc
 let shareCommands = [
     Command("share", "<file> ...", arguments: [("file", "A file to share (a relative path is taken from here), or with --provider url a URL.")], summary: "Turn files into a hex of share links, one per file, and send it to a peer or save it.",
             details: """
-                Each file goes through a link provider in the daemon: 'file' (a file:// link; the file must
-                exist), 'url' (the arguments are URLs already), or 'command' (the daemon's --link-command,
-                for example a cloud tool that prints a public link). The default is 'command' when the daemon
-                has one, else 'file'. Links are gathered concurrently and kept in the order given; if any file
-                fails, nothing is sent or saved and the error names the file. On a terminal, progress is shown
-                when it takes more than a moment (never with --json).
+                Each file goes through a link provider in the daemon: 'peer' (the file stays where it is,
+                hashed and granted to the one peer the hex goes to, which fetches it with 'hexctl fetch';
+                see 'hexctl grants' and 'hexctl revoke'), 'file' (a file:// link; the file must exist),
+                'url' (the arguments are URLs already), or 'command' (the daemon's --link-command, for
+                example a cloud tool that prints a public link). The default is 'peer' with --to a current
+                peer; to a legacy peer, 'command' when the daemon has one (else name a provider); with
+                --save, 'command' when the daemon has one, else 'file'. Links are gathered concurrently and
+                kept in the order given; if any file fails, nothing is sent or saved and the error names the
+                file. On a terminal, progress is shown when it takes more than a moment (never with --json).
 
                 With --to, the hex is sent as 'hexctl send' sends: \(queueingHelp)
                 """,
             options: [
-                Option("provider", value: "name", help: "url, file or command."),
+                Option("provider", value: "name", help: "peer, file, url or command."),
                 Option("to", value: "peer", help: "Send the hex to this peer (name, UUID prefix or HOST:PORT)."),
                 Option("save", help: "Save the hex to My Hexlist instead."),
                 Option("description", value: "text", short: "d", help: "The hex's description."),
