@@ -99,11 +99,24 @@ public final class DiskFile: @unchecked Sendable {
         guard fdatasync(descriptor) == 0 else { throw DiskFileError("sync \(path)") }
     }
 
-    /// Gives the file a second name, `path`, failing if that name is taken: a file appears whole
-    /// and nothing is ever overwritten (`rename` would replace what is there).
-    /// - Throws: `DiskFileError` (`isTaken` when `path` exists).
-    public func link(as newPath: String) throws(DiskFileError) {
-        guard Glibc.link(path, newPath) == 0 else { throw DiskFileError("name \(path) as \(newPath)") }
+    /// Gives the file the name `newPath`, failing if that name is taken, so that nothing is ever
+    /// overwritten (`rename` alone would replace what is there): a second link, where the file
+    /// system has them (the first name stays until removed); else (FAT, exFAT, some network file
+    /// systems) the name is claimed by a file made exclusively, and the file renamed onto it.
+    /// - Throws: `DiskFileError` (`isTaken` when `newPath` exists).
+    public func name(as newPath: String) throws(DiskFileError) {
+        if Glibc.link(path, newPath) == 0 { return }
+        guard [EPERM, EOPNOTSUPP, EMLINK, ENOSYS].contains(errno) else {
+            throw DiskFileError("name \(path) as \(newPath)")
+        }
+        let claim = open(newPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard claim >= 0 else { throw DiskFileError("name \(path) as \(newPath)") }
+        close(claim)
+        guard rename(path, newPath) == 0 else {
+            let error = DiskFileError("name \(path) as \(newPath)")
+            unlink(newPath)
+            throw error
+        }
     }
 
     /// Removes a file's name; none there is no error.

@@ -269,6 +269,28 @@ extension ProcessTests {
             #expect(try await Self.sha256(disk.file("archive.tar")) == (try await Self.sha256(original)))
         }
 
+        /// On exFAT (no hard links) a file still takes its name only whole, and never another's.
+        @Test func aFileLandsWholeOnADiskWithoutHardLinks() async throws {
+            let work = try TemporaryDirectory()
+            let disk = try await LoopDisk(image: work.file("exfat.img"), formatting: 32, as: .exfat)
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            // A floor a 32 MiB disk can keep.
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port,
+                                                extraArguments: ["--min-free", "1MiB"])
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) {
+                try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" }
+            }
+            try await Self.randomFile(work.file("scan.pdf"), mebibytes: 4)
+            let hex = try await Self.share([work.file("scan.pdf")], from: ada, to: grace)
+            for expected in ["scan.pdf", "scan (1).pdf"] {
+                let fetched = try await Self.fetch(hex.id.uuidString, ["--downloads", disk.path], by: grace)
+                #expect(fetched.status == 0 && fetched.reports.last?.path == disk.file(expected), "\(fetched)")
+                #expect(try await Self.sha256(disk.file(expected)) == (try await Self.sha256(work.file("scan.pdf"))))
+            }
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: disk.path)) == ["scan.pdf", "scan (1).pdf"])
+        }
+
         /// `--auto-fetch paired`: a paired peer's files land without asking; a stranger's wait.
         @Test func filesOfAPairedPeerAreFetchedAtOnce() async throws {
             let work = try TemporaryDirectory()

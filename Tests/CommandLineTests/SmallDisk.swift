@@ -50,34 +50,48 @@ final class SmallDisk {
     }
 }
 
-/// An ext4 filesystem in an image file, on a loop device mounted on a fresh directory (root):
-/// a disk whose blocks the test can copy as they stand, without what only the page cache holds.
+/// A filesystem in an image file, on a loop device mounted on a fresh directory (root): a disk
+/// whose blocks the test can copy as they stand, without what only the page cache holds, or one
+/// of another kind than the machine's (exFAT, through FUSE, which has no hard links).
 final class LoopDisk {
+    /// The filesystem an image is made with.
+    enum Format: String {
+        case ext4, exfat
+    }
+
     let directory: TemporaryDirectory
     let image: String
     private var device: String?
     var path: String { directory.path }
 
-    /// Mounts `image`, first made as an empty ext4 filesystem of `mebibytes` when given.
-    init(image: String, formatting mebibytes: Int? = nil) async throws {
+    /// Mounts `image`, first made as an empty filesystem of `mebibytes` when given.
+    init(image: String, formatting mebibytes: Int? = nil, as format: Format = .ext4) async throws {
         try ExternalTool.requireRoot()
         let losetup = try ExternalTool.require("losetup")
         self.image = image
         directory = try TemporaryDirectory()
         if let mebibytes {
-            let mkfs = try ExternalTool.require("mkfs.ext4")
+            let mkfs = try ExternalTool.require("mkfs." + format.rawValue)
             let descriptor = open(image, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
             defer { if descriptor >= 0 { close(descriptor) } }
             try #require(descriptor >= 0 && ftruncate(descriptor, off_t(mebibytes) << 20) == 0, "make \(image)")
-            let made = try await PackageExecutable.run(mkfs, ["-q", "-F", image])
-            try #require(made.status == 0, "mkfs.ext4: \(made.standardError)")
+            let made = try await PackageExecutable.run(mkfs, format == .ext4 ? ["-q", "-F", image] : [image])
+            try #require(made.status == 0, "mkfs.\(format.rawValue): \(made.standardError)")
         }
         let attached = try await PackageExecutable.run(losetup, ["-f", "--show", image])
         try #require(attached.status == 0, "losetup: \(attached.standardError)")
         let device = attached.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         self.device = device
-        try #require(mount(device, directory.path, "ext4", 0, nil) == 0,
-                     "mount \(device): \(String(cString: strerror(errno)))")
+        switch format {
+        case .ext4:
+            try #require(mount(device, directory.path, "ext4", 0, nil) == 0,
+                         "mount \(device): \(String(cString: strerror(errno)))")
+        case .exfat:
+            // The kernel here has no exFAT of its own: the FUSE driver mounts it, and goes on in the background.
+            let mounted = try await PackageExecutable.run(try ExternalTool.require("mount.exfat-fuse"),
+                                                          [device, directory.path])
+            try #require(mounted.status == 0, "mount.exfat-fuse: \(mounted.standardError)")
+        }
     }
 
     /// Unmounts the filesystem and frees the loop device.

@@ -67,7 +67,7 @@ struct DownloadsFolder: Sendable {
         for number in 0..<Self.maximumNumbered {
             let candidate = path + "/" + (number == 0 ? name : SafeFileName.numbered(name, number))
             do {
-                try file.link(as: candidate)
+                try file.name(as: candidate)
                 return candidate
             } catch where error.isTaken {
                 continue

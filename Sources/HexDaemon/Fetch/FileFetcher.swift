@@ -2,6 +2,7 @@ import HexControl
 import HexKit
 import HexNet
 import HexTLS
+import Synchronization
 
 /// Fetches files peers granted to this device (`hexd://` links) into a downloads folder, over
 /// TLS to the key the link names: into a partial file first, resumed from what it verifiably
@@ -13,6 +14,24 @@ struct FileFetcher: Sendable {
     let defaultFolder: DownloadsFolder
     let events: EventLog
     let logger: Logger
+    /// The grants being fetched now: a second fetch of one would write the same partial file.
+    private let underWay = UnderWay()
+
+    init(sender: SendService, configuration: DaemonConfiguration, defaultFolder: DownloadsFolder, events: EventLog,
+         logger: Logger) {
+        self.sender = sender
+        self.configuration = configuration
+        self.defaultFolder = defaultFolder
+        self.events = events
+        self.logger = logger
+    }
+
+    private final class UnderWay: Sendable {
+        private let grants = Mutex<Set<String>>([])
+        /// Marks `grant` fetched now; false when it is already.
+        func begin(_ grant: String) -> Bool { grants.withLock { $0.insert(grant).inserted } }
+        func end(_ grant: String) { grants.withLock { _ = $0.remove(grant) } }
+    }
 
     /// Bytes read from the connection at a time.
     static let chunk = 1 << 20
@@ -67,11 +86,8 @@ struct FileFetcher: Sendable {
             report.state = .failed
             report.message = error.description
             report.milliseconds = (ContinuousClock.now - start).inSeconds * 1_000
-            // A partial file that holds nothing is no help to a resume: it goes (a refusal leaves none).
             let partial = folder.partialPath(for: peerLink)
-            if let held = try? DiskFile.reading(partial).status().size {
-                if held > 0 { report.path = partial } else { DiskFile.remove(partial) }
-            }
+            if let held = try? DiskFile.reading(partial).status().size, held > 0 { report.path = partial }
             logger.warning("cannot fetch \(name) of hex \(hex.id.shortText): \(error)")
             await events.publish(.fetchFailed, peerUUID: hex.senderUUID, peer: hex.senderName, id: hex.id.uppercaseText,
                                  message: "\(name): \(error)")
@@ -86,6 +102,10 @@ struct FileFetcher: Sendable {
         _ link: PeerFileLink, into folder: DownloadsFolder, progress: Progress
     ) async throws(FetchError) -> Fetched {
         let name = SafeFileName.make(from: link.name)
+        guard underWay.begin(link.grant) else {
+            throw FetchError(.unreachable, "\(name) is being fetched already; this fetch did not start")
+        }
+        defer { underWay.end(link.grant) }
         let partialPath = folder.partialPath(for: link)
         let partial: DiskFile
         do {
@@ -94,6 +114,8 @@ struct FileFetcher: Sendable {
         } catch {
             throw FetchError(.local, "cannot write in \(folder.path): \(error)")
         }
+        // A partial file that holds nothing is no help to a resume: it goes (a refusal leaves none).
+        defer { if (try? partial.status().size) == 0 { DiskFile.remove(partialPath) } }
         let channel = try await open(link)
         defer { channel.finish() }
         do {
@@ -223,9 +245,10 @@ struct FileFetcher: Sendable {
         let room = Int64(space.free) - Int64(floor)
         let wanted = min(bytes, Self.roomCheckBytes)
         guard room < wanted else { return }
+        let kept = held > 0 ? "; \(held) bytes are kept in the partial file" : ""
         throw FetchError(.noRoom, "\(folder.path) has \(ByteCount.text(max(space.free, 0))) free, at the floor of "
-                         + "\(ByteCount.text(floor)) (--min-free); \(held) bytes are kept in the partial file: free "
-                         + "some space and fetch again to resume")
+                         + "\(ByteCount.text(floor)) (--min-free)\(kept): free some space and fetch again"
+                         + (held > 0 ? " to resume" : ""))
     }
 
     /// How long the owner may take to answer a Fetch: it hashes the bytes before the offset

@@ -157,9 +157,10 @@ final class EnvelopeServer: DaemonService {
                     // A file's bytes follow the replies owed before its Fetch, and the lines after
                     // it wait for the whole file.
                     if let fetch = round.fetch, let files {
-                        let served = await files.serve(fetch, from: proof.deviceID, on: connection, remote: remote)
+                        let served = await files.serve(fetch, from: proof.deviceID, on: connection, remote: remote) {
+                            connections.progressed(socket)
+                        }
                         guard served else { return }
-                        connections.progressed(socket)
                     }
                     pending = round.rest
                 }

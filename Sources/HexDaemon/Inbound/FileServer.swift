@@ -16,11 +16,14 @@ struct FileServer: Sendable {
     static let minimumBytesPerSecond: Int64 = 256 * 1024
 
     /// Answers `envelope` (a Fetch) on `connection`.
-    /// - Parameter deviceID: the key the connection proved; nil over plaintext.
+    /// - Parameters:
+    ///   - deviceID: the key the connection proved; nil over plaintext.
+    ///   - progressed: told as each chunk leaves, so that a connection carrying a file is never
+    ///     taken for one that sits idle (the connection cap closes those first).
     /// - Returns: false when the connection can no longer carry lines (a write failed or the
     ///   file could not be sent whole): it must be closed.
     func serve(_ envelope: Envelope, from deviceID: String?, on connection: StreamConnection,
-               remote: String) async -> Bool {
+               remote: String, progressed: () -> Void) async -> Bool {
         guard let request = envelope.fetch else {
             return await reply(.invalid, "a Fetch needs a jmObject of type Fetch with a grant id (and prefixSHA256 "
                                + "with an offset)", to: envelope, on: connection)
@@ -36,12 +39,13 @@ struct FileServer: Sendable {
                            "refused a fetch of \(request.grant.prefix(8)) by \(remote): \(reason)")
             return await reply(status, reason, to: envelope, on: connection)
         case .serve(let grant, let file, let offset):
-            return await send(grant, file, from: offset, answering: envelope, on: connection, remote: remote)
+            return await send(grant, file, from: offset, answering: envelope, on: connection, remote: remote,
+                              progressed: progressed)
         }
     }
 
     private func send(_ grant: FileGrant, _ file: DiskFile, from offset: Int64, answering envelope: Envelope,
-                      on connection: StreamConnection, remote: String) async -> Bool {
+                      on connection: StreamConnection, remote: String, progressed: () -> Void) async -> Bool {
         let range = FileRangeJM(name: grant.name, size: grant.size, sha256: grant.sha256, offset: offset,
                                 length: grant.size - offset)
         let start = ContinuousClock.now
@@ -61,6 +65,7 @@ struct FileServer: Sendable {
                 try await connection.stream.write(read == chunk.bytes.count ? chunk.bytes : Array(chunk.bytes[..<read]),
                                                   timeout: max(deadline - .now, .milliseconds(1)))
                 position += Int64(read)
+                progressed()
             }
         } catch {
             logger.info("stopped sending \(grant.name) to \(grant.recipientName) (\(remote)) at byte \(position) "
