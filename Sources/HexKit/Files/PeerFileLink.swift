@@ -61,20 +61,12 @@ public struct PeerFileLink: Sendable, Hashable {
                 bytes.append(byte)
                 continue
             }
-            guard let high = iterator.next().flatMap(Self.digit), let low = iterator.next().flatMap(Self.digit) else {
+            guard let high = iterator.next().flatMap(HexDigits.value(of:)),
+                  let low = iterator.next().flatMap(HexDigits.value(of:)) else {
                 return nil
             }
             bytes.append(high << 4 | low)
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func digit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

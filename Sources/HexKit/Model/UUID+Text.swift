@@ -43,7 +43,7 @@ extension UUID {
                 guard character == UInt8(ascii: "-") else { return nil }
                 continue
             }
-            guard let value = Self.hexValue(character) else { return nil }
+            guard let value = HexDigits.value(of: character) else { return nil }
             if let first = high {
                 bytes.append(first << 4 | value)
                 high = nil
@@ -62,15 +62,6 @@ extension UUID {
 
     /// The first 8 hex digits: enough to tell peers apart at a glance, shown beside every name.
     public var shortText: String { String(uppercaseText.prefix(8)) }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 extension String {

@@ -137,13 +137,3 @@ extension Envelope {
         return FileRangeJM(raw)
     }
 }
-
-/// Checks of hex-digit text, as ids and digests are written on the wire.
-enum HexDigits {
-    static func isHex(_ text: String, count: Int) -> Bool {
-        text.utf8.count == count && text.utf8.allSatisfy { byte in
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
-        }
-    }
-}
