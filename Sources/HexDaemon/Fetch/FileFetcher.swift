@@ -96,7 +96,8 @@ struct FileFetcher: Sendable {
     }
 
     /// Fetches `link` into `folder`.
-    /// - Parameter progress: told as bytes land (every few MiB), and once the owner said the size.
+    /// - Parameter progress: told once the owner said the size, then as bytes land (at most five times a
+    ///   second).
     /// - Throws: `FetchError`; the partial file is kept unless its bytes proved wrong.
     func fetch(
         _ link: PeerFileLink, into folder: DownloadsFolder, progress: Progress

@@ -29,8 +29,9 @@ struct FileServer: Sendable {
                                + "with an offset)", to: envelope, on: connection)
         }
         if let deviceID, !grants.slots.take(for: deviceID) {
-            return await reply(.busy, "\(grants.slots.perPeer) files are being sent to this key already; "
-                               + "try again when one is done", to: envelope, on: connection)
+            return await reply(.busy, "this daemon sends at most \(grants.slots.perPeer) files to one key and "
+                               + "\(grants.slots.total) in all at once; try again when one is done",
+                               to: envelope, on: connection)
         }
         defer { if let deviceID { grants.slots.release(for: deviceID) } }
         switch await grants.answer(request, from: deviceID) {
