@@ -36,12 +36,26 @@ public enum Daemon {
                            + "Peers that pinned its key move their pins to the new ID at the next TLS contact")
         }
         let envelopeListener = try StreamListener.tcp(port: configuration.tcpPort)
+        var envelopeListeners = [envelopeListener]
+        do {
+            envelopeListeners.append(try StreamListener.tcp(address: .anyV6, port: envelopeListener.port))
+        } catch {
+            logger.info("envelopes are taken over IPv4 only: no IPv6 listener on port \(envelopeListener.port) "
+                        + "(\(error))")
+        }
         let datagrams = try DatagramSocket(port: configuration.discoveryPort)
+        var datagrams6: DatagramSocket?
+        do {
+            datagrams6 = try DatagramSocket(address: .anyV6, port: datagrams.port)
+        } catch {
+            logger.info("discovery is IPv4 only: no IPv6 socket on UDP port \(datagrams.port) (\(error))")
+        }
         let controlListener = try StreamListener.unix(path: controlPath)
         let events = EventLog()
         let boot = try await service.nextBootNumber()
         if !boot.stored { logger.warning("cannot store this start's number (\(boot.number)): is the disk full?") }
-        let discovery = Discovery(socket: datagrams, configuration: configuration, identity: service.identity,
+        let discovery = Discovery(socket: datagrams, socket6: datagrams6, configuration: configuration,
+                                  identity: service.identity,
                                   signer: tls?.identity, boot: boot.number, tcpPort: envelopeListener.port,
                                   events: events, service: service, logger: logger.named("discovery"),
                                   visibility: try await service.visibility())
@@ -70,7 +84,7 @@ public enum Daemon {
             FileFetcher(sender: sender, configuration: configuration, defaultFolder: DownloadsFolder(path: downloads),
                         events: events, logger: logger.named("fetch"))
         }
-        let envelopes = EnvelopeServer(listener: envelopeListener, service: service, discovery: discovery,
+        let envelopes = EnvelopeServer(listeners: envelopeListeners, service: service, discovery: discovery,
                                        pairing: pairing, files: fileServer, events: events,
                                        configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
         let outbox = Outbox(store: service, sender: sender, events: events, configuration: configuration, logger: logger.named("outbox"))

@@ -1,43 +1,67 @@
 import Glibc
 
-/// A UDP socket for broadcast discovery.
+/// A UDP socket for discovery: IPv4 with broadcast, or IPv6 (IPv6 only) with link-local multicast.
 ///
 /// Bound with `SO_REUSEADDR` and `SO_REUSEPORT`, so several daemons on one host can share the
-/// discovery port: each receives every broadcast, while a unicast reaches only one of them.
+/// discovery port: each receives every broadcast and multicast, while a unicast reaches only one
+/// of them.
 public final class DatagramSocket: Sendable {
     public let socket: Socket
 
     /// A datagram as received.
     public struct Datagram: Sendable {
         public let bytes: [UInt8]
-        public let sender: IPv4Address
+        /// Where it came from; an IPv6 link-local sender with the interface it arrived on.
+        public let sender: IPAddress
         public let senderPort: UInt16
         /// The datagram was longer than the receive limit and has been cut to it.
         public let truncated: Bool
     }
 
-    /// Binds `address`:`port` (port 0 picks a free one) with broadcast allowed.
-    public init(address: IPv4Address = .any, port: UInt16) throws(SocketError) {
-        socket = try Socket(domain: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+    /// Binds `address`:`port` (port 0 picks a free one): IPv4 with broadcast allowed; IPv6 for
+    /// IPv6 alone, its multicast looped back to the host's other daemons and never routed (hop
+    /// limit 1).
+    public init(address: IPAddress = .anyV4, port: UInt16) throws(SocketError) {
+        socket = try Socket(domain: address.family, type: Int32(SOCK_DGRAM.rawValue))
         try socket.setOption(SO_REUSEADDR)
         try socket.setOption(SO_REUSEPORT)
-        try socket.setOption(SO_BROADCAST)
+        switch address {
+        case .v4:
+            try socket.setOption(SO_BROADCAST)
+        case .v6:
+            let ipv6 = Int32(IPPROTO_IPV6)
+            try socket.setOption(IPV6_V6ONLY, level: ipv6)
+            try socket.setOption(IPV6_MULTICAST_HOPS, level: ipv6, 1)
+            try socket.setOption(IPV6_MULTICAST_LOOP, level: ipv6, 1)
+        }
         try socket.bind(address, port: port)
     }
 
     public var port: UInt16 { socket.localPort }
 
-    /// Sends one datagram. A full send buffer drops it (discovery repeats itself) and is not
-    /// an error; anything else is.
-    public func send(_ bytes: [UInt8], to address: IPv4Address, port: UInt16) throws(SocketError) {
-        var destination = address.socketAddress(port: port)
-        let sent = withUnsafePointer(to: &destination) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bytes.withUnsafeBytes { sendto(socket.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    /// Joins the IPv6 multicast `group` on the interface with index `interface` (an IPv6 socket);
+    /// joining again where it is joined already is no error.
+    public func join(_ group: IPv6Address, interface: UInt32) throws(SocketError) {
+        var request = ipv6_mreq()
+        withUnsafeMutableBytes(of: &request.ipv6mr_multiaddr) { $0.copyBytes(from: group.bytes) }
+        request.ipv6mr_interface = interface
+        let result = setsockopt(socket.descriptor, Int32(IPPROTO_IPV6), IPV6_JOIN_GROUP, &request,
+                                socklen_t(MemoryLayout<ipv6_mreq>.size))
+        guard result == 0 || errno == EADDRINUSE else { throw SocketError("join \(group) on interface \(interface)") }
+    }
+
+    /// Sends one datagram (to an IPv6 multicast group: out of the interface its scope names). A
+    /// full send buffer drops it (discovery repeats itself) and is not an error; anything else is.
+    public func send(_ bytes: [UInt8], to address: IPAddress, port: UInt16) throws(SocketError) {
+        let sent = address.withSocketAddress(port: port) { socketAddress, length in
+            bytes.withUnsafeBytes {
+                sendto(socket.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, length)
             }
         }
         guard sent < 0 else { return }
-        guard errno == EAGAIN || errno == EWOULDBLOCK else { throw SocketError("send a datagram to \(address):\(port)") }
+        guard errno == EAGAIN || errno == EWOULDBLOCK else {
+            throw SocketError("send a datagram to \(Endpoint(address, port: port))")
+        }
     }
 
     /// Waits for the next datagram, reading at most `maximumLength` bytes of it.
@@ -55,18 +79,22 @@ public final class DatagramSocket: Sendable {
     public func receive(maximumLength: Int, before deadline: ContinuousClock.Instant?) async throws -> Datagram? {
         var buffer = [UInt8](repeating: 0, count: maximumLength)
         while true {
-            var sender = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            var sender = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             // MSG_TRUNC makes recvfrom return the datagram's real length even when it was cut.
             let count = buffer.withUnsafeMutableBytes { bytes in
                 withUnsafeMutablePointer(to: &sender) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(socket.descriptor, bytes.baseAddress, bytes.count, Int32(MSG_TRUNC), $0, &length) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        recvfrom(socket.descriptor, bytes.baseAddress, bytes.count, Int32(MSG_TRUNC), $0, &length)
+                    }
                 }
             }
             if count >= 0 {
-                return Datagram(
-                    bytes: Array(buffer.prefix(min(count, maximumLength))), sender: IPv4Address(sender.sin_addr),
-                    senderPort: UInt16(bigEndian: sender.sin_port), truncated: count > maximumLength)
+                // A datagram from a family this socket cannot carry is not possible; one that
+                // reads as no address is dropped like a malformed one.
+                guard let (address, port) = IPAddress.from(sender) else { continue }
+                return Datagram(bytes: Array(buffer.prefix(min(count, maximumLength))), sender: address,
+                                senderPort: port, truncated: count > maximumLength)
             }
             switch errno {
             case EAGAIN, EWOULDBLOCK:

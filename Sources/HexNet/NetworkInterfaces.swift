@@ -38,11 +38,33 @@ public enum NetworkInterfaces {
     /// An interface address, and where its beacons go or why none do.
     public struct Target: Sendable, Equatable {
         public let interface: String
-        public let address: IPv4Address
-        /// Where beacons go for it; nil when it is skipped.
-        public let broadcast: IPv4Address?
+        public let address: IPAddress
+        /// Where beacons go for it (a broadcast address, or hexd's IPv6 group on the interface);
+        /// nil when it is skipped.
+        public let broadcast: IPAddress?
         /// Why it is skipped; nil when beacons go out on it.
         public let skipped: String?
+    }
+
+    /// An interface with an IPv6 link-local address: a link IPv6 beacons can go out on.
+    public struct IPv6Link: Sendable, Equatable {
+        public let interface: String
+        public let index: UInt32
+        /// Its link-local address (with its scope).
+        public let address: IPv6Address
+        public let isUp: Bool
+        public let isLoopback: Bool
+        public let isMulticast: Bool
+
+        public init(interface: String, index: UInt32, address: IPv6Address, isUp: Bool = true,
+                    isLoopback: Bool = false, isMulticast: Bool = true) {
+            self.interface = interface
+            self.index = index
+            self.address = address
+            self.isUp = isUp
+            self.isLoopback = isLoopback
+            self.isMulticast = isMulticast
+        }
     }
 
     /// Every IPv4 address of every interface, in the system's order.
@@ -64,6 +86,52 @@ public enum NetworkInterfaces {
         return addresses
     }
 
+    /// Every interface with an IPv6 link-local address, its first one, in the system's order.
+    public static func ipv6Links() -> [IPv6Link] {
+        var first: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&first) == 0 else { return [] }
+        defer { freeifaddrs(first) }
+        var links: [IPv6Link] = []
+        var current = first
+        while let interface = current?.pointee {
+            current = interface.ifa_next
+            guard let pointer = interface.ifa_addr, pointer.pointee.sa_family == sa_family_t(AF_INET6) else { continue }
+            let address = pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { IPv6Address($0.pointee) }
+            let name = interface.ifa_name.map { String(cString: $0) } ?? "?"
+            guard address.isLinkLocal, address.scope != 0, !links.contains(where: { $0.interface == name }) else {
+                continue
+            }
+            let flags = Int32(bitPattern: interface.ifa_flags)
+            links.append(IPv6Link(interface: name, index: address.scope, address: address,
+                                  isUp: flags & Int32(IFF_UP) != 0, isLoopback: flags & Int32(IFF_LOOPBACK) != 0,
+                                  isMulticast: flags & Int32(IFF_MULTICAST) != 0))
+        }
+        return links
+    }
+
+    /// Where IPv6 beacons go for each of `links` (`group` on that interface), or why they do not:
+    /// a link that is down, loopback, without multicast, or not selected is skipped.
+    public static func multicastTargets(of links: [IPv6Link], group: IPv6Address, selection: Selection) -> [Target] {
+        links.map { link in
+            let skipped: String? = if !link.isUp {
+                "down"
+            } else if link.isLoopback {
+                "loopback"
+            } else if !link.isMulticast {
+                "no multicast"
+            } else if let pattern = selection.excluding.first(where: { matches($0, link.interface) }) {
+                "excluded by '\(pattern)'"
+            } else if !selection.including.isEmpty && !selection.including.contains(link.interface) {
+                "not among the interfaces named"
+            } else {
+                nil
+            }
+            let destination = IPAddress.v6(IPv6Address(bytes: group.bytes, scope: link.index))
+            return Target(interface: link.interface, address: .v6(link.address),
+                          broadcast: skipped == nil ? destination : nil, skipped: skipped)
+        }
+    }
+
     /// Where beacons go for each of `addresses`, or why they do not: an interface that is down,
     /// loopback, not selected, or whose subnet has no broadcast address (a /31 or /32) is
     /// skipped, and so is a broadcast address another interface already covers. An address set up
@@ -74,7 +142,7 @@ public enum NetworkInterfaces {
         for address in addresses {
             let broadcast = directedBroadcast(address: address.address, netmask: address.netmask,
                                               given: address.broadcast)
-            let covered = targets.first { $0.broadcast != nil && $0.broadcast == broadcast }
+            let covered = targets.first { $0.broadcast != nil && $0.broadcast == broadcast.map(IPAddress.v4) }
             let skipped: String? = if !address.isUp {
                 "down"
             } else if address.isLoopback {
@@ -90,8 +158,8 @@ public enum NetworkInterfaces {
             } else {
                 nil
             }
-            targets.append(Target(interface: address.interface, address: address.address,
-                                  broadcast: skipped == nil ? broadcast : nil, skipped: skipped))
+            targets.append(Target(interface: address.interface, address: .v4(address.address),
+                                  broadcast: skipped == nil ? broadcast.map(IPAddress.v4) : nil, skipped: skipped))
         }
         return targets
     }

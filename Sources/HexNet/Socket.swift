@@ -14,7 +14,7 @@ public final class Socket: Sendable {
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
     }
 
-    /// A new socket of `domain` (AF_INET, AF_UNIX) and `type` (SOCK_STREAM, SOCK_DGRAM), created
+    /// A new socket of `domain` (AF_INET, AF_INET6, AF_UNIX) and `type` (SOCK_STREAM, SOCK_DGRAM), created
     /// close-on-exec at once, so a process spawned meanwhile cannot inherit it.
     convenience init(domain: Int32, type: Int32) throws(SocketError) {
         let descriptor = Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
@@ -53,15 +53,22 @@ public final class Socket: Sendable {
         return poll(&entry, 1, 0) == 0
     }
 
-    /// The remote end of a connected IPv4 socket as `HOST:PORT`, or nil (a Unix socket).
+    /// The remote end of a connected TCP socket (`192.0.2.1:18521`, `[fe80::1%eth0]:18521`), or
+    /// nil (a Unix socket).
     public var remoteEndpoint: Endpoint? {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let result = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
+        name(getpeername).map { Endpoint($0.address, port: $0.port) }
+    }
+
+    /// The address and port `call` (getpeername, getsockname) gives, of either family.
+    private func name(
+        _ call: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+    ) -> (address: IPAddress, port: UInt16)? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(descriptor, $0, &length) }
         }
-        guard result == 0, address.sin_family == sa_family_t(AF_INET) else { return nil }
-        return Endpoint(host: IPv4Address(address.sin_addr).description, port: UInt16(bigEndian: address.sin_port))
+        return result == 0 ? IPAddress.from(storage) : nil
     }
 
     /// Writes `line` followed by `\n`.
@@ -77,22 +84,14 @@ public final class Socket: Sendable {
         }
     }
 
-    func bind(_ address: IPv4Address, port: UInt16) throws(SocketError) {
-        var socketAddress = address.socketAddress(port: port)
-        let result = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else { throw SocketError("bind \(address):\(port)") }
+    func bind(_ address: IPAddress, port: UInt16) throws(SocketError) {
+        let result = address.withSocketAddress(port: port) { Glibc.bind(descriptor, $0, $1) }
+        guard result == 0 else { throw SocketError("bind \(Endpoint(address, port: port))") }
     }
 
     /// The port this socket is bound to (useful after binding port 0).
     public var localPort: UInt16 {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let result = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return result == 0 ? UInt16(bigEndian: address.sin_port) : 0
+        name(getsockname)?.port ?? 0
     }
 
     /// The next byte the peer sent, left unread (one protocol or another is chosen by it); nil

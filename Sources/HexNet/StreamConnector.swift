@@ -6,15 +6,14 @@ public enum StreamConnector {
     /// - Parameter source: the local address to connect from (tests play several hosts on
     ///   loopback this way); nil lets the system choose.
     /// - Throws: `SocketError` (refused, unreachable, `timedOut`, unknown host).
-    public static func tcp(to endpoint: Endpoint, timeout: Duration, from source: IPv4Address? = nil) async throws -> Socket {
+    public static func tcp(
+        to endpoint: Endpoint, timeout: Duration, from source: IPAddress? = nil
+    ) async throws -> Socket {
         let address = try await resolve(endpoint.host)
-        let socket = try Socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue))
+        let socket = try Socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue))
         socket.sendSmallWritesAtOnce()
         if let source { try socket.bind(source, port: 0) }
-        var socketAddress = address.socketAddress(port: endpoint.port)
-        let result = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket.descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let result = address.withSocketAddress(port: endpoint.port) { connect(socket.descriptor, $0, $1) }
         if result != 0 {
             guard errno == EINPROGRESS else { throw SocketError("connect to \(endpoint)") }
             try await waitUntil(.writable, descriptor: socket.descriptor, timeout: timeout, operation: "connect to \(endpoint)")
@@ -45,21 +44,30 @@ public enum StreamConnector {
         return socket
     }
 
-    /// The IPv4 address of `host`: a dotted-decimal address as it is, a name through the system
-    /// resolver (which blocks, so it runs on the blocking pool).
-    public static func resolve(_ host: String) async throws -> IPv4Address {
-        if let address = IPv4Address(host) { return address }
+    /// The address of `host`: an IPv4 or IPv6 address as it is, a name through the system
+    /// resolver (which blocks, so it runs on the blocking pool), its first answer of either family
+    /// (the resolver orders them as RFC 6724 and `gai.conf` say).
+    public static func resolve(_ host: String) async throws -> IPAddress {
+        if let address = IPAddress(host) { return address }
         return try await BlockingPool.shared.run {
             var hints = addrinfo()
-            hints.ai_family = AF_INET
+            hints.ai_family = AF_UNSPEC
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
             var results: UnsafeMutablePointer<addrinfo>?
             let status = getaddrinfo(host, nil, &hints, &results)
             defer { freeaddrinfo(results) }
-            guard status == 0, let address = results?.pointee.ai_addr else {
-                throw SocketError("resolve \(host)", reason: String(cString: gai_strerror(status)))
+            var answer = results
+            while let entry = answer?.pointee {
+                if let address = entry.ai_addr, entry.ai_addrlen <= socklen_t(MemoryLayout<sockaddr_storage>.size) {
+                    var storage = sockaddr_storage()
+                    let bytes = UnsafeRawBufferPointer(start: address, count: Int(entry.ai_addrlen))
+                    withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+                    if let (resolved, _) = IPAddress.from(storage) { return resolved }
+                }
+                answer = entry.ai_next
             }
-            return IPv4Address(address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr })
+            throw SocketError("resolve \(host)",
+                              reason: status == 0 ? "no IPv4 or IPv6 address" : String(cString: gai_strerror(status)))
         }
     }
 }

@@ -2,7 +2,7 @@ import CLinux
 
 import Glibc
 
-/// A listening stream socket: TCP on an IPv4 address, or a Unix domain socket at a path.
+/// A listening stream socket: TCP on an IPv4 or IPv6 address, or a Unix domain socket at a path.
 public final class StreamListener: Sendable {
     public let socket: Socket
     /// The Unix socket's path, removed when the listener goes away.
@@ -20,11 +20,14 @@ public final class StreamListener: Sendable {
     /// Listens for TCP connections on `address`:`port` (port 0 picks a free one; see `port`), with
     /// the system's largest accept queue by default: a burst of connections (a storm of bare
     /// ClientHellos) then waits in the kernel instead of being dropped, and honest ones with it.
+    /// An IPv6 listener takes IPv6 only (`IPV6_V6ONLY`), whatever `net.ipv6.bindv6only` says: IPv4
+    /// has its own listener beside it, on the same port.
     public static func tcp(
-        address: IPv4Address = .any, port: UInt16, backlog: Int32 = StreamListener.systemMaximumBacklog
+        address: IPAddress = .anyV4, port: UInt16, backlog: Int32 = StreamListener.systemMaximumBacklog
     ) throws(SocketError) -> StreamListener {
-        let socket = try Socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue))
+        let socket = try Socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue))
         try socket.setOption(SO_REUSEADDR)
+        if case .v6 = address { try socket.setOption(IPV6_V6ONLY, level: Int32(IPPROTO_IPV6)) }
         try socket.bind(address, port: port)
         guard listen(socket.descriptor, backlog) == 0 else { throw SocketError("listen on port \(port)") }
         return StreamListener(socket: socket, path: nil)

@@ -23,19 +23,20 @@ let commands: [Command] = [
     Command("send", "[<url> ...]", arguments: [("url", "A link to send: a URL with a scheme and a host, or a file:// URL. Described by its host (or file name).")], summary: "Send a hex of links to a peer and wait for its acknowledgement.",
             details: """
                 The links come from the URL arguments and/or --file. The peer is a name, a UUID (or a unique
-                prefix of one) from 'hexctl peers', or HOST:PORT. A peer that announced a 1.x version (or
-                --legacy) is sent only what the original app understood, and sends no acknowledgement.
+                prefix of one) from 'hexctl peers', or HOST:PORT ([fd00::2]:18521 for IPv6). A peer that
+                announced a 1.x version (or --legacy) is sent only what the original app understood, and
+                sends no acknowledgement.
 
                 \(queueingHelp)
                 """,
-            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + HexInput.options + sendOptions()) { invocation in
+            options: [receivingPeer] + HexInput.options + sendOptions()) { invocation in
         let draft = try HexInput(invocation, urls: invocation.arguments.positionals).draft
         let options = try sendOptions(invocation)
         return try await send(.send(draft, options), options, invocation)
     },
     Command("alert", "<message> ...", arguments: [("message", "The words of the message, joined with spaces.")], summary: "Send a peer a message to show its user (several words are joined with spaces).",
             details: queueingHelp,
-            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + sendOptions()) { invocation in
+            options: [receivingPeer] + sendOptions()) { invocation in
         let options = try sendOptions(invocation)
         guard !invocation.arguments.positionals.isEmpty else { throw UsageError("give a message") }
         return try await send(.alert(message: invocation.arguments.positionals.joined(separator: " "), options), options, invocation)
@@ -86,7 +87,7 @@ let commands: [Command] = [
     },
     Command("hexlist send", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")], summary: "Send a hex of My Hexlist to a peer and wait for its acknowledgement.",
             details: queueingHelp,
-            options: [Option("to", value: "peer", required: true, help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT.")] + sendOptions()) { invocation in
+            options: [receivingPeer] + sendOptions()) { invocation in
         let options = try sendOptions(invocation)
         return try await send(.hexlistSend(id: try single(invocation, "a hex id"), options), options, invocation)
     },
@@ -139,9 +140,9 @@ let commands: [Command] = [
     },
     Command("raw", "<host:port> <file>", arguments: [("host:port", "Where a peer listens for envelopes."), ("file", "The envelope lines to send as they are; - for standard input.")], summary: "Send an envelope file to a peer as-is and print every reply (version-skew testing).",
             details: """
-                Connects to HOST:PORT directly (no daemon needed), writes the file's bytes (one envelope per
-                line; a final newline is added if missing), then prints each line the peer sends back until
-                it closes the connection or stays silent for --timeout seconds.
+                Connects to HOST:PORT ([IPV6]:PORT) directly (no daemon needed), writes the file's bytes
+                (one envelope per line; a final newline is added if missing), then prints each line the peer
+                sends back until it closes the connection or stays silent for --timeout seconds.
                 """,
             options: [Option("timeout", value: "seconds", help: "How long to wait for more replies. Default: 2.")], usesDaemon: false) { invocation in
         try await runRaw(invocation)
@@ -182,6 +183,11 @@ func listItems<Item: Encodable>(
     noteMore(end, last: last.map(cursor), invocation)
     return .success
 }
+
+/// `--to` of the commands that send to a peer.
+let receivingPeer = Option(
+    "to", value: "peer", required: true,
+    help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT ([IPV6]:PORT).")
 
 /// Prints a list of hexes as it arrives: a line per hex, or a JSON object per line.
 func listHexes(_ make: (ListPage) -> ControlRequest, _ invocation: Invocation, empty: String) async throws -> ExitCode {

@@ -5,7 +5,12 @@ import HexNet
 /// `hexctl raw HOST:PORT FILE`: writes the file to the peer as-is and prints what comes back.
 func runRaw(_ invocation: Invocation) async throws -> ExitCode {
     let words = invocation.arguments.positionals
-    guard words.count == 2, let endpoint = Endpoint(parsing: words[0]) else { throw UsageError("give HOST:PORT and an envelope file") }
+    if let first = words.first, let written = Endpoint.bracketed(first, defaultPort: DefaultPorts.envelopes) {
+        throw UsageError("write an IPv6 address in brackets: \(written), not '\(first)'")
+    }
+    guard words.count == 2, let endpoint = Endpoint(parsing: words[0]) else {
+        throw UsageError("give HOST:PORT (or [IPV6]:PORT) and an envelope file")
+    }
     let timeout = Duration.seconds(try invocation.seconds("timeout") ?? 2)
     var bytes = Array(try readInput(words[1]))
     if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }

@@ -21,7 +21,8 @@ let shareCommands = [
                 """,
             options: [
                 Option("provider", value: "name", help: "peer, file, url or command."),
-                Option("to", value: "peer", help: "Send the hex to this peer (name, UUID prefix or HOST:PORT)."),
+                Option("to", value: "peer",
+                       help: "Send the hex to this peer (name, UUID prefix, HOST:PORT or [IPV6]:PORT)."),
                 Option("save", help: "Save the hex to My Hexlist instead."),
                 Option("description", value: "text", short: "d", help: "The hex's description."),
                 Option("color", value: "#RRGGBB", help: "The hex's colour. Default: #AAAAAA."),

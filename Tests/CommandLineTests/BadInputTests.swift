@@ -21,7 +21,8 @@ extension ProcessTests {
         }
 
         private func connect(_ port: UInt16, from source: String = "127.0.0.1") async throws -> StreamConnection {
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5), from: IPv4Address(source))
+            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port),
+                                                       timeout: .seconds(5), from: IPAddress(source))
             return StreamConnection(socket: socket, maximumLineLength: 1 << 20)
         }
 

@@ -17,7 +17,7 @@ extension ProcessTests {
         /// Writes `envelope` to 127.0.0.1:`port`, over TLS as `identity` (plaintext when nil), and
         /// returns the answer.
         private func exchange(
-            _ envelope: Envelope, port: UInt16, as identity: TLSIdentity?, from source: IPv4Address? = nil
+            _ envelope: Envelope, port: UInt16, as identity: TLSIdentity?, from source: IPAddress? = nil
         ) async throws -> Envelope {
             let answers = try await CommandLineTests.exchange([envelope], port: port, as: identity, from: source)
             return try #require(answers.first)
@@ -136,14 +136,14 @@ extension ProcessTests {
             let directory = try TemporaryDirectory()
             let attacker = try AttackingServer(directory: directory)
             let evil = try identity("evil", in: directory)
-            let spoofer = try DatagramSocket(address: try #require(IPv4Address("127.0.0.66")), port: 0)
+            let spoofer = try DatagramSocket(address: try #require(IPAddress("127.0.0.66")), port: 0)
             let unsigned = Beacon(kind: .announce, peer: honestID, instance: UUID().uuidString, name: "Honest",
                                   versionID: HexdVersion.current, port: attacker.port, interval: 600,
                                   capabilities: ["ack", "tls"],
                                   fingerprint: honestKey.fingerprint.description)
             var mislabelled = try #require(unsigned.signed(by: evil, boot: 1, sequence: 1))
             mislabelled.peer = honestID
-            let broadcast = try #require(IPv4Address("127.255.255.255"))
+            let broadcast = try #require(IPAddress("127.255.255.255"))
             func spoof() throws {
                 for beacon in [unsigned, mislabelled] { try spoofer.send(beacon.encoded(), to: broadcast, port: port) }
             }
@@ -195,8 +195,8 @@ extension ProcessTests {
 
             let directory = try TemporaryDirectory()
             let evil = try identity("evil", in: directory)
-            let spoofer = try DatagramSocket(address: try #require(IPv4Address("127.0.0.66")), port: 0)
-            let broadcast = try #require(IPv4Address("127.255.255.255"))
+            let spoofer = try DatagramSocket(address: try #require(IPAddress("127.0.0.66")), port: 0)
+            let broadcast = try #require(IPAddress("127.255.255.255"))
             var forgedBye = try #require(Beacon.decode(captured.last ?? []))
             forgedBye.signature = nil
             var evilBeacon = try #require(Beacon(kind: .announce, peer: bobID, instance: UUID().uuidString, name: "Bob",
@@ -313,7 +313,7 @@ extension ProcessTests {
                                                                    commitment: String(repeating: "ab", count: 32)),
                                                             versionID: HexdVersion.current,
                                                             messageID: UUID().uuidString)
-                                let source = IPv4Address("127.0.1.\(index % 50 + 1)")
+                                let source = IPAddress("127.0.1.\(index % 50 + 1)")
                                 let answer = try? await exchange(request, port: alicePort, as: stranger, from: source)
                                 tally.record(answer)
                             }

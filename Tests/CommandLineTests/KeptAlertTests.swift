@@ -23,7 +23,7 @@ extension ProcessTests {
             #expect(overTLS.status == 0, "\(overTLS.standardError)")
             let plaintext = try await exchange([.alert("from nowhere", versionID: HexdVersion.current,
                                                        messageID: UUID().uuidString)],
-                                               port: bobPort, as: nil, from: IPv4Address("127.0.0.2"))
+                                               port: bobPort, as: nil, from: IPAddress("127.0.0.2"))
             #expect(plaintext.map(\.status) == [.received])
 
             bob = try await restart(bob, arguments: arguments)
@@ -39,14 +39,14 @@ extension ProcessTests {
             let long = String(repeating: "a", count: 700)
             let flood = try await exchange((0..<3).map { _ in
                 .alert(long, versionID: HexdVersion.current, messageID: UUID().uuidString)
-            }, port: bobPort, as: nil, from: IPv4Address("127.0.0.3"))
+            }, port: bobPort, as: nil, from: IPAddress("127.0.0.3"))
             #expect(flood.map(\.status) == [.received, .received, .rejected])
             #expect(flood.last?.message?.contains("--sender-budget") == true, "\(flood.last?.message ?? "")")
             let newest = try await bob.hexctlJSONLines(ReceivedAlert.self, ["alerts", "--limit", "1"])
             let third = try #require(newest.first)
             #expect(try await bob.hexctl(["alerts", "delete", String(third.id.uppercaseText.prefix(8))]).status == 0)
             let again = try await exchange([.alert(long, versionID: HexdVersion.current, messageID: UUID().uuidString)],
-                                           port: bobPort, as: nil, from: IPv4Address("127.0.0.3"))
+                                           port: bobPort, as: nil, from: IPAddress("127.0.0.3"))
             #expect(again.map(\.status) == [.received], "a delete gave the share back")
             let missing = try await bob.hexctl(["alerts", "delete", "FFFFFFFF"])
             #expect(missing.status != 0 && missing.standardError.contains("no alert FFFFFFFF"),

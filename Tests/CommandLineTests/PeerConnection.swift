@@ -7,7 +7,7 @@ import HexTLS
 /// TLS proving `identity`'s key, or plaintext when it is nil; from `source` when given (any
 /// 127.x address plays another host).
 func peerConnection(
-    to port: UInt16, as identity: TLSIdentity?, from source: IPv4Address? = nil
+    to port: UInt16, as identity: TLSIdentity?, from source: IPAddress? = nil
 ) async throws -> (socket: Socket, connection: StreamConnection) {
     let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5),
                                                from: source)
@@ -23,7 +23,7 @@ func peerConnection(
 /// Writes `envelopes` to 127.0.0.1:`port` on one connection, pipelined, as `identity` over TLS
 /// (plaintext when nil), from `source` when given, and returns an answer for each.
 func exchange(
-    _ envelopes: [Envelope], port: UInt16, as identity: TLSIdentity?, from source: IPv4Address? = nil
+    _ envelopes: [Envelope], port: UInt16, as identity: TLSIdentity?, from source: IPAddress? = nil
 ) async throws -> [Envelope] {
     let (socket, connection) = try await peerConnection(to: port, as: identity, from: source)
     defer { socket.shutdown() }

@@ -59,11 +59,11 @@ extension ProcessTests {
 
             // Plaintext from one address, a new UUID each time: one share all the same.
             let plaintext = try await exchange((1...4).map { Self.store(from: UUID().uuidString, "plain \($0)") },
-                                               port: bobPort, as: nil, from: IPv4Address("127.0.0.2"))
+                                               port: bobPort, as: nil, from: IPAddress("127.0.0.2"))
             #expect(plaintext.map(\.status) == [.stored, .stored, .stored, .rejected])
             // Another address has a share of its own, but strangers together are at their budget.
             let third = try await exchange([Self.store(from: UUID().uuidString, "third")], port: bobPort, as: nil,
-                                           from: IPv4Address("127.0.0.3"))
+                                           from: IPAddress("127.0.0.3"))
             #expect(third.first?.status == .rejected && third.first?.message?.contains("--strangers-budget") == true,
                     "\(third.first?.message ?? "")")
 
@@ -161,9 +161,9 @@ extension ProcessTests {
                                               extraArguments: settings)
             try await Self.pair(alice, with: bob)
             let bobPort = try await bob.hexctlJSON(StatusReport.self, ["status"]).tcpPort
-            let strangers: [(TLSIdentity?, IPv4Address?)] = [
+            let strangers: [(TLSIdentity?, IPAddress?)] = [
                 (try peerIdentity("One", in: keys), nil), (try peerIdentity("Two", in: keys), nil),
-                (nil, IPv4Address("127.0.0.4")), (nil, IPv4Address("127.0.0.5")),
+                (nil, IPAddress("127.0.0.4")), (nil, IPAddress("127.0.0.5")),
             ]
             let deadline = ContinuousClock.now + .seconds(6)
             let (answers, pairedSends) = try await withThrowingTaskGroup(of: ([AckStatus?], [Int32]).self) { group in

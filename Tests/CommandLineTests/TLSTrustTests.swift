@@ -220,7 +220,7 @@ final class AttackingServer: Sendable {
     init(directory: TemporaryDirectory) throws {
         let (identity, _) = try TLSIdentity.loadOrCreate(keyPath: directory.file("evil.key"), certificatePath: directory.file("evil.crt"), commonName: "evil")
         let context = try TLSContext(identity: identity)
-        let listener = try StreamListener.tcp(address: try #require(IPv4Address("127.0.0.66")), port: 0)
+        let listener = try StreamListener.tcp(address: try #require(IPAddress("127.0.0.66")), port: 0)
         self.listener = listener
         key = identity.fingerprint
         let counts = counts

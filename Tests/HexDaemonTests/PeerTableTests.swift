@@ -12,8 +12,8 @@ import Testing
         Beacon(kind: kind, peer: peer, instance: instance, name: name, versionID: "2.0.0", port: 18521, interval: interval, capabilities: ["ack"])
     }
 
-    private let home = IPv4Address("192.168.1.20")!
-    private let wifi = IPv4Address("10.0.0.7")!
+    private let home = IPAddress("192.168.1.20")!
+    private let wifi = IPAddress("10.0.0.7")!
 
     @Test func ownBeaconsAreIgnored() {
         var table = PeerTable(ownUUID: Self.own)
@@ -127,10 +127,10 @@ import Testing
     @Test func aPeerKeepsOnlyAFewAddresses() {
         var table = PeerTable(ownUUID: Self.own)
         for octet in 1...50 {
-            _ = table.observe(beacon(), from: IPv4Address("10.0.0.\(octet)")!, at: start)
+            _ = table.observe(beacon(), from: IPAddress("10.0.0.\(octet)")!, at: start)
         }
         #expect(table.peers[Self.other]?.addresses.count == PeerTable.maximumAddresses)
-        #expect(table.peers[Self.other]?.addresses.first == IPv4Address("10.0.0.50"))
+        #expect(table.peers[Self.other]?.addresses.first == IPAddress("10.0.0.50"))
     }
 
     @Test func theBeaconRateIsKeptPerSenderAndAddress() {
@@ -143,7 +143,7 @@ import Testing
         let tooSoon = limiter.admit(peer: Self.other, from: home, at: start + .milliseconds(50))
         let refilled = limiter.admit(peer: Self.other, from: home, at: start + .milliseconds(100))
         #expect(!tooSoon && refilled, "refilled at the rate")
-        let fourth = limiter.admit(peer: Self.other, from: IPv4Address("10.9.9.9")!, at: start + .seconds(1))
+        let fourth = limiter.admit(peer: Self.other, from: IPAddress("10.9.9.9")!, at: start + .seconds(1))
         #expect(fourth, "a new sender past the cap is read: the stalest is forgotten to make room")
     }
 
@@ -181,7 +181,7 @@ import Testing
         #expect(fromOneHost == 64, "two seconds of sixteen times the rate")
         var spoofed = BeaconRateLimiter(rate: 2)
         let fromEverywhere = (0..<1_000).filter { index in
-            spoofed.admit(IPv4Address("10.0.\(index / 250).\(index % 250)")!, at: start)
+            spoofed.admit(IPAddress("10.0.\(index / 250).\(index % 250)")!, at: start)
         }.count
         #expect(fromEverywhere == 256, "two seconds of 64 times the rate, from all addresses together")
     }
@@ -192,7 +192,7 @@ import Testing
         var limiter = BeaconRateLimiter(rate: 2)
         limiter.markKnown(home, at: start)
         let strangers = (0..<1_000).filter { index in
-            limiter.admit(IPv4Address("10.0.\(index / 250).\(index % 250)")!, at: start)
+            limiter.admit(IPAddress("10.0.\(index / 250).\(index % 250)")!, at: start)
         }.count
         #expect(strangers == 256)
         #expect(limiter.admit(home, at: start) && !limiter.admit(wifi, at: start), "the known peer's address is read")
@@ -232,7 +232,7 @@ import Testing
             Issue.record("the genuine peer was not found")
             return
         }
-        let attacker = IPv4Address("192.168.1.66")!
+        let attacker = IPAddress("192.168.1.66")!
         for claim in [forged, nil] {
             guard case .keyMismatch(let impostor) = table.observe(keyed(claim), from: attacker, at: start, pinnedKey: pinned) else {
                 Issue.record("no mismatch for \(claim ?? "no key")")

@@ -111,9 +111,9 @@ import Testing
     /// candidate after the others, and the address that proved the key is tried first.
     @Test func aSignedPeerIgnoresUnsignedByesAndOrdersItsAddresses() {
         let peer = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
-        let home = IPv4Address("192.168.1.20")!
-        let attacker = IPv4Address("192.168.1.66")!
-        let wifi = IPv4Address("10.0.0.7")!
+        let home = IPAddress("192.168.1.20")!
+        let attacker = IPAddress("192.168.1.66")!
+        let wifi = IPAddress("10.0.0.7")!
         func beacon(_ kind: Beacon.Kind) -> Beacon {
             Beacon(kind: kind, peer: peer, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521, interval: 1,
                    capabilities: ["ack", "tls"], fingerprint: String(repeating: "a1", count: 32))
@@ -150,7 +150,7 @@ import Testing
         let beacon = Beacon(kind: .announce, peer: peer, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521,
                             interval: 1,
                             capabilities: ["ack", "tls"])
-        _ = table.observe(beacon, from: IPv4Address("192.168.1.20")!, at: start, signed: true)
+        _ = table.observe(beacon, from: IPAddress("192.168.1.20")!, at: start, signed: true)
         let burst = Int(PeerTable.checksPerPeer * 2)
         let admitted = (0..<(burst + 50)).filter { _ in table.admitCheck(of: peer, at: start) == true }.count
         #expect(admitted == burst, "the burst, then none at the same instant")
@@ -163,7 +163,7 @@ import Testing
         let beacon = Beacon(kind: .announce, peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF", instance: "I1", name: "Old",
                             versionID: "2.0.0", port: 18521, interval: 1, capabilities: ["ack", "tls"],
                             fingerprint: String(repeating: "a1", count: 32))
-        guard case .found(let found, nil) = table.observe(beacon, from: IPv4Address("192.168.1.20")!, at: .now) else {
+        guard case .found(let found, nil) = table.observe(beacon, from: IPAddress("192.168.1.20")!, at: .now) else {
             Issue.record("not found")
             return
         }

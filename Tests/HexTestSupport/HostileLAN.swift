@@ -40,7 +40,7 @@ public final class ConnectionSwarm: Sendable {
         task = Task {
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<count {
-                    let source = IPv4Address(sources[index % sources.count])
+                    let source = IPAddress(sources[index % sources.count])
                     group.addTask {
                         while !Task.isCancelled {
                             await Self.hold(port: port, source: source, behaviour: behaviour, tally: tally)
@@ -68,7 +68,7 @@ public final class ConnectionSwarm: Sendable {
         await task.value
     }
 
-    private static func hold(port: UInt16, source: IPv4Address?, behaviour: Behaviour, tally: Tally) async {
+    private static func hold(port: UInt16, source: IPAddress?, behaviour: Behaviour, tally: Tally) async {
         guard let socket = try? await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5), from: source) else { return }
         tally.counts.withLock {
             $0.connected += 1
@@ -128,7 +128,7 @@ public enum BeaconFlood {
     ) async throws -> Int {
         let sockets = try sources.map { source -> DatagramSocket in
             guard let address = IPv4Address(source) else { throw SocketError.timedOut("parse \(source)") }
-            return try DatagramSocket(address: address, port: 0)
+            return try DatagramSocket(address: .v4(address), port: 0)
         }
         let batch = 100
         let pause = Duration.seconds(Double(batch) / Double(max(perSecond, 1)))
@@ -229,7 +229,8 @@ public enum HonestSender {
             versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
         let clock = ContinuousClock()
         let start = clock.now
-        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: timeout, from: IPv4Address(source))
+        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: timeout,
+                                                   from: IPAddress(source))
         let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
         try await connection.writeLine(line, timeout: timeout)
         guard case .line(let reply)? = try await connection.readLine(timeout: timeout - (clock.now - start)),

@@ -8,6 +8,8 @@ extension ControlError {
         switch error {
         case let error as ControlError:
             self = error
+        case LookupError.unbracketed:
+            self.init(.usage, "\(error)")
         case let error as LookupError:
             self.init(.notFound, error.description)
         case let error as HexManagerError:

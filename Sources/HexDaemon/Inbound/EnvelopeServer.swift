@@ -11,7 +11,8 @@ import Synchronization
 /// on connections per address and in all (`ConnectionTable`), and a bound on the bytes of
 /// unfinished lines held by all connections together (`PartialLineBudget`).
 final class EnvelopeServer: DaemonService {
-    let listener: StreamListener
+    /// The IPv4 listener, and the IPv6 one beside it on the same port when the host has IPv6.
+    let listeners: [StreamListener]
     let service: HexService
     let discovery: Discovery
     /// Answers Pair envelopes; nil when playing a legacy peer (they are then unsupported).
@@ -50,10 +51,10 @@ final class EnvelopeServer: DaemonService {
     }
 
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
-    init(listener: StreamListener, service: HexService, discovery: Discovery, pairing: PairingService?,
+    init(listeners: [StreamListener], service: HexService, discovery: Discovery, pairing: PairingService?,
          files: FileServer?, events: EventLog, configuration: DaemonConfiguration,
          tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger) {
-        self.listener = listener
+        self.listeners = listeners
         self.pairing = pairing
         self.files = files
         self.tls = tls
@@ -80,7 +81,13 @@ final class EnvelopeServer: DaemonService {
 
     /// Accepts until cancelled.
     func run() async {
-        await acceptConnections(on: listener, logger: logger) { socket in await self.admit(socket) }
+        await withTaskGroup(of: Void.self) { group in
+            for listener in listeners {
+                group.addTask {
+                    await acceptConnections(on: listener, logger: self.logger) { socket in await self.admit(socket) }
+                }
+            }
+        }
     }
 
     private func admit(_ socket: Socket) async {

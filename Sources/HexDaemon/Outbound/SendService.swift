@@ -1,3 +1,4 @@
+import HexCommandLine
 import HexKit
 import HexNet
 import HexTLS
@@ -39,6 +40,9 @@ struct SendService: Sendable {
     /// full UUID: it may be away for now, and the send waits for it.
     /// - Throws: `LookupError` when `text` names no peer, or a store error.
     func target(_ text: String) async throws -> Target {
+        if let written = Endpoint.bracketed(text, defaultPort: DefaultPorts.envelopes) {
+            throw LookupError.unbracketed(text, write: written)
+        }
         if let address = Endpoint(parsing: text) {
             return Target(peerUUID: nil, address: address, label: await discovery.peer(at: address).map { "\($0.name) (\(address))" } ?? address.description)
         }
@@ -94,7 +98,7 @@ struct SendService: Sendable {
         guard let peer = route.peer else { return }
         await discovery.markExchanged([peer.uuid])
         guard let key = delivery.peerKey else { return }
-        if let address = IPv4Address(delivery.endpoint.host) { await discovery.markProven(peer.uuid, at: address) }
+        if let address = delivery.endpoint.address { await discovery.markProven(peer.uuid, at: address) }
         do {
             if let owner = route.legacyPinOwner {
                 try await service.movePeer(from: owner, to: peer.uuid)

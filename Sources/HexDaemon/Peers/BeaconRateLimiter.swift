@@ -20,7 +20,7 @@ import HexNet
 struct BeaconRateLimiter {
     /// A sender: a claimed peer at a source address.
     private struct Sender: Hashable {
-        let address: IPv4Address
+        let address: IPAddress
         let peer: String
     }
 
@@ -34,8 +34,8 @@ struct BeaconRateLimiter {
 
     private var senders: [Sender: TokenBucket] = [:]
     /// The addresses of peers hexes were exchanged with, and when they were marked so.
-    private var known: [IPv4Address: ContinuousClock.Instant] = [:]
-    private var addresses: [IPv4Address: TokenBucket] = [:]
+    private var known: [IPAddress: ContinuousClock.Instant] = [:]
+    private var addresses: [IPAddress: TokenBucket] = [:]
     private var total: TokenBucket
 
     init(rate: Int, maximumSources: Int = 4_096) {
@@ -46,7 +46,7 @@ struct BeaconRateLimiter {
 
     /// Whether a datagram from `source` may be read now (and if so, it is counted against the
     /// address's budget and the total).
-    mutating func admit(_ source: IPv4Address, at now: ContinuousClock.Instant) -> Bool {
+    mutating func admit(_ source: IPAddress, at now: ContinuousClock.Instant) -> Bool {
         let addressRate = rate * Self.addressFactor
         return Self.take(&addresses, source, rate: addressRate, limit: maximumSources, at: now)
             && (known[source] != nil || total.take(at: now))
@@ -54,7 +54,7 @@ struct BeaconRateLimiter {
 
     /// Exempts `address` from the budget of all sources together: a peer hexes were exchanged
     /// with is there (the one marked longest ago is forgotten past `maximumSources`).
-    mutating func markKnown(_ address: IPv4Address, at now: ContinuousClock.Instant) {
+    mutating func markKnown(_ address: IPAddress, at now: ContinuousClock.Instant) {
         if known[address] == nil, known.count >= maximumSources,
            let oldest = known.min(by: { $0.value < $1.value }) {
             known[oldest.key] = nil
@@ -63,7 +63,7 @@ struct BeaconRateLimiter {
     }
 
     /// Whether a beacon claiming `peer`, from `source`, may be handled now (and if so, it is counted).
-    mutating func admit(peer: String, from source: IPv4Address, at now: ContinuousClock.Instant) -> Bool {
+    mutating func admit(peer: String, from source: IPAddress, at now: ContinuousClock.Instant) -> Bool {
         Self.take(&senders, Sender(address: source, peer: peer), rate: rate, limit: maximumSources, at: now)
     }
 

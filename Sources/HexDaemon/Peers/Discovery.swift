@@ -9,6 +9,11 @@ import HexTLS
 /// silent peers, and says `bye` when asked to stop. Hidden (`Visibility`), it only listens.
 actor Discovery: DaemonService {
     private let socket: DatagramSocket
+    /// The IPv6 socket beside it, on the same port; nil where the host has no IPv6.
+    private let socket6: DatagramSocket?
+    /// hexd's link-local multicast group (Protocol.md, section 9): IPv6 beacons go to it on each
+    /// interface, and every daemon joins it on each.
+    static let group = IPv6Address("ff02::4865:7864")
     private let configuration: DaemonConfiguration
     private let identity: LocalIdentity
     /// This device's key, which signs every beacon; nil exactly when playing a legacy peer,
@@ -76,13 +81,15 @@ actor Discovery: DaemonService {
     private(set) var discoveryHint: String?
 
     init(
-        socket: DatagramSocket, configuration: DaemonConfiguration, identity: LocalIdentity, signer: TLSIdentity?,
+        socket: DatagramSocket, socket6: DatagramSocket?, configuration: DaemonConfiguration, identity: LocalIdentity,
+        signer: TLSIdentity?,
         boot: UInt64, tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger,
         visibility: Visibility
     ) {
         self.visibility = visibility
         interval = configuration.announceInterval
         self.socket = socket
+        self.socket6 = socket6
         self.configuration = configuration
         self.identity = identity
         self.signer = signer
@@ -105,6 +112,7 @@ actor Discovery: DaemonService {
             // with one.
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.receiveLoop() }
+                if let socket6 = self.socket6 { group.addTask { await self.receive(from: socket6) } }
                 group.addTask { for await _ in self.doorbell.stream { return } }
                 await group.next()
                 group.cancelAll()
@@ -201,13 +209,13 @@ actor Discovery: DaemonService {
     }
 
     /// Notes that a TLS handshake proved the key of the peer `uuid` at `address`.
-    func markProven(_ uuid: String, at address: IPv4Address) {
+    func markProven(_ uuid: String, at address: IPAddress) {
         table.markProven(uuid, at: address)
     }
 
     /// The known peer at `endpoint`, if one announced it.
     func peer(at endpoint: Endpoint) -> PeerTable.Peer? {
-        table.peers.values.first { $0.port == endpoint.port && $0.addresses.contains { $0.description == endpoint.host } }
+        table.peers.values.first { $0.port == endpoint.port && $0.addresses.contains { $0 == endpoint.address } }
     }
 
     // MARK: Loops
@@ -220,6 +228,20 @@ actor Discovery: DaemonService {
                 guard let datagram = try await socket.receive(maximumLength: Beacon.maximumSize,
                                                               before: nextBeacon?.due) else { continue }
                 await handle(datagram)
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("\(error)")
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// Reads the datagrams of the IPv6 socket until cancelled (the IPv4 loop sends the beacons).
+    private func receive(from socket6: DatagramSocket) async {
+        while !Task.isCancelled {
+            do {
+                await handle(try await socket6.receive(maximumLength: Beacon.maximumSize))
             } catch is CancellationError {
                 return
             } catch {
@@ -463,18 +485,31 @@ actor Discovery: DaemonService {
     /// when `--broadcast` names the destinations, and while hidden.
     private(set) var interfacePlan: [NetworkInterfaces.Target]?
 
-    /// Sends a beacon to every broadcast target (interfaces read afresh) and every static peer.
+    /// Sends a beacon to every broadcast target and, over IPv6, to hexd's group on every link
+    /// (interfaces read afresh, the group joined on each new one), and to every static peer.
     private func broadcast(_ kind: Beacon.Kind) async {
         let bytes = beacon(kind).encoded()
-        var targets = configuration.broadcastAddresses
+        var targets = configuration.broadcastAddresses.map(IPAddress.v4)
         if targets.isEmpty {
             let selection = configuration.interfaces
-            let plan = NetworkInterfaces.targets(of: NetworkInterfaces.addresses(), selection: selection)
+            var plan = NetworkInterfaces.targets(of: NetworkInterfaces.addresses(), selection: selection)
+            if let socket6, let group = Self.group {
+                let links = NetworkInterfaces.multicastTargets(of: NetworkInterfaces.ipv6Links(), group: group,
+                                                               selection: selection)
+                for case .v6(let destination)? in links.map(\.broadcast) {
+                    do {
+                        try socket6.join(group, interface: destination.scope)
+                    } catch {
+                        sayOnce("\(error)")
+                    }
+                }
+                plan += links
+            }
             interfacePlan = plan
             // 255.255.255.255 leaves by whatever interface the routing table says: not when
             // interfaces are chosen.
             let chosen = !selection.including.isEmpty || !selection.excluding.isEmpty
-            targets = (chosen ? [] : [.limitedBroadcast]) + plan.compactMap(\.broadcast)
+            targets = (chosen ? [] : [.v4(.limitedBroadcast)]) + plan.compactMap(\.broadcast)
         }
         for address in targets { send(bytes, to: address, port: configuration.discoveryPort) }
         for peer in configuration.staticPeers {
@@ -486,9 +521,18 @@ actor Discovery: DaemonService {
         }
     }
 
-    private func send(_ bytes: [UInt8], to address: IPv4Address, port: UInt16) {
+    /// Sends a datagram through the socket of `address`'s family.
+    private func send(_ bytes: [UInt8], to address: IPAddress, port: UInt16) {
+        let through: DatagramSocket
+        switch address {
+        case .v4:
+            through = socket
+        case .v6:
+            guard let socket6 else { return sayOnce("cannot send to \(address): this host has no IPv6") }
+            through = socket6
+        }
         do {
-            try socket.send(bytes, to: address, port: port)
+            try through.send(bytes, to: address, port: port)
         } catch {
             sayOnce("\(error)")
         }

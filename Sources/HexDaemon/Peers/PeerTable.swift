@@ -14,7 +14,7 @@ struct PeerTable {
         var versionID: String
         var instance: String
         /// Every address it was heard from, most recent first.
-        var addresses: [IPv4Address]
+        var addresses: [IPAddress]
         var port: UInt16
         var interval: Duration
         var capabilities: [String]
@@ -29,7 +29,7 @@ struct PeerTable {
         /// legacy peer, whose UUID is only a claim.
         var isSigned = false
         /// The address where a TLS handshake last proved its key: tried first.
-        var provenAddress: IPv4Address?
+        var provenAddress: IPAddress?
         /// Signature checks of beacons claiming it: a forger cannot spend more than these.
         var checks = TokenBucket(rate: PeerTable.checksPerPeer, burst: PeerTable.checksPerPeer * 2)
 
@@ -41,8 +41,8 @@ struct PeerTable {
         /// source: a send proves the key before it writes, so a wrong one costs one dial.
         var endpoints: [Endpoint] {
             let ordered = (provenAddress.map { [$0] } ?? []) + addresses.filter { $0 != provenAddress }
-            let hosts = ordered.isEmpty ? [IPv4Address.any] : ordered
-            return hosts.map { Endpoint(host: $0.description, port: port) }
+            let hosts = ordered.isEmpty ? [IPAddress.anyV4] : ordered
+            return hosts.map { Endpoint($0, port: port) }
         }
         var isLegacy: Bool { HexdVersion.isLegacy(versionID) }
         /// It takes TLS on its TCP port, and said which key it will prove.
@@ -99,7 +99,7 @@ struct PeerTable {
     ///   any accepted from that key (`BeaconCheck`, `BeaconFreshness`). An unsigned beacon is a
     ///   legacy peer's claim: it announces no key that could be used.
     mutating func observe(
-        _ beacon: Beacon, from address: IPv4Address, at now: ContinuousClock.Instant, pinnedKey: String? = nil,
+        _ beacon: Beacon, from address: IPAddress, at now: ContinuousClock.Instant, pinnedKey: String? = nil,
         signed: Bool = false
     ) -> Change {
         let uuid = beacon.peer.uppercased()
@@ -137,7 +137,7 @@ struct PeerTable {
     static let maximumAddresses = 4
 
     private mutating func observeImpostor(
-        _ beacon: Beacon, uuid: String, from address: IPv4Address, at now: ContinuousClock.Instant, pinnedKey: String
+        _ beacon: Beacon, uuid: String, from address: IPAddress, at now: ContinuousClock.Instant, pinnedKey: String
     ) -> Change {
         let impostor = Impostor(
             uuid: uuid, name: beacon.name, versionID: beacon.versionID, endpoint: Endpoint(host: address.description, port: beacon.port),
@@ -154,7 +154,7 @@ struct PeerTable {
 
     /// Adds `address` to a peer's candidates, after those it has: its latest signed beacon was
     /// heard again from there (another path to it, or a host replaying it).
-    mutating func heardAgain(_ uuid: String, from address: IPv4Address) {
+    mutating func heardAgain(_ uuid: String, from address: IPAddress) {
         guard var peer = peers[uuid.uppercased()], !peer.addresses.contains(address) else { return }
         peer.addresses = Array((peer.addresses + [address]).prefix(Self.maximumAddresses))
         peers[peer.uuid] = peer
@@ -174,7 +174,7 @@ struct PeerTable {
     }
 
     /// Notes where a TLS handshake just proved the peer's key: sends try that address first.
-    mutating func markProven(_ uuid: String, at address: IPv4Address) {
+    mutating func markProven(_ uuid: String, at address: IPAddress) {
         peers[uuid.uppercased()]?.provenAddress = address
     }
 

@@ -9,8 +9,8 @@ public struct DaemonConfiguration: Sendable {
     public var dataDirectory: DataDirectory
     /// Replaces the stored display name when given.
     public var name: String?
-    public var tcpPort: UInt16 = 18521
-    public var discoveryPort: UInt16 = 18520
+    public var tcpPort = DefaultPorts.envelopes
+    public var discoveryPort = DefaultPorts.discovery
     /// Where beacons go; empty means 255.255.255.255 plus each interface's broadcast address (from
     /// its prefix when it has none),
     /// read afresh on every round.
@@ -100,7 +100,9 @@ public struct DaemonConfiguration: Sendable {
                help: "Announce only on this interface (by its broadcast address; then not to 255.255.255.255)."),
         Option("exclude-interface", value: "pattern", repeatable: true,
                help: "Never announce on interfaces whose name matches this shell pattern (docker*, veth?)."),
-        Option("peer", value: "host[:port]", repeatable: true, help: "A peer on another subnet: beacons go to its discovery port by unicast."),
+        Option("peer", value: "host[:port]", repeatable: true,
+               help: "A peer on another subnet: beacons go to its discovery port by unicast (IPv4; an IPv6 address "
+                   + "is written in brackets, [fd00::2]:18520)."),
         Option("announce-interval", value: "seconds",
                help: "Seconds between beacons, 0.1 to 600. Default: 2. A peer is lost after 3 missed intervals. "
                    + "With more than 16 peers, longer in proportion (status shows it)."),
@@ -211,8 +213,11 @@ public struct DaemonConfiguration: Sendable {
                                                                excluding: lookup("exclude-interface")?.values ?? [])
         if let (values, source) = lookup("peer") {
             configuration.staticPeers = try values.map { text throws(UsageError) in
+                if let written = Endpoint.bracketed(text, defaultPort: configuration.discoveryPort) {
+                    throw UsageError("\(source) needs an IPv6 address in brackets: \(written), not '\(text)'")
+                }
                 guard let endpoint = Endpoint(parsing: text) ?? Endpoint(parsing: "\(text):\(configuration.discoveryPort)") else {
-                    throw UsageError("\(source) needs HOST or HOST:PORT, not '\(text)'")
+                    throw UsageError("\(source) needs HOST, HOST:PORT or [IPV6]:PORT, not '\(text)'")
                 }
                 return endpoint
             }

@@ -3,6 +3,8 @@
 /// more than one thing. The text is echoed clipped: it came from a client.
 enum LookupError: Error, Equatable, CustomStringConvertible {
     case noPeer(String)
+    /// An IPv6 address with a port, not in brackets: `write` is how to write it.
+    case unbracketed(String, write: String)
     case ambiguousPeer(String, matches: Int)
     /// `place`: where it was looked for ("the inbox", "My Hexlist"...).
     case noHex(String, place: String)
@@ -27,6 +29,9 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
+        case .unbracketed(let text, let written):
+            "\(text.clipped(toUTF8: 80)) cannot be read as an address and a port: write an IPv6 address in brackets, "
+                + "as \(written.clipped(toUTF8: 90))"
         case .noPeer(let text): "no peer named \(text.clipped(toUTF8: 80)) (nor with a UUID starting so); see hexctl peers, or give HOST:PORT"
         case .ambiguousPeer(let text, let count): "\(text.clipped(toUTF8: 80)) matches \(count) peers; use more of the UUID"
         case .noHex(let text, let place): "no hex \(text.clipped(toUTF8: 80)) in \(place)"

@@ -35,7 +35,7 @@ struct WebServer: DaemonService {
         guard let address = settings.address else { return nil }
         let listener: StreamListener
         do {
-            listener = try StreamListener.tcp(address: address.host, port: address.port, backlog: 64)
+            listener = try StreamListener.tcp(address: .v4(address.host), port: address.port, backlog: 64)
         } catch {
             logger.warning("no inbox page: cannot listen on \(address) (\(error)); "
                            + "is another hexd serving its page there? Choose another with --web HOST:PORT")

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Two hexd "hosts" in two network namespaces joined by a veth pair with IPv6 only: link-local
+# addresses and a ULA each (fd00::1, fd00::2), no IPv4 at all. They find each other through hexd's
+# link-local multicast group, and `peers` shows the other at its link-local address with its zone,
+# in brackets; a hex goes by name, by bracketed address, and through `hexctl raw`, over TLS where
+# the peer is known. Each check is counted; the last line says how many passed and failed.
+# Touches only the namespaces it makes; everything is removed on exit. Every wait is bounded.
+#
+# Usage: ipv6-only.sh BIN_DIR   (needs root and iproute2)
+set -euo pipefail
+bin=${1:?usage: ipv6-only.sh BIN_DIR}
+tag=hexd6$$
+work=$(mktemp -d /tmp/hexd-netns6-XXXXXX)
+pids=()
+
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    for ns in "$tag-a" "$tag-b"; do ip netns del "$ns" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+passed=0
+pass() { passed=$((passed + 1)); echo "netns6: ok: $*"; }
+fail() {
+    echo "netns6: FAILED: $*"
+    for log in "$work"/*.log; do echo "--- $log"; cat "$log"; done
+    echo "netns6: $passed passed, 1 failed"
+    exit 1
+}
+milliseconds() { echo $(($(date +%s%N) / 1000000)); }
+
+for host in a b; do
+    ip netns add "$tag-$host"
+    # No duplicate address detection: the addresses are usable at once, not after a second or two.
+    ip netns exec "$tag-$host" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+    ip -n "$tag-$host" link set lo up
+done
+ip link add "va$$" netns "$tag-a" type veth peer name "vb$$" netns "$tag-b"
+ip -n "$tag-a" addr add fd00::1/64 dev "va$$" nodad
+ip -n "$tag-b" addr add fd00::2/64 dev "vb$$" nodad
+ip -n "$tag-a" link set "va$$" up
+ip -n "$tag-b" link set "vb$$" up
+if ip -n "$tag-a" -4 addr show dev "va$$" | grep -q "inet "; then fail "va$$ has an IPv4 address"; fi
+
+interval=0.5
+started=$(milliseconds)
+for host in a b; do
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" \
+        --announce-interval "$interval" 2>"$work/$host.log" &
+    pids+=($!)
+done
+ctl() { local host=$1; shift; HEXD_DATA_DIR="$work/$host" ip netns exec "$tag-$host" "$bin/hexctl" "$@"; }
+
+for _ in $(seq 100); do
+    ctl a peers 2>/dev/null | grep -q host-b && ctl b peers 2>/dev/null | grep -q host-a && break
+    sleep 0.1
+done
+found=$(($(milliseconds) - started))
+ctl a peers | grep -q host-b || fail "host-a does not list host-b: $(ctl a status)"
+ctl b peers | grep -q host-a || fail "host-b does not list host-a"
+pass "the hosts found each other over IPv6 alone in ${found} ms (from their start)"
+
+endpoint=$(ctl a peers --json | python3 -c 'import json, sys
+for line in sys.stdin:
+    peer = json.loads(line)
+    if peer["name"] == "host-b": print(peer["endpoint"])')
+echo "$endpoint" | grep -Eq "^\[fe80::[0-9a-f:]+%va$$\]:18521$" \
+    || fail "host-a lists host-b at $endpoint, not a bracketed link-local address with its zone"
+pass "host-a lists host-b at $endpoint"
+ctl a status | grep -q "va$$ fe80::.* ff02::4865:7864%va$$" || fail "host-a's status: $(ctl a status)"
+pass "host-a's status says its beacons go to ff02::4865:7864 on va$$"
+
+out=$(ctl a send --to host-b -d "by name over IPv6" https://example.com/v6) || fail "send by name: $out"
+echo "$out" | grep -q "^stored by host-b .* over TLS" || fail "not stored over TLS: $out"
+pass "a hex went to host-b by name, over TLS: $out"
+out=$(ctl a send --to "[fd00::2]:18521" -d "by address" https://example.com/ula) || fail "send to [fd00::2]: $out"
+echo "$out" | grep -q "^stored by \[fd00::2\]:18521 over TLS" || fail "not stored: $out"
+pass "a hex went to [fd00::2]:18521 over TLS: $out"
+line='{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","jmObject":{"hexDescription":"raw",'
+line+='"links":[]},"messageID":"6F9619FF-8B86-4011-B42D-00C04FC964FF"}'
+out=$(echo "$line" | ctl a raw "[fd00::2]:18521" - --timeout 2) || fail "raw: $out"
+echo "$out" | grep -q '"status":"stored"' || fail "raw was not stored: $out"
+pass "hexctl raw reached [fd00::2]:18521"
+ctl b inbox | grep -q '"by name over IPv6"' || fail "host-b's inbox lacks the hex"
+echo "netns6: $passed passed, 0 failed"
