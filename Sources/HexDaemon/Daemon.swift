@@ -36,19 +36,25 @@ public enum Daemon {
                            + "Peers that pinned its key move their pins to the new ID at the next TLS contact")
         }
         let envelopeListener = try StreamListener.tcp(port: configuration.tcpPort)
-        var envelopeListeners = [envelopeListener]
-        do {
-            envelopeListeners.append(try StreamListener.tcp(address: .anyV6, port: envelopeListener.port))
-        } catch {
-            logger.info("envelopes are taken over IPv4 only: no IPv6 listener on port \(envelopeListener.port) "
-                        + "(\(error))")
-        }
         let datagrams = try DatagramSocket(port: configuration.discoveryPort)
+        var envelopeListeners = [envelopeListener]
         var datagrams6: DatagramSocket?
-        do {
-            datagrams6 = try DatagramSocket(address: .anyV6, port: datagrams.port)
-        } catch {
-            logger.info("discovery is IPv4 only: no IPv6 socket on UDP port \(datagrams.port) (\(error))")
+        if NetworkInterfaces.isIPv6TurnedOff {
+            logger.info("IPv6 is turned off on this host (net.ipv6.conf.all.disable_ipv6): discovery and envelopes "
+                        + "go over IPv4 only")
+        } else {
+            var failures: [String] = []
+            do {
+                envelopeListeners.append(try StreamListener.tcp(address: .anyV6, port: envelopeListener.port))
+            } catch {
+                failures.append("envelopes go over IPv4 only (\(error))")
+            }
+            do {
+                datagrams6 = try DatagramSocket(address: .anyV6, port: datagrams.port)
+            } catch {
+                failures.append("discovery goes over IPv4 only (\(error))")
+            }
+            if !failures.isEmpty { logger.info("no IPv6 here: " + failures.joined(separator: "; ")) }
         }
         let controlListener = try StreamListener.unix(path: controlPath)
         let events = EventLog()

@@ -86,6 +86,16 @@ public enum NetworkInterfaces {
         return addresses
     }
 
+    /// Whether IPv6 is turned off on this host (`net.ipv6.conf.all.disable_ipv6`, in this network
+    /// namespace): its sockets can still be made, but no interface has an IPv6 address.
+    public static var isIPv6TurnedOff: Bool {
+        let descriptor = open("/proc/sys/net/ipv6/conf/all/disable_ipv6", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var byte: UInt8 = 0
+        return read(descriptor, &byte, 1) == 1 && byte == UInt8(ascii: "1")
+    }
+
     /// Every interface with an IPv6 link-local address, its first one, in the system's order.
     public static func ipv6Links() -> [IPv6Link] {
         var first: UnsafeMutablePointer<ifaddrs>?

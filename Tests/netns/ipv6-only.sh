@@ -3,7 +3,8 @@
 # addresses and a ULA each (fd00::1, fd00::2), no IPv4 at all. They find each other through hexd's
 # link-local multicast group, and `peers` shows the other at its link-local address with its zone,
 # in brackets; a hex goes by name, by bracketed address, and through `hexctl raw`, over TLS where
-# the peer is known. Each check is counted; the last line says how many passed and failed.
+# the peer is known; host-a has net.ipv6.bindv6only=1 and host-b 0. Each check is counted; the
+# last line says how many passed and failed.
 # Touches only the namespaces it makes; everything is removed on exit. Every wait is bounded.
 #
 # Usage: ipv6-only.sh BIN_DIR   (needs root and iproute2)
@@ -36,6 +37,9 @@ for host in a b; do
     ip netns exec "$tag-$host" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
     ip -n "$tag-$host" link set lo up
 done
+# Whatever the host's default for IPv6 sockets, hexd's take IPv6 alone beside its IPv4 ones.
+ip netns exec "$tag-a" sysctl -qw net.ipv6.bindv6only=1
+ip netns exec "$tag-b" sysctl -qw net.ipv6.bindv6only=0
 ip link add "va$$" netns "$tag-a" type veth peer name "vb$$" netns "$tag-b"
 ip -n "$tag-a" addr add fd00::1/64 dev "va$$" nodad
 ip -n "$tag-b" addr add fd00::2/64 dev "vb$$" nodad

@@ -5,7 +5,8 @@
 # leaves the other's table within three announce intervals (plus 0.5 s for hexctl to report it).
 # A file shared across the bridge is fetched, the fetching host killed (-9) halfway and restarted,
 # and the fetch goes on from the partial file (host-a serves at most 16 MiB a second, so that
-# there is a halfway to stop at).
+# there is a halfway to stop at). host-b has IPv6 turned off (net.ipv6.conf.all.disable_ipv6), and
+# says so once.
 # Each check is counted; the last line says how many passed and failed. Touches only the namespaces it makes
 # (10.250.0.0/24 exists only inside them); everything is removed on exit. Every wait is bounded.
 #
@@ -52,6 +53,8 @@ for host in a b; do
     ip link set "p$host$$" netns "$tag-br"
     ip netns exec "$tag-br" ip link set "p$host$$" master br0 up
     ip netns exec "$ns" ip link set lo up
+    # host-b has IPv6 turned off: it works over IPv4 all the same, and says so once.
+    if [ "$host" = b ]; then ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1; fi
     ip netns exec "$ns" ip addr add "10.250.0.$address/24" "${brd[@]}" dev "v$host$$"
     ip netns exec "$ns" ip link set "v$host$$" up
     address=$((address + 1))
@@ -79,6 +82,9 @@ done
 ctl a peers | grep -q "10.250.0.2:18521" || fail "host-a does not list host-b at 10.250.0.2:18521"
 ctl b peers | grep -q "10.250.0.1:18521" || fail "host-b does not list host-a at 10.250.0.1:18521"
 pass "the hosts discovered each other by broadcast"
+said=$(grep -c "IPv6 is turned off on this host" "$work/b.log" || true)
+[ "$said" -eq 1 ] || fail "host-b, without IPv6, said so $said times, not once"
+pass "host-b, with IPv6 turned off, works over IPv4 and said so once"
 if [ ${#brd[@]} -eq 0 ]; then
     said=$(grep -c "255.255.255.255:18520: Network is unreachable" "$work/a.log" || true)
     [ "$said" -eq 1 ] || fail "the unreachable 255.255.255.255 was logged $said times, not once"
