@@ -124,6 +124,11 @@ async function download(hexID, number, button, state) {
       for (const line of lines.filter((line) => line.length > 0)) {
         const answer = JSON.parse(line);
         if (answer.fetch) shown(answer.fetch);
+        // The last line: an error says why nothing was fetched (its file's own line said it first).
+        else if (answer.error && state.dataset.state !== "failed") {
+          state.dataset.state = "failed";
+          state.textContent = answer.error.message;
+        }
       }
     }
   } catch {

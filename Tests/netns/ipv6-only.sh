@@ -14,22 +14,9 @@ tag=hexd6$$
 work=$(mktemp -d /tmp/hexd-netns6-XXXXXX)
 pids=()
 
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    for ns in "$tag-a" "$tag-b"; do ip netns del "$ns" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-passed=0
-pass() { passed=$((passed + 1)); echo "netns6: ok: $*"; }
-fail() {
-    echo "netns6: FAILED: $*"
-    for log in "$work"/*.log; do echo "--- $log"; cat "$log"; done
-    echo "netns6: $passed passed, 1 failed"
-    exit 1
-}
-milliseconds() { echo $(($(date +%s%N) / 1000000)); }
+label=netns6
+# shellcheck source=Tests/netns/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 for host in a b; do
     ip netns add "$tag-$host"

@@ -24,22 +24,9 @@ tag=hexd$$
 work=$(mktemp -d /tmp/hexd-netns-XXXXXX)
 pids=()
 
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    for ns in "$tag-a" "$tag-b" "$tag-br"; do ip netns del "$ns" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-passed=0
-pass() { passed=$((passed + 1)); echo "netns: ok: $*"; }
-fail() {
-    echo "netns: FAILED: $*"
-    for log in "$work"/*.log; do echo "--- $log"; cat "$log"; done
-    echo "netns: $passed passed, 1 failed"
-    exit 1
-}
-milliseconds() { echo $(($(date +%s%N) / 1000000)); }
+label=netns
+# shellcheck source=Tests/netns/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 ip netns add "$tag-br"
 ip netns exec "$tag-br" ip link add br0 type bridge

@@ -63,9 +63,15 @@ struct FileGrants: Sendable {
     /// looks otherwise), and the bytes before the offset the ones the fetching side holds.
     func answer(_ request: FetchJM, from deviceID: String?) async -> Answer {
         guard let deviceID else { return .refuse(.rejected, "files are fetched over TLS only") }
+        let found: FileGrant?
+        do {
+            found = try await store.grant(id: request.grant)
+        } catch {
+            return .refuse(.failed, "cannot read the grant: \(error)")
+        }
         // Another key's grant is answered as one that does not exist: a forwarded link tells its
         // holder nothing.
-        guard let grant = try? await store.grant(id: request.grant), grant.recipientID == deviceID else {
+        guard let grant = found, grant.recipientID == deviceID else {
             return .refuse(.notFound, "no file \(request.grant) is granted to this key")
         }
         if grant.revoked != nil { return .refuse(.revoked, "\(grant.name) was revoked by its owner") }
