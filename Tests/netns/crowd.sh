@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A crowded segment: COUNT hexd (30 by default), each in a network namespace of its own, on one
+# bridge with IPv4 and IPv6 link-local addresses, so each beacon reaches every daemon twice (by
+# broadcast and by hexd's multicast group). Every daemon must list every other exactly once (one
+# peer seen over both families is one entry) within three announce intervals of the last start;
+# the time it took is printed. Touches only the namespaces it makes; every wait is bounded.
+#
+# Usage: crowd.sh BIN_DIR [COUNT]   (needs root and iproute2)
+set -euo pipefail
+bin=${1:?usage: crowd.sh BIN_DIR [COUNT]}
+count=${2:-30}
+tag=hexdc$$
+work=$(mktemp -d /tmp/hexd-crowd-XXXXXX)
+pids=()
+label=crowd
+# shellcheck source=Tests/netns/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+ip netns add "$tag-br"
+ip -n "$tag-br" link add br0 type bridge
+ip -n "$tag-br" link set br0 up
+for index in $(seq "$count"); do
+    ns="$tag-$index"
+    ip netns add "$ns"
+    ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+    ip link add "v$index-$$" netns "$ns" type veth peer name "p$index-$$" netns "$tag-br"
+    ip -n "$tag-br" link set "p$index-$$" master br0 up
+    ip -n "$ns" link set lo up
+    ip -n "$ns" addr add "10.251.0.$index/24" brd + dev "v$index-$$"
+    ip -n "$ns" link set "v$index-$$" up
+done
+
+interval=1
+for index in $(seq "$count"); do
+    ip netns exec "$tag-$index" "$bin/hexd" --data-dir "$work/$index" --name "host-$index" \
+        --announce-interval "$interval" --log-level warning 2>"$work/$index.log" &
+    pids+=($!)
+done
+started=$(milliseconds)
+listed() { HEXD_DATA_DIR="$work/$1" "$bin/hexctl" peers --json 2>/dev/null | grep -c '"uuid"' || true; }
+bound=$((3 * interval * 1000))
+converged=""
+while [ $(($(milliseconds) - started)) -le $((bound + 20000)) ]; do
+    all=yes
+    for index in $(seq "$count"); do
+        [ "$(listed "$index")" -eq $((count - 1)) ] || { all=no; break; }
+    done
+    if [ "$all" = yes ]; then converged=$(($(milliseconds) - started)); break; fi
+    sleep 0.2
+done
+[ -n "$converged" ] || fail "not every daemon lists the $((count - 1)) others: host-1 lists $(listed 1)"
+pass "all $count daemons list the $((count - 1)) others, each once, $converged ms after the last start"
+[ "$converged" -le $((bound + 2000)) ] \
+    || fail "that took $converged ms, more than three intervals ($bound ms) and the daemons' start (2 s)"
+pass "within three intervals ($bound ms) and the daemons' start (2 s)"
+addresses=$(HEXD_DATA_DIR="$work/1" "$bin/hexctl" peers --json | python3 -c 'import json, sys
+peers = [json.loads(line) for line in sys.stdin]
+print(sum(any(":" in a for a in p["addresses"]) and any("." in a for a in p["addresses"]) for p in peers))')
+[ "$addresses" -ge 1 ] || fail "host-1 lists no peer with an address of each family"
+pass "host-1 lists $addresses peers with an IPv4 and an IPv6 address, each as one entry"
+echo "$label: $passed passed, 0 failed"
