@@ -41,12 +41,8 @@ for host in a b; do
         --announce-interval "$interval" 2>"$work/$host.log" &
     pids+=($!)
 done
-ctl() { local host=$1; shift; HEXD_DATA_DIR="$work/$host" ip netns exec "$tag-$host" "$bin/hexctl" "$@"; }
 
-for _ in $(seq 100); do
-    ctl a peers 2>/dev/null | grep -q host-b && ctl b peers 2>/dev/null | grep -q host-a && break
-    sleep 0.1
-done
+wait_for_each_other
 found=$(($(milliseconds) - started))
 ctl a peers | grep -q host-b || fail "host-a does not list host-b: $(ctl a status)"
 ctl b peers | grep -q host-a || fail "host-b does not list host-a"

@@ -59,13 +59,9 @@ for host in a b; do
     start_host "$host"
     pids+=($!)
 done
-ctl() { local host=$1; shift; HEXD_DATA_DIR="$work/$host" ip netns exec "$tag-$host" "$bin/hexctl" "$@"; }
 
 # Discovery by real broadcast, bounded to 10 s.
-for _ in $(seq 100); do
-    ctl a peers 2>/dev/null | grep -q host-b && ctl b peers 2>/dev/null | grep -q host-a && break
-    sleep 0.1
-done
+wait_for_each_other
 ctl a peers | grep -q "10.250.0.2:18521" || fail "host-a does not list host-b at 10.250.0.2:18521"
 ctl b peers | grep -q "10.250.0.1:18521" || fail "host-b does not list host-a at 10.250.0.1:18521"
 pass "the hosts discovered each other by broadcast"
