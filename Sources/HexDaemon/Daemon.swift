@@ -60,10 +60,12 @@ public enum Daemon {
         let events = EventLog()
         let boot = try await service.nextBootNumber()
         if !boot.stored { logger.warning("cannot store this start's number (\(boot.number)): is the disk full?") }
+        let directory = PeerDirectory(ownUUID: service.identity.uuid, capacity: configuration.maximumPeers,
+                                      service: service, events: events, logger: logger.named("peers"))
         let discovery = Discovery(socket: datagrams, socket6: datagrams6, configuration: configuration,
-                                  identity: service.identity,
-                                  signer: tls?.identity, boot: boot.number, tcpPort: envelopeListener.port,
-                                  events: events, service: service, logger: logger.named("discovery"),
+                                  identity: service.identity, signer: tls?.identity, boot: boot.number,
+                                  tcpPort: envelopeListener.port, directory: directory, events: events,
+                                  service: service, logger: logger.named("discovery"),
                                   visibility: try await service.visibility())
         let descriptors = DescriptorLimit.raise()
         let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
@@ -72,10 +74,10 @@ public enum Daemon {
         }
         let trimmer = MemoryTrimmer()
         let pool = ConnectionPool()
-        let sender = SendService(configuration: configuration, tls: tls, discovery: discovery, service: service,
+        let sender = SendService(configuration: configuration, tls: tls, directory: directory, service: service,
                                  logger: logger.named("send"), pool: pool)
         let pairing = tls.map {
-            PairingService(tls: $0, configuration: configuration, discovery: discovery, service: service,
+            PairingService(tls: $0, configuration: configuration, directory: directory, service: service,
                            sender: sender,
                            events: events, logger: logger.named("pair"))
         }
@@ -90,7 +92,7 @@ public enum Daemon {
             FileFetcher(sender: sender, configuration: configuration, defaultFolder: DownloadsFolder(path: downloads),
                         events: events, logger: logger.named("fetch"))
         }
-        let envelopes = EnvelopeServer(listeners: envelopeListeners, service: service, discovery: discovery,
+        let envelopes = EnvelopeServer(listeners: envelopeListeners, service: service, directory: directory,
                                        pairing: pairing, files: fileServer, events: events,
                                        configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
         let outbox = Outbox(store: service, sender: sender, events: events, configuration: configuration, logger: logger.named("outbox"))
@@ -99,8 +101,9 @@ public enum Daemon {
             handler: ControlHandler(configuration: configuration, service: service, sender: sender, outbox: outbox,
                                     share: ShareService(configuration: configuration, grants: grants,
                                                         ownerID: service.identity.uuid, events: events),
-                                    discovery: discovery, inbound: envelopes, pairing: pairing, fetcher: fetcher,
-                                    tcpPort: envelopeListener.port, discoveryPort: datagrams.port, logger: logger.named("control")),
+                                    discovery: discovery, directory: directory, inbound: envelopes,
+                                    pairing: pairing, fetcher: fetcher, tcpPort: envelopeListener.port,
+                                    discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
 
         var hook: ReceiveHook?

@@ -36,6 +36,24 @@ import Testing
         #expect(table.peers.count == 1, "keyed by UUID, never by name or address")
     }
 
+    /// One identity is one peer whatever family and interface it is seen on; a send tries the
+    /// address a handshake last proved first, then the others, latest first.
+    @Test func aPeerSeenOverBothFamiliesIsOnePeer() throws {
+        var table = PeerTable(ownUUID: Self.own)
+        let linkLocal = try #require(IPAddress("fe80::1%lo"))
+        let unique = try #require(IPAddress("fd00::2"))
+        _ = table.observe(beacon(), from: home, at: start)
+        _ = table.observe(beacon(), from: linkLocal, at: start + .milliseconds(1))
+        guard case .updated(let peer) = table.observe(beacon(), from: unique, at: start + .milliseconds(2)) else {
+            Issue.record("a second family made a second peer")
+            return
+        }
+        #expect(table.peers.count == 1)
+        #expect(peer.endpoints.map(\.description) == ["[fd00::2]:18521", "[fe80::1%lo]:18521", "192.168.1.20:18521"])
+        table.markProven(Self.other, at: home)
+        #expect(table.peers[Self.other]?.endpoints.first?.description == "192.168.1.20:18521")
+    }
+
     @Test func aNewInstanceIsARestart() {
         var table = PeerTable(ownUUID: Self.own)
         _ = table.observe(beacon(instance: "I1"), from: home, at: start)

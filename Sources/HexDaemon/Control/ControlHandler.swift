@@ -12,6 +12,7 @@ struct ControlHandler: Sendable {
     let outbox: Outbox
     let share: ShareService
     let discovery: Discovery
+    let directory: PeerDirectory
     /// The envelope server, for its connection counts.
     let inbound: EnvelopeServer
     /// Nil when playing a legacy peer, which has no key to pair.
@@ -234,7 +235,7 @@ struct ControlHandler: Sendable {
         case .resetTrust(let peer):
             let uuid = try await peerUUID(peer, orRemembered: true)
             let forgotten = try await service.resetTrust(peer: uuid, label: peer)
-            await discovery.forgetImpostor(uuid)
+            await directory.forgetImpostor(uuid)
             await pairing?.forget(peerUUID: uuid)
             logger.info("forgot the key \(forgotten.fingerprint) pinned to \(uuid): the next key it proves is pinned")
             return ControlResponse(trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: nil, trust: nil))
@@ -251,7 +252,7 @@ struct ControlHandler: Sendable {
 
     /// The name a peer in the table announced; empty for a peer not in it.
     private func peerName(_ uuid: String) async -> String {
-        (try? await discovery.peer(matching: uuid).name) ?? ""
+        (try? await directory.peer(matching: uuid).name) ?? ""
     }
 
     /// The peer UUID a user means: a UUID, or the name or unique UUID prefix of a peer in the table.
@@ -260,7 +261,7 @@ struct ControlHandler: Sendable {
     private func peerUUID(_ text: String, orRemembered: Bool = false) async throws -> String {
         if let uuid = UUID(uuidString: text) { return uuid.uuidString }
         do {
-            return try await discovery.peer(matching: text).uuid
+            return try await directory.peer(matching: text).uuid
         } catch {
             if orRemembered, let remembered = try await service.knownPeer(matching: text) { return remembered.uuid }
             throw ControlError(.usage, "'\(text.clipped(toUTF8: 80))' is neither a peer UUID nor the name or UUID prefix of a peer in the table (\(error))")
@@ -281,10 +282,11 @@ struct ControlHandler: Sendable {
         return StatusReport(
             peerUUID: identity.uuid, name: identity.name, versionID: configuration.appVersion, legacy: configuration.legacy,
             tcpPort: tcpPort, discoveryPort: discoveryPort, dataDirectory: configuration.dataDirectory.path,
-            peers: await discovery.peers.count, inbox: counts.inbox, unchecked: counts.unchecked, hexlist: counts.hexlist,
+            peers: await directory.count, inbox: counts.inbox, unchecked: counts.unchecked,
+            hexlist: counts.hexlist,
             datagramsReceived: await discovery.datagramsReceived, datagramsMalformed: await discovery.datagramsMalformed,
             datagramsOversized: await discovery.datagramsOversized, datagramsRateLimited: await discovery.datagramsRateLimited,
-            peersEvicted: await discovery.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
+            peersEvicted: await directory.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
             accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries,
             connections: inbound.counts, datagramsForged: await discovery.datagramsForged,
             datagramsReplayed: await discovery.datagramsReplayed, storage: await service.storageReport(),
@@ -302,11 +304,12 @@ struct ControlHandler: Sendable {
     /// mismatch; then the UUIDs only impostors claim, each shown by its claim.
     private func peers() async throws -> [PeerInfo] {
         let now = ContinuousClock.now
-        let impostors = Dictionary(await discovery.impostors.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        let impostors = Dictionary(await directory.impostors.map { ($0.uuid, $0) },
+                                   uniquingKeysWith: { first, _ in first })
         func mismatch(_ uuid: String) -> KeyMismatch? {
             impostors[uuid].map { KeyMismatch(endpoint: $0.endpoint.description, fingerprint: $0.fingerprint, pinned: $0.pinned) }
         }
-        let table = await discovery.peers
+        let table = await directory.peers
         var infos: [PeerInfo] = []
         for peer in table {
             let namesakes = try await service.pinnedNamesakes(of: peer.name, excluding: peer.uuid)
@@ -402,7 +405,7 @@ struct ControlHandler: Sendable {
     private func audience(of options: SendOptions) async throws -> ShareAudience {
         let target = try await sender.target(options.to)
         var uuid = target.peerUUID
-        if let address = target.address, let peer = await discovery.peer(at: address), peer.isSigned {
+        if let address = target.address, let peer = await directory.peer(at: address), peer.isSigned {
             uuid = peer.uuid
         }
         guard !options.legacy, !configuration.legacy, let uuid, uuid.isKeyDerivedID else {

@@ -14,7 +14,7 @@ final class EnvelopeServer: DaemonService {
     /// The IPv4 listener, and the IPv6 one beside it on the same port when the host has IPv6.
     let listeners: [StreamListener]
     let service: HexService
-    let discovery: Discovery
+    let directory: PeerDirectory
     /// Answers Pair envelopes; nil when playing a legacy peer (they are then unsupported).
     let pairing: PairingService?
     /// Answers Fetch envelopes; nil when playing a legacy peer (they are then unsupported).
@@ -51,7 +51,7 @@ final class EnvelopeServer: DaemonService {
     }
 
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
-    init(listeners: [StreamListener], service: HexService, discovery: Discovery, pairing: PairingService?,
+    init(listeners: [StreamListener], service: HexService, directory: PeerDirectory, pairing: PairingService?,
          files: FileServer?, events: EventLog, configuration: DaemonConfiguration,
          tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger) {
         self.listeners = listeners
@@ -59,7 +59,7 @@ final class EnvelopeServer: DaemonService {
         self.files = files
         self.tls = tls
         self.service = service
-        self.discovery = discovery
+        self.directory = directory
         self.events = events
         self.configuration = configuration
         self.logger = logger
@@ -304,7 +304,7 @@ final class EnvelopeServer: DaemonService {
             }
         }
         // One call each for all the envelopes: a call to another actor is a hop between threads.
-        if !record.senders.isEmpty { await discovery.markExchanged(record.senders) }
+        if !record.senders.isEmpty { await directory.markExchanged(record.senders) }
         if !record.events.isEmpty { await events.publish(record.events) }
         return replies
     }
@@ -337,7 +337,7 @@ final class EnvelopeServer: DaemonService {
         case .alert(let alert):
             // An Alert names no sender: over TLS the proven key does, by its ID and the name it announces.
             let (message, senderID) = (alert.message, alert.senderID)
-            let announced = if let senderID { await discovery.peer(uuid: senderID)?.name } else { String?.none }
+            let announced = if let senderID { await directory.peer(uuid: senderID)?.name } else { String?.none }
             let from = senderID.map { "\(announced ?? "a peer not announced") (\($0)) at \(remote)" }
                 ?? "\(remote) (plaintext: no proven sender)"
             let version = envelope.versionID.clipped(toUTF8: 40)

@@ -42,34 +42,56 @@ enum EnvelopeSender {
         let peerKey: Fingerprint?
 
         /// Connects to the first of `endpoints` that answers and, for TLS, proves the key asked
-        /// for: a candidate that cannot be reached, or proves another key, costs a dial and the
-        /// next one is tried, before anything is written.
-        /// - Throws: the last candidate's error (see `reportingFailures`), which names the
-        ///   candidates tried before it when it is a `SendError`.
+        /// for, before anything is written. The candidates are raced as RFC 8305 does: each one
+        /// starts when the one before it has failed or has had `ConnectionRace.delay` to answer, the first to
+        /// succeed is kept and the others are closed. A candidate that cannot be reached, or proves
+        /// another key, costs a dial.
+        /// - Throws: the error of the candidate that failed last, which names the others' when it
+        ///   is a `SendError`; `CancellationError` when the send was cancelled.
         static func open(
             to endpoints: [Endpoint], security: Security, deadline: ContinuousClock.Instant, maximumLineLength: Int
         ) async throws -> Channel {
-            var failures: [String] = []
-            for (index, endpoint) in endpoints.enumerated() {
-                do {
-                    return try await open(to: endpoint, security: security, deadline: deadline,
-                                          maximumLineLength: maximumLineLength)
-                } catch {
-                    let isLast = index == endpoints.count - 1 || ContinuousClock.now >= deadline
-                        || error is CancellationError
-                    guard isLast else {
-                        failures.append("\(endpoint): \(error)")
-                        continue
+            guard let first = endpoints.first else { throw SendError.undelivered("no address to send to") }
+            guard endpoints.count > 1 else {
+                return try await open(to: first, security: security, deadline: deadline,
+                                      maximumLineLength: maximumLineLength)
+            }
+            var race = ConnectionRace<Channel>(candidates: endpoints.count)
+            return try await withThrowingTaskGroup(of: ConnectionRace<Channel>.Event.self) { group in
+                func start(_ index: Int) {
+                    group.addTask {
+                        do {
+                            return .opened(try await open(to: endpoints[index], security: security,
+                                                          deadline: deadline, maximumLineLength: maximumLineLength))
+                        } catch {
+                            return .failed(index, "\(endpoints[index]): \(error)", error)
+                        }
                     }
-                    guard let error = error as? SendError, !failures.isEmpty else { throw error }
-                    let tried = " (tried before: " + failures.joined(separator: "; ") + ")"
-                    switch error {
-                    case .undelivered(let reason): throw SendError.undelivered(reason + tried)
-                    case .refused(let reason): throw SendError.refused(reason + tried)
+                    if index + 1 < endpoints.count {
+                        group.addTask {
+                            try? await Task.sleep(for: ConnectionRace<Channel>.delay)
+                            return .delayOver(index)
+                        }
                     }
                 }
+                start(0)
+                while let event = try await group.next() {
+                    switch race.take(event, pastDeadline: ContinuousClock.now >= deadline) {
+                    case .start(let index):
+                        start(index)
+                    case .wait:
+                        continue
+                    case .won(let channel):
+                        // The others are closed as their tasks end (a socket closes when released).
+                        group.cancelAll()
+                        return channel
+                    case .lost:
+                        group.cancelAll()
+                        throw race.failure
+                    }
+                }
+                throw race.failure
             }
-            throw SendError.undelivered("no address to send to")
         }
 
         /// Connects to `endpoint` and, for TLS, completes the handshake and checks the key.

@@ -155,7 +155,7 @@ actor Outbox: DaemonService {
     func run() async {
         _ = await logged { try await store.makeOutboxDue(peerUUID: nil, at: Date()) }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.followBeacons() }
+            group.addTask { await self.followArrivals() }
             group.addTask { await self.deliveryLoop() }
             await group.waitForAll()
         }
@@ -175,10 +175,11 @@ actor Outbox: DaemonService {
         }
     }
 
-    /// Makes a peer's sends due when its beacon says it is (back) on the network.
-    private func followBeacons() async {
-        for await event in await events.watch(since: .max, kinds: [.peerFound]) {
-            guard let uuid = event.peerUUID, let due = await logged({ try await store.makeOutboxDue(peerUUID: uuid, at: Date()) }), due > 0 else { continue }
+    /// Makes a peer's sends due when the peer directory says it is (back) on the network.
+    private func followArrivals() async {
+        for await uuid in await sender.directory.arrivals() {
+            guard let due = await logged({ try await store.makeOutboxDue(peerUUID: uuid, at: Date()) }), due > 0
+            else { continue }
             wake()
         }
     }

@@ -10,7 +10,7 @@ struct SendService: Sendable {
     let configuration: DaemonConfiguration
     /// This device's TLS; nil when playing a legacy peer.
     let tls: TLSContext?
-    let discovery: Discovery
+    let directory: PeerDirectory
     /// The store, for the keys pinned to peers and the peers seen before.
     let service: HexService
     let logger: Logger
@@ -44,10 +44,11 @@ struct SendService: Sendable {
             throw LookupError.unbracketed(text, write: written)
         }
         if let address = Endpoint(parsing: text) {
-            return Target(peerUUID: nil, address: address, label: await discovery.peer(at: address).map { "\($0.name) (\(address))" } ?? address.description)
+            let label = await directory.peer(at: address).map { "\($0.name) (\(address))" } ?? address.description
+            return Target(peerUUID: nil, address: address, label: label)
         }
         do {
-            let peer = try await discovery.peer(matching: text)
+            let peer = try await directory.peer(matching: text)
             return Target(peerUUID: peer.uuid, address: nil, label: peer.name)
         } catch {
             guard case .noPeer = error else { throw error }
@@ -96,9 +97,9 @@ struct SendService: Sendable {
     /// address (tried first next time), and is pinned on first use or moved from a legacy pin.
     private func delivered(over route: PeerRoute, _ delivery: EnvelopeSender.Delivery) async {
         guard let peer = route.peer else { return }
-        await discovery.markExchanged([peer.uuid])
+        await directory.markExchanged([peer.uuid])
         guard let key = delivery.peerKey else { return }
-        if let address = delivery.endpoint.address { await discovery.markProven(peer.uuid, at: address) }
+        if let address = delivery.endpoint.address { await directory.markProven(peer.uuid, at: address) }
         do {
             if let owner = route.legacyPinOwner {
                 try await service.movePeer(from: owner, to: peer.uuid)
@@ -121,9 +122,9 @@ struct SendService: Sendable {
         var legacyPinOwner: String?
         var pin: PeerPin?
         if let address = target.address {
-            peer = await discovery.peer(at: address)
+            peer = await directory.peer(at: address)
             endpoints = [address]
-        } else if let uuid = target.peerUUID, let found = await discovery.peer(uuid: uuid) {
+        } else if let uuid = target.peerUUID, let found = await directory.peer(uuid: uuid) {
             peer = found
             endpoints = found.endpoints
         } else if let uuid = target.peerUUID, let (legacyPin, found) = try await legacyPinRoute(uuid) {
@@ -162,21 +163,21 @@ struct SendService: Sendable {
             throw .undelivered("cannot read the key pinned to \(uuid): \(error)")
         }
         guard let pin else { return nil }
-        return await discovery.peers.first { $0.isSigned && $0.fingerprint == pin.fingerprint }.map { (pin, $0) }
+        return await directory.peers.first { $0.isSigned && $0.fingerprint == pin.fingerprint }.map { (pin, $0) }
     }
 
     /// Why a peer is not in the table, and what to do when it is a matter of keys: its UUID is
     /// claimed with another key than the pinned one, or its name is announced by another key.
     private func whyAway(_ target: Target) async -> String {
         let uuid = target.peerUUID ?? ""
-        if let impostor = await discovery.impostors.first(where: { $0.uuid == uuid }) {
+        if let impostor = await directory.impostors.first(where: { $0.uuid == uuid }) {
             let announced = impostor.fingerprint.map { "the key \($0)" } ?? "no key"
             return "\(target.label) is not sent to: its beacons from \(impostor.endpoint) announce \(announced), "
                 + "not \(impostor.pinned), the key pinned to it. "
                 + "If it was reinstalled, forget the old key with: hexctl trust --reset \(uuid)"
         }
         let name = target.label.lowercased()
-        if let namesake = await discovery.peers.first(where: { $0.uuid != uuid && $0.name.lowercased() == name }) {
+        if let namesake = await directory.peers.first(where: { $0.uuid != uuid && $0.name.lowercased() == name }) {
             return "\(target.label) (\(uuid.prefix(8))) is away, and another key announces that name now, "
                 + "as \(namesake.uuid). If \(target.label) was reinstalled, send to \(namesake.uuid) "
                 + "and forget the old key with: hexctl trust --reset \(uuid)"

@@ -9,7 +9,7 @@ import HexTLS
 actor PairingService {
     private let tls: TLSContext
     private let configuration: DaemonConfiguration
-    private let discovery: Discovery
+    private let directory: PeerDirectory
     private let service: HexService
     /// Resolves the route to a peer, as for any send.
     private let sender: SendService
@@ -19,14 +19,14 @@ actor PairingService {
     private var admission = PairingAdmission()
 
     init(
-        tls: TLSContext, configuration: DaemonConfiguration, discovery: Discovery, service: HexService,
+        tls: TLSContext, configuration: DaemonConfiguration, directory: PeerDirectory, service: HexService,
         sender: SendService,
         events: EventLog, logger: Logger
     ) {
         self.tls = tls
         self.sender = sender
         self.configuration = configuration
-        self.discovery = discovery
+        self.directory = directory
         self.service = service
         self.events = events
         self.logger = logger
@@ -40,7 +40,7 @@ actor PairingService {
     /// the one it announced) and returns the code both users compare. The peer's user then accepts.
     /// - Throws: `LookupError`, `SendError`.
     func request(_ text: String, timeout: Duration) async throws -> TrustReport {
-        let peer = try await discovery.peer(matching: text)
+        let peer = try await directory.peer(matching: text)
         let label = "\(peer.name) (\(peer.endpoint))"
         guard peer.speaksTLS else {
             throw SendError.refused("\(label) speaks no TLS (a legacy peer): it has no key to pair with")
@@ -79,7 +79,7 @@ actor PairingService {
         let label = "\(request.name) (\(request.peerUUID))"
         guard let code = request.code else { throw LookupError.noPairing(text) }
         if let refusal = try await refusal(of: request.peerUUID, key: request.key) { throw SendError.refused(refusal) }
-        let peer = try await discovery.peer(matching: request.peerUUID)
+        let peer = try await directory.peer(matching: request.peerUUID)
         let accept = PairJM(step: .accept, senderUUID: service.identity.uuid, code: code)
         var route = try await sender.route(.init(peerUUID: peer.uuid, address: nil, label: peer.name),
                                            forceLegacy: false)
@@ -188,7 +188,7 @@ actor PairingService {
     /// here, or it announced itself before the flood began.
     private func isKnown(_ uuid: String) async throws -> Bool {
         if try await service.pin(forPeer: uuid) != nil { return true }
-        guard let peer = await discovery.peer(uuid: uuid) else { return false }
+        guard let peer = await directory.peer(uuid: uuid) else { return false }
         return admission.knewBefore(peer.firstSeen, at: .now)
     }
 
@@ -207,7 +207,7 @@ actor PairingService {
     }
 
     private func paired(_ uuid: String, name: String, key: Fingerprint, code: String) async {
-        await discovery.forgetImpostor(uuid)
+        await directory.forgetImpostor(uuid)
         await events.publish(.paired, peerUUID: uuid, peer: name, message: code)
     }
 }

@@ -4,9 +4,11 @@ import HexKit
 import HexNet
 import HexTLS
 
-/// Finds peers by UDP broadcast and keeps the peer table: announces this daemon in a burst at
-/// start and then every interval, answers new and restarted peers at once (rate-limited), expires
-/// silent peers, and says `bye` when asked to stop. Hidden (`Visibility`), it only listens.
+/// Finds peers by beacons (IPv4 broadcast, IPv6 multicast, unicast to each `--peer`): announces
+/// this daemon in a burst at start and then every interval, checks every beacon heard (budgets,
+/// signature, freshness) and hands the peer directory a `Sighting` for each one that passes,
+/// answers new and restarted peers at once (rate-limited), and says `bye` when asked to stop.
+/// Hidden (`Visibility`), it only listens.
 actor Discovery: DaemonService {
     private let socket: DatagramSocket
     /// The IPv6 socket beside it, on the same port; nil where the host has no IPv6.
@@ -26,9 +28,9 @@ actor Discovery: DaemonService {
     private let tcpPort: UInt16
     private let events: EventLog
     private let service: HexService
+    private let directory: PeerDirectory
     private let logger: Logger
 
-    private var table: PeerTable
     private var freshness = BeaconFreshness()
     private var verifiedKeys = VerifiedKeys()
     /// Signature checks of beacons claiming peers not in the table: a flood of invented signed
@@ -44,16 +46,6 @@ actor Discovery: DaemonService {
     private(set) var datagramsRateLimited = 0
     private(set) var datagramsForged = 0
     private(set) var datagramsReplayed = 0
-    /// Peers pushed out of the full table by newcomers.
-    private(set) var peersEvicted = 0
-    /// The armed expiry timer and its deadline.
-    private var expiry: (deadline: ContinuousClock.Instant, timer: Task<Void, Never>)?
-    /// The keys pinned to the peers beacons came from (nil: none), read from the store once and kept
-    /// until a pin changes (`HexService.pinGeneration`): a beacon costs no hop to the store's thread.
-    private var pins: (generation: Int, keys: [String: String?]) = (-1, [:])
-    private static let pinCacheLimit = 4_096
-    /// How late an expiry may be, so that the system can serve it with another wake-up.
-    private static let expiryTolerance: Duration = .milliseconds(200)
     /// Whether this daemon announces itself, kept across restarts.
     private(set) var visibility: Visibility
     /// The next beacon and when it is due; nil while hidden. The receive loop sends it: waiting
@@ -81,10 +73,9 @@ actor Discovery: DaemonService {
     private(set) var discoveryHint: String?
 
     init(
-        socket: DatagramSocket, socket6: DatagramSocket?, configuration: DaemonConfiguration, identity: LocalIdentity,
-        signer: TLSIdentity?,
-        boot: UInt64, tcpPort: UInt16, events: EventLog, service: HexService, logger: Logger,
-        visibility: Visibility
+        socket: DatagramSocket, socket6: DatagramSocket?, configuration: DaemonConfiguration,
+        identity: LocalIdentity, signer: TLSIdentity?, boot: UInt64, tcpPort: UInt16,
+        directory: PeerDirectory, events: EventLog, service: HexService, logger: Logger, visibility: Visibility
     ) {
         self.visibility = visibility
         interval = configuration.announceInterval
@@ -97,13 +88,12 @@ actor Discovery: DaemonService {
         self.tcpPort = tcpPort
         self.events = events
         self.service = service
+        self.directory = directory
         self.logger = logger
-        table = PeerTable(ownUUID: identity.uuid, capacity: configuration.maximumPeers)
         rateLimiter = BeaconRateLimiter(rate: configuration.beaconRate)
     }
 
-    /// Runs until cancelled: receiving, announcing while visible, and expiring peers at their
-    /// deadlines.
+    /// Runs until cancelled: receiving, and announcing while visible.
     func run() async {
         if visibility.isVisible(at: Date()) { nextBeacon = (.now, .query) }
         armVisibilityEnd()
@@ -118,8 +108,8 @@ actor Discovery: DaemonService {
                 group.cancelAll()
             }
         }
-        for task in [expiry?.timer, visibilityTimer] { task?.cancel() }
-        (expiry, visibilityTimer, nextBeacon) = (nil, nil, nil)
+        visibilityTimer?.cancel()
+        (visibilityTimer, nextBeacon) = (nil, nil)
     }
 
     /// Tells every peer this daemon is leaving (a hidden one said it when it hid).
@@ -188,36 +178,6 @@ actor Discovery: DaemonService {
         await settle(to: .hidden)
     }
 
-    var peers: [PeerTable.Peer] { table.peers.values.sorted { $0.name.lowercased() < $1.name.lowercased() } }
-
-    func peer(matching text: String) throws(LookupError) -> PeerTable.Peer {
-        try table.peer(matching: text)
-    }
-
-    /// The peer in the table with this UUID (any case), if it is there.
-    func peer(uuid: String) -> PeerTable.Peer? {
-        table.peers[uuid.uppercased()]
-    }
-
-    /// Notes that a hex went to or came from these peers: they are kept over strangers when the table is full.
-    func markExchanged(_ uuids: [String]) {
-        let now = ContinuousClock.now
-        for uuid in uuids {
-            table.markExchanged(uuid)
-            for address in table.peers[uuid]?.addresses ?? [] { rateLimiter.markKnown(address, at: now) }
-        }
-    }
-
-    /// Notes that a TLS handshake proved the key of the peer `uuid` at `address`.
-    func markProven(_ uuid: String, at address: IPAddress) {
-        table.markProven(uuid, at: address)
-    }
-
-    /// The known peer at `endpoint`, if one announced it.
-    func peer(at endpoint: Endpoint) -> PeerTable.Peer? {
-        table.peers.values.first { $0.port == endpoint.port && $0.addresses.contains { $0 == endpoint.address } }
-    }
-
     // MARK: Loops
 
     /// Reads datagrams and sends each beacon when it is due, until cancelled.
@@ -264,8 +224,8 @@ actor Discovery: DaemonService {
             await broadcast(.announce)
             next = left > 1 ? (.now + .milliseconds(150), .burst(left: left - 1)) : (.now + interval, .steady)
         case .steady:
-            interval = AnnounceInterval.next(configured: configuration.announceInterval, peers: table.peers.count,
-                                             previous: interval)
+            interval = AnnounceInterval.next(configured: configuration.announceInterval,
+                                             peers: await directory.count, previous: interval)
             await broadcast(.announce)
             noteUnanswered()
             next = (.now + interval, .steady)
@@ -285,31 +245,6 @@ actor Discovery: DaemonService {
             + "(Examples/firewalld, Examples/ufw)"
         discoveryHint = hint
         logger.info(hint)
-    }
-
-    /// Arms the expiry timer for the table's next deadline (three of a peer's intervals after its
-    /// last beacon) when nothing is armed for it or sooner. A table without peers has no timer: an
-    /// idle daemon is not woken to expire nothing. A timer that fires early (the peer was heard
-    /// again meanwhile) expires nothing and is armed again for the new deadline.
-    private func scheduleExpiry() {
-        guard let next = table.nextExpiry else { return }
-        if let armed = expiry, armed.deadline <= next { return }
-        expiry?.timer.cancel()
-        let timer = Task { [weak self] in
-            guard (try? await Task.sleep(until: next, tolerance: Self.expiryTolerance, clock: .continuous)) != nil
-            else { return }
-            await self?.expireDue()
-        }
-        expiry = (next, timer)
-    }
-
-    private func expireDue() async {
-        expiry = nil
-        for peer in table.expire(at: .now) {
-            logger.info("peer lost: \(peer.name) (\(peer.uuid)), silent for three intervals")
-            await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID)
-        }
-        scheduleExpiry()
     }
 
     // MARK: Receiving
@@ -342,38 +277,19 @@ actor Discovery: DaemonService {
                            + "more than \(configuration.beaconRate) a second")
             return
         }
-        guard let signed = admit(beacon, from: datagram) else { return }
+        guard let signed = await admit(beacon, from: datagram) else { return }
         if discoveryHint != nil { logger.info("a peer was heard: beacons get through") }
         (beaconsUnanswered, discoveryHint) = (0, nil)
-        let change = table.observe(beacon, from: datagram.sender, at: .now, pinnedKey: await pinnedKey(of: beacon),
-                                   signed: signed)
-        scheduleExpiry()
-        if case .found(_, let evicted?) = change {
-            peersEvicted += 1
-            logger.limited("peer table full", .warning, "the peer table is full (\(table.capacity)): dropped \(evicted.name) (\(evicted.uuid)), unheard longest")
-            await events.publish(.peerLost, peerUUID: evicted.uuid, peer: evicted.name, versionID: evicted.versionID, message: "dropped: the peer table is full")
-        }
+        let change = await directory.observe(Sighting(beacon, from: datagram.sender, signed: signed))
         switch change {
-        case .found(let peer, _), .restarted(let peer):
-            let verb = if case .found = change { "found" } else { "restarted" }
-            logger.limited("peer found", .info, "peer \(verb): \(peer.name) (\(peer.uuid)) version \(peer.versionID) at \(peer.endpoint)")
-            await events.publish(.peerFound, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID, message: peer.endpoint.description)
-            do {
-                try await service.recordSighting(uuid: peer.uuid, name: peer.name, versionID: peer.versionID, address: peer.endpoint.description)
-            } catch {
-                logger.warning("cannot record peer \(peer.uuid): \(error)")
-            }
+        case .found, .restarted:
             await answer(datagram)
-        case .left(let peer):
-            logger.info("peer left: \(peer.name) (\(peer.uuid))")
-            await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID, message: "said bye")
-        case .keyMismatch(let impostor):
-            let claim = "\(impostor.endpoint) claims to be \(impostor.name) (\(impostor.uuid)) with "
-                + (impostor.fingerprint.map { "the key \($0)" } ?? "no key") + ", but its key is pinned to \(impostor.pinned); sends go only to the pinned key"
-            logger.limited("peer key mismatch", .warning, claim)
-            await events.publish(.peerKeyMismatch, peerUUID: impostor.uuid, peer: impostor.name, versionID: impostor.versionID, message: claim)
-        case .updated, .none:
-            if beacon.kind == .query && beacon.peer.uppercased() != identity.uuid { await answer(datagram) }
+        case .updated(let peer):
+            // A peer hexes were exchanged with is not counted in the budget of all sources.
+            if peer.hasExchanged { rateLimiter.markKnown(datagram.sender, at: .now) }
+            if beacon.kind == .query { await answer(datagram) }
+        case .none, .left, .keyMismatch:
+            if beacon.kind == .query { await answer(datagram) }
         }
     }
 
@@ -381,10 +297,10 @@ actor Discovery: DaemonService {
     /// any accepted from its key, false for a legacy peer's unsigned claim, nil (dropped and
     /// counted) for one past the signature budget, forged, replayed, or heard again (which may only
     /// add the address it came from as a candidate).
-    private func admit(_ beacon: Beacon, from datagram: DatagramSocket.Datagram) -> Bool? {
+    private func admit(_ beacon: Beacon, from datagram: DatagramSocket.Datagram) async -> Bool? {
         if beacon.signature != nil || beacon.peer.isKeyDerivedID {
-            let now = ContinuousClock.now
-            guard table.admitCheck(of: beacon.peer, at: now) ?? strangerChecks.take(at: now) else {
+            let admitted = await directory.admitCheck(of: beacon.peer)
+            guard admitted ?? strangerChecks.take(at: .now) else {
                 datagramsRateLimited += 1
                 logger.limited("signature checks", .warning,
                                "dropped a signed beacon claiming \(beacon.peer) unchecked: "
@@ -408,7 +324,7 @@ actor Discovery: DaemonService {
             case .fresh:
                 return true
             case .repeated:
-                table.heardAgain(beacon.peer, from: datagram.sender)
+                await directory.heardAgain(beacon.peer, from: datagram.sender)
                 return nil
             case .stale:
                 datagramsReplayed += 1
@@ -418,37 +334,6 @@ actor Discovery: DaemonService {
             }
         }
     }
-
-    /// The key pinned to the UUID a beacon claims, if any. A store that cannot be read counts
-    /// as no pin here: the send path reads the pin again, and refuses what does not prove it.
-    private func pinnedKey(of beacon: Beacon) async -> String? {
-        guard beacon.kind != .bye else { return nil }
-        let generation = service.pinGeneration.value
-        if generation != pins.generation { pins = (generation, [:]) }
-        let uuid = beacon.peer.uppercased()
-        if let cached = pins.keys[uuid] { return cached }
-        do {
-            let key = try await service.pin(forPeer: uuid)?.fingerprint
-            // Kept only if no pin changed while it was read (this actor may have served other
-            // beacons meanwhile); invented UUIDs (a flood) cannot grow the cache past a bound.
-            if pins.generation == generation && service.pinGeneration.value == generation {
-                if pins.keys.count >= Self.pinCacheLimit { pins.keys = [:] }
-                pins.keys[uuid] = .some(key)
-            }
-            return key
-        } catch {
-            logger.limited("pin lookup", .warning, "cannot read the key pinned to \(beacon.peer.clipped(toUTF8: 40)): \(error)")
-            return nil
-        }
-    }
-
-    /// Forgets the impostors of a UUID whose key was just reset or paired.
-    func forgetImpostor(_ uuid: String) {
-        table.forgetImpostor(uuid)
-    }
-
-    /// Beacons that claimed a pinned UUID with another key, heard within three of their intervals.
-    var impostors: [PeerTable.Impostor] { table.impostors.values.sorted { $0.uuid < $1.uuid } }
 
     /// Announces at once to a new, restarted or querying peer, at most five times a second: by
     /// unicast to where it spoke from (another subnet) and by broadcast (a unicast to a shared port

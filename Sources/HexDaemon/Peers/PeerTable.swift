@@ -1,8 +1,9 @@
 import HexKit
 import HexNet
 
-/// The peers heard from, keyed by peer UUID (never by name or address). Pure bookkeeping: the
-/// discovery service feeds it beacons and the clock.
+/// The peers seen, keyed by peer UUID (never by name or address): one entry per peer, whatever
+/// families, interfaces and sources it is seen on. Pure bookkeeping: the peer directory feeds it
+/// sightings and the clock.
 ///
 /// It holds at most `capacity` peers: a new one past it takes the place of the peer unheard
 /// longest, choosing among strangers before peers hexes were exchanged with, so a flood of
@@ -40,7 +41,8 @@ struct PeerTable {
         /// then every address it was heard from, the latest first. Any of them may be a replay's
         /// source: a send proves the key before it writes, so a wrong one costs one dial.
         var endpoints: [Endpoint] {
-            let ordered = (provenAddress.map { [$0] } ?? []) + addresses.filter { $0 != provenAddress }
+            let others = addresses.filter { $0 != provenAddress }
+            let ordered = (provenAddress.map { [$0] } ?? []) + others
             let hosts = ordered.isEmpty ? [IPAddress.anyV4] : ordered
             return hosts.map { Endpoint($0, port: port) }
         }
@@ -92,39 +94,39 @@ struct PeerTable {
         self.capacity = max(capacity, 1)
     }
 
-    /// - Parameter pinnedKey: the key pinned to the beacon's UUID, if any. A beacon announcing
+    /// - Parameter pinnedKey: the key pinned to the sighting's UUID, if any. A sighting announcing
     ///   another key (or none, which would mean plaintext) does not touch the peer's entry: it is
     ///   kept apart as an impostor, so a replayed or forged beacon never redirects a send.
-    /// - Parameter signed: the beacon is signed by the key its UUID derives from, and newer than
-    ///   any accepted from that key (`BeaconCheck`, `BeaconFreshness`). An unsigned beacon is a
-    ///   legacy peer's claim: it announces no key that could be used.
-    mutating func observe(
-        _ beacon: Beacon, from address: IPAddress, at now: ContinuousClock.Instant, pinnedKey: String? = nil,
-        signed: Bool = false
-    ) -> Change {
-        let uuid = beacon.peer.uppercased()
+    ///
+    /// An unsigned sighting (`Sighting.isSigned`) is a legacy peer's claim: the key and the TLS it
+    /// announces are not taken.
+    mutating func observe(_ sighting: Sighting, at now: ContinuousClock.Instant, pinnedKey: String? = nil) -> Change {
+        let uuid = sighting.uuid.uppercased()
+        let address = sighting.address
         guard uuid != ownUUID else { return .none }
-        if beacon.kind != .bye, let pinnedKey, beacon.fingerprint != pinnedKey {
-            return observeImpostor(beacon, uuid: uuid, from: address, at: now, pinnedKey: pinnedKey)
-        }
-        if beacon.kind == .bye {
+        if sighting.kind == .leaving {
             // A signed `bye` is the peer's own. Anyone can send an unsigned one naming any peer:
             // it counts only for a legacy peer, and from an address that peer was heard from.
             guard let known = peers[uuid] else { return .none }
-            guard signed || (!known.isSigned && known.addresses.contains(address)) else { return .none }
+            guard sighting.isSigned || (!known.isSigned && known.addresses.contains(address)) else { return .none }
             return peers.removeValue(forKey: uuid).map(Change.left) ?? .none
         }
+        if let pinnedKey, sighting.fingerprint != pinnedKey {
+            return observeImpostor(sighting, uuid: uuid, at: now, pinnedKey: pinnedKey)
+        }
+        let signed = sighting.isSigned
         var peer = Peer(
-            uuid: uuid, name: beacon.name, versionID: beacon.versionID, instance: beacon.instance, addresses: [address],
-            port: beacon.port, interval: .seconds(beacon.interval),
-            capabilities: signed ? beacon.capabilities : beacon.capabilities.filter { $0 != "tls" },
-            fingerprint: signed ? beacon.fingerprint : nil, lastSeen: now, firstSeen: now, isSigned: signed)
+            uuid: uuid, name: sighting.name, versionID: sighting.versionID, instance: sighting.instance,
+            addresses: [address], port: sighting.port, interval: sighting.interval,
+            capabilities: signed ? sighting.capabilities : sighting.capabilities.filter { $0 != "tls" },
+            fingerprint: signed ? sighting.fingerprint : nil, lastSeen: now, firstSeen: now, isSigned: signed)
         guard let known = peers[uuid] else {
             let evicted = peers.count >= capacity ? evictOne() : nil
             peers[uuid] = peer
             return .found(peer, evicting: evicted)
         }
-        // A few addresses are plenty (a host on wired and wireless); more is a peer being spoofed.
+        // A few addresses are plenty (a host on wired and wireless, over both families); more is a
+        // peer being spoofed.
         peer.addresses += known.addresses.filter { $0 != address }.prefix(Self.maximumAddresses - 1)
         peer.hasExchanged = known.hasExchanged
         peer.provenAddress = known.provenAddress
@@ -137,11 +139,12 @@ struct PeerTable {
     static let maximumAddresses = 4
 
     private mutating func observeImpostor(
-        _ beacon: Beacon, uuid: String, from address: IPAddress, at now: ContinuousClock.Instant, pinnedKey: String
+        _ sighting: Sighting, uuid: String, at now: ContinuousClock.Instant, pinnedKey: String
     ) -> Change {
         let impostor = Impostor(
-            uuid: uuid, name: beacon.name, versionID: beacon.versionID, endpoint: Endpoint(host: address.description, port: beacon.port),
-            fingerprint: beacon.fingerprint, pinned: pinnedKey, lastSeen: now, interval: .seconds(beacon.interval))
+            uuid: uuid, name: sighting.name, versionID: sighting.versionID,
+            endpoint: Endpoint(sighting.address, port: sighting.port), fingerprint: sighting.fingerprint,
+            pinned: pinnedKey, lastSeen: now, interval: sighting.interval)
         let known = impostors[uuid]
         if known == nil, impostors.count >= Self.maximumImpostors,
            let stalest = impostors.values.min(by: { $0.lastSeen < $1.lastSeen }) {
@@ -190,7 +193,9 @@ struct PeerTable {
 
     /// Removes the peer unheard longest, strangers first.
     private mutating func evictOne() -> Peer? {
-        let victim = peers.values.min { ($0.hasExchanged ? 1 : 0, $0.lastSeen) < ($1.hasExchanged ? 1 : 0, $1.lastSeen) }
+        let victim = peers.values.min {
+            ($0.hasExchanged ? 1 : 0, $0.lastSeen) < ($1.hasExchanged ? 1 : 0, $1.lastSeen)
+        }
         return victim.flatMap { peers.removeValue(forKey: $0.uuid) }
     }
 

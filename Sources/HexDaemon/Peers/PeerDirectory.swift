@@ -1,0 +1,214 @@
+import HexControl
+import HexKit
+import HexNet
+
+/// The one place that knows which peers are on the network: every discovery source hands it
+/// `Sighting`s, and senders, pairing, the outbox, the envelope server and `status` ask it.
+///
+/// It keeps the `PeerTable`, checks each sighting against the key pinned to its UUID, expires
+/// silent peers at their own deadlines (a directory without peers arms no timer), remembers the
+/// peers seen for the next start, and says what changed: in the log, in the event log, and to
+/// whoever follows `arrivals()`.
+actor PeerDirectory {
+    private var table: PeerTable
+    private let service: HexService
+    private let events: EventLog
+    private let logger: Logger
+    /// The keys pinned to the peers sightings named (nil: none), read from the store once and kept
+    /// until a pin changes (`HexService.pinGeneration`): a sighting costs no hop to the store's thread.
+    private var pins: (generation: Int, keys: [String: String?]) = (-1, [:])
+    private static let pinCacheLimit = 4_096
+    /// The armed expiry timer and its deadline.
+    private var expiry: (deadline: ContinuousClock.Instant, timer: Task<Void, Never>)?
+    /// How late an expiry may be, so that the system can serve it with another wake-up.
+    private static let expiryTolerance: Duration = .milliseconds(200)
+    /// Those following `arrivals()`.
+    private var followers: [UInt64: AsyncStream<String>.Continuation] = [:]
+    private var nextFollower: UInt64 = 0
+    /// Peers pushed out of the full table by newcomers.
+    private(set) var peersEvicted = 0
+
+    init(ownUUID: String, capacity: Int, service: HexService, events: EventLog, logger: Logger) {
+        table = PeerTable(ownUUID: ownUUID, capacity: capacity)
+        self.service = service
+        self.events = events
+        self.logger = logger
+    }
+
+    // MARK: Sightings
+
+    /// Takes a sighting into the table and says what it changed: a peer found, restarted or gone
+    /// is logged and published (and a new one remembered in the store), a claim on a pinned UUID
+    /// with another key is kept apart as an impostor and reported.
+    @discardableResult
+    func observe(_ sighting: Sighting) async -> PeerTable.Change {
+        let pinned = sighting.kind == .leaving ? nil : await pinnedKey(of: sighting.uuid)
+        let change = table.observe(sighting, at: .now, pinnedKey: pinned)
+        scheduleExpiry()
+        switch change {
+        case .found(let peer, let evicted):
+            if let evicted { await dropped(evicted) }
+            await arrived(peer, verb: "found")
+        case .restarted(let peer):
+            await arrived(peer, verb: "restarted")
+        case .left(let peer):
+            logger.info("peer left: \(peer.name) (\(peer.uuid))")
+            await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID,
+                                 message: "said bye")
+        case .keyMismatch(let impostor):
+            let claim = "\(impostor.endpoint) claims to be \(impostor.name) (\(impostor.uuid)) with "
+                + (impostor.fingerprint.map { "the key \($0)" } ?? "no key")
+                + ", but its key is pinned to \(impostor.pinned); sends go only to the pinned key"
+            logger.limited("peer key mismatch", .warning, claim)
+            await events.publish(.peerKeyMismatch, peerUUID: impostor.uuid, peer: impostor.name,
+                                 versionID: impostor.versionID, message: claim)
+        case .updated, .none:
+            break
+        }
+        return change
+    }
+
+    /// Says that `peer` is (back) on the network, remembers it for the next start and tells the
+    /// followers of `arrivals()`.
+    private func arrived(_ peer: PeerTable.Peer, verb: String) async {
+        logger.limited("peer found", .info,
+                       "peer \(verb): \(peer.name) (\(peer.uuid)) version \(peer.versionID) at \(peer.endpoint)")
+        await events.publish(.peerFound, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID,
+                             message: peer.endpoint.description)
+        do {
+            try await service.recordSighting(uuid: peer.uuid, name: peer.name, versionID: peer.versionID,
+                                             address: peer.endpoint.description)
+        } catch {
+            logger.warning("cannot record peer \(peer.uuid): \(error)")
+        }
+        for follower in followers.values { follower.yield(peer.uuid) }
+    }
+
+    /// Says that the full table dropped `peer` for a newcomer.
+    private func dropped(_ peer: PeerTable.Peer) async {
+        peersEvicted += 1
+        logger.limited("peer table full", .warning, "the peer table is full (\(table.capacity)): "
+                       + "dropped \(peer.name) (\(peer.uuid)), unheard longest")
+        await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID,
+                             message: "dropped: the peer table is full")
+    }
+
+    /// The UUIDs of peers as they are found or restart, from now on: the outbox makes their
+    /// queued sends due. A follower that falls behind loses the oldest (it reads the store anyway).
+    func arrivals() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
+        let id = nextFollower
+        nextFollower += 1
+        followers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unfollow(id) } }
+        return stream
+    }
+
+    private func unfollow(_ id: UInt64) {
+        followers[id] = nil
+    }
+
+    /// Whether a sighting claiming the peer `uuid` may have its signature checked now (and if so,
+    /// it is counted against that peer's budget); nil when the peer is not in the directory.
+    func admitCheck(of uuid: String) -> Bool? {
+        table.admitCheck(of: uuid.uppercased(), at: .now)
+    }
+
+    /// Adds `address` to a peer's candidates: its latest signed beacon was heard again from there.
+    func heardAgain(_ uuid: String, from address: IPAddress) {
+        table.heardAgain(uuid, from: address)
+    }
+
+    // MARK: What senders learn
+
+    /// Notes that a hex went to or came from these peers: they are kept over strangers when the
+    /// table is full.
+    func markExchanged(_ uuids: [String]) {
+        for uuid in uuids { table.markExchanged(uuid) }
+    }
+
+    /// Notes that a TLS handshake proved the key of the peer `uuid` at `address`: sends try it first.
+    func markProven(_ uuid: String, at address: IPAddress) {
+        table.markProven(uuid, at: address)
+    }
+
+    /// Forgets the impostors of a UUID whose key was just reset or paired.
+    func forgetImpostor(_ uuid: String) {
+        table.forgetImpostor(uuid)
+    }
+
+    // MARK: Questions
+
+    /// Every peer, by name.
+    var peers: [PeerTable.Peer] { table.peers.values.sorted { $0.name.lowercased() < $1.name.lowercased() } }
+
+    var count: Int { table.peers.count }
+
+    /// The peer a user means by `text` (`PeerTable.peer(matching:)`).
+    func peer(matching text: String) throws(LookupError) -> PeerTable.Peer {
+        try table.peer(matching: text)
+    }
+
+    /// The peer with this UUID (any case), if it is there.
+    func peer(uuid: String) -> PeerTable.Peer? {
+        table.peers[uuid.uppercased()]
+    }
+
+    /// The peer seen at `endpoint`, if any.
+    func peer(at endpoint: Endpoint) -> PeerTable.Peer? {
+        table.peers.values.first { $0.port == endpoint.port && $0.addresses.contains { $0 == endpoint.address } }
+    }
+
+    /// Claims on pinned UUIDs with another key, seen within three of their intervals.
+    var impostors: [PeerTable.Impostor] { table.impostors.values.sorted { $0.uuid < $1.uuid } }
+
+    // MARK: Expiry
+
+    /// Arms the expiry timer for the table's next deadline (three of a peer's intervals after it
+    /// was last seen) when nothing is armed for it or sooner. A timer that fires early (the peer
+    /// was seen again meanwhile) expires nothing and is armed again for the new deadline.
+    private func scheduleExpiry() {
+        guard let next = table.nextExpiry else { return }
+        if let armed = expiry, armed.deadline <= next { return }
+        expiry?.timer.cancel()
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(until: next, tolerance: Self.expiryTolerance, clock: .continuous)) != nil
+            else { return }
+            await self?.expireDue()
+        }
+        expiry = (next, timer)
+    }
+
+    private func expireDue() async {
+        expiry = nil
+        for peer in table.expire(at: .now) {
+            logger.info("peer lost: \(peer.name) (\(peer.uuid)), silent for three intervals")
+            await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID)
+        }
+        scheduleExpiry()
+    }
+
+    // MARK: Pins
+
+    /// The key pinned to `uuid`, if any. A store that cannot be read counts as no pin here: the
+    /// send path reads the pin again, and refuses what does not prove it.
+    private func pinnedKey(of uuid: String) async -> String? {
+        let generation = service.pinGeneration.value
+        if generation != pins.generation { pins = (generation, [:]) }
+        if let cached = pins.keys[uuid] { return cached }
+        do {
+            let key = try await service.pin(forPeer: uuid)?.fingerprint
+            // Kept only if no pin changed while it was read (this actor may have served other
+            // sightings meanwhile); invented UUIDs (a flood) cannot grow the cache past a bound.
+            if pins.generation == generation && service.pinGeneration.value == generation {
+                if pins.keys.count >= Self.pinCacheLimit { pins.keys = [:] }
+                pins.keys[uuid] = .some(key)
+            }
+            return key
+        } catch {
+            logger.limited("pin lookup", .warning,
+                           "cannot read the key pinned to \(uuid.clipped(toUTF8: 40)): \(error)")
+            return nil
+        }
+    }
+}
