@@ -25,6 +25,8 @@ public final class DatagramSocket: Sendable {
         socket = try Socket(domain: address.family, type: Int32(SOCK_DGRAM.rawValue))
         try socket.setOption(SO_REUSEADDR)
         try socket.setOption(SO_REUSEPORT)
+        // Asked, not required: the system caps it at net.core.rmem_max (often 208 KiB).
+        try? socket.setOption(SO_RCVBUF, Self.receiveBuffer)
         switch address {
         case .v4:
             try socket.setOption(SO_BROADCAST)
@@ -38,6 +40,12 @@ public final class DatagramSocket: Sendable {
     }
 
     public var port: UInt16 { socket.localPort }
+
+    /// The receive buffer asked for: beacons come in bursts when many daemons start at once on a
+    /// segment, and the default (208 KiB, about 90 beacons) overflows while a busy daemon waits
+    /// for a core, where every datagram dropped is a peer found a few seconds late. 1 MiB holds
+    /// about 450 beacons (the kernel counts each at about twice its size).
+    public static let receiveBuffer: Int32 = 1 << 20
 
     /// Joins the IPv6 multicast `group` on the interface with index `interface` (an IPv6 socket);
     /// joining again where it is joined already is no error.

@@ -12,7 +12,8 @@ import HexTLS
 /// - checking a signed beacon (decode, key, derived ID, Ed25519 signature) against decoding an
 ///   unsigned one, in this process;
 /// - a daemon's CPU under 5,000 beacons a second: unsigned ones of invented peers (what every
-///   beacon cost before they were signed), signed ones, and forged ones;
+///   beacon cost before they were signed), signed ones, signed ones each heard twice (as on a
+///   dual-stack link), and forged ones; each also per beacon, against a parse in this process;
 /// - a daemon's resident memory with 4,096 TLS connections presenting ordinary certificates and
 ///   with connections presenting 95 KB ones, and after they close;
 /// - a fresh honest TLS connection's Store -> Ack time while 850 bare ClientHellos a second
@@ -28,8 +29,9 @@ struct IdentityBenchmark {
     func run() async throws -> [String] {
         var report = ["identity: signed beacons, memory per connection, handshakes under a ClientHello storm"]
         let directory = try TemporaryDirectory()
-        report += try verificationCost(in: directory)
-        report += try await floodCPU(in: directory)
+        let (lines, parse) = try verificationCost(in: directory)
+        report += lines
+        report += try await floodCPU(in: directory, parseMicroseconds: parse)
         report += try await connectionMemory(in: directory)
         report += try await clientHelloStorm(in: directory)
         return report
@@ -58,7 +60,8 @@ struct IdentityBenchmark {
         return forged
     }
 
-    private func verificationCost(in directory: TemporaryDirectory) throws -> [String] {
+    /// The report's lines, and the microseconds one unsigned beacon takes to decode here.
+    private func verificationCost(in directory: TemporaryDirectory) throws -> (lines: [String], parse: Double) {
         let identity = try identities(1, in: directory)[0]
         let unsigned = Beacon(kind: .announce, peer: UUID().uuidString, instance: UUID().uuidString, name: "legacy",
                               versionID: "2.0.0", port: 9, interval: 2, capabilities: ["ack"]).encoded()
@@ -94,7 +97,7 @@ struct IdentityBenchmark {
             throw BenchFailure("a beacon was judged wrongly")
         }
         let perBeacon = { (seconds: Double) in seconds / Double(beacons) * 1_000_000 }
-        return [
+        let lines = [
             "  per beacon, \(beacons) each, in this process:",
             "    decode an unsigned beacon (baseline):         \(format(perBeacon(decodeOnly))) µs",
             "    decode and check a signed one:                \(format(perBeacon(checked))) µs "
@@ -104,13 +107,15 @@ struct IdentityBenchmark {
             "    decode and refuse a forged one:               \(format(perBeacon(forgedTime))) µs "
                 + "(\(format(forgedTime / decodeOnly)) x)",
         ]
+        return (lines, perBeacon(decodeOnly))
     }
 
-    /// 5,000 beacons a second for 5 s (1,000 in all when quick) from 300 hosts, three times. The
+    /// 5,000 beacons a second for 5 s (1,000 in all when quick) from 300 hosts, four times. The
     /// daemon's beacon budgets are raised (`--beacon-rate 100`: 6,400 datagrams a second from all
     /// sources) so that every beacon is read: what is measured is reading and checking them, not
-    /// dropping them unread.
-    private func floodCPU(in directory: TemporaryDirectory) async throws -> [String] {
+    /// dropping them unread. Each figure is also given per beacon, against `parseMicroseconds`
+    /// (decoding one in this process): a daemon's CPU time over the flood, divided by the beacons.
+    private func floodCPU(in directory: TemporaryDirectory, parseMicroseconds: Double) async throws -> [String] {
         let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
         let daemon = try BenchDaemon(name: "target", discoveryPort: discoveryPort, interval: 2,
                                      extraArguments: ["--beacon-rate", "100"])
@@ -119,8 +124,9 @@ struct IdentityBenchmark {
         let count = scale.pick(25_000, quick: 1_000)
         let signers = try identities(50, in: directory)
         let templates = signers.enumerated().map { beacon(of: $1, name: "signer \($0)") }
+        // The first `count` for the flood of new ones, the next `count` for the one heard twice.
         var signed: [[UInt8]] = []
-        for index in 0..<count {
+        for index in 0..<count * 2 {
             let template = templates[index % templates.count]
             guard let beacon = template.signed(by: signers[index % signers.count], boot: 1,
                                                sequence: UInt64(index + 1)) else {
@@ -137,6 +143,7 @@ struct IdentityBenchmark {
                        port: 9, interval: 600, capabilities: ["ack"]).encoded()
             }),
             ("signed beacons of 50 peers, each new", { signed[$0] }),
+            ("the same, each heard twice (both families)", { signed[count + $0 / 2] }),
             ("forged signatures", { forgedBeacons[$0 % forgedBeacons.count] }),
         ]
         var report = ["  a hexd under 5,000 beacons a second, \(count) of each kind, from 300 hosts "
@@ -152,8 +159,10 @@ struct IdentityBenchmark {
             try await Task.sleep(for: .milliseconds(200))
             let share = ((ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0) - before) / seconds
             if baseline == 0 { baseline = share }
+            let perBeacon = share * seconds / Double(max(sent, 1)) * 1_000_000
             report.append("    \(label): \(sent) in \(format(seconds)) s, CPU \(percent(share)) of a core"
-                + (baseline > 0 && share != baseline ? " (\(format(share / baseline)) x the baseline)" : ""))
+                + (baseline > 0 && share != baseline ? " (\(format(share / baseline)) x the baseline)" : "")
+                + ", \(format(perBeacon)) µs a beacon (\(format(perBeacon / parseMicroseconds)) x a parse)")
         }
         let status = try await daemon.status()
         report.append("    counted by the daemon: \(status.datagramsForged ?? 0) forged, "

@@ -99,6 +99,23 @@ import Testing
         #expect(freshness.judge(peer: "C", boot: 1, sequence: 1) == .fresh, "each peer its own")
     }
 
+    /// The newest beacon accepted from a peer, heard again to the byte of its signature, needs no
+    /// second check; the same numbers with another signature (a forgery built on them) do.
+    @Test func aBeaconHeardAgainIsKnownByItsSignature() throws {
+        let directory = try TemporaryDirectory()
+        let bob = try Self.identity("bob", in: directory)
+        let beacon = try #require(try Self.beacon(of: bob).signed(by: bob, boot: 1, sequence: 7))
+        var freshness = BeaconFreshness()
+        #expect(!freshness.isHeardAgain(beacon), "nothing accepted yet")
+        #expect(freshness.judge(peer: beacon.peer, boot: 1, sequence: 7, signature: beacon.signature) == .fresh)
+        #expect(freshness.isHeardAgain(beacon))
+        var forged = beacon
+        forged.name = "Mallory"
+        forged.signature = String(repeating: "0", count: 128)
+        #expect(!freshness.isHeardAgain(forged), "other signature bytes are checked as any beacon")
+        #expect(BeaconCheck(try Self.received(forged)) == .forged("its signature does not hold"))
+    }
+
     @Test func theFreshnessTableIsBounded() {
         var freshness = BeaconFreshness()
         for index in 0...BeaconFreshness.capacity { _ = freshness.judge(peer: "P\(index)", boot: 1, sequence: 1) }

@@ -2,13 +2,17 @@
 # A crowded segment: COUNT hexd (30 by default), each in a network namespace of its own, on one
 # bridge with IPv4 and IPv6 link-local addresses, so each beacon reaches every daemon twice (by
 # broadcast and by hexd's multicast group). Every daemon must list every other exactly once (one
-# peer seen over both families is one entry) within three announce intervals of the last start;
-# the time it took is printed. Touches only the namespaces it makes; every wait is bounded.
+# peer seen over both families is one entry) within three announce intervals of the moment the
+# last one is up (its control socket made: a fresh start also makes a key, a database and a disk
+# reserve, which many at once on two cores take seconds to write); both times are printed. With SECONDS, the CPU all daemons use together at steady state is
+# then measured over that many seconds and printed (`crowd-bench.sh` compares crowds of several
+# sizes). Touches only the namespaces it makes; every wait is bounded.
 #
-# Usage: crowd.sh BIN_DIR [COUNT]   (needs root and iproute2)
+# Usage: crowd.sh BIN_DIR [COUNT [SECONDS]]   (needs root and iproute2)
 set -euo pipefail
-bin=${1:?usage: crowd.sh BIN_DIR [COUNT]}
+bin=${1:?usage: crowd.sh BIN_DIR [COUNT [SECONDS]]}
 count=${2:-30}
+measure=${3:-0}
 tag=hexdc$$
 work=$(mktemp -d /tmp/hexd-crowd-XXXXXX)
 pids=()
@@ -36,7 +40,16 @@ for index in $(seq "$count"); do
         --announce-interval "$interval" --log-level warning 2>"$work/$index.log" &
     pids+=($!)
 done
+spawned=$(milliseconds)
+for _ in $(seq 300); do
+    up=yes
+    for index in $(seq "$count"); do [ -S "$work/$index/hexd.sock" ] || { up=no; break; }; done
+    [ "$up" = yes ] && break
+    sleep 0.1
+done
+[ "$up" = yes ] || fail "not every daemon started within 30 s"
 started=$(milliseconds)
+echo "$label: all $count daemons up $((started - spawned)) ms after the last was started"
 listed() { HEXD_DATA_DIR="$work/$1" "$bin/hexctl" peers --json 2>/dev/null | grep -c '"uuid"' || true; }
 bound=$((3 * interval * 1000))
 converged=""
@@ -49,13 +62,26 @@ while [ $(($(milliseconds) - started)) -le $((bound + 20000)) ]; do
     sleep 0.2
 done
 [ -n "$converged" ] || fail "not every daemon lists the $((count - 1)) others: host-1 lists $(listed 1)"
-pass "all $count daemons list the $((count - 1)) others, each once, $converged ms after the last start"
-[ "$converged" -le $((bound + 2000)) ] \
-    || fail "that took $converged ms, more than three intervals ($bound ms) and the daemons' start (2 s)"
-pass "within three intervals ($bound ms) and the daemons' start (2 s)"
+pass "all $count daemons list the $((count - 1)) others, each once, $converged ms after the last was up"
+[ "$converged" -le "$bound" ] || fail "that took $converged ms, more than three intervals ($bound ms)"
+pass "within three intervals ($bound ms)"
 addresses=$(HEXD_DATA_DIR="$work/1" "$bin/hexctl" peers --json | python3 -c 'import json, sys
 peers = [json.loads(line) for line in sys.stdin]
 print(sum(any(":" in a for a in p["addresses"]) and any("." in a for a in p["addresses"]) for p in peers))')
 [ "$addresses" -ge 1 ] || fail "host-1 lists no peer with an address of each family"
 pass "host-1 lists $addresses peers with an IPv4 and an IPv6 address, each as one entry"
+
+# The CPU time of every daemon, in clock ticks (utime + stime, /proc/PID/stat).
+ticks() { awk '{ sum += $14 + $15 } END { print sum }' $(printf "/proc/%s/stat " "${pids[@]}"); }
+if [ "$measure" -gt 0 ]; then
+    before=$(ticks)
+    sleep "$measure"
+    used=$(($(ticks) - before))
+    hz=$(getconf CLK_TCK)
+    python3 -c "import sys
+used, hz, seconds, count = map(int, sys.argv[1:])
+share = used / hz / seconds
+print(f'$label: steady state over {seconds} s: {share * 100:.2f} % of a core for all {count} daemons, '
+      f'{share / count * 100:.3f} % each')" "$used" "$hz" "$measure" "$count"
+fi
 echo "$label: $passed passed, 0 failed"

@@ -103,11 +103,21 @@ struct BeaconFreshness {
 
     static let capacity = 4_096
 
-    private var newest: [String: (boot: UInt64, sequence: UInt64, order: UInt64)] = [:]
+    private var newest: [String: (boot: UInt64, sequence: UInt64, signature: String?, order: UInt64)] = [:]
     private var accepted: UInt64 = 0
 
-    /// Judges a signed beacon of `peer` and, when it is fresh, remembers it as the newest.
-    mutating func judge(peer: String, boot: UInt64, sequence: UInt64) -> Verdict {
+    /// Whether `beacon` is the one accepted last from its peer, to the byte of its signature: a
+    /// beacon heard again (over the other family, or from a host replaying it). Its signature
+    /// need not be checked again: whatever it is, all it may do is add a candidate address, which
+    /// the verified original replayed from the same host would do too.
+    func isHeardAgain(_ beacon: Beacon) -> Bool {
+        guard let signature = beacon.signature, let last = newest[beacon.peer] else { return false }
+        return (beacon.boot, beacon.sequence, signature) == (last.boot, last.sequence, last.signature)
+    }
+
+    /// Judges a signed beacon of `peer` and, when it is fresh, remembers it (and its signature)
+    /// as the newest.
+    mutating func judge(peer: String, boot: UInt64, sequence: UInt64, signature: String? = nil) -> Verdict {
         if let last = newest[peer] {
             if (boot, sequence) == (last.boot, last.sequence) { return .repeated }
             if (boot, sequence) < (last.boot, last.sequence) { return .stale }
@@ -115,7 +125,7 @@ struct BeaconFreshness {
             newest[oldest.key] = nil
         }
         accepted += 1
-        newest[peer] = (boot, sequence, accepted)
+        newest[peer] = (boot, sequence, signature, accepted)
         return .fresh
     }
 }

@@ -40,6 +40,7 @@ actor Discovery: DaemonService {
     static let strangerChecksPerSecond = 1_000.0
     private var rateLimiter: BeaconRateLimiter
     private var lastImmediateAnswer: ContinuousClock.Instant?
+    private static let answerSpacing: Duration = .milliseconds(200)
     private(set) var datagramsReceived = 0
     private(set) var datagramsMalformed = 0
     private(set) var datagramsOversized = 0
@@ -227,6 +228,8 @@ actor Discovery: DaemonService {
             interval = AnnounceInterval.next(configured: configuration.announceInterval,
                                              peers: await directory.count, previous: interval)
             await broadcast(.announce)
+            // It answers whoever asks within the next 200 ms too (`answer`).
+            lastImmediateAnswer = .now
             noteUnanswered()
             next = (.now + interval, .steady)
         }
@@ -298,6 +301,12 @@ actor Discovery: DaemonService {
     /// counted) for one past the signature budget, forged, replayed, or heard again (which may only
     /// add the address it came from as a candidate).
     private func admit(_ beacon: Beacon, from datagram: DatagramSocket.Datagram) async -> Bool? {
+        // On a dual-stack link every beacon comes twice (broadcast and multicast): the second
+        // costs no signature check.
+        if freshness.isHeardAgain(beacon) {
+            await directory.heardAgain(beacon.peer, from: datagram.sender)
+            return nil
+        }
         if beacon.signature != nil || beacon.peer.isKeyDerivedID {
             let admitted = await directory.admitCheck(of: beacon.peer)
             guard admitted ?? strangerChecks.take(at: .now) else {
@@ -320,7 +329,7 @@ actor Discovery: DaemonService {
             return false
         case .signed(let boot, let sequence):
             if !isKept, let key, let hex = beacon.key { verifiedKeys.keep(key, as: hex) }
-            switch freshness.judge(peer: beacon.peer, boot: boot, sequence: sequence) {
+            switch freshness.judge(peer: beacon.peer, boot: boot, sequence: sequence, signature: beacon.signature) {
             case .fresh:
                 return true
             case .repeated:
@@ -337,11 +346,21 @@ actor Discovery: DaemonService {
 
     /// Announces at once to a new, restarted or querying peer, at most five times a second: by
     /// unicast to where it spoke from (another subnet) and by broadcast (a unicast to a shared port
-    /// reaches only one of the daemons on that host).
+    /// reaches only one of the daemons on that host). Within 200 ms of the last answer, the next
+    /// beacon is brought forward to when the next answer may go: one broadcast then answers every
+    /// peer that appeared meanwhile (many daemons starting at once on a crowded segment), where
+    /// dropping the answer would leave them waiting for a steady beacon.
     private func answer(_ datagram: DatagramSocket.Datagram) async {
         guard visibility.isVisible(at: Date()) else { return }
         let now = ContinuousClock.now
-        if let last = lastImmediateAnswer, now - last < .milliseconds(200) { return }
+        if let last = lastImmediateAnswer, now - last < Self.answerSpacing {
+            if let next = nextBeacon, next.due > last + Self.answerSpacing {
+                nextBeacon = (last + Self.answerSpacing, next.step)
+                // The IPv4 loop may be waiting for the old deadline.
+                doorbell.continuation.yield()
+            }
+            return
+        }
         lastImmediateAnswer = now
         send(beacon(.announce).encoded(), to: datagram.sender, port: datagram.senderPort)
         await broadcast(.announce)

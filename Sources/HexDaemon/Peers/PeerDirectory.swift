@@ -44,7 +44,8 @@ actor PeerDirectory {
     func observe(_ sighting: Sighting) async -> PeerTable.Change {
         let pinned = sighting.kind == .leaving ? nil : await pinnedKey(of: sighting.uuid)
         let change = table.observe(sighting, at: .now, pinnedKey: pinned)
-        scheduleExpiry()
+        // A sighting moves its own peer's deadline only: the others' stand.
+        if let peer = table.peers[sighting.uuid] { armExpiry(atMost: peer.expiresAt) }
         switch change {
         case .found(let peer, let evicted):
             if let evicted { await dropped(evicted) }
@@ -164,11 +165,10 @@ actor PeerDirectory {
 
     // MARK: Expiry
 
-    /// Arms the expiry timer for the table's next deadline (three of a peer's intervals after it
-    /// was last seen) when nothing is armed for it or sooner. A timer that fires early (the peer
-    /// was seen again meanwhile) expires nothing and is armed again for the new deadline.
-    private func scheduleExpiry() {
-        guard let next = table.nextExpiry else { return }
+    /// Arms the expiry timer for `next` (three of a peer's intervals after it was last seen)
+    /// unless one is armed for it or sooner. A timer that fires early (the peer was seen again
+    /// meanwhile) expires nothing and is armed again for the table's next deadline.
+    private func armExpiry(atMost next: ContinuousClock.Instant) {
         if let armed = expiry, armed.deadline <= next { return }
         expiry?.timer.cancel()
         let timer = Task { [weak self] in
@@ -185,7 +185,7 @@ actor PeerDirectory {
             logger.info("peer lost: \(peer.name) (\(peer.uuid)), silent for three intervals")
             await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID)
         }
-        scheduleExpiry()
+        if let next = table.nextExpiry { armExpiry(atMost: next) }
     }
 
     // MARK: Pins

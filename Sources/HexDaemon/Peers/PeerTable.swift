@@ -47,6 +47,8 @@ struct PeerTable {
             return hosts.map { Endpoint($0, port: port) }
         }
         var isLegacy: Bool { HexdVersion.isLegacy(versionID) }
+        /// When it expires unless seen again: three of its own intervals after it was last seen.
+        var expiresAt: ContinuousClock.Instant { lastSeen + interval * 3 }
         /// It takes TLS on its TCP port, and said which key it will prove.
         var speaksTLS: Bool { capabilities.contains("tls") && fingerprint != nil }
     }
@@ -199,14 +201,15 @@ struct PeerTable {
         return victim.flatMap { peers.removeValue(forKey: $0.uuid) }
     }
 
-    /// When the next peer is due to expire, if there is any peer.
+    /// When the next peer is due to expire, if there is any peer. Reads the whole table: asked
+    /// when a timer fires, not for each sighting.
     var nextExpiry: ContinuousClock.Instant? {
-        peers.values.map { $0.lastSeen + $0.interval * 3 }.min()
+        peers.values.lazy.map(\.expiresAt).min()
     }
 
     /// Removes and returns the peers not heard from for three of their own intervals.
     mutating func expire(at now: ContinuousClock.Instant) -> [Peer] {
-        let expired = peers.values.filter { now - $0.lastSeen >= $0.interval * 3 }
+        let expired = peers.values.filter { $0.expiresAt <= now }
         for peer in expired { peers[peer.uuid] = nil }
         impostors = impostors.filter { now - $0.value.lastSeen < $0.value.interval * 3 }
         return expired

@@ -357,7 +357,7 @@ actor HexService {
     /// `maximumSightings` and those older than `sightingLifetime`: every commit is synced to disk,
     /// and a flood of invented peers must not cost a sync each.
     func recordSighting(uuid: String, name: String, versionID: String, address: String) throws {
-        pendingSightings[uuid] = Sighting(name: name, versionID: versionID, address: address, time: Date())
+        pendingSightings[uuid] = SeenPeer(name: name, versionID: versionID, address: address, time: Date())
         if pendingSightings.count >= Self.sightingsPerPrune {
             try writeSightings()
         } else if pendingSightings.count == 1 {
@@ -384,7 +384,7 @@ actor HexService {
         }
     }
 
-    private struct Sighting {
+    private struct SeenPeer {
         var name: String
         var versionID: String
         var address: String
@@ -392,7 +392,7 @@ actor HexService {
     }
 
     /// At most `sightingsPerPrune` (one per peer).
-    private var pendingSightings: [String: Sighting] = [:]
+    private var pendingSightings: [String: SeenPeer] = [:]
     static let sightingDelay = Duration.seconds(1)
     static let sightingsPerPrune = 64
     static let maximumSightings = 4_096
