@@ -1,6 +1,8 @@
 // Linux calls that Swift's Glibc module leaves out, wrapped where their C types do not import
 // cleanly (epoll_event is a packed struct on x86_64).
 #include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <malloc.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -79,4 +81,21 @@ static inline int hexd_epoll_wait(int epoll, struct hexd_event *out, int maximum
         out[index].token = events[index].data.u64;
     }
     return count;
+}
+
+/// A netlink socket (nonblocking, close-on-exec) that becomes readable when a link, or an IPv4 or
+/// IPv6 address, of this host changes; or -1 with errno set.
+static inline int hexd_interface_watch_socket(void) {
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+    if (fd < 0) return -1;
+    struct sockaddr_nl address = {0};
+    address.nl_family = AF_NETLINK;
+    address.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR;
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
 }

@@ -4,9 +4,11 @@
 # broadcast and by hexd's multicast group). Every daemon must list every other exactly once (one
 # peer seen over both families is one entry) within three announce intervals of the moment the
 # last one is up (its control socket made: a fresh start also makes a key, a database and a disk
-# reserve, which many at once on two cores take seconds to write); both times are printed. With SECONDS, the CPU all daemons use together at steady state is
-# then measured over that many seconds and printed (`crowd-bench.sh` compares crowds of several
-# sizes). Touches only the namespaces it makes; every wait is bounded.
+# reserve, which many at once on two cores take a second or more to write); both times are
+# printed. With SECONDS, the CPU all daemons use together at steady state is then measured over
+# that many seconds and printed (`crowd-bench.sh` compares crowds of several sizes), and the
+# three intervals are reported, not enforced. Touches only the namespaces it makes; every wait
+# is bounded.
 #
 # Usage: crowd.sh BIN_DIR [COUNT [SECONDS]]   (needs root and iproute2)
 set -euo pipefail
@@ -63,8 +65,14 @@ while [ $(($(milliseconds) - started)) -le $((bound + 20000)) ]; do
 done
 [ -n "$converged" ] || fail "not every daemon lists the $((count - 1)) others: host-1 lists $(listed 1)"
 pass "all $count daemons list the $((count - 1)) others, each once, $converged ms after the last was up"
-[ "$converged" -le "$bound" ] || fail "that took $converged ms, more than three intervals ($bound ms)"
-pass "within three intervals ($bound ms)"
+if [ "$converged" -le "$bound" ]; then
+    pass "within three intervals ($bound ms)"
+elif [ "$measure" -gt 0 ]; then
+    # Measuring, the figures are what counts: a benchmark enforces nothing.
+    echo "$label: that took more than three intervals ($bound ms)"
+else
+    fail "that took $converged ms, more than three intervals ($bound ms)"
+fi
 addresses=$(HEXD_DATA_DIR="$work/1" "$bin/hexctl" peers --json | python3 -c 'import json, sys
 peers = [json.loads(line) for line in sys.stdin]
 print(sum(any(":" in a for a in p["addresses"]) and any("." in a for a in p["addresses"]) for p in peers))')

@@ -3,8 +3,9 @@
 # addresses and a ULA each (fd00::1, fd00::2), no IPv4 at all. They find each other through hexd's
 # link-local multicast group, and `peers` shows the other at its link-local address with its zone,
 # in brackets; a hex goes by name, by bracketed address, and through `hexctl raw`, over TLS where
-# the peer is known; host-a has net.ipv6.bindv6only=1 and host-b 0. Each check is counted; the
-# last line says how many passed and failed.
+# the peer is known; host-a has net.ipv6.bindv6only=1 and host-b 0. Then two more daemons whose
+# link comes up after they started find each other at once. Each check is counted; the last line
+# says how many passed and failed.
 # Touches only the namespaces it makes; everything is removed on exit. Every wait is bounded.
 #
 # Usage: ipv6-only.sh BIN_DIR   (needs root and iproute2)
@@ -70,4 +71,37 @@ out=$(echo "$line" | ctl a raw "[fd00::2]:18521" - --timeout 2) || fail "raw: $o
 echo "$out" | grep -q '"status":"stored"' || fail "raw was not stored: $out"
 pass "hexctl raw reached [fd00::2]:18521"
 ctl b inbox | grep -q '"by name over IPv6"' || fail "host-b's inbox lacks the hex"
+
+# A link that comes up while hexd runs: host-c and host-d announce every 60 s, and their link is
+# down when they start. Each hears of the change from the kernel and asks at once, so they find
+# each other within seconds of the link's addresses, not at their next beacon.
+for host in c d; do
+    ip netns add "$tag-$host"
+    ip netns exec "$tag-$host" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+    ip -n "$tag-$host" link set lo up
+done
+ip link add "vc$$" netns "$tag-c" type veth peer name "vd$$" netns "$tag-d"
+for host in c d; do
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" \
+        --announce-interval 60 2>"$work/$host.log" &
+    pids+=($!)
+done
+for _ in $(seq 100); do [ -S "$work/c/hexd.sock" ] && [ -S "$work/d/hexd.sock" ] && break; sleep 0.1; done
+sleep 1
+ip -n "$tag-c" link set "vc$$" up
+ip -n "$tag-d" link set "vd$$" up
+for _ in $(seq 100); do
+    ip -n "$tag-c" -6 addr show dev "vc$$" scope link | grep -q inet6 \
+        && ip -n "$tag-d" -6 addr show dev "vd$$" scope link | grep -q inet6 && break
+    sleep 0.05
+done
+addressed=$(milliseconds)
+for _ in $(seq 100); do
+    ctl c peers 2>/dev/null | grep -q host-d && ctl d peers 2>/dev/null | grep -q host-c && break
+    sleep 0.1
+done
+ctl c peers | grep -q host-d && ctl d peers | grep -q host-c \
+    || fail "a link that came up while they ran: host-c and host-d did not find each other within 10 s"
+pass "a link that came up while they ran: found each other $(($(milliseconds) - addressed)) ms after its \
+addresses, with beacons every 60 s"
 echo "netns6: $passed passed, 0 failed"

@@ -98,19 +98,50 @@ actor Discovery: DaemonService {
     func run() async {
         if visibility.isVisible(at: Date()) { nextBeacon = (.now, .query) }
         armVisibilityEnd()
+        do {
+            interfaceChanges = try InterfaceChanges()
+        } catch {
+            logger.info("\(error): new interfaces are found at the next beacon only")
+        }
         while !Task.isCancelled {
-            // When beacons start again while the loop waits without a deadline, it starts over
-            // with one.
+            // When beacons start again while the loop waits without a deadline, or an interface
+            // changed, it starts over with the new deadline.
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.receiveLoop() }
                 if let socket6 = self.socket6 { group.addTask { await self.receive(from: socket6) } }
                 group.addTask { for await _ in self.doorbell.stream { return } }
+                if let changes = self.interfaceChanges { group.addTask { await self.follow(changes) } }
                 await group.next()
                 group.cancelAll()
             }
         }
         visibilityTimer?.cancel()
         (visibilityTimer, nextBeacon) = (nil, nil)
+    }
+
+    /// Watches this host's links and addresses; nil where netlink is not available.
+    private var interfaceChanges: InterfaceChanges?
+    /// When the last query went out: a link that flaps costs at most four query bursts a second.
+    private var lastQuery: ContinuousClock.Instant?
+
+    /// Waits for the next change of this host's links or addresses, then starts over with a query
+    /// (as at start) on every interface, 100 ms later so that one change's several messages (the
+    /// link, then its addresses) make one burst: a link that just came up is announced on at
+    /// once, not an interval later.
+    private func follow(_ changes: InterfaceChanges) async {
+        do {
+            try await changes.next()
+        } catch is CancellationError {
+            return
+        } catch {
+            logger.warning("\(error): new interfaces are found at the next beacon only")
+            interfaceChanges = nil
+            return
+        }
+        guard let next = nextBeacon else { return }
+        let due = max(.now + .milliseconds(100), (lastQuery ?? .now) + .milliseconds(250))
+        if case .query = next.step, next.due <= due { return }
+        nextBeacon = (due, .query)
     }
 
     /// Tells every peer this daemon is leaving (a hidden one said it when it hid).
@@ -219,6 +250,7 @@ actor Discovery: DaemonService {
         let next: (due: ContinuousClock.Instant, step: AnnounceStep)
         switch step {
         case .query:
+            lastQuery = .now
             await broadcast(.query)
             next = (.now + .milliseconds(150), .burst(left: 2))
         case .burst(let left):
