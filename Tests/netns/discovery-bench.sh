@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Mutual discovery on an IPv6-only link against an IPv4-only link, ROUNDS times each (5 by
 # default), alternating: two fresh hexd on a veth pair whose addresses are in place, timed from
-# the moment both daemons are up (their control sockets made) until each lists the other; then the medians and their ratio, and the
-# median send -> ack time of a hex to the peer over each (a TLS connection kept open, 20 sends).
+# the moment both daemons are up (their control sockets made) until each lists the other; then
+# the medians and their ratio, and the median send -> ack time of a hex to the peer over each
+# (20 sends a round, over TLS, the connection kept open between them).
 # A benchmark: it prints figures and enforces nothing. Touches only the namespaces it makes.
 #
 # Usage: discovery-bench.sh BIN_DIR [ROUNDS]   (needs root and iproute2)
@@ -22,11 +23,7 @@ round() {
     local family=$1 number=$2
     tag=hexdd$$-$family-$number
     work=$(mktemp -d /tmp/hexd-discovery-XXXXXX)
-    for host in a b; do
-        ip netns add "$tag-$host"
-        ip netns exec "$tag-$host" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-        ip -n "$tag-$host" link set lo up
-    done
+    make_hosts a b
     ip link add "da$$" netns "$tag-a" type veth peer name "db$$" netns "$tag-b"
     if [ "$family" = 4 ]; then
         for host in a b; do
@@ -41,11 +38,7 @@ round() {
         # The kernel gives a link its link-local address once it sees the carrier, up to a second
         # after the link is up: the IPv4 addresses above are there at once, and both rounds time
         # discovery between daemons whose addresses are there.
-        for _ in $(seq 500); do
-            ip -n "$tag-a" -6 addr show dev "da$$" scope link | grep -q inet6 \
-                && ip -n "$tag-b" -6 addr show dev "db$$" scope link | grep -q inet6 && break
-            sleep 0.01
-        done
+        wait_for_link_local "$tag-a:da$$" "$tag-b:db$$"
     fi
     pids=()
     for host in a b; do

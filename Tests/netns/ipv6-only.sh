@@ -19,12 +19,7 @@ label=netns6
 # shellcheck source=Tests/netns/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-for host in a b; do
-    ip netns add "$tag-$host"
-    # No duplicate address detection: the addresses are usable at once, not after a second or two.
-    ip netns exec "$tag-$host" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-    ip -n "$tag-$host" link set lo up
-done
+make_hosts a b
 # Whatever the host's default for IPv6 sockets, hexd's take IPv6 alone beside its IPv4 ones.
 ip netns exec "$tag-a" sysctl -qw net.ipv6.bindv6only=1
 ip netns exec "$tag-b" sysctl -qw net.ipv6.bindv6only=0
@@ -75,11 +70,7 @@ ctl b inbox | grep -q '"by name over IPv6"' || fail "host-b's inbox lacks the he
 # A link that comes up while hexd runs: host-c and host-d announce every 60 s, and their link is
 # down when they start. Each hears of the change from the kernel and asks at once, so they find
 # each other within seconds of the link's addresses, not at their next beacon.
-for host in c d; do
-    ip netns add "$tag-$host"
-    ip netns exec "$tag-$host" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-    ip -n "$tag-$host" link set lo up
-done
+make_hosts c d
 ip link add "vc$$" netns "$tag-c" type veth peer name "vd$$" netns "$tag-d"
 for host in c d; do
     ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" \
@@ -90,11 +81,7 @@ for _ in $(seq 100); do [ -S "$work/c/hexd.sock" ] && [ -S "$work/d/hexd.sock" ]
 sleep 1
 ip -n "$tag-c" link set "vc$$" up
 ip -n "$tag-d" link set "vd$$" up
-for _ in $(seq 100); do
-    ip -n "$tag-c" -6 addr show dev "vc$$" scope link | grep -q inet6 \
-        && ip -n "$tag-d" -6 addr show dev "vd$$" scope link | grep -q inet6 && break
-    sleep 0.05
-done
+wait_for_link_local "$tag-c:vc$$" "$tag-d:vd$$"
 addressed=$(milliseconds)
 for _ in $(seq 100); do
     ctl c peers 2>/dev/null | grep -q host-d && ctl d peers 2>/dev/null | grep -q host-c && break

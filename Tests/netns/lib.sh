@@ -3,7 +3,8 @@
 #   work   its scratch directory, pids  the processes it started.
 # On exit every process is stopped and every namespace named "$tag-*" and the directory removed.
 # pass/fail count the checks; fail prints every daemon's log and the count, and exits 1; ctl and
-# wait_for_each_other speak to the daemons of host-a and host-b.
+# wait_for_each_other speak to the daemons of host-a and host-b; make_hosts and
+# wait_for_link_local set up namespaces and wait for their addresses.
 
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -32,5 +33,28 @@ wait_for_each_other() {
     for _ in $(seq 100); do
         ctl a peers 2>/dev/null | grep -q host-b && ctl b peers 2>/dev/null | grep -q host-a && return 0
         sleep 0.1
+    done
+}
+
+# Makes the namespace "$tag-HOST" for each HOST given, its loopback up, without duplicate address
+# detection (IPv6 addresses are usable at once, not after a second or two).
+make_hosts() {
+    for host in "$@"; do
+        ip netns add "$tag-$host"
+        ip netns exec "$tag-$host" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+        ip -n "$tag-$host" link set lo up
+    done
+}
+
+# Waits, at most 5 s, until each NAMESPACE:DEVICE given has its IPv6 link-local address: the
+# kernel gives a link one once it sees the carrier, up to a second after the link is up.
+wait_for_link_local() {
+    for _ in $(seq 100); do
+        local missing=no
+        for pair in "$@"; do
+            ip -n "${pair%%:*}" -6 addr show dev "${pair#*:}" scope link | grep -q inet6 || missing=yes
+        done
+        [ "$missing" = no ] && return 0
+        sleep 0.05
     done
 }

@@ -18,11 +18,7 @@ label=netns-two-interfaces
 # shellcheck source=Tests/netns/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-for host in m a b; do
-    ip netns add "$tag-$host"
-    ip netns exec "$tag-$host" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-    ip -n "$tag-$host" link set lo up
-done
+make_hosts m a b
 # Segment 1 joins host-m's "ma" to host-a's "am"; segment 2 host-m's "mb" to host-b's "bm".
 for side in a b; do
     number=$([ "$side" = a ] && echo 81 || echo 82)
