@@ -3,11 +3,10 @@ import PackageDescription
 
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
-/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexTLS, HexDBus, HexNet, HexControl,
-/// HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and CLinux are system libraries.
-/// HexCommandLine holds what the executables
-/// share (option parsing, exit codes, output, the data directory's layout); hexctl does not link
-/// SQLite.
+/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexTLS, HexDBus, HexDNS, HexNet,
+/// HexControl, HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and
+/// CLinux are system libraries. HexCommandLine holds what the executables share (option parsing,
+/// exit codes, output, the data directory's layout); hexctl does not link SQLite.
 /// The package takes no package dependencies: toolchain and system libraries only. It is for Linux
 /// only: sockets wait on epoll, and the system calls are Glibc's (README, "Platforms").
 let strictSettings: [SwiftSetting] = [
@@ -48,9 +47,11 @@ let package = Package(
         .target(name: "HexWeb", swiftSettings: strictSettings),
         // A D-Bus client: the wire format as pure code, and a connection on HexNet's sockets.
         .target(name: "HexDBus", dependencies: ["HexNet"], swiftSettings: strictSettings),
+        // DNS messages as mDNS and DNS-SD use them: pure code, read from any bytes without trapping.
+        .target(name: "HexDNS", swiftSettings: strictSettings),
         .target(name: "HexDaemon",
                 dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexTLS", "HexControl",
-                               "HexCommandLine", "HexWeb", "HexDBus"],
+                               "HexCommandLine", "HexWeb", "HexDBus", "HexDNS"],
                 swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
@@ -68,6 +69,7 @@ let package = Package(
                     swiftSettings: strictSettings),
         .testTarget(name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexWebTests", dependencies: ["HexWeb"], swiftSettings: strictSettings),
+        .testTarget(name: "HexDNSTests", dependencies: ["HexDNS"], swiftSettings: strictSettings),
         .testTarget(name: "HexDBusTests", dependencies: ["HexDBus", "HexNet", "HexTestSupport", "HexTestTools"],
                     swiftSettings: strictSettings),
         .testTarget(name: "HexControlTests", dependencies: ["HexControl", "HexKit"], swiftSettings: strictSettings),
@@ -93,6 +95,8 @@ if Context.environment["HEXD_FUZZ"] != nil {
         .executableTarget(name: "FuzzBeacon", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzBeacon", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzDBusMessage", dependencies: ["HexDBus", "CFuzzDriver"],
                           path: "Tests/Fuzz/FuzzDBusMessage", swiftSettings: strictSettings),
+        .executableTarget(name: "FuzzDNSMessage", dependencies: ["HexDNS", "CFuzzDriver"],
+                          path: "Tests/Fuzz/FuzzDNSMessage", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzHTTPRequest", dependencies: ["HexWeb", "CFuzzDriver"],
                           path: "Tests/Fuzz/FuzzHTTPRequest", swiftSettings: strictSettings),
         .executableTarget(name: "FuzzControlRequest", dependencies: ["HexControl", "CFuzzDriver"], path: "Tests/Fuzz/FuzzControlRequest", swiftSettings: strictSettings),

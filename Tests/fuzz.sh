@@ -10,7 +10,7 @@ seconds=${1:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hexd-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest FuzzHTTPRequest FuzzDBusMessage)
+targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest FuzzHTTPRequest FuzzDBusMessage FuzzDNSMessage)
 flags=(-c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 # A failed build fails the run: fuzzing a stale binary left in .build-fuzz proves nothing.
 for target in "${targets[@]}"; do
@@ -61,6 +61,23 @@ signal = message(4, [(1, "o", "/org/freedesktop/Notifications"), (2, "s", "org.f
                      (3, "s", "ActionInvoked")], "a{sv}", body)
 for name, data in (("hello-reply", hello), ("signal", signal)):
     open(f"{sys.argv[1]}/{name}", "wb").write(data)
+PYTHON
+# mDNS: a DNS-SD browse query with a known answer, and a response whose names point back.
+python3 - "$work/seeds/FuzzDNSMessage" <<'PYTHON'
+import struct, sys
+def name(*labels): return b"".join(bytes([len(l)]) + l.encode() for l in labels) + b"\0"
+service = name("_hexd", "_tcp", "local")
+query = struct.pack(">6H", 0, 0, 1, 1, 0, 0) + service + struct.pack(">HH", 12, 1)
+query += b"\xc0\x0c" + struct.pack(">HHIH", 12, 1, 4500, 6) + b"\x03Ada\xc0\x0c"
+txt = b"".join(bytes([len(s)]) + s for s in (b"id=6F9619FF-8B86-8011-B42D-00C04FC964FF", b"v=2.0.0"))
+response = struct.pack(">6H", 0, 0x8400, 0, 4, 0, 0)
+response += service + struct.pack(">HHIH", 12, 1, 4500, 6) + b"\x03Ada\xc0\x0c"
+response += b"\xc0\x28" + struct.pack(">HHIH", 33, 0x8001, 120, 6 + 5 + 2) + struct.pack(">3H", 0, 0, 18521)
+response += b"\x04host\xc0\x17"
+response += b"\xc0\x28" + struct.pack(">HHIH", 16, 0x8001, 4500, len(txt)) + txt
+response += b"\xc0\x40" + struct.pack(">HHIH", 1, 0x8001, 120, 4) + bytes([10, 0, 0, 7])
+for file, data in (("query", query), ("response", response)):
+    open(f"{sys.argv[1]}/{file}", "wb").write(data)
 PYTHON
 failed=0
 for target in "${targets[@]}"; do

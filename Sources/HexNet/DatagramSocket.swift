@@ -19,9 +19,10 @@ public final class DatagramSocket: Sendable {
     }
 
     /// Binds `address`:`port` (port 0 picks a free one): IPv4 with broadcast allowed; IPv6 for
-    /// IPv6 alone, its multicast looped back to the host's other daemons and never routed (hop
-    /// limit 1).
-    public init(address: IPAddress = .anyV4, port: UInt16) throws(SocketError) {
+    /// IPv6 alone. Multicast is looped back to the host's other daemons and leaves with
+    /// `multicastHops` as its TTL or hop limit: 1 for hexd's beacons (never routed), 255 for mDNS
+    /// (RFC 6762, section 11, where receivers may check it).
+    public init(address: IPAddress = .anyV4, port: UInt16, multicastHops: Int32 = 1) throws(SocketError) {
         socket = try Socket(domain: address.family, type: Int32(SOCK_DGRAM.rawValue))
         try socket.setOption(SO_REUSEADDR)
         try socket.setOption(SO_REUSEPORT)
@@ -29,11 +30,14 @@ public final class DatagramSocket: Sendable {
         try? socket.setOption(SO_RCVBUF, Self.receiveBuffer)
         switch address {
         case .v4:
+            let ipv4 = Int32(IPPROTO_IP)
             try socket.setOption(SO_BROADCAST)
+            try socket.setOption(IP_MULTICAST_TTL, level: ipv4, multicastHops)
+            try socket.setOption(IP_MULTICAST_LOOP, level: ipv4, 1)
         case .v6:
             let ipv6 = Int32(IPPROTO_IPV6)
             try socket.setOption(IPV6_V6ONLY, level: ipv6)
-            try socket.setOption(IPV6_MULTICAST_HOPS, level: ipv6, 1)
+            try socket.setOption(IPV6_MULTICAST_HOPS, level: ipv6, multicastHops)
             try socket.setOption(IPV6_MULTICAST_LOOP, level: ipv6, 1)
         }
         try socket.bind(address, port: port)
@@ -56,6 +60,28 @@ public final class DatagramSocket: Sendable {
         let result = setsockopt(socket.descriptor, Int32(IPPROTO_IPV6), IPV6_JOIN_GROUP, &request,
                                 socklen_t(MemoryLayout<ipv6_mreq>.size))
         guard result == 0 || errno == EADDRINUSE else { throw SocketError("join \(group) on interface \(interface)") }
+    }
+
+    /// Joins the IPv4 multicast `group` on the interface with index `interface` (an IPv4 socket);
+    /// joining again where it is joined already is no error.
+    public func join(_ group: IPv4Address, interface: UInt32) throws(SocketError) {
+        var request = ip_mreqn()
+        request.imr_multiaddr = in_addr(s_addr: group.networkOrder)
+        request.imr_ifindex = Int32(bitPattern: interface)
+        let result = setsockopt(socket.descriptor, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &request,
+                                socklen_t(MemoryLayout<ip_mreqn>.size))
+        guard result == 0 || errno == EADDRINUSE else { throw SocketError("join \(group) on interface \(interface)") }
+    }
+
+    /// Sends one datagram to an IPv4 multicast group out of the interface with index `interface`.
+    public func send(_ bytes: [UInt8], to group: IPv4Address, port: UInt16, interface: UInt32) throws(SocketError) {
+        var request = ip_mreqn()
+        request.imr_ifindex = Int32(bitPattern: interface)
+        guard setsockopt(socket.descriptor, Int32(IPPROTO_IP), IP_MULTICAST_IF, &request,
+                         socklen_t(MemoryLayout<ip_mreqn>.size)) == 0 else {
+            throw SocketError("send from interface \(interface)")
+        }
+        try send(bytes, to: .v4(group), port: port)
     }
 
     /// Sends one datagram (to an IPv6 multicast group: out of the interface its scope names). A
