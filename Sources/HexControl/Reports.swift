@@ -52,6 +52,9 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// Why no peer may have been heard, and what to open in a firewall: set once beacons have
     /// gone out for 30 intervals with no peer heard, until one is; nil otherwise.
     public var discoveryHint: String?
+    /// Whether the daemon is found by DNS-SD, as what it published, or why it is off; nil from a
+    /// daemon older than this field.
+    public var dnssd: String?
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
@@ -59,8 +62,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
         datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String,
         outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
         storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil,
-        interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil, beaconFailures: [String]? = nil
+        interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil, beaconFailures: [String]? = nil,
+        dnssd: String? = nil
     ) {
+        self.dnssd = dnssd
         self.beaconFailures = beaconFailures
         self.interfaces = interfaces
         self.announceInterval = announceInterval

@@ -67,6 +67,9 @@ public enum Daemon {
                                   tcpPort: envelopeListener.port, directory: directory, events: events,
                                   service: service, logger: logger.named("discovery"),
                                   visibility: try await service.visibility())
+        let dnssd = dnsSD(configuration, tls: tls, identity: service.identity, start: discovery.instance,
+                                tcpPort: envelopeListener.port, withIPv6: datagrams6 != nil, discovery: discovery,
+                                directory: directory, events: events, logger: logger.named("mdns"))
         let descriptors = DescriptorLimit.raise()
         let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
         if maximumConnections < configuration.maximumConnections {
@@ -101,7 +104,7 @@ public enum Daemon {
             handler: ControlHandler(configuration: configuration, service: service, sender: sender, outbox: outbox,
                                     share: ShareService(configuration: configuration, grants: grants,
                                                         ownerID: service.identity.uuid, events: events),
-                                    discovery: discovery, directory: directory, inbound: envelopes,
+                                    discovery: discovery, directory: directory, dnssd: dnssd, inbound: envelopes,
                                     pairing: pairing, fetcher: fetcher, tcpPort: envelopeListener.port,
                                     discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
@@ -132,7 +135,7 @@ public enum Daemon {
         let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")
 
-        let optional: [(any DaemonService)?] = [hook, web, notifier, autoFetch]
+        let optional: [(any DaemonService)?] = [hook, web, notifier, autoFetch, dnssd.service]
         let services: [any DaemonService] = [envelopes, discovery, control, trimmer, pool, outbox]
             + optional.compactMap { $0 }
         await withTaskGroup(of: Void.self) { group in
@@ -143,6 +146,7 @@ public enum Daemon {
             group.cancelAll()
         }
         await discovery.sayGoodbye()
+        await dnssd.service?.sayGoodbye()
         do {
             try await service.writeSightings()
         } catch {
@@ -173,6 +177,40 @@ public enum Daemon {
                                                                                .pairRequested]),
                                service: service, settings: configuration.notify, page: page,
                                browser: Browser.command(environment), logger: logger.named("notify"))
+    }
+
+    /// hexd's own DNS-SD responder and browser as `--mdns` asks (`auto`: unless Avahi runs here,
+    /// or `--broadcast` names where beacons go, which keeps a daemon off every other network);
+    /// or why not: off as asked, when port 5353 cannot be had (said once), or for a daemon playing
+    /// a legacy peer, which has no key-derived ID to publish.
+    private static func dnsSD(
+        _ configuration: DaemonConfiguration, tls: TLSContext?, identity: LocalIdentity, start: String,
+        tcpPort: UInt16, withIPv6: Bool, discovery: Discovery, directory: PeerDirectory, events: EventLog,
+        logger: Logger
+    ) -> DNSSDService.State {
+        guard let tls else { return .off("a legacy peer publishes nothing") }
+        switch configuration.dnssd.mode {
+        case .off:
+            return .off("--mdns off")
+        case .auto where !configuration.broadcastAddresses.isEmpty:
+            return .off("--broadcast names where beacons go (--mdns on publishes anyway)")
+        case .auto where DNSSDService.otherResponderRuns:
+            let why = "Avahi runs on this host, and publishing through it is not built yet (--mdns on runs "
+                + "hexd's own responder beside it)"
+            logger.info("DNS-SD is off: \(why); hexd is found by its beacons")
+            return .off(why)
+        case .auto, .on:
+            break
+        }
+        do {
+            return .on(try DNSSDService(identity: identity, versionID: configuration.appVersion, start: start,
+                                    fingerprint: tls.identity.fingerprint.description, tcpPort: tcpPort,
+                                    selection: configuration.interfaces, withIPv6: withIPv6, discovery: discovery,
+                                    directory: directory, events: events, logger: logger))
+        } catch {
+            logger.warning("DNS-SD is off: \(error)")
+            return .off("\(error)")
+        }
     }
 
     /// The TLS context of this device, its identity read from the data directory or made there on

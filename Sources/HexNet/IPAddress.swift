@@ -102,7 +102,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
 /// An IPv6 address and, for a scoped (link-local) one, the index of its interface.
 public struct IPv6Address: Sendable, Hashable, CustomStringConvertible {
     /// The 16 bytes in network order.
-    let bytes: [UInt8]
+    public let bytes: [UInt8]
     /// The interface index (`sin6_scope_id`); 0 for none.
     public let scope: UInt32
 
@@ -135,6 +135,9 @@ public struct IPv6Address: Sendable, Hashable, CustomStringConvertible {
 
     public static let any = IPv6Address(bytes: [UInt8](repeating: 0, count: 16))
     public static let loopback = IPv6Address(bytes: [UInt8](repeating: 0, count: 15) + [1])
+
+    /// The same address without its zone: what a host's list of its own addresses holds.
+    public var unscoped: IPv6Address { IPv6Address(bytes: bytes) }
 
     /// Whether it is link-local (`fe80::/10`): reachable only through one interface.
     public var isLinkLocal: Bool { bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 }

@@ -16,6 +16,15 @@ public struct IPv4Address: Sendable, Hashable, CustomStringConvertible {
         networkOrder = address.s_addr
     }
 
+    /// The 4 bytes in network order.
+    public var bytes: [UInt8] { withUnsafeBytes(of: networkOrder) { Array($0) } }
+
+    /// The address of `bytes` in network order; nil unless there are 4.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 4 else { return nil }
+        networkOrder = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+    }
+
     public static let any = IPv4Address(networkOrder: 0)
     public static let loopback = IPv4Address(networkOrder: UInt32(0x7F00_0001).bigEndian)
     /// 255.255.255.255: leaves through the default interface only.

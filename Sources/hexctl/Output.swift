@@ -108,7 +108,7 @@ enum Output {
         name: \(json(status.name)) (\(status.peerUUID))
         version: \(status.versionID)\(status.legacy ? " (playing a legacy peer)" : "")
         envelopes: TCP \(status.tcpPort); discovery: UDP \(status.discoveryPort)\(beaconInterval(status))
-        visibility: \(status.visibility?.text ?? "visible")
+        visibility: \(status.visibility?.text ?? "visible")\(status.dnssd.map { "\ndns-sd: " + $0 } ?? "")
         data directory: \(status.dataDirectory)
         key: \(status.fingerprint ?? "none (a legacy peer speaks no TLS)")
         accepts hexes from: \(status.accept)

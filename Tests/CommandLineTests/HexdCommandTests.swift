@@ -41,7 +41,8 @@ extension ProcessTests {
             for delay in stride(from: 0, to: 60, by: 4) {
                 let directory = try TemporaryDirectory()
                 let data = directory.file("data")
-                let first = try SpawnedProcess(hexd, ["--data-dir", data, "--port", "0", "--discovery-port", "0"])
+                let first = try SpawnedProcess(hexd, ["--data-dir", data, "--port", "0", "--discovery-port", "0",
+                                                      "--broadcast", "127.255.255.255"])
                 try await Task.sleep(for: .milliseconds(delay))
                 first.send(SIGKILL)
                 first.waitBlocking()

@@ -97,7 +97,8 @@ extension ProcessTests {
             withExtendedLifetime(other) {}
         }
 
-        /// The firewall profiles name hexd's default ports, and parse as firewalld and ufw read them.
+        /// The firewall profiles name hexd's default ports and mDNS's, and parse as firewalld and ufw
+        /// read them.
         @Test func theFirewallProfilesOpenTheDefaultPorts() async throws {
             let defaults = DaemonConfiguration(dataDirectory: DataDirectory(explicit: "/unused", environment: [:]))
             let check = """
@@ -114,7 +115,8 @@ extension ProcessTests {
             ])
             #expect(result.status == 0, "\(result.standardError)")
             let (tcp, udp) = (defaults.tcpPort, defaults.discoveryPort)
-            #expect(result.standardOutput == "['tcp \(tcp)', 'udp \(udp)']\n\(udp)/udp|\(tcp)/tcp\n")
+            #expect(result.standardOutput
+                    == "['tcp \(tcp)', 'udp \(udp)', 'udp 5353']\n\(udp)/udp|\(tcp)/tcp|5353/udp\n")
         }
     }
 }

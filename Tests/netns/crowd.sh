@@ -38,8 +38,9 @@ done
 
 interval=1
 for index in $(seq "$count"); do
+    # The beacons' crowd: DNS-SD (dnssd.sh) is off, so that what is timed is the beacons alone.
     ip netns exec "$tag-$index" "$bin/hexd" --data-dir "$work/$index" --name "host-$index" \
-        --announce-interval "$interval" --log-level warning 2>"$work/$index.log" &
+        --announce-interval "$interval" --mdns off --log-level warning 2>"$work/$index.log" &
     pids+=($!)
 done
 spawned=$(milliseconds)

@@ -91,4 +91,11 @@ ctl c peers | grep -q host-d && ctl d peers | grep -q host-c \
     || fail "a link that came up while they ran: host-c and host-d did not find each other within 10 s"
 pass "a link that came up while they ran: found each other $(($(milliseconds) - addressed)) ms after its \
 addresses, with beacons every 60 s"
+# Each change of the link woke host-c's discovery; afterwards it is idle again.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+before=$(ticks "${pids[2]}")
+sleep 3
+used=$(( ($(ticks "${pids[2]}") - before) * 1000 / $(getconf CLK_TCK) ))
+[ "$used" -lt 300 ] || fail "host-c used $used ms of CPU in the 3 s after its link changed: it does not rest"
+pass "after the link changed, host-c rests: $used ms of CPU in 3 s"
 echo "netns6: $passed passed, 0 failed"

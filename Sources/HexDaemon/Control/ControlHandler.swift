@@ -13,6 +13,7 @@ struct ControlHandler: Sendable {
     let share: ShareService
     let discovery: Discovery
     let directory: PeerDirectory
+    let dnssd: DNSSDService.State
     /// The envelope server, for its connection counts.
     let inbound: EnvelopeServer
     /// Nil when playing a legacy peer, which has no key to pair.
@@ -297,7 +298,7 @@ struct ControlHandler: Sendable {
                                 broadcast: $0.broadcast?.description, skipped: $0.skipped)
             },
             announceInterval: await discovery.interval.inSeconds,
-            beaconFailures: await discovery.beaconFailures)
+            beaconFailures: await discovery.beaconFailures, dnssd: await dnssd.summary)
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key

@@ -187,13 +187,13 @@ struct SendService: Sendable {
 
     /// TLS to a peer whose key is pinned, proving that key whatever its beacons say (a beacon
     /// announcing no TLS must not talk a daemon into plaintext); TLS to every other current peer
-    /// (one whose beacons are signed), proving the key its ID derives from, and to an address the
-    /// user typed (any key); plaintext to a legacy peer.
+    /// (one whose beacons are signed, or found by DNS-SD under a key-derived ID), proving the key
+    /// its ID derives from, and to an address the user typed (any key); plaintext to a legacy peer.
     /// - Throws: `SendError.refused` for plaintext (`--legacy`) to a peer known by its key.
     private func security(
         for peer: PeerTable.Peer?, labelled label: String, pinned pin: PeerPin?, dialect: Dialect
     ) throws(SendError) -> EnvelopeSender.Security {
-        let deviceID = peer.flatMap { $0.isSigned ? UUID(strict: $0.uuid) : nil }
+        let deviceID = peer.flatMap { $0.isSigned || $0.uuid.isKeyDerivedID ? UUID(strict: $0.uuid) : nil }
         if let pin, let pinned = Fingerprint(hex: pin.fingerprint) {
             guard let tls, dialect.generation == .current else {
                 throw .refused("\(label) is known by its key \(pinned); it is never sent plaintext (--legacy)")
@@ -202,7 +202,8 @@ struct SendService: Sendable {
         }
         guard let tls, dialect.generation == .current else { return .plaintext }
         guard let peer else { return .tls(tls, expected: nil) }
-        guard peer.speaksTLS, let announced = peer.fingerprint.flatMap(Fingerprint.init(hex:)) else { return .plaintext }
-        return .tls(tls, expected: announced, deviceID: deviceID)
+        guard peer.speaksTLS else { return .plaintext }
+        // Found by DNS-SD alone, no certificate was announced: the key proven must derive the ID.
+        return .tls(tls, expected: peer.fingerprint.flatMap(Fingerprint.init(hex:)), deviceID: deviceID)
     }
 }

@@ -24,7 +24,8 @@ actor Discovery: DaemonService {
     /// This start's number, and the number of the last beacon signed in it.
     private let boot: UInt64
     private var sequence: UInt64 = 0
-    private let instance = UUID().uppercaseText
+    /// This start's instance, as beacons (and DNS-SD's TXT record) carry it.
+    let instance = UUID().uppercaseText
     private let tcpPort: UInt16
     private let events: EventLog
     private let service: HexService
@@ -49,6 +50,9 @@ actor Discovery: DaemonService {
     private(set) var datagramsReplayed = 0
     /// Whether this daemon announces itself, kept across restarts.
     private(set) var visibility: Visibility
+
+    /// Whether it announces itself now.
+    var isVisible: Bool { visibility.isVisible(at: Date()) }
     /// The next beacon and when it is due; nil while hidden. The receive loop sends it: waiting
     /// for a datagram and for the next beacon is one wait, on the reactor's thread, so that an
     /// idle daemon wakes once per beacon (not also a timer thread, to wake another).
@@ -60,7 +64,7 @@ actor Discovery: DaemonService {
         case steady
     }
     /// Rung when beacons start again, which the receive loop may be waiting without a deadline for.
-    private let doorbell = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    private let doorbell = Doorbell()
     /// Hides again when a visibility for a while ends.
     private var visibilityTimer: Task<Void, Never>?
     /// The interval announced now (`AnnounceInterval`): the configured one, longer on a crowded
@@ -109,7 +113,7 @@ actor Discovery: DaemonService {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.receiveLoop() }
                 if let socket6 = self.socket6 { group.addTask { await self.receive(from: socket6) } }
-                group.addTask { for await _ in self.doorbell.stream { return } }
+                group.addTask { await self.doorbell.wait() }
                 if let changes = self.interfaceChanges { group.addTask { await self.follow(changes) } }
                 await group.next()
                 group.cancelAll()
@@ -181,7 +185,7 @@ actor Discovery: DaemonService {
             (nextBeacon, beaconsUnanswered, discoveryHint, interfacePlan) = (nil, 0, nil, nil)
         } else if nextBeacon == nil {
             nextBeacon = (.now, .query)
-            doorbell.continuation.yield()
+            doorbell.ring()
         }
         armVisibilityEnd()
     }
@@ -275,9 +279,9 @@ actor Discovery: DaemonService {
         beaconsUnanswered += 1
         guard beaconsUnanswered == Self.quietBeacons else { return }
         let hint = "no peer heard in \(Self.quietBeacons) beacon intervals: if other hexd run on this network, "
-            + "a firewall may drop what they send; let in UDP \(socket.port) (discovery) and TCP \(tcpPort) "
-            + "(envelopes), for example with 'firewall-cmd --add-service=hexd' or 'ufw allow hexd' "
-            + "(Examples/firewalld, Examples/ufw)"
+            + "a firewall may drop what they send; let in UDP \(socket.port) (discovery), TCP \(tcpPort) "
+            + "(envelopes) and UDP 5353 (DNS-SD), for example with 'firewall-cmd --add-service=hexd' or "
+            + "'ufw allow hexd' (Examples/firewalld, Examples/ufw)"
         discoveryHint = hint
         logger.info(hint)
     }
@@ -389,7 +393,7 @@ actor Discovery: DaemonService {
             if let next = nextBeacon, next.due > last + Self.answerSpacing {
                 nextBeacon = (last + Self.answerSpacing, next.step)
                 // The IPv4 loop may be waiting for the old deadline.
-                doorbell.continuation.yield()
+                doorbell.ring()
             }
             return
         }

@@ -49,8 +49,9 @@ struct PeerTable {
         var isLegacy: Bool { HexdVersion.isLegacy(versionID) }
         /// When it expires unless seen again: three of its own intervals after it was last seen.
         var expiresAt: ContinuousClock.Instant { lastSeen + interval * 3 }
-        /// It takes TLS on its TCP port, and said which key it will prove.
-        var speaksTLS: Bool { capabilities.contains("tls") && fingerprint != nil }
+        /// It takes TLS on its TCP port, and said which key it will prove: a certificate, or (found by
+        /// DNS-SD, which signs nothing) the ID any key it proves must derive.
+        var speaksTLS: Bool { capabilities.contains("tls") && (fingerprint != nil || uuid.isKeyDerivedID) }
     }
 
     /// A beacon that claimed the UUID of a peer whose key is pinned, announcing another key or
@@ -100,8 +101,10 @@ struct PeerTable {
     ///   another key (or none, which would mean plaintext) does not touch the peer's entry: it is
     ///   kept apart as an impostor, so a replayed or forged beacon never redirects a send.
     ///
-    /// An unsigned sighting (`Sighting.isSigned`) is a legacy peer's claim: the key and the TLS it
-    /// announces are not taken.
+    /// An unsigned sighting (`Sighting.isSigned`) is a claim: a legacy peer's, whose key and TLS are
+    /// not taken, or one found by DNS-SD with a key-derived ID, which keeps its TLS (the handshake
+    /// must prove a key that derives the ID). About a peer whose beacons are signed, a claim only
+    /// adds the address it came from as a candidate: it cannot rename, re-key or keep alive.
     mutating func observe(_ sighting: Sighting, at now: ContinuousClock.Instant, pinnedKey: String? = nil) -> Change {
         let uuid = sighting.uuid.uppercased()
         let address = sighting.address
@@ -113,14 +116,22 @@ struct PeerTable {
             guard sighting.isSigned || (!known.isSigned && known.addresses.contains(address)) else { return .none }
             return peers.removeValue(forKey: uuid).map(Change.left) ?? .none
         }
-        if let pinnedKey, sighting.fingerprint != pinnedKey {
+        // A claim that names no key under a key-derived ID (DNS-SD) claims no other key: the
+        // handshake proves the pinned one.
+        let claimsKey = sighting.fingerprint != nil || sighting.isSigned || !uuid.isKeyDerivedID
+        if let pinnedKey, claimsKey, sighting.fingerprint != pinnedKey {
             return observeImpostor(sighting, uuid: uuid, at: now, pinnedKey: pinnedKey)
         }
         let signed = sighting.isSigned
+        if !signed, peers[uuid]?.isSigned == true {
+            heardAgain(uuid, from: address)
+            return .none
+        }
+        let keepsTLS = signed || uuid.isKeyDerivedID
         var peer = Peer(
             uuid: uuid, name: sighting.name, versionID: sighting.versionID, instance: sighting.instance,
             addresses: [address], port: sighting.port, interval: sighting.interval,
-            capabilities: signed ? sighting.capabilities : sighting.capabilities.filter { $0 != "tls" },
+            capabilities: keepsTLS ? sighting.capabilities : sighting.capabilities.filter { $0 != "tls" },
             fingerprint: signed ? sighting.fingerprint : nil, lastSeen: now, firstSeen: now, isSigned: signed)
         guard let known = peers[uuid] else {
             let evicted = peers.count >= capacity ? evictOne() : nil

@@ -69,6 +69,8 @@ public struct DaemonConfiguration: Sendable {
     public var notify = NotifySettings()
     /// How files are shared with peers and fetched from them.
     public var files = FileSettings()
+    /// Whether hexd is also found, and finds peers, by DNS-SD.
+    public var dnssd = DNSSDSettings()
     /// The longest outbox lifetime `--outbox-ttl` takes: a year.
     public static let longestOutboxLifetime = 365.0 * 86_400
 
@@ -136,7 +138,7 @@ public struct DaemonConfiguration: Sendable {
         Option("link-timeout", value: "seconds", help: "How long one link command may run. Default: 30."),
     ] + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
         + WebSettings.declared.map(\.option) + NotifySettings.declared.map(\.option)
-        + FileSettings.declared.map(\.option) + [
+        + FileSettings.declared.map(\.option) + DNSSDSettings.declared.map(\.option) + [
         Option("version", help: "Show the version."),
         Option("generate-manual", help: "Print the man page, hexd(8), in troff."),
         Option("help", short: "h", help: "Show this help."),
@@ -271,6 +273,7 @@ public struct DaemonConfiguration: Sendable {
         try apply(WebSettings.declared, to: &configuration.web)
         try apply(NotifySettings.declared, to: &configuration.notify)
         try apply(FileSettings.declared, to: &configuration.files)
+        try apply(DNSSDSettings.declared, to: &configuration.dnssd)
         return .run(configuration)
     }
 

@@ -1,0 +1,105 @@
+import HexDNS
+import HexKit
+import HexNet
+
+/// What DNS-SD responses say about `_hexd._tcp` instances, turned into sightings for the peer
+/// directory: pure bookkeeping, fed responses and the clock.
+///
+/// An instance becomes a sighting once its SRV (the port) and its TXT (the peer ID) are known; the
+/// address is where the response came from, with its zone (mDNS answers come from the publisher,
+/// and a link-local one is only dialable with it). A PTR or SRV with TTL 0 is a goodbye. At most
+/// `capacity` instances are kept, the stalest dropped first, so that a flood of invented ones
+/// cannot grow it.
+struct DNSSDBrowser {
+    /// What is known of one instance.
+    private struct Instance {
+        var port: UInt16?
+        var keys: [String: String]?
+        var ttl: UInt32 = DNSSDAdvert.hostTTL
+        var lastSeen: ContinuousClock.Instant
+    }
+
+    let service: DNSName
+    let capacity: Int
+    private var instances: [DNSName: Instance] = [:]
+
+    init(service: DNSName, capacity: Int = 256) {
+        self.service = service
+        self.capacity = capacity
+    }
+
+    /// The sightings that `response`, from `address`, makes: one per instance now complete, and a
+    /// leaving one per instance that said goodbye.
+    mutating func take(_ response: DNSMessage, from address: IPAddress, at now: ContinuousClock.Instant) -> [Sighting] {
+        var touched: [DNSName] = []
+        var leaving: [Sighting] = []
+        for record in response.records where record.name.parent == service || record.name == service {
+            let name: DNSName
+            switch record.data {
+            case .ptr(let target) where record.name == service:
+                name = target
+            case .srv, .txt:
+                name = record.name
+            default:
+                continue
+            }
+            guard name.parent == service, touched.contains(name) || touched.count < Self.maximumPerResponse
+            else { continue }
+            if record.ttl == 0 {
+                if let gone = instances.removeValue(forKey: name),
+                   let sighting = sighting(of: gone, name: name, from: address, leaving: true) {
+                    leaving.append(sighting)
+                }
+                continue
+            }
+            var instance = instances[name] ?? Instance(lastSeen: now)
+            instance.lastSeen = now
+            switch record.data {
+            case .srv(_, _, let port, _):
+                instance.port = port
+                instance.ttl = min(instance.ttl, record.ttl)
+            case .txt:
+                instance.keys = record.data.keyValues
+            default:
+                break
+            }
+            keep(instance, as: name)
+            if !touched.contains(name) { touched.append(name) }
+        }
+        return leaving + touched.compactMap { name in
+            instances[name].flatMap { sighting(of: $0, name: name, from: address, leaving: false) }
+        }
+    }
+
+    /// The instances heard from within `knownFor`, as the known answers a query lists so that
+    /// they are not sent again (RFC 6762, section 7.1). The others are left out, so that the next
+    /// query (a minute apart at most) refreshes them before their sightings expire.
+    func knownAnswers(at now: ContinuousClock.Instant) -> [DNSRecord] {
+        instances.filter { now - $0.value.lastSeen < Self.knownFor }.keys.map {
+            DNSRecord(name: service, data: .ptr($0), ttl: DNSSDAdvert.otherTTL / 2 + 1)
+        }
+    }
+
+    static let knownFor: Duration = .seconds(30)
+    /// Instances taken from one response: a 9000-byte response could name hundreds.
+    static let maximumPerResponse = 16
+
+    private mutating func keep(_ instance: Instance, as name: DNSName) {
+        if instances[name] == nil, instances.count >= capacity,
+           let stalest = instances.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
+            instances[stalest.key] = nil
+        }
+        instances[name] = instance
+    }
+
+    private func sighting(of instance: Instance, name: DNSName, from address: IPAddress, leaving: Bool) -> Sighting? {
+        guard let keys = instance.keys, let id = keys["id"], let peer = UUID(uuidString: id) else { return nil }
+        guard let port = instance.port ?? (leaving ? 0 : nil) else { return nil }
+        // Expired three of these after the last response: when its records' lifetime is over.
+        let interval = Duration.seconds(Double(max(instance.ttl, 3)) / 3)
+        return Sighting(kind: leaving ? .leaving : .present, uuid: peer.uppercaseText, name: name.firstLabel,
+                        versionID: keys["v"] ?? "", instance: keys["in"] ?? "", address: address, port: port,
+                        interval: interval, capabilities: peer.uppercaseText.isKeyDerivedID ? ["ack", "tls"] : [],
+                        fingerprint: nil, isSigned: false)
+    }
+}

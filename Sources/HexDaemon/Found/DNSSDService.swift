@@ -1,0 +1,404 @@
+import FoundationEssentials
+import Glibc
+import HexControl
+import HexDNS
+import HexKit
+import HexNet
+
+/// hexd's own mDNS responder and DNS-SD browser (RFC 6762, 6763), beside the beacons: publishes
+/// `_hexd._tcp` (probing for its instance name first, renaming on a conflict, announcing twice,
+/// answering queries by multicast, by unicast when asked, and legacy unicast queries), browses
+/// for the same service, and hands the peer directory a `Sighting` for each instance it learns.
+/// Hidden, it says goodbye and stays silent; at stop it says goodbye too.
+///
+/// Every datagram it reads is bounded (`DNSMessage.maximumBytes`), counted against a budget, and
+/// read only from a source on one of this host's links.
+actor DNSSDService: DaemonService {
+    /// Whether DNS-SD runs, for `status`: the service, or why it does not.
+    enum State: Sendable {
+        case on(DNSSDService)
+        case off(String)
+
+        var service: DNSSDService? {
+            if case .on(let service) = self { service } else { nil }
+        }
+
+        var summary: String {
+            get async {
+                switch self {
+                case .on(let service): await service.summary
+                case .off(let why): "off: " + why
+                }
+            }
+        }
+    }
+
+    static let port: UInt16 = 5353
+
+    private let socket: DatagramSocket
+    private let socket6: DatagramSocket?
+    private let group: IPv4Address
+    private let group6: IPv6Address
+    private var advert: DNSSDAdvert
+    /// The instance name the user gave, before any " (2)".
+    private let baseName: String
+    private var renames = 0
+    private var browser: DNSSDBrowser
+    private let ownUUID: String
+    private let selection: NetworkInterfaces.Selection
+    private let discovery: Discovery
+    private let directory: PeerDirectory
+    private let events: EventLog
+    private let logger: Logger
+
+    private enum Step {
+        case probe(Int)
+        case announce(Int)
+    }
+
+    /// The next step of publishing, and the next browse query, with when each is due.
+    private var publishing: (due: ContinuousClock.Instant, step: Step)?
+    private var query: (due: ContinuousClock.Instant, gap: Duration)?
+    private var isPublished = false
+    /// The last browse query sent, to know it when it comes back (multicast is looped back).
+    private var lastQuery: [UInt8]?
+    /// Datagrams read, all sources together: a flood costs a bounded share of a core.
+    private var budget = TokenBucket(rate: 200, burst: 400)
+    /// When an answer was last multicast, per question: at most once a second (RFC 6762, 6).
+    private var lastAnswered: [DNSName: ContinuousClock.Instant] = [:]
+    /// This host's IPv4 interface addresses, read at each round: what an on-link source is.
+    private var localNetworks: [NetworkInterfaces.Address] = []
+    private let doorbell = Doorbell()
+
+    private(set) var datagramsRead = 0
+    private(set) var datagramsDropped = 0
+
+    /// Binds port 5353 over IPv4 (and IPv6 where the host has it), shared with any other responder.
+    /// - Throws: `SocketError` or `DNSError` when it cannot.
+    init(identity: LocalIdentity, versionID: String, start: String, fingerprint: String?, tcpPort: UInt16,
+         selection: NetworkInterfaces.Selection, withIPv6: Bool, discovery: Discovery, directory: PeerDirectory,
+         events: EventLog, logger: Logger) throws {
+        guard let group = IPv4Address("224.0.0.251"), let group6 = IPv6Address("ff02::fb") else {
+            throw DNSError("the mDNS groups")
+        }
+        (self.group, self.group6) = (group, group6)
+        socket = try DatagramSocket(address: .anyV4, port: Self.port, multicastHops: 255)
+        socket6 = withIPv6 ? try? DatagramSocket(address: .anyV6, port: Self.port, multicastHops: 255) : nil
+        advert = try DNSSDAdvert(name: identity.name, peerID: identity.uuid, versionID: versionID, start: start,
+                                 fingerprint: fingerprint, port: tcpPort)
+        baseName = identity.name
+        browser = DNSSDBrowser(service: advert.service)
+        ownUUID = identity.uuid.uppercased()
+        self.selection = selection
+        self.discovery = discovery
+        self.directory = directory
+        self.events = events
+        self.logger = logger
+    }
+
+    /// What it does now, for `status`.
+    var summary: String {
+        let name = advert.instance.firstLabel
+        let counts = "\(datagramsRead) mDNS datagrams read, \(datagramsDropped) dropped"
+        if isPublished { return "published as '\(name)' (_hexd._tcp), browsing; \(counts)" }
+        if publishing != nil { return "probing for '\(name)'; \(counts)" }
+        return "silent while hidden; \(counts)"
+    }
+
+    /// Whether `--mdns auto` finds another mDNS stack here: Avahi's socket exists while it runs.
+    static var otherResponderRuns: Bool { access("/run/avahi-daemon/socket", F_OK) == 0 }
+
+    /// Serves until cancelled, following the daemon's visibility.
+    func run() async {
+        let changes = await events.watch(since: .max, kinds: [.visibilityChanged])
+        if await discovery.isVisible { begin() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in changes { await self.visibilityChanged() }
+            }
+            group.addTask { await self.serve() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Receives, and sends what is due; when the next step changes (a rename, a visibility), starts
+    /// over with the new deadline.
+    private func serve() async {
+        while !Task.isCancelled {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.receiveLoop() }
+                if let socket6 = self.socket6 { group.addTask { await self.receive(from: socket6) } }
+                group.addTask { await self.doorbell.wait() }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Says goodbye (every record with TTL 0) when published.
+    func sayGoodbye() {
+        guard isPublished else { return }
+        multicast(advert.announcement(addresses: addresses(), ttl: 0))
+        isPublished = false
+    }
+
+    /// Probing and browsing from the start, after a short random delay (RFC 6762, 8.1), so that
+    /// daemons started together do not probe in step.
+    private func begin() {
+        publishing = (.now + .milliseconds(Int.random(in: 20...250)), .probe(0))
+        query = (.now + .milliseconds(Int.random(in: 20...120)), .seconds(1))
+        doorbell.ring()
+    }
+
+    private func visibilityChanged() async {
+        if await discovery.isVisible {
+            if publishing == nil && !isPublished { begin() }
+        } else {
+            sayGoodbye()
+            (publishing, query) = (nil, nil)
+            doorbell.ring()
+        }
+    }
+
+    // MARK: Loops
+
+    private func receiveLoop() async {
+        while !Task.isCancelled {
+            await runDueSteps()
+            let due = [publishing?.due, query?.due].compactMap { $0 }.min()
+            do {
+                guard let datagram = try await socket.receive(maximumLength: DNSMessage.maximumBytes, before: due)
+                else { continue }
+                await handle(datagram)
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.limited("mdns receive", .warning, "\(error)")
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    private func receive(from socket6: DatagramSocket) async {
+        while !Task.isCancelled {
+            do {
+                await handle(try await socket6.receive(maximumLength: DNSMessage.maximumBytes))
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.limited("mdns receive", .warning, "\(error)")
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// Sends the probe, announcement or browse query that is due, and schedules the next.
+    private func runDueSteps() async {
+        let now = ContinuousClock.now
+        if let (due, step) = publishing, due <= now {
+            switch step {
+            case .probe(let sent):
+                // Probes ask for unicast answers until the last (RFC 6762, 8.1).
+                multicast(advert.probe(addresses: addresses(), unicastResponse: sent == 0))
+                publishing = sent < 2 ? (now + .milliseconds(250), .probe(sent + 1)) : (now + .milliseconds(250),
+                                                                                          .announce(0))
+            case .announce(let sent):
+                multicast(advert.announcement(addresses: addresses()))
+                isPublished = true
+                if sent == 0 { logger.info("published by DNS-SD as \(advert.instance)") }
+                publishing = sent < 1 ? (now + .seconds(1), .announce(sent + 1)) : nil
+            }
+        }
+        if let (due, gap) = query, due <= now {
+            let question = DNSQuestion(name: advert.service, type: DNSType.ptr)
+            let message = DNSMessage(questions: [question], answers: browser.knownAnswers(at: now))
+            lastQuery = try? message.encoded()
+            multicast(message)
+            // Continuous querying (RFC 6762, 5.2): each gap twice the last, up to a minute.
+            query = (now + gap, min(gap * 2, .seconds(60)))
+        }
+    }
+
+    // MARK: Receiving
+
+    private func handle(_ datagram: DatagramSocket.Datagram) async {
+        datagramsRead += 1
+        guard budget.take(at: .now), !datagram.truncated, isOnLink(datagram.sender),
+              let message = try? DNSMessage.decode(datagram.bytes) else {
+            datagramsDropped += 1
+            return
+        }
+        if message.isResponse {
+            await take(message, from: datagram.sender)
+        } else if message.isStandardQuery {
+            await answer(message, from: datagram)
+        }
+    }
+
+    /// A response: a conflict with what this daemon publishes (then it renames and probes
+    /// again), and what it says about peers.
+    private func take(_ response: DNSMessage, from sender: IPAddress) async {
+        let mine = addresses()
+        if publishing != nil || isPublished, response.records.contains(where: { advert.conflicts(with: $0,
+                                                                                                   addresses: mine) }) {
+            rename()
+            return
+        }
+        for sighting in browser.take(response, from: sender, at: .now) where sighting.uuid != ownUUID {
+            await directory.observe(sighting)
+        }
+    }
+
+    /// Takes the next name ("Ada (2)", "Ada (3)", …) and probes for it.
+    private func rename() {
+        renames += 1
+        let name = "\(baseName.clipped(toUTF8: 50)) (\(renames + 1))"
+        do {
+            advert = try advert.renamed(name)
+        } catch {
+            logger.warning("cannot rename the DNS-SD instance to \(name): \(error)")
+            return
+        }
+        logger.warning("another responder uses this DNS-SD instance name: probing for '\(name)'")
+        isPublished = false
+        publishing = (.now + .seconds(1), .probe(0))
+        doorbell.ring()
+    }
+
+    /// Another browser's query for `_hexd._tcp` counts as this daemon's own, sent now, when it
+    /// lists no known answer this daemon would not (RFC 6762, 7.3): a crowd of daemons then asks
+    /// about once a round, not once each.
+    private func suppressOwnQuery(after other: DNSMessage, bytes: [UInt8]) {
+        guard let next = query, bytes != lastQuery,
+              other.questions.contains(where: { $0.name == advert.service && $0.type == DNSType.ptr
+                  && !$0.unicastResponse }) else { return }
+        let now = ContinuousClock.now
+        let ours = browser.knownAnswers(at: now)
+        guard other.answers.allSatisfy({ theirs in ours.contains { $0.isSameRecord(as: theirs) } }) else { return }
+        query = (now + next.gap, min(next.gap * 2, .seconds(60)))
+    }
+
+    private func answer(_ query: DNSMessage, from datagram: DatagramSocket.Datagram) async {
+        suppressOwnQuery(after: query, bytes: datagram.bytes)
+        // A probe for the name being probed: whoever's records sort first keeps it (RFC 6762, 8.2).
+        if case .probe = publishing?.step, let theirs = query.authorities.first(where: {
+            $0.name == advert.instance && $0.type == DNSType.srv }),
+           let ours = advert.uniqueRecords(addresses: []).first, !theirs.isSameRecord(as: ours),
+           (try? DNSMessage(answers: [ours]).encoded())?.lexicographicallyPrecedes(
+               (try? DNSMessage(answers: [theirs]).encoded()) ?? []) == true {
+            rename()
+            return
+        }
+        guard isPublished, await discovery.isVisible else { return }
+        let (answers, additionals) = advert.answers(to: query, addresses: addresses())
+        guard !answers.isEmpty else { return }
+        if datagram.senderPort != Self.port {
+            // A legacy unicast query (RFC 6762, 6.7): the id and questions echoed, short TTLs.
+            let capped = (answers + additionals).map { record in
+                var record = record.with(ttl: min(record.ttl, 10))
+                record.cacheFlush = false
+                return record
+            }
+            let reply = DNSMessage(id: query.id, flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag,
+                                   questions: query.questions, answers: capped)
+            send(reply, to: datagram.sender, port: datagram.senderPort)
+            return
+        }
+        let response = DNSMessage(flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag, answers: answers,
+                                  additionals: additionals)
+        if query.questions.allSatisfy(\.unicastResponse) {
+            send(response, to: datagram.sender, port: Self.port)
+            return
+        }
+        let now = ContinuousClock.now
+        let names = query.questions.map(\.name)
+        guard names.contains(where: { name in lastAnswered[name].map { now - $0 >= .seconds(1) } ?? true }) else {
+            return
+        }
+        if lastAnswered.count > 64 { lastAnswered = [:] }
+        for name in names { lastAnswered[name] = now }
+        multicast(response, toward: datagram.sender)
+    }
+
+    // MARK: Sending
+
+    /// This host's addresses on the interfaces mDNS speaks on (IPv6 link-local ones included).
+    private func addresses() -> [IPAddress] {
+        let v4 = NetworkInterfaces.targets(of: NetworkInterfaces.addresses(), selection: selection)
+            .filter { $0.broadcast != nil }.map(\.address)
+        let v6 = socket6 == nil ? [] : NetworkInterfaces.multicastTargets(of: NetworkInterfaces.ipv6Links(),
+                                                                          group: group6, selection: selection)
+            .filter { $0.broadcast != nil }.map(\.address)
+        return v4 + v6
+    }
+
+    /// Multicasts `message` on every interface (or only the one `sender` is on), joining the
+    /// group on each as it goes: a new interface is joined at the next message.
+    private func multicast(_ message: DNSMessage, toward sender: IPAddress? = nil) {
+        guard let bytes = try? message.encoded() else {
+            logger.limited("mdns size", .warning, "an mDNS message would be over \(DNSMessage.maximumBytes) bytes")
+            return
+        }
+        localNetworks = NetworkInterfaces.addresses()
+        for target in NetworkInterfaces.targets(of: localNetworks, selection: selection) where target.broadcast != nil {
+            let index = if_nametoindex(target.interface)
+            guard index != 0 else { continue }
+            if case .v4(let from)? = sender, !Self.contains(localNetworks, target.interface, from) { continue }
+            do {
+                try socket.join(group, interface: index)
+                try socket.send(bytes, to: group, port: Self.port, interface: index)
+            } catch {
+                logger.limited("mdns send", .warning, "\(error)")
+            }
+        }
+        guard let socket6 else { return }
+        for target in NetworkInterfaces.multicastTargets(of: NetworkInterfaces.ipv6Links(), group: group6,
+                                                         selection: selection) {
+            guard case .v6(let destination)? = target.broadcast else { continue }
+            if case .v6(let from)? = sender, from.scope != destination.scope { continue }
+            if case .v4? = sender { continue }
+            do {
+                try socket6.join(group6, interface: destination.scope)
+                try socket6.send(bytes, to: .v6(destination), port: Self.port)
+            } catch {
+                logger.limited("mdns send", .warning, "\(error)")
+            }
+        }
+    }
+
+    private func send(_ message: DNSMessage, to address: IPAddress, port: UInt16) {
+        do {
+            let bytes = try message.encoded()
+            switch address {
+            case .v4: try socket.send(bytes, to: address, port: port)
+            case .v6: try socket6?.send(bytes, to: address, port: port)
+            }
+        } catch {
+            logger.limited("mdns send", .warning, "\(error)")
+        }
+    }
+
+    /// Whether `address` can only be on one of this host's links: an IPv6 link-local address, or
+    /// an IPv4 one within the subnet of one of its interfaces (RFC 6762, 11).
+    private func isOnLink(_ address: IPAddress) -> Bool {
+        switch address {
+        case .v6(let address):
+            return address.isLinkLocal
+        case .v4(let address):
+            if localNetworks.isEmpty { localNetworks = NetworkInterfaces.addresses() }
+            return localNetworks.contains { Self.sameSubnet($0, address) }
+        }
+    }
+
+    private static func contains(_ networks: [NetworkInterfaces.Address], _ interface: String,
+                                 _ address: IPv4Address) -> Bool {
+        networks.contains { $0.interface == interface && sameSubnet($0, address) }
+    }
+
+    private static func sameSubnet(_ network: NetworkInterfaces.Address, _ address: IPv4Address) -> Bool {
+        zip(zip(network.address.bytes, network.netmask.bytes), address.bytes).allSatisfy { pair, byte in
+            pair.0 & pair.1 == byte & pair.1
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Synchronization
+
+/// Wakes a task that waits for something to change: a ring with no one waiting is kept (one, however
+/// many rings), and a waiter that is cancelled leaves the doorbell as it was for the next one.
+///
+/// An `AsyncStream` will not do: cancelling the task that iterates it ends the stream for good, so
+/// a loop that cancels its waiter each round would find it finished and spin.
+final class Doorbell: Sendable {
+    private struct State {
+        var isRung = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Wakes the waiter, or the next one to wait.
+    func ring() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.isRung = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once rung (at once if it was rung meanwhile), or when the task is cancelled. One
+    /// waiter at a time.
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.isRung {
+                        state.isRung = false
+                        return true
+                    }
+                    if Task.isCancelled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
+}

@@ -1,0 +1,129 @@
+@testable import HexDaemon
+import HexDNS
+import HexKit
+import HexNet
+import Testing
+
+/// What hexd publishes by DNS-SD and what it learns from it, without sockets (the netns test
+/// `dnssd.sh` runs both against python-zeroconf).
+@Suite struct DNSSDTests {
+    static let id = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
+    private let addresses = [IPAddress("10.0.0.7"), IPAddress("fe80::1%lo")].compactMap { $0 }
+
+    private func advert(_ name: String = "Ada") throws -> DNSSDAdvert {
+        try DNSSDAdvert(name: name, peerID: Self.id, versionID: "2.0.0", start: "I1",
+                        fingerprint: String(repeating: "ab", count: 32), port: 18_521)
+    }
+
+    @Test func aBrowseQueryIsAnsweredWithThePointerAndWhatItNeeds() throws {
+        let advert = try advert()
+        let query = DNSMessage(questions: [DNSQuestion(name: advert.service, type: DNSType.ptr)])
+        let (answers, additionals) = advert.answers(to: query, addresses: addresses)
+        #expect(answers == [DNSRecord(name: advert.service, data: .ptr(advert.instance), ttl: 4_500)])
+        #expect(additionals.map(\.type).sorted() == [DNSType.a, DNSType.txt, DNSType.aaaa, DNSType.srv].sorted())
+        #expect(additionals.first { $0.type == DNSType.txt }?.data.keyValues?["id"] == Self.id)
+        #expect(advert.host.description == "hexd-6f9619ff.local.")
+        let encodedTXT = try DNSMessage(answers: additionals.filter { $0.type == DNSType.txt }).encoded()
+        #expect(encodedTXT.count < 200 + 60, "the TXT record stays small")
+    }
+
+    @Test func aKnownAnswerWithHalfItsLifetimeIsNotSentAgain() throws {
+        let advert = try advert()
+        let pointer = DNSRecord(name: advert.service, data: .ptr(advert.instance), ttl: 4_500)
+        let question = DNSQuestion(name: advert.service, type: DNSType.ptr)
+        let fresh = DNSMessage(questions: [question], answers: [pointer.with(ttl: 3_000)])
+        #expect(advert.answers(to: fresh, addresses: addresses).answers.isEmpty)
+        let stale = DNSMessage(questions: [question], answers: [pointer.with(ttl: 1_000)])
+        #expect(advert.answers(to: stale, addresses: addresses).answers == [pointer])
+        let other = DNSMessage(questions: [DNSQuestion(name: try DNSName("_other", "_tcp", "local"),
+                                                        type: DNSType.ptr)])
+        #expect(advert.answers(to: other, addresses: addresses).answers.isEmpty, "not hexd's question")
+    }
+
+    @Test func anotherResponderWithOurNameIsAConflictAndOurOwnRecordsAreNot() throws {
+        let advert = try advert()
+        for record in advert.uniqueRecords(addresses: addresses) {
+            #expect(!advert.conflicts(with: record, addresses: addresses))
+        }
+        let theirs = DNSRecord(name: advert.instance, data: .srv(priority: 0, weight: 0, port: 9,
+                                                                   target: try DNSName("other", "local")), ttl: 120)
+        #expect(advert.conflicts(with: theirs, addresses: addresses))
+        #expect(!advert.conflicts(with: theirs.with(ttl: 0), addresses: addresses), "a goodbye claims nothing")
+        let renamed = try advert.renamed("Ada (2)")
+        #expect(renamed.instance.firstLabel == "Ada (2)" && !renamed.conflicts(with: theirs, addresses: addresses))
+    }
+
+    @Test func aBrowserMakesASightingOnceThePortAndIDAreKnown() throws {
+        let advert = try advert()
+        var browser = DNSSDBrowser(service: advert.service)
+        let source = try #require(IPAddress("fe80::7%lo"))
+        let now = ContinuousClock.now
+        let pointerOnly = DNSMessage(flags: DNSMessage.responseFlag, answers: [advert.sharedRecords[0]])
+        #expect(browser.take(pointerOnly, from: source, at: now).isEmpty, "no port or ID yet")
+        let full = advert.announcement(addresses: addresses)
+        let sightings = browser.take(full, from: source, at: now)
+        #expect(sightings.count == 1)
+        let sighting = try #require(sightings.first)
+        #expect(sighting.uuid == Self.id && sighting.name == "Ada" && sighting.port == 18_521)
+        #expect(sighting.address == source && sighting.instance == "I1" && !sighting.isSigned)
+        #expect(sighting.kind == .present && sighting.capabilities.contains("tls"))
+        #expect(sighting.interval == .seconds(40), "expires with its SRV record, 120 s")
+        let goodbye = browser.take(advert.announcement(addresses: addresses, ttl: 0), from: source, at: now)
+        #expect(goodbye.map(\.kind) == [.leaving])
+        #expect(browser.knownAnswers(at: now).isEmpty)
+    }
+
+    @Test func oneResponseMakesAtMostSixteenSightings() throws {
+        let service = try DNSName("_hexd", "_tcp", "local")
+        var browser = DNSSDBrowser(service: service)
+        var records: [DNSRecord] = []
+        for index in 0..<100 {
+            let instance = try DNSName("flood \(index)").appending(service)
+            records += [DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: 1,
+                                                             target: try DNSName("h", "local")), ttl: 120),
+                        DNSRecord(name: instance, data: .txt(["id": Self.id]), ttl: 120)]
+        }
+        let sightings = browser.take(DNSMessage(flags: DNSMessage.responseFlag, answers: records),
+                                     from: try #require(IPAddress("10.0.0.9")), at: .now)
+        #expect(sightings.count == DNSSDBrowser.maximumPerResponse)
+    }
+
+    @Test func theBrowserKeepsAtMostItsCapacity() throws {
+        let service = try DNSName("_hexd", "_tcp", "local")
+        var browser = DNSSDBrowser(service: service, capacity: 8)
+        let source = try #require(IPAddress("10.0.0.9"))
+        for index in 0..<100 {
+            let instance = try DNSName("flood \(index)").appending(service)
+            _ = browser.take(DNSMessage(flags: DNSMessage.responseFlag, answers: [
+                DNSRecord(name: service, data: .ptr(instance), ttl: 4_500),
+            ]), from: source, at: .now)
+        }
+        #expect(browser.knownAnswers(at: .now).count == 8)
+        #expect(browser.knownAnswers(at: .now + .seconds(31)).isEmpty, "a minute's query refreshes them")
+    }
+
+    /// A DNS-SD sighting is a claim: it cannot touch a peer whose beacons are signed beyond adding
+    /// an address, and a peer found by it alone is sent to over TLS, proving a key of its ID.
+    @Test func aDNSSDClaimNeitherRenamesASignedPeerNorLosesTLS() throws {
+        var table = PeerTable(ownUUID: "11111111-1111-4111-8111-111111111111")
+        let beaconAddress = try #require(IPAddress("10.0.0.7"))
+        let mdnsAddress = try #require(IPAddress("fe80::7%lo"))
+        let signed = Sighting(kind: .present, uuid: Self.id, name: "Ada", versionID: "2.0.0", instance: "I1",
+                              address: beaconAddress, port: 18_521, interval: .seconds(2),
+                              capabilities: ["ack", "tls"], fingerprint: String(repeating: "ab", count: 32),
+                              isSigned: true)
+        var claim = signed
+        (claim.name, claim.address, claim.fingerprint, claim.isSigned) = ("Mallory", mdnsAddress, nil, false)
+        _ = table.observe(signed, at: .now)
+        #expect(table.observe(claim, at: .now) == .none)
+        let peer = try #require(table.peers[Self.id])
+        #expect(peer.name == "Ada" && peer.isSigned && peer.addresses == [beaconAddress, mdnsAddress])
+        var alone = PeerTable(ownUUID: "11111111-1111-4111-8111-111111111111")
+        // Its key pinned, the claim names no other key: the handshake will prove the pinned one.
+        guard case .found(let found, _) = alone.observe(claim, at: .now, pinnedKey: signed.fingerprint) else {
+            Issue.record("a DNS-SD sighting of a pinned peer found nothing")
+            return
+        }
+        #expect(found.speaksTLS && found.fingerprint == nil && !found.isSigned)
+    }
+}
