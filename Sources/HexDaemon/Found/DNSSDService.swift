@@ -43,6 +43,7 @@ actor DNSSDService: DaemonService {
     /// The instance name the user gave, before any " (2)".
     private let baseName: String
     private var renames = 0
+    static let maximumRenames = 32
     private var browser: DNSSDBrowser
     private let ownUUID: String
     private let selection: NetworkInterfaces.Selection
@@ -64,6 +65,9 @@ actor DNSSDService: DaemonService {
     private var lastQuery: [UInt8]?
     /// Datagrams read, all sources together: a flood costs a bounded share of a core.
     private var budget = TokenBucket(rate: 200, burst: 400)
+    /// Answers sent by unicast (legacy and QU questions), which a spoofed source would receive:
+    /// at most 20 a second.
+    private var unicastReplies = TokenBucket(rate: 20, burst: 20)
     /// When an answer was last multicast, per question: at most once a second (RFC 6762, 6).
     private var lastAnswered: [DNSName: ContinuousClock.Instant] = [:]
     /// This host's IPv4 interface addresses, read at each round: what an on-link source is.
@@ -250,8 +254,17 @@ actor DNSSDService: DaemonService {
         }
     }
 
-    /// Takes the next name ("Ada (2)", "Ada (3)", …) and probes for it.
+    /// Takes the next name ("Ada (2)", "Ada (3)", …) and probes for it; past `maximumRenames`
+    /// (a responder claiming every name it hears), it stops publishing and says so.
     private func rename() {
+        guard renames < Self.maximumRenames else {
+            if publishing != nil || isPublished {
+                logger.warning("DNS-SD: \(Self.maximumRenames) instance names taken by other responders; "
+                               + "not published any more (beacons still find peers)")
+            }
+            (publishing, isPublished) = (nil, false)
+            return
+        }
         renames += 1
         let name = "\(baseName.clipped(toUTF8: 50)) (\(renames + 1))"
         do {
@@ -293,6 +306,8 @@ actor DNSSDService: DaemonService {
         guard isPublished, await discovery.isVisible else { return }
         let (answers, additionals) = advert.answers(to: query, addresses: addresses())
         guard !answers.isEmpty else { return }
+        let unicast = datagram.senderPort != Self.port || query.questions.allSatisfy(\.unicastResponse)
+        guard !unicast || unicastReplies.take(at: .now) else { return }
         if datagram.senderPort != Self.port {
             // A legacy unicast query (RFC 6762, 6.7): the id and questions echoed, short TTLs.
             let capped = (answers + additionals).map { record in
