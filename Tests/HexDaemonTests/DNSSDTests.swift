@@ -73,6 +73,23 @@ import Testing
         #expect(browser.knownAnswers(at: now).isEmpty)
     }
 
+    @Test func anInstanceOnPortZeroOrWithALongVersionIsHeldToABeaconsRules() throws {
+        let service = try DNSName("_hexd", "_tcp", "local")
+        let instance = try DNSName("Odd").appending(service)
+        let source = try #require(IPAddress("10.0.0.9"))
+        let txt = DNSRecord(name: instance, data: .txt(["id": Self.id, "v": String(repeating: "9", count: 200)]),
+                            ttl: 120)
+        func srv(_ port: UInt16) -> DNSRecord {
+            DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: port, target: instance), ttl: 120)
+        }
+        var browser = DNSSDBrowser(service: service)
+        #expect(browser.take(DNSMessage(flags: DNSMessage.responseFlag, answers: [srv(0), txt]), from: source,
+                             at: .now).isEmpty)
+        let sighting = browser.take(DNSMessage(flags: DNSMessage.responseFlag, answers: [srv(9), txt]),
+                                    from: source, at: .now).first
+        #expect(sighting?.versionID.utf8.count == Beacon.maximumVersionBytes)
+    }
+
     @Test func oneResponseMakesAtMostSixteenSightings() throws {
         let service = try DNSName("_hexd", "_tcp", "local")
         var browser = DNSSDBrowser(service: service)

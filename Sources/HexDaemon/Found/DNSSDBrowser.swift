@@ -94,11 +94,13 @@ struct DNSSDBrowser {
 
     private func sighting(of instance: Instance, name: DNSName, from address: IPAddress, leaving: Bool) -> Sighting? {
         guard let keys = instance.keys, let id = keys["id"], let peer = UUID(uuidString: id) else { return nil }
-        guard let port = instance.port ?? (leaving ? 0 : nil) else { return nil }
+        // A beacon's rules: no port 0, a version within its cap.
+        guard let port = leaving ? instance.port ?? 0 : instance.port, leaving || port > 0 else { return nil }
         // Expired three of these after the last response: when its records' lifetime is over.
         let interval = Duration.seconds(Double(max(instance.ttl, 3)) / 3)
         return Sighting(kind: leaving ? .leaving : .present, uuid: peer.uppercaseText, name: name.firstLabel,
-                        versionID: keys["v"] ?? "", instance: keys["in"] ?? "", address: address, port: port,
+                        versionID: (keys["v"] ?? "").clipped(toUTF8: Beacon.maximumVersionBytes),
+                        instance: (keys["in"] ?? "").clipped(toUTF8: 64), address: address, port: port,
                         interval: interval, capabilities: peer.uppercaseText.isKeyDerivedID ? ["ack", "tls"] : [],
                         fingerprint: nil, isSigned: false)
     }
