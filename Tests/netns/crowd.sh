@@ -22,19 +22,8 @@ label=crowd
 # shellcheck source=Tests/netns/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-ip netns add "$tag-br"
-ip -n "$tag-br" link add br0 type bridge
-ip -n "$tag-br" link set br0 up
-for index in $(seq "$count"); do
-    ns="$tag-$index"
-    ip netns add "$ns"
-    ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-    ip link add "v$index-$$" netns "$ns" type veth peer name "p$index-$$" netns "$tag-br"
-    ip -n "$tag-br" link set "p$index-$$" master br0 up
-    ip -n "$ns" link set lo up
-    ip -n "$ns" addr add "10.251.0.$index/24" brd + dev "v$index-$$"
-    ip -n "$ns" link set "v$index-$$" up
-done
+make_bridge
+for index in $(seq "$count"); do join_bridge "$index" "10.251.0.$index/24"; done
 
 interval=1
 for index in $(seq "$count"); do

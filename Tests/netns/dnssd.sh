@@ -25,16 +25,10 @@ python=python3
 python3 -c "import zeroconf" 2>/dev/null || python=/usr/bin/python3
 browse() { ip netns exec "$tag-z" "$python" "$here/dnssd-browse.py" "$@"; }
 
-make_hosts br
-ip -n "$tag-br" link add br0 type bridge
-ip -n "$tag-br" link set br0 up
+make_bridge
 number=1
 for host in a b c d z; do
-    make_hosts "$host"
-    ip link add "s$host$$" netns "$tag-$host" type veth peer name "p$host$$" netns "$tag-br"
-    ip -n "$tag-br" link set "p$host$$" master br0 up
-    ip -n "$tag-$host" addr add "10.67.0.$number/24" brd + dev "s$host$$"
-    ip -n "$tag-$host" link set "s$host$$" up
+    join_bridge "$host" "10.67.0.$number/24"
     number=$((number + 1))
 done
 # host-c and host-d hear no beacon: UDP to the discovery port is dropped, mDNS is not.

@@ -3,8 +3,8 @@
 #   work   its scratch directory, pids  the processes it started.
 # On exit every process is stopped and every namespace named "$tag-*" and the directory removed.
 # pass/fail count the checks; fail prints every daemon's log and the count, and exits 1; ctl and
-# wait_for_each_other speak to the daemons of host-a and host-b; make_hosts and
-# wait_for_link_local set up namespaces and wait for their addresses.
+# wait_for_each_other speak to the daemons of host-a and host-b; make_hosts, make_bridge,
+# join_bridge and wait_for_link_local set up namespaces and wait for their addresses.
 
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -57,4 +57,22 @@ wait_for_link_local() {
         [ "$missing" = no ] && return 0
         sleep 0.05
     done
+}
+
+# Makes the namespace "$tag-br" holding the bridge br0, up.
+make_bridge() {
+    make_hosts br
+    ip -n "$tag-br" link add br0 type bridge
+    ip -n "$tag-br" link set br0 up
+}
+
+# Makes the namespace of HOST (make_hosts) and joins it to the bridge by a veth pair, "s<HOST>$$"
+# on its side, with the IPv4 address ADDRESS (and a prefix) and a broadcast address.
+join_bridge() {
+    local host=$1 address=$2
+    make_hosts "$host"
+    ip link add "s$host$$" netns "$tag-$host" type veth peer name "p$host$$" netns "$tag-br"
+    ip -n "$tag-br" link set "p$host$$" master br0 up
+    ip -n "$tag-$host" addr add "$address" brd + dev "s$host$$"
+    ip -n "$tag-$host" link set "s$host$$" up
 }
