@@ -243,11 +243,13 @@ actor DNSSDService: DaemonService {
     /// A response: a conflict with what this daemon publishes (then it renames and probes
     /// again), and what it says about peers.
     private func take(_ response: DNSMessage, from sender: IPAddress) async {
-        let mine = addresses()
-        if publishing != nil || isPublished, response.records.contains(where: { advert.conflicts(with: $0,
-                                                                                                   addresses: mine) }) {
-            rename()
-            return
+        // This host's addresses are read only when there is a name to defend.
+        if publishing != nil || isPublished {
+            let mine = addresses()
+            if response.records.contains(where: { advert.conflicts(with: $0, addresses: mine) }) {
+                rename()
+                return
+            }
         }
         for sighting in browser.take(response, from: sender, at: .now) where sighting.uuid != ownUUID {
             await directory.observe(sighting)
