@@ -20,10 +20,20 @@ public struct VisibilityReport: Sendable, Codable, Equatable {
     /// When it hides again by itself; nil when it stays as it is.
     public var visibleUntil: Date?
 
-    /// For people: `visible`, `hidden`, or `visible until TIME, then hidden`.
+    /// For people: `visible`, `hidden`, or `visible until TIME (4 min left), then hidden`.
     public var text: String {
         guard let visibleUntil else { return visibility }
-        return "visible until \(visibleUntil.formatted(.iso8601)), then hidden"
+        let left = Self.timeLeft(visibleUntil.timeIntervalSince(Date()))
+        return "visible until \(visibleUntil.formatted(.iso8601)) (\(left) left), then hidden"
+    }
+
+    /// `42 s`, `12 min` or `3 h 5 min`, rounded up.
+    static func timeLeft(_ interval: Double) -> String {
+        // Clamped before the conversion: a report read from a socket may say anything.
+        let seconds = Int(min(max(interval.isNaN ? 0 : interval, 0), 1e9).rounded(.up))
+        if seconds < 120 { return "\(seconds) s" }
+        let minutes = (seconds + 59) / 60
+        return minutes < 120 ? "\(minutes) min" : "\(minutes / 60) h \(minutes % 60) min"
     }
 
     public init(_ visibility: Visibility, at time: Date) {

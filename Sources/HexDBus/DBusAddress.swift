@@ -27,6 +27,12 @@ public enum DBusAddress: Sendable, Equatable, CustomStringConvertible {
         throw .address("no unix:path= or unix:abstract= address in '\(text.prefix(200))'")
     }
 
+    /// The system bus: `DBUS_SYSTEM_BUS_ADDRESS` when the environment names one, else the socket
+    /// the D-Bus specification fixes.
+    public static func system(environment: [String: String]) throws(DBusError) -> DBusAddress {
+        try DBusAddress(parsing: environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/var/run/dbus/system_bus_socket")
+    }
+
     public var description: String {
         switch self {
         case .path(let path): "unix:path=\(path)"

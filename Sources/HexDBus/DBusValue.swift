@@ -63,4 +63,40 @@ public indirect enum DBusValue: Sendable, Equatable {
         if case .uint32(let value) = self { return value }
         return nil
     }
+
+    public var int32Value: Int32? {
+        if case .int32(let value) = self { return value }
+        return nil
+    }
+
+    public var uint16Value: UInt16? {
+        if case .uint16(let value) = self { return value }
+        return nil
+    }
+
+    public var booleanValue: Bool? {
+        if case .boolean(let value) = self { return value }
+        return nil
+    }
+
+    public var objectPathValue: String? {
+        if case .objectPath(let value) = self { return value }
+        return nil
+    }
+
+    /// An array of byte arrays (`aay`), as DNS-SD TXT strings travel.
+    public static func byteStrings(_ values: [[UInt8]]) -> DBusValue {
+        .array(.array(.byte), values.map { .array(.byte, $0.map { .byte($0) }) })
+    }
+
+    /// The byte arrays of an `aay`; nil for a value of another type.
+    public var byteStringsValue: [[UInt8]]? {
+        guard case .array(.array(.byte), let elements) = self else { return nil }
+        var strings: [[UInt8]] = []
+        for element in elements {
+            guard case .array(.byte, let bytes) = element else { return nil }
+            strings.append(bytes.compactMap { if case .byte(let byte) = $0 { byte } else { nil } })
+        }
+        return strings
+    }
 }

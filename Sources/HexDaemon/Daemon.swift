@@ -67,7 +67,7 @@ public enum Daemon {
                                   tcpPort: envelopeListener.port, directory: directory, events: events,
                                   service: service, logger: logger.named("discovery"),
                                   visibility: try await service.visibility())
-        let dnssd = dnsSD(configuration, tls: tls, identity: service.identity, start: discovery.instance,
+        let dnssd = await dnsSD(configuration, tls: tls, identity: service.identity, start: discovery.instance,
                                 tcpPort: envelopeListener.port, withIPv6: datagrams6 != nil, discovery: discovery,
                                 directory: directory, events: events, logger: logger.named("mdns"))
         let descriptors = DescriptorLimit.raise()
@@ -146,7 +146,7 @@ public enum Daemon {
             group.cancelAll()
         }
         await discovery.sayGoodbye()
-        await dnssd.service?.sayGoodbye()
+        await dnssd.sayGoodbye()
         do {
             try await service.writeSightings()
         } catch {
@@ -179,34 +179,44 @@ public enum Daemon {
                                browser: Browser.command(environment), logger: logger.named("notify"))
     }
 
-    /// hexd's own DNS-SD responder and browser as `--mdns` asks (`auto`: unless Avahi runs here,
-    /// or `--broadcast` names where beacons go, which keeps a daemon off every other network);
-    /// or why not: off as asked, when port 5353 cannot be had (said once), or for a daemon playing
-    /// a legacy peer, which has no key-derived ID to publish.
+    /// DNS-SD as `--mdns` asks (`auto`: unless `--broadcast` names where beacons go, which keeps a
+    /// daemon off every other network): through Avahi when it is on the system bus, else with
+    /// hexd's own responder, unless Avahi runs where the bus cannot reach it (`auto` then leaves
+    /// port 5353 to it). Or why not: off as asked, when port 5353 cannot be had (said once), or
+    /// for a daemon playing a legacy peer, which has no key-derived ID to publish.
     private static func dnsSD(
         _ configuration: DaemonConfiguration, tls: TLSContext?, identity: LocalIdentity, start: String,
         tcpPort: UInt16, withIPv6: Bool, discovery: Discovery, directory: PeerDirectory, events: EventLog,
         logger: Logger
-    ) -> DNSSDService.State {
+    ) async -> DNSSDState {
         guard let tls else { return .off("a legacy peer publishes nothing") }
         switch configuration.dnssd.mode {
         case .off:
             return .off("--mdns off")
         case .auto where !configuration.broadcastAddresses.isEmpty:
             return .off("--broadcast names where beacons go (--mdns on publishes anyway)")
-        case .auto where DNSSDService.otherResponderRuns:
-            let why = "Avahi runs on this host, and publishing through it is not built yet (--mdns on runs "
-                + "hexd's own responder beside it)"
-            logger.info("DNS-SD is off: \(why); hexd is found by its beacons")
-            return .off(why)
         case .auto, .on:
             break
         }
+        let fingerprint = tls.identity.fingerprint.description
         do {
-            return .on(try DNSSDService(identity: identity, versionID: configuration.appVersion, start: start,
-                                    fingerprint: tls.identity.fingerprint.description, tcpPort: tcpPort,
-                                    selection: configuration.interfaces, withIPv6: withIPv6, discovery: discovery,
-                                    directory: directory, events: events, logger: logger))
+            if let bus = try? DBusAddress.system(environment: ProcessInfo.processInfo.environment),
+               await AvahiService.runs(on: bus) {
+                return .avahi(try AvahiService(bus: bus, identity: identity, versionID: configuration.appVersion,
+                                               start: start, fingerprint: fingerprint, tcpPort: tcpPort,
+                                               discovery: discovery, directory: directory, events: events,
+                                               logger: logger))
+            }
+            if configuration.dnssd.mode == .auto && DNSSDService.otherResponderRuns {
+                let why = "Avahi runs on this host but is not on the system bus (--mdns on runs hexd's own "
+                    + "responder beside it)"
+                logger.info("DNS-SD is off: \(why); hexd is found by its beacons")
+                return .off(why)
+            }
+            return .own(try DNSSDService(identity: identity, versionID: configuration.appVersion, start: start,
+                                         fingerprint: fingerprint, tcpPort: tcpPort,
+                                         selection: configuration.interfaces, withIPv6: withIPv6, discovery: discovery,
+                                         directory: directory, events: events, logger: logger))
         } catch {
             logger.warning("DNS-SD is off: \(error)")
             return .off("\(error)")

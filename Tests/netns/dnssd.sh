@@ -5,7 +5,8 @@
 #     each with its peer ID in TXT;
 #   - host-c and host-d, whose namespaces drop every discovery beacon (nftables), find each other
 #     by DNS-SD alone and exchange a hex over TLS, the key proven against the ID;
-#   - hidden, host-a is no longer found by a fresh browse, and is again once visible;
+#   - hidden, host-a is no longer found by a fresh browse, host-b stops listing it, and host-b,
+#     paired with it, still sends to its address; visible for 5 s, it is found, then hides by itself;
 #   - a stopped host-b's goodbye removes it from a running browser at once.
 # Each check is counted; the last line says how many passed and failed. Touches only the
 # namespaces it makes; every wait is bounded.
@@ -84,14 +85,32 @@ echo "$out" | grep -q "^stored by host-d .* over TLS" || fail "not stored over T
 ctl d inbox | grep -q '"found by DNS-SD"' || fail "host-d's inbox lacks the hex"
 pass "a hex went to host-d, found by DNS-SD alone, over TLS: $out"
 
+# host-b pairs with host-a: hidden, host-a is still reached by a peer that knows its address.
+ctl b pair host-a >/dev/null || fail "host-b cannot ask host-a to pair"
+ctl a pair --accept host-b >/dev/null || fail "host-a cannot accept host-b's pairing"
 ctl a visibility hidden >/dev/null
 found=$(browse all 3)
 echo "$found" | grep -q '"name": "host-a\._hexd' && fail "hidden, host-a is still found by a fresh browse: $found"
 echo "$found" | grep -q '"name": "host-b\._hexd' || fail "host-b went missing too: $found"
 pass "hidden, host-a is not found by a fresh browse started as hexctl visibility returned"
+ctl b peers | grep -q host-a && fail "3 s after host-a hid (three beacon intervals), host-b still lists it"
+pass "3 s after host-a hid (three beacon intervals), host-b does not list it"
+out=$(ctl b send --to 10.67.0.1:18521 -d "to the hidden one" https://example.com/hidden) \
+    || fail "host-b cannot send to hidden host-a by address: $out"
+echo "$out" | grep -q "^stored by 10.67.0.1:18521 over TLS" || fail "not stored over TLS: $out"
+ctl a inbox | grep -q '"to the hidden one"' || fail "host-a's inbox lacks the hex"
+pass "hidden, host-a takes a hex from host-b, paired, sent to its address: $out"
+ctl a visibility for 5s >/dev/null
+browse all 10 4 | grep -q '"name": "host-a\._hexd' || fail "visible for 5s, host-a is not found"
+ctl a status | grep -q "^visibility: visible until .* ([0-9] s left), then hidden" \
+    || fail "status does not show the time left: $(ctl a status)"
+pass "visible for 5s, host-a is found again: $(ctl a status | grep '^visibility')"
+for _ in $(seq 80); do ctl a status | grep -q "^visibility: hidden" && break; sleep 0.1; done
+ctl a status | grep -q "^visibility: hidden" || fail "host-a did not hide again by itself: $(ctl a status)"
+for _ in $(seq 30); do ctl b peers | grep -q host-a || break; sleep 0.1; done
+ctl b peers | grep -q host-a && fail "host-a hid again, but host-b still lists it"
+pass "after its 5 s, host-a hid again by itself, and host-b dropped it"
 ctl a visibility visible >/dev/null
-browse all 10 4 | grep -q '"name": "host-a\._hexd' || fail "visible again, host-a is not found"
-pass "visible again, host-a is found again"
 
 browse watch 15 host-b >"$work/watch.out" &
 watcher=$!

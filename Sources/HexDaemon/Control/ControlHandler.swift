@@ -13,7 +13,7 @@ struct ControlHandler: Sendable {
     let share: ShareService
     let discovery: Discovery
     let directory: PeerDirectory
-    let dnssd: DNSSDService.State
+    let dnssd: DNSSDState
     /// The envelope server, for its connection counts.
     let inbound: EnvelopeServer
     /// Nil when playing a legacy peer, which has no key to pair.
@@ -230,8 +230,11 @@ struct ControlHandler: Sendable {
             let pin = try await service.unpair(peer: uuid, label: peer)
             return ControlResponse(trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: pin.fingerprint, trust: pin.trust))
         case .visibility(let change):
-            let visibility = if let change { try await discovery.change(to: change) }
-                else { await discovery.visibility }
+            guard let change else {
+                return ControlResponse(visibility: VisibilityReport(await discovery.visibility, at: Date()))
+            }
+            let visibility = try await discovery.change(to: change)
+            await dnssd.followVisibility()
             return ControlResponse(visibility: VisibilityReport(visibility, at: Date()))
         case .resetTrust(let peer):
             let uuid = try await peerUUID(peer, orRemembered: true)

@@ -23,6 +23,8 @@ struct DNSSDAdvert: Sendable {
     private(set) var instance: DNSName
     let host: DNSName
     let port: UInt16
+    /// The TXT record's strings (`key=value`).
+    let txtStrings: [[UInt8]]
     let txt: DNSRecordData
 
     /// - Parameter name: the instance's name; cut to 63 bytes (one DNS label).
@@ -36,7 +38,8 @@ struct DNSSDAdvert: Sendable {
         self.port = port
         var pairs = ["id=\(peerID)", "v=\(versionID.clipped(toUTF8: 20))", "in=\(start)"]
         if let fingerprint { pairs.append("fp=\(fingerprint.prefix(16))") }
-        txt = .txt(pairs.map { Array($0.utf8) })
+        txtStrings = pairs.map { Array($0.utf8) }
+        txt = .txt(txtStrings)
     }
 
     /// The same advert under another instance name (after a conflict: "Ada (2)").

@@ -93,15 +93,25 @@ struct DNSSDBrowser {
     }
 
     private func sighting(of instance: Instance, name: DNSName, from address: IPAddress, leaving: Bool) -> Sighting? {
-        guard let keys = instance.keys, let id = keys["id"], let peer = UUID(uuidString: id) else { return nil }
-        // A beacon's rules: no port 0, a version within its cap.
-        guard let port = leaving ? instance.port ?? 0 : instance.port, leaving || port > 0 else { return nil }
+        guard let keys = instance.keys else { return nil }
         // Expired three of these after the last response: when its records' lifetime is over.
         let interval = Duration.seconds(Double(max(instance.ttl, 3)) / 3)
-        return Sighting(kind: leaving ? .leaving : .present, uuid: peer.uppercaseText, name: name.firstLabel,
-                        versionID: (keys["v"] ?? "").clipped(toUTF8: Beacon.maximumVersionBytes),
-                        instance: (keys["in"] ?? "").clipped(toUTF8: 64), address: address, port: port,
-                        interval: interval, capabilities: peer.uppercaseText.isKeyDerivedID ? ["ack", "tls"] : [],
-                        fingerprint: nil, isSigned: false)
+        return Sighting(dnssdInstance: name.firstLabel, keys: keys, address: address,
+                        port: leaving ? instance.port ?? 0 : instance.port, interval: interval, leaving: leaving)
+    }
+}
+
+extension Sighting {
+    /// The sighting a DNS-SD instance makes, from its name, its TXT keys and where it was heard
+    /// (hexd's own browser and Avahi's alike); nil when the keys name no peer ID, or when a
+    /// present instance has no port (a beacon's rules: no port 0, a version within its cap).
+    init?(dnssdInstance name: String, keys: [String: String], address: IPAddress, port: UInt16?, interval: Duration,
+          leaving: Bool) {
+        guard let id = keys["id"], let peer = UUID(uuidString: id), let port, leaving || port > 0 else { return nil }
+        self.init(kind: leaving ? .leaving : .present, uuid: peer.uppercaseText, name: name,
+                  versionID: (keys["v"] ?? "").clipped(toUTF8: Beacon.maximumVersionBytes),
+                  instance: (keys["in"] ?? "").clipped(toUTF8: 64), address: address, port: port,
+                  interval: interval, capabilities: peer.uppercaseText.isKeyDerivedID ? ["ack", "tls"] : [],
+                  fingerprint: nil, isSigned: false)
     }
 }

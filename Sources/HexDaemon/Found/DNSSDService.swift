@@ -14,25 +14,6 @@ import HexNet
 /// Every datagram it reads is bounded (`DNSMessage.maximumBytes`), counted against a budget, and
 /// read only from a source on one of this host's links.
 actor DNSSDService: DaemonService {
-    /// Whether DNS-SD runs, for `status`: the service, or why it does not.
-    enum State: Sendable {
-        case on(DNSSDService)
-        case off(String)
-
-        var service: DNSSDService? {
-            if case .on(let service) = self { service } else { nil }
-        }
-
-        var summary: String {
-            get async {
-                switch self {
-                case .on(let service): await service.summary
-                case .off(let why): "off: " + why
-                }
-            }
-        }
-    }
-
     static let port: UInt16 = 5353
 
     private let socket: DatagramSocket
@@ -155,7 +136,8 @@ actor DNSSDService: DaemonService {
         doorbell.ring()
     }
 
-    private func visibilityChanged() async {
+    /// Says goodbye and goes silent when the daemon hides; probes and browses again when it shows.
+    func visibilityChanged() async {
         if await discovery.isVisible {
             if publishing == nil && !isPublished { begin() }
         } else {

@@ -4,8 +4,10 @@ import HexCommandLine
 /// `declared`.
 public struct DNSSDSettings: Sendable, Hashable {
     public enum Mode: String, Sendable, Hashable {
-        /// Publish and browse with hexd's own responder unless another mDNS stack (Avahi) runs.
+        /// Through Avahi when it is on the system bus, else with hexd's own responder; off when
+        /// `--broadcast` names where beacons go.
         case auto
+        /// As `auto`, whatever `--broadcast` says.
         case on
         case off
     }
@@ -17,8 +19,9 @@ public struct DNSSDSettings: Sendable, Hashable {
     public static let declared: [Setting<DNSSDSettings>] = [
         Setting("mdns", value: "auto|on|off",
                 help: "Be found by DNS-SD over mDNS as _hexd._tcp (avahi-browse, dns-sd -B), and find peers that way "
-                    + "too, beside the beacons. auto: unless Avahi runs on this host, where a second responder would "
-                    + "make mDNS unreliable for every program, or --broadcast names where beacons go. Default: auto.",
+                    + "too, beside the beacons: through Avahi when it is on the system bus (one mDNS stack per host), "
+                    + "else with hexd's own responder on UDP 5353. auto: unless --broadcast names where beacons go. "
+                    + "Default: auto.",
                 expected: "auto, on or off", \.mode) { Mode(rawValue: $0) },
     ]
 }

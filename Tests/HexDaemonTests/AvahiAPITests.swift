@@ -1,0 +1,75 @@
+@testable import HexDaemon
+import HexDBus
+import HexNet
+import Testing
+
+/// What hexd says to Avahi and reads from it, without a bus (the netns test `avahi.sh` runs it
+/// against avahi-daemon, avahi-browse and python-zeroconf).
+@Suite struct AvahiAPITests {
+    static let id = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
+
+    private func resolved(address: String = "10.0.0.7", interface: Int32 = 3, port: UInt16 = 18_521,
+                          txt: [String] = ["id=\(id)", "v=2.0.0", "in=I1", "fp=abab"]) -> [DBusValue] {
+        [.int32(interface), .int32(0), .string("Ada"), .string("_hexd._tcp"), .string("local"),
+         .string("ada.local"), .int32(0), .string(address), .uint16(port),
+         .byteStrings(txt.map { Array($0.utf8) }), .uint32(0)]
+    }
+
+    @Test func theServiceIsAddedWithTheInstanceNamePortAndTXT() throws {
+        let advert = try DNSSDAdvert(name: "Ada", peerID: Self.id, versionID: "2.0.0", start: "I1",
+                                     fingerprint: String(repeating: "ab", count: 32), port: 18_521)
+        let call = AvahiAPI.addService(to: "/Client1/EntryGroup1", advert)
+        #expect(call.signature == "iiussssqaay")
+        #expect(call.path == "/Client1/EntryGroup1" && call.member == "AddService")
+        #expect(call.body[3] == .string("Ada") && call.body[4] == .string("_hexd._tcp"))
+        #expect(call.body[7] == .uint16(18_521))
+        let txt = try #require(call.body[8].byteStringsValue).map { String(decoding: $0, as: UTF8.self) }
+        #expect(txt == ["id=\(Self.id)", "v=2.0.0", "in=I1", "fp=abababababababab"])
+    }
+
+    @Test func aBrowserItemIsReadOnlyFromItsSignature() {
+        let body: [DBusValue] = [.int32(2), .int32(1), .string("Ada"), .string("_hexd._tcp"), .string("local"),
+                                 .uint32(4)]
+        let item = AvahiAPI.Item(signal: body)
+        #expect(item?.key == AvahiAPI.Item.Key(interface: 2, family: 1, name: "Ada", domain: "local"))
+        #expect(item?.flags == 4)
+        #expect(AvahiAPI.Item(signal: Array(body.prefix(5))) == nil)
+        #expect(AvahiAPI.Item(signal: [.string("2")] + body.dropFirst()) == nil)
+        var otherType = body
+        otherType[3] = .string("_http._tcp")
+        #expect(AvahiAPI.Item(signal: otherType) == nil)
+    }
+
+    @Test func aResolvedInstanceIsASightingOfItsPeer() throws {
+        let sighting = try #require(AvahiAPI.sighting(resolved: resolved(), interval: .seconds(40)))
+        #expect(sighting.uuid == Self.id && sighting.name == "Ada" && sighting.port == 18_521)
+        #expect(sighting.address == IPAddress("10.0.0.7") && sighting.instance == "I1" && sighting.versionID == "2.0.0")
+        #expect(sighting.kind == .present && !sighting.isSigned && sighting.interval == .seconds(40))
+        let leaving = try #require(AvahiAPI.sighting(resolved: resolved(), interval: .seconds(40), leaving: true))
+        #expect(leaving.kind == .leaving)
+    }
+
+    @Test func aLinkLocalAddressTakesTheInterfaceAvahiHeardItOn() throws {
+        let sighting = try #require(AvahiAPI.sighting(resolved: resolved(address: "fe80::1", interface: 1),
+                                                      interval: .seconds(40)))
+        guard case .v6(let address) = sighting.address else {
+            Issue.record("not IPv6: \(sighting.address)")
+            return
+        }
+        #expect(address.scope == 1 && address.isLinkLocal)
+        #expect(AvahiAPI.sighting(resolved: resolved(address: "fe80::1", interface: -1), interval: .seconds(40)) == nil)
+        let global = try #require(AvahiAPI.sighting(resolved: resolved(address: "2001:db8::1"), interval: .seconds(1)))
+        #expect(global.address == IPAddress("2001:db8::1"))
+    }
+
+    @Test func aResolveWithoutAnIDAPortOrAnAddressIsNoSighting() {
+        #expect(AvahiAPI.sighting(resolved: resolved(txt: ["v=2.0.0"]), interval: .seconds(1)) == nil)
+        #expect(AvahiAPI.sighting(resolved: resolved(txt: ["id=not-a-uuid"]), interval: .seconds(1)) == nil)
+        #expect(AvahiAPI.sighting(resolved: resolved(port: 0), interval: .seconds(1)) == nil)
+        #expect(AvahiAPI.sighting(resolved: resolved(address: "ada.local"), interval: .seconds(1)) == nil)
+        #expect(AvahiAPI.sighting(resolved: Array(resolved().prefix(10)), interval: .seconds(1)) == nil)
+        var wrongType = resolved()
+        wrongType[8] = .uint32(18_521)
+        #expect(AvahiAPI.sighting(resolved: wrongType, interval: .seconds(1)) == nil)
+    }
+}
