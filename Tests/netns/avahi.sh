@@ -9,7 +9,8 @@
 #   - Avahi restarted, host-a is published again, and Avahi still finds no other stack;
 #   - hidden, host-a is gone from a fresh avahi-browse (timed), from a fresh zeroconf browse, and
 #     from host-b's peers; visible again, it is back;
-#   - a stopped host-a is dropped by host-b at once (Avahi's goodbye).
+#   - a stopped host-a is dropped by host-b at once (Avahi's goodbye);
+#   - started again with its name taken by avahi-publish, host-a takes the name Avahi proposes.
 # Each check is counted; the last line says how many passed and failed. Touches only the
 # namespaces it makes; every wait is bounded.
 #
@@ -188,4 +189,18 @@ for _ in $(seq 100); do
 done
 [ -n "$gone" ] || fail "host-b still lists host-a 2 s after it stopped"
 pass "host-a stopped: host-b dropped it $gone ms later"
+# A name another program published through Avahi first: hexd takes the one Avahi proposes.
+ip netns exec "$tag-a" avahi-publish -s host-a _hexd._tcp 9 "id=not-hexd" >"$work/publish.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q "Established" "$work/publish.log" && break; sleep 0.05; done
+grep -q "Established" "$work/publish.log" || fail "avahi-publish did not publish: $(cat "$work/publish.log")"
+start_hexd a
+for _ in $(seq 100); do ctl a status | grep -q "^dns-sd: published through" && break; sleep 0.05; done
+ctl a status | grep -q "^dns-sd: published through avahi .* as 'host-a #2'" \
+    || fail "host-a did not take Avahi's alternative name: $(ctl a status)"
+# avahi-browse -p writes a space as \032 and '#' as \035.
+listing=$(avahi_browse)
+echo "$listing" | grep '^=;sa[0-9]*;IPv4;host-a\\032\\0352;' | grep -q "\"id=$(id a)\"" \
+    || fail "avahi-browse does not list 'host-a #2' with host-a's ID: $listing"
+pass "started again with its name taken by avahi-publish, host-a is published as 'host-a #2', with its ID"
 echo "$label: $passed passed, 0 failed"

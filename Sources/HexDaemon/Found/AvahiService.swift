@@ -237,7 +237,7 @@ actor AvahiService: DaemonService {
         case .established where previous != .established:
             logger.info("published by DNS-SD through Avahi as '\(advert.instance.firstLabel)' (_hexd._tcp)")
         case .collision:
-            await rename()
+            if await rename() { await reconcile() }
         case .failure:
             logger.warning("Avahi could not publish '\(advert.instance.firstLabel)': \(error.clipped(toUTF8: 200))")
         default:
@@ -245,26 +245,28 @@ actor AvahiService: DaemonService {
         }
     }
 
-    /// Takes the name Avahi proposes ("Ada #2") after a conflict; past `DNSSDService.maximumRenames`
-    /// (a responder claiming every name), stops publishing and says so.
-    private func rename() async {
+    /// Takes the name Avahi proposes ("Ada #2") after a conflict and empties the group for it;
+    /// false when it could not, or past `DNSSDService.maximumRenames` (a responder claiming every
+    /// name), where it stops publishing and says so.
+    private func rename() async -> Bool {
         guard let connection, renames < DNSSDService.maximumRenames else {
             logger.warning("DNS-SD: \(DNSSDService.maximumRenames) instance names taken by other responders; "
                            + "not published any more (beacons still find peers)")
-            return
+            return false
         }
         renames += 1
         do {
             let reply = try await connection.call(AvahiAPI.serverCall("GetAlternativeServiceName",
                                                                       [.string(advert.instance.firstLabel)]))
-            guard let name = reply.body.first?.stringValue else { return }
+            guard let name = reply.body.first?.stringValue else { return false }
             advert = try advert.renamed(name)
             logger.warning("another publisher uses this DNS-SD instance name: publishing as '\(name.prefix(63))'")
             if let group { try await connection.call(AvahiAPI.groupCall(group, "Reset")) }
             groupState = .uncommitted
-            await reconcile()
+            return true
         } catch {
             logger.warning("cannot rename the DNS-SD instance: \(error)")
+            return false
         }
     }
 
@@ -315,8 +317,8 @@ actor AvahiService: DaemonService {
         do {
             try await connection.call(AvahiAPI.addService(to: group, advert))
         } catch let DBusError.remote(name, _) where name == "org.freedesktop.Avahi.CollisionError" {
-            // Another service on this host has the name: rename, which runs this again.
-            await rename()
+            // Another service on this host has the name: publish under the next one.
+            if await rename() { reconcileAgain = true }
             return
         }
         try await connection.call(AvahiAPI.groupCall(group, "Commit"))
