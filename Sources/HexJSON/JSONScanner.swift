@@ -222,10 +222,18 @@ public struct JSONScanner {
     /// The decoded contents of a string token; nil when they are not valid Unicode.
     public func string(_ token: JSONStringToken) -> String? {
         if !token.hasEscapes {
-            return String(validating: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)
+            let text = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
+            // ASCII is UTF-8 as it is: the generic validation costs more than the rest of a link.
+            return Self.isASCII(text) ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
         }
         guard let decoded = unescapedBytes(token) else { return nil }
         return String(validating: decoded, as: UTF8.self)
+    }
+
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        return high < 0x80
     }
 
     /// The bytes a string token stands for, escapes resolved; nil for an unpaired surrogate escape.

@@ -124,7 +124,7 @@ struct EnvelopeReader {
             if let exceeded = jmObject?.exceeded { return .failure(.exceedsLimit(exceeded, messageID: messageID)) }
             object = jmObject?.hex.map(JMObject.hex)
         } else {
-            object = jmObject.map { JMObject.opaque($0.raw) }
+            object = jmObject.map { JMObject.opaque($0.rawJSON(in: scanner)) }
         }
         return .success(Envelope(
             versionID: versionID, operationType: operation, message: message, jmObjectType: objectType, jmObject: object,
@@ -135,9 +135,25 @@ struct EnvelopeReader {
     /// line) says which one counts: as a HexJM, and as raw JSON to keep unread.
     struct JMObjectCandidate {
         var hex: HexJM?
-        var raw: RawJSON
+        var raw: Raw
         /// A limit the object passes when read as a hex.
         var exceeded: String?
+
+        /// The object's text: compacted already, or where it stands in the line, compacted only
+        /// when it is not taken as a hex (a 100,000-link hex would be copied byte by byte for
+        /// nothing).
+        enum Raw {
+            case compacted(RawJSON)
+            case range(Range<Int>)
+        }
+
+        /// The object as raw JSON; `scanner` is the one it was read from.
+        func rawJSON(in scanner: JSONScanner) -> RawJSON {
+            switch raw {
+            case .compacted(let json): json
+            case .range(let range): RawJSON(compacted: scanner.compactBytes(range))
+            }
+        }
     }
 
     /// The object at the scanner, also when stringified; nil for any other value.
@@ -147,14 +163,15 @@ struct EnvelopeReader {
             let start = scanner.position
             var reader = EnvelopeReader(limits: limits)
             let hex = try reader.hex(&scanner)
-            return JMObjectCandidate(hex: hex, raw: RawJSON(compacted: scanner.compactBytes(start..<scanner.position)), exceeded: reader.exceeded)
+            return JMObjectCandidate(hex: hex, raw: .range(start..<scanner.position), exceeded: reader.exceeded)
         case .string:
             let token = try scanner.readStringToken()
             guard let inner = scanner.unescapedBytes(token) else { return nil }
             return try? JSONScanner.scan(inner, limits: limits.json) { inner throws(JSONError) -> JMObjectCandidate? in
-                guard try inner.peekKind() == .object else { return nil }
-                let candidate = try jmObjectCandidate(&inner)
+                guard try inner.peekKind() == .object, var candidate = try jmObjectCandidate(&inner) else { return nil }
                 try inner.expectEnd()
+                // The inner text goes away with this scan.
+                candidate.raw = .compacted(candidate.rawJSON(in: inner))
                 return candidate
             }
         default:
