@@ -23,19 +23,20 @@ extension HexDatabase: HexRepository {
                     .date(hex.timestamp), .integer(hex.isChecked ? 1 : 0), hex.senderTrust.map { .text($0.rawValue) } ?? .null,
                     .integer(Int64(hex.storedBytes)), account.map { .text($0.rawValue) } ?? .null,
                 ])
-            try insertLinks(of: hex, hexID: hexID)
+            try insertLinks(of: hex, row: connection.lastInsertedRow)
             return true
         }
     }
 
     /// Inserts a hex's links, `linksPerStatement` rows per statement and the rest one by one:
     /// a hex may hold 100,000 links, and each run of a statement binds, steps and resets it.
-    private func insertLinks(of hex: Hex, hexID: String) throws {
+    private func insertLinks(of hex: Hex, row: Int64) throws {
         let many = try connection.statement(Self.insertLinkRows)
         var arguments: [SQLiteValue] = []
         arguments.reserveCapacity(Self.linksPerStatement * 6)
         for (position, link) in hex.links.enumerated() {
-            arguments += [.text(hexID), .integer(Int64(position)), .text(link.id.databaseText), .text(link.url), .text(link.linkDescription), .text(link.service.rawValue)]
+            arguments += [.integer(row), .integer(Int64(position)), .text(link.id.databaseText), .text(link.url),
+                          .text(link.linkDescription), .text(link.service.rawValue)]
             if arguments.count == Self.linksPerStatement * 6 {
                 try many.run(arguments) { _ in }
                 arguments.removeAll(keepingCapacity: true)
@@ -49,7 +50,8 @@ extension HexDatabase: HexRepository {
 
     /// Link rows inserted by one statement (6 parameters each, far below SQLite's limit of 32,766).
     static let linksPerStatement = 64
-    private static let insertLinkRow = "INSERT INTO link (hex_id, position, id, url, description, service) VALUES (?, ?, ?, ?, ?, ?)"
+    private static let insertLinkRow =
+        "INSERT INTO link (hex_row, position, id, url, description, service) VALUES (?, ?, ?, ?, ?, ?)"
     private static let insertLinkRows = insertLinkRow + String(repeating: ", (?, ?, ?, ?, ?, ?)", count: linksPerStatement - 1)
 
     public func hex(id: UUID) throws -> Hex? {
@@ -86,7 +88,7 @@ extension HexDatabase: HexRepository {
         return try connection.rows(
             """
             SELECT id, location, substr(sender_uuid, 1, ?), substr(sender_name, 1, ?), substr(description, 1, ?), substr(color, 1, ?),
-                   created_at, checked, (SELECT COUNT(*) FROM link WHERE link.hex_id = hex.id), sender_trust
+                   created_at, checked, (SELECT COUNT(*) FROM link WHERE link.hex_row = hex.row), sender_trust
             FROM hex WHERE location = ? AND position > ? ORDER BY position LIMIT ?
             """, [width, width, width, width, .text(location.rawValue), .integer(start), .integer(Int64(max(limit, 0)))]
         ) { row in
@@ -194,27 +196,28 @@ extension HexDatabase: HexRepository {
 
     /// The hexes matching an SQL condition, in list order, each with its links in order.
     private func hexes(where condition: String, _ arguments: [SQLiteValue]) throws -> [Hex] {
-        var links: [String: [Link]] = [:]
+        var links: [Int64: [Link]] = [:]
         try connection.run(
             """
-            SELECT link.hex_id, link.id, link.url, link.description, link.service
-            FROM link WHERE link.hex_id IN (SELECT id FROM hex WHERE \(condition)) ORDER BY link.hex_id, link.position
+            SELECT link.hex_row, link.id, link.url, link.description, link.service
+            FROM link WHERE link.hex_row IN (SELECT row FROM hex WHERE \(condition))
+            ORDER BY link.hex_row, link.position
             """, arguments
         ) { row in
-            links[row.string(0), default: []].append(
+            links[row.int(0), default: []].append(
                 Link(id: UUID(databaseText: row.string(1)), url: row.string(2), linkDescription: row.string(3),
                      service: Service(rawValue: row.string(4))))
         }
         return try connection.rows(
             """
-            SELECT id, location, sender_uuid, sender_name, description, color, created_at, checked, sender_trust
+            SELECT id, location, sender_uuid, sender_name, description, color, created_at, checked, sender_trust, row
             FROM hex WHERE \(condition) ORDER BY position
             """, arguments
         ) { row in
             Hex(
                 id: UUID(databaseText: row.string(0)), location: HexLocation(rawValue: row.string(1)) ?? .inbox,
                 senderUUID: row.string(2), senderName: row.string(3), hexDescription: row.string(4),
-                hexColor: row.string(5), links: links[row.string(0)] ?? [],
+                hexColor: row.string(5), links: links[row.int(9)] ?? [],
                 timestamp: row.date(6), isChecked: row.int(7) != 0, senderTrust: SenderTrust(rawValue: row.string(8)))
         }
     }

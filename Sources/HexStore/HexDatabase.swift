@@ -66,7 +66,8 @@ public final class HexDatabase {
             guard findings == ["ok"] else { throw StoreError.damaged(path: path, findings: findings) }
             try connection.execute("""
                 PRAGMA journal_mode = WAL; PRAGMA synchronous = \(durability.pragma); PRAGMA foreign_keys = ON;
-                PRAGMA wal_autocheckpoint = \(Self.checkpointPages); PRAGMA cache_size = -\(Self.pageCacheKiB)
+                PRAGMA wal_autocheckpoint = \(Self.checkpointPages); PRAGMA cache_size = -\(Self.pageCacheKiB);
+                PRAGMA temp_store = MEMORY
                 """)
             try migrator.migrate(connection)
         } catch let error as SQLiteError {

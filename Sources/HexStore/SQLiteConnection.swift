@@ -116,6 +116,9 @@ public final class SQLiteConnection {
     /// How many rows the last INSERT, UPDATE or DELETE changed.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The row number (rowid) of the last row this connection inserted.
+    public var lastInsertedRow: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Which state of the database a read saw: equal versions mean no row changed in between,
     /// by this connection (its count of changed rows) or by any other (`PRAGMA data_version`).
     public struct ChangeVersion: Equatable, Sendable {

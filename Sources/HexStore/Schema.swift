@@ -161,5 +161,50 @@ public enum Schema {
             );
             CREATE INDEX grant_by_time ON file_grant (created_at, id);
             """),
+        Migration(version: 9, sql: """
+            -- Links keyed by their hex's row number, which only grows, not by its random UUID: a
+            -- new hex's links go at the end of the link table and its index, where before they
+            -- went into the middle of both (a 100,000-link hex took 300 ms to store beside
+            -- 100,000 others, 60 ms into an empty store). The row is a declared INTEGER PRIMARY
+            -- KEY, which VACUUM keeps (it may renumber an implicit rowid).
+            CREATE TABLE hex_by_row (
+                row INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                location TEXT NOT NULL CHECK (location IN ('inbox', 'myHexlist')),
+                position INTEGER NOT NULL,
+                sender_uuid TEXT NOT NULL,
+                sender_name TEXT NOT NULL,
+                description TEXT NOT NULL,
+                color TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                checked INTEGER NOT NULL,
+                sender_trust TEXT,
+                size INTEGER NOT NULL DEFAULT 0,
+                account TEXT
+            );
+            INSERT INTO hex_by_row (row, id, location, position, sender_uuid, sender_name, description, color,
+                                    created_at, checked, sender_trust, size, account)
+                SELECT rowid, id, location, position, sender_uuid, sender_name, description, color, created_at,
+                       checked, sender_trust, size, account
+                FROM hex ORDER BY rowid;
+            CREATE TABLE link_by_row (
+                hex_row INTEGER NOT NULL REFERENCES hex_by_row (row) ON DELETE CASCADE,
+                position INTEGER NOT NULL,
+                id TEXT NOT NULL,
+                url TEXT NOT NULL,
+                description TEXT NOT NULL,
+                service TEXT NOT NULL,
+                PRIMARY KEY (hex_row, position)
+            );
+            INSERT INTO link_by_row (hex_row, position, id, url, description, service)
+                SELECT hex_by_row.row, link.position, link.id, link.url, link.description, link.service
+                FROM link JOIN hex_by_row ON hex_by_row.id = link.hex_id ORDER BY hex_by_row.row, link.position;
+            DROP TABLE link;
+            DROP TABLE hex;
+            ALTER TABLE hex_by_row RENAME TO hex;
+            ALTER TABLE link_by_row RENAME TO link;
+            CREATE INDEX hex_by_location ON hex (location, position);
+            CREATE INDEX hex_by_location_checked ON hex (location, checked);
+            """),
     ]
 }

@@ -276,9 +276,12 @@ struct DeliveryBenchmark {
             now = time.time() - 978307200
             for i in range(int(sys.argv[2])):
                 hex_id = str(uuid.uuid4()).upper()
-                db.execute("INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at, checked, sender_trust) "
-                           "VALUES (?, 'inbox', ?, ?, 'filler', ?, '#3498DB', ?, 0, 'pinned')", (hex_id, -i, str(uuid.uuid4()).upper(), "stored %d" % i, now))
-                db.execute("INSERT INTO link VALUES (?, 0, ?, ?, 'example.com', 'Unknown')", (hex_id, str(uuid.uuid4()).upper(), "https://example.com/%d" % i))
+                row = db.execute("INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, "
+                                 "color, created_at, checked, sender_trust) VALUES (?, 'inbox', ?, ?, 'filler', ?, "
+                                 "'#3498DB', ?, 0, 'pinned')",
+                                 (hex_id, -i, str(uuid.uuid4()).upper(), "stored %d" % i, now)).lastrowid
+                db.execute("INSERT INTO link VALUES (?, 0, ?, ?, 'example.com', 'Unknown')",
+                           (row, str(uuid.uuid4()).upper(), "https://example.com/%d" % i))
             db.execute("COMMIT")
             """
         let result = try await ChildProcess.run(["/usr/bin/env", "python3", "-c", script, path, String(hexes)], timeout: .seconds(300))

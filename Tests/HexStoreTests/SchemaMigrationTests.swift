@@ -84,6 +84,44 @@ import Testing
                 + "café ☕".utf8.count + 7 + "https://x.example/é".utf8.count + "ü".utf8.count + 7)
     }
 
+    /// Schema 9 keys links by their hex's row, not its UUID: the links of hexes stored before it
+    /// stay theirs, in order, and go with them when they are deleted.
+    @Test func linksStoredByUUIDAreKeptByRow() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        do { _ = try HexDatabase(path: path, migrations: Array(Schema.migrations.prefix(8))) }
+        let ids = ["00000000-0000-4000-8000-00000000000A", "00000000-0000-4000-8000-00000000000B"]
+        do {
+            let connection = try SQLiteConnection(path: path)
+            for (position, id) in ids.enumerated() {
+                try connection.run("""
+                    INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at,
+                                     checked, size) VALUES (?, 'inbox', ?, 'S', 'N', ?, '#FFFFFF', 0, 0, 1)
+                    """, [.text(id), .integer(Int64(-position)), .text("hex \(position)")])
+                // Inserted out of order: the positions, not the insertion, give the order.
+                for link in [2, 0, 1] {
+                    try connection.run("INSERT INTO link VALUES (?, ?, ?, ?, 'd', 'Box')",
+                                       [.text(id), .integer(Int64(link)), .text("L\(position)-\(link)"),
+                                        .text("https://x.example/\(position)/\(link)")])
+                }
+            }
+        }
+        let migrated = try HexDatabase(path: path)
+        for (position, id) in ids.enumerated() {
+            let uuid = try #require(UUID(uuidString: id))
+            let hex = try #require(try migrated.hex(id: uuid))
+            #expect(hex.links.map(\.url) == (0..<3).map { "https://x.example/\(position)/\($0)" })
+        }
+        let newer = sampleHex("after", linkCount: 4)
+        #expect(try migrated.insert(newer, messageID: nil))
+        #expect(try migrated.hex(id: newer.id) == newer)
+        let first = try #require(UUID(uuidString: ids[0]))
+        #expect(try migrated.delete(id: first))
+        let connection = try SQLiteConnection(path: path)
+        #expect(try connection.integer("SELECT COUNT(*) FROM link") == 3 + 4, "a deleted hex's links go with it")
+        #expect(try connection.rows("PRAGMA foreign_key_check") { $0.string(0) }.isEmpty)
+    }
+
     @Test func aFailingMigrationChangesNothing() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("db.sqlite")
