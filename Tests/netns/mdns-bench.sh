@@ -43,10 +43,10 @@ for _ in $(seq 200); do
     ctl on-a peers 2>/dev/null | grep -q on-b && ctl off-a peers 2>/dev/null | grep -q off-b && break
     sleep 0.05
 done
-ctl on-a status | grep -q "^dns-sd: published" || fail "on-a does not publish: $(ctl on-a status)"
-ctl off-a status | grep -q "^dns-sd: off" || fail "off-a runs DNS-SD: $(ctl off-a status)"
 # Settled: the responder has probed and announced, both have browsed.
 sleep 5
+ctl on-a status | grep -q "^dns-sd: published" || fail "on-a does not publish: $(ctl on-a status)"
+ctl off-a status | grep -q "^dns-sd: off" || fail "off-a runs DNS-SD: $(ctl off-a status)"
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 switches() { cat /proc/"$1"/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
