@@ -156,6 +156,8 @@ actor AvahiService: DaemonService {
     }
 
     private func avahiAppeared(_ name: String) async {
+        // A new owner holds nothing the old one did.
+        if avahi != nil && avahi != name { forget() }
         avahi = name
         let reply = try? await connection?.call(AvahiAPI.serverCall("GetVersionString"))
         version = (reply?.body.first?.stringValue ?? "").clipped(toUTF8: 40)
