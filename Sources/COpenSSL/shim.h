@@ -27,9 +27,18 @@ static inline void hexd_ssl_ctx_require_peer_certificate(SSL_CTX *context) {
 }
 
 /// Tells OpenSSL to call the new-session callback with each ticket a client gets and to keep no
-/// sessions in its own cache, either side (SSL_CTX_set_session_cache_mode is a macro).
+/// sessions in its own cache (SSL_CTX_set_session_cache_mode is a macro).
 static inline long hexd_ssl_ctx_keep_client_sessions_outside(SSL_CTX *context) {
     return SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL);
+}
+
+/// Makes a server keep its sessions in its own cache, at most `count`, and give clients only
+/// their ids as tickets (stateful tickets, SSL_OP_NO_TICKET in TLS 1.3): a resumption then finds
+/// the session, the peer's certificate parsed, instead of decrypting and parsing it again.
+static inline long hexd_ssl_ctx_keep_server_sessions(SSL_CTX *context, long count) {
+    SSL_CTX_set_options(context, SSL_OP_NO_TICKET);
+    SSL_CTX_sess_set_cache_size(context, count);
+    return SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_SERVER);
 }
 
 /// The bytes a memory BIO holds, waiting to be read (BIO_pending is a macro).

@@ -170,7 +170,9 @@ public final class TLSStream: ByteStream {
         private let peerID: UUID?
 
         init(context: TLSContext, role: Role, peerID: UUID?) throws(TLSError) {
-            guard let ssl = SSL_new(context.context) else { throw .openSSL("start a TLS connection") }
+            guard let ssl = SSL_new(role == .client ? context.clientContext : context.serverContext) else {
+                throw .openSSL("start a TLS connection")
+            }
             guard let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
                 SSL_free(ssl)
                 throw .openSSL("start a TLS connection")
@@ -192,7 +194,13 @@ public final class TLSStream: ByteStream {
             }
         }
 
-        deinit { SSL_free(ssl) }
+        deinit {
+            // Whatever ended the connection, its session stays in a server's cache for the
+            // client to resume: OpenSSL drops the session of a connection freed without a
+            // close_notify (a TLS 1.2 rule against truncation, which TLS 1.3 sessions do not need).
+            SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN)
+            SSL_free(ssl)
+        }
 
         /// Keeps a ticket that arrived on this connection for its peer.
         func keep(_ session: OpaquePointer) {
