@@ -30,10 +30,6 @@ pids=()
 label=avahi
 # shellcheck source=Tests/netns/lib.sh
 source "$(dirname "$0")/lib.sh"
-here=$(dirname "$0")
-python=python3
-python3 -c "import zeroconf" 2>/dev/null || python=/usr/bin/python3
-browse() { ip netns exec "$tag-z" "$python" "$here/dnssd-browse.py" "$@"; }
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/system_bus_socket"
 avahi_browse() { ip netns exec "$tag-a" timeout 10 avahi-browse -rpt _hexd._tcp; }
 
@@ -41,11 +37,7 @@ make_bridge
 join_bridge a 10.68.0.1/24
 join_bridge b 10.68.0.2/24
 join_bridge z 10.68.0.3/24
-for host in a b; do
-    ip netns exec "$tag-$host" nft add table inet hexdtest
-    ip netns exec "$tag-$host" nft add chain inet hexdtest input '{ type filter hook input priority 0; }'
-    ip netns exec "$tag-$host" nft add rule inet hexdtest input udp dport 18520 drop
-done
+drop_beacons a b
 wait_for_link_local "$tag-a:sa$$" "$tag-b:sb$$" "$tag-z:sz$$"
 
 # A system bus of host-a's own, which lets anyone own any name (Avahi takes org.freedesktop.Avahi).
@@ -125,14 +117,13 @@ echo "$holders" | grep -q avahi-daemon || fail "Avahi does not hold port 5353: $
 echo "$holders" | grep -q hexd && fail "host-a's hexd binds port 5353 beside Avahi: $holders"
 pass "in host-a only Avahi holds UDP 5353"
 
-id() { ctl "$1" status --json | "$python" -c 'import json, sys; print(json.load(sys.stdin)["peerUUID"])'; }
 listing=$(avahi_browse)
-echo "$listing" | grep '^=;sa[0-9]*;IPv4;host-a;' | grep -q "\"id=$(id a)\"" \
+echo "$listing" | grep '^=;sa[0-9]*;IPv4;host-a;' | grep -q "\"id=$(peer_id a)\"" \
     || fail "avahi-browse does not list host-a with its ID: $listing"
-echo "$listing" | grep '^=;sa[0-9]*;IPv6;host-b;' | grep -q "\"id=$(id b)\"" \
+echo "$listing" | grep '^=;sa[0-9]*;IPv6;host-b;' | grep -q "\"id=$(peer_id b)\"" \
     || fail "avahi-browse does not list host-b over IPv6: $listing"
 pass "avahi-browse -rpt lists host-a and host-b with their IDs"
-browse all 10 1 | grep '"name": "host-a\._hexd' | grep -q "\"id\": \"$(id a)\"" \
+browse all 10 1 | grep '"name": "host-a\._hexd' | grep -q "\"id\": \"$(peer_id a)\"" \
     || fail "zeroconf in host-z did not find host-a"
 pass "zeroconf in host-z finds host-a, as Avahi published it"
 
@@ -200,7 +191,7 @@ ctl a status | grep -q "^dns-sd: published through avahi .* as 'host-a #2'" \
     || fail "host-a did not take Avahi's alternative name: $(ctl a status)"
 # avahi-browse -p writes a space as \032 and '#' as \035.
 listing=$(avahi_browse)
-echo "$listing" | grep '^=;sa[0-9]*;IPv4;host-a\\032\\0352;' | grep -q "\"id=$(id a)\"" \
+echo "$listing" | grep '^=;sa[0-9]*;IPv4;host-a\\032\\0352;' | grep -q "\"id=$(peer_id a)\"" \
     || fail "avahi-browse does not list 'host-a #2' with host-a's ID: $listing"
 pass "started again with its name taken by avahi-publish, host-a is published as 'host-a #2', with its ID"
 echo "$label: $passed passed, 0 failed"

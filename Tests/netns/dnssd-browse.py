@@ -22,7 +22,12 @@ class Listener(ServiceListener):
         self.removed = {}
 
     def add_service(self, zc, type_, name):
-        info = zc.get_service_info(type_, name, timeout=2000)
+        # Asked again when the answer is slow (a busy machine): a miss is not retried by zeroconf.
+        info = None
+        for _ in range(3):
+            info = zc.get_service_info(type_, name, timeout=2000)
+            if info:
+                break
         if info:
             self.found[name] = {"name": name, "port": info.port,
                                 "id": info.properties.get(b"id", b"").decode(),

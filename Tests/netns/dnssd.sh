@@ -20,11 +20,6 @@ pids=()
 label=dnssd
 # shellcheck source=Tests/netns/lib.sh
 source "$(dirname "$0")/lib.sh"
-here=$(dirname "$0")
-# Debian's python3-zeroconf is found by Debian's python3, which may not be the first on PATH.
-python=python3
-python3 -c "import zeroconf" 2>/dev/null || python=/usr/bin/python3
-browse() { ip netns exec "$tag-z" "$python" "$here/dnssd-browse.py" "$@"; }
 
 make_bridge
 number=1
@@ -33,11 +28,7 @@ for host in a b c d z; do
     number=$((number + 1))
 done
 # host-c and host-d hear no beacon: UDP to the discovery port is dropped, mDNS is not.
-for host in c d; do
-    ip netns exec "$tag-$host" nft add table inet hexdtest
-    ip netns exec "$tag-$host" nft add chain inet hexdtest input '{ type filter hook input priority 0; }'
-    ip netns exec "$tag-$host" nft add rule inet hexdtest input udp dport 18520 drop
-done
+drop_beacons c d
 wait_for_link_local "$tag-a:sa$$" "$tag-b:sb$$" "$tag-c:sc$$" "$tag-d:sd$$" "$tag-z:sz$$"
 
 for host in a b c d; do
@@ -65,12 +56,11 @@ for _ in $(seq 200); do
 done
 [ -n "$by_beacons" ] || fail "host-a and host-b did not find each other"
 [ -n "$by_dnssd" ] || fail "with beacons dropped, host-c and host-d did not find each other by DNS-SD: $(ctl c peers)"
-id() { ctl "$1" status --json | "$python" -c 'import json, sys; print(json.load(sys.stdin)["peerUUID"])'; }
 
 for family in 4 6; do
     found=$(browse "$family" 10 4)
     for host in a b; do
-        echo "$found" | grep '"name": "host-'"$host"'\._hexd' | grep -q "\"id\": \"$(id "$host")\"" \
+        echo "$found" | grep '"name": "host-'"$host"'\._hexd' | grep -q "\"id\": \"$(peer_id "$host")\"" \
             || fail "zeroconf over IPv$family did not find host-$host with its ID: $found"
     done
     pass "zeroconf over IPv$family alone finds host-a and host-b, their IDs in TXT"

@@ -4,7 +4,8 @@
 # On exit every process is stopped and every namespace named "$tag-*" and the directory removed.
 # pass/fail count the checks; fail prints every daemon's log and the count, and exits 1; ctl and
 # wait_for_each_other speak to the daemons of host-a and host-b; make_hosts, make_bridge,
-# join_bridge and wait_for_link_local set up namespaces and wait for their addresses.
+# join_bridge and wait_for_link_local set up namespaces and wait for their addresses; drop_beacons
+# keeps a host from hearing beacons; browse and peer_id serve the DNS-SD tests.
 
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -76,3 +77,24 @@ join_bridge() {
     ip -n "$tag-$host" addr add "$address" brd + dev "s$host$$"
     ip -n "$tag-$host" link set "s$host$$" up
 }
+
+# Drops every datagram to the discovery port (18520) in the namespace of each HOST given
+# (nftables): they hear no beacon, while mDNS still passes.
+drop_beacons() {
+    for host in "$@"; do
+        ip netns exec "$tag-$host" nft add table inet hexdtest
+        ip netns exec "$tag-$host" nft add chain inet hexdtest input '{ type filter hook input priority 0; }'
+        ip netns exec "$tag-$host" nft add rule inet hexdtest input udp dport 18520 drop
+    done
+}
+
+# Debian's python3-zeroconf is found by Debian's python3, which may not be the first on PATH.
+python=python3
+python3 -c "import zeroconf" 2>/dev/null || python=/usr/bin/python3
+
+# Tests/netns/dnssd-browse.py (python-zeroconf, a DNS-SD stack hexd did not write) in host-z's
+# namespace, with the arguments given.
+browse() { ip netns exec "$tag-z" "$python" "$(dirname "${BASH_SOURCE[0]}")/dnssd-browse.py" "$@"; }
+
+# The peer ID of host HOST's daemon.
+peer_id() { ctl "$1" status --json | "$python" -c 'import json, sys; print(json.load(sys.stdin)["peerUUID"])'; }
