@@ -44,6 +44,13 @@ public enum NetworkInterfaces {
         public let broadcast: IPAddress?
         /// Why it is skipped; nil when beacons go out on it.
         public let skipped: String?
+
+        public init(interface: String, address: IPAddress, broadcast: IPAddress?, skipped: String? = nil) {
+            self.interface = interface
+            self.address = address
+            self.broadcast = broadcast
+            self.skipped = skipped
+        }
     }
 
     /// An interface with an IPv6 link-local address: a link IPv6 beacons can go out on.

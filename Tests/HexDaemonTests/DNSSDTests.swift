@@ -53,6 +53,25 @@ import Testing
         #expect(renamed.instance.firstLabel == "Ada (2)" && !renamed.conflicts(with: theirs, addresses: addresses))
     }
 
+    @Test func aQueryIsAnsweredWithTheAddressesOfTheLinkItCameOn() throws {
+        func target(_ interface: String, _ address: String) throws -> NetworkInterfaces.Target {
+            let address = try #require(IPAddress(address))
+            return NetworkInterfaces.Target(interface: interface, address: address, broadcast: address)
+        }
+        let targets = [try target("eth0", "10.0.0.7"), try target("eth0", "fe80::1%1"),
+                       try target("lo", "192.168.1.5"), try target("lo", "fe80::2%2")]
+        let networks = try [("eth0", "10.0.0.7"), ("lo", "192.168.1.5")].map { name, text in
+            NetworkInterfaces.Address(interface: name, address: try #require(IPv4Address(text)),
+                                      netmask: try #require(IPv4Address("255.255.255.0")), broadcast: nil)
+        }
+        func answer(_ sender: String) throws -> [IPAddress] {
+            DNSSDService.addresses(of: targets, onLinkOf: try #require(IPAddress(sender)), networks: networks)
+        }
+        #expect(try answer("192.168.1.9") == [targets[2].address, targets[3].address])
+        #expect(try answer("fe80::9%1") == [targets[0].address, targets[1].address])
+        #expect(try answer("172.16.0.1") == targets.map(\.address), "no interface found: every address")
+    }
+
     @Test func aBrowserMakesASightingOnceThePortAndIDAreKnown() throws {
         let advert = try advert()
         var browser = DNSSDBrowser(service: advert.service)

@@ -92,9 +92,11 @@ drop_beacons() {
 python=python3
 python3 -c "import zeroconf" 2>/dev/null || python=/usr/bin/python3
 
-# Tests/netns/dnssd-browse.py (python-zeroconf, a DNS-SD stack hexd did not write) in host-z's
-# namespace, with the arguments given.
-browse() { ip netns exec "$tag-z" "$python" "$(dirname "${BASH_SOURCE[0]}")/dnssd-browse.py" "$@"; }
+# Tests/netns/dnssd-browse.py (python-zeroconf, a DNS-SD stack hexd did not write) in the
+# namespace of host $browser (host-z unless set), with the arguments given.
+browse() {
+    ip netns exec "$tag-${browser:-z}" "$python" "$(dirname "${BASH_SOURCE[0]}")/dnssd-browse.py" "$@"
+}
 
 # The peer ID of host HOST's daemon.
 peer_id() { ctl "$1" status --json | "$python" -c 'import json, sys; print(json.load(sys.stdin)["peerUUID"])'; }

@@ -3,11 +3,12 @@
 # IPv6 link-local) and host-b's (10.82.0.0/24 and IPv6 link-local), each through its own veth pair.
 # host-m finds both peers, lists host-a once though it hears it over IPv4 and IPv6 (both
 # addresses kept under one identity), and sends a hex to each by name over TLS; host-a and host-b,
-# on separate segments, never list each other. Each check is counted; the last line says how many
+# on separate segments, never list each other; a DNS-SD browser (python-zeroconf) on host-a's
+# segment gets host-m's address on that segment alone. Each check is counted; the last line says how many
 # passed and failed. Touches only the namespaces it makes; everything is removed on exit. Every
 # wait is bounded.
 #
-# Usage: two-interfaces.sh BIN_DIR   (needs root and iproute2)
+# Usage: two-interfaces.sh BIN_DIR   (needs root, iproute2 and python3-zeroconf)
 set -euo pipefail
 bin=${1:?usage: two-interfaces.sh BIN_DIR}
 tag=hexdm$$
@@ -67,6 +68,14 @@ for peer in a b; do
     ctl "$peer" inbox | grep -q "\"to host-$peer\"" || fail "host-$peer's inbox lacks the hex"
     pass "a hex went to host-$peer by name, over TLS: $out"
 done
+
+# DNS-SD answers name only the addresses of the link the question came on (RFC 6762, 15).
+found=$(browser=a browse 4 10 3)
+echo "$found" | grep '"name": "host-m\._hexd' | grep -q '"10\.81\.0\.1"' \
+    || fail "zeroconf on host-a's segment did not find host-m at 10.81.0.1: $found"
+echo "$found" | grep '"name": "host-m\._hexd' | grep -q '10\.82\.' \
+    && fail "host-m told host-a's segment its address on the other one: $found"
+pass "asked by DNS-SD from host-a's segment, host-m answers with that segment's address alone"
 
 # Beacons never cross host-m: broadcasts are not forwarded, IPv6 beacons have a hop limit of 1.
 ctl a peers | grep -q host-b && fail "host-a lists host-b, on another segment: $(ctl a peers)"

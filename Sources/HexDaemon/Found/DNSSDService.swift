@@ -124,7 +124,7 @@ actor DNSSDService: DaemonService {
     /// Says goodbye (every record with TTL 0) when published.
     func sayGoodbye() {
         guard isPublished else { return }
-        multicast(advert.announcement(addresses: addresses(), ttl: 0))
+        multicast { advert.announcement(addresses: $0, ttl: 0) }
         isPublished = false
     }
 
@@ -186,11 +186,11 @@ actor DNSSDService: DaemonService {
             switch step {
             case .probe(let sent):
                 // Probes ask for unicast answers until the last (RFC 6762, 8.1).
-                multicast(advert.probe(addresses: addresses(), unicastResponse: sent == 0))
+                multicast { advert.probe(addresses: $0, unicastResponse: sent == 0) }
                 publishing = sent < 2 ? (now + .milliseconds(250), .probe(sent + 1)) : (now + .milliseconds(250),
                                                                                           .announce(0))
             case .announce(let sent):
-                multicast(advert.announcement(addresses: addresses()))
+                multicast { advert.announcement(addresses: $0) }
                 isPublished = true
                 if sent == 0 { logger.info("published by DNS-SD as \(advert.instance)") }
                 publishing = sent < 1 ? (now + .seconds(1), .announce(sent + 1)) : nil
@@ -200,7 +200,7 @@ actor DNSSDService: DaemonService {
             let question = DNSQuestion(name: advert.service, type: DNSType.ptr)
             let message = DNSMessage(questions: [question], answers: browser.knownAnswers(at: now))
             lastQuery = try? message.encoded()
-            multicast(message)
+            multicast { _ in message }
             // Continuous querying (RFC 6762, 5.2): each gap twice the last, up to a minute.
             query = (now + gap, min(gap * 2, .seconds(60)))
         }
@@ -288,7 +288,7 @@ actor DNSSDService: DaemonService {
             return
         }
         guard isPublished, await discovery.isVisible else { return }
-        let (answers, additionals) = advert.answers(to: query, addresses: addresses())
+        let (answers, additionals) = advert.answers(to: query, addresses: addresses(onLinkOf: datagram.sender))
         guard !answers.isEmpty else { return }
         let unicast = datagram.senderPort != Self.port || query.questions.allSatisfy(\.unicastResponse)
         guard !unicast || unicastReplies.take(at: .now) else { return }
@@ -317,33 +317,67 @@ actor DNSSDService: DaemonService {
         }
         if lastAnswered.count > 64 { lastAnswered = [:] }
         for name in names { lastAnswered[name] = now }
-        multicast(response, toward: datagram.sender)
+        multicast(toward: datagram.sender) { _ in response }
     }
 
     // MARK: Sending
 
-    /// This host's addresses on the interfaces mDNS speaks on (IPv6 link-local ones included).
-    private func addresses() -> [IPAddress] {
-        let v4 = NetworkInterfaces.targets(of: NetworkInterfaces.addresses(), selection: selection)
-            .filter { $0.broadcast != nil }.map(\.address)
+    /// The interface addresses mDNS speaks on (IPv6 link-local ones included), each with its
+    /// interface and where multicast goes for it; this host's IPv4 networks are read again too.
+    private func links() -> (v4: [NetworkInterfaces.Target], v6: [NetworkInterfaces.Target]) {
+        localNetworks = NetworkInterfaces.addresses()
+        let v4 = NetworkInterfaces.targets(of: localNetworks, selection: selection).filter { $0.broadcast != nil }
         let v6 = socket6 == nil ? [] : NetworkInterfaces.multicastTargets(of: NetworkInterfaces.ipv6Links(),
                                                                           group: group6, selection: selection)
-            .filter { $0.broadcast != nil }.map(\.address)
-        return v4 + v6
+            .filter { $0.broadcast != nil }
+        return (v4, v6)
     }
 
-    /// Multicasts `message` on every interface (or only the one `sender` is on), joining the
-    /// group on each as it goes: a new interface is joined at the next message.
-    private func multicast(_ message: DNSMessage, toward sender: IPAddress? = nil) {
-        guard let bytes = try? message.encoded() else {
-            logger.limited("mdns size", .warning, "an mDNS message would be over \(DNSMessage.maximumBytes) bytes")
-            return
+    /// This host's addresses on the interfaces mDNS speaks on; with `sender`, only those of the
+    /// interface it is on (RFC 6762, 15): a host on two links does not tell one link the
+    /// addresses of the other, which its hosts may not reach.
+    private func addresses(onLinkOf sender: IPAddress? = nil) -> [IPAddress] {
+        let (v4, v6) = links()
+        guard let sender else { return (v4 + v6).map(\.address) }
+        return Self.addresses(of: v4 + v6, onLinkOf: sender, networks: localNetworks)
+    }
+
+    /// The addresses of `targets` on the interface `sender` is on: the one whose IPv4 subnet
+    /// holds it, or the one its IPv6 zone names; all of them when no interface is found.
+    static func addresses(of targets: [NetworkInterfaces.Target], onLinkOf sender: IPAddress,
+                          networks: [NetworkInterfaces.Address]) -> [IPAddress] {
+        let interfaces: Set<String> = switch sender {
+        case .v4(let address): Set(networks.filter { sameSubnet($0, address) }.map(\.interface))
+        case .v6(let address):
+            Set(targets.filter {
+                if case .v6(let own) = $0.address { own.scope == address.scope } else { false }
+            }.map(\.interface))
         }
-        localNetworks = NetworkInterfaces.addresses()
-        for target in NetworkInterfaces.targets(of: localNetworks, selection: selection) where target.broadcast != nil {
+        let onLink = targets.filter { interfaces.contains($0.interface) }.map(\.address)
+        return onLink.isEmpty ? targets.map(\.address) : onLink
+    }
+
+    /// Multicasts on every interface (or only the one `sender` is on) the message `make` builds
+    /// from that interface's addresses, joining the group on each as it goes: a new interface is
+    /// joined at the next message, and each link hears only its own addresses.
+    private func multicast(toward sender: IPAddress? = nil, _ make: ([IPAddress]) -> DNSMessage) {
+        let (v4, v6) = links()
+        var built: [String: [UInt8]?] = [:]
+        func bytes(for interface: String) -> [UInt8]? {
+            if let made = built[interface] { return made }
+            let made = try? make((v4 + v6).filter { $0.interface == interface }.map(\.address)).encoded()
+            if made == nil {
+                logger.limited("mdns size", .warning, "an mDNS message would be over \(DNSMessage.maximumBytes) bytes")
+            }
+            built[interface] = made
+            return made
+        }
+        for target in v4 {
             let index = if_nametoindex(target.interface)
             guard index != 0 else { continue }
             if case .v4(let from)? = sender, !Self.contains(localNetworks, target.interface, from) { continue }
+            if case .v6? = sender { continue }
+            guard let bytes = bytes(for: target.interface) else { continue }
             do {
                 try socket.join(group, interface: index)
                 try socket.send(bytes, to: group, port: Self.port, interface: index)
@@ -352,11 +386,11 @@ actor DNSSDService: DaemonService {
             }
         }
         guard let socket6 else { return }
-        for target in NetworkInterfaces.multicastTargets(of: NetworkInterfaces.ipv6Links(), group: group6,
-                                                         selection: selection) {
+        for target in v6 {
             guard case .v6(let destination)? = target.broadcast else { continue }
             if case .v6(let from)? = sender, from.scope != destination.scope { continue }
             if case .v4? = sender { continue }
+            guard let bytes = bytes(for: target.interface) else { continue }
             do {
                 try socket6.join(group6, interface: destination.scope)
                 try socket6.send(bytes, to: .v6(destination), port: Self.port)
