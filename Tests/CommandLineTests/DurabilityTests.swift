@@ -2,6 +2,7 @@ import Foundation
 import HexControl
 import HexKit
 import HexNet
+import HexStore
 import HexTestSupport
 import HexTestTools
 import HexTLS
@@ -175,6 +176,57 @@ extension ProcessTests {
                     "\(again.standardOutput)")
             #expect(again.status == 0, "\(again.standardError)")
         }
+        /// Schema 9 copies the hex and link tables once. On a disk without room for the copy the
+        /// database does not open (the disk is full, it says) and is left as it was; once there is
+        /// room it migrates, every hex with its links. The disk is a tmpfs of 8 MiB (root).
+        @Test func aMigrationWithoutRoomChangesNothingAndRunsOnceThereIsRoom() throws {
+            let disk = try SmallDisk(mebibytes: 8)
+            let path = disk.file("hexd.sqlite")
+            do { _ = try HexDatabase(path: path, migrations: Array(Schema.migrations.prefix(8))) }
+            let long = String(repeating: "x", count: 300)
+            do {
+                let connection = try SQLiteConnection(path: path)
+                try connection.writeTransaction {
+                    for index in 0..<2_000 {
+                        let id = UUID().uuidString
+                        try connection.run("""
+                            INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color,
+                                             created_at, checked, size)
+                            VALUES (?, 'inbox', ?, 'S', 'N', 'd', '#FFF', 0, 0, 1)
+                            """, [.text(id), .integer(Int64(-index))])
+                        for link in 0..<2 {
+                            try connection.run("INSERT INTO link VALUES (?, ?, 'L', ?, 'd', 'Box')",
+                                               [.text(id), .integer(Int64(link)),
+                                                .text("https://x.example/\(long)/\(index)/\(link)")])
+                        }
+                    }
+                }
+            }
+            disk.fill("filler")
+            // Room to open and begin, not to copy 1.5 MB of rows.
+            var filler = stat()
+            #expect(stat(disk.file("filler"), &filler) == 0)
+            #expect(truncate(disk.file("filler"), max(0, filler.st_size - (256 << 10))) == 0)
+            do {
+                _ = try HexDatabase(path: path)
+                Issue.record("the database was migrated on a full disk")
+            } catch {
+                #expect(error is StoreError && "\(error)".contains("full"), "\(error)")
+            }
+            #expect(unlink(disk.file("filler")) == 0)
+            do {
+                let untouched = try SQLiteConnection(path: path)
+                #expect(try untouched.integer("PRAGMA user_version") == 8)
+                #expect(try untouched.integer("SELECT COUNT(*) FROM link") == 4_000)
+            }
+            let migrated = try HexDatabase(path: path)
+            #expect(try migrated.schemaVersion() == Schema.migrations.last?.version)
+            let hexes = try migrated.hexes(in: .inbox)
+            #expect(hexes.count == 2_000 && hexes.allSatisfy { $0.links.count == 2 })
+            // The inbox lists the newest first: the first inserted is the last.
+            #expect(hexes.last?.links.map(\.url) == (0..<2).map { "https://x.example/\(long)/0/\($0)" })
+        }
+
         /// On a full disk hexd still starts and serves its user, answers Stores honestly (`failed`,
         /// nothing stored) and takes them again by itself once space returns. It gives its reserve
         /// back to the full disk to start, and sets it aside again once space returns. The disk is
