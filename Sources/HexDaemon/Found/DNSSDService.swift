@@ -288,7 +288,10 @@ actor DNSSDService: DaemonService {
             return
         }
         guard isPublished, await discovery.isVisible else { return }
-        let (answers, additionals) = advert.answers(to: query, addresses: addresses(onLinkOf: datagram.sender))
+        // The interfaces are read once for the answer and for where it goes.
+        let links = links()
+        let onLink = Self.addresses(of: links.v4 + links.v6, onLinkOf: datagram.sender, networks: localNetworks)
+        let (answers, additionals) = advert.answers(to: query, addresses: onLink)
         guard !answers.isEmpty else { return }
         let unicast = datagram.senderPort != Self.port || query.questions.allSatisfy(\.unicastResponse)
         guard !unicast || unicastReplies.take(at: .now) else { return }
@@ -317,14 +320,16 @@ actor DNSSDService: DaemonService {
         }
         if lastAnswered.count > 64 { lastAnswered = [:] }
         for name in names { lastAnswered[name] = now }
-        multicast(toward: datagram.sender) { _ in response }
+        multicast(toward: datagram.sender, over: links) { _ in response }
     }
 
     // MARK: Sending
 
     /// The interface addresses mDNS speaks on (IPv6 link-local ones included), each with its
     /// interface and where multicast goes for it; this host's IPv4 networks are read again too.
-    private func links() -> (v4: [NetworkInterfaces.Target], v6: [NetworkInterfaces.Target]) {
+    private typealias Links = (v4: [NetworkInterfaces.Target], v6: [NetworkInterfaces.Target])
+
+    private func links() -> Links {
         localNetworks = NetworkInterfaces.addresses()
         let v4 = NetworkInterfaces.targets(of: localNetworks, selection: selection).filter { $0.broadcast != nil }
         let v6 = socket6 == nil ? [] : NetworkInterfaces.multicastTargets(of: NetworkInterfaces.ipv6Links(),
@@ -333,17 +338,16 @@ actor DNSSDService: DaemonService {
         return (v4, v6)
     }
 
-    /// This host's addresses on the interfaces mDNS speaks on; with `sender`, only those of the
-    /// interface it is on (RFC 6762, 15): a host on two links does not tell one link the
-    /// addresses of the other, which its hosts may not reach.
-    private func addresses(onLinkOf sender: IPAddress? = nil) -> [IPAddress] {
+    /// This host's addresses on the interfaces mDNS speaks on.
+    private func addresses() -> [IPAddress] {
         let (v4, v6) = links()
-        guard let sender else { return (v4 + v6).map(\.address) }
-        return Self.addresses(of: v4 + v6, onLinkOf: sender, networks: localNetworks)
+        return (v4 + v6).map(\.address)
     }
 
-    /// The addresses of `targets` on the interface `sender` is on: the one whose IPv4 subnet
-    /// holds it, or the one its IPv6 zone names; all of them when no interface is found.
+    /// The addresses of `targets` on the interface `sender` is on, the one whose IPv4 subnet holds
+    /// it or the one its IPv6 zone names; all of them when no interface is found. A host on two
+    /// links does not tell one link the addresses of the other, which its hosts may not reach
+    /// (RFC 6762, 15).
     static func addresses(of targets: [NetworkInterfaces.Target], onLinkOf sender: IPAddress,
                           networks: [NetworkInterfaces.Address]) -> [IPAddress] {
         let interfaces: Set<String> = switch sender {
@@ -360,8 +364,9 @@ actor DNSSDService: DaemonService {
     /// Multicasts on every interface (or only the one `sender` is on) the message `make` builds
     /// from that interface's addresses, joining the group on each as it goes: a new interface is
     /// joined at the next message, and each link hears only its own addresses.
-    private func multicast(toward sender: IPAddress? = nil, _ make: ([IPAddress]) -> DNSMessage) {
-        let (v4, v6) = links()
+    private func multicast(toward sender: IPAddress? = nil, over known: Links? = nil,
+                           _ make: ([IPAddress]) -> DNSMessage) {
+        let (v4, v6) = known ?? links()
         var built: [String: [UInt8]?] = [:]
         func bytes(for interface: String) -> [UInt8]? {
             if let made = built[interface] { return made }

@@ -5,7 +5,7 @@ import HexCommandLine
 public struct DNSSDSettings: Sendable, Hashable {
     public enum Mode: String, Sendable, Hashable {
         /// Through Avahi when it is on the system bus, else with hexd's own responder; off when
-        /// `--broadcast` names where beacons go.
+        /// `--broadcast` names where beacons go, or when Avahi runs where the bus cannot reach it.
         case auto
         /// As `auto`, whatever `--broadcast` says.
         case on
