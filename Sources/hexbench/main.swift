@@ -4,7 +4,7 @@ import HexKit
 import Glibc
 
 let help = """
-    USAGE: hexbench <benchmark> [--count <n>] [--rounds <n>]
+    USAGE: hexbench <benchmark> [--count <n>] [--rounds <n>] [--quick] [--hexctl <path>]
 
     Benchmarks of hexd. Every figure is printed beside a baseline measured in the same run; build
     with -c release for meaningful numbers (swift run -c release hexbench ...).
@@ -47,14 +47,23 @@ let help = """
                 each daemon's resident memory above idle while it goes. --count: the file's MiB
                 (default 1024). Default: 3 rounds.
 
+      startup   What one hexctl command costs a script: hexctl --version, status and hexlist
+                --limit 50 (a hexd with 20 hexes answering) against /bin/true, all started the
+                same way in turns. --hexctl: the hexctl to measure (default: the one beside
+                hexbench; the static build Examples/install.sh installs is what users run).
+                Default: 200 runs of each.
+
       idle      What an idle hexd costs: context switches a second (all threads) and CPU share over
                 a minute with no peers, one and thirty, against a minimal Python beaconer in the
                 same run. --quick: 5 s and 3 peers.
 
     OPTIONS:
       --count <n>    Envelopes per round (transfer: sends; delivery: hexes; registry: answers;
-                     identity: beacons checked in this process; fetch: the file's MiB).
+                     identity: beacons checked in this process; fetch: the file's MiB; startup:
+                     runs of each command).
       --rounds <n>   Rounds; the best round is reported.
+      --hexctl <path>
+                     startup: the hexctl binary to measure.
       --quick        hostile, identity and idle: attackers, floods and waits a few seconds long, for
                      checking that the benchmark runs (its figures then mean little).
       -h, --help     Show this help.
@@ -73,10 +82,16 @@ guard let benchmark = arguments.first, !["-h", "--help"].contains(benchmark) els
 arguments.removeFirst()
 var options: [String: Int] = [:]
 var scale = Scale(quick: false)
+var hexctlPath: String?
 while let flag = arguments.first {
     arguments.removeFirst()
     if flag == "--quick" {
         scale = Scale(quick: true)
+        continue
+    }
+    if flag == "--hexctl", let path = arguments.first {
+        arguments.removeFirst()
+        hexctlPath = path
         continue
     }
     guard ["--count", "--rounds"].contains(flag), let value = arguments.first.flatMap(Int.init), value > 0 else {
@@ -105,6 +120,8 @@ do {
     case "fetch":
         report = try await FetchBenchmark(fileMebibytes: options["--count"] ?? 1_024,
                                           rounds: options["--rounds"] ?? 3).run()
+    case "startup":
+        report = try await StartupBenchmark(runs: options["--count"] ?? 200, hexctl: hexctlPath).run()
     case "idle":
         report = try await IdleBenchmark(scale: scale).run()
     case "transfer":

@@ -56,7 +56,7 @@ case .run(let command, let argumentWords):
             exit(0)
         }
         let invocation = Invocation(command: command, arguments: arguments, environment: ProcessInfo.processInfo.environment)
-        exit(try await command.run(invocation).rawValue)
+        exit(try runBlocking { try await command.run(invocation) }.rawValue)
     } catch let error as UsageError {
         fail(.usage, "\(error); see hexctl \(command.name) --help", json: wantsJSON)
     } catch let failure as CommandFailure {
