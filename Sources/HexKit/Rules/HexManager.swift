@@ -242,15 +242,17 @@ public struct HexManager {
     /// filled with its default (empty strings, no links). Values are kept as received, including
     /// services this version does not know.
     public static func makeHex(from hexJM: HexJM, location: HexLocation, at time: Date) -> Hex {
-        var linkIDs = SeededRandomGenerator()
+        // One seed from the system for all the hex's ids: they must differ, not be unguessable.
+        var ids = SeededRandomGenerator()
         return Hex(
+            id: .timeOrdered(at: time, using: &ids),
             location: location,
             senderUUID: hexJM.senderUUID.flatMap(\.canonicalUUID) ?? "",
             senderName: hexJM.senderName ?? "",
             hexDescription: hexJM.hexDescription ?? "",
             hexColor: hexJM.hexColor ?? "",
             links: (hexJM.links ?? []).map { linkJM in
-                Link(id: .random(using: &linkIDs), url: linkJM.url ?? "", linkDescription: linkJM.linkDescription ?? "", service: linkJM.service ?? "")
+                Link(id: .random(using: &ids), url: linkJM.url ?? "", linkDescription: linkJM.linkDescription ?? "", service: linkJM.service ?? "")
             },
             timestamp: time,
             isChecked: location != .inbox
@@ -287,7 +289,7 @@ public struct HexManager {
             throw HexManagerError.hexNotFound(id, in: .inbox)
         }
         var copy = original
-        copy.id = .random()
+        copy.id = .timeOrdered(at: time)
         copy.location = .myHexlist
         copy.timestamp = time
         copy.isChecked = true
@@ -306,7 +308,7 @@ public struct HexManager {
     public func ownHex(description: String, color: String = HexColor.fallback, links: [Link], at time: Date = Date()) throws -> Hex {
         guard let normalizedColor = HexColor.normalized(color) else { throw HexManagerError.invalidColor(color) }
         return Hex(
-            location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name,
+            id: .timeOrdered(at: time), location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name,
             hexDescription: description, hexColor: normalizedColor, links: links, timestamp: time, isChecked: true)
     }
 
