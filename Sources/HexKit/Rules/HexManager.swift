@@ -252,7 +252,8 @@ public struct HexManager {
             hexDescription: hexJM.hexDescription ?? "",
             hexColor: hexJM.hexColor ?? "",
             links: (hexJM.links ?? []).map { linkJM in
-                Link(id: .random(using: &ids), url: linkJM.url ?? "", linkDescription: linkJM.linkDescription ?? "", service: linkJM.service ?? "")
+                Link(id: .random(using: &ids), url: linkJM.url ?? "", linkDescription: linkJM.linkDescription ?? "",
+                     service: linkJM.service ?? "")
             },
             timestamp: time,
             isChecked: location != .inbox
