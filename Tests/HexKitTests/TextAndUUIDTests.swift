@@ -33,37 +33,6 @@ import Testing
         #expect(UUID.random(using: &zeros).uuidString == "00000000-0000-4000-8000-000000000000")
     }
 
-    @Test func aTimeOrderedUUIDIsVersion7WithTheMillisecondsFirst() {
-        // 2026-11-25T01:45:00.123Z is 1,795,571,100,123 ms: 0x01A2_1060_A9DB.
-        let time = Date(timeIntervalSince1970: 1_795_571_100.123)
-        var ones = Constant(word: .max)
-        #expect(UUID.timeOrdered(at: time, using: &ones).uuidString == "01A21060-A9DB-7FFF-BFFF-FFFFFFFFFFFF")
-        var zeros = Constant(word: 0)
-        #expect(UUID.timeOrdered(at: time, using: &zeros).uuidString == "01A21060-A9DB-7000-8000-000000000000")
-        // A clock before 1970, past 48 bits of milliseconds, or not a number does not trap.
-        #expect(UUID.timeOrdered(at: Date(timeIntervalSince1970: -5), using: &zeros).uuidString
-                == "00000000-0000-7000-8000-000000000000")
-        #expect(UUID.timeOrdered(at: Date(timeIntervalSince1970: 1e15), using: &zeros).uuidString
-                == "FFFFFFFF-FFFF-7000-8000-000000000000")
-        #expect(UUID.timeOrdered(at: Date(timeIntervalSince1970: .nan), using: &zeros).uuidString
-                == "00000000-0000-7000-8000-000000000000")
-    }
-
-    /// The ids of stored hexes grow with the time they were received, in the text the database
-    /// indexes them by: each is added at the end of the index, not on a page of its own.
-    @Test func hexesReceivedLaterGetIDsThatSortAfter() {
-        let start = Date(timeIntervalSince1970: 1_795_571_100)
-        // Two milliseconds apart: a time a hair below a whole millisecond is rounded down.
-        let ids = (0..<1_000).map { step in
-            HexManager.makeHex(from: HexJM(links: [LinkJM(url: "https://example.com")]), location: .inbox,
-                               at: start.addingTimeInterval(Double(step) * 0.002)).id
-        }
-        let texts = ids.map(\.uppercaseText)
-        #expect(zip(texts, texts.dropFirst()).allSatisfy { $0 < $1 })
-        #expect(Set(ids).count == ids.count)
-        #expect(ids.allSatisfy { $0.uuid.6 >> 4 == 7 && $0.uuid.8 >> 6 == 0b10 })
-    }
-
     @Test func uppercaseTextIsTheUUIDStringInCapitals() {
         var generator = SeededRandomGenerator(seed: 42)
         for uuid in (0..<1_000).map({ _ in UUID.random(using: &generator) }) + [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))] {

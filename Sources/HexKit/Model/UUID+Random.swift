@@ -8,33 +8,6 @@ extension UUID {
         return random(using: &generator)
     }
 
-    /// A time-ordered (version 7, RFC 9562) UUID: the milliseconds since 1970 of `time` first, then
-    /// 74 random bits from the system's generator.
-    ///
-    /// The ids of stored hexes are made so: each is a key of the hex table's unique index, and
-    /// ids that grow with time are added at its end, one page for a whole group commit, where
-    /// random ones each dirtied a page of their own for the commit to write and sync (a quarter
-    /// of the acked hexes a second in `hexbench delivery`).
-    public static func timeOrdered(at time: Date) -> UUID {
-        var generator = SystemRandomNumberGenerator()
-        return timeOrdered(at: time, using: &generator)
-    }
-
-    /// A time-ordered (version 7) UUID whose 74 random bits come from `generator`.
-    public static func timeOrdered(at time: Date, using generator: inout some RandomNumberGenerator) -> UUID {
-        let since1970 = time.timeIntervalSince1970 * 1_000
-        // Clamped: a clock before 1970, or past the year 10889, must not trap the conversion.
-        let milliseconds = since1970.isFinite ? UInt64(min(max(since1970, 0), Double(UInt64(1) << 48 - 1))) : 0
-        var words: (UInt64, UInt64) = ((milliseconds << 16).bigEndian, generator.next())
-        return withUnsafeMutableBytes(of: &words) { bytes in
-            let random = generator.next()
-            bytes[6] = UInt8(truncatingIfNeeded: random) & 0x0F | 0x70
-            bytes[7] = UInt8(truncatingIfNeeded: random >> 8)
-            bytes[8] = bytes[8] & 0x3F | 0x80
-            return UUID(uuid: bytes.load(as: uuid_t.self))
-        }
-    }
-
     /// A random (version 4) UUID from `generator`.
     public static func random(using generator: inout some RandomNumberGenerator) -> UUID {
         var words: (UInt64, UInt64) = (generator.next(), generator.next())

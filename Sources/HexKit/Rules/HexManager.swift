@@ -242,10 +242,11 @@ public struct HexManager {
     /// filled with its default (empty strings, no links). Values are kept as received, including
     /// services this version does not know.
     public static func makeHex(from hexJM: HexJM, location: HexLocation, at time: Date) -> Hex {
-        // One seed from the system for all the hex's ids: they must differ, not be unguessable.
+        // One seed from the system for all the hex's ids (two system calls a UUID otherwise): they
+        // must differ from every other id, not be unguessable.
         var ids = SeededRandomGenerator()
         return Hex(
-            id: .timeOrdered(at: time, using: &ids),
+            id: .random(using: &ids),
             location: location,
             senderUUID: hexJM.senderUUID.flatMap(\.canonicalUUID) ?? "",
             senderName: hexJM.senderName ?? "",
@@ -290,7 +291,7 @@ public struct HexManager {
             throw HexManagerError.hexNotFound(id, in: .inbox)
         }
         var copy = original
-        copy.id = .timeOrdered(at: time)
+        copy.id = .random()
         copy.location = .myHexlist
         copy.timestamp = time
         copy.isChecked = true
@@ -309,7 +310,7 @@ public struct HexManager {
     public func ownHex(description: String, color: String = HexColor.fallback, links: [Link], at time: Date = Date()) throws -> Hex {
         guard let normalizedColor = HexColor.normalized(color) else { throw HexManagerError.invalidColor(color) }
         return Hex(
-            id: .timeOrdered(at: time), location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name,
+            location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name,
             hexDescription: description, hexColor: normalizedColor, links: links, timestamp: time, isChecked: true)
     }
 
