@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
         .executableTarget(name: "hexbench", dependencies: ["HexDaemon", "HexKit", "HexStore", "HexNet", "HexTLS",
-            "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
+            "COpenSSL", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
         .target(name: "HexTestSupport",
                 dependencies: ["CLinux", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"],
                 path: "Tests/HexTestSupport", swiftSettings: strictSettings),

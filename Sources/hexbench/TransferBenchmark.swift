@@ -61,6 +61,8 @@ struct TransferBenchmark {
         guard let expected = UUID(uuidString: receiverID) else { throw BenchFailure("the receiver's ID \(receiverID)") }
         let (resumed, resumedCount) = try await roundTrips(Self.stores(sends, tag: "resumed", from: benchUUID),
                                                            port: port, tls: tls, resuming: expected, check: stored)
+        let floor = try await TLSFloor.measure(count: sends, keyPath: keys + "/bench.key",
+                                               certificatePath: keys + "/bench.crt")
         let keptAcks = try await roundTripsOnOneConnection(Self.stores(sends, tag: "kept", from: benchUUID), port: port,
                                                            tls: tls, check: stored)
         let hexctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hexctl").path
@@ -100,6 +102,11 @@ struct TransferBenchmark {
             + "p99 \(format(percentile(resumed, 0.99))) ms, "
             + "median / plaintext \(format(median(resumed) / median(acked))) "
             + "(target <= 1 ms and <= 1.5; \(resumedCount) of \(resumed.count) resumed)")
+        report.append("  OpenSSL alone (two threads, blocking sockets, no store): a resumed handshake, a line and "
+            + "a reply: median \(format(floor.tls)) ms against \(format(floor.plain)) ms without TLS; "
+            + "TLS itself costs \(format(floor.tls - floor.plain)) ms, the least 'resuming' can be above plaintext "
+            + "(\(format(median(acked) + floor.tls - floor.plain)) ms, "
+            + "\(format((median(acked) + floor.tls - floor.plain) / median(acked)))x)")
         report.append("  over TLS on one kept-open connection:             median \(format(median(keptAcks))) ms, p99 \(format(percentile(keptAcks, 0.99))) ms, "
             + "median / plaintext \(format(median(keptAcks) / median(acked))) (target <= 1.2)")
         report.append("  hexctl send wall time (a process, control socket, TLS to the peer, \(commands.count) runs): median \(format(median(commands))) ms, "

@@ -19,7 +19,8 @@ let help = """
                 time until a SIGKILLed one leaves the table (against 3 intervals), and send -> Ack
                 latency (plaintext and over TLS 1.3 with its handshake, direct and through the
                 control socket, and hexctl's wall time) against a plain TCP round trip of the
-                same bytes. Default: 1000 sends, 5 rounds.
+                same bytes; OpenSSL's own resumed exchange (two threads, blocking sockets), the
+                least a resumed send can cost above plaintext. Default: 1000 sends, 5 rounds.
       delivery  One hexd (beside hexbench): acked hexes per second from 1 and from 8 pipelined
                 senders, against Python committing the same rows one transaction each (synced:
                 FULL, and not: NORMAL); syncs per 1000 pipelined hexes (strace); one hex's send
