@@ -81,6 +81,13 @@ public final class HexDatabase {
         try connection.writeTransaction(body)
     }
 
+    /// Runs `body` in one write transaction whose writes make no savepoints of their own:
+    /// committed together when it returns, all rolled back when anything in it throws (see
+    /// `SQLiteConnection.allOrNothingTransaction`, and `transaction` for writes that fail alone).
+    public func allOrNothingTransaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.allOrNothingTransaction(body)
+    }
+
     /// Leaves checkpoints to the caller: once the write-ahead log holds `checkpointPages`, a
     /// commit calls `due` (on the caller's thread, once until `checkpoint()` runs) instead of
     /// checkpointing before it returns. Past `checkpointLimit` a commit still checkpoints itself.

@@ -148,6 +148,40 @@ extension ProcessTests {
         /// A large hex is not "unanswered" for being large: the wait for its Ack grows by two seconds
         /// per MiB, so a 100,000-link hex (7.6 MB) with a 1-second timeout is acked, not left queued;
         /// and a send found stored already reads as a delivery.
+        /// A group commit acts on its envelopes together; one that fails (here a trigger makes the
+        /// database refuse it) is taken out, and the rest of its batch is stored all the same.
+        @Test func aStoreThatFailsInAPipelinedBurstFailsAlone() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let first = try await DaemonProcess(name: "Receiver", discoveryPort: port)
+            _ = first.stop()
+            let database = try SQLiteConnection(path: first.dataDirectory + "/hexd.sqlite")
+            try database.execute("""
+                CREATE TRIGGER refuse_poison BEFORE INSERT ON hex WHEN NEW.description = 'poison'
+                BEGIN SELECT RAISE(ABORT, 'poisoned'); END
+                """)
+            let hexd = try await DaemonProcess(name: "Receiver", discoveryPort: port, directory: first.directory)
+            let tcpPort = try await hexd.hexctlJSON(StatusReport.self, ["status"]).tcpPort
+            let stores: [Envelope] = (0..<40).map { index in
+                .store(HexJM(senderUUID: UUID().uuidString, senderName: "Sender",
+                             hexDescription: index == 20 ? "poison" : "burst \(index)",
+                             links: [LinkJM(url: "https://example.com/\(index)")]),
+                       versionID: HexdVersion.current, messageID: UUID().uuidString)
+            }
+            let (_, connection) = try await peerConnection(to: tcpPort, as: nil)
+            // One write: read together, and acted on as one batch.
+            try await connection.writeLines(stores.map { $0.encodedLine() }, timeout: .seconds(5))
+            var statuses: [AckStatus?] = []
+            for _ in stores {
+                guard case .line(let line)? = try await connection.readLine(timeout: .seconds(10)) else { break }
+                statuses.append(try Envelope.decode(from: line).status)
+            }
+            #expect(statuses.count == 40)
+            #expect(statuses.enumerated().allSatisfy { index, status in status == (index == 20 ? .failed : .stored) })
+            let inbox = try await hexd.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription)
+            #expect(inbox.count == 39 && !inbox.contains("poison"))
+            #expect(hexd.log.contains("poisoned"), "the refusal is logged")
+        }
+
         @Test func aLargeHexIsAckedWithinItsAllowanceAndARepeatIsADelivery() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)

@@ -146,6 +146,25 @@ import Testing
         #expect(try database.insert(sampleHex("later"), messageID: "m2"), "the failed write left no trace of its messageID")
     }
 
+    @Test func writesInsideAnAllOrNothingTransactionAreUndoneTogether() throws {
+        let directory = try TemporaryDirectory()
+        let database = try HexDatabase(path: directory.file("db.sqlite"))
+        let kept = sampleHex("kept")
+        #expect(throws: (any Error).self) {
+            try database.allOrNothingTransaction { () throws -> Void in
+                #expect(try database.insert(kept, messageID: "m1"))
+                // The same hex id again violates the primary key, with no savepoint to undo it alone.
+                _ = try database.insert(kept, messageID: "m2")
+            }
+        }
+        #expect(try database.hexes(in: .inbox).isEmpty, "the write before the failed one is undone too")
+        try database.allOrNothingTransaction { () throws -> Void in
+            #expect(try database.insert(kept, messageID: "m1"), "its messageID left no trace")
+            #expect(try database.insert(sampleHex("also kept"), messageID: "m2"))
+        }
+        #expect(try database.hexes(in: .inbox).map(\.hexDescription).sorted() == ["also kept", "kept"])
+    }
+
     @Test func countsComeFromTheDatabaseForEveryLocation() throws {
         let directory = try TemporaryDirectory()
         let database = try HexDatabase(path: directory.file("db.sqlite"))

@@ -122,14 +122,7 @@ actor HexService {
         manager.beginBatch()
         var outcomes: [[Result<ReceiveOutcome, any Error>]] = []
         do {
-            try database.transaction {
-                // One envelope that fails (its savepoint rolled back) fails alone.
-                outcomes = batch.map { arrival in
-                    arrival.envelopes.map { envelope in
-                        Result { try manager.receive(envelope, proof: arrival.proof, from: arrival.address) }
-                    }
-                }
-            }
+            outcomes = try receiveTogether(batch) ?? receiveEachAlone(batch)
             manager.endBatch()
         } catch {
             // The commit failed: nothing of the batch was stored.
@@ -139,6 +132,46 @@ actor HexService {
         }
         for (arrival, outcome) in zip(batch, outcomes) { arrival.continuation.resume(returning: outcome) }
         logRefusals(in: outcomes)
+    }
+
+    /// Acts on a batch in one transaction without a savepoint for each envelope; nil (and
+    /// nothing of it kept) when any envelope fails, to be acted on again by `receiveEachAlone`.
+    /// The envelopes of a batch nearly always succeed together, and a savepoint costs a copy of
+    /// each page its writes change again.
+    private func receiveTogether(_ batch: [Arrival]) throws -> [[Result<ReceiveOutcome, any Error>]]? {
+        do {
+            return try database.allOrNothingTransaction {
+                try batch.map { arrival in
+                    try arrival.envelopes.map { envelope in
+                        do {
+                            return .success(try manager.receive(envelope, proof: arrival.proof, from: arrival.address))
+                        } catch {
+                            throw EnvelopeFailed()
+                        }
+                    }
+                }
+            }
+        } catch is EnvelopeFailed {
+            // Rolled back whole: what the batch counted is taken back before it is acted on again.
+            manager.rollBackBatch()
+            manager.beginBatch()
+            return nil
+        }
+    }
+
+    /// An envelope of a batch acted on together failed; the commit itself did not.
+    private struct EnvelopeFailed: Error {}
+
+    /// Acts on a batch in one transaction, each envelope in a savepoint of its own: one that
+    /// fails (its savepoint rolled back) fails alone.
+    private func receiveEachAlone(_ batch: [Arrival]) throws -> [[Result<ReceiveOutcome, any Error>]] {
+        try database.transaction {
+            batch.map { arrival in
+                arrival.envelopes.map { envelope in
+                    Result { try manager.receive(envelope, proof: arrival.proof, from: arrival.address) }
+                }
+            }
+        }
     }
 
     /// Logs each account refused for room once a minute: a sender past its budget may keep
