@@ -49,20 +49,24 @@ case .help(let command):
     print(command.help(among: commands))
     exit(0)
 case .run(let command, let argumentWords):
-    do {
-        let arguments = try ParsedArguments(argumentWords, options: command.options)
-        if arguments.flag("help") {
-            print(command.help(among: commands))
-            exit(0)
+    let json = wantsJSON
+    runToExit {
+        do {
+            let arguments = try ParsedArguments(argumentWords, options: command.options)
+            if arguments.flag("help") {
+                print(command.help(among: commands))
+                exit(0)
+            }
+            let invocation = Invocation(command: command, arguments: arguments,
+                                        environment: ProcessInfo.processInfo.environment)
+            exit(try await command.run(invocation).rawValue)
+        } catch let error as UsageError {
+            fail(.usage, "\(error); see hexctl \(command.name) --help", json: json)
+        } catch let failure as CommandFailure {
+            fail(failure.code, failure.description, json: json)
+        } catch {
+            fail(.failure, "\(error)", json: json)
         }
-        let invocation = Invocation(command: command, arguments: arguments, environment: ProcessInfo.processInfo.environment)
-        exit(try runBlocking { try await command.run(invocation) }.rawValue)
-    } catch let error as UsageError {
-        fail(.usage, "\(error); see hexctl \(command.name) --help", json: wantsJSON)
-    } catch let failure as CommandFailure {
-        fail(failure.code, failure.description, json: wantsJSON)
-    } catch {
-        fail(.failure, "\(error)", json: wantsJSON)
     }
 }
 
