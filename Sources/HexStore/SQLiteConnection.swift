@@ -136,7 +136,8 @@ public final class SQLiteConnection {
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so the write lock is taken at the
     /// start and a busy database fails early): committed when `body` returns, rolled back when
     /// it throws. Inside another transaction it is a savepoint of that one: rolled back alone when
-    /// `body` throws, committed with the outer transaction (several writes, one commit).
+    /// `body` throws, committed with the outer transaction (several writes, one commit); inside an
+    /// `allOrNothingTransaction`, it is part of that one, with no savepoint.
     public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
         if sqlite3_get_autocommit(handle) == 0 {
             if nestedWritesShareTheTransaction { return try body() }
