@@ -5,9 +5,10 @@ import Glibc
 
 /// OpenSSL's own cost of the exchange `hexbench transfer` times over resumed TLS, with nothing of
 /// hexd's around it: a client and a server thread in this process, blocking sockets on loopback,
-/// the settings hexd uses (TLS 1.3, Ed25519 certificates both ways, stateful tickets, one per
-/// connection, each used once), and a line and its reply; against the same without TLS. What
-/// TLS costs here is the least a resumed connection can cost over a plaintext one.
+/// hexd's settings that shape a handshake (TLS 1.3, Ed25519 certificates both ways, stateful
+/// tickets, one per connection, each used once) but none that only add to it (hexd also frees a
+/// connection's buffers while it idles), and a line and its reply; against the same without TLS.
+/// What TLS costs here is the least a resumed connection can cost over a plaintext one.
 enum TLSFloor {
     /// Median milliseconds of `count` connections each way: (resumed TLS, plaintext).
     static func measure(
