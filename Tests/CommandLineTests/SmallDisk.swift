@@ -11,7 +11,7 @@ final class SmallDisk {
     let directory: TemporaryDirectory
     var path: String { directory.path }
 
-    /// - Throws: when not root (the test is skipped where `HEXD_ALLOW_SKIP` allows it), or when
+    /// - Throws: when not root (the test is skipped unless `HEXD_REQUIRE_TOOLS` requires root), or when
     ///   the mount fails.
     init(mebibytes: Int) throws {
         try ExternalTool.requireRoot()
