@@ -3,8 +3,8 @@ import PackageDescription
 
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
-/// Dependencies point one way: executables -> HexDaemon -> HexStore, HexTLS, HexDBus, HexDNS, HexNet,
-/// HexControl, HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and
+/// Dependencies point one way: executables -> HexDaemon -> HexEngine, HexStore, HexTLS, HexDBus, HexDNS,
+/// HexNet, HexControl, HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and
 /// CLinux are system libraries. HexCommandLine holds what the executables share (option parsing,
 /// exit codes, output, the data directory's layout); hexctl does not link SQLite.
 /// The package takes no package dependencies: toolchain and system libraries only. It is for Linux
@@ -38,6 +38,9 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .target(name: "HexJSON", swiftSettings: strictSettings),
         .target(name: "HexKit", dependencies: ["HexJSON"], swiftSettings: strictSettings),
+        // The daemon's decisions as pure state machines (event in, actions out, the clock passed in):
+        // it depends on HexKit alone, so nothing in it can open a socket or a database.
+        .target(name: "HexEngine", dependencies: ["HexKit"], swiftSettings: strictSettings),
         .target(name: "HexStore", dependencies: ["HexKit", "CSQLite"], swiftSettings: strictSettings),
         .target(name: "HexNet", dependencies: ["CLinux"], swiftSettings: strictSettings),
         .target(name: "HexTLS", dependencies: ["COpenSSL", "HexNet"], swiftSettings: strictSettings),
@@ -50,7 +53,7 @@ let package = Package(
         // DNS messages as mDNS and DNS-SD use them: pure code, read from any bytes without trapping.
         .target(name: "HexDNS", swiftSettings: strictSettings),
         .target(name: "HexDaemon",
-                dependencies: ["CLinux", "HexJSON", "HexKit", "HexStore", "HexNet", "HexTLS", "HexControl",
+                dependencies: ["CLinux", "HexJSON", "HexKit", "HexEngine", "HexStore", "HexNet", "HexTLS", "HexControl",
                                "HexCommandLine", "HexWeb", "HexDBus", "HexDNS"],
                 swiftSettings: strictSettings),
         .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
@@ -62,6 +65,7 @@ let package = Package(
                 path: "Tests/HexTestSupport", swiftSettings: strictSettings),
         // Finds the programs tests need (iproute2, systemd-analyze, shells): a missing one fails its test.
         .target(name: "HexTestTools", path: "Tests/HexTestTools", swiftSettings: strictSettings),
+        .testTarget(name: "HexEngineTests", dependencies: ["HexEngine", "HexKit"], swiftSettings: strictSettings),
         .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexCommandLineTests",
@@ -76,7 +80,7 @@ let package = Package(
         .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport", "HexTestTools"],
                     swiftSettings: strictSettings),
         .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "HexDaemonTests", dependencies: ["HexDaemon", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "HexDaemonTests", dependencies: ["HexDaemon", "HexEngine", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
         .testTarget(name: "CommandLineTests",
                     dependencies: ["hexd", "hexctl", "HexDaemon", "HexKit", "HexNet", "HexTLS", "HexControl",

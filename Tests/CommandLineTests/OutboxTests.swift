@@ -247,6 +247,52 @@ extension ProcessTests {
             #expect(refusedWhileDown > 0, "Ada was killed while hexes were being queued")
         }
 
+        /// Sends the user waits for (`send`, which attempts the entry it queued) beside sends left
+        /// to the delivery loop (`--no-wait`, which wakes it), all to one peer: whoever attempts
+        /// an entry, it goes on the wire once, so each is acked once, and never as a duplicate.
+        /// The outbox before its state machine sent entries twice here (the loop's round read an
+        /// entry the user's attempt then settled, or the two both found it not under way).
+        @Test func sendsTheUserWaitsForBesideTheDeliveryLoopGoOutOnce() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            #expect(try await ada.hexctl(["wait", "--peer", "Grace", "--timeout", "10"]).status == 0)
+            let rounds = 4
+            let perRound = 12
+            var ids: [String] = []
+            for round in 0..<rounds {
+                let batch = (0..<perRound).map { _ in UUID().uuidString }
+                ids += batch
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, id) in batch.enumerated() {
+                        let wait = index % 2 == 0
+                        group.addTask {
+                            let url = "https://example.com/\(round)/\(index)"
+                            let sent = try await ada.hexctl(["send", "--to", "Grace", "--message-id", id, url]
+                                                            + (wait ? [] : ["--no-wait"]))
+                            #expect(sent.status == 0, "\(sent.standardOutput) \(sent.standardError)")
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            try await waitUntil("Ada's outbox is empty", timeout: .seconds(30)) {
+                try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0
+            }
+            // A last send, once all is quiet, so that the events read run past any second attempt.
+            let last = UUID().uuidString
+            #expect(try await ada.hexctl(["send", "--to", "Grace", "--message-id", last, "https://example.com/last"])
+                .status == 0)
+            #expect(try await grace.hexctlJSON(StatusReport.self, ["status"]).inbox == ids.count + 1)
+            let acked = try await ada.events { $0.contains { $0.kind == .sendAcked && $0.id == last } }
+                .filter { $0.kind == .sendAcked }
+            for id in ids {
+                let acks = acked.filter { $0.id == id }
+                #expect(acks.count == 1, "\(id) went out \(acks.count) times: \(acks.map { $0.message ?? "" })")
+            }
+            #expect(!acked.contains { $0.message == "duplicate" }, "no send reached Grace twice")
+        }
+
         /// The outbox holds 10,000 sends (Protocol.md, section 13): the next one is refused as
         /// `unreachable`, naming the bound, and what waits stays queued.
         @Test func theSendPastTheOutboxsTenThousandIsRefused() async throws {

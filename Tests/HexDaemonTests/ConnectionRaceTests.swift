@@ -1,4 +1,5 @@
 @testable import HexDaemon
+import HexEngine
 import HexNet
 import HexTestSupport
 import HexTLS

@@ -1,5 +1,6 @@
 @testable import HexDaemon
 @testable import HexNet
+import HexEngine
 import Testing
 
 import Glibc

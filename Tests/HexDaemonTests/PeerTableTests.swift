@@ -1,4 +1,5 @@
 @testable import HexDaemon
+import HexEngine
 import HexKit
 import HexNet
 import Testing

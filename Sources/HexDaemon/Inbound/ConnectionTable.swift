@@ -1,3 +1,4 @@
+import HexEngine
 import HexNet
 import Synchronization
 

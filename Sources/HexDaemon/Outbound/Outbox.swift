@@ -1,3 +1,4 @@
+import HexEngine
 import HexKit
 import HexNet
 import HexStore
@@ -46,9 +47,10 @@ actor Outbox: DaemonService {
     private let events: EventLog
     private let logger: Logger
     private let configuration: DaemonConfiguration
-    private let schedule: RetrySchedule
-    /// Sends being attempted, each with the callers waiting for its outcome.
-    private var inFlight: [String: [CheckedContinuation<Attempt, Never>]] = [:]
+    /// Which sends are under way and who waits for them, which go in which order, and when.
+    private var machine: OutboxMachine
+    /// The callers waiting for an attempt another caller started.
+    private var waiters: [OutboxMachine.Waiter: CheckedContinuation<Attempt, Never>] = [:]
     /// The sleeping delivery loop, woken by `wake`.
     private var alarm: CheckedContinuation<Void, Never>?
     /// `wake` was called while the loop was not asleep: its next nap is skipped.
@@ -61,7 +63,7 @@ actor Outbox: DaemonService {
         self.events = events
         self.configuration = configuration
         self.logger = logger
-        self.schedule = schedule
+        machine = OutboxMachine(schedule: schedule)
     }
 
     // MARK: Sending
@@ -93,16 +95,23 @@ actor Outbox: DaemonService {
 
     /// Attempts a queued send now, or waits for the attempt under way, and returns how it ended.
     func attempt(_ messageID: String, timeout: Duration) async -> Attempt {
-        if inFlight[messageID] != nil {
-            return await withCheckedContinuation { inFlight[messageID, default: []].append($0) }
+        if case .wait(let waiter) = machine.request(messageID) {
+            return await withCheckedContinuation { waiters[waiter] = $0 }
         }
+        // Reserved: nobody else attempts it until `finish`, whatever happens while the store reads.
+        let outcome: Attempt
         do {
-            guard let entry = try await store.outboxEntry(messageID: messageID) else { return .gone }
-            return await deliver(entry, timeout: timeout)
+            if let entry = try await store.outboxEntry(messageID: messageID) {
+                outcome = await settle(entry, timeout: timeout)
+            } else {
+                outcome = .gone
+            }
         } catch {
             logger.error("the outbox's store failed: \(error)")
-            return .retrying(reason: "cannot read the outbox: \(error)", next: Date())
+            outcome = .retrying(reason: "cannot read the outbox: \(error)", next: Date())
         }
+        finish(messageID, outcome)
+        return outcome
     }
 
     /// Sends once, without the outbox (`--no-queue`): the outcome is reported and forgotten.
@@ -186,48 +195,41 @@ actor Outbox: DaemonService {
 
     /// One round: the due entries, each destination's in order, several destinations at once.
     private func deliverDue() async {
+        machine.roundStarts()
+        defer { machine.roundEnds() }
         guard let due = await logged({ try await store.dueOutboxEntries(at: Date(), limit: Self.batchSize) }) else { return }
-        var destinations: [String: [OutboxEntry]] = [:]
-        var order: [String] = []
-        for entry in due where inFlight[entry.messageID] == nil {
-            let key = entry.address ?? entry.peerUUID ?? ""
-            if destinations[key] == nil { order.append(key) }
-            destinations[key, default: []].append(entry)
-        }
         await withTaskGroup(of: Void.self) { group in
-            for (index, key) in order.enumerated() {
+            for (index, lane) in machine.lanes(of: due).enumerated() {
                 if index >= Self.concurrentPeers { await group.next() }
-                let entries = destinations[key] ?? []
-                group.addTask { await self.deliverInOrder(entries) }
+                group.addTask { await self.deliverInOrder(lane) }
             }
         }
     }
 
     /// Delivers one destination's entries in order; once one must wait, the rest wait as long.
-    private func deliverInOrder(_ entries: [OutboxEntry]) async {
-        for (index, entry) in entries.enumerated() where inFlight[entry.messageID] == nil {
-            guard case .retrying(_, let next) = await deliver(entry, timeout: Self.backgroundTimeout) else { continue }
-            for later in entries.dropFirst(index + 1) {
+    private func deliverInOrder(_ lane: OutboxMachine.Lane<OutboxEntry>) async {
+        var lane = lane
+        while let entry = lane.next(reservingIn: &machine) {
+            let outcome = await settle(entry, timeout: Self.backgroundTimeout)
+            finish(entry.messageID, outcome)
+            guard case .retrying(_, let next) = outcome else { continue }
+            for later in lane.postpone() {
                 await logged { try await store.scheduleOutbox(messageID: later.messageID, at: next) }
             }
-            return
         }
     }
 
-    /// One attempt at `entry`, its outcome recorded, announced, and handed to whoever waits for it.
-    private func deliver(_ entry: OutboxEntry, timeout: Duration) async -> Attempt {
-        inFlight[entry.messageID] = []
-        let outcome = await settle(entry, timeout: timeout)
-        for waiter in inFlight.removeValue(forKey: entry.messageID) ?? [] { waiter.resume(returning: outcome) }
-        return outcome
+    /// Ends the attempt at `messageID`: hands its outcome to whoever waits for it.
+    private func finish(_ messageID: String, _ outcome: Attempt) {
+        for waiter in machine.finished(messageID) { waiters.removeValue(forKey: waiter)?.resume(returning: outcome) }
     }
 
+    /// One attempt at a reserved entry, its outcome recorded and announced.
     private func settle(_ entry: OutboxEntry, timeout: Duration) async -> Attempt {
         let now = Date()
-        guard now < entry.expiresAt else {
-            let reason = "expired: not delivered by \(entry.expiresAt.formatted(.iso8601)) after \(entry.attempts) attempts" + (entry.lastError.map { " (last: \($0))" } ?? "")
-            return await giveUp(entry, reason: reason)
-        }
+        let decision = machine.decide(expiresAt: entry.expiresAt, attempts: entry.attempts, lastError: entry.lastError,
+                                      now: now)
+        if case .giveUp(let reason) = decision { return await giveUp(entry, reason: reason) }
         var envelope: Envelope
         do {
             envelope = try Envelope.decode(from: Array(entry.envelope.utf8), limits: configuration.envelopeLimits)
@@ -257,7 +259,8 @@ actor Outbox: DaemonService {
     /// Records a failed attempt worth retrying and when the next one is due.
     private func retryLater(_ entry: OutboxEntry, because reason: String, now: Date) async -> Attempt {
         let attempts = entry.attempts + 1
-        let next = min(now + schedule.randomDelay(afterAttempts: attempts).inSeconds, entry.expiresAt)
+        let next = machine.nextAttempt(afterAttempts: attempts, jitter: Double.random(in: 0.5...1),
+                                       expiresAt: entry.expiresAt, now: now)
         await logged { try await store.recordFailedAttempt(messageID: entry.messageID, error: reason, nextAttemptAt: next) }
         logger.info("\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) not delivered (attempt \(attempts)): \(reason)",
                     [("peer", entry.label), ("messageID", entry.messageID), ("attempts", String(attempts))])
@@ -300,11 +303,9 @@ actor Outbox: DaemonService {
             woken = false
             return
         }
-        let timer = time.map { time in
-            let longest = Self.longestNap.inSeconds
-            let wait = min(max(time.timeIntervalSinceNow, 0.001), longest)
-            let delay = Duration.seconds(validating: wait, in: 0.001...longest) ?? Self.longestNap
-            return Task {
+        let delay = OutboxMachine.nap(until: time, now: Date(), longest: Self.longestNap)
+        let timer = delay.map { delay in
+            Task {
                 guard (try? await Task.sleep(for: delay, tolerance: Self.napTolerance)) != nil else { return }
                 self.wake()
             }
@@ -326,6 +327,11 @@ actor Outbox: DaemonService {
         case .alert(let message): dialect.alert(message, messageID: messageID)
         }
     }
+}
+
+extension OutboxEntry: OutboxItem {
+    /// The address the user typed, or else the peer: one lane each.
+    public var destination: String { address ?? peerUUID ?? "" }
 }
 
 private extension Outbox.Payload {

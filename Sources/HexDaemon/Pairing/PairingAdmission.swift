@@ -1,3 +1,4 @@
+import HexEngine
 import HexKit
 
 /// How fast strangers may ask to pair, and when a flood of them began.

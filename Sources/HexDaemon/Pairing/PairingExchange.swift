@@ -1,3 +1,4 @@
+import HexEngine
 import HexKit
 import HexNet
 import HexTLS

@@ -1,3 +1,4 @@
+import HexEngine
 import HexControl
 import HexKit
 import HexNet

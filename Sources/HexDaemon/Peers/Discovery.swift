@@ -1,3 +1,4 @@
+import HexEngine
 import FoundationEssentials
 import HexControl
 import HexKit

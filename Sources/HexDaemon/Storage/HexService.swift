@@ -1,3 +1,4 @@
+import HexEngine
 import HexCommandLine
 import HexControl
 import HexKit

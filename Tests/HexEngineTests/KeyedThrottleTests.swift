@@ -1,4 +1,4 @@
-@testable import HexDaemon
+import HexEngine
 import Testing
 
 /// The once-a-minute-per-sender log: one event per key per interval, for a bounded number of keys.

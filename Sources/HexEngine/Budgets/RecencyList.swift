@@ -1,6 +1,6 @@
 /// Keys in the order they were last touched, oldest first: insert, touch, remove and finding the
 /// oldest are all O(1) (a doubly linked list in arrays, with a free list for reused slots).
-struct RecencyList<Key: Hashable> {
+public struct RecencyList<Key: Hashable> {
     private struct Node {
         var key: Key?
         var previous = -1
@@ -13,13 +13,15 @@ struct RecencyList<Key: Hashable> {
     private var head = -1
     private var tail = -1
 
-    var count: Int { slots.count }
+    public init() {}
+
+    public var count: Int { slots.count }
 
     /// The key touched longest ago.
-    var oldest: Key? { head >= 0 ? nodes[head].key : nil }
+    public var oldest: Key? { head >= 0 ? nodes[head].key : nil }
 
     /// Adds `key` as the most recent, or makes it the most recent if it is there.
-    mutating func touch(_ key: Key) {
+    public mutating func touch(_ key: Key) {
         if let slot = slots[key] {
             unlink(slot)
             append(slot)
@@ -37,7 +39,7 @@ struct RecencyList<Key: Hashable> {
         append(slot)
     }
 
-    mutating func remove(_ key: Key) {
+    public mutating func remove(_ key: Key) {
         guard let slot = slots.removeValue(forKey: key) else { return }
         unlink(slot)
         nodes[slot] = Node()

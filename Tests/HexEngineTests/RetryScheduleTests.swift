@@ -1,4 +1,4 @@
-@testable import HexDaemon
+import HexEngine
 import Testing
 
 /// The outbox's backoff: doubling from a second, at most five minutes, jittered down to half.

@@ -1,5 +1,5 @@
 /// Why a send did not end with the peer storing (or receiving) what was sent.
-enum SendError: Error, Equatable, CustomStringConvertible {
+public enum SendError: Error, Equatable, Sendable, CustomStringConvertible {
     /// It may not have arrived: no connection, closed early, no answer in time, or the receiver
     /// could not store it (Ack `failed`). Trying again later may work.
     case undelivered(String)
@@ -7,7 +7,7 @@ enum SendError: Error, Equatable, CustomStringConvertible {
     /// `rejected`, `unsupported` or `invalid`. Trying again will not help.
     case refused(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .undelivered(let reason), .refused(let reason): reason
         }

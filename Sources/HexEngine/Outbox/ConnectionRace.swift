@@ -2,12 +2,12 @@
 /// Eyeballs") makes them: the candidates start in order, each one when the one before it has
 /// failed or has had `delay` to answer; the first to connect wins. Pure: the sender's task group
 /// runs the attempts and the timers, and asks this what to do after each event.
-struct ConnectionRace<Connection: Sendable> {
+public struct ConnectionRace<Connection: Sendable> {
     /// How long a candidate has to answer before the next one is dialled too (RFC 8305's
     /// "Connection Attempt Delay").
-    static var delay: Duration { .milliseconds(250) }
+    public static var delay: Duration { .milliseconds(250) }
 
-    enum Event: Sendable {
+    public enum Event: Sendable {
         case opened(Connection)
         /// The candidate at `index` failed: `description` names it and says why.
         case failed(_ index: Int, _ description: String, any Error)
@@ -15,7 +15,7 @@ struct ConnectionRace<Connection: Sendable> {
         case delayOver(Int)
     }
 
-    enum Step {
+    public enum Step {
         /// Dial the candidate at this index.
         case start(Int)
         /// Wait for the next event.
@@ -26,20 +26,20 @@ struct ConnectionRace<Connection: Sendable> {
         case lost
     }
 
-    let candidates: Int
+    public let candidates: Int
     /// Candidates started so far (the first is started with the race), and those still running.
-    private(set) var started = 1
-    private(set) var running = 1
+    public private(set) var started = 1
+    public private(set) var running = 1
     /// The failures, in the order they came.
     private var failures: [(description: String, error: any Error)] = []
 
-    init(candidates: Int) {
+    public init(candidates: Int) {
         self.candidates = candidates
     }
 
     /// What to do after `event`. Past the deadline, or once the send is cancelled, no further
     /// candidate starts.
-    mutating func take(_ event: Event, pastDeadline: Bool) -> Step {
+    public mutating func take(_ event: Event, pastDeadline: Bool) -> Step {
         switch event {
         case .opened(let connection):
             return .won(connection)
@@ -64,7 +64,7 @@ struct ConnectionRace<Connection: Sendable> {
 
     /// Why the race was lost: the error of the candidate that failed last, naming the others when
     /// it is a `SendError`; a cancellation as itself.
-    var failure: any Error {
+    public var failure: any Error {
         guard let last = failures.last else { return SendError.undelivered("no address to send to") }
         if failures.contains(where: { $0.error is CancellationError }) { return CancellationError() }
         guard let error = last.error as? SendError, failures.count > 1 else { return last.error }
