@@ -72,6 +72,24 @@ extension ProcessTests {
             #expect(grace.log.contains("alert from Ada (\(adaID)) at 127.0.0.1:"), "the log names it too")
         }
 
+        /// The block of a peer that never sent a hex (so its key is pinned to nothing) holds for
+        /// its Alerts: they are refused by the ID its key proves, and never kept.
+        @Test func aBlockHoldsForAlertsOfAPeerThatSentNoHex() async throws {
+            let port = try DaemonProcess.freeDiscoveryPort()
+            let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
+            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
+            #expect(try await ada.hexctl(["wait", "--peer", "Grace", "--timeout", "10"]).status == 0)
+            #expect(try await grace.hexctl(["wait", "--peer", "Ada", "--timeout", "10"]).status == 0)
+            #expect(try await ada.hexctl(["alert", "--to", "Grace", "before"]).status == 0)
+            #expect(try await grace.hexctl(["block", "Ada"]).status == 0)
+            let refused = try await ada.hexctl(["alert", "--to", "Grace", "pay this invoice"])
+            #expect(refused.status == 77 && refused.standardError.contains("Grace blocked you."),
+                    "\(refused.standardOutput) \(refused.standardError)")
+            let kept = try await grace.hexctl(["alerts"])
+            #expect(kept.status == 0 && kept.standardOutput.contains("before"), "\(kept.standardOutput)")
+            #expect(!kept.standardOutput.contains("invoice"), "the blocked Alert was not kept: \(kept.standardOutput)")
+        }
+
         @Test func aSenderIsBlockedByNameOrUUIDPrefixAndOtherwiseRefused() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)

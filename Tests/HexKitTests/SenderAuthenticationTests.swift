@@ -89,6 +89,18 @@ import Testing
         }
     }
 
+    /// A block names the ID a key proves, pinned or not: an Alert pins nothing, so a peer that
+    /// never sent a hex is refused by its proven ID alone.
+    @Test func aBlockRefusesTheAlertsOfAKeyPinnedToNothing() throws {
+        let alert = Envelope.alert("pay this invoice", versionID: "2.0.0", messageID: UUID().uuidString)
+        let receiver = try Receiver(accepting: .anyone)
+        #expect(try receiver.manager.receive(alert, proof: Self.adaProof).keptAlert?.senderID == Self.ada)
+        try receiver.manager.block(senderUUID: Self.ada)
+        #expect(try receiver.manager.receive(alert, proof: Self.adaProof) == .rejected(alert: "\(Receiver.name) blocked you."))
+        #expect(try receiver.manager.receive(alert, proof: Self.eveProof).keptAlert?.senderID == Self.eve,
+                "another key is not blocked")
+    }
+
     @Test func aPairedKeyIsReportedAsPaired() throws {
         let receiver = try Receiver()
         try receiver.database.setPin(PeerPin(peerUUID: Self.ada, fingerprint: Self.adaKey, trust: .paired))

@@ -65,6 +65,10 @@ struct FileGrants: Sendable {
         guard let deviceID else { return .refuse(.rejected, "files are fetched over TLS only") }
         let found: FileGrant?
         do {
+            // The rule of Stores and Alerts: a blocked key gets nothing, not even what was shared with it.
+            if try await store.isBlocked(senderUUID: deviceID) {
+                return .refuse(.rejected, "\(store.identity.name) blocked you.")
+            }
             found = try await store.grant(id: request.grant)
         } catch {
             return .refuse(.failed, "cannot read the grant: \(error)")

@@ -108,9 +108,7 @@ public struct HexManager {
         case .notAdmitted: return refusedByPolicy
         }
         guard acceptPolicy.admits(trust) else { return refusedByPolicy }
-        if !sender.isEmpty, try repository.isBlocked(senderUUID: sender) {
-            return .rejected(alert: "\(identity.name) blocked you.")
-        }
+        if try isBlocked(anyOf: [sender, proof.deviceID]) { return blockedYou }
         var hex = Self.makeHex(from: hexJM, location: .inbox, at: time)
         hex.senderUUID = sender
         hex.senderTrust = trust
@@ -135,10 +133,23 @@ public struct HexManager {
         .rejected(alert: "\(identity.name) accepts hexes only from \(acceptPolicy.admitted).")
     }
 
+    /// The refusal of a blocked sender, in the original app's words.
+    private var blockedYou: ReceiveOutcome { .rejected(alert: "\(identity.name) blocked you.") }
+
+    /// Whether any of the IDs a sender goes by (the one its envelope names, the one its key
+    /// proves, the one its key is pinned to) is blocked: one rule for Stores and Alerts.
+    private func isBlocked(anyOf ids: [String?]) throws -> Bool {
+        for id in Set(ids.compactMap { $0 }) where !id.isEmpty {
+            if try repository.isBlocked(senderUUID: id) { return true }
+        }
+        return false
+    }
+
     /// An Alert names no sender; over TLS the key the connection proved does. It is passed on
-    /// unless that key's peer is blocked or the policy does not admit it: `known` and `paired`
-    /// take Alerts only from a key pinned (or paired, as the policy requires). A plaintext Alert
-    /// cannot be tied to a sender, so only the policy `anyone` takes it, blocked senders or not.
+    /// unless that key's ID (or the peer it is pinned to) is blocked or the policy does not admit
+    /// it: `known` and `paired` take Alerts only from a key pinned (or paired, as the policy
+    /// requires). A plaintext Alert cannot be tied to a sender, so only the policy `anyone` takes
+    /// it, blocked senders or not.
     private mutating func receiveAlert(_ envelope: Envelope, proof: SenderProof, from address: String,
                                        at time: Date) throws -> ReceiveOutcome {
         var pin: PeerPin?
@@ -149,9 +160,7 @@ public struct HexManager {
                 pin = try repository.pin(forPeer: try movedToDerivedID(owner, deviceID: deviceID))
             }
         }
-        if let pin, try repository.isBlocked(senderUUID: pin.peerUUID) {
-            return .rejected(alert: "\(identity.name) blocked you.")
-        }
+        if try isBlocked(anyOf: [sender, pin?.peerUUID]) { return blockedYou }
         let admitted = acceptPolicy == .anyone || pin.map { acceptPolicy.admits($0.trust) } == true
         guard admitted else { return refusedByPolicy }
         let alert = ReceivedAlert(message: envelope.message ?? "", senderID: sender, address: address, timestamp: time)
