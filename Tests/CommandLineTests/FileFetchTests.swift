@@ -153,6 +153,24 @@ extension ProcessTests {
             #expect(late.status == 77 && late.errors.contains("expired"), "\(late.errors)")
         }
 
+        /// A block holds for Fetch as for Stores and Alerts: a key its owner blocked gets nothing,
+        /// not even a file shared with it before, until it is unblocked.
+        @Test func aBlockedPeerCannotFetchWhatWasSharedWithIt() async throws {
+            let work = try TemporaryDirectory()
+            let (ada, grace, _) = try await Self.pair("Ada", "Grace", in: work)
+            #expect(FileManager.default.createFile(atPath: work.file("notes.txt"), contents: Data("notes\n".utf8)))
+            let hex = try await Self.share([work.file("notes.txt")], from: ada, to: grace)
+            #expect(try await ada.hexctl(["block", "Grace"]).status == 0)
+            let refused = try await Self.fetch(hex.id.uuidString, by: grace)
+            #expect(refused.status == 77 && refused.errors.contains("Ada blocked you."), "\(refused.errors)")
+            #expect(!FileManager.default.fileExists(atPath: work.file("Grace-downloads/notes.txt")))
+            #expect(try await ada.hexctl(["unblock", "Grace"]).status == 0)
+            let fetched = try await Self.fetch(hex.id.uuidString, by: grace)
+            #expect(fetched.status == 0, "\(fetched.errors)")
+            let notes = try String(contentsOfFile: work.file("Grace-downloads/notes.txt"), encoding: .utf8)
+            #expect(notes == "notes\n")
+        }
+
         /// The fetching daemon killed (-9) mid-file, then the serving one: each time the fetch
         /// goes on from the partial file, and the bytes sent again are a fraction of the file.
         @Test func aFetchResumesAfterEitherSideIsKilled() async throws {
