@@ -95,8 +95,8 @@ let commands: [Command] = [
     + fetchCommands + [
     Command("block", "<sender>",
             arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
-            summary: "Refuse hexes and alerts from a sender: a UUID, or a peer's name or UUID prefix "
-                + "(it is told \"<your name> blocked you.\").") { invocation in
+            summary: "Refuse hexes, alerts and fetches of shared files from a sender: a UUID, or a peer's name "
+                + "or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
         let blocked = try await invocation.result(\.blocked, of: .block(sender: try single(invocation, "a sender UUID or peer")))
         return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
     },

@@ -6,7 +6,7 @@ import HexTestSupport
 import HexTestTools
 import Testing
 
-@Suite struct DataDirectoryTests {
+@Suite(.timeLimit(.minutes(5))) struct DataDirectoryTests {
     @Test func theDataDirectoryComesFromTheFlagThenTheEnvironment() {
         let environment = ["HEXD_DATA_DIR": "/from/env", "XDG_DATA_HOME": "/xdg", "HOME": "/home/u"]
         #expect(DataDirectory(explicit: "/flag", environment: environment).path == "/flag")

@@ -2,7 +2,7 @@ import HexCommandLine
 import Testing
 
 /// Durations as a command line takes them: seconds, or a number and one unit.
-@Suite struct DurationTextTests {
+@Suite(.timeLimit(.minutes(5))) struct DurationTextTests {
     @Test(arguments: [("90", 90.0), ("30s", 30), ("10m", 600), ("1.5h", 5_400), ("1d", 86_400), ("0.5", 0.5)])
     func aNumberAndAUnitAreSeconds(_ text: String, _ seconds: Double) {
         #expect(DurationText.seconds(text) == seconds)

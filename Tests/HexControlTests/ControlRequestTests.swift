@@ -4,7 +4,7 @@ import Testing
 
 /// The wire form of control requests: every command survives a round trip, and an incomplete or
 /// out-of-range request is refused while it is decoded, naming the argument.
-@Suite struct ControlRequestTests {
+@Suite(.timeLimit(.minutes(5))) struct ControlRequestTests {
     static let peer = SendOptions(to: "grace", wait: false, timeout: .seconds(7), legacy: true)
     static let draft = HexDraft(description: "Q3", color: "#112233", links: [LinkJM(url: "https://a.example/1", linkDescription: "one", service: .dropbox)])
     static let requests: [ControlRequest] = [

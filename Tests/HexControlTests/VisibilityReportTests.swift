@@ -2,7 +2,7 @@
 import Testing
 
 /// How the time a visibility has left reads, whatever a report says.
-@Suite struct VisibilityReportTests {
+@Suite(.timeLimit(.minutes(5))) struct VisibilityReportTests {
     @Test func timeLeftIsRoundedUpInTheLargestUsefulUnit() {
         #expect(VisibilityReport.timeLeft(4.2) == "5 s")
         #expect(VisibilityReport.timeLeft(119) == "119 s")

@@ -5,7 +5,7 @@ import Testing
 
 /// The client against Debian's dbus-daemon, which checks every message it is sent and drops a
 /// client that sends a malformed one.
-@Suite struct DBusConnectionTests {
+@Suite(.timeLimit(.minutes(5))) struct DBusConnectionTests {
     private let bus = "org.freedesktop.DBus"
     private let busPath = "/org/freedesktop/DBus"
 

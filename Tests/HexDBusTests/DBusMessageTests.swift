@@ -1,7 +1,7 @@
 @testable import HexDBus
 import Testing
 
-@Suite struct DBusMessageTests {
+@Suite(.timeLimit(.minutes(5))) struct DBusMessageTests {
     private let notify: DBusMessage = {
         var message = DBusMessage.call("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
                                        "org.freedesktop.Notifications", "Notify", [

@@ -3,7 +3,7 @@ import Testing
 
 /// DNS messages as mDNS and DNS-SD use them: written and read back, read from bytes another
 /// stack wrote, and refused without trapping when hostile.
-@Suite struct DNSMessageTests {
+@Suite(.timeLimit(.minutes(5))) struct DNSMessageTests {
     private func name(_ labels: String...) throws -> DNSName {
         try DNSName(labels: labels.map { Array($0.utf8) })
     }

@@ -4,7 +4,7 @@ import HexKit
 import HexNet
 import Testing
 
-@Suite struct ArrivalsSettingsTests {
+@Suite(.timeLimit(.minutes(5))) struct ArrivalsSettingsTests {
     private func resolve(_ arguments: [String], environment: [String: String] = [:]) throws -> DaemonConfiguration {
         guard case .run(let configuration) = try DaemonConfiguration.resolve(
             arguments: arguments, environment: environment, readFile: { _ in nil })
@@ -30,7 +30,7 @@ import Testing
     }
 }
 
-@Suite struct NotificationContentTests {
+@Suite(.timeLimit(.minutes(5))) struct NotificationContentTests {
     private func hex(_ description: String, links: [String], name: String = "Grace", trust: SenderTrust? = .paired)
         -> Hex {
         Hex(id: UUID.random(), location: .inbox, senderUUID: "1B8D02B4-0000-8000-8000-000000000001",

@@ -5,7 +5,7 @@ import Testing
 
 /// What hexd says to Avahi and reads from it, without a bus (the netns test `avahi.sh` runs it
 /// against avahi-daemon, avahi-browse and python-zeroconf).
-@Suite struct AvahiAPITests {
+@Suite(.timeLimit(.minutes(5))) struct AvahiAPITests {
     static let id = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
 
     private func resolved(address: String = "10.0.0.7", interface: Int32 = 3, port: UInt16 = 18_521,

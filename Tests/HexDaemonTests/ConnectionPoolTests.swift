@@ -8,7 +8,7 @@ import Testing
 
 /// Sends to one peer share a TLS connection kept open between them; a kept connection the peer
 /// closed is replaced, the envelope sent again with the same messageID. Real sockets, real TLS.
-@Suite struct ConnectionPoolTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectionPoolTests {
     /// A TLS peer that acknowledges every line, except that on its first connection it answers
     /// only `answered` lines and then closes at the next one, unanswered (a receiver whose idle
     /// deadline passes as the sender writes). It records every messageID it read, per connection.
@@ -35,19 +35,19 @@ import Testing
             task = Task {
                 var index = 0
                 while let socket = try? await listener.accept() {
-                    guard let stream = try? await TLSStream.handshake(over: socket, context: context, as: .server, timeout: .seconds(5)) else { continue }
+                    guard let stream = try? await TLSStream.handshake(over: socket, context: context, as: .server, timeout: .seconds(30)) else { continue }
                     let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
                     let number = index
                     index += 1
                     seen.ids.withLock { $0.append([]) }
                     var lines = 0
-                    while case .line(let bytes)? = try? await connection.readLine(timeout: .seconds(5)),
+                    while case .line(let bytes)? = try? await connection.readLine(timeout: .seconds(30)),
                           let envelope = try? Envelope.decode(from: bytes), let id = envelope.messageID {
                         seen.ids.withLock { $0[number].append(id) }
                         if number == 0 && lines == answered { break }
                         lines += 1
                         let ack = Envelope.ack(.stored, messageID: id, message: "stored", versionID: HexdVersion.current)
-                        guard (try? await connection.writeLine(ack.encodedLine(), timeout: .seconds(5))) != nil else { break }
+                        guard (try? await connection.writeLine(ack.encodedLine(), timeout: .seconds(30))) != nil else { break }
                     }
                     socket.shutdown()
                 }
@@ -72,7 +72,7 @@ import Testing
         let envelopes = (0..<3).map { store("hex \($0)") }
         for envelope in envelopes {
             let delivery = try await EnvelopeSender.send(envelope, to: [endpoint], security: security,
-                                                         timeout: .seconds(5), maximumLineLength: 1 << 20, pool: pool)
+                                                         timeout: .seconds(30), maximumLineLength: 1 << 20, pool: pool)
             #expect(delivery.status == .stored && delivery.peerKey == peer.key)
         }
         let ids = envelopes.compactMap(\.messageID)
@@ -93,7 +93,7 @@ import Testing
         var keys: [ConnectionPool.Key] = []
         let start = ContinuousClock.now
         for index in 0..<65 {
-            let socket = try await StreamConnector.tcp(to: endpoint, timeout: .seconds(5))
+            let socket = try await StreamConnector.tcp(to: endpoint, timeout: .seconds(30))
             accepted.append(try await listener.accept())
             let digits = String(index, radix: 16)
             let key = try #require(Fingerprint(hex: String(repeating: "0", count: 64 - digits.count) + digits))
@@ -118,7 +118,7 @@ import Testing
         let endpoint = Endpoint(host: "127.0.0.1", port: peer.port)
         let pool = ConnectionPool(idleLifetime: .seconds(60))
         _ = try await EnvelopeSender.send(store("one"), to: [endpoint], security: .tls(context, expected: peer.key),
-                                          timeout: .seconds(5), maximumLineLength: 1 << 20, pool: pool)
+                                          timeout: .seconds(30), maximumLineLength: 1 << 20, pool: pool)
         #expect(pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: identity.fingerprint)) == nil, "another key gets nothing")
         #expect(pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: peer.key), at: .now + .seconds(61)) == nil, "past its lifetime it is gone")
         #expect(pool.count == 0)

@@ -7,7 +7,7 @@ import Testing
 
 /// Racing a peer's candidate addresses (RFC 8305): the pure decisions, then real loopback
 /// sockets and a real TLS handshake.
-@Suite struct ConnectionRaceTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectionRaceTests {
     private typealias Race = ConnectionRace<String>
 
     private struct Refused: Error {}

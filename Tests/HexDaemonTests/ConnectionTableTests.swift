@@ -5,7 +5,7 @@ import Testing
 
 import Glibc
 
-@Suite struct ConnectionTableTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectionTableTests {
     private func socket() throws -> Socket { try Socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) }
 
     @Test func oneAddressGetsAtMostItsShare() throws {
@@ -66,7 +66,7 @@ import Glibc
     }
 }
 
-@Suite struct LogLimiterTests {
+@Suite(.timeLimit(.minutes(5))) struct LogLimiterTests {
     @Test func aKindIsWrittenAFewTimesPerWindowThenCounted() {
         let limiter = LogLimiter()
         let start = ContinuousClock.now

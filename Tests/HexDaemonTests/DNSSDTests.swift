@@ -6,7 +6,7 @@ import Testing
 
 /// What hexd publishes by DNS-SD and what it learns from it, without sockets (the netns test
 /// `dnssd.sh` runs both against python-zeroconf).
-@Suite struct DNSSDTests {
+@Suite(.timeLimit(.minutes(5))) struct DNSSDTests {
     static let id = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
     private let addresses = [IPAddress("10.0.0.7"), IPAddress("fe80::1%lo")].compactMap { $0 }
 

@@ -4,7 +4,7 @@ import HexKit
 import HexNet
 import Testing
 
-@Suite struct DaemonConfigurationTests {
+@Suite(.timeLimit(.minutes(5))) struct DaemonConfigurationTests {
     private func resolve(_ arguments: [String], environment: [String: String] = [:], file: String? = nil) throws -> DaemonConfiguration {
         guard case .run(let configuration) = try DaemonConfiguration.resolve(
             arguments: arguments, environment: environment, readFile: { $0.hasSuffix("hexd.conf") || $0 == "/etc/custom.conf" ? file : nil })

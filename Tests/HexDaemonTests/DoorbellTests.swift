@@ -3,7 +3,7 @@ import Testing
 
 /// The doorbell a restartable loop waits on: rings are kept for the next waiter, and a cancelled
 /// waiter ends nothing (an AsyncStream would end, and the loop would spin).
-@Suite struct DoorbellTests {
+@Suite(.timeLimit(.minutes(5))) struct DoorbellTests {
     @Test func aRingWithNoOneWaitingIsKeptForTheNextWaiter() async {
         let doorbell = Doorbell()
         doorbell.ring()

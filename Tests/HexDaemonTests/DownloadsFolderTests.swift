@@ -6,7 +6,7 @@ import Testing
 
 /// Where fetched files land by default, how partial files are named and recognised, and the
 /// settings that choose them.
-@Suite struct DownloadsFolderTests {
+@Suite(.timeLimit(.minutes(5))) struct DownloadsFolderTests {
     @Test func theDefaultFolderIsTheUsersForADaemonOfTheirOwnAndTheDataDirectorysOtherwise() throws {
         let home = try TemporaryDirectory()
         let data = DataDirectory(explicit: home.path + "/.local/share/hexd", environment: [:])

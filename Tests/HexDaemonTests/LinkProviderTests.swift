@@ -4,7 +4,7 @@ import HexKit
 import HexTestSupport
 import Testing
 
-@Suite struct LinkProviderTests {
+@Suite(.timeLimit(.minutes(5))) struct LinkProviderTests {
     /// A link command for the tests: prints a link, fails, hangs (with a grandchild holding its
     /// output open), or prints nothing, depending on the file's name.
     static func script(in directory: TemporaryDirectory) throws -> String {

@@ -2,7 +2,7 @@ import Foundation
 @testable import HexDaemon
 import Testing
 
-@Suite struct LoggerTests {
+@Suite(.timeLimit(.minutes(5))) struct LoggerTests {
     let time = Date(timeIntervalSince1970: 1_795_317_000.125)
 
     @Test func textIsForPeopleWithTheFieldsAfterTheMessage() {

@@ -5,7 +5,7 @@ import Testing
 
 /// The pairings under way: the code both sides work out, the commitment and code checks, expiry
 /// and bounds. Real nonces and hashes; the clock is passed in.
-@Suite struct PairingBookTests {
+@Suite(.timeLimit(.minutes(5))) struct PairingBookTests {
     static let alice = "6F9619FF-8B86-4011-B42D-00C04FC964FF"
     let now = ContinuousClock.now
 

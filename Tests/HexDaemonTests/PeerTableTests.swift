@@ -4,7 +4,7 @@ import HexKit
 import HexNet
 import Testing
 
-@Suite struct PeerTableTests {
+@Suite(.timeLimit(.minutes(5))) struct PeerTableTests {
     static let own = "11111111-1111-4111-8111-111111111111"
     static let other = "22222222-2222-4222-8222-222222222222"
     let start = ContinuousClock.now

@@ -7,7 +7,7 @@ import Testing
 
 /// Beacons that prove themselves (Protocol.md, section 9): signed by the key their peer UUID
 /// derives from, numbered so that a replay changes nothing.
-@Suite struct SignedBeaconTests {
+@Suite(.timeLimit(.minutes(5))) struct SignedBeaconTests {
     private static func identity(_ name: String, in directory: TemporaryDirectory) throws -> TLSIdentity {
         try TLSIdentity.loadOrCreate(keyPath: directory.file(name + ".key"),
                                      certificatePath: directory.file(name + ".crt"),

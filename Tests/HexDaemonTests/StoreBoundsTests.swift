@@ -7,7 +7,7 @@ import Testing
 
 /// What a daemon keeps on disk for others is bounded, as Protocol.md's budgets say: the outbox
 /// (10,000 sends, 256 MiB) and the peers remembered (4,096, 90 days). Real SQLite files.
-@Suite struct StoreBoundsTests {
+@Suite(.timeLimit(.minutes(5))) struct StoreBoundsTests {
     private func service() throws -> (HexService, TemporaryDirectory) {
         let directory = try TemporaryDirectory()
         let service = try HexService(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]),

@@ -2,7 +2,7 @@ import HexEngine
 import Testing
 
 /// The once-a-minute-per-sender log: one event per key per interval, for a bounded number of keys.
-@Suite struct KeyedThrottleTests {
+@Suite(.timeLimit(.minutes(5))) struct KeyedThrottleTests {
     @Test func oneEventPerKeyPerInterval() {
         var throttle = KeyedThrottle<String>(interval: .seconds(60), capacity: 8)
         let start = ContinuousClock.now

@@ -3,7 +3,7 @@ import HexEngine
 import Testing
 
 /// The outbox's decisions, event in and action out, with the clock passed in.
-@Suite struct OutboxMachineTests {
+@Suite(.timeLimit(.minutes(5))) struct OutboxMachineTests {
     struct Send: OutboxItem, Equatable {
         let messageID: String
         let destination: String

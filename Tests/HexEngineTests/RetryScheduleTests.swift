@@ -2,7 +2,7 @@ import HexEngine
 import Testing
 
 /// The outbox's backoff: doubling from a second, at most five minutes, jittered down to half.
-@Suite struct RetryScheduleTests {
+@Suite(.timeLimit(.minutes(5))) struct RetryScheduleTests {
     @Test func theWaitDoublesUpToTheLongestAndJitterOnlyShortensIt() {
         let schedule = RetrySchedule()
         #expect(schedule.delay(afterAttempts: 1, jitter: 1) == .seconds(1))

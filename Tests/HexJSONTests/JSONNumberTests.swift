@@ -1,7 +1,7 @@
 import HexJSON
 import Testing
 
-@Suite struct JSONNumberTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONNumberTests {
     private func number(_ text: String) throws -> JSONNumber {
         guard case .number(let number) = try JSONValue.parse(Array(text.utf8)) else { throw JSONError(.invalidNumber, at: 0) }
         return number

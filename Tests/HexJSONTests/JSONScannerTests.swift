@@ -1,7 +1,7 @@
 import HexJSON
 import Testing
 
-@Suite struct JSONScannerTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONScannerTests {
     private func validate(_ text: String) throws(JSONError) {
         try validate(Array(text.utf8))
     }

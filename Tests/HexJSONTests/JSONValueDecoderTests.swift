@@ -2,7 +2,7 @@ import FoundationEssentials
 import HexJSON
 import Testing
 
-@Suite struct JSONValueDecoderTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONValueDecoderTests {
     private struct Sample: Decodable, Equatable {
         var port: UInt16
         var interval: Double

@@ -1,7 +1,7 @@
 import HexJSON
 import Testing
 
-@Suite struct JSONWriterTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONWriterTests {
     @Test func stringsAreEscapedAndReadBackTheSame() throws {
         let tricky = "quote \" backslash \\ slash / newline \n return \r tab \t bell \u{07} nul \u{0} é 🚀"
         var writer = JSONWriter()

@@ -3,7 +3,7 @@ import HexTestSupport
 import Testing
 
 /// `hexd --accept`: whose Stores and Alerts are taken, and that a refused stranger is not pinned.
-@Suite struct AcceptPolicyTests {
+@Suite(.timeLimit(.minutes(5))) struct AcceptPolicyTests {
     static let ada = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
     static let adaKey = String(repeating: "a1", count: 32)
     static let stranger = "11111111-2222-8333-8444-555555555555"

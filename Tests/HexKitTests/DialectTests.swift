@@ -3,7 +3,7 @@ import HexTestSupport
 import Testing
 
 /// The two generations' rules: what is sent to a peer, and how this daemon answers.
-@Suite struct DialectTests {
+@Suite(.timeLimit(.minutes(5))) struct DialectTests {
     // MARK: Sending
 
 

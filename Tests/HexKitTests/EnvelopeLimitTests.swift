@@ -3,7 +3,7 @@ import Testing
 
 /// One envelope's cost is bounded: past a limit it is refused whole, with a reason and the
 /// `messageID` (wherever it stands in the line) so the sender can be answered.
-@Suite struct EnvelopeLimitTests {
+@Suite(.timeLimit(.minutes(5))) struct EnvelopeLimitTests {
     private let small = EnvelopeLimits(maximumLinks: 3, maximumStringBytes: 16)
 
     private func store(links: Int, url: String = "u", messageIDFirst: Bool = false) -> [UInt8] {

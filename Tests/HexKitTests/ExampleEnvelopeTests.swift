@@ -4,7 +4,7 @@ import Testing
 
 /// Every `Examples/envelopes/NN-name.envelope` gives exactly the outcome written in its
 /// `NN-name.expected.json`: the documentation and the behaviour cannot drift apart.
-@Suite struct ExampleEnvelopeTests {
+@Suite(.timeLimit(.minutes(5))) struct ExampleEnvelopeTests {
     static let folder = #filePath.split(separator: "/").dropLast(3).map { "/" + $0 }.joined() + "/Examples/envelopes"
 
     static var exampleNames: [String] {

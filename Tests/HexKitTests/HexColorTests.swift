@@ -1,7 +1,7 @@
 import HexKit
 import Testing
 
-@Suite struct HexColorTests {
+@Suite(.timeLimit(.minutes(5))) struct HexColorTests {
     @Test(arguments: [("#3498db", "#3498DB"), ("3498DB", "#3498DB"), ("#AAAAAA", "#AAAAAA")])
     func validColoursBecomeUppercaseWithAHash(_ color: String, _ normalized: String) {
         #expect(HexColor.normalized(color) == normalized)

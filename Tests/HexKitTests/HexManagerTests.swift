@@ -2,7 +2,7 @@ import HexKit
 import HexTestSupport
 import Testing
 
-@Suite struct HexManagerTests {
+@Suite(.timeLimit(.minutes(5))) struct HexManagerTests {
     static let sender = "6F9619FF-8B86-4011-B42D-00C04FC964FF"
 
     private func storeLine(_ description: String, messageID: String? = nil, sender: String = Self.sender) -> String {

@@ -5,7 +5,7 @@ import HexTestSupport
 import Testing
 
 /// The inbox's budgets and the disk's floors as HexManager applies them, over a real database.
-@Suite struct InboxBudgetTests {
+@Suite(.timeLimit(.minutes(5))) struct InboxBudgetTests {
     private static func store(from sender: String, bytes: Int, id: String = UUID().uuidString) -> Envelope {
         .store(HexJM(senderUUID: sender, senderName: "S", hexDescription: "d", hexColor: "#FF0000",
                      links: [LinkJM(url: "https://x.example/" + String(repeating: "x", count: bytes))]),

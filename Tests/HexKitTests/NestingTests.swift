@@ -3,7 +3,7 @@ import Testing
 
 /// Nesting at every depth from 1 to 1,100, at every place a peer can put it: an envelope decodes
 /// exactly when the whole line is nested at most 512 deep, and is `malformedJSON` beyond.
-@Suite struct NestingTests {
+@Suite(.timeLimit(.minutes(5))) struct NestingTests {
     /// Where the nested value goes, and how deep that place already is.
     private static let places: [(name: String, baseDepth: Int, line: @Sendable (String) -> String)] = [
         ("the whole line", 0, { $0 }),

@@ -3,7 +3,7 @@ import Testing
 
 /// A `jmObject` that is not a hex is kept as compact raw JSON, wherever `jmObjectType` stands and
 /// whether the object came as an object or stringified; a hex's text is never kept.
-@Suite struct OpaqueObjectTests {
+@Suite(.timeLimit(.minutes(5))) struct OpaqueObjectTests {
     private func raw(_ line: String) throws -> String? {
         guard case .opaque(let raw)? = try Envelope.decode(from: Array(line.utf8)).jmObject else { return nil }
         return raw.description

@@ -2,7 +2,7 @@ import HexKit
 import Synchronization
 import Testing
 
-@Suite struct QueryRegistryTests {
+@Suite(.timeLimit(.minutes(5))) struct QueryRegistryTests {
     /// Collects the outcomes the registry delivers, to check there is exactly one per query.
     final class Deliveries: Sendable {
         private let outcomes = Mutex<[UUID: [QueryRegistry.Outcome]]>([:])

@@ -7,7 +7,7 @@ import Testing
 /// Random envelope-like input through decode -> HexManager -> SQLite, checked against the
 /// generator's own model of the tolerance rules. Bounded in count (no network, no waits: about
 /// 20 s on two cores while other suites run).
-@Suite struct RandomEnvelopeTests {
+@Suite(.timeLimit(.minutes(5))) struct RandomEnvelopeTests {
     static let inputCount = 12_000
 
     @Test func randomEnvelopesDecodeStoreAndNeverCrash() async throws {

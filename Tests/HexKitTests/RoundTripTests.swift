@@ -1,7 +1,7 @@
 import HexKit
 import Testing
 
-@Suite struct RoundTripTests {
+@Suite(.timeLimit(.minutes(5))) struct RoundTripTests {
     static let fullHex = HexJM(
         senderUUID: "6F9619FF-8B86-4011-B42D-00C04FC964FF", senderName: "Zoë Ünïcødé 🚀", hexDescription: "line one\nline \"two\"\t/x",
         hexColor: "#3498DB",

@@ -4,7 +4,7 @@ import Testing
 
 /// Who may speak for a peer UUID: the key pinned to it, over TLS; plaintext only for peers never
 /// known by a key.
-@Suite struct SenderAuthenticationTests {
+@Suite(.timeLimit(.minutes(5))) struct SenderAuthenticationTests {
     /// Device IDs (version 8 UUIDs), as if derived from the keys below.
     static let ada = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
     static let eve = "11111111-2222-8333-8444-555555555555"

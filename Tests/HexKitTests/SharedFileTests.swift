@@ -3,7 +3,7 @@ import Testing
 
 /// The pure parts of sharing files peer to peer: the link scheme, the Fetch and FileRange
 /// objects, and the names a peer's file may take in a downloads folder.
-@Suite struct SharedFileTests {
+@Suite(.timeLimit(.minutes(5))) struct SharedFileTests {
     let owner = "792ABB2D-4116-88D5-9BBF-1D8B05F827DF"
     let grant = "b2e01bc68b3a5ba000392401d94a4521"
 

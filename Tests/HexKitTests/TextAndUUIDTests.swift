@@ -1,7 +1,7 @@
 import HexKit
 import Testing
 
-@Suite struct TextAndUUIDTests {
+@Suite(.timeLimit(.minutes(5))) struct TextAndUUIDTests {
     @Test(arguments: [("  a b  ", "a b"), ("\t\n x\u{2003}", "x"), ("   ", ""), ("", ""), ("é", "é"), (" \u{00A0}6F96-19FF\r\n", "6F96-19FF")])
     func trimmingDropsWhiteSpaceAtBothEndsOnly(_ text: String, _ trimmed: String) {
         #expect(text.trimmed == trimmed)

@@ -2,7 +2,7 @@ import HexKit
 import Testing
 
 /// One test per tolerance rule of Protocol.md ("Tolerant decoding").
-@Suite struct ToleranceRuleTests {
+@Suite(.timeLimit(.minutes(5))) struct ToleranceRuleTests {
     private func decode(_ json: String) throws -> Envelope {
         try Envelope.decode(from: Array(json.utf8))
     }

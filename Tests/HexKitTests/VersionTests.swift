@@ -1,7 +1,7 @@
 import HexKit
 import Testing
 
-@Suite struct VersionTests {
+@Suite(.timeLimit(.minutes(5))) struct VersionTests {
     @Test(arguments: ["1.0", "1", "1.9.9", "0.5", "", "beta", "v2.0", " 2.0", "１.0"])
     func legacyVersions(_ versionID: String) {
         #expect(HexdVersion.isLegacy(versionID))

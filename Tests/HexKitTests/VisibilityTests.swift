@@ -3,7 +3,7 @@ import HexKit
 import Testing
 
 /// The visibility as kept in the database, and a visibility for a while ending by itself.
-@Suite struct VisibilityTests {
+@Suite(.timeLimit(.minutes(5))) struct VisibilityTests {
     @Test func everyVisibilityIsReadBackAsKept() {
         let until = Date(timeIntervalSince1970: 1_795_521_600.25)
         for visibility in [Visibility.visible, .hidden, .visibleUntil(until)] {

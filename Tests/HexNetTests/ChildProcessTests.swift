@@ -6,7 +6,7 @@ import Testing
 import Glibc
 
 /// Commands run without blocking a thread, stopped whole, and always reaped.
-@Suite struct ChildProcessTests {
+@Suite(.timeLimit(.minutes(5))) struct ChildProcessTests {
     @Test func outputErrorsAndTheExitCodeComeBack() async throws {
         let result = try await ChildProcess.run(["/bin/sh", "-c", "echo out; echo err >&2; exit 3"], timeout: .seconds(10))
         #expect(result.standardOutput == "out\n" && result.standardError == "err\n")

@@ -4,7 +4,7 @@ import Testing
 import Glibc
 
 /// Addresses of both families as users write them and as sockets report them.
-@Suite struct IPAddressTests {
+@Suite(.timeLimit(.minutes(5))) struct IPAddressTests {
     @Test func addressesReadBackAsWritten() throws {
         for text in ["192.168.1.20", "fd00::2", "::1", "fe80::1%lo", "2001:db8::8:800:200c:417a"] {
             #expect(IPAddress(text)?.description == text, "\(text)")

@@ -1,7 +1,7 @@
 import HexNet
 import Testing
 
-@Suite struct LineFramerTests {
+@Suite(.timeLimit(.minutes(5))) struct LineFramerTests {
     private func lines(_ chunks: [String], cap: Int = 100) -> [LineFramer.Item] {
         var framer = LineFramer(maximumLineLength: cap)
         var items: [LineFramer.Item] = []

@@ -4,7 +4,7 @@ import Testing
 
 import Glibc
 
-@Suite struct PartialLineBudgetTests {
+@Suite(.timeLimit(.minutes(5))) struct PartialLineBudgetTests {
     private func socket() throws -> Socket { try Socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) }
 
     @Test func theLargestHoldersAreCutFirstAndCountedUntilTheyLetGo() throws {

@@ -6,7 +6,7 @@ import Glibc
 
 /// The epoll reactor under the churn that crashed libdispatch's sources: thousands of waits that
 /// end every way a wait can end, at once.
-@Suite struct ReactorTests {
+@Suite(.timeLimit(.minutes(5))) struct ReactorTests {
     /// A connected pair of Unix stream sockets.
     private func pair() throws -> (Socket, Socket) {
         var descriptors: [Int32] = [0, 0]
@@ -76,7 +76,7 @@ final class Locked<Value: Sendable>: Sendable {
     func withLock<T>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
 }
 
-@Suite struct DeadlineHeapTests {
+@Suite(.timeLimit(.minutes(5))) struct DeadlineHeapTests {
     @Test func deadlinesComeOutEarliestFirstAndEndedWaitsDoNotPileUp() {
         var heap = DeadlineHeap()
         let start = ContinuousClock.now

@@ -6,7 +6,7 @@ import Testing
 
 import Glibc
 
-@Suite struct StreamTests {
+@Suite(.timeLimit(.minutes(5))) struct StreamTests {
     private func connectedSockets() async throws -> (client: Socket, server: Socket, listener: StreamListener) {
         let listener = try StreamListener.tcp(address: .loopback, port: 0)
         async let accepted = listener.accept()
@@ -142,7 +142,7 @@ import Glibc
     }
 }
 
-@Suite struct UnixSocketTests {
+@Suite(.timeLimit(.minutes(5))) struct UnixSocketTests {
     @Test func aUnixListenerIsPrivateAndReplacesAStaleFile() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("control.sock")
@@ -169,7 +169,7 @@ import Glibc
     }
 }
 
-@Suite struct DatagramTests {
+@Suite(.timeLimit(.minutes(5))) struct DatagramTests {
     @Test func everySocketOnASharedPortHearsABroadcast() async throws {
         let first = try DatagramSocket(port: 0)
         let second = try DatagramSocket(port: first.port)
@@ -269,7 +269,7 @@ import Glibc
     }
 }
 
-@Suite struct DescriptorReuseTests {
+@Suite(.timeLimit(.minutes(5))) struct DescriptorReuseTests {
     /// Descriptors are reused as soon as a socket closes. A readiness wait must not be lost
     /// because the previous socket with the same number was still registered with the event
     /// loop (libdispatch needs its cancel handler to run first): such a wait never ends, so each

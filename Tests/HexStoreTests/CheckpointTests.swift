@@ -5,7 +5,7 @@ import Testing
 
 /// Deferred checkpoints: commits report a full write-ahead log instead of copying it themselves,
 /// the owner's checkpoint copies it, and a log past the limit is copied by the commit anyway.
-@Suite struct CheckpointTests {
+@Suite(.timeLimit(.minutes(5))) struct CheckpointTests {
     /// A connection in WAL mode with a table of one-page rows.
     private func connection(in directory: TemporaryDirectory) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: directory.file("db.sqlite"))

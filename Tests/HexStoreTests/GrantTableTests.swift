@@ -5,7 +5,7 @@ import Testing
 
 /// The grants table: a grant reads back whole, is found by a prefix of its id, is revoked once,
 /// counts its fetches, and is forgotten once it ended long enough ago.
-@Suite struct GrantTableTests {
+@Suite(.timeLimit(.minutes(5))) struct GrantTableTests {
     private func grant(_ created: Double, expiresAfter lifetime: Double = 3_600) -> FileGrant {
         let time = Date(timeIntervalSinceReferenceDate: created)
         return FileGrant(path: "/home/ada/report \(created).pdf", name: "report \(created).pdf", size: 1 << 40,

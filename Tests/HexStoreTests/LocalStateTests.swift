@@ -4,7 +4,7 @@ import HexStore
 import HexTestSupport
 import Testing
 
-@Suite struct LocalStateTests {
+@Suite(.timeLimit(.minutes(5))) struct LocalStateTests {
     @Test func theIdentityIsStableAcrossRestartsAndTheNameCanChange() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("db.sqlite")

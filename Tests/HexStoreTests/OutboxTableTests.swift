@@ -5,7 +5,7 @@ import Testing
 
 /// The outbox table: one entry per messageID, due in the order sends were queued, paged, and
 /// rescheduled by peer.
-@Suite struct OutboxTableTests {
+@Suite(.timeLimit(.minutes(5))) struct OutboxTableTests {
     private func entry(_ created: Double, peer: String? = "PEER", address: String? = nil) -> OutboxEntry {
         let time = Date(timeIntervalSinceReferenceDate: created)
         return OutboxEntry(messageID: UUID().uuidString, peerUUID: peer, address: address, label: "Grace", kind: .hex, envelope: "{}",

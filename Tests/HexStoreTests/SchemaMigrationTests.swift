@@ -3,7 +3,7 @@ import HexStore
 import HexTestSupport
 import Testing
 
-@Suite struct SchemaMigrationTests {
+@Suite(.timeLimit(.minutes(5))) struct SchemaMigrationTests {
     @Test func aNewDatabaseHasTheLatestSchemaInWALMode() throws {
         let directory = try TemporaryDirectory()
         let database = try HexDatabase(path: directory.file("new.sqlite"))

@@ -4,7 +4,7 @@ import HexKit
 import HexTestSupport
 import Testing
 
-@Suite struct TransactionTests {
+@Suite(.timeLimit(.minutes(5))) struct TransactionTests {
     @Test func readsGoOnWhileAnotherConnectionIsWriting() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("db.sqlite")
@@ -118,7 +118,7 @@ import Testing
     }
 }
 
-@Suite struct DurabilityTests {
+@Suite(.timeLimit(.minutes(5))) struct DurabilityTests {
     @Test(arguments: [(HexDatabase.Durability.processCrash, Int64(1)), (.powerLoss, 2)])
     func theDurabilitySettingReachesSQLite(durability: HexDatabase.Durability, synchronous: Int64) throws {
         let directory = try TemporaryDirectory()
@@ -128,7 +128,7 @@ import Testing
     }
 }
 
-@Suite struct PrefixLookupTests {
+@Suite(.timeLimit(.minutes(5))) struct PrefixLookupTests {
     @Test func writesInsideOneTransactionFailAloneAndCommitTogether() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("db.sqlite")

@@ -7,7 +7,7 @@ import Testing
 import Glibc
 
 /// Device identities and TLS 1.3 connections over real loopback sockets.
-@Suite struct TLSTests {
+@Suite(.timeLimit(.minutes(5))) struct TLSTests {
     private static func identity(in directory: TemporaryDirectory, _ name: String = "device") throws -> (TLSIdentity, created: Bool) {
         try TLSIdentity.loadOrCreate(keyPath: directory.file(name + ".key"), certificatePath: directory.file(name + ".crt"), commonName: "hexd " + name)
     }

@@ -1,7 +1,7 @@
 import HexWeb
 import Testing
 
-@Suite struct HTTPRequestReaderTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPRequestReaderTests {
     private func read(_ text: String, bodyBytes: Int = 1_024, pieces: Int? = nil) -> HTTPRequestReader.Action {
         var reader = HTTPRequestReader(limits: .init(bodyBytes: bodyBytes))
         let bytes = Array(text.utf8)

@@ -2,7 +2,7 @@ import Foundation
 import HexWeb
 import Testing
 
-@Suite struct PageAssetsTests {
+@Suite(.timeLimit(.minutes(5))) struct PageAssetsTests {
     @Test func theFirstScreenIsADataBlockNothingInItCanClose() throws {
         let hostile = #"{"status":null,"inbox":[{"summary":{"hexDescription":"#
             + #""</script><script>alert(1)</script> & <!--"}}]}"#

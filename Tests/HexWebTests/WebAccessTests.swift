@@ -1,7 +1,7 @@
 import HexWeb
 import Testing
 
-@Suite struct WebAccessTests {
+@Suite(.timeLimit(.minutes(5))) struct WebAccessTests {
     private let token = String(repeating: "ab", count: 32)
     private var access: WebAccess { WebAccess(token: token, host: "127.0.0.1", port: 18_522) }
 
