@@ -12,9 +12,9 @@ import Testing
         #expect(schedule.delay(afterAttempts: .max, jitter: 1) == .seconds(300), "no overflow")
         #expect(schedule.delay(afterAttempts: 0, jitter: 7) == .seconds(1), "jitter is clamped to 0.5...1")
         for attempts in 1...12 {
-            let delay = schedule.randomDelay(afterAttempts: attempts)
             let full = schedule.delay(afterAttempts: attempts, jitter: 1)
-            #expect(delay <= full && delay >= full / 2)
+            #expect(schedule.delay(afterAttempts: attempts, jitter: 0.75) == full * 0.75)
+            #expect(schedule.delay(afterAttempts: attempts, jitter: 0.1) == full / 2, "never below half")
         }
     }
 }

@@ -18,9 +18,4 @@ public struct RetrySchedule: Sendable, Equatable {
         let unjittered = min(first * (1 << doublings), longest)
         return unjittered * min(max(jitter, 0.5), 1)
     }
-
-    /// `delay` with a random jitter.
-    public func randomDelay(afterAttempts attempts: Int) -> Duration {
-        delay(afterAttempts: attempts, jitter: Double.random(in: 0.5...1))
-    }
 }
