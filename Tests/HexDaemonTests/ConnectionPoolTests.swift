@@ -35,7 +35,8 @@ import Testing
             task = Task {
                 var index = 0
                 while let socket = try? await listener.accept() {
-                    guard let stream = try? await TLSStream.handshake(over: socket, context: context, as: .server, timeout: .seconds(30)) else { continue }
+                    guard let stream = try? await TLSStream.handshake(over: socket, context: context, as: .server,
+                                                                      timeout: .seconds(30)) else { continue }
                     let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
                     let number = index
                     index += 1
@@ -47,7 +48,8 @@ import Testing
                         if number == 0 && lines == answered { break }
                         lines += 1
                         let ack = Envelope.ack(.stored, messageID: id, message: "stored", versionID: HexdVersion.current)
-                        guard (try? await connection.writeLine(ack.encodedLine(), timeout: .seconds(30))) != nil else { break }
+                        let line = ack.encodedLine()
+                        guard (try? await connection.writeLine(line, timeout: .seconds(30))) != nil else { break }
                     }
                     socket.shutdown()
                 }

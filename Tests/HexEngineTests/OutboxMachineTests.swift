@@ -112,8 +112,8 @@ import Testing
         let expires = start + 60
         #expect(machine.decide(expiresAt: expires, attempts: 0, lastError: nil, now: start) == .send)
         #expect(machine.decide(expiresAt: expires, attempts: 0, lastError: nil, now: expires - 0.001) == .send)
-        guard case .giveUp(let reason) = machine.decide(expiresAt: expires, attempts: 3, lastError: "away", now: expires)
-        else {
+        let atExpiry = machine.decide(expiresAt: expires, attempts: 3, lastError: "away", now: expires)
+        guard case .giveUp(let reason) = atExpiry else {
             Issue.record("a send is given up at its expiry")
             return
         }
@@ -133,7 +133,8 @@ import Testing
         let longest = Duration.seconds(60)
         #expect(OutboxMachine.nap(until: nil, now: start, longest: longest) == nil, "nothing queued: no timer")
         #expect(OutboxMachine.nap(until: start + 2.5, now: start, longest: longest) == .milliseconds(2_500))
-        #expect(OutboxMachine.nap(until: start - 5, now: start, longest: longest) == .milliseconds(1), "overdue: at once")
+        #expect(OutboxMachine.nap(until: start - 5, now: start, longest: longest) == .milliseconds(1),
+                "overdue: at once")
         #expect(OutboxMachine.nap(until: start + 86_400, now: start, longest: longest) == longest)
         #expect(OutboxMachine.nap(until: .distantFuture, now: start, longest: longest) == longest)
     }

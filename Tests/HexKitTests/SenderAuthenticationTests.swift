@@ -96,7 +96,8 @@ import Testing
         let receiver = try Receiver(accepting: .anyone)
         #expect(try receiver.manager.receive(alert, proof: Self.adaProof).keptAlert?.senderID == Self.ada)
         try receiver.manager.block(senderUUID: Self.ada)
-        #expect(try receiver.manager.receive(alert, proof: Self.adaProof) == .rejected(alert: "\(Receiver.name) blocked you."))
+        #expect(try receiver.manager.receive(alert, proof: Self.adaProof)
+                == .rejected(alert: "\(Receiver.name) blocked you."))
         #expect(try receiver.manager.receive(alert, proof: Self.eveProof).keptAlert?.senderID == Self.eve,
                 "another key is not blocked")
     }
