@@ -52,40 +52,64 @@ let package = Package(
         .target(name: "HexDBus", dependencies: ["HexNet"], swiftSettings: strictSettings),
         // DNS messages as mDNS and DNS-SD use them: pure code, read from any bytes without trapping.
         .target(name: "HexDNS", swiftSettings: strictSettings),
-        .target(name: "HexDaemon",
-                dependencies: ["CLinux", "HexJSON", "HexKit", "HexEngine", "HexStore", "HexNet", "HexTLS", "HexControl",
-                               "HexCommandLine", "HexWeb", "HexDBus", "HexDNS"],
-                swiftSettings: strictSettings),
-        .executableTarget(name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
-        .executableTarget(name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"], swiftSettings: strictSettings),
-        .executableTarget(name: "hexbench", dependencies: ["HexDaemon", "HexKit", "HexStore", "HexNet", "HexTLS",
-            "COpenSSL", "HexControl", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
-        .target(name: "HexTestSupport",
-                dependencies: ["CLinux", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"],
-                path: "Tests/HexTestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "HexDaemon",
+            dependencies: [
+                "CLinux", "HexJSON", "HexKit", "HexEngine", "HexStore", "HexNet", "HexTLS", "HexControl",
+                "HexCommandLine", "HexWeb", "HexDBus", "HexDNS",
+            ],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "hexd", dependencies: ["HexDaemon", "HexKit", "HexCommandLine"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "hexctl", dependencies: ["HexKit", "HexNet", "HexControl", "HexCommandLine"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "hexbench",
+            dependencies: [
+                "HexDaemon", "HexKit", "HexStore", "HexNet", "HexTLS",
+                "COpenSSL", "HexControl", "HexCommandLine", "HexTestSupport",
+            ], swiftSettings: strictSettings),
+        .target(
+            name: "HexTestSupport",
+            dependencies: ["CLinux", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"],
+            path: "Tests/HexTestSupport", swiftSettings: strictSettings),
         // Finds the programs tests need (iproute2, systemd-analyze, shells): a missing one fails its test.
         .target(name: "HexTestTools", path: "Tests/HexTestTools", swiftSettings: strictSettings),
         .testTarget(name: "HexEngineTests", dependencies: ["HexEngine", "HexKit"], swiftSettings: strictSettings),
         .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),
-        .testTarget(name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "HexCommandLineTests",
-                    dependencies: ["HexCommandLine", "HexStore", "HexTestSupport", "HexTestTools"],
-                    swiftSettings: strictSettings),
-        .testTarget(name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "HexCommandLineTests",
+            dependencies: ["HexCommandLine", "HexStore", "HexTestSupport", "HexTestTools"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HexWebTests", dependencies: ["HexWeb"], swiftSettings: strictSettings),
         .testTarget(name: "HexDNSTests", dependencies: ["HexDNS"], swiftSettings: strictSettings),
-        .testTarget(name: "HexDBusTests", dependencies: ["HexDBus", "HexNet", "HexTestSupport", "HexTestTools"],
-                    swiftSettings: strictSettings),
+        .testTarget(
+            name: "HexDBusTests", dependencies: ["HexDBus", "HexNet", "HexTestSupport", "HexTestTools"],
+            swiftSettings: strictSettings),
         .testTarget(name: "HexControlTests", dependencies: ["HexControl", "HexKit"], swiftSettings: strictSettings),
-        .testTarget(name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport", "HexTestTools"],
-                    swiftSettings: strictSettings),
-        .testTarget(name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "HexDaemonTests", dependencies: ["HexDaemon", "HexEngine", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexTestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport", "HexTestTools"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "HexDaemonTests",
+            dependencies: ["HexDaemon", "HexEngine", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexTestSupport"],
+            swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
-        .testTarget(name: "CommandLineTests",
-                    dependencies: ["hexd", "hexctl", "HexDaemon", "HexKit", "HexNet", "HexTLS", "HexControl",
-                                   "HexTestSupport", "HexTestTools"],
-                    swiftSettings: strictSettings),
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: [
+                "hexd", "hexctl", "HexDaemon", "HexKit", "HexNet", "HexTLS", "HexControl",
+                "HexTestSupport", "HexTestTools",
+            ],
+            swiftSettings: strictSettings),
     ]
 )
 
@@ -95,14 +119,23 @@ let package = Package(
 if Context.environment["HEXD_FUZZ"] != nil {
     package.targets += [
         .target(name: "CFuzzDriver", path: "Tests/Fuzz/CFuzzDriver"),
-        .executableTarget(name: "FuzzEnvelope", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzEnvelope", swiftSettings: strictSettings),
-        .executableTarget(name: "FuzzBeacon", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzBeacon", swiftSettings: strictSettings),
-        .executableTarget(name: "FuzzDBusMessage", dependencies: ["HexDBus", "CFuzzDriver"],
-                          path: "Tests/Fuzz/FuzzDBusMessage", swiftSettings: strictSettings),
-        .executableTarget(name: "FuzzDNSMessage", dependencies: ["HexDNS", "CFuzzDriver"],
-                          path: "Tests/Fuzz/FuzzDNSMessage", swiftSettings: strictSettings),
-        .executableTarget(name: "FuzzHTTPRequest", dependencies: ["HexWeb", "CFuzzDriver"],
-                          path: "Tests/Fuzz/FuzzHTTPRequest", swiftSettings: strictSettings),
-        .executableTarget(name: "FuzzControlRequest", dependencies: ["HexControl", "CFuzzDriver"], path: "Tests/Fuzz/FuzzControlRequest", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "FuzzEnvelope", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzEnvelope",
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "FuzzBeacon", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzBeacon",
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "FuzzDBusMessage", dependencies: ["HexDBus", "CFuzzDriver"],
+            path: "Tests/Fuzz/FuzzDBusMessage", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "FuzzDNSMessage", dependencies: ["HexDNS", "CFuzzDriver"],
+            path: "Tests/Fuzz/FuzzDNSMessage", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "FuzzHTTPRequest", dependencies: ["HexWeb", "CFuzzDriver"],
+            path: "Tests/Fuzz/FuzzHTTPRequest", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "FuzzControlRequest", dependencies: ["HexControl", "CFuzzDriver"],
+            path: "Tests/Fuzz/FuzzControlRequest", swiftSettings: strictSettings),
     ]
 }

@@ -60,7 +60,8 @@ public struct DataDirectory: Sendable {
     public var webOpenURL: String {
         let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
         let absolute = webOpenPath.hasPrefix("/") ? webOpenPath : (currentDirectory() + "/" + webOpenPath)
-        return "file://" + absolute.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : "%" + hex($0) }
+        return "file://"
+            + absolute.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : "%" + hex($0) }
             .joined()
     }
 
@@ -110,18 +111,31 @@ public struct DataDirectory: Sendable {
             }
         }
         var status = stat()
-        guard lstat(path, &status) == 0 else { throw DataDirectoryError(path: path, reason: String(cString: strerror(errno))) }
-        guard status.st_mode & S_IFMT == S_IFDIR else { throw DataDirectoryError(path: path, reason: "it is not a directory") }
+        guard lstat(path, &status) == 0 else {
+            throw DataDirectoryError(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw DataDirectoryError(path: path, reason: "it is not a directory")
+        }
         guard status.st_uid == geteuid() else {
-            throw DataDirectoryError(path: path, reason: "it belongs to user \(status.st_uid), not to user \(geteuid()) running hexd; "
-                                     + "use a data directory of your own (--data-dir), or give this one to the user running hexd (chown)")
+            throw DataDirectoryError(
+                path: path,
+                reason: "it belongs to user \(status.st_uid), not to user \(geteuid()) running hexd; "
+                    + "use a data directory of your own (--data-dir), or give this one to the user running hexd (chown)"
+            )
         }
         var tightened: [String] = []
         for (file, mode) in [(path, mode_t(0o700))] + Self.privateFiles.map({ (path + "/" + $0, mode_t(0o600)) }) {
             var fileStatus = stat()
-            guard lstat(file, &fileStatus) == 0, fileStatus.st_mode & S_IFMT != S_IFLNK, fileStatus.st_mode & 0o777 != mode else { continue }
-            guard chmod(file, mode) == 0 else { throw DataDirectoryError(path: file, reason: "cannot make it private: \(String(cString: strerror(errno)))") }
-            tightened.append("\(file) (was \(String(fileStatus.st_mode & 0o777, radix: 8)), now \(String(mode, radix: 8)))")
+            guard lstat(file, &fileStatus) == 0, fileStatus.st_mode & S_IFMT != S_IFLNK,
+                fileStatus.st_mode & 0o777 != mode
+            else { continue }
+            guard chmod(file, mode) == 0 else {
+                throw DataDirectoryError(
+                    path: file, reason: "cannot make it private: \(String(cString: strerror(errno)))")
+            }
+            tightened.append(
+                "\(file) (was \(String(fileStatus.st_mode & 0o777, radix: 8)), now \(String(mode, radix: 8)))")
         }
         return tightened
     }

@@ -12,7 +12,8 @@ public enum DurationText {
         }
         // Digits and one point only: no sign, exponent, "inf" or "nan".
         guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-              number.filter({ $0 == "." }).count <= 1, let value = Double(number), value > 0 else { return nil }
+            number.filter({ $0 == "." }).count <= 1, let value = Double(number), value > 0
+        else { return nil }
         let seconds = value * factor
         return seconds.isFinite ? seconds : nil
     }

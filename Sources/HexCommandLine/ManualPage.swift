@@ -9,8 +9,10 @@ public struct ManualPage: Sendable {
     /// Titled sections: each a list of entries (a term and its text), or plain text.
     public let sections: [(title: String, entries: [(term: String, text: String)], text: String)]
 
-    public init(name: String, section: Int, summary: String, synopsis: [String], description: String,
-                sections: [(title: String, entries: [(term: String, text: String)], text: String)]) {
+    public init(
+        name: String, section: Int, summary: String, synopsis: [String], description: String,
+        sections: [(title: String, entries: [(term: String, text: String)], text: String)]
+    ) {
         self.name = name
         self.section = section
         self.summary = summary
@@ -33,7 +35,10 @@ public struct ManualPage: Sendable {
             if !section.text.isEmpty { lines.append(Self.paragraphs(section.text)) }
             for entry in section.entries {
                 // Each line of an entry's text stays a line of its own.
-                lines += [".TP", ".B \(Self.escape(entry.term))", entry.text.split(separator: "\n").map { Self.escape(String($0)) }.joined(separator: "\n.br\n")]
+                lines += [
+                    ".TP", ".B \(Self.escape(entry.term))",
+                    entry.text.split(separator: "\n").map { Self.escape(String($0)) }.joined(separator: "\n.br\n"),
+                ]
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -41,7 +46,8 @@ public struct ManualPage: Sendable {
 
     /// Paragraphs (separated by blank lines), their lines joined, each escaped.
     static func paragraphs(_ text: String) -> String {
-        text.split(separator: "\n\n").map { Self.escape($0.split(separator: "\n").joined(separator: " ")) }.joined(separator: "\n.PP\n")
+        text.split(separator: "\n\n").map { Self.escape($0.split(separator: "\n").joined(separator: " ")) }.joined(
+            separator: "\n.PP\n")
     }
 
     /// Text with troff's special characters made plain: backslashes, hyphens, characters beyond

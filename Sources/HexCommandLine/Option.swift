@@ -11,7 +11,10 @@ public struct Option: Sendable {
     /// The command needs it (the usage line shows it).
     public let required: Bool
 
-    public init(_ name: String, value: String? = nil, short: Character? = nil, repeatable: Bool = false, required: Bool = false, help: String) {
+    public init(
+        _ name: String, value: String? = nil, short: Character? = nil, repeatable: Bool = false, required: Bool = false,
+        help: String
+    ) {
         self.name = name
         self.valueName = value
         self.help = help
@@ -30,11 +33,15 @@ public struct Option: Sendable {
 
 /// A help section of aligned entries: each term, then its text from `column` on, wrapped to
 /// `width`; a term too long for its column puts its text on the next line.
-public func helpEntries(_ entries: [(term: String, text: String)], column: Int = 30, width: Int = terminalWidth()) -> String {
+public func helpEntries(_ entries: [(term: String, text: String)], column: Int = 30, width: Int = terminalWidth())
+    -> String
+{
     entries.map { entry in
         let term = "  " + entry.term
         let lines = wrap(entry.text, width: max(width - column, 20))
-        let first = term.count < column ? term + String(repeating: " ", count: column - term.count) + (lines.first ?? "")
+        let first =
+            term.count < column
+            ? term + String(repeating: " ", count: column - term.count) + (lines.first ?? "")
             : term + "\n" + String(repeating: " ", count: column) + (lines.first ?? "")
         return ([first] + lines.dropFirst().map { String(repeating: " ", count: column) + $0 }).joined(separator: "\n")
     }.joined(separator: "\n")

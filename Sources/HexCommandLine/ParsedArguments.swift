@@ -23,13 +23,17 @@ public struct ParsedArguments: Sendable {
             let (name, inlineValue) = Self.split(argument)
             let option = options.first { "--\($0.name)" == name || $0.short.map { "-\($0)" } == name }
             guard let option else { throw UsageError("unknown option '\(name)'") }
-            guard let _ = option.valueName else {
+            guard option.valueName != nil else {
                 guard inlineValue == nil else { throw UsageError("--\(option.name) takes no value") }
                 flags.insert(option.name)
                 continue
             }
-            guard let value = inlineValue ?? remaining.popFirst() else { throw UsageError("--\(option.name) needs a value") }
-            guard option.repeatable || values[option.name] == nil else { throw UsageError("--\(option.name) is given more than once") }
+            guard let value = inlineValue ?? remaining.popFirst() else {
+                throw UsageError("--\(option.name) needs a value")
+            }
+            guard option.repeatable || values[option.name] == nil else {
+                throw UsageError("--\(option.name) is given more than once")
+            }
             values[option.name, default: []].append(value)
         }
     }

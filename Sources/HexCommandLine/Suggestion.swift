@@ -8,7 +8,8 @@ public func suggestion(for word: String, among candidates: [String]) -> String? 
 
 /// The optimal string alignment distance: edits, counting a swap of neighbours as one.
 func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     guard !a.isEmpty else { return b.count }
     guard !b.isEmpty else { return a.count }
     var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)

@@ -9,7 +9,8 @@ public final class ControlClient {
     /// - Parameter maximumResponseLength: the longest response line read; longer is an error.
     /// - Throws: `SocketError` when no daemon listens there.
     public init(socketPath path: String, maximumResponseLength: Int = ControlLimits.responseLineBytes) throws {
-        connection = StreamConnection(socket: try StreamConnector.unix(path: path), maximumLineLength: maximumResponseLength)
+        connection = StreamConnection(
+            socket: try StreamConnector.unix(path: path), maximumLineLength: maximumResponseLength)
     }
 
     /// Sends one request and returns the first response line.
@@ -20,7 +21,9 @@ public final class ControlClient {
 
     /// Sends a list request and hands each item's response to `item`, in order, as it arrives.
     /// - Throws: the daemon's `ControlError`, or what reading fails with.
-    public func list(_ request: ControlRequest, timeout: Duration?, item: (ControlResponse) throws -> Void) async throws -> ListEnd {
+    public func list(_ request: ControlRequest, timeout: Duration?, item: (ControlResponse) throws -> Void) async throws
+        -> ListEnd
+    {
         try await connection.writeLine(try ControlCoding.encode(request), timeout: .seconds(10))
         while true {
             let response = try await nextResponse(timeout: timeout)

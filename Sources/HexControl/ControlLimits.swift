@@ -37,7 +37,9 @@ extension Hex {
         clipped.hexDescription = clip(hexDescription)
         clipped.hexColor = clip(hexColor)
         clipped.links = links.prefix(maximumLinks).map { link in
-            Link(id: link.id, url: clip(link.url), linkDescription: clip(link.linkDescription), service: Service(rawValue: clip(link.service.rawValue)))
+            Link(
+                id: link.id, url: clip(link.url), linkDescription: clip(link.linkDescription),
+                service: Service(rawValue: clip(link.service.rawValue)))
         }
         return (clipped, truncated)
     }

@@ -7,7 +7,8 @@ import HexKit
 extension ControlRequest: Codable {
     enum Key: String, CodingKey {
         case command, id, to, description, color, links, message, uuid, since, wait, timeout
-        case sendTimeout, index, legacy, files, provider, save, query, limit, after, full, peer, accept, queue, messageID
+        case sendTimeout, index, legacy, files, provider, save, query, limit, after, full, peer, accept, queue,
+            messageID
         case visibility, seconds, numbers, downloads
     }
 
@@ -17,7 +18,10 @@ extension ControlRequest: Codable {
         case .status: self = .status
         case .peers: self = .peers(try wire.page())
         case .send: self = .send(try wire.draft(), try wire.sendOptions(timeoutKey: .timeout))
-        case .alert: self = .alert(message: try wire.container.decode(String.self, forKey: .message), try wire.sendOptions(timeoutKey: .timeout))
+        case .alert:
+            self = .alert(
+                message: try wire.container.decode(String.self, forKey: .message),
+                try wire.sendOptions(timeoutKey: .timeout))
         case .watch: self = .watch(since: try wire.container.decodeIfPresent(UInt64.self, forKey: .since) ?? 0)
         case .inboxList: self = .inboxList(try wire.page())
         case .inboxShow: self = .inboxShow(id: try wire.nonEmpty(.id), full: try wire.flag(.full))
@@ -35,7 +39,9 @@ extension ControlRequest: Codable {
         case .share: self = .share(try wire.share())
         case .queries: self = .queries
         case .cancel: self = .cancel(query: try wire.nonEmpty(.query))
-        case .pair: self = .pair(peer: try wire.nonEmpty(.peer), accept: try wire.flag(.accept), timeout: try wire.timeout(.timeout))
+        case .pair:
+            self = .pair(
+                peer: try wire.nonEmpty(.peer), accept: try wire.flag(.accept), timeout: try wire.timeout(.timeout))
         case .declinePairing: self = .declinePairing(peer: try wire.nonEmpty(.peer))
         case .unpair: self = .unpair(peer: try wire.nonEmpty(.peer))
         case .resetTrust: self = .resetTrust(peer: try wire.nonEmpty(.peer))
@@ -58,7 +64,7 @@ extension ControlRequest: Codable {
         case .status, .blocked, .queries, .grants:
             break
         case .peers(let page), .inboxList(let page), .hexlistList(let page), .outboxList(let page),
-             .alertsList(let page):
+            .alertsList(let page):
             try container.encodeIfPresent(page.limit, forKey: .limit)
             try container.encodeIfPresent(page.after, forKey: .after)
         case .send(let draft, let options):
@@ -73,7 +79,7 @@ extension ControlRequest: Codable {
             try container.encode(id, forKey: .id)
             if full { try container.encode(true, forKey: .full) }
         case .inboxCheck(let id), .inboxDelete(let id), .inboxSave(let id), .hexlistRemove(let id),
-             .outboxCancel(let id), .alertsDelete(let id), .revoke(let id):
+            .outboxCancel(let id), .alertsDelete(let id), .revoke(let id):
             try container.encode(id, forKey: .id)
         case .hexlistAdd(let draft):
             try Self.encode(draft, in: &container)
@@ -129,7 +135,9 @@ extension ControlRequest: Codable {
         try container.encode(draft.links, forKey: .links)
     }
 
-    private static func encode(_ options: SendOptions, timeoutKey: Key, in container: inout KeyedEncodingContainer<Key>) throws {
+    private static func encode(_ options: SendOptions, timeoutKey: Key, in container: inout KeyedEncodingContainer<Key>)
+        throws
+    {
         try container.encode(options.to, forKey: .to)
         if !options.wait { try container.encode(false, forKey: .wait) }
         try container.encodeIfPresent(options.timeout?.inSeconds, forKey: timeoutKey)
@@ -169,7 +177,9 @@ private struct WireRequest {
 
     func uuid(_ key: Key) throws -> UUID? {
         guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
-        guard let id = UUID(uuidString: text) else { throw invalid(key, "must be a UUID, not '\(text.clipped(toUTF8: 40))'") }
+        guard let id = UUID(uuidString: text) else {
+            throw invalid(key, "must be a UUID, not '\(text.clipped(toUTF8: 40))'")
+        }
         return id
     }
 
@@ -190,24 +200,30 @@ private struct WireRequest {
     func draft() throws -> HexDraft {
         let links = try container.decode([LinkJM].self, forKey: .links)
         guard !links.isEmpty else { throw invalid(.links, "a hex needs at least one link") }
-        return HexDraft(description: try container.decodeIfPresent(String.self, forKey: .description) ?? "",
-                        color: try container.decodeIfPresent(String.self, forKey: .color) ?? HexColor.fallback, links: links)
+        return HexDraft(
+            description: try container.decodeIfPresent(String.self, forKey: .description) ?? "",
+            color: try container.decodeIfPresent(String.self, forKey: .color) ?? HexColor.fallback, links: links)
     }
 
     func sendOptions(timeoutKey: Key) throws -> SendOptions {
-        SendOptions(to: try nonEmpty(.to), wait: try container.decodeIfPresent(Bool.self, forKey: .wait) ?? true,
-                    timeout: try timeout(timeoutKey), legacy: try flag(.legacy),
-                    queue: try container.decodeIfPresent(Bool.self, forKey: .queue) ?? true, messageID: try uuid(.messageID))
+        SendOptions(
+            to: try nonEmpty(.to), wait: try container.decodeIfPresent(Bool.self, forKey: .wait) ?? true,
+            timeout: try timeout(timeoutKey), legacy: try flag(.legacy),
+            queue: try container.decodeIfPresent(Bool.self, forKey: .queue) ?? true, messageID: try uuid(.messageID))
     }
 
     func share() throws -> ShareRequest {
         let files = try container.decode([String].self, forKey: .files)
         guard !files.isEmpty else { throw invalid(.files, "give at least one file") }
         let save = try flag(.save)
-        guard save != container.contains(.to) else { throw invalid(.to, "a share needs either \"to\" (a peer) or \"save\"") }
+        guard save != container.contains(.to) else {
+            throw invalid(.to, "a share needs either \"to\" (a peer) or \"save\"")
+        }
         return ShareRequest(
-            files: files, provider: try container.decodeIfPresent(String.self, forKey: .provider), query: try uuid(.query),
-            gatherTimeout: try timeout(.timeout), description: try container.decodeIfPresent(String.self, forKey: .description) ?? "",
+            files: files, provider: try container.decodeIfPresent(String.self, forKey: .provider),
+            query: try uuid(.query),
+            gatherTimeout: try timeout(.timeout),
+            description: try container.decodeIfPresent(String.self, forKey: .description) ?? "",
             color: try container.decodeIfPresent(String.self, forKey: .color) ?? HexColor.fallback,
             destination: save ? .myHexlist : .peer(try sendOptions(timeoutKey: .sendTimeout)))
     }

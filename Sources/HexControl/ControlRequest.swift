@@ -108,15 +108,27 @@ public enum ControlRequest: Sendable, Equatable {
 /// The commands of the control socket, by their wire names.
 public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case status, peers, send, alert, watch
-    case inboxList = "inbox.list", inboxShow = "inbox.show", inboxCheck = "inbox.check"
-    case inboxDelete = "inbox.delete", inboxSave = "inbox.save"
-    case hexlistList = "hexlist.list", hexlistAdd = "hexlist.add", hexlistRemove = "hexlist.remove"
-    case hexlistMove = "hexlist.move", hexlistSend = "hexlist.send"
+    case inboxList = "inbox.list"
+    case inboxShow = "inbox.show"
+    case inboxCheck = "inbox.check"
+    case inboxDelete = "inbox.delete"
+    case inboxSave = "inbox.save"
+    case hexlistList = "hexlist.list"
+    case hexlistAdd = "hexlist.add"
+    case hexlistRemove = "hexlist.remove"
+    case hexlistMove = "hexlist.move"
+    case hexlistSend = "hexlist.send"
     case block, unblock, blocked
     case share, queries, cancel
-    case pair, declinePairing = "pair.decline", unpair, resetTrust = "trust.reset"
-    case outboxList = "outbox.list", outboxRetry = "outbox.retry", outboxCancel = "outbox.cancel"
-    case alertsList = "alerts.list", alertsDelete = "alerts.delete"
+    case pair
+    case declinePairing = "pair.decline"
+    case unpair
+    case resetTrust = "trust.reset"
+    case outboxList = "outbox.list"
+    case outboxRetry = "outbox.retry"
+    case outboxCancel = "outbox.cancel"
+    case alertsList = "alerts.list"
+    case alertsDelete = "alerts.delete"
     case visibility
     case fetch, grants, revoke
 }
@@ -168,7 +180,10 @@ public struct SendOptions: Sendable, Equatable {
     /// deliver it twice; nil lets the daemon choose.
     public var messageID: UUID?
 
-    public init(to: String, wait: Bool = true, timeout: Duration? = nil, legacy: Bool = false, queue: Bool = true, messageID: UUID? = nil) {
+    public init(
+        to: String, wait: Bool = true, timeout: Duration? = nil, legacy: Bool = false, queue: Bool = true,
+        messageID: UUID? = nil
+    ) {
         self.to = to
         self.wait = wait
         self.timeout = timeout

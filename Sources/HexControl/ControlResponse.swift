@@ -38,7 +38,8 @@ public struct ControlResponse: Sendable, Codable {
 
     public init(
         error: ControlError? = nil, status: StatusReport? = nil, hex: Hex? = nil,
-        send: SendReport? = nil, queued: QueuedReport? = nil, outbox: OutboxItem? = nil, trust: TrustReport? = nil, blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil,
+        send: SendReport? = nil, queued: QueuedReport? = nil, outbox: OutboxItem? = nil, trust: TrustReport? = nil,
+        blocked: [String]? = nil, event: DaemonEvent? = nil, queries: [QueryRegistry.Progress]? = nil,
         summary: HexSummary? = nil, peer: PeerInfo? = nil, end: ListEnd? = nil, truncated: Bool? = nil,
         alert: ReceivedAlert? = nil, visibility: VisibilityReport? = nil, fetch: FetchReport? = nil,
         grant: FileGrant? = nil

@@ -48,7 +48,10 @@ public struct DaemonEvent: Sendable, Codable, Equatable {
     /// alertReceived: the alert; sendFailed: why; sendAcked: the Ack's status; hexReceived: its description.
     public var message: String?
 
-    public init(seq: UInt64, kind: Kind, time: Date, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil, id: String? = nil, message: String? = nil) {
+    public init(
+        seq: UInt64, kind: Kind, time: Date, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil,
+        id: String? = nil, message: String? = nil
+    ) {
         self.seq = seq
         self.kind = kind
         self.time = time

@@ -59,7 +59,8 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
         dataDirectory: String, peers: Int, inbox: Int, unchecked: Int, hexlist: Int, datagramsReceived: Int,
-        datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int, fingerprint: String?, accept: String,
+        datagramsMalformed: Int, datagramsOversized: Int, datagramsRateLimited: Int, peersEvicted: Int,
+        fingerprint: String?, accept: String,
         outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
         storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil,
         interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil, beaconFailures: [String]? = nil,
@@ -123,7 +124,8 @@ public struct PeerInfo: Sendable, Codable, Equatable {
     public var namesakes: [String]?
 
     public init(
-        uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool, lastSeen: Double, fingerprint: String?,
+        uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool,
+        lastSeen: Double, fingerprint: String?,
         trust: SenderTrust? = nil, pairing: PairingStatus? = nil, keyMismatch: KeyMismatch? = nil,
         namesakes: [String]? = nil
     ) {
@@ -186,7 +188,10 @@ public struct TrustReport: Sendable, Codable, Equatable {
     /// pair: the pairing waits for the peer's user to accept.
     public var awaitingPeer: Bool?
 
-    public init(peerUUID: String, peer: String, key: String?, trust: SenderTrust?, code: String? = nil, awaitingPeer: Bool? = nil) {
+    public init(
+        peerUUID: String, peer: String, key: String?, trust: SenderTrust?, code: String? = nil,
+        awaitingPeer: Bool? = nil
+    ) {
         self.peerUUID = peerUUID
         self.peer = peer
         self.key = key
@@ -213,7 +218,8 @@ public struct SendReport: Sendable, Codable, Equatable {
     public var peerKey: String?
 
     public init(
-        peer: String, messageID: String?, status: AckStatus?, message: String, milliseconds: Double, hexID: String? = nil, peerKey: String? = nil
+        peer: String, messageID: String?, status: AckStatus?, message: String, milliseconds: Double,
+        hexID: String? = nil, peerKey: String? = nil
     ) {
         self.peerKey = peerKey
         self.peer = peer
@@ -264,7 +270,8 @@ public struct OutboxItem: Sendable, Codable, Equatable {
     public var expires: Date
 
     public init(
-        messageID: String, kind: String, peer: String, peerUUID: String?, address: String?, attempts: Int, nextAttempt: Date,
+        messageID: String, kind: String, peer: String, peerUUID: String?, address: String?, attempts: Int,
+        nextAttempt: Date,
         lastError: String?, created: Date, expires: Date
     ) {
         self.messageID = messageID

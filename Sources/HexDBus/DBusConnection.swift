@@ -1,7 +1,6 @@
+import Glibc
 import HexNet
 import Synchronization
-
-import Glibc
 
 /// A connection to a message bus: authenticated (SASL `EXTERNAL`, the kernel vouches for the
 /// user), registered (`Hello`), with method calls matched to their replies and signals handed to
@@ -30,8 +29,10 @@ public final class DBusConnection: Sendable {
     private let signalContinuation: AsyncStream<DBusMessage>.Continuation
     private let reading: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    private init(socket: Socket, uniqueName: String, state: State, signals: AsyncStream<DBusMessage>,
-                 continuation: AsyncStream<DBusMessage>.Continuation) {
+    private init(
+        socket: Socket, uniqueName: String, state: State, signals: AsyncStream<DBusMessage>,
+        continuation: AsyncStream<DBusMessage>.Continuation
+    ) {
         self.socket = socket
         self.uniqueName = uniqueName
         self.state = Mutex(state)
@@ -42,11 +43,13 @@ public final class DBusConnection: Sendable {
     /// Connects, authenticates and says `Hello`.
     /// - Throws: `DBusError` or a socket error when the bus cannot be reached or refuses.
     public static func connect(to address: DBusAddress, timeout: Duration = .seconds(5)) async throws
-        -> DBusConnection {
-        let socket = switch address {
-        case .path(let path): try StreamConnector.unix(path: path)
-        case .abstract(let name): try StreamConnector.unix(abstract: name)
-        }
+        -> DBusConnection
+    {
+        let socket =
+            switch address {
+            case .path(let path): try StreamConnector.unix(path: path)
+            case .abstract(let name): try StreamConnector.unix(abstract: name)
+            }
         var reader = DBusMessageReader()
         try await authenticate(socket, reader: &reader, timeout: timeout)
         var hello = DBusMessage.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello")
@@ -64,10 +67,12 @@ public final class DBusConnection: Sendable {
         guard let reply, reply.kind == .methodReturn, let name = reply.body.first?.stringValue else {
             throw DBusError.connection("the bus refused Hello: \(reply?.errorName ?? "no name given")")
         }
-        let (signals, continuation) = AsyncStream.makeStream(of: DBusMessage.self,
-                                                            bufferingPolicy: .bufferingNewest(signalBuffer))
-        let connection = DBusConnection(socket: socket, uniqueName: name, state: State(nextSerial: 2),
-                                        signals: signals, continuation: continuation)
+        let (signals, continuation) = AsyncStream.makeStream(
+            of: DBusMessage.self,
+            bufferingPolicy: .bufferingNewest(signalBuffer))
+        let connection = DBusConnection(
+            socket: socket, uniqueName: name, state: State(nextSerial: 2),
+            signals: signals, continuation: continuation)
         let task = Task { [reader] in await connection.readMessages(reader) }
         connection.reading.withLock { $0 = task }
         return connection
@@ -75,7 +80,8 @@ public final class DBusConnection: Sendable {
 
     /// SASL: a zero byte, `AUTH EXTERNAL <uid in hex>`, then `BEGIN` once the bus says `OK`.
     private static func authenticate(_ socket: Socket, reader: inout DBusMessageReader, timeout: Duration)
-        async throws {
+        async throws
+    {
         let uid = Array(String(getuid()).utf8).map { String($0, radix: 16) }.joined()
         try await socket.write([0] + Array("AUTH EXTERNAL \(uid)\r\n".utf8), timeout: timeout)
         let deadline = ContinuousClock.now + timeout
@@ -86,8 +92,9 @@ public final class DBusConnection: Sendable {
             guard count > 0 else { throw DBusError.connection("the bus closed the connection while authenticating") }
         }
         guard let end = line.firstIndex(of: UInt8(ascii: "\n")), line.starts(with: Array("OK ".utf8)) else {
-            throw DBusError.connection("the bus refused EXTERNAL authentication: "
-                                       + String(decoding: line.prefix(200), as: UTF8.self))
+            throw DBusError.connection(
+                "the bus refused EXTERNAL authentication: "
+                    + String(decoding: line.prefix(200), as: UTF8.self))
         }
         try await socket.write(Array("BEGIN\r\n".utf8), timeout: timeout)
         // The bus sends nothing more before BEGIN; anything it did is the start of a message.
@@ -127,7 +134,8 @@ public final class DBusConnection: Sendable {
         switch message.kind {
         case .methodReturn, .error:
             guard let serial = message.replySerial,
-                  let waiting = state.withLock({ $0.pending.removeValue(forKey: serial) }) else { return }
+                let waiting = state.withLock({ $0.pending.removeValue(forKey: serial) })
+            else { return }
             waiting.resume(returning: message)
         case .signal, .methodCall:
             signalContinuation.yield(message)
@@ -214,7 +222,9 @@ public final class DBusConnection: Sendable {
 
     /// Asks the bus to route signals matching `rule` here (`type='signal',interface='…'`).
     public func addMatch(_ rule: String) async throws {
-        try await call(.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch",
-                             [.string(rule)]))
+        try await call(
+            .call(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch",
+                [.string(rule)]))
     }
 }

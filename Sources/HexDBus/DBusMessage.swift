@@ -20,8 +20,10 @@ public struct DBusMessage: Sendable, Equatable {
     public var sender: String?
     public var body: [DBusValue] = []
 
-    public init(kind: Kind, path: String? = nil, interface: String? = nil, member: String? = nil,
-                destination: String? = nil, body: [DBusValue] = []) {
+    public init(
+        kind: Kind, path: String? = nil, interface: String? = nil, member: String? = nil,
+        destination: String? = nil, body: [DBusValue] = []
+    ) {
         self.kind = kind
         self.path = path
         self.interface = interface
@@ -31,10 +33,13 @@ public struct DBusMessage: Sendable, Equatable {
     }
 
     /// A method call.
-    public static func call(_ destination: String, _ path: String, _ interface: String, _ member: String,
-                            _ body: [DBusValue] = []) -> DBusMessage {
-        DBusMessage(kind: .methodCall, path: path, interface: interface, member: member, destination: destination,
-                    body: body)
+    public static func call(
+        _ destination: String, _ path: String, _ interface: String, _ member: String,
+        _ body: [DBusValue] = []
+    ) -> DBusMessage {
+        DBusMessage(
+            kind: .methodCall, path: path, interface: interface, member: member, destination: destination,
+            body: body)
     }
 
     public var signature: String { body.map { $0.type.description }.joined() }
@@ -44,7 +49,8 @@ public struct DBusMessage: Sendable, Equatable {
     public static let maximumBytes = 1 << 20
 
     private enum Field: UInt8 {
-        case path = 1, interface, member, errorName, replySerial, destination, sender, signature, unixFDs
+        case path = 1
+        case interface, member, errorName, replySerial, destination, sender, signature, unixFDs
     }
 
     /// The message on the wire, little-endian.
@@ -109,7 +115,8 @@ public struct DBusMessage: Sendable, Equatable {
         var signature = ""
         for field in fields {
             guard case .structure(let pair) = field, pair.count == 2, case .byte(let code) = pair[0],
-                  case .variant(let value) = pair[1] else { continue }
+                case .variant(let value) = pair[1]
+            else { continue }
             switch (Field(rawValue: code), value) {
             case (.path, .objectPath(let text)): message.path = text
             case (.interface, .string(let text)): message.interface = text

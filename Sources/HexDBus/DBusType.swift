@@ -72,7 +72,8 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func parseOne(_ codes: [UInt8], _ position: inout Int, arrays: Int, structures: Int)
-        throws(DBusError) -> DBusType {
+        throws(DBusError) -> DBusType
+    {
         guard position < codes.count else { throw .malformed("a signature ends inside a type") }
         let code = codes[position]
         position += 1

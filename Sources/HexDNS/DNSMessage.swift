@@ -17,8 +17,10 @@ public struct DNSMessage: Sendable, Equatable {
     /// The opcode and response code bits: mDNS messages with either set are ignored.
     static let opcodeAndCodeBits: UInt16 = 0x7800 | 0x000F
 
-    public init(id: UInt16 = 0, flags: UInt16 = 0, questions: [DNSQuestion] = [], answers: [DNSRecord] = [],
-                authorities: [DNSRecord] = [], additionals: [DNSRecord] = []) {
+    public init(
+        id: UInt16 = 0, flags: UInt16 = 0, questions: [DNSQuestion] = [], answers: [DNSRecord] = [],
+        authorities: [DNSRecord] = [], additionals: [DNSRecord] = []
+    ) {
         self.id = id
         self.flags = flags
         self.questions = questions

@@ -26,9 +26,11 @@ struct DNSReader {
             let name = try name()
             let type = try uint16()
             let classBits = try uint16()
-            message.questions.append(DNSQuestion(name: name, type: type,
-                                                 unicastResponse: classBits & DNSClass.topBit != 0,
-                                                 recordClass: classBits & ~DNSClass.topBit))
+            message.questions.append(
+                DNSQuestion(
+                    name: name, type: type,
+                    unicastResponse: classBits & DNSClass.topBit != 0,
+                    recordClass: classBits & ~DNSClass.topBit))
         }
         for _ in 0..<counts[1] { message.answers.append(try record()) }
         for _ in 0..<counts[2] { message.authorities.append(try record()) }
@@ -46,8 +48,9 @@ struct DNSReader {
         let end = offset + length
         let data = try recordData(type: type, end: end)
         guard offset == end else { throw DNSError("a record of type \(type) has \(end - offset) bytes left over") }
-        return DNSRecord(name: name, data: data, ttl: ttl, cacheFlush: classBits & DNSClass.topBit != 0,
-                         recordClass: classBits & ~DNSClass.topBit)
+        return DNSRecord(
+            name: name, data: data, ttl: ttl, cacheFlush: classBits & DNSClass.topBit != 0,
+            recordClass: classBits & ~DNSClass.topBit)
     }
 
     private mutating func recordData(type: UInt16, end: Int) throws(DNSError) -> DNSRecordData {

@@ -72,8 +72,10 @@ public struct DNSRecord: Sendable, Equatable {
     public var cacheFlush: Bool
     public var recordClass: UInt16
 
-    public init(name: DNSName, data: DNSRecordData, ttl: UInt32, cacheFlush: Bool = false,
-                recordClass: UInt16 = DNSClass.internet) {
+    public init(
+        name: DNSName, data: DNSRecordData, ttl: UInt32, cacheFlush: Bool = false,
+        recordClass: UInt16 = DNSClass.internet
+    ) {
         self.name = name
         self.data = data
         self.ttl = ttl

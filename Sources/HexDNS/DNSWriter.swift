@@ -7,8 +7,10 @@ struct DNSWriter {
     mutating func write(_ message: DNSMessage) {
         uint16(message.id)
         uint16(message.flags)
-        for count in [message.questions.count, message.answers.count, message.authorities.count,
-                      message.additionals.count] {
+        for count in [
+            message.questions.count, message.answers.count, message.authorities.count,
+            message.additionals.count,
+        ] {
             uint16(UInt16(clamping: count))
         }
         for question in message.questions {

@@ -1,5 +1,6 @@
 import CLinux
 import Dispatch
+import Glibc
 import HexCommandLine
 import HexControl
 import HexDBus
@@ -7,8 +8,6 @@ import HexKit
 import HexNet
 import HexStore
 import HexTLS
-
-import Glibc
 
 /// The running daemon: the store, discovery, the envelope server and the control socket.
 public enum Daemon {
@@ -26,22 +25,25 @@ public enum Daemon {
         let controlPath = dataDirectory.socketPath
 
         let tls = try deviceTLS(configuration, logger: logger)
-        let service = try HexService(dataDirectory: dataDirectory, name: configuration.name,
-                                     deviceID: tls?.identity.deviceID, versionID: configuration.appVersion,
-                                     accepting: configuration.accept, settings: configuration.store,
-                                     logger: logger.named("store"))
+        let service = try HexService(
+            dataDirectory: dataDirectory, name: configuration.name,
+            deviceID: tls?.identity.deviceID, versionID: configuration.appVersion,
+            accepting: configuration.accept, settings: configuration.store,
+            logger: logger.named("store"))
         if let replaced = service.replacedUUID {
-            logger.warning("this device's peer UUID is now \(service.identity.uuid), the ID its key derives; "
-                           + "it was \(replaced). "
-                           + "Peers that pinned its key move their pins to the new ID at the next TLS contact")
+            logger.warning(
+                "this device's peer UUID is now \(service.identity.uuid), the ID its key derives; "
+                    + "it was \(replaced). "
+                    + "Peers that pinned its key move their pins to the new ID at the next TLS contact")
         }
         let envelopeListener = try StreamListener.tcp(port: configuration.tcpPort)
         let datagrams = try DatagramSocket(port: configuration.discoveryPort)
         var envelopeListeners = [envelopeListener]
         var datagrams6: DatagramSocket?
         if NetworkInterfaces.isIPv6TurnedOff {
-            logger.info("IPv6 is turned off on this host (net.ipv6.conf.all.disable_ipv6): discovery and envelopes "
-                        + "go over IPv4 only")
+            logger.info(
+                "IPv6 is turned off on this host (net.ipv6.conf.all.disable_ipv6): discovery and envelopes "
+                    + "go over IPv4 only")
         } else {
             var failures: [String] = []
             do {
@@ -60,83 +62,106 @@ public enum Daemon {
         let events = EventLog()
         let boot = try await service.nextBootNumber()
         if !boot.stored { logger.warning("cannot store this start's number (\(boot.number)): is the disk full?") }
-        let directory = PeerDirectory(ownUUID: service.identity.uuid, capacity: configuration.maximumPeers,
-                                      service: service, events: events, logger: logger.named("peers"))
-        let discovery = Discovery(socket: datagrams, socket6: datagrams6, configuration: configuration,
-                                  identity: service.identity, signer: tls?.identity, boot: boot.number,
-                                  tcpPort: envelopeListener.port, directory: directory, events: events,
-                                  service: service, logger: logger.named("discovery"),
-                                  visibility: try await service.visibility())
-        let dnssd = await dnsSD(configuration, tls: tls, identity: service.identity, start: discovery.instance,
-                                tcpPort: envelopeListener.port, withIPv6: datagrams6 != nil, discovery: discovery,
-                                directory: directory, events: events, logger: logger.named("mdns"))
+        let directory = PeerDirectory(
+            ownUUID: service.identity.uuid, capacity: configuration.maximumPeers,
+            service: service, events: events, logger: logger.named("peers"))
+        let discovery = Discovery(
+            socket: datagrams, socket6: datagrams6, configuration: configuration,
+            identity: service.identity, signer: tls?.identity, boot: boot.number,
+            tcpPort: envelopeListener.port, directory: directory, events: events,
+            service: service, logger: logger.named("discovery"),
+            visibility: try await service.visibility())
+        let dnssd = await dnsSD(
+            configuration, tls: tls, identity: service.identity, start: discovery.instance,
+            tcpPort: envelopeListener.port, withIPv6: datagrams6 != nil, discovery: discovery,
+            directory: directory, events: events, logger: logger.named("mdns"))
         let descriptors = DescriptorLimit.raise()
         let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
         if maximumConnections < configuration.maximumConnections {
-            logger.warning("the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections at once, not \(configuration.maximumConnections)")
+            logger.warning(
+                "the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections at once, not \(configuration.maximumConnections)"
+            )
         }
         let trimmer = MemoryTrimmer()
         let pool = ConnectionPool()
-        let sender = SendService(configuration: configuration, tls: tls, directory: directory, service: service,
-                                 logger: logger.named("send"), pool: pool)
+        let sender = SendService(
+            configuration: configuration, tls: tls, directory: directory, service: service,
+            logger: logger.named("send"), pool: pool)
         let pairing = tls.map {
-            PairingService(tls: $0, configuration: configuration, directory: directory, service: service,
-                           sender: sender,
-                           events: events, logger: logger.named("pair"))
+            PairingService(
+                tls: $0, configuration: configuration, directory: directory, service: service,
+                sender: sender,
+                events: events, logger: logger.named("pair"))
         }
         // Files are shared and fetched over TLS only: a daemon playing a legacy peer has neither.
         let grants = tls.map { _ in FileGrants(store: service, settings: configuration.files) }
         let fileServer = grants.map {
             FileServer(grants: $0, versionID: configuration.appVersion, logger: logger.named("files"))
         }
-        let downloads = configuration.files.downloads ?? DownloadsFolder.defaultPath(
-            environment: ProcessInfo.processInfo.environment, dataDirectory: dataDirectory)
+        let downloads =
+            configuration.files.downloads
+            ?? DownloadsFolder.defaultPath(
+                environment: ProcessInfo.processInfo.environment, dataDirectory: dataDirectory)
         let fetcher = tls.map { _ in
-            FileFetcher(sender: sender, configuration: configuration, defaultFolder: DownloadsFolder(path: downloads),
-                        events: events, logger: logger.named("fetch"))
+            FileFetcher(
+                sender: sender, configuration: configuration, defaultFolder: DownloadsFolder(path: downloads),
+                events: events, logger: logger.named("fetch"))
         }
-        let envelopes = EnvelopeServer(listeners: envelopeListeners, service: service, directory: directory,
-                                       pairing: pairing, files: fileServer, events: events,
-                                       configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer, logger: logger.named("tcp"))
-        let outbox = Outbox(store: service, sender: sender, events: events, configuration: configuration, logger: logger.named("outbox"))
+        let envelopes = EnvelopeServer(
+            listeners: envelopeListeners, service: service, directory: directory,
+            pairing: pairing, files: fileServer, events: events,
+            configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer,
+            logger: logger.named("tcp"))
+        let outbox = Outbox(
+            store: service, sender: sender, events: events, configuration: configuration, logger: logger.named("outbox")
+        )
         let control = ControlServer(
             listener: controlListener,
-            handler: ControlHandler(configuration: configuration, service: service, sender: sender, outbox: outbox,
-                                    share: ShareService(configuration: configuration, grants: grants,
-                                                        ownerID: service.identity.uuid, events: events),
-                                    discovery: discovery, directory: directory, dnssd: dnssd, inbound: envelopes,
-                                    pairing: pairing, fetcher: fetcher, tcpPort: envelopeListener.port,
-                                    discoveryPort: datagrams.port, logger: logger.named("control")),
+            handler: ControlHandler(
+                configuration: configuration, service: service, sender: sender, outbox: outbox,
+                share: ShareService(
+                    configuration: configuration, grants: grants,
+                    ownerID: service.identity.uuid, events: events),
+                discovery: discovery, directory: directory, dnssd: dnssd, inbound: envelopes,
+                pairing: pairing, fetcher: fetcher, tcpPort: envelopeListener.port,
+                discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
 
         var hook: ReceiveHook?
         if let words = configuration.receiveHook.command {
             // Watched now, before any envelope is taken: the first hex stored is not missed.
-            hook = ReceiveHook(words: words, settings: configuration.receiveHook,
-                               hexes: await events.watch(since: .max, kinds: [.hexReceived]), service: service,
-                               spool: try dataDirectory.makeSpool(), logger: logger.named("on-receive"))
+            hook = ReceiveHook(
+                words: words, settings: configuration.receiveHook,
+                hexes: await events.watch(since: .max, kinds: [.hexReceived]), service: service,
+                spool: try dataDirectory.makeSpool(), logger: logger.named("on-receive"))
         }
 
         var autoFetch: AutoFetch?
         if let fetcher, configuration.files.autoFetchPaired {
-            autoFetch = AutoFetch(hexes: await events.watch(since: .max, kinds: [.hexReceived]), service: service,
-                                  fetcher: fetcher, logger: logger.named("fetch"))
+            autoFetch = AutoFetch(
+                hexes: await events.watch(since: .max, kinds: [.hexReceived]), service: service,
+                fetcher: fetcher, logger: logger.named("fetch"))
         }
 
-        let web = try WebServer.start(configuration.web, dataDirectory: dataDirectory, handler: control.handler,
-                                      events: events, boot: boot.number, logger: logger.named("web"))
-        let notifier = await desktopNotifier(configuration, events: events, service: service,
-                                             page: web.map { _ in dataDirectory.webOpenURL }, logger: logger)
+        let web = try WebServer.start(
+            configuration.web, dataDirectory: dataDirectory, handler: control.handler,
+            events: events, boot: boot.number, logger: logger.named("web"))
+        let notifier = await desktopNotifier(
+            configuration, events: events, service: service,
+            page: web.map { _ in dataDirectory.webOpenURL }, logger: logger)
 
         let signals = TerminationSignals()
         let identity = service.identity
-        logger.info("hexd \(configuration.appVersion)\(configuration.legacy ? " (playing a legacy peer)" : "") ready: \(identity.name) (\(identity.uuid)), "
-            + "envelopes on TCP \(envelopeListener.port), discovery on UDP \(datagrams.port), control at \(controlPath)")
+        logger.info(
+            "hexd \(configuration.appVersion)\(configuration.legacy ? " (playing a legacy peer)" : "") ready: \(identity.name) (\(identity.uuid)), "
+                + "envelopes on TCP \(envelopeListener.port), discovery on UDP \(datagrams.port), control at \(controlPath)"
+        )
         let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")
 
         let optional: [(any DaemonService)?] = [hook, web, notifier, autoFetch, dnssd.service]
-        let services: [any DaemonService] = [envelopes, discovery, control, trimmer, pool, outbox]
+        let services: [any DaemonService] =
+            [envelopes, discovery, control, trimmer, pool, outbox]
             + optional.compactMap { $0 }
         await withTaskGroup(of: Void.self) { group in
             for service in services { group.addTask { await service.run() } }
@@ -168,15 +193,21 @@ public enum Daemon {
         do {
             address = try DBusAddress(parsing: busText ?? "")
         } catch {
-            logger.warning("--notify on, but no session bus to notify on: DBUS_SESSION_BUS_ADDRESS is "
-                           + (busText.map { "'\($0.prefix(200))' (\(error))" } ?? "not set"))
+            logger.warning(
+                "--notify on, but no session bus to notify on: DBUS_SESSION_BUS_ADDRESS is "
+                    + (busText.map { "'\($0.prefix(200))' (\(error))" } ?? "not set"))
             return nil
         }
-        return DesktopNotifier(address: address,
-                               events: await events.watch(since: .max, kinds: [.hexReceived, .alertReceived,
-                                                                               .pairRequested]),
-                               service: service, settings: configuration.notify, page: page,
-                               browser: Browser.command(environment), logger: logger.named("notify"))
+        return DesktopNotifier(
+            address: address,
+            events: await events.watch(
+                since: .max,
+                kinds: [
+                    .hexReceived, .alertReceived,
+                    .pairRequested,
+                ]),
+            service: service, settings: configuration.notify, page: page,
+            browser: Browser.command(environment), logger: logger.named("notify"))
     }
 
     /// DNS-SD as `--mdns` asks (`auto`: unless `--broadcast` names where beacons go, which keeps a
@@ -201,22 +232,28 @@ public enum Daemon {
         let fingerprint = tls.identity.fingerprint.description
         do {
             if let bus = try? DBusAddress.system(environment: ProcessInfo.processInfo.environment),
-               await AvahiService.runs(on: bus) {
-                return .avahi(try AvahiService(bus: bus, identity: identity, versionID: configuration.appVersion,
-                                               start: start, fingerprint: fingerprint, tcpPort: tcpPort,
-                                               discovery: discovery, directory: directory, events: events,
-                                               logger: logger))
+                await AvahiService.runs(on: bus)
+            {
+                return .avahi(
+                    try AvahiService(
+                        bus: bus, identity: identity, versionID: configuration.appVersion,
+                        start: start, fingerprint: fingerprint, tcpPort: tcpPort,
+                        discovery: discovery, directory: directory, events: events,
+                        logger: logger))
             }
             if configuration.dnssd.mode == .auto && DNSSDService.otherResponderRuns {
-                let why = "Avahi runs on this host but is not on the system bus (--mdns on runs hexd's own "
+                let why =
+                    "Avahi runs on this host but is not on the system bus (--mdns on runs hexd's own "
                     + "responder beside it)"
                 logger.info("DNS-SD is off: \(why); hexd is found by its beacons")
                 return .off(why)
             }
-            return .own(try DNSSDService(identity: identity, versionID: configuration.appVersion, start: start,
-                                         fingerprint: fingerprint, tcpPort: tcpPort,
-                                         selection: configuration.interfaces, withIPv6: withIPv6, discovery: discovery,
-                                         directory: directory, events: events, logger: logger))
+            return .own(
+                try DNSSDService(
+                    identity: identity, versionID: configuration.appVersion, start: start,
+                    fingerprint: fingerprint, tcpPort: tcpPort,
+                    selection: configuration.interfaces, withIPv6: withIPv6, discovery: discovery,
+                    directory: directory, events: events, logger: logger))
         } catch {
             logger.warning("DNS-SD is off: \(error)")
             return .off("\(error)")
@@ -228,11 +265,13 @@ public enum Daemon {
     private static func deviceTLS(_ configuration: DaemonConfiguration, logger: Logger) throws -> TLSContext? {
         guard !configuration.legacy else { return nil }
         let directory = configuration.dataDirectory
-        let (device, created) = try TLSIdentity.loadOrCreate(keyPath: directory.keyPath, certificatePath: directory.certificatePath,
-                                                             commonName: "hexd device")
+        let (device, created) = try TLSIdentity.loadOrCreate(
+            keyPath: directory.keyPath, certificatePath: directory.certificatePath,
+            commonName: "hexd device")
         if created {
-            logger.info("made this device's key and certificate: device ID \(device.deviceID.uppercaseText), "
-                        + "fingerprint \(device.fingerprint)")
+            logger.info(
+                "made this device's key and certificate: device ID \(device.deviceID.uppercaseText), "
+                    + "fingerprint \(device.fingerprint)")
         }
         return try TLSContext(identity: device)
     }

@@ -45,7 +45,8 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         for digit in utf8 {
             let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
             let step = T(digit - UInt8(ascii: "0"))
-            let (next, overflowB) = negative ? shifted.subtractingReportingOverflow(step) : shifted.addingReportingOverflow(step)
+            let (next, overflowB) =
+                negative ? shifted.subtractingReportingOverflow(step) : shifted.addingReportingOverflow(step)
             guard !overflowA, !overflowB else { return nil }
             value = next
         }

@@ -29,15 +29,18 @@ public struct JSONScanner {
 
     /// Runs `body` with a scanner over `input`. The scanner must not escape `body`.
     public static func scan<T>(
-        _ input: some Collection<UInt8>, limits: JSONLimits = .default, _ body: (inout JSONScanner) throws(JSONError) -> T
+        _ input: some Collection<UInt8>, limits: JSONLimits = .default,
+        _ body: (inout JSONScanner) throws(JSONError) -> T
     ) throws(JSONError) -> T {
-        let result = input.withContiguousStorageIfAvailable { buffer in
-            var scanner = JSONScanner(bytes: buffer, limits: limits)
-            return Result { () throws(JSONError) -> T in try body(&scanner) }
-        } ?? Array(input).withUnsafeBufferPointer { buffer in
-            var scanner = JSONScanner(bytes: buffer, limits: limits)
-            return Result { () throws(JSONError) -> T in try body(&scanner) }
-        }
+        let result =
+            input.withContiguousStorageIfAvailable { buffer in
+                var scanner = JSONScanner(bytes: buffer, limits: limits)
+                return Result { () throws(JSONError) -> T in try body(&scanner) }
+            }
+            ?? Array(input).withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(bytes: buffer, limits: limits)
+                return Result { () throws(JSONError) -> T in try body(&scanner) }
+            }
         return try result.get()
     }
 
@@ -68,7 +71,9 @@ public struct JSONScanner {
 
     /// Reads an object, calling `body` with each member's key; `body` must read or skip exactly
     /// the member's value.
-    public mutating func readObject(_ body: (inout JSONScanner, JSONStringToken) throws(JSONError) -> Void) throws(JSONError) {
+    public mutating func readObject(_ body: (inout JSONScanner, JSONStringToken) throws(JSONError) -> Void)
+        throws(JSONError)
+    {
         try enterContainer(Byte.openBrace)
         skipWhitespace()
         if try consumeIf(Byte.closeBrace) {
@@ -264,7 +269,9 @@ public struct JSONScanner {
                 var scalarValue = unit
                 if (0xD800...0xDBFF).contains(unit) {
                     // A high surrogate must be followed by an escaped low one.
-                    guard index + 6 <= token.end, bytes[index] == Byte.backslash, bytes[index + 1] == Byte.u else { return nil }
+                    guard index + 6 <= token.end, bytes[index] == Byte.backslash, bytes[index + 1] == Byte.u else {
+                        return nil
+                    }
                     let low = hexValue(at: index + 2)
                     guard (0xDC00...0xDFFF).contains(low) else { return nil }
                     scalarValue = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
@@ -403,7 +410,9 @@ public struct JSONScanner {
 
     private mutating func consumeLiteral(_ literal: [UInt8]) throws(JSONError) -> Bool {
         guard position + literal.count <= bytes.count else {
-            if bytes[position...].elementsEqual(literal.prefix(bytes.count - position)) { throw JSONError(.unexpectedEnd, at: bytes.count) }
+            if bytes[position...].elementsEqual(literal.prefix(bytes.count - position)) {
+                throw JSONError(.unexpectedEnd, at: bytes.count)
+            }
             return false
         }
         guard bytes[position..<position + literal.count].elementsEqual(literal) else { return false }

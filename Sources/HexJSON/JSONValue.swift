@@ -14,7 +14,9 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Reads one whole JSON text.
     /// - Throws: `JSONError`, including `.invalidUnicode` for a string that is not valid Unicode.
-    public static func parse(_ bytes: some Collection<UInt8>, limits: JSONLimits = defaultLimits) throws(JSONError) -> JSONValue {
+    public static func parse(_ bytes: some Collection<UInt8>, limits: JSONLimits = defaultLimits) throws(JSONError)
+        -> JSONValue
+    {
         try JSONScanner.scan(bytes, limits: limits) { scanner throws(JSONError) in
             let value = try scanner.readValue()
             try scanner.expectEnd()

@@ -47,7 +47,9 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer {
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         if T.self == Date.self {
-            guard case .string(let text) = value, let date = try? Date(text, strategy: .iso8601) else { throw mismatch(Date.self) }
+            guard case .string(let text) = value, let date = try? Date(text, strategy: .iso8601) else {
+                throw mismatch(Date.self)
+            }
             return try cast(date)
         }
         return try T(from: self)
@@ -99,15 +101,17 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     func mismatch(_ type: Any.Type) -> DecodingError {
-        let found = switch value {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number(let number): "the number \(number.text.prefix(40))"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-        return .typeMismatch(type, DecodingError.Context(codingPath: codingPath, debugDescription: "expected \(type), found \(found)"))
+        let found =
+            switch value {
+            case .null: "null"
+            case .bool: "a boolean"
+            case .number(let number): "the number \(number.text.prefix(40))"
+            case .string: "a string"
+            case .array: "an array"
+            case .object: "an object"
+            }
+        return .typeMismatch(
+            type, DecodingError.Context(codingPath: codingPath, debugDescription: "expected \(type), found \(found)"))
     }
 }
 
@@ -121,7 +125,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func child(_ key: Key) throws -> ValueDecoder {
         guard let value = object[key.stringValue] else {
-            throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: codingPath, debugDescription: "no value for \"\(key.stringValue)\""))
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(codingPath: codingPath, debugDescription: "no value for \"\(key.stringValue)\""))
         }
         return ValueDecoder(value, codingPath: codingPath + [key])
     }
@@ -143,11 +149,15 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try child(key).decode(type) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try child(key).decodeValue(type) }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         try child(key).container(keyedBy: type)
     }
 
-    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try child(key).unkeyedContainer() }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try child(key).unkeyedContainer()
+    }
     func superDecoder() throws -> any Decoder { ValueDecoder(.object(object), codingPath: codingPath) }
     func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
 }
@@ -175,7 +185,9 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     private mutating func next() throws -> ValueDecoder {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(JSONValue.self, DecodingError.Context(codingPath: codingPath, debugDescription: "the array has no more elements"))
+            throw DecodingError.valueNotFound(
+                JSONValue.self,
+                DecodingError.Context(codingPath: codingPath, debugDescription: "the array has no more elements"))
         }
         defer { currentIndex += 1 }
         return ValueDecoder(elements[currentIndex], codingPath: codingPath + [IndexKey(currentIndex)])
@@ -203,7 +215,9 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next().decode(type) }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().decodeValue(type) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         try next().container(keyedBy: type)
     }
 

@@ -124,8 +124,9 @@ public actor QueryRegistry {
     /// The progress of one query, if it is in flight.
     public func progress(of id: UUID) -> Progress? {
         wrappers[id].map { wrapper in
-            Progress(id: id, kind: wrapper.kind, answered: wrapper.slots.count, total: wrapper.order.count,
-                     waiting: wrapper.order.filter { wrapper.slots[$0] == nil })
+            Progress(
+                id: id, kind: wrapper.kind, answered: wrapper.slots.count, total: wrapper.order.count,
+                waiting: wrapper.order.filter { wrapper.slots[$0] == nil })
         }
     }
 

@@ -2,7 +2,8 @@ extension StringProtocol {
     /// Without white space (spaces, tabs, line ends, any Unicode space) at either end.
     public var trimmed: String {
         // Sliced, not rebuilt character by character: every received Store's sender is trimmed.
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
         return String(self[first...last])
     }
 }

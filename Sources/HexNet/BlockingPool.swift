@@ -1,7 +1,6 @@
 import Dispatch
-import Synchronization
-
 import Glibc
+import Synchronization
 
 /// A few threads of the process's own for the calls that block a thread however they are made
 /// (`posix_spawn`, `getaddrinfo`): never Swift's cooperative pool, where a blocked thread is one
@@ -38,10 +37,12 @@ public final class BlockingPool: Sendable {
         for _ in 0..<threads {
             var thread = pthread_t()
             let context = Unmanaged.passRetained(queue).toOpaque()
-            let result = pthread_create(&thread, nil, { context in
-                guard let context else { return nil }
-                Unmanaged<Queue>.fromOpaque(context).takeRetainedValue().serve()
-            }, context)
+            let result = pthread_create(
+                &thread, nil,
+                { context in
+                    guard let context else { return nil }
+                    Unmanaged<Queue>.fromOpaque(context).takeRetainedValue().serve()
+                }, context)
             if result == 0 {
                 pthread_detach(thread)
                 started += 1
@@ -66,7 +67,8 @@ public final class BlockingPool: Sendable {
             if queued {
                 queue.waiting.signal()
             } else {
-                continuation.resume(throwing: SocketError("run a blocking call", reason: "\(capacity) calls are waiting already"))
+                continuation.resume(
+                    throwing: SocketError("run a blocking call", reason: "\(capacity) calls are waiting already"))
             }
         }
     }

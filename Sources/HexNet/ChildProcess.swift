@@ -1,7 +1,6 @@
 import CLinux
-import Synchronization
-
 import Glibc
+import Synchronization
 
 /// A command run in a process group of its own and stopped whole (grandchildren included) at its
 /// timeout or when the task is cancelled.
@@ -72,8 +71,9 @@ public enum ChildProcess {
                 }
                 if let output, let errors, let exit {
                     group.cancelAll()
-                    return Result(exitCode: exit.code, standardOutput: String(decoding: output, as: UTF8.self),
-                                  standardError: String(decoding: errors, as: UTF8.self), timedOut: exit.timedOut)
+                    return Result(
+                        exitCode: exit.code, standardOutput: String(decoding: output, as: UTF8.self),
+                        standardError: String(decoding: errors, as: UTF8.self), timedOut: exit.timedOut)
                 }
             }
             // Not reached: the three pieces always arrive (cancelled readers return what they have).
@@ -104,8 +104,9 @@ extension ChildProcess {
             var status: Int32 = 0
             while waitpid(pid, &status, WNOHANG) == 0 {
                 if pidfd >= 0 {
-                    try? await waitUntil(.readable, descriptor: pidfd, timeout: nil,
-                                         operation: "wait for a program to end")
+                    try? await waitUntil(
+                        .readable, descriptor: pidfd, timeout: nil,
+                        operation: "wait for a program to end")
                 } else {
                     try? await Task.sleep(for: .seconds(1))
                 }
@@ -154,8 +155,9 @@ private final class Child: Sendable {
         let pid: pid_t
         do {
             pid = try await BlockingPool.shared.run {
-                try spawn(program, arguments, input: standardInput, environment: environment, output: outputWrite,
-                          errors: errorsWrite)
+                try spawn(
+                    program, arguments, input: standardInput, environment: environment, output: outputWrite,
+                    errors: errorsWrite)
             }
         } catch {
             [outputRead, outputWrite, errorsRead, errorsWrite].forEach { _ = close($0) }
@@ -172,7 +174,9 @@ private final class Child: Sendable {
     /// The read end is non-blocking: it is waited for on the reactor.
     private static func pipe() throws(ChildProcessError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
-        guard pipe2(&ends, O_CLOEXEC) == 0 else { throw ChildProcessError(description: "cannot make a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe2(&ends, O_CLOEXEC) == 0 else {
+            throw ChildProcessError(description: "cannot make a pipe: \(String(cString: strerror(errno)))")
+        }
         _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
         return (ends[0], ends[1])
     }
@@ -210,7 +214,9 @@ private final class Child: Sendable {
         defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
         let status = posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
-        guard status == 0 else { throw ChildProcessError(description: "cannot run \(program): \(String(cString: strerror(status)))") }
+        guard status == 0 else {
+            throw ChildProcessError(description: "cannot run \(program): \(String(cString: strerror(status)))")
+        }
         return pid
     }
 
@@ -247,7 +253,8 @@ private final class Child: Sendable {
             let remaining = deadline.map { $0 - .now }
             if let remaining, remaining <= .zero { throw SocketError.timedOut("wait for a command to end") }
             if pidfd >= 0 {
-                try await waitUntil(.readable, descriptor: pidfd, timeout: remaining, operation: "wait for a command to end")
+                try await waitUntil(
+                    .readable, descriptor: pidfd, timeout: remaining, operation: "wait for a command to end")
             } else {
                 try await Task.sleep(for: min(remaining ?? .milliseconds(20), .milliseconds(20)))
             }
@@ -298,7 +305,10 @@ private final class PipeReader: Sendable {
             }
             if count > 0 || (count < 0 && errno == EINTR) { continue }
             guard count < 0, errno == EAGAIN else { return collected }
-            guard (try? await waitUntil(.readable, descriptor: descriptor, timeout: nil, operation: "read a command's output")) != nil else {
+            guard
+                (try? await waitUntil(
+                    .readable, descriptor: descriptor, timeout: nil, operation: "read a command's output")) != nil
+            else {
                 return collected
             }
         }

@@ -57,8 +57,9 @@ public final class DatagramSocket: Sendable {
         var request = ipv6_mreq()
         withUnsafeMutableBytes(of: &request.ipv6mr_multiaddr) { $0.copyBytes(from: group.bytes) }
         request.ipv6mr_interface = interface
-        let result = setsockopt(socket.descriptor, Int32(IPPROTO_IPV6), IPV6_JOIN_GROUP, &request,
-                                socklen_t(MemoryLayout<ipv6_mreq>.size))
+        let result = setsockopt(
+            socket.descriptor, Int32(IPPROTO_IPV6), IPV6_JOIN_GROUP, &request,
+            socklen_t(MemoryLayout<ipv6_mreq>.size))
         guard result == 0 || errno == EADDRINUSE else { throw SocketError("join \(group) on interface \(interface)") }
     }
 
@@ -68,8 +69,9 @@ public final class DatagramSocket: Sendable {
         var request = ip_mreqn()
         request.imr_multiaddr = in_addr(s_addr: group.networkOrder)
         request.imr_ifindex = Int32(bitPattern: interface)
-        let result = setsockopt(socket.descriptor, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &request,
-                                socklen_t(MemoryLayout<ip_mreqn>.size))
+        let result = setsockopt(
+            socket.descriptor, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &request,
+            socklen_t(MemoryLayout<ip_mreqn>.size))
         guard result == 0 || errno == EADDRINUSE else { throw SocketError("join \(group) on interface \(interface)") }
     }
 
@@ -77,8 +79,11 @@ public final class DatagramSocket: Sendable {
     public func send(_ bytes: [UInt8], to group: IPv4Address, port: UInt16, interface: UInt32) throws(SocketError) {
         var request = ip_mreqn()
         request.imr_ifindex = Int32(bitPattern: interface)
-        guard setsockopt(socket.descriptor, Int32(IPPROTO_IP), IP_MULTICAST_IF, &request,
-                         socklen_t(MemoryLayout<ip_mreqn>.size)) == 0 else {
+        guard
+            setsockopt(
+                socket.descriptor, Int32(IPPROTO_IP), IP_MULTICAST_IF, &request,
+                socklen_t(MemoryLayout<ip_mreqn>.size)) == 0
+        else {
             throw SocketError("send from interface \(interface)")
         }
         try send(bytes, to: .v4(group), port: port)
@@ -127,16 +132,18 @@ public final class DatagramSocket: Sendable {
                 // A datagram from a family this socket cannot carry is not possible; one that
                 // reads as no address is dropped like a malformed one.
                 guard let (address, port) = IPAddress.from(sender) else { continue }
-                return Datagram(bytes: Array(buffer.prefix(min(count, maximumLength))), sender: address,
-                                senderPort: port, truncated: count > maximumLength)
+                return Datagram(
+                    bytes: Array(buffer.prefix(min(count, maximumLength))), sender: address,
+                    senderPort: port, truncated: count > maximumLength)
             }
             switch errno {
             case EAGAIN, EWOULDBLOCK:
                 let left = deadline.map { $0 - .now }
                 if let left, left <= .zero { return nil }
                 do {
-                    try await waitUntil(.readable, descriptor: socket.descriptor, timeout: left,
-                                        operation: "receive a datagram")
+                    try await waitUntil(
+                        .readable, descriptor: socket.descriptor, timeout: left,
+                        operation: "receive a datagram")
                 } catch let error as SocketError where error.isTimeout {
                     return nil
                 }

@@ -58,8 +58,11 @@ public final class DiskFile: @unchecked Sendable {
         var information = stat()
         guard fstat(descriptor, &information) == 0 else { throw DiskFileError("look at \(path)") }
         let modified = Int64(information.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(information.st_mtim.tv_nsec)
-        return (Status(device: UInt64(information.st_dev), inode: UInt64(information.st_ino),
-                       size: Int64(information.st_size), modified: modified), information.st_mode)
+        return (
+            Status(
+                device: UInt64(information.st_dev), inode: UInt64(information.st_ino),
+                size: Int64(information.st_size), modified: modified), information.st_mode
+        )
     }
 
     /// Reads at most `buffer.count` bytes at `offset` into `buffer`; fewer only at the end of the file.
@@ -67,8 +70,9 @@ public final class DiskFile: @unchecked Sendable {
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(DiskFileError) -> Int {
         var total = 0
         while total < buffer.count {
-            let count = pread(descriptor, buffer.baseAddress?.advanced(by: total), buffer.count - total,
-                              off_t(offset + Int64(total)))
+            let count = pread(
+                descriptor, buffer.baseAddress?.advanced(by: total), buffer.count - total,
+                off_t(offset + Int64(total)))
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { throw DiskFileError("read \(path)") }
             if count == 0 { break }
@@ -81,8 +85,9 @@ public final class DiskFile: @unchecked Sendable {
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DiskFileError) {
         var total = 0
         while total < bytes.count {
-            let count = pwrite(descriptor, bytes.baseAddress?.advanced(by: total), bytes.count - total,
-                               off_t(offset + Int64(total)))
+            let count = pwrite(
+                descriptor, bytes.baseAddress?.advanced(by: total), bytes.count - total,
+                off_t(offset + Int64(total)))
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw DiskFileError("write \(path)") }
             total += count

@@ -39,7 +39,8 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
         guard !text.hasPrefix("["), text.filter({ $0 == ":" }).count >= 2 else { return nil }
         if IPv6Address(text) != nil { return "[\(text)]:\(defaultPort)" }
         guard let colon = text.lastIndex(of: ":"), UInt16(text[text.index(after: colon)...]) != nil,
-              IPv6Address(String(text[..<colon])) != nil else { return nil }
+            IPv6Address(String(text[..<colon])) != nil
+        else { return nil }
         return "[\(text[..<colon])]\(text[colon...])"
     }
 

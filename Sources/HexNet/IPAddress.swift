@@ -150,7 +150,8 @@ public struct IPv6Address: Sendable, Hashable, CustomStringConvertible {
         let literal = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard scope != 0 else { return literal }
         var name = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
-        let zone = if_indextoname(scope, &name) != nil
+        let zone =
+            if_indextoname(scope, &name) != nil
             ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : String(scope)
         return literal + "%" + zone
     }

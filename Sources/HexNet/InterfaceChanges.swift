@@ -35,8 +35,9 @@ public final class InterfaceChanges: Sendable {
             switch errno {
             case EAGAIN, EWOULDBLOCK:
                 if read > 0 { return }
-                try await waitUntil(.readable, descriptor: socket.descriptor, timeout: nil,
-                                    operation: "watch the network interfaces")
+                try await waitUntil(
+                    .readable, descriptor: socket.descriptor, timeout: nil,
+                    operation: "watch the network interfaces")
             case ENOBUFS:
                 read += 1
             case EINTR:

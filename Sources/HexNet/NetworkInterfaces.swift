@@ -12,8 +12,10 @@ public enum NetworkInterfaces {
         public let isUp: Bool
         public let isLoopback: Bool
 
-        public init(interface: String, address: IPv4Address, netmask: IPv4Address, broadcast: IPv4Address?,
-                    isUp: Bool = true, isLoopback: Bool = false) {
+        public init(
+            interface: String, address: IPv4Address, netmask: IPv4Address, broadcast: IPv4Address?,
+            isUp: Bool = true, isLoopback: Bool = false
+        ) {
             self.interface = interface
             self.address = address
             self.netmask = netmask
@@ -63,8 +65,10 @@ public enum NetworkInterfaces {
         public let isLoopback: Bool
         public let isMulticast: Bool
 
-        public init(interface: String, index: UInt32, address: IPv6Address, isUp: Bool = true,
-                    isLoopback: Bool = false, isMulticast: Bool = true) {
+        public init(
+            interface: String, index: UInt32, address: IPv6Address, isUp: Bool = true,
+            isLoopback: Bool = false, isMulticast: Bool = true
+        ) {
             self.interface = interface
             self.index = index
             self.address = address
@@ -87,8 +91,10 @@ public enum NetworkInterfaces {
             guard let address = ipv4(interface.ifa_addr), let netmask = ipv4(interface.ifa_netmask) else { continue }
             let name = interface.ifa_name.map { String(cString: $0) } ?? "?"
             let given = flags & Int32(IFF_BROADCAST) != 0 ? ipv4(interface.ifa_ifu.ifu_broadaddr) : nil
-            addresses.append(Address(interface: name, address: address, netmask: netmask, broadcast: given,
-                                     isUp: flags & Int32(IFF_UP) != 0, isLoopback: flags & Int32(IFF_LOOPBACK) != 0))
+            addresses.append(
+                Address(
+                    interface: name, address: address, netmask: netmask, broadcast: given,
+                    isUp: flags & Int32(IFF_UP) != 0, isLoopback: flags & Int32(IFF_LOOPBACK) != 0))
         }
         return addresses
     }
@@ -119,9 +125,11 @@ public enum NetworkInterfaces {
                 continue
             }
             let flags = Int32(bitPattern: interface.ifa_flags)
-            links.append(IPv6Link(interface: name, index: address.scope, address: address,
-                                  isUp: flags & Int32(IFF_UP) != 0, isLoopback: flags & Int32(IFF_LOOPBACK) != 0,
-                                  isMulticast: flags & Int32(IFF_MULTICAST) != 0))
+            links.append(
+                IPv6Link(
+                    interface: name, index: address.scope, address: address,
+                    isUp: flags & Int32(IFF_UP) != 0, isLoopback: flags & Int32(IFF_LOOPBACK) != 0,
+                    isMulticast: flags & Int32(IFF_MULTICAST) != 0))
         }
         return links
     }
@@ -130,22 +138,24 @@ public enum NetworkInterfaces {
     /// a link that is down, loopback, without multicast, or not selected is skipped.
     public static func multicastTargets(of links: [IPv6Link], group: IPv6Address, selection: Selection) -> [Target] {
         links.map { link in
-            let skipped: String? = if !link.isUp {
-                "down"
-            } else if link.isLoopback {
-                "loopback"
-            } else if !link.isMulticast {
-                "no multicast"
-            } else if let pattern = selection.excluding.first(where: { matches($0, link.interface) }) {
-                "excluded by '\(pattern)'"
-            } else if !selection.including.isEmpty && !selection.including.contains(link.interface) {
-                "not among the interfaces named"
-            } else {
-                nil
-            }
+            let skipped: String? =
+                if !link.isUp {
+                    "down"
+                } else if link.isLoopback {
+                    "loopback"
+                } else if !link.isMulticast {
+                    "no multicast"
+                } else if let pattern = selection.excluding.first(where: { matches($0, link.interface) }) {
+                    "excluded by '\(pattern)'"
+                } else if !selection.including.isEmpty && !selection.including.contains(link.interface) {
+                    "not among the interfaces named"
+                } else {
+                    nil
+                }
             let destination = IPAddress.v6(IPv6Address(bytes: group.bytes, scope: link.index))
-            return Target(interface: link.interface, address: .v6(link.address),
-                          broadcast: skipped == nil ? destination : nil, skipped: skipped)
+            return Target(
+                interface: link.interface, address: .v6(link.address),
+                broadcast: skipped == nil ? destination : nil, skipped: skipped)
         }
     }
 
@@ -157,26 +167,30 @@ public enum NetworkInterfaces {
     public static func targets(of addresses: [Address], selection: Selection) -> [Target] {
         var targets: [Target] = []
         for address in addresses {
-            let broadcast = directedBroadcast(address: address.address, netmask: address.netmask,
-                                              given: address.broadcast)
+            let broadcast = directedBroadcast(
+                address: address.address, netmask: address.netmask,
+                given: address.broadcast)
             let covered = targets.first { $0.broadcast != nil && $0.broadcast == broadcast.map(IPAddress.v4) }
-            let skipped: String? = if !address.isUp {
-                "down"
-            } else if address.isLoopback {
-                "loopback"
-            } else if let pattern = selection.excluding.first(where: { matches($0, address.interface) }) {
-                "excluded by '\(pattern)'"
-            } else if !selection.including.isEmpty && !selection.including.contains(address.interface) {
-                "not among the interfaces named"
-            } else if broadcast == nil {
-                "a /31 or /32 subnet has no broadcast address"
-            } else if let covered {
-                "its broadcast address is \(covered.interface)'s"
-            } else {
-                nil
-            }
-            targets.append(Target(interface: address.interface, address: .v4(address.address),
-                                  broadcast: skipped == nil ? broadcast.map(IPAddress.v4) : nil, skipped: skipped))
+            let skipped: String? =
+                if !address.isUp {
+                    "down"
+                } else if address.isLoopback {
+                    "loopback"
+                } else if let pattern = selection.excluding.first(where: { matches($0, address.interface) }) {
+                    "excluded by '\(pattern)'"
+                } else if !selection.including.isEmpty && !selection.including.contains(address.interface) {
+                    "not among the interfaces named"
+                } else if broadcast == nil {
+                    "a /31 or /32 subnet has no broadcast address"
+                } else if let covered {
+                    "its broadcast address is \(covered.interface)'s"
+                } else {
+                    nil
+                }
+            targets.append(
+                Target(
+                    interface: address.interface, address: .v4(address.address),
+                    broadcast: skipped == nil ? broadcast.map(IPAddress.v4) : nil, skipped: skipped))
         }
         return targets
     }

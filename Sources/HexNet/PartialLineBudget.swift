@@ -49,7 +49,8 @@ public final class PartialLineBudget: Sendable {
             guard state.total > limit else { return [] }
             var excess = state.total - limit
             var cut: [Holder] = []
-            for (id, holder) in state.holders.filter({ !$0.value.cut }).sorted(by: { $0.value.bytes > $1.value.bytes }) {
+            for (id, holder) in state.holders.filter({ !$0.value.cut }).sorted(by: { $0.value.bytes > $1.value.bytes })
+            {
                 guard excess > 0 else { break }
                 state.holders[id]?.cut = true
                 excess -= holder.bytes

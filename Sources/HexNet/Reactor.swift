@@ -1,7 +1,6 @@
 import CLinux
-import Synchronization
-
 import Glibc
+import Synchronization
 
 /// Suspends tasks until their descriptors are readable or writable: one epoll set watched by one
 /// thread of its own, with every wait's deadline in a heap.
@@ -42,18 +41,21 @@ final class Reactor: Sendable {
     private init() {
         epoll = hexd_epoll_create()
         wakeup = hexd_eventfd()
-        guard epoll >= 0, wakeup >= 0, hexd_epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, HEXD_EPOLLIN, Self.wakeupToken) == 0 else {
+        guard epoll >= 0, wakeup >= 0, hexd_epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, HEXD_EPOLLIN, Self.wakeupToken) == 0
+        else {
             let failure = SocketError("set up the epoll reactor")
             state.withLock { $0.startFailure = failure }
             return
         }
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
-        let started = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<Reactor>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
+        let started = pthread_create(
+            &thread, nil,
+            { context in
+                guard let context else { return nil }
+                Unmanaged<Reactor>.fromOpaque(context).takeRetainedValue().run()
+                return nil
+            }, context)
         guard started == 0 else {
             Unmanaged<Reactor>.fromOpaque(context).release()
             state.withLock { $0.startFailure = SocketError("start the epoll reactor's thread", code: started) }
@@ -65,7 +67,9 @@ final class Reactor: Sendable {
     /// Suspends until `descriptor` is ready, `deadline` passes, or the task is cancelled.
     /// - Throws: `SocketError.timedOut` at the deadline, `CancellationError`, or the `SocketError`
     ///   of a descriptor epoll cannot watch.
-    func wait(_ readiness: Readiness, descriptor: Int32, deadline: ContinuousClock.Instant?, operation: String) async throws {
+    func wait(_ readiness: Readiness, descriptor: Int32, deadline: ContinuousClock.Instant?, operation: String)
+        async throws
+    {
         if let failure = state.withLock(\.startFailure) { throw failure }
         let wait = Wait(readiness: readiness, descriptor: descriptor, deadline: deadline, operation: operation)
         try await withTaskCancellationHandler {
@@ -121,11 +125,13 @@ final class Reactor: Sendable {
         guard events != 0 else { return 0 }
         events |= HEXD_EPOLLONESHOT
         let token = UInt64(UInt32(bitPattern: descriptor))
-        var result = hexd_epoll_ctl(epoll, registration.added ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, descriptor, events, token)
+        var result = hexd_epoll_ctl(
+            epoll, registration.added ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, descriptor, events, token)
         if result != 0 && (errno == ENOENT || errno == EEXIST) {
             // The kernel dropped the descriptor when it was closed (its number is reused now), or
             // holds it from before: the other operation is the right one.
-            result = hexd_epoll_ctl(epoll, registration.added ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, events, token)
+            result = hexd_epoll_ctl(
+                epoll, registration.added ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, events, token)
         }
         guard result == 0 else { return errno }
         registration.added = true
@@ -146,7 +152,8 @@ final class Reactor: Sendable {
             } else if registration.added {
                 _ = arm(&registration, descriptor: wait.descriptor)
             }
-            state.registrations[wait.descriptor] = registration.reader == nil && registration.writer == nil && !registration.added ? nil : registration
+            state.registrations[wait.descriptor] =
+                registration.reader == nil && registration.writer == nil && !registration.added ? nil : registration
         }
     }
 
@@ -311,7 +318,8 @@ struct DeadlineHeap {
         entries.removeLast()
         var parent = 0
         while true {
-            let left = parent * 2 + 1, right = left + 1
+            let left = parent * 2 + 1
+            let right = left + 1
             var smallest = parent
             if left < entries.count, entries[left].deadline < entries[smallest].deadline { smallest = left }
             if right < entries.count, entries[right].deadline < entries[smallest].deadline { smallest = right }

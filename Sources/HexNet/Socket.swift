@@ -104,7 +104,8 @@ public final class Socket: Sendable {
             if count == 1 { return byte }
             if count == 0 { return nil }
             switch errno {
-            case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: descriptor, timeout: timeout, operation: "read")
+            case EAGAIN, EWOULDBLOCK:
+                try await waitUntil(.readable, descriptor: descriptor, timeout: timeout, operation: "read")
             case EINTR: continue
             default: throw SocketError("read")
             }
@@ -137,7 +138,9 @@ public final class Socket: Sendable {
     /// Reads what is available, at most `maximumCount` bytes, and hands them to `take` (they are
     /// valid only during the call); waits while nothing is.
     /// - Returns: how many bytes were read, 0 at the end of the stream.
-    public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws -> Int {
+    public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws
+        -> Int
+    {
         while true {
             // A buffer only for the read itself, so no connection keeps one while it waits.
             let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumCount) { buffer in
@@ -147,7 +150,8 @@ public final class Socket: Sendable {
             }
             if count >= 0 { return count }
             switch errno {
-            case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: descriptor, timeout: timeout, operation: "read")
+            case EAGAIN, EWOULDBLOCK:
+                try await waitUntil(.readable, descriptor: descriptor, timeout: timeout, operation: "read")
             case EINTR: continue
             default: throw SocketError("read")
             }
@@ -159,13 +163,16 @@ public final class Socket: Sendable {
     public func write(_ bytes: [UInt8], timeout: Duration?) async throws {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[offset...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count >= 0 {
                 offset += count
                 continue
             }
             switch errno {
-            case EAGAIN, EWOULDBLOCK: try await waitUntil(.writable, descriptor: descriptor, timeout: timeout, operation: "write")
+            case EAGAIN, EWOULDBLOCK:
+                try await waitUntil(.writable, descriptor: descriptor, timeout: timeout, operation: "write")
             case EINTR: continue
             default: throw SocketError("write")
             }

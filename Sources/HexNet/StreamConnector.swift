@@ -16,7 +16,8 @@ public enum StreamConnector {
         let result = address.withSocketAddress(port: endpoint.port) { connect(socket.descriptor, $0, $1) }
         if result != 0 {
             guard errno == EINPROGRESS else { throw SocketError("connect to \(endpoint)") }
-            try await waitUntil(.writable, descriptor: socket.descriptor, timeout: timeout, operation: "connect to \(endpoint)")
+            try await waitUntil(
+                .writable, descriptor: socket.descriptor, timeout: timeout, operation: "connect to \(endpoint)")
             var failure: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(socket.descriptor, SOL_SOCKET, SO_ERROR, &failure, &length)
@@ -66,8 +67,9 @@ public enum StreamConnector {
                 }
                 answer = entry.ai_next
             }
-            throw SocketError("resolve \(host)",
-                              reason: status == 0 ? "no IPv4 or IPv6 address" : String(cString: gai_strerror(status)))
+            throw SocketError(
+                "resolve \(host)",
+                reason: status == 0 ? "no IPv4 or IPv6 address" : String(cString: gai_strerror(status)))
         }
     }
 }

@@ -1,5 +1,4 @@
 import CLinux
-
 import Glibc
 
 /// A listening stream socket: TCP on an IPv4 or IPv6 address, or a Unix domain socket at a path.
@@ -72,14 +71,16 @@ public final class StreamListener: Sendable {
     public func accept() async throws -> Socket {
         while true {
             // Close-on-exec from the start: a link command spawned meanwhile cannot inherit it.
-            let descriptor = accept4(socket.descriptor, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+            let descriptor = accept4(
+                socket.descriptor, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
             if descriptor >= 0 {
                 let accepted = Socket(adopting: descriptor)
                 if path == nil { accepted.sendSmallWritesAtOnce() }
                 return accepted
             }
             switch errno {
-            case EAGAIN, EWOULDBLOCK: try await waitUntil(.readable, descriptor: socket.descriptor, timeout: nil, operation: "accept")
+            case EAGAIN, EWOULDBLOCK:
+                try await waitUntil(.readable, descriptor: socket.descriptor, timeout: nil, operation: "accept")
             // Interrupted, or a connection reset before it was taken: go on with the next.
             case EINTR, ECONNABORTED, EPROTO: continue
             default: throw SocketError("accept")
@@ -109,8 +110,9 @@ struct UnixAddress {
         let bytes = [0] + Array(name.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard bytes.count > 1, bytes.count <= capacity else {
-            throw SocketError("use the abstract Unix socket \(name)",
-                              reason: "it must be 1 to \(capacity - 1) bytes long")
+            throw SocketError(
+                "use the abstract Unix socket \(name)",
+                reason: "it must be 1 to \(capacity - 1) bytes long")
         }
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }

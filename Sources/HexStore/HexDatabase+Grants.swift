@@ -10,11 +10,13 @@ extension HexDatabase {
                                revoked_at, fetches, last_fetched_at, file_device, file_inode, file_modified)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [.text(grant.id), .text(grant.path), .text(grant.name), .integer(grant.size), .text(grant.sha256),
-             .text(grant.recipientID), .text(grant.recipientName), .date(grant.created), .date(grant.expires),
-             grant.revoked.map { .date($0) } ?? .null, .integer(Int64(grant.fetches)),
-             grant.lastFetched.map { .date($0) } ?? .null, .integer(Int64(bitPattern: identity.device)),
-             .integer(Int64(bitPattern: identity.inode)), .integer(identity.modified)])
+            [
+                .text(grant.id), .text(grant.path), .text(grant.name), .integer(grant.size), .text(grant.sha256),
+                .text(grant.recipientID), .text(grant.recipientName), .date(grant.created), .date(grant.expires),
+                grant.revoked.map { .date($0) } ?? .null, .integer(Int64(grant.fetches)),
+                grant.lastFetched.map { .date($0) } ?? .null, .integer(Int64(bitPattern: identity.device)),
+                .integer(Int64(bitPattern: identity.inode)), .integer(identity.modified),
+            ])
     }
 
     public func grant(id: String) throws -> FileGrant? {
@@ -30,8 +32,10 @@ extension HexDatabase {
         let prefix = prefix.lowercased()
         return try connection.rows(
             "SELECT id FROM file_grant WHERE id >= ? AND id < ? AND substr(id, 1, ?) = ? ORDER BY id LIMIT ?",
-            [.text(prefix), .text(prefix + "~"), .integer(Int64(prefix.utf8.count)), .text(prefix),
-             .integer(Int64(max(limit, 0)))]
+            [
+                .text(prefix), .text(prefix + "~"), .integer(Int64(prefix.utf8.count)), .text(prefix),
+                .integer(Int64(max(limit, 0))),
+            ]
         ) { $0.string(0) }
     }
 
@@ -41,22 +45,26 @@ extension HexDatabase {
 
     /// Marks a grant revoked (once: the first time is kept).
     public func revokeGrant(id: String, at time: Date) throws {
-        try connection.run("UPDATE file_grant SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
-                           [.date(time), .text(id)])
+        try connection.run(
+            "UPDATE file_grant SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
+            [.date(time), .text(id)])
     }
 
     /// Counts a whole fetch served.
     public func recordFetch(ofGrant id: String, at time: Date) throws {
-        try connection.run("UPDATE file_grant SET fetches = fetches + 1, last_fetched_at = ? WHERE id = ?",
-                           [.date(time), .text(id)])
+        try connection.run(
+            "UPDATE file_grant SET fetches = fetches + 1, last_fetched_at = ? WHERE id = ?",
+            [.date(time), .text(id)])
     }
 
     /// Keeps how the file looks now, once it was hashed again and still holds the granted bytes.
     public func updateGrantIdentity(id: String, to identity: FileIdentity) throws {
         try connection.run(
             "UPDATE file_grant SET file_device = ?, file_inode = ?, file_modified = ? WHERE id = ?",
-            [.integer(Int64(bitPattern: identity.device)), .integer(Int64(bitPattern: identity.inode)),
-             .integer(identity.modified), .text(id)])
+            [
+                .integer(Int64(bitPattern: identity.device)), .integer(Int64(bitPattern: identity.inode)),
+                .integer(identity.modified), .text(id),
+            ])
     }
 
     /// Forgets grants that ended (expired or revoked) before `time`.
@@ -74,13 +82,15 @@ extension HexDatabase {
             FROM file_grant WHERE \(condition) \(order)
             """, arguments
         ) { row in
-            FileGrant(id: row.string(0), path: row.string(1), name: row.string(2), size: row.int(3),
-                      sha256: row.string(4), recipientID: row.string(5), recipientName: row.string(6),
-                      created: row.date(7), expires: row.date(8), revoked: row.optionalDate(9),
-                      fetches: Int(clamping: row.int(10)), lastFetched: row.optionalDate(11),
-                      identity: FileIdentity(device: UInt64(bitPattern: row.int(12)),
-                                             inode: UInt64(bitPattern: row.int(13)), size: row.int(3),
-                                             modified: row.int(14)))
+            FileGrant(
+                id: row.string(0), path: row.string(1), name: row.string(2), size: row.int(3),
+                sha256: row.string(4), recipientID: row.string(5), recipientName: row.string(6),
+                created: row.date(7), expires: row.date(8), revoked: row.optionalDate(9),
+                fetches: Int(clamping: row.int(10)), lastFetched: row.optionalDate(11),
+                identity: FileIdentity(
+                    device: UInt64(bitPattern: row.int(12)),
+                    inode: UInt64(bitPattern: row.int(13)), size: row.int(3),
+                    modified: row.int(14)))
         }
     }
 }

@@ -20,7 +20,8 @@ extension HexDatabase: HexRepository {
                 [
                     .text(hexID), .text(hex.location.rawValue), .text(hex.location.rawValue),
                     .text(hex.senderUUID), .text(hex.senderName), .text(hex.hexDescription), .text(hex.hexColor),
-                    .date(hex.timestamp), .integer(hex.isChecked ? 1 : 0), hex.senderTrust.map { .text($0.rawValue) } ?? .null,
+                    .date(hex.timestamp), .integer(hex.isChecked ? 1 : 0),
+                    hex.senderTrust.map { .text($0.rawValue) } ?? .null,
                     .integer(Int64(hex.storedBytes)), account.map { .text($0.rawValue) } ?? .null,
                 ])
             try insertLinks(of: hex, row: connection.lastInsertedRow)
@@ -35,8 +36,10 @@ extension HexDatabase: HexRepository {
         var arguments: [SQLiteValue] = []
         arguments.reserveCapacity(Self.linksPerStatement * 6)
         for (position, link) in hex.links.enumerated() {
-            arguments += [.integer(row), .integer(Int64(position)), .text(link.id.databaseText), .text(link.url),
-                          .text(link.linkDescription), .text(link.service.rawValue)]
+            arguments += [
+                .integer(row), .integer(Int64(position)), .text(link.id.databaseText), .text(link.url),
+                .text(link.linkDescription), .text(link.service.rawValue),
+            ]
             if arguments.count == Self.linksPerStatement * 6 {
                 try many.run(arguments) { _ in }
                 arguments.removeAll(keepingCapacity: true)
@@ -52,7 +55,8 @@ extension HexDatabase: HexRepository {
     static let linksPerStatement = 64
     private static let insertLinkRow =
         "INSERT INTO link (hex_row, position, id, url, description, service) VALUES (?, ?, ?, ?, ?, ?)"
-    private static let insertLinkRows = insertLinkRow + String(repeating: ", (?, ?, ?, ?, ?, ?)", count: linksPerStatement - 1)
+    private static let insertLinkRows =
+        insertLinkRow + String(repeating: ", (?, ?, ?, ?, ?, ?)", count: linksPerStatement - 1)
 
     public func hex(id: UUID) throws -> Hex? {
         try hexes(where: "id = ?", [.text(id.databaseText)]).first
@@ -67,21 +71,30 @@ extension HexDatabase: HexRepository {
         // A range of the primary key (every id character sorts below "~"), so the lookup reads
         // only the matching ids, however many hexes are stored.
         var condition = "id >= ? AND id < ? AND substr(id, 1, ?) = ?"
-        var arguments: [SQLiteValue] = [.text(prefix), .text(prefix + "~"), .integer(Int64(prefix.utf8.count)), .text(prefix)]
+        var arguments: [SQLiteValue] = [
+            .text(prefix), .text(prefix + "~"), .integer(Int64(prefix.utf8.count)), .text(prefix),
+        ]
         if let location {
             condition += " AND location = ?"
             arguments.append(.text(location.rawValue))
         }
-        return try connection.rows("SELECT id FROM hex WHERE \(condition) ORDER BY id LIMIT ?", arguments + [.integer(Int64(max(limit, 0)))]) {
+        return try connection.rows(
+            "SELECT id FROM hex WHERE \(condition) ORDER BY id LIMIT ?", arguments + [.integer(Int64(max(limit, 0)))]
+        ) {
             UUID(databaseText: $0.string(0))
         }
     }
 
-    public func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws -> [HexSummary]? {
+    public func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws
+        -> [HexSummary]?
+    {
         var start = Int64.min
         if let cursor {
-            guard let position = try connection.integer("SELECT position FROM hex WHERE id = ? AND location = ?",
-                                                        [.text(cursor.databaseText), .text(location.rawValue)]) else { return nil }
+            guard
+                let position = try connection.integer(
+                    "SELECT position FROM hex WHERE id = ? AND location = ?",
+                    [.text(cursor.databaseText), .text(location.rawValue)])
+            else { return nil }
             start = position
         }
         let width = SQLiteValue.integer(Int64(max(fieldCharacters, 0)))
@@ -90,11 +103,13 @@ extension HexDatabase: HexRepository {
             SELECT id, location, substr(sender_uuid, 1, ?), substr(sender_name, 1, ?), substr(description, 1, ?), substr(color, 1, ?),
                    created_at, checked, (SELECT COUNT(*) FROM link WHERE link.hex_row = hex.row), sender_trust
             FROM hex WHERE location = ? AND position > ? ORDER BY position LIMIT ?
-            """, [width, width, width, width, .text(location.rawValue), .integer(start), .integer(Int64(max(limit, 0)))]
+            """,
+            [width, width, width, width, .text(location.rawValue), .integer(start), .integer(Int64(max(limit, 0)))]
         ) { row in
             HexSummary(
                 id: UUID(databaseText: row.string(0)), location: HexLocation(rawValue: row.string(1)) ?? location,
-                senderUUID: row.string(2), senderName: row.string(3), hexDescription: row.string(4), hexColor: row.string(5),
+                senderUUID: row.string(2), senderName: row.string(3), hexDescription: row.string(4),
+                hexColor: row.string(5),
                 timestamp: row.date(6), isChecked: row.int(7) != 0, linkCount: Int(clamping: row.int(8)),
                 senderTrust: SenderTrust(rawValue: row.string(9)))
         }
@@ -123,7 +138,8 @@ extension HexDatabase: HexRepository {
 
     public func markChecked(id: UUID) throws -> Bool {
         try connection.writeTransaction {
-            try connection.run("UPDATE hex SET checked = 1 WHERE id = ? AND location = 'inbox'", [.text(id.databaseText)])
+            try connection.run(
+                "UPDATE hex SET checked = 1 WHERE id = ? AND location = 'inbox'", [.text(id.databaseText)])
             return connection.changes == 1
         }
     }
@@ -148,8 +164,10 @@ extension HexDatabase: HexRepository {
     }
 
     public func inboxCharge(ofHex id: UUID) throws -> (account: SenderAccount, bytes: Int)? {
-        try connection.rows("SELECT account, size FROM hex WHERE id = ? AND location = 'inbox' AND account IS NOT NULL",
-                            [.text(id.databaseText)]) {
+        try connection.rows(
+            "SELECT account, size FROM hex WHERE id = ? AND location = 'inbox' AND account IS NOT NULL",
+            [.text(id.databaseText)]
+        ) {
             (SenderAccount(rawValue: $0.string(0)), Int(clamping: $0.int(1)))
         }.first
     }
@@ -163,18 +181,22 @@ extension HexDatabase: HexRepository {
 
     public func moveInHexlist(id: UUID, to index: Int) throws -> Bool {
         try connection.writeTransaction {
-            var order = try connection.rows("SELECT id FROM hex WHERE location = 'myHexlist' ORDER BY position") { $0.string(0) }
+            var order = try connection.rows("SELECT id FROM hex WHERE location = 'myHexlist' ORDER BY position") {
+                $0.string(0)
+            }
             guard let from = order.firstIndex(of: id.databaseText) else { return false }
             order.insert(order.remove(at: from), at: min(max(index, 0), order.count))
             for (position, hexID) in order.enumerated() {
-                try connection.run("UPDATE hex SET position = ? WHERE id = ?", [.integer(Int64(position)), .text(hexID)])
+                try connection.run(
+                    "UPDATE hex SET position = ? WHERE id = ?", [.integer(Int64(position)), .text(hexID)])
             }
             return true
         }
     }
 
     public func isBlocked(senderUUID: String) throws -> Bool {
-        try connection.integer("SELECT 1 FROM blocked_sender WHERE sender_uuid = ?", [.text(senderUUID.uppercased())]) != nil
+        try connection.integer("SELECT 1 FROM blocked_sender WHERE sender_uuid = ?", [.text(senderUUID.uppercased())])
+            != nil
     }
 
     public func setBlocked(_ blocked: Bool, senderUUID: String) throws -> Bool {
@@ -205,8 +227,9 @@ extension HexDatabase: HexRepository {
             """, arguments
         ) { row in
             links[row.int(0), default: []].append(
-                Link(id: UUID(databaseText: row.string(1)), url: row.string(2), linkDescription: row.string(3),
-                     service: Service(rawValue: row.string(4))))
+                Link(
+                    id: UUID(databaseText: row.string(1)), url: row.string(2), linkDescription: row.string(3),
+                    service: Service(rawValue: row.string(4))))
         }
         return try connection.rows(
             """

@@ -12,9 +12,12 @@ extension HexDatabase {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    .text(entry.messageID), entry.peerUUID.map { .text($0) } ?? .null, entry.address.map { .text($0) } ?? .null,
-                    .text(entry.label), .text(entry.kind.rawValue), .text(entry.envelope), .integer(Int64(entry.envelope.utf8.count)),
-                    .integer(entry.legacy ? 1 : 0), .date(entry.createdAt), .date(entry.expiresAt), .integer(Int64(entry.attempts)),
+                    .text(entry.messageID), entry.peerUUID.map { .text($0) } ?? .null,
+                    entry.address.map { .text($0) } ?? .null,
+                    .text(entry.label), .text(entry.kind.rawValue), .text(entry.envelope),
+                    .integer(Int64(entry.envelope.utf8.count)),
+                    .integer(entry.legacy ? 1 : 0), .date(entry.createdAt), .date(entry.expiresAt),
+                    .integer(Int64(entry.attempts)),
                     .date(entry.nextAttemptAt), entry.lastError.map { .text($0) } ?? .null,
                 ])
             return connection.changes == 1
@@ -27,7 +30,9 @@ extension HexDatabase {
 
     /// The entries whose id starts with `prefix` (any case), at most `limit`.
     public func outboxEntries(idPrefix prefix: String, limit: Int) throws -> [OutboxEntry] {
-        try outboxEntries(where: "substr(message_id, 1, ?) = ?", [.integer(Int64(prefix.utf8.count)), .text(prefix.uppercased())], limit: limit)
+        try outboxEntries(
+            where: "substr(message_id, 1, ?) = ?", [.integer(Int64(prefix.utf8.count)), .text(prefix.uppercased())],
+            limit: limit)
     }
 
     /// The entries due at `time` (next attempt not after it), soonest first (then oldest first:
@@ -40,7 +45,8 @@ extension HexDatabase {
     public func outboxEntries(after cursor: String?, limit: Int) throws -> [OutboxEntry] {
         guard let cursor else { return try outboxEntries(where: "1", [], limit: limit) }
         return try outboxEntries(
-            where: "(next_attempt_at, created_at, message_id) > (SELECT next_attempt_at, created_at, message_id FROM outbox WHERE message_id = ?)",
+            where:
+                "(next_attempt_at, created_at, message_id) > (SELECT next_attempt_at, created_at, message_id FROM outbox WHERE message_id = ?)",
             [.text(cursor.uppercased())], limit: limit)
     }
 
@@ -60,8 +66,9 @@ extension HexDatabase {
     @discardableResult
     public func recordFailedAttempt(messageID: String, error: String, nextAttemptAt: Date) throws -> Bool {
         try connection.writeTransaction {
-            try connection.run("UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE message_id = ?",
-                               [.text(error), .date(nextAttemptAt), .text(messageID.uppercased())])
+            try connection.run(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE message_id = ?",
+                [.text(error), .date(nextAttemptAt), .text(messageID.uppercased())])
             return connection.changes == 1
         }
     }
@@ -69,7 +76,9 @@ extension HexDatabase {
     /// Sets when an entry's next attempt is due.
     public func scheduleOutbox(messageID: String, at time: Date) throws {
         try connection.writeTransaction {
-            try connection.run("UPDATE outbox SET next_attempt_at = ? WHERE message_id = ?", [.date(time), .text(messageID.uppercased())])
+            try connection.run(
+                "UPDATE outbox SET next_attempt_at = ? WHERE message_id = ?",
+                [.date(time), .text(messageID.uppercased())])
         }
     }
 
@@ -79,10 +88,12 @@ extension HexDatabase {
     public func makeOutboxDue(peerUUID: String?, at time: Date) throws -> Int {
         try connection.writeTransaction {
             if let peerUUID {
-                try connection.run("UPDATE outbox SET next_attempt_at = ? WHERE peer_uuid = ? AND address IS NULL AND next_attempt_at > ?",
-                                   [.date(time), .text(peerUUID.uppercased()), .date(time)])
+                try connection.run(
+                    "UPDATE outbox SET next_attempt_at = ? WHERE peer_uuid = ? AND address IS NULL AND next_attempt_at > ?",
+                    [.date(time), .text(peerUUID.uppercased()), .date(time)])
             } else {
-                try connection.run("UPDATE outbox SET next_attempt_at = ? WHERE next_attempt_at > ?", [.date(time), .date(time)])
+                try connection.run(
+                    "UPDATE outbox SET next_attempt_at = ? WHERE next_attempt_at > ?", [.date(time), .date(time)])
             }
             return connection.changes
         }
@@ -97,7 +108,8 @@ extension HexDatabase {
         }
     }
 
-    private func outboxEntries(where condition: String, _ arguments: [SQLiteValue], limit: Int) throws -> [OutboxEntry] {
+    private func outboxEntries(where condition: String, _ arguments: [SQLiteValue], limit: Int) throws -> [OutboxEntry]
+    {
         try connection.rows(
             """
             SELECT message_id, peer_uuid, address, label, kind, envelope, legacy, created_at, expires_at, attempts, next_attempt_at, last_error
@@ -106,8 +118,10 @@ extension HexDatabase {
         ) { row in
             OutboxEntry(
                 messageID: row.string(0), peerUUID: row.optionalString(1), address: row.optionalString(2),
-                label: row.string(3), kind: OutboxEntry.Kind(rawValue: row.string(4)) ?? .hex, envelope: row.string(5), legacy: row.int(6) != 0,
-                createdAt: row.date(7), expiresAt: row.date(8), attempts: Int(clamping: row.int(9)), nextAttemptAt: row.date(10),
+                label: row.string(3), kind: OutboxEntry.Kind(rawValue: row.string(4)) ?? .hex, envelope: row.string(5),
+                legacy: row.int(6) != 0,
+                createdAt: row.date(7), expiresAt: row.date(8), attempts: Int(clamping: row.int(9)),
+                nextAttemptAt: row.date(10),
                 lastError: row.optionalString(11))
         }
     }

@@ -3,7 +3,9 @@ import HexKit
 extension HexDatabase {
     /// Remembers a sighting of a peer: inserts it, or updates its name, version, address and
     /// last-seen time (keeping when it was first seen).
-    public func recordSighting(uuid: String, name: String, versionID: String, address: String, at time: Date = Date()) throws {
+    public func recordSighting(uuid: String, name: String, versionID: String, address: String, at time: Date = Date())
+        throws
+    {
         try connection.writeTransaction {
             try connection.run(
                 """
@@ -11,8 +13,10 @@ extension HexDatabase {
                 ON CONFLICT (peer_uuid) DO UPDATE SET
                     name = excluded.name, version_id = excluded.version_id, address = excluded.address, last_seen = excluded.last_seen
                 """,
-                [.text(uuid.uppercased()), .text(name), .text(versionID), .text(address),
-                 .date(time), .date(time)])
+                [
+                    .text(uuid.uppercased()), .text(name), .text(versionID), .text(address),
+                    .date(time), .date(time),
+                ])
         }
     }
 
@@ -34,7 +38,9 @@ extension HexDatabase {
 
     /// The peers seen whose UUID starts with `prefix` (any case), at most two.
     public func knownPeers(uuidPrefix prefix: String) throws -> [KnownPeer] {
-        try knownPeers(where: "substr(peer_uuid, 1, ?) = ? LIMIT 2", [.integer(Int64(prefix.utf8.count)), .text(prefix.uppercased())])
+        try knownPeers(
+            where: "substr(peer_uuid, 1, ?) = ? LIMIT 2",
+            [.integer(Int64(prefix.utf8.count)), .text(prefix.uppercased())])
     }
 
     /// The peers seen under `name` (any case) whose key is pinned or paired here, other than
@@ -45,7 +51,8 @@ extension HexDatabase {
             """
             SELECT peer_seen.peer_uuid FROM peer_seen JOIN peer_key ON peer_key.peer_uuid = peer_seen.peer_uuid
             WHERE lower(peer_seen.name) = lower(?) AND peer_seen.peer_uuid <> ? ORDER BY peer_seen.peer_uuid LIMIT 8
-            """, [.text(name), .text(uuid.uppercased())]) { $0.string(0) }
+            """, [.text(name), .text(uuid.uppercased())]
+        ) { $0.string(0) }
     }
 
     /// Every peer ever seen, most recently seen first.
@@ -55,7 +62,8 @@ extension HexDatabase {
 
     private func knownPeers(where condition: String, _ arguments: [SQLiteValue]) throws -> [KnownPeer] {
         try connection.rows(
-            "SELECT peer_uuid, name, version_id, address, first_seen, last_seen FROM peer_seen WHERE \(condition)", arguments
+            "SELECT peer_uuid, name, version_id, address, first_seen, last_seen FROM peer_seen WHERE \(condition)",
+            arguments
         ) { row in
             KnownPeer(
                 uuid: row.string(0), name: row.string(1), versionID: row.string(2), address: row.string(3),

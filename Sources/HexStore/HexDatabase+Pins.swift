@@ -2,8 +2,12 @@ import HexKit
 
 extension HexDatabase {
     public func pin(forPeer uuid: String) throws -> PeerPin? {
-        try connection.rows("SELECT peer_uuid, fingerprint, trust FROM peer_key WHERE peer_uuid = ?", [.text(uuid.uppercased())]) { row in
-            PeerPin(peerUUID: row.string(0), fingerprint: row.string(1), trust: SenderTrust(rawValue: row.string(2)) ?? .pinned)
+        try connection.rows(
+            "SELECT peer_uuid, fingerprint, trust FROM peer_key WHERE peer_uuid = ?", [.text(uuid.uppercased())]
+        ) { row in
+            PeerPin(
+                peerUUID: row.string(0), fingerprint: row.string(1),
+                trust: SenderTrust(rawValue: row.string(2)) ?? .pinned)
         }.first
     }
 
@@ -12,20 +16,27 @@ extension HexDatabase {
     }
 
     public func pinnedPeer(forKey fingerprint: String) throws -> String? {
-        try connection.rows("SELECT peer_uuid FROM peer_key WHERE fingerprint = ?", [.text(fingerprint.lowercased())]) { $0.string(0) }.first
+        try connection.rows("SELECT peer_uuid FROM peer_key WHERE fingerprint = ?", [.text(fingerprint.lowercased())]) {
+            $0.string(0)
+        }.first
     }
 
     public func setPin(_ pin: PeerPin) throws {
         defer { pinsChanged?() }
         try connection.writeTransaction {
             // The key may have been pinned to another UUID before: it belongs to one at most.
-            try connection.run("DELETE FROM peer_key WHERE fingerprint = ? AND peer_uuid <> ?", [.text(pin.fingerprint), .text(pin.peerUUID)])
+            try connection.run(
+                "DELETE FROM peer_key WHERE fingerprint = ? AND peer_uuid <> ?",
+                [.text(pin.fingerprint), .text(pin.peerUUID)])
             try connection.run(
                 """
                 INSERT INTO peer_key (peer_uuid, fingerprint, trust, pinned_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT (peer_uuid) DO UPDATE SET fingerprint = excluded.fingerprint, trust = excluded.trust, pinned_at = excluded.pinned_at
                 """,
-                [.text(pin.peerUUID), .text(pin.fingerprint), .text(pin.trust == .paired ? "paired" : "pinned"), .date(Date())])
+                [
+                    .text(pin.peerUUID), .text(pin.fingerprint), .text(pin.trust == .paired ? "paired" : "pinned"),
+                    .date(Date()),
+                ])
         }
     }
 
@@ -44,8 +55,9 @@ extension HexDatabase {
         try connection.writeTransaction {
             try connection.run("DELETE FROM peer_key WHERE peer_uuid = ?", [new])
             try connection.run("UPDATE peer_key SET peer_uuid = ? WHERE peer_uuid = ?", [new, old])
-            try connection.run("DELETE FROM blocked_sender WHERE sender_uuid = ? AND EXISTS "
-                               + "(SELECT 1 FROM blocked_sender WHERE sender_uuid = ?)", [new, old])
+            try connection.run(
+                "DELETE FROM blocked_sender WHERE sender_uuid = ? AND EXISTS "
+                    + "(SELECT 1 FROM blocked_sender WHERE sender_uuid = ?)", [new, old])
             try connection.run("UPDATE blocked_sender SET sender_uuid = ? WHERE sender_uuid = ?", [new, old])
             try connection.run("UPDATE outbox SET peer_uuid = ? WHERE peer_uuid = ?", [new, old])
         }

@@ -64,7 +64,8 @@ public final class HexDatabase {
                 findings = [error.message]
             }
             guard findings == ["ok"] else { throw StoreError.damaged(path: path, findings: findings) }
-            try connection.execute("""
+            try connection.execute(
+                """
                 PRAGMA journal_mode = WAL; PRAGMA synchronous = \(durability.pragma); PRAGMA foreign_keys = ON;
                 PRAGMA wal_autocheckpoint = \(Self.checkpointPages); PRAGMA cache_size = -\(Self.pageCacheKiB);
                 PRAGMA temp_store = MEMORY

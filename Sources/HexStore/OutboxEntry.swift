@@ -32,7 +32,8 @@ public struct OutboxEntry: Sendable, Hashable {
     public var lastError: String?
 
     public init(
-        messageID: String, peerUUID: String?, address: String?, label: String, kind: Kind, envelope: String, legacy: Bool,
+        messageID: String, peerUUID: String?, address: String?, label: String, kind: Kind, envelope: String,
+        legacy: Bool,
         createdAt: Date, expiresAt: Date, attempts: Int = 0, nextAttemptAt: Date, lastError: String? = nil
     ) {
         self.messageID = messageID

@@ -66,11 +66,14 @@ public final class SQLiteConnection {
         checkpointPolicy = CheckpointPolicy(after: after, limit: limit, due: due)
         // Replaces SQLite's own checkpointing hook. Called on this connection's thread, inside
         // the commit; the context is this connection, which outlives its handle.
-        sqlite3_wal_hook(handle, { context, handle, _, pages in
-            guard let context else { return SQLITE_OK }
-            Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().committed(logPages: Int(pages), handle: handle)
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(self).toOpaque())
+        sqlite3_wal_hook(
+            handle,
+            { context, handle, _, pages in
+                guard let context else { return SQLITE_OK }
+                Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().committed(
+                    logPages: Int(pages), handle: handle)
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     private func committed(logPages: Int, handle: OpaquePointer?) {
@@ -105,7 +108,9 @@ public final class SQLiteConnection {
     }
 
     /// The rows of a query, each made into a value by `transform`.
-    public func rows<T>(_ sql: String, _ arguments: [SQLiteValue] = [], _ transform: (SQLiteRow) throws -> T) throws -> [T] {
+    public func rows<T>(_ sql: String, _ arguments: [SQLiteValue] = [], _ transform: (SQLiteRow) throws -> T) throws
+        -> [T]
+    {
         var result: [T] = []
         try run(sql, arguments) { result.append(try transform($0)) }
         return result
@@ -141,7 +146,8 @@ public final class SQLiteConnection {
     public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
         if sqlite3_get_autocommit(handle) == 0 {
             if nestedWritesShareTheTransaction { return try body() }
-            return try bracket(body, begin: "SAVEPOINT nested", end: "RELEASE nested", undo: "ROLLBACK TO nested; RELEASE nested")
+            return try bracket(
+                body, begin: "SAVEPOINT nested", end: "RELEASE nested", undo: "ROLLBACK TO nested; RELEASE nested")
         }
         return try bracket(body, begin: "BEGIN IMMEDIATE", end: "COMMIT", undo: "ROLLBACK")
     }

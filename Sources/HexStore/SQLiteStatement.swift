@@ -50,9 +50,12 @@ public final class SQLiteStatement {
         // string's own UTF-8 storage, not a copy made to end it with a NUL.
         case .text(var value):
             value.withUTF8 { bytes in
-                guard let start = bytes.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, csqlite_transient()) }
-                return sqlite3_bind_text64(handle, index, UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), UInt64(bytes.count),
-                                           csqlite_transient(), UInt8(truncatingIfNeeded: SQLITE_UTF8))
+                guard let start = bytes.baseAddress else {
+                    return sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+                }
+                return sqlite3_bind_text64(
+                    handle, index, UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), UInt64(bytes.count),
+                    csqlite_transient(), UInt8(truncatingIfNeeded: SQLITE_UTF8))
             }
         }
     }
@@ -86,6 +89,7 @@ public struct SQLiteRow {
     /// The column as text, NUL characters included; an SQL NULL reads as an empty string.
     public func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 }

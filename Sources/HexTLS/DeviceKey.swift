@@ -63,8 +63,11 @@ public final class DeviceKey: @unchecked Sendable, Equatable {
         guard var bytes = SHA256.hash(subjectPublicKeyInfo)?.prefix(16).map({ $0 }) else { return nil }
         bytes[6] = bytes[6] & 0x0F | 0x80
         bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// Whether `signature` is this key's Ed25519 signature of `message`.
@@ -90,7 +93,8 @@ public final class DeviceKey: @unchecked Sendable, Equatable {
         var raw = [UInt8](repeating: 0, count: 32)
         var length = raw.count
         guard EVP_PKEY_get_id(key) == HEXD_EVP_PKEY_ED25519,
-              EVP_PKEY_get_raw_public_key(key, &raw, &length) == 1, length == 32 else {
+            EVP_PKEY_get_raw_public_key(key, &raw, &length) == 1, length == 32
+        else {
             EVP_PKEY_free(key)
             ERR_clear_error()
             return nil

@@ -60,7 +60,9 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(digits.count / 2)
         for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = Self.value(of: digits[index]), let low = Self.value(of: digits[index + 1]) else { return nil }
+            guard let high = Self.value(of: digits[index]), let low = Self.value(of: digits[index + 1]) else {
+                return nil
+            }
             bytes.append(high << 4 | low)
         }
         return bytes

@@ -27,8 +27,12 @@ public enum PairingCode {
     /// The code both sides show: the first 8 hex digits (uppercase) of the SHA-256 of the
     /// initiator's fingerprint, the responder's, the initiator's nonce and the responder's
     /// nonce, as bytes, in that order. Nil only when libcrypto cannot hash.
-    public static func verificationCode(initiator: Fingerprint, responder: Fingerprint, initiatorNonce: [UInt8], responderNonce: [UInt8]) -> String? {
-        SHA256.hash(initiator.bytes + responder.bytes + initiatorNonce + responderNonce).map { String(Fingerprint.hex($0).prefix(8)).uppercased() }
+    public static func verificationCode(
+        initiator: Fingerprint, responder: Fingerprint, initiatorNonce: [UInt8], responderNonce: [UInt8]
+    ) -> String? {
+        SHA256.hash(initiator.bytes + responder.bytes + initiatorNonce + responderNonce).map {
+            String(Fingerprint.hex($0).prefix(8)).uppercased()
+        }
     }
 
     /// A nonce from 32 hex digits; nil for anything else.

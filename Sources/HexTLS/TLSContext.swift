@@ -45,14 +45,14 @@ public final class TLSContext: @unchecked Sendable {
     private static func make(_ identity: TLSIdentity) throws(TLSError) -> OpaquePointer {
         guard let context = SSL_CTX_new(TLS_method()) else { throw .openSSL("make a TLS context") }
         guard hexd_ssl_ctx_require_tls13(context) == 1,
-              SSL_CTX_use_certificate(context, identity.certificate) == 1,
-              SSL_CTX_use_PrivateKey(context, identity.key) == 1,
-              SSL_CTX_check_private_key(context) == 1,
-              // One ticket a connection: each is used once, and the connection that uses it gets the next.
-              SSL_CTX_set_num_tickets(context, 1) == 1,
-              SSL_CTX_set_max_early_data(context, 0) == 1,
-              // A server that asks for the client's certificate resumes only sessions of its own context.
-              SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count)) == 1
+            SSL_CTX_use_certificate(context, identity.certificate) == 1,
+            SSL_CTX_use_PrivateKey(context, identity.key) == 1,
+            SSL_CTX_check_private_key(context) == 1,
+            // One ticket a connection: each is used once, and the connection that uses it gets the next.
+            SSL_CTX_set_num_tickets(context, 1) == 1,
+            SSL_CTX_set_max_early_data(context, 0) == 1,
+            // A server that asks for the client's certificate resumes only sessions of its own context.
+            SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count)) == 1
         else {
             SSL_CTX_free(context)
             throw .openSSL("configure the TLS context")

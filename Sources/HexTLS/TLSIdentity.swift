@@ -1,8 +1,7 @@
 import COpenSSL
 import FoundationEssentials
-import HexNet
-
 import Glibc
+import HexNet
 
 /// This device's key pair and self-signed certificate: what it proves in every TLS handshake.
 ///
@@ -19,7 +18,8 @@ public final class TLSIdentity: @unchecked Sendable {
 
     private init(key: OpaquePointer, certificate: OpaquePointer) throws(TLSError) {
         guard let der = Self.der(of: certificate), let fingerprint = Fingerprint(certificateDER: der),
-              let publicKey = DeviceKey.of(certificate: certificate) else {
+            let publicKey = DeviceKey.of(certificate: certificate)
+        else {
             EVP_PKEY_free(key)
             X509_free(certificate)
             throw TLSError.openSSL("read the certificate's Ed25519 key")
@@ -40,8 +40,9 @@ public final class TLSIdentity: @unchecked Sendable {
         var signature = [UInt8](repeating: 0, count: DeviceKey.signatureSize)
         var length = signature.count
         guard EVP_DigestSignInit(context, nil, nil, nil, key) == 1,
-              EVP_DigestSign(context, &signature, &length, message, message.count) == 1,
-              length == DeviceKey.signatureSize else {
+            EVP_DigestSign(context, &signature, &length, message, message.count) == 1,
+            length == DeviceKey.signatureSize
+        else {
             ERR_clear_error()
             return nil
         }
@@ -64,12 +65,18 @@ public final class TLSIdentity: @unchecked Sendable {
     /// - Throws: `TLSError` when the files cannot be read or written, or do not hold a matching key
     ///   and certificate (a certificate without its key is refused: a new key would silently be a
     ///   new identity to every peer).
-    public static func loadOrCreate(keyPath: String, certificatePath: String, commonName: String) throws(TLSError) -> (TLSIdentity, created: Bool) {
+    public static func loadOrCreate(keyPath: String, certificatePath: String, commonName: String) throws(TLSError) -> (
+        TLSIdentity, created: Bool
+    ) {
         let keyText = try readPrivate(keyPath)
         let certificateText = try readPrivate(certificatePath)
         switch (keyText, certificateText) {
         case (let keyText?, let certificateText?):
-            return (try parse(key: keyText, certificate: certificateText, keyPath: keyPath, certificatePath: certificatePath), false)
+            return (
+                try parse(
+                    key: keyText, certificate: certificateText, keyPath: keyPath, certificatePath: certificatePath),
+                false
+            )
         case (nil, nil):
             let identity = try generate(commonName: commonName)
             // The key first: a certificate without its key would be useless.
@@ -79,8 +86,11 @@ public final class TLSIdentity: @unchecked Sendable {
             try writePrivate(certificate, to: certificatePath)
             return (identity, true)
         case (nil, _?):
-            throw TLSError("read the device key", reason: "\(certificatePath) exists but \(keyPath) does not; restore the key, "
-                           + "or remove both files to make a new identity (peers that pinned the old one must then reset their trust)")
+            throw TLSError(
+                "read the device key",
+                reason: "\(certificatePath) exists but \(keyPath) does not; restore the key, "
+                    + "or remove both files to make a new identity (peers that pinned the old one must then reset their trust)"
+            )
         case (let keyText?, nil):
             guard let key = withMemoryBIO(keyText, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
                 throw .openSSL("read the device key \(keyPath)")
@@ -122,7 +132,7 @@ public final class TLSIdentity: @unchecked Sendable {
     private static func sign(_ certificate: OpaquePointer, with key: OpaquePointer, commonName: String) -> Bool {
         var serial = [UInt8](repeating: 0, count: 16)
         guard RAND_bytes(&serial, Int32(serial.count)) == 1 else { return false }
-        serial[0] &= 0x7F // a positive number
+        serial[0] &= 0x7F  // a positive number
         guard let number = BN_bin2bn(serial, Int32(serial.count), nil) else { return false }
         defer { BN_free(number) }
         guard let name = X509_get_subject_name(certificate) else { return false }
@@ -138,7 +148,9 @@ public final class TLSIdentity: @unchecked Sendable {
             && X509_sign(certificate, key, nil) > 0
     }
 
-    private static func parse(key keyText: [UInt8], certificate certificateText: [UInt8], keyPath: String, certificatePath: String) throws(TLSError) -> TLSIdentity {
+    private static func parse(
+        key keyText: [UInt8], certificate certificateText: [UInt8], keyPath: String, certificatePath: String
+    ) throws(TLSError) -> TLSIdentity {
         guard let key = withMemoryBIO(keyText, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
             throw .openSSL("read the device key \(keyPath)")
         }
@@ -149,7 +161,9 @@ public final class TLSIdentity: @unchecked Sendable {
         guard X509_check_private_key(certificate, key) == 1 else {
             EVP_PKEY_free(key)
             X509_free(certificate)
-            throw TLSError("read the device identity", reason: "\(certificatePath) is not the certificate of the key in \(keyPath)")
+            throw TLSError(
+                "read the device identity", reason: "\(certificatePath) is not the certificate of the key in \(keyPath)"
+            )
         }
         return try TLSIdentity(key: key, certificate: certificate)
     }

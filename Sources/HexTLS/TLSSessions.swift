@@ -1,8 +1,7 @@
 import COpenSSL
 import FoundationEssentials
-import Synchronization
-
 import Glibc
+import Synchronization
 
 /// The session tickets this device got as a client, kept to resume its next connection to the same
 /// peer (TLS 1.3 resumption, RFC 8446 section 2.2): the handshake then proves both sides again
@@ -63,7 +62,7 @@ final class TLSSessions: Sendable {
     /// only after both sides have finished the handshake, and stays as good as it was.
     func keep(_ session: OpaquePointer, peerID: UUID) {
         guard SSL_SESSION_is_resumable(session) == 1, let certificate = SSL_SESSION_get0_peer(session),
-              DeviceKey.of(certificate: certificate)?.deviceID == peerID, let copy = SSL_SESSION_dup(session)
+            DeviceKey.of(certificate: certificate)?.deviceID == peerID, let copy = SSL_SESSION_dup(session)
         else { return }
         state.withLock { state in
             state.tickets[peerID] = Ticket(session: copy, order: state.nextOrder)

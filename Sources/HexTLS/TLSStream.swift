@@ -78,7 +78,9 @@ public final class TLSStream: ByteStream {
 
     /// Reads what is available: every record OpenSSL has whole, up to `maximumCount` bytes (at
     /// most `Engine.batch` at a time); waits while there is none.
-    public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws -> Int {
+    public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws
+        -> Int
+    {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         let capacity = max(1, min(maximumCount, Engine.batch))
         while true {
@@ -88,8 +90,9 @@ public final class TLSStream: ByteStream {
                 var filled = 0
                 while filled < buffer.count {
                     var count = 0
-                    let result = SSL_read_ex(engine.ssl, buffer.baseAddress.map { $0 + filled }, buffer.count - filled,
-                                             &count)
+                    let result = SSL_read_ex(
+                        engine.ssl, buffer.baseAddress.map { $0 + filled }, buffer.count - filled,
+                        &count)
                     guard result == 1 else {
                         failure = SSL_get_error(engine.ssl, result)
                         break
@@ -123,7 +126,9 @@ public final class TLSStream: ByteStream {
             var written = 0
             // A batch of records at a time at most, so the encrypted bytes waiting in memory stay small.
             let end = min(bytes.count, offset + Engine.batch)
-            let result = bytes[offset..<end].withUnsafeBytes { SSL_write_ex(engine.ssl, $0.baseAddress, $0.count, &written) }
+            let result = bytes[offset..<end].withUnsafeBytes {
+                SSL_write_ex(engine.ssl, $0.baseAddress, $0.count, &written)
+            }
             if result == 1 {
                 offset += written
                 try await engine.flush(to: socket, deadline: deadline)
@@ -134,7 +139,9 @@ public final class TLSStream: ByteStream {
                 try await engine.flush(to: socket, deadline: deadline)
             case SSL_ERROR_WANT_READ:
                 try await engine.flush(to: socket, deadline: deadline)
-                guard try await engine.fill(from: socket, deadline: deadline) else { throw TLSError("write over TLS", reason: "the other side closed the connection") }
+                guard try await engine.fill(from: socket, deadline: deadline) else {
+                    throw TLSError("write over TLS", reason: "the other side closed the connection")
+                }
             default:
                 throw TLSError.openSSL("write over TLS")
             }

@@ -9,8 +9,10 @@ public struct HTTPRequest: Sendable, Equatable {
     public var headers: HTTPHeaders
     public var body: [UInt8]
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(),
-                body: [UInt8] = []) {
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = []
+    ) {
         self.method = method
         self.path = path
         self.query = query

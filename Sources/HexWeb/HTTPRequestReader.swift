@@ -57,8 +57,9 @@ public struct HTTPRequestReader: Sendable {
             // At most a whole head and a whole body are held; anything past them is never needed.
             let room = limits.headBytes + 4 + limits.bodyBytes - buffer.count
             buffer.append(contentsOf: bytes.prefix(max(0, room)))
-            let tooLarge = Action.refuse(.headerFieldsTooLarge,
-                                         "the request head is larger than \(limits.headBytes) bytes")
+            let tooLarge = Action.refuse(
+                .headerFieldsTooLarge,
+                "the request head is larger than \(limits.headBytes) bytes")
             guard let (headEnd, bodyStart) = findHeadEnd() else {
                 return buffer.count > limits.headBytes ? finish(tooLarge) : .needMore
             }
@@ -182,14 +183,19 @@ public struct HTTPRequestReader: Sendable {
         let lengths = Set(headers.fields.filter { $0.name == "content-length" }.map(\.value))
         if let text = lengths.first {
             guard lengths.count == 1, !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy(\.isDigit),
-                  let parsed = Int(text) else {
+                let parsed = Int(text)
+            else {
                 return .failure(Refusal(.badRequest, "Content-Length is not one decimal number"))
             }
             length = parsed
         }
         let (path, query) = Self.splitTarget(target)
-        return .success((HTTPRequest(method: String(decoding: method, as: UTF8.self), path: path, query: query,
-                                     headers: headers), length))
+        return .success(
+            (
+                HTTPRequest(
+                    method: String(decoding: method, as: UTF8.self), path: path, query: query,
+                    headers: headers), length
+            ))
     }
 
     /// The path and the decoded query parameters of an origin-form target.
@@ -217,7 +223,8 @@ public struct HTTPRequestReader: Sendable {
             if byte == .plus {
                 decoded.append(.space)
             } else if byte == .percent, bytes.distance(from: index, to: bytes.endIndex) >= 3,
-                      let high = bytes[index + 1].hexValue, let low = bytes[index + 2].hexValue {
+                let high = bytes[index + 1].hexValue, let low = bytes[index + 2].hexValue
+            {
                 decoded.append(high << 4 | low)
                 index += 2
             } else {

@@ -15,8 +15,10 @@ public struct HTTPResponse: Sendable {
         ("Connection", "close"),
     ]
 
-    public init(_ status: HTTPStatus, contentType: String? = nil, body: [UInt8] = [],
-                headers: [(name: String, value: String)] = []) {
+    public init(
+        _ status: HTTPStatus, contentType: String? = nil, body: [UInt8] = [],
+        headers: [(name: String, value: String)] = []
+    ) {
         self.status = status
         self.body = body
         self.headers = headers + (contentType.map { [("Content-Type", $0)] } ?? [])

@@ -8,7 +8,8 @@ public enum PageAssets {
     /// Scripts, styles, images and connections from hexd's own origin only; no inline script or
     /// style, no plug-ins, no framing, no form posted elsewhere. Text a peer sent can only ever
     /// be text.
-    public static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; "
+    public static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; "
         + "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// The page's document with its first screen in it: `firstScreen` (a JSON object, the control
@@ -26,7 +27,8 @@ public enum PageAssets {
             default: escaped.append(byte)
             }
         }
-        let block = Array(#"<script type="application/json" id="first-screen">"#.utf8) + escaped
+        let block =
+            Array(#"<script type="application/json" id="first-screen">"#.utf8) + escaped
             + Array("</script>".utf8)
         let marker = Array("<!--first-screen-->".utf8)
         let html = Array(PageHTML.text.utf8)

@@ -49,7 +49,8 @@ public struct WebAccess: Sendable {
             return .refused(.misdirectedRequest, "this page is served as http://\(served)/ only")
         }
         if request.method == "GET" && request.path == "/", let offered = request.query["token"] {
-            return matches(offered) ? .login
+            return matches(offered)
+                ? .login
                 : .refused(.unauthorized, "that token is not this daemon's: run hexctl open")
         }
         guard let credential = credential(of: request) else {

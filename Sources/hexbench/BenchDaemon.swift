@@ -17,13 +17,22 @@ final class BenchDaemon {
     private let ownsDirectory: Bool
 
     /// - Parameter directory: an earlier daemon's data directory, to restart it; a new one by default.
-    init(name: String, discoveryPort: UInt16, interval: Double, extraArguments: [String] = [], directory: String? = nil) throws {
+    init(name: String, discoveryPort: UInt16, interval: Double, extraArguments: [String] = [], directory: String? = nil)
+        throws
+    {
         ownsDirectory = directory == nil
-        self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(name)-\(UUID().uuidString.prefix(8))").path
+        self.directory =
+            directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "hexbench-\(name)-\(UUID().uuidString.prefix(8))"
+            ).path
         let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let arguments = ["--data-dir", self.directory, "--name", name, "--port", "0",
-                         "--discovery-port", String(discoveryPort), "--broadcast", "127.255.255.255",
-                         "--announce-interval", String(interval), "--log-level", "warning"]
+        let arguments =
+            [
+                "--data-dir", self.directory, "--name", name, "--port", "0",
+                "--discovery-port", String(discoveryPort), "--broadcast", "127.255.255.255",
+                "--announce-interval", String(interval), "--log-level", "warning",
+            ]
             // No page and no notifications unless asked: many daemons run at once, and a desktop
             // would show what a benchmark sends.
             + (extraArguments.contains("--web") ? [] : ["--web", "off"])
@@ -63,7 +72,9 @@ final class BenchDaemon {
     }
 
     func status() async throws -> StatusReport {
-        guard let status = try await ControlClient(socketPath: controlPath).request(.status, timeout: .seconds(5)).status else {
+        guard
+            let status = try await ControlClient(socketPath: controlPath).request(.status, timeout: .seconds(5)).status
+        else {
             throw BenchFailure("no status")
         }
         return status
@@ -87,8 +98,11 @@ final class BenchDaemon {
         while ContinuousClock.now < deadline {
             var peers: [PeerInfo] = []
             if let client = try? ControlClient(socketPath: controlPath),
-               (try? await client.list(.peers(ListPage()), timeout: .seconds(5), item: { if let peer = $0.peer { peers.append(peer) } })) != nil,
-               condition(peers) {
+                (try? await client.list(
+                    .peers(ListPage()), timeout: .seconds(5), item: { if let peer = $0.peer { peers.append(peer) } }))
+                    != nil,
+                condition(peers)
+            {
                 return
             }
             try await Task.sleep(for: .milliseconds(5))
@@ -96,4 +110,3 @@ final class BenchDaemon {
         throw BenchFailure("timed out waiting until \(what)")
     }
 }
-

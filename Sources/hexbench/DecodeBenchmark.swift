@@ -47,10 +47,15 @@ struct DecodeBenchmark {
     private func makeLines() -> [[UInt8]] {
         (0..<envelopeCount).map { index in
             let links = (0...(index % 8)).map { number in
-                LinkJM(url: "https://example.com/files/\(index)/\(number)/report.pdf", linkDescription: "report \(number).pdf", service: .dropbox)
+                LinkJM(
+                    url: "https://example.com/files/\(index)/\(number)/report.pdf",
+                    linkDescription: "report \(number).pdf", service: .dropbox)
             }
-            let hex = HexJM(senderUUID: UUID().uuidString, senderName: "Peer \(index)", hexDescription: "bundle \(index)", hexColor: "#3498DB", links: links)
-            var line = Envelope.store(hex, versionID: "2.0.0", messageID: index % 5 == 0 ? nil : UUID().uuidString).encodedLine()
+            let hex = HexJM(
+                senderUUID: UUID().uuidString, senderName: "Peer \(index)", hexDescription: "bundle \(index)",
+                hexColor: "#3498DB", links: links)
+            var line = Envelope.store(hex, versionID: "2.0.0", messageID: index % 5 == 0 ? nil : UUID().uuidString)
+                .encodedLine()
             if index % 3 == 0 {
                 line.removeLast()
                 line.append(contentsOf: #","capabilities":["ack","future"],"extra":{"nested":[1,2,3]}}"#.utf8)
@@ -58,7 +63,6 @@ struct DecodeBenchmark {
             return line
         }
     }
-
 
     private static func rate(_ megabytes: Double, _ seconds: Double) -> String {
         String(format: "%7.1f MB/s (%.3f s)", megabytes / seconds, seconds)

@@ -25,21 +25,26 @@ struct DeliveryBenchmark {
         let budgets = ["--sender-budget", "1TiB", "--strangers-budget", "1TiB", "--inbox-budget", "1TiB"]
         let durableFloor = try await pythonRowsPerSecond(hexes, synchronous: "FULL")
         let floor = try await pythonRowsPerSecond(hexes, synchronous: "NORMAL")
-        let receiver = try BenchDaemon(name: "receiver", discoveryPort: discoveryPort, interval: interval,
-                                       extraArguments: budgets)
+        let receiver = try BenchDaemon(
+            name: "receiver", discoveryPort: discoveryPort, interval: interval,
+            extraArguments: budgets)
         _ = try await receiver.waitForStatus()
         let port = try await receiver.status().tcpPort
         let one = try await ackedPerSecond(senders: 1, each: hexes, port: port)
         let eight = try await ackedPerSecond(senders: 8, each: hexes / 8, port: port)
-        report.append("delivery: acked hexes per second into one hexd, pipelined (\(window) in flight per connection), "
-            + "plaintext; every Ack after its commit is synced")
-        report.append("  Python sqlite3, one transaction per hex, synchronous=FULL (the durable floor): "
-            + "\(format(durableFloor))/s")
+        report.append(
+            "delivery: acked hexes per second into one hexd, pipelined (\(window) in flight per connection), "
+                + "plaintext; every Ack after its commit is synced")
+        report.append(
+            "  Python sqlite3, one transaction per hex, synchronous=FULL (the durable floor): "
+                + "\(format(durableFloor))/s")
         report.append("  Python sqlite3, one transaction per hex, synchronous=NORMAL (not durable): \(format(floor))/s")
-        report.append("  1 sender:  \(format(one))/s = \(format(one / durableFloor))x the FULL floor (target >= 5x), "
-            + "\(format(one / floor))x the NORMAL floor (target >= 1.5x)")
-        report.append("  8 senders: \(format(eight))/s = \(format(eight / durableFloor))x the FULL floor "
-            + "(target >= 8x)")
+        report.append(
+            "  1 sender:  \(format(one))/s = \(format(one / durableFloor))x the FULL floor (target >= 5x), "
+                + "\(format(one / floor))x the NORMAL floor (target >= 1.5x)")
+        report.append(
+            "  8 senders: \(format(eight))/s = \(format(eight / durableFloor))x the FULL floor "
+                + "(target >= 8x)")
         report.append("  " + (try await syncsPerThousand(receiver: receiver, port: port)))
         withExtendedLifetime(receiver) {}
         report.append(try await singleHexLatency(discoveryPort: discoveryPort, budgets: budgets))
@@ -49,18 +54,23 @@ struct DeliveryBenchmark {
         _ = try await large.waitForStatus()
         large.stop()
         try await fill(large.directory + "/hexd.sqlite", hexes: stored)
-        let reopened = try BenchDaemon(name: "large", discoveryPort: discoveryPort, interval: interval, directory: large.directory)
+        let reopened = try BenchDaemon(
+            name: "large", discoveryPort: discoveryPort, interval: interval, directory: large.directory)
         let status = try await reopened.waitForStatus()
         try await Task.sleep(for: .seconds(2))
         let idle = ProcessFigures.residentBytes(of: reopened.pid) ?? 0
-        let hexctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hexctl").path
+        let hexctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "hexctl"
+        ).path
         let statusTimes = try await commandTimes([hexctl, "status", "--data-dir", reopened.directory])
         let pageTimes = try await commandTimes([hexctl, "inbox", "--limit", "50", "--data-dir", reopened.directory])
         let versionTimes = try await commandTimes([hexctl, "--version"])
         report.append("store: one hexd with \(status.inbox) hexes in its inbox")
         report.append("  RSS idle: \(mebibytes(idle)) (target <= 40 MB)")
-        report.append("  hexctl status: median \(format(median(statusTimes))) ms (target <= 20); hexctl inbox --limit 50: median \(format(median(pageTimes))) ms "
-            + "(target <= 30); hexctl --version (no daemon, the process alone): median \(format(median(versionTimes))) ms")
+        report.append(
+            "  hexctl status: median \(format(median(statusTimes))) ms (target <= 20); hexctl inbox --limit 50: median \(format(median(pageTimes))) ms "
+                + "(target <= 30); hexctl --version (no daemon, the process alone): median \(format(median(versionTimes))) ms"
+        )
         let bigAck = try await ackTime(links: stored, port: try await reopened.status().tcpPort)
         report.append("  a \(stored)-link hex, written to Ack: \(format(bigAck)) ms (target <= 400)")
         let after = ProcessFigures.residentBytes(of: reopened.pid) ?? 0
@@ -96,8 +106,12 @@ struct DeliveryBenchmark {
         let count = min(hexes, 4_000)
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-strace-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let tracer = try SpawnedProcess(strace, ["-q", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", output,
-                                                 "-p", String(receiver.pid)], standardOutput: 1, standardError: 2)
+        let tracer = try SpawnedProcess(
+            strace,
+            [
+                "-q", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", output,
+                "-p", String(receiver.pid),
+            ], standardOutput: 1, standardError: 2)
         // strace says nothing once attached; give it a moment.
         try await Task.sleep(for: .milliseconds(500))
         _ = try await ackedPerSecond(senders: 1, each: count, port: port)
@@ -108,7 +122,8 @@ struct DeliveryBenchmark {
         let syncs = summary.split(separator: "\n").reduce(0) { total, line in
             let fields = line.split(separator: " ")
             guard let name = fields.last, ["fsync", "fdatasync"].contains(name), fields.count >= 5,
-                  let calls = Int(fields[3]) else { return total }
+                let calls = Int(fields[3])
+            else { return total }
             return total + calls
         }
         let perThousand = Double(syncs) * 1_000 / Double(count)
@@ -121,18 +136,22 @@ struct DeliveryBenchmark {
     /// non-durable path would cost.
     private func singleHexLatency(discoveryPort: UInt16, budgets: [String]) async throws -> String {
         var medians: [String] = []
-        for (label, parent) in [("durable (this disk)", FileManager.default.temporaryDirectory.path),
-                                ("tmpfs (/dev/shm: syncs cost nothing)", "/dev/shm")] {
+        for (label, parent) in [
+            ("durable (this disk)", FileManager.default.temporaryDirectory.path),
+            ("tmpfs (/dev/shm: syncs cost nothing)", "/dev/shm"),
+        ] {
             let directory = parent + "/hexbench-latency-\(UUID().uuidString.prefix(8))"
-            let daemon = try BenchDaemon(name: "latency", discoveryPort: discoveryPort, interval: interval,
-                                         extraArguments: budgets, directory: directory)
+            let daemon = try BenchDaemon(
+                name: "latency", discoveryPort: discoveryPort, interval: interval,
+                extraArguments: budgets, directory: directory)
             defer { try? FileManager.default.removeItem(atPath: directory) }
             _ = try await daemon.waitForStatus()
             let port = try await daemon.status().tcpPort
             var times: [Double] = []
             let lines = Self.stores(200, tag: "latency")
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port),
-                                                       timeout: .seconds(5))
+            let socket = try await StreamConnector.tcp(
+                to: Endpoint(host: "127.0.0.1", port: port),
+                timeout: .seconds(5))
             let connection = StreamConnection(stream: socket, maximumLineLength: 1 << 20)
             for line in lines {
                 let start = ContinuousClock.now
@@ -178,22 +197,34 @@ struct DeliveryBenchmark {
     private static func stores(_ count: Int, tag: String) -> [[UInt8]] {
         (0..<count).map { index in
             Envelope.store(
-                HexJM(senderUUID: UUID().uuidString, senderName: "bench", hexDescription: "\(tag) \(index)", hexColor: "#3498DB",
-                      links: [LinkJM(url: "https://example.com/\(tag)/\(index)", linkDescription: "example.com", service: .unknown)]),
-                versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
+                HexJM(
+                    senderUUID: UUID().uuidString, senderName: "bench", hexDescription: "\(tag) \(index)",
+                    hexColor: "#3498DB",
+                    links: [
+                        LinkJM(
+                            url: "https://example.com/\(tag)/\(index)", linkDescription: "example.com",
+                            service: .unknown)
+                    ]),
+                versionID: HexdVersion.current, messageID: UUID().uuidString
+            ).encodedLine()
         }
     }
 
     /// Milliseconds from writing one Store of `links` links to reading its Ack.
     private func ackTime(links: Int, port: UInt16) async throws -> Double {
-        let hex = HexJM(senderUUID: UUID().uuidString, senderName: "bench", hexDescription: "large", hexColor: "#3498DB",
-                        links: (0..<links).map { LinkJM(url: "https://example.com/large/\($0)", linkDescription: "link \($0)", service: .unknown) })
+        let hex = HexJM(
+            senderUUID: UUID().uuidString, senderName: "bench", hexDescription: "large", hexColor: "#3498DB",
+            links: (0..<links).map {
+                LinkJM(url: "https://example.com/large/\($0)", linkDescription: "link \($0)", service: .unknown)
+            })
         let line = Envelope.store(hex, versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
         let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
         let connection = StreamConnection(stream: socket, maximumLineLength: 1 << 20)
         let start = ContinuousClock.now
         try await connection.writeLine(line, timeout: .seconds(30))
-        guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(30)), (try? Envelope.decode(from: reply))?.status == .stored else {
+        guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(30)),
+            (try? Envelope.decode(from: reply))?.status == .stored
+        else {
             throw BenchFailure("the large hex was not acked stored")
         }
         return milliseconds(ContinuousClock.now - start)
@@ -217,10 +248,14 @@ struct DeliveryBenchmark {
         away.stop()
         try await sender.waitForNoPeers()
         let draft = HexDraft(links: [LinkJM(url: "https://example.com/later", linkDescription: "", service: .unknown)])
-        let queued = try await ControlClient(socketPath: sender.controlPath).request(.send(draft, SendOptions(to: "away", wait: false)), timeout: .seconds(5))
-        guard queued.queued != nil else { throw BenchFailure("the send was not queued: \(queued.error?.message ?? "?")") }
+        let queued = try await ControlClient(socketPath: sender.controlPath).request(
+            .send(draft, SendOptions(to: "away", wait: false)), timeout: .seconds(5))
+        guard queued.queued != nil else {
+            throw BenchFailure("the send was not queued: \(queued.error?.message ?? "?")")
+        }
         let start = ContinuousClock.now
-        let back = try BenchDaemon(name: "away", discoveryPort: discoveryPort, interval: interval, directory: away.directory)
+        let back = try BenchDaemon(
+            name: "away", discoveryPort: discoveryPort, interval: interval, directory: away.directory)
         let deadline = start + .seconds(20)
         while try await sender.status().outbox > 0 {
             guard ContinuousClock.now < deadline else { throw BenchFailure("the queued send was not delivered") }
@@ -228,7 +263,8 @@ struct DeliveryBenchmark {
         }
         let elapsed = milliseconds(ContinuousClock.now - start)
         withExtendedLifetime(back) {}
-        return "reappearance: a send queued for a stopped peer was delivered \(format(elapsed)) ms after the peer was started again "
+        return
+            "reappearance: a send queued for a stopped peer was delivered \(format(elapsed)) ms after the peer was started again "
             + "(process start included; beacon interval \(format(interval * 1_000)) ms)"
     }
 
@@ -256,9 +292,12 @@ struct DeliveryBenchmark {
                 db.execute("COMMIT")
             print(count / (time.perf_counter() - start))
             """
-        let result = try await ChildProcess.run(["/usr/bin/env", "python3", "-c", script, String(count), synchronous],
-                                                timeout: .seconds(120))
-        guard result.exitCode == 0, let rate = Double(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        let result = try await ChildProcess.run(
+            ["/usr/bin/env", "python3", "-c", script, String(count), synchronous],
+            timeout: .seconds(120))
+        guard result.exitCode == 0,
+            let rate = Double(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             throw BenchFailure("python3 could not measure the floor: \(result.standardError)")
         }
         return rate
@@ -281,7 +320,10 @@ struct DeliveryBenchmark {
                            (row, str(uuid.uuid4()).upper(), "https://example.com/%d" % i))
             db.execute("COMMIT")
             """
-        let result = try await ChildProcess.run(["/usr/bin/env", "python3", "-c", script, path, String(hexes)], timeout: .seconds(300))
-        guard result.exitCode == 0 else { throw BenchFailure("python3 could not fill the store: \(result.standardError)") }
+        let result = try await ChildProcess.run(
+            ["/usr/bin/env", "python3", "-c", script, path, String(hexes)], timeout: .seconds(300))
+        guard result.exitCode == 0 else {
+            throw BenchFailure("python3 could not fill the store: \(result.standardError)")
+        }
     }
 }

@@ -24,8 +24,9 @@ struct FetchBenchmark {
 
         let port = try DatagramSocket(address: .loopback, port: 0).port
         let ada = try BenchDaemon(name: "ada", discoveryPort: port, interval: 0.5)
-        let grace = try BenchDaemon(name: "grace", discoveryPort: port, interval: 0.5,
-                                    extraArguments: ["--downloads", work.file("downloads")])
+        let grace = try BenchDaemon(
+            name: "grace", discoveryPort: port, interval: 0.5,
+            extraArguments: ["--downloads", work.file("downloads")])
         _ = try await ada.waitForStatus()
         _ = try await grace.waitForStatus()
         try await ada.waitForPeer("grace")
@@ -33,13 +34,17 @@ struct FetchBenchmark {
 
         let sha256sum = try await best { try await timeSHA256Sum(payload) }
         let granting = try await best { try await timeShare(payload, from: ada) }
-        report.append(String(format: "fetch: hashing for a grant (hexctl share, to the answer): %.0f ms; sha256sum: "
-                             + "%.0f ms; %.0f %% of sha256sum's speed (target: at least 80 %%)",
-                             granting * 1_000, sha256sum * 1_000, sha256sum / granting * 100))
+        report.append(
+            String(
+                format: "fetch: hashing for a grant (hexctl share, to the answer): %.0f ms; sha256sum: "
+                    + "%.0f ms; %.0f %% of sha256sum's speed (target: at least 80 %%)",
+                granting * 1_000, sha256sum * 1_000, sha256sum / granting * 100))
 
         let baseline = try await best { try await timeTLSCopy(payload, in: work) }
-        let idle = (ada: ProcessFigures.residentBytes(of: ada.pid) ?? 0,
-                    grace: ProcessFigures.residentBytes(of: grace.pid) ?? 0)
+        let idle = (
+            ada: ProcessFigures.residentBytes(of: ada.pid) ?? 0,
+            grace: ProcessFigures.residentBytes(of: grace.pid) ?? 0
+        )
         var peaks = (ada: idle.ada, grace: idle.grace)
         let fetching = try await best {
             let pids = (ada: ada.pid, grace: grace.pid)
@@ -59,13 +64,16 @@ struct FetchBenchmark {
             return seconds
         }
         let mebibytesPerSecond = { (seconds: Double) in Double(fileMebibytes) / seconds }
-        report.append(String(format: "fetch: hexctl fetch over TLS: %.0f MiB/s; a plain TLS copy (Python ssl): "
-                             + "%.0f MiB/s; %.0f %% of the copy (target: at least 70 %%)",
-                             mebibytesPerSecond(fetching), mebibytesPerSecond(baseline), baseline / fetching * 100))
-        report.append("fetch: resident memory above idle while the file goes: "
-                      + "serving \(mebibytes(peaks.ada - idle.ada)) (idle \(mebibytes(idle.ada))), "
-                      + "fetching \(mebibytes(peaks.grace - idle.grace)) (idle \(mebibytes(idle.grace))); "
-                      + "target: at most 16 MiB each")
+        report.append(
+            String(
+                format: "fetch: hexctl fetch over TLS: %.0f MiB/s; a plain TLS copy (Python ssl): "
+                    + "%.0f MiB/s; %.0f %% of the copy (target: at least 70 %%)",
+                mebibytesPerSecond(fetching), mebibytesPerSecond(baseline), baseline / fetching * 100))
+        report.append(
+            "fetch: resident memory above idle while the file goes: "
+                + "serving \(mebibytes(peaks.ada - idle.ada)) (idle \(mebibytes(idle.ada))), "
+                + "fetching \(mebibytes(peaks.grace - idle.grace)) (idle \(mebibytes(idle.grace))); "
+                + "target: at most 16 MiB each")
         return report
     }
 
@@ -85,8 +93,9 @@ struct FetchBenchmark {
 
     /// A share to grace, to the daemon's first answer (`queued`: the file was hashed and granted).
     private func timeShare(_ path: String, from daemon: BenchDaemon) async throws -> Double {
-        let request = ControlRequest.share(ShareRequest(
-            files: [path], description: "bench", destination: .peer(SendOptions(to: "grace", wait: false))))
+        let request = ControlRequest.share(
+            ShareRequest(
+                files: [path], description: "bench", destination: .peer(SendOptions(to: "grace", wait: false))))
         let start = ContinuousClock.now
         let response = try await ControlClient(socketPath: daemon.controlPath).request(request, timeout: .seconds(300))
         guard response.queued != nil else { throw BenchFailure("share: \(response.error?.message ?? "no answer")") }
@@ -120,20 +129,25 @@ struct FetchBenchmark {
         }
         let portFile = work.file("copy.port")
         try? FileManager.default.removeItem(atPath: portFile)
-        let server = try SpawnedProcess("/usr/bin/env", [
-            "python3", work.file("copy.py"), "serve", work.file("copy.crt"), work.file("copy.key"), path, portFile,
-        ], standardError: 2)
+        let server = try SpawnedProcess(
+            "/usr/bin/env",
+            [
+                "python3", work.file("copy.py"), "serve", work.file("copy.crt"), work.file("copy.key"), path, portFile,
+            ], standardError: 2)
         defer { server.waitBlocking() }
         let deadline = ContinuousClock.now + .seconds(10)
         var port = ""
         while port.isEmpty, ContinuousClock.now < deadline {
-            port = (try? String(contentsOfFile: portFile, encoding: .utf8))?
+            port =
+                (try? String(contentsOfFile: portFile, encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             if port.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
         }
-        let copy = try await PackageExecutable.run("/usr/bin/env", [
-            "python3", work.file("copy.py"), "fetch", "-", "-", work.file("copy.out"), port,
-        ], timeout: .seconds(300))
+        let copy = try await PackageExecutable.run(
+            "/usr/bin/env",
+            [
+                "python3", work.file("copy.py"), "fetch", "-", "-", work.file("copy.out"), port,
+            ], timeout: .seconds(300))
         let said = copy.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         guard copy.status == 0, let seconds = Double(said) else {
             throw BenchFailure("the TLS copy failed: \(copy.standardError)")

@@ -31,10 +31,13 @@ struct HostileBenchmark {
         // attackers all fit) and with a cap of 512 (each newcomer closes the stalest connection).
         let baseline = try await honestLatencies(port: port, label: "baseline")
         report.append("  honest send -> Ack, \(sends) sends one after another on fresh connections:")
-        report.append("    baseline:                                   p50 \(format(median(baseline))) ms, p99 \(format(percentile(baseline, 0.99))) ms")
+        report.append(
+            "    baseline:                                   p50 \(format(median(baseline))) ms, p99 \(format(percentile(baseline, 0.99))) ms"
+        )
         for cap in [nil, 512] as [Int?] {
             let target = try cap.map { cap in
-                try BenchDaemon(name: "capped", discoveryPort: 0, interval: 2, extraArguments: ["--max-connections", String(cap)])
+                try BenchDaemon(
+                    name: "capped", discoveryPort: 0, interval: 2, extraArguments: ["--max-connections", String(cap)])
             }
             if let target { try await waitForStatus(target) }
             let targetPID = target?.pid ?? daemon.pid
@@ -46,20 +49,25 @@ struct HostileBenchmark {
             let attackRSS = ProcessFigures.residentBytes(of: targetPID) ?? 0
             let attacked = try await honestLatencies(port: targetPort, label: "attacked")
             let attackers = stopSwarm(swarm)
-            report.append("    \(swarmSize) trickling + \(swarmSize) idle connections, "
-                + "\(cap.map { "--max-connections \($0)" } ?? "default cap (4096)"):")
-            report.append("                                                p50 \(format(median(attacked))) ms, p99 \(format(percentile(attacked, 0.99))) ms "
-                + "(p99 / baseline p99 = \(format(percentile(attacked, 0.99) / percentile(baseline, 0.99)))); all \(attacked.count) acked")
+            report.append(
+                "    \(swarmSize) trickling + \(swarmSize) idle connections, "
+                    + "\(cap.map { "--max-connections \($0)" } ?? "default cap (4096)"):")
+            report.append(
+                "                                                p50 \(format(median(attacked))) ms, p99 \(format(percentile(attacked, 0.99))) ms "
+                    + "(p99 / baseline p99 = \(format(percentile(attacked, 0.99) / percentile(baseline, 0.99)))); all \(attacked.count) acked"
+            )
             report.append("      attackers (another process, reconnecting 1 s after each close): \(attackers)")
-            report.append("      the daemon under attack alone: CPU \(percent(attackCPU)) of a core, RSS \(mebibytes(attackRSS))")
+            report.append(
+                "      the daemon under attack alone: CPU \(percent(attackCPU)) of a core, RSS \(mebibytes(attackRSS))")
         }
 
         // Partial lines: memory against the budget.
         let beforeHolders = ProcessFigures.residentBytes(of: daemon.pid) ?? 0
         let holderCount = scale.pick(500, quick: 30)
-        let holders = ConnectionSwarm(count: holderCount, port: port, sources: loopbackHosts(50, network: 13),
-                                      behaviour: .partialLine(bytes: 1 << 20),
-                                      reconnectDelay: .seconds(1))
+        let holders = ConnectionSwarm(
+            count: holderCount, port: port, sources: loopbackHosts(50, network: 13),
+            behaviour: .partialLine(bytes: 1 << 20),
+            reconnectDelay: .seconds(1))
         var peak = beforeHolders
         for _ in 0..<scale.pick(100, quick: 10) {
             try await Task.sleep(for: .milliseconds(100))
@@ -68,17 +76,20 @@ struct HostileBenchmark {
         let cut = holders.closedByPeer
         try await HonestSender.store("during partial lines", to: port)
         await holders.stop()
-        report.append("  \(holderCount) connections each holding 1 MiB of an unfinished line "
-            + "(\(holderCount) MiB asked, "
-            + "budget 64 MiB), \(scale.pick(10, quick: 1)) s:")
-        report.append("    RSS before \(mebibytes(beforeHolders)), peak \(mebibytes(peak)) (+\(mebibytes(peak - beforeHolders))); "
-            + "\(cut) holders cut off; an honest send was acked")
+        report.append(
+            "  \(holderCount) connections each holding 1 MiB of an unfinished line "
+                + "(\(holderCount) MiB asked, "
+                + "budget 64 MiB), \(scale.pick(10, quick: 1)) s:")
+        report.append(
+            "    RSS before \(mebibytes(beforeHolders)), peak \(mebibytes(peak)) (+\(mebibytes(peak - beforeHolders))); "
+                + "\(cut) holders cut off; an honest send was acked")
 
         // Beacon flood: table, memory, CPU, recovery.
         let cpuBeforeFlood = ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0
         let floodStart = ContinuousClock.now
-        let sent = try await BeaconFlood.send(scale.pick(100_000, quick: 2_000), to: discoveryPort,
-                                              from: loopbackHosts(200, network: 14))
+        let sent = try await BeaconFlood.send(
+            scale.pick(100_000, quick: 2_000), to: discoveryPort,
+            from: loopbackHosts(200, network: 14))
         let floodSeconds = (ContinuousClock.now - floodStart).inSeconds
         let floodCPU = ((ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0) - cpuBeforeFlood) / floodSeconds
         let status = try await daemon.status()
@@ -91,12 +102,17 @@ struct HostileBenchmark {
             if lastIdle <= idleBaseline + 0.02 { recovery = (ContinuousClock.now - recoveryStart).inSeconds }
         }
         report.append("  \(sent) beacons of invented peers from 200 hosts in \(format(floodSeconds)) s:")
-        report.append("    peer table \(status.peers) (cap 1024), \(status.peersEvicted) dropped to make room, "
-            + "\(status.datagramsRateLimited) of the \(status.datagramsReceived) datagrams received "
-            + "over the beacon budgets")
-        report.append("    CPU during the flood \(percent(floodCPU)) of a core; RSS after \(mebibytes(rssAfterFlood)) (baseline \(mebibytes(rssBaseline)))")
-        report.append("    idle CPU back to baseline (\(percent(idleBaseline)) + 2 points): "
-            + (recovery.map { "after \(format($0)) s (\(percent(lastIdle)))" } ?? "NOT within 60 s (\(percent(lastIdle)))"))
+        report.append(
+            "    peer table \(status.peers) (cap 1024), \(status.peersEvicted) dropped to make room, "
+                + "\(status.datagramsRateLimited) of the \(status.datagramsReceived) datagrams received "
+                + "over the beacon budgets")
+        report.append(
+            "    CPU during the flood \(percent(floodCPU)) of a core; RSS after \(mebibytes(rssAfterFlood)) (baseline \(mebibytes(rssBaseline)))"
+        )
+        report.append(
+            "    idle CPU back to baseline (\(percent(idleBaseline)) + 2 points): "
+                + (recovery.map { "after \(format($0)) s (\(percent(lastIdle)))" }
+                    ?? "NOT within 60 s (\(percent(lastIdle)))"))
         return report
     }
 
@@ -104,17 +120,22 @@ struct HostileBenchmark {
     /// opening a new connection a second after the daemon closes one, until SIGINT or the time
     /// is up; then one line of counts on standard output.
     static func runSwarm(_ arguments: [String]) async -> Int32 {
-        guard arguments.count == 4, let port = UInt16(arguments[0]), let trickling = Int(arguments[1]), let idle = Int(arguments[2]),
-              let seconds = Int(arguments[3])
+        guard arguments.count == 4, let port = UInt16(arguments[0]), let trickling = Int(arguments[1]),
+            let idle = Int(arguments[2]),
+            let seconds = Int(arguments[3])
         else { return 64 }
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         let (stopped, stop) = AsyncStream.makeStream(of: Void.self)
         interrupt.setEventHandler { stop.yield() }
         interrupt.resume()
-        let tricklers = ConnectionSwarm(count: trickling, port: port, sources: loopbackHosts(100, network: 11), behaviour: .trickle(every: .seconds(1)),
-                                        reconnectDelay: .seconds(1))
-        let idlers = ConnectionSwarm(count: idle, port: port, sources: loopbackHosts(100, network: 12), behaviour: .idle, reconnectDelay: .seconds(1))
+        let tricklers = ConnectionSwarm(
+            count: trickling, port: port, sources: loopbackHosts(100, network: 11),
+            behaviour: .trickle(every: .seconds(1)),
+            reconnectDelay: .seconds(1))
+        let idlers = ConnectionSwarm(
+            count: idle, port: port, sources: loopbackHosts(100, network: 12), behaviour: .idle,
+            reconnectDelay: .seconds(1))
         let timer = Task {
             try? await Task.sleep(for: .seconds(seconds))
             stop.yield()
@@ -133,9 +154,10 @@ struct HostileBenchmark {
     private func startSwarm(port: UInt16) throws -> (SpawnedProcess, Int32) {
         let output = try SpawnPipe()
         defer { close(output.write) }
-        let swarm = try SpawnedProcess(CommandLine.arguments[0],
-                                       ["swarm", String(port), String(swarmSize), String(swarmSize), "600"],
-                                       standardOutput: output.write, standardError: 2)
+        let swarm = try SpawnedProcess(
+            CommandLine.arguments[0],
+            ["swarm", String(port), String(swarmSize), String(swarmSize), "600"],
+            standardOutput: output.write, standardError: 2)
         return (swarm, output.read)
     }
 
@@ -152,7 +174,8 @@ struct HostileBenchmark {
     private func honestLatencies(port: UInt16, label: String) async throws -> [Double] {
         var latencies: [Double] = []
         for index in 0..<sends {
-            latencies.append(milliseconds(try await HonestSender.store("\(label) \(index)", to: port, timeout: .seconds(10))))
+            latencies.append(
+                milliseconds(try await HonestSender.store("\(label) \(index)", to: port, timeout: .seconds(10))))
         }
         return latencies
     }

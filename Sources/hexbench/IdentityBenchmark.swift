@@ -4,8 +4,8 @@ import HexControl
 import HexDaemon
 import HexKit
 import HexNet
-import HexTestSupport
 import HexTLS
+import HexTestSupport
 
 /// What device IDs from keys and bounded strangers cost, each figure beside a baseline of the
 /// same run:
@@ -41,16 +41,19 @@ struct IdentityBenchmark {
 
     private func identities(_ count: Int, in directory: TemporaryDirectory) throws -> [TLSIdentity] {
         try (0..<count).map { index in
-            try TLSIdentity.loadOrCreate(keyPath: directory.file("peer\(index).key"),
-                                         certificatePath: directory.file("peer\(index).crt"),
-                                         commonName: "peer \(index)").0
+            try TLSIdentity.loadOrCreate(
+                keyPath: directory.file("peer\(index).key"),
+                certificatePath: directory.file("peer\(index).crt"),
+                commonName: "peer \(index)"
+            ).0
         }
     }
 
     private func beacon(of identity: TLSIdentity, name: String) -> Beacon {
-        Beacon(kind: .announce, peer: identity.deviceID.uppercaseText, instance: UUID().uuidString, name: name,
-               versionID: HexdVersion.current, port: 9, interval: 600, capabilities: ["ack", "tls"],
-               fingerprint: identity.fingerprint.description)
+        Beacon(
+            kind: .announce, peer: identity.deviceID.uppercaseText, instance: UUID().uuidString, name: name,
+            versionID: HexdVersion.current, port: 9, interval: 600, capabilities: ["ack", "tls"],
+            fingerprint: identity.fingerprint.description)
     }
 
     /// A signed beacon with one digit of its signature changed: it costs a full verification.
@@ -63,8 +66,10 @@ struct IdentityBenchmark {
     /// The report's lines, and the microseconds one unsigned beacon takes to decode here.
     private func verificationCost(in directory: TemporaryDirectory) throws -> (lines: [String], parse: Double) {
         let identity = try identities(1, in: directory)[0]
-        let unsigned = Beacon(kind: .announce, peer: UUID().uuidString, instance: UUID().uuidString, name: "legacy",
-                              versionID: "2.0.0", port: 9, interval: 2, capabilities: ["ack"]).encoded()
+        let unsigned = Beacon(
+            kind: .announce, peer: UUID().uuidString, instance: UUID().uuidString, name: "legacy",
+            versionID: "2.0.0", port: 9, interval: 2, capabilities: ["ack"]
+        ).encoded()
         guard let signedBeacon = beacon(of: identity, name: "signed").signed(by: identity, boot: 1, sequence: 1) else {
             throw BenchFailure("cannot sign a beacon")
         }
@@ -117,8 +122,9 @@ struct IdentityBenchmark {
     /// (decoding one in this process): a daemon's CPU time over the flood, divided by the beacons.
     private func floodCPU(in directory: TemporaryDirectory, parseMicroseconds: Double) async throws -> [String] {
         let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
-        let daemon = try BenchDaemon(name: "target", discoveryPort: discoveryPort, interval: 2,
-                                     extraArguments: ["--beacon-rate", "100"])
+        let daemon = try BenchDaemon(
+            name: "target", discoveryPort: discoveryPort, interval: 2,
+            extraArguments: ["--beacon-rate", "100"])
         _ = try await daemon.waitForStatus()
         let hosts = loopbackHosts(300, network: 15)
         let count = scale.pick(25_000, quick: 1_000)
@@ -128,8 +134,11 @@ struct IdentityBenchmark {
         var signed: [[UInt8]] = []
         for index in 0..<count * 2 {
             let template = templates[index % templates.count]
-            guard let beacon = template.signed(by: signers[index % signers.count], boot: 1,
-                                               sequence: UInt64(index + 1)) else {
+            guard
+                let beacon = template.signed(
+                    by: signers[index % signers.count], boot: 1,
+                    sequence: UInt64(index + 1))
+            else {
                 throw BenchFailure("cannot sign a beacon")
             }
             signed.append(beacon.encoded())
@@ -137,38 +146,48 @@ struct IdentityBenchmark {
         let forgedBeacons = signed.prefix(1_000).compactMap { Beacon.decode($0).map { forged($0).encoded() } }
         let instance = UUID().uuidString
         let floods: [(String, (Int) -> [UInt8])] = [
-            ("unsigned beacons of invented peers (baseline)", { index in
-                Beacon(kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)",
-                       versionID: "2.0.0",
-                       port: 9, interval: 600, capabilities: ["ack"]).encoded()
-            }),
+            (
+                "unsigned beacons of invented peers (baseline)",
+                { index in
+                    Beacon(
+                        kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)",
+                        versionID: "2.0.0",
+                        port: 9, interval: 600, capabilities: ["ack"]
+                    ).encoded()
+                }
+            ),
             ("signed beacons of 50 peers, each new", { signed[$0] }),
             ("the same, each heard twice (both families)", { signed[count + $0 / 2] }),
             ("forged signatures", { forgedBeacons[$0 % forgedBeacons.count] }),
         ]
-        var report = ["  a hexd under 5,000 beacons a second, \(count) of each kind, from 300 hosts "
-            + "(--beacon-rate 100: every one read; signatures "
-            + "checked within their budgets, 20 a second per peer, the rest dropped and counted below):"]
+        var report = [
+            "  a hexd under 5,000 beacons a second, \(count) of each kind, from 300 hosts "
+                + "(--beacon-rate 100: every one read; signatures "
+                + "checked within their budgets, 20 a second per peer, the rest dropped and counted below):"
+        ]
         var baseline = 0.0
         for (label, datagram) in floods {
             let before = ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0
             let start = ContinuousClock.now
-            let sent = try await BeaconFlood.send(count, to: discoveryPort, from: hosts, perSecond: 5_000,
-                                                  datagram: datagram)
+            let sent = try await BeaconFlood.send(
+                count, to: discoveryPort, from: hosts, perSecond: 5_000,
+                datagram: datagram)
             let seconds = (ContinuousClock.now - start).inSeconds
             // The daemon may still be reading what arrived last.
             try await Task.sleep(for: .milliseconds(200))
             let share = ((ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0) - before) / seconds
             if baseline == 0 { baseline = share }
             let perBeacon = share * seconds / Double(max(sent, 1)) * 1_000_000
-            report.append("    \(label): \(sent) in \(format(seconds)) s, CPU \(percent(share)) of a core"
-                + (baseline > 0 && share != baseline ? " (\(format(share / baseline)) x the baseline)" : "")
-                + ", \(format(perBeacon)) µs a beacon (\(format(perBeacon / parseMicroseconds)) x a parse)")
+            report.append(
+                "    \(label): \(sent) in \(format(seconds)) s, CPU \(percent(share)) of a core"
+                    + (baseline > 0 && share != baseline ? " (\(format(share / baseline)) x the baseline)" : "")
+                    + ", \(format(perBeacon)) µs a beacon (\(format(perBeacon / parseMicroseconds)) x a parse)")
         }
         let status = try await daemon.status()
-        report.append("    counted by the daemon: \(status.datagramsForged ?? 0) forged, "
-            + "\(status.datagramsReplayed ?? 0) replayed, "
-            + "\(status.datagramsRateLimited) over the budgets")
+        report.append(
+            "    counted by the daemon: \(status.datagramsForged ?? 0) forged, "
+                + "\(status.datagramsReplayed ?? 0) replayed, "
+                + "\(status.datagramsRateLimited) over the budgets")
         return report
     }
 
@@ -267,10 +286,12 @@ struct IdentityBenchmark {
         }
         let output = try SpawnPipe()
         defer { close(output.write) }
-        let process = try SpawnedProcess("/usr/bin/env", [
-            "python3", script, mode, directory.file(certificate + ".crt"), directory.file(certificate + ".key"),
-            String(port), String(count), String(seconds), String(network),
-        ], standardOutput: output.write, standardError: 2)
+        let process = try SpawnedProcess(
+            "/usr/bin/env",
+            [
+                "python3", script, mode, directory.file(certificate + ".crt"), directory.file(certificate + ".key"),
+                String(port), String(count), String(seconds), String(network),
+            ], standardOutput: output.write, standardError: 2)
         return (process, output.read)
     }
 
@@ -288,14 +309,17 @@ struct IdentityBenchmark {
         let port = try await daemon.waitForStatus().tcpPort
         try await Task.sleep(for: .seconds(1))
         let idle = ProcessFigures.residentBytes(of: daemon.pid) ?? 0
-        var report = ["  a hexd's resident memory, TLS clients in a Python process from 600 loopback hosts:",
-                      "    idle (baseline): \(mebibytes(idle))"]
+        var report = [
+            "  a hexd's resident memory, TLS clients in a Python process from 600 loopback hosts:",
+            "    idle (baseline): \(mebibytes(idle))",
+        ]
         let kinds = [("ordinary", "ordinary certificates"), ("large", "certificates of \(large / 1_024) KiB (PEM)")]
         for (certificate, label) in kinds {
-            let attacker = try startAttacker("hold", certificate: certificate, port: port, count: connections,
-                                             seconds: scale.pick(20, quick: 3),
-                                             network: 16,
-                                             in: directory)
+            let attacker = try startAttacker(
+                "hold", certificate: certificate, port: port, count: connections,
+                seconds: scale.pick(20, quick: 3),
+                network: 16,
+                in: directory)
             var peak = idle
             for _ in 0..<scale.pick(200, quick: 30) {
                 try await Task.sleep(for: .milliseconds(100))
@@ -306,15 +330,17 @@ struct IdentityBenchmark {
             try await Task.sleep(for: .seconds(scale.pick(12, quick: 2)))
             let after = ProcessFigures.residentBytes(of: daemon.pid) ?? 0
             let ratio = format(Double(peak) / Double(idle))
-            report.append("    \(connections) connections with \(label), \(scale.pick(20, quick: 3)) s: "
-                + "peak \(mebibytes(peak)) (\(ratio) x idle), "
-                + "\(counts?.open ?? 0) open at the end; "
-                + "\(scale.pick(12, quick: 2)) s after they closed \(mebibytes(after)) "
-                + "(idle + \(mebibytes(after - idle)))")
-            report.append("      attackers: \(said); the daemon since its start: \(counts?.accepted ?? 0) accepted, "
-                + "\(counts?.closedInHandshake ?? 0) closed in their handshake, "
-                + "\(counts?.closedForRoom ?? 0) for room, "
-                + "\(counts?.closedAtDeadline ?? 0) at a deadline")
+            report.append(
+                "    \(connections) connections with \(label), \(scale.pick(20, quick: 3)) s: "
+                    + "peak \(mebibytes(peak)) (\(ratio) x idle), "
+                    + "\(counts?.open ?? 0) open at the end; "
+                    + "\(scale.pick(12, quick: 2)) s after they closed \(mebibytes(after)) "
+                    + "(idle + \(mebibytes(after - idle)))")
+            report.append(
+                "      attackers: \(said); the daemon since its start: \(counts?.accepted ?? 0) accepted, "
+                    + "\(counts?.closedInHandshake ?? 0) closed in their handshake, "
+                    + "\(counts?.closedForRoom ?? 0) for room, "
+                    + "\(counts?.closedAtDeadline ?? 0) at a deadline")
         }
         return report
     }
@@ -325,9 +351,10 @@ struct IdentityBenchmark {
         let honest = try TLSContext(identity: try identities(1, in: directory)[0])
         let quiet = try await tlsLatencies(port: port, context: honest)
         let rate = scale.pick(850, quick: 100)
-        let storm = try startAttacker("storm", certificate: "ordinary", port: port, count: rate,
-                                      seconds: scale.pick(25, quick: 5),
-                                      network: 17, in: directory)
+        let storm = try startAttacker(
+            "storm", certificate: "ordinary", port: port, count: rate,
+            seconds: scale.pick(25, quick: 5),
+            network: 17, in: directory)
         try await Task.sleep(for: .seconds(3))
         let before = ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0
         let start = ContinuousClock.now
@@ -352,19 +379,25 @@ struct IdentityBenchmark {
         let sender = context.identity.deviceID.uppercaseText
         var latencies: [Double] = []
         for index in 0..<samples {
-            let line = Envelope.store(HexJM(senderUUID: sender, senderName: "Honest", hexDescription: "sample \(index)",
-                                            hexColor: "#3498DB",
-                                            links: [LinkJM(url: "https://example.com/\(index)")]),
-                                      versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
+            let line = Envelope.store(
+                HexJM(
+                    senderUUID: sender, senderName: "Honest", hexDescription: "sample \(index)",
+                    hexColor: "#3498DB",
+                    links: [LinkJM(url: "https://example.com/\(index)")]),
+                versionID: HexdVersion.current, messageID: UUID().uuidString
+            ).encodedLine()
             let start = ContinuousClock.now
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port),
-                                                       timeout: .seconds(10))
-            let stream = try await TLSStream.handshake(over: socket, context: context, as: .client,
-                                                       timeout: .seconds(10))
+            let socket = try await StreamConnector.tcp(
+                to: Endpoint(host: "127.0.0.1", port: port),
+                timeout: .seconds(10))
+            let stream = try await TLSStream.handshake(
+                over: socket, context: context, as: .client,
+                timeout: .seconds(10))
             let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
             try await connection.writeLine(line, timeout: .seconds(10))
             guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(10)),
-                  (try? Envelope.decode(from: reply))?.status == .stored else {
+                (try? Envelope.decode(from: reply))?.status == .stored
+            else {
                 throw BenchFailure("sample \(index) was not stored")
             }
             latencies.append(milliseconds(ContinuousClock.now - start))

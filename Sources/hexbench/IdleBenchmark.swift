@@ -43,8 +43,9 @@ struct IdleBenchmark {
         for peers in [0, 1, crowd] {
             let port = try DatagramSocket(address: .loopback, port: 0).port
             // The measured daemon with its page and notifier, as by default; the others without.
-            let measured = try BenchDaemon(name: "measured", discoveryPort: port, interval: interval,
-                                           extraArguments: ["--web", "127.0.0.1:0", "--notify", "on"])
+            let measured = try BenchDaemon(
+                name: "measured", discoveryPort: port, interval: interval,
+                extraArguments: ["--web", "127.0.0.1:0", "--notify", "on"])
             let others = try (0..<peers).map {
                 try BenchDaemon(name: "peer\($0)", discoveryPort: port, interval: interval)
             }
@@ -54,9 +55,11 @@ struct IdleBenchmark {
             // Past the start's burst of queries and answers.
             try await Task.sleep(for: .seconds(interval * 2))
             let cost = try await cost(of: measured.pid, daemon: measured)
-            var line = "idle: hexd with \(peers) peer\(peers == 1 ? "" : "s"): \(cost.text)"
-                + String(format: " (%.1fx the Python process's switches)",
-                         cost.switchesPerSecond / max(floor.switchesPerSecond, 0.01))
+            var line =
+                "idle: hexd with \(peers) peer\(peers == 1 ? "" : "s"): \(cost.text)"
+                + String(
+                    format: " (%.1fx the Python process's switches)",
+                    cost.switchesPerSecond / max(floor.switchesPerSecond, 0.01))
             if let datagrams = cost.datagrams, datagrams > 0 {
                 let perBeacon = cost.switchesPerSecond * window.inSeconds / Double(datagrams)
                 line += String(format: "; %.2f switches per datagram received (%d)", perBeacon, datagrams)
@@ -65,21 +68,24 @@ struct IdleBenchmark {
             // The others beacon until here (an optimised build would end them after their last use).
             withExtendedLifetime(others) {}
         }
-        report.append("idle: targets: no peers at most 3 switches/s and 0.05 % of a core; with 30 peers at most 2 "
-                      + "switches per beacon received plus 3 a second")
+        report.append(
+            "idle: targets: no peers at most 3 switches/s and 0.05 % of a core; with 30 peers at most 2 "
+                + "switches per beacon received plus 3 a second")
         return report
     }
 
     private func cost(of pid: Int32, daemon: BenchDaemon?) async throws -> Cost {
         let before = try await daemon?.status().datagramsReceived
         guard let cpu = ProcessFigures.cpuSeconds(of: pid),
-              let switches = try await ProcessFigures.contextSwitches(of: pid, over: window),
-              let cpuAfter = ProcessFigures.cpuSeconds(of: pid) else { throw BenchFailure("process \(pid) is gone") }
+            let switches = try await ProcessFigures.contextSwitches(of: pid, over: window),
+            let cpuAfter = ProcessFigures.cpuSeconds(of: pid)
+        else { throw BenchFailure("process \(pid) is gone") }
         let after = try await daemon?.status().datagramsReceived
         let seconds = window.inSeconds
         let datagrams = after.flatMap { after in before.map { after - $0 } }
-        return Cost(switchesPerSecond: Double(switches) / seconds, coreShare: (cpuAfter - cpu) / seconds,
-                    datagrams: datagrams)
+        return Cost(
+            switchesPerSecond: Double(switches) / seconds, coreShare: (cpuAfter - cpu) / seconds,
+            datagrams: datagrams)
     }
 
     /// Python broadcasting a beacon-sized datagram every `interval` and reading the port.

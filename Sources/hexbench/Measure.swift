@@ -26,17 +26,23 @@ func outputOnExit(of process: SpawnedProcess, reading output: Int32) -> String {
 /// Makes `name.key` and `name.crt` with the openssl command: an Ed25519 key, and a certificate
 /// with `names` subject alternative names of 70 bytes each (1,300 make 95 KB).
 func makeCertificate(_ name: String, names: Int, in directory: TemporaryDirectory) async throws {
-    let alternatives = names == 0 ? "" : "subjectAltName = @alt\n[alt]\n"
-        + (1...names).map { "DNS.\($0) = \(String(repeating: "a", count: 60)).\($0).example" }
+    let alternatives =
+        names == 0
+        ? ""
+        : "subjectAltName = @alt\n[alt]\n"
+            + (1...names).map { "DNS.\($0) = \(String(repeating: "a", count: 60)).\($0).example" }
             .joined(separator: "\n")
-    let config = "[req]\ndistinguished_name = dn\nx509_extensions = ext\nprompt = no\n[dn]\nCN = \(name)\n[ext]\n"
+    let config =
+        "[req]\ndistinguished_name = dn\nx509_extensions = ext\nprompt = no\n[dn]\nCN = \(name)\n[ext]\n"
         + "basicConstraints = CA:FALSE\n" + alternatives + "\n"
     guard FileManager.default.createFile(atPath: directory.file(name + ".cnf"), contents: Data(config.utf8)) else {
         throw BenchFailure("cannot write \(name).cnf")
     }
-    let made = try await PackageExecutable.run("/usr/bin/openssl", [
-        "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1", "-config", directory.file(name + ".cnf"),
-        "-keyout", directory.file(name + ".key"), "-out", directory.file(name + ".crt"),
-    ])
+    let made = try await PackageExecutable.run(
+        "/usr/bin/openssl",
+        [
+            "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1", "-config", directory.file(name + ".cnf"),
+            "-keyout", directory.file(name + ".key"), "-out", directory.file(name + ".crt"),
+        ])
     guard made.status == 0 else { throw BenchFailure("openssl: \(made.standardError)") }
 }

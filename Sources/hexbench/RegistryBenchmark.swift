@@ -32,7 +32,10 @@ struct RegistryBenchmark {
             await counter.waitFor(total)
         }
         let absorbed = await measureAsync {
-            await fire(total) { index in _ = await registry.answer(answers[index].0, path: answers[index].1, link: "https://cloud.example/s/\(index)") }
+            await fire(total) { index in
+                _ = await registry.answer(
+                    answers[index].0, path: answers[index].1, link: "https://cloud.example/s/\(index)")
+            }
             await delivered.wait()
         }
 

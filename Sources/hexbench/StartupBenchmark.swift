@@ -13,7 +13,9 @@ struct StartupBenchmark {
 
     init(runs: Int, hexctl: String?) {
         self.runs = runs
-        self.hexctl = hexctl ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        self.hexctl =
+            hexctl
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("hexctl").path
     }
 
@@ -45,10 +47,14 @@ struct StartupBenchmark {
         let baseline = median(times[0])
         var report = ["hexctl: \(hexctl), each command started \(runs) times (a pidfd tells its end), medians"]
         for (index, command) in commands.enumerated() {
-            let ratio = index == 0 ? "the baseline" : "\(format(median(times[index]) / baseline))x /bin/true"
-                + (index == 1 || index == 2 ? " (target <= 2x)" : "")
-            report.append("  \(command.label): \(format(median(times[index]))) ms, "
-                + "p90 \(format(percentile(times[index], 0.9))) ms, \(ratio)")
+            let ratio =
+                index == 0
+                ? "the baseline"
+                : "\(format(median(times[index]) / baseline))x /bin/true"
+                    + (index == 1 || index == 2 ? " (target <= 2x)" : "")
+            report.append(
+                "  \(command.label): \(format(median(times[index]))) ms, "
+                    + "p90 \(format(percentile(times[index], 0.9))) ms, \(ratio)")
         }
         return report
     }

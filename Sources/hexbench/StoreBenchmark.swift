@@ -13,8 +13,11 @@ struct StoreBenchmark {
     func run() throws -> [String] {
         let lines = (0..<envelopeCount).map { index in
             let hex = HexJM(
-                senderUUID: UUID().uuidString, senderName: "Peer", hexDescription: "bundle \(index)", hexColor: "#3498DB",
-                links: (0..<4).map { LinkJM(url: "https://example.com/\(index)/\($0)", linkDescription: "file \($0)", service: .box) })
+                senderUUID: UUID().uuidString, senderName: "Peer", hexDescription: "bundle \(index)",
+                hexColor: "#3498DB",
+                links: (0..<4).map {
+                    LinkJM(url: "https://example.com/\(index)/\($0)", linkDescription: "file \($0)", service: .box)
+                })
             return Envelope.store(hex, versionID: "2.0.0", messageID: UUID().uuidString).encodedLine()
         }
         var decodeBest = Double.infinity
@@ -22,13 +25,19 @@ struct StoreBenchmark {
         for round in 0..<rounds {
             decodeBest = min(decodeBest, try measure { for line in lines { _ = try Envelope.decode(from: line) } })
             for durability in HexDatabase.Durability.allCases {
-                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(getpid())-\(round)-\(durability)").path
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "hexbench-\(getpid())-\(round)-\(durability)"
+                ).path
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }
-                let database = try HexDatabase(path: directory + "/" + DataDirectory.databaseName, durability: durability)
-                var manager = HexManager(repository: database, identity: try database.localIdentity().identity,
-                                         versionID: HexdVersion.current)
-                let seconds = try measure { for line in lines { _ = try manager.receive(try Envelope.decode(from: line)) } }
+                let database = try HexDatabase(
+                    path: directory + "/" + DataDirectory.databaseName, durability: durability)
+                var manager = HexManager(
+                    repository: database, identity: try database.localIdentity().identity,
+                    versionID: HexdVersion.current)
+                let seconds = try measure {
+                    for line in lines { _ = try manager.receive(try Envelope.decode(from: line)) }
+                }
                 storeBest[durability] = min(storeBest[durability] ?? .infinity, seconds)
             }
         }
@@ -38,13 +47,16 @@ struct StoreBenchmark {
         ]
         for durability in HexDatabase.Durability.allCases {
             let seconds = storeBest[durability] ?? .infinity
-            report.append("  decode + receive + commit (\(durability.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))): "
-                + "\(Self.perEnvelope(seconds, envelopeCount)), \(String(format: "%.1f", seconds / decodeBest))x decode")
+            report.append(
+                "  decode + receive + commit (\(durability.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))): "
+                    + "\(Self.perEnvelope(seconds, envelopeCount)), \(String(format: "%.1f", seconds / decodeBest))x decode"
+            )
         }
         return report
     }
 
     private static func perEnvelope(_ seconds: Double, _ count: Int) -> String {
-        String(format: "%8.1f µs per envelope, %8.0f envelopes/s", seconds / Double(count) * 1e6, Double(count) / seconds)
+        String(
+            format: "%8.1f µs per envelope, %8.0f envelopes/s", seconds / Double(count) * 1e6, Double(count) / seconds)
     }
 }

@@ -1,6 +1,5 @@
 import COpenSSL
 import Foundation
-
 import Glibc
 
 /// OpenSSL's own cost of the exchange `hexbench transfer` times over resumed TLS, with nothing of
@@ -43,9 +42,10 @@ enum TLSFloor {
         Thread { serve(listener, connections: count + 1, context: contexts?.server) }.start()
         return try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result {
-                    try dial(target, connections: count + 1, context: contexts?.client)
-                })
+                continuation.resume(
+                    with: Result {
+                        try dial(target, connections: count + 1, context: contexts?.client)
+                    })
             }.start()
         }
     }
@@ -76,17 +76,19 @@ enum TLSFloor {
         guard let context = SSL_CTX_new(TLS_method()) else { throw BenchFailure("SSL_CTX_new") }
         let idContext: [UInt8] = Array("floor".utf8)
         guard hexd_ssl_ctx_require_tls13(context) == 1,
-              SSL_CTX_use_certificate_file(context, certificate, SSL_FILETYPE_PEM) == 1,
-              SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1,
-              SSL_CTX_set_num_tickets(context, 1) == 1,
-              SSL_CTX_set_session_id_context(context, idContext, UInt32(idContext.count)) == 1
+            SSL_CTX_use_certificate_file(context, certificate, SSL_FILETYPE_PEM) == 1,
+            SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1,
+            SSL_CTX_set_num_tickets(context, 1) == 1,
+            SSL_CTX_set_session_id_context(context, idContext, UInt32(idContext.count)) == 1
         else {
             SSL_CTX_free(context)
             throw BenchFailure("configure an SSL_CTX")
         }
         hexd_ssl_ctx_require_peer_certificate(context)
-        _ = server ? hexd_ssl_ctx_keep_server_sessions(context, 1_024)
-                   : hexd_ssl_ctx_keep_client_sessions_outside(context)
+        _ =
+            server
+            ? hexd_ssl_ctx_keep_server_sessions(context, 1_024)
+            : hexd_ssl_ctx_keep_client_sessions_outside(context)
         return context
     }
 
@@ -141,7 +143,8 @@ enum TLSFloor {
                 SSL_set_fd(ssl, connection)
                 if let session { _ = SSL_set_session(ssl, session) }
                 guard SSL_connect(ssl) == 1, SSL_write(ssl, line, Int32(line.count)) > 0,
-                      SSL_read(ssl, &reply, Int32(reply.count)) > 0 else { throw BenchFailure("a TLS exchange failed") }
+                    SSL_read(ssl, &reply, Int32(reply.count)) > 0
+                else { throw BenchFailure("a TLS exchange failed") }
                 guard index == 0 || SSL_session_reused(ssl) == 1 else {
                     throw BenchFailure("a session was not resumed")
                 }
@@ -150,7 +153,8 @@ enum TLSFloor {
                 session = SSL_get1_session(ssl)
             } else {
                 guard write(connection, line, line.count) == line.count,
-                      read(connection, &reply, reply.count) > 0 else {
+                    read(connection, &reply, reply.count) > 0
+                else {
                     throw BenchFailure("a plaintext exchange failed")
                 }
             }

@@ -3,8 +3,8 @@ import Foundation
 import HexControl
 import HexKit
 import HexNet
-import HexTestSupport
 import HexTLS
+import HexTestSupport
 
 /// Two real hexd processes on loopback: how fast they find each other, how fast a killed one is
 /// dropped, and the send -> Ack latency against a plain TCP round trip of the same bytes.
@@ -31,9 +31,13 @@ struct TransferBenchmark {
             expiries.append(milliseconds(ContinuousClock.now - killed))
         }
         report.append("transfer: two hexd processes on loopback, announce interval \(interval) s, \(rounds) rounds")
-        report.append("  both list each other, from launching both:   median \(format(median(discoveries))) ms, max \(format(discoveries.max() ?? 0)) ms (target < 1000)")
-        report.append("  a SIGKILLed peer leaves the table after:      median \(format(median(expiries))) ms, max \(format(expiries.max() ?? 0)) ms "
-            + "(3 intervals = \(format(interval * 3_000)) ms; max / 3 intervals = \(format((expiries.max() ?? 0) / (interval * 3_000))))")
+        report.append(
+            "  both list each other, from launching both:   median \(format(median(discoveries))) ms, max \(format(discoveries.max() ?? 0)) ms (target < 1000)"
+        )
+        report.append(
+            "  a SIGKILLed peer leaves the table after:      median \(format(median(expiries))) ms, max \(format(expiries.max() ?? 0)) ms "
+                + "(3 intervals = \(format(interval * 3_000)) ms; max / 3 intervals = \(format((expiries.max() ?? 0) / (interval * 3_000))))"
+        )
 
         let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
         let receiver = try BenchDaemon(name: "receiver", discoveryPort: discoveryPort, interval: interval)
@@ -50,30 +54,47 @@ struct TransferBenchmark {
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("hexbench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: keys) }
-        let identity = try TLSIdentity.loadOrCreate(keyPath: keys + "/bench.key", certificatePath: keys + "/bench.crt",
-                                                    commonName: "hexbench").0
+        let identity = try TLSIdentity.loadOrCreate(
+            keyPath: keys + "/bench.key", certificatePath: keys + "/bench.crt",
+            commonName: "hexbench"
+        ).0
         let tls = try TLSContext(identity: identity)
         let benchUUID = identity.deviceID.uppercaseText
-        let securedAcks = try await roundTrips(Self.stores(sends, tag: "tls", from: benchUUID), port: port, tls: tls,
-                                               check: stored).times
+        let securedAcks = try await roundTrips(
+            Self.stores(sends, tag: "tls", from: benchUUID), port: port, tls: tls,
+            check: stored
+        ).times
         // As many sends, each connection resuming the session of the one before it.
         let receiverID = try await receiver.status().peerUUID
         guard let expected = UUID(uuidString: receiverID) else { throw BenchFailure("the receiver's ID \(receiverID)") }
-        let (resumed, resumedCount) = try await roundTrips(Self.stores(sends, tag: "resumed", from: benchUUID),
-                                                           port: port, tls: tls, resuming: expected, check: stored)
-        let floor = try await TLSFloor.measure(count: sends, keyPath: keys + "/bench.key",
-                                               certificatePath: keys + "/bench.crt")
-        let keptAcks = try await roundTripsOnOneConnection(Self.stores(sends, tag: "kept", from: benchUUID), port: port,
-                                                           tls: tls, check: stored)
-        let hexctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hexctl").path
+        let (resumed, resumedCount) = try await roundTrips(
+            Self.stores(sends, tag: "resumed", from: benchUUID),
+            port: port, tls: tls, resuming: expected, check: stored)
+        let floor = try await TLSFloor.measure(
+            count: sends, keyPath: keys + "/bench.key",
+            certificatePath: keys + "/bench.crt")
+        let keptAcks = try await roundTripsOnOneConnection(
+            Self.stores(sends, tag: "kept", from: benchUUID), port: port,
+            tls: tls, check: stored)
+        let hexctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "hexctl"
+        ).path
         var commands: [Double] = []
         for index in 0..<min(sends, 50) {
             // Through HexNet's ChildProcess, which learns of the exit from a pidfd at once:
             // Foundation's Process.waitUntilExit polls every 50 ms, which would be measured too.
             let start = ContinuousClock.now
-            let result = try await ChildProcess.run([hexctl, "send", "--data-dir", sender.directory, "--to", "receiver", "https://example.com/cli/\(index)"],
-                                                    timeout: .seconds(10))
-            guard result.exitCode == 0 else { throw BenchFailure("hexctl send \(index) exited with \(result.exitCode.map(String.init) ?? "a signal"): \(result.standardError)") }
+            let result = try await ChildProcess.run(
+                [
+                    hexctl, "send", "--data-dir", sender.directory, "--to", "receiver",
+                    "https://example.com/cli/\(index)",
+                ],
+                timeout: .seconds(10))
+            guard result.exitCode == 0 else {
+                throw BenchFailure(
+                    "hexctl send \(index) exited with \(result.exitCode.map(String.init) ?? "a signal"): \(result.standardError)"
+                )
+            }
             commands.append(milliseconds(ContinuousClock.now - start))
         }
         var controlled: [Double] = []
@@ -91,32 +112,49 @@ struct TransferBenchmark {
         let currentRSS = try await pairResidentBytes(sends: rssSends, legacy: false)
         let legacyRSS = try await pairResidentBytes(sends: rssSends, legacy: true)
         let baselineMedian = median(baseline)
-        report.append("send -> Ack on loopback (a new TCP connection per send, \(sends) sends, ~\(lines[0].count) bytes each)")
-        report.append("  baseline: plain TCP connect + line + echoed line: median \(format(baselineMedian)) ms, p99 \(format(percentile(baseline, 0.99))) ms")
-        report.append("  envelope -> Ack stored (decode, SQLite commit):   median \(format(median(acked))) ms, p99 \(format(percentile(acked, 0.99))) ms, "
-            + "median / baseline \(format(median(acked) / baselineMedian))")
-        report.append("  the same over TLS 1.3, a full handshake each:     median \(format(median(securedAcks))) ms, "
-            + "p99 \(format(percentile(securedAcks, 0.99))) ms, "
-            + "median / plaintext \(format(median(securedAcks) / median(acked))) (target <= 2 ms and <= 3)")
-        report.append("  over TLS 1.3, resuming the last connection's session: median \(format(median(resumed))) ms, "
-            + "p99 \(format(percentile(resumed, 0.99))) ms, "
-            + "median / plaintext \(format(median(resumed) / median(acked))) "
-            + "(target <= 1 ms and <= 1.5; \(resumedCount) of \(resumed.count) resumed)")
-        report.append("  OpenSSL alone (two threads, blocking sockets, no store): a resumed handshake, a line and "
-            + "a reply: median \(format(floor.tls)) ms against \(format(floor.plain)) ms without TLS; "
-            + "TLS itself costs \(format(floor.tls - floor.plain)) ms, the least 'resuming' can be above plaintext "
-            + "(\(format(median(acked) + floor.tls - floor.plain)) ms, "
-            + "\(format((median(acked) + floor.tls - floor.plain) / median(acked)))x)")
-        report.append("  over TLS on one kept-open connection:             median \(format(median(keptAcks))) ms, p99 \(format(percentile(keptAcks, 0.99))) ms, "
-            + "median / plaintext \(format(median(keptAcks) / median(acked))) (target <= 1.2)")
-        report.append("  hexctl send wall time (a process, control socket, TLS to the peer, \(commands.count) runs): median \(format(median(commands))) ms, "
-            + "p99 \(format(percentile(commands, 0.99))) ms (target <= 15 ms)")
-        report.append("  control socket send -> report (the hexctl path over TLS, \(controlled.count) sends): median \(format(median(controlled))) ms, "
-            + "p99 \(format(percentile(controlled, 0.99))) ms, median / baseline \(format(median(controlled) / baselineMedian))")
-        report.append("daemon RSS with one peer: two fresh daemons, one sending the other \(rssSends) hexes by the control socket")
-        report.append("  current pair (TLS, kept connection): receiver \(mebibytes(currentRSS.0)), sender \(mebibytes(currentRSS.1))")
-        report.append("  --legacy pair (plaintext, no TLS):   receiver \(mebibytes(legacyRSS.0)), sender \(mebibytes(legacyRSS.1)); "
-            + "TLS costs \(mebibytes(max(currentRSS.0, currentRSS.1) - max(legacyRSS.0, legacyRSS.1))) (target <= 4 MiB)")
+        report.append(
+            "send -> Ack on loopback (a new TCP connection per send, \(sends) sends, ~\(lines[0].count) bytes each)")
+        report.append(
+            "  baseline: plain TCP connect + line + echoed line: median \(format(baselineMedian)) ms, p99 \(format(percentile(baseline, 0.99))) ms"
+        )
+        report.append(
+            "  envelope -> Ack stored (decode, SQLite commit):   median \(format(median(acked))) ms, p99 \(format(percentile(acked, 0.99))) ms, "
+                + "median / baseline \(format(median(acked) / baselineMedian))")
+        report.append(
+            "  the same over TLS 1.3, a full handshake each:     median \(format(median(securedAcks))) ms, "
+                + "p99 \(format(percentile(securedAcks, 0.99))) ms, "
+                + "median / plaintext \(format(median(securedAcks) / median(acked))) (target <= 2 ms and <= 3)")
+        report.append(
+            "  over TLS 1.3, resuming the last connection's session: median \(format(median(resumed))) ms, "
+                + "p99 \(format(percentile(resumed, 0.99))) ms, "
+                + "median / plaintext \(format(median(resumed) / median(acked))) "
+                + "(target <= 1 ms and <= 1.5; \(resumedCount) of \(resumed.count) resumed)")
+        report.append(
+            "  OpenSSL alone (two threads, blocking sockets, no store): a resumed handshake, a line and "
+                + "a reply: median \(format(floor.tls)) ms against \(format(floor.plain)) ms without TLS; "
+                + "TLS itself costs \(format(floor.tls - floor.plain)) ms, the least 'resuming' can be above plaintext "
+                + "(\(format(median(acked) + floor.tls - floor.plain)) ms, "
+                + "\(format((median(acked) + floor.tls - floor.plain) / median(acked)))x)")
+        report.append(
+            "  over TLS on one kept-open connection:             median \(format(median(keptAcks))) ms, p99 \(format(percentile(keptAcks, 0.99))) ms, "
+                + "median / plaintext \(format(median(keptAcks) / median(acked))) (target <= 1.2)")
+        report.append(
+            "  hexctl send wall time (a process, control socket, TLS to the peer, \(commands.count) runs): median \(format(median(commands))) ms, "
+                + "p99 \(format(percentile(commands, 0.99))) ms (target <= 15 ms)")
+        report.append(
+            "  control socket send -> report (the hexctl path over TLS, \(controlled.count) sends): median \(format(median(controlled))) ms, "
+                + "p99 \(format(percentile(controlled, 0.99))) ms, median / baseline \(format(median(controlled) / baselineMedian))"
+        )
+        report.append(
+            "daemon RSS with one peer: two fresh daemons, one sending the other \(rssSends) hexes by the control socket"
+        )
+        report.append(
+            "  current pair (TLS, kept connection): receiver \(mebibytes(currentRSS.0)), sender \(mebibytes(currentRSS.1))"
+        )
+        report.append(
+            "  --legacy pair (plaintext, no TLS):   receiver \(mebibytes(legacyRSS.0)), sender \(mebibytes(legacyRSS.1)); "
+                + "TLS costs \(mebibytes(max(currentRSS.0, currentRSS.1) - max(legacyRSS.0, legacyRSS.1))) (target <= 4 MiB)"
+        )
         return report
     }
 
@@ -126,15 +164,19 @@ struct TransferBenchmark {
         let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
         let kind = legacy ? "legacy" : "current"
         let arguments = legacy ? ["--legacy"] : []
-        let receiver = try BenchDaemon(name: "\(kind)-receiver", discoveryPort: discoveryPort, interval: interval, extraArguments: arguments)
-        let sender = try BenchDaemon(name: "\(kind)-sender", discoveryPort: discoveryPort, interval: interval, extraArguments: arguments)
+        let receiver = try BenchDaemon(
+            name: "\(kind)-receiver", discoveryPort: discoveryPort, interval: interval, extraArguments: arguments)
+        let sender = try BenchDaemon(
+            name: "\(kind)-sender", discoveryPort: discoveryPort, interval: interval, extraArguments: arguments)
         try await sender.waitForPeer("\(kind)-receiver")
         let client = try ControlClient(socketPath: sender.controlPath)
         for index in 0..<sends {
             let draft = HexDraft(description: "\(kind) \(index)", links: [LinkJM(url: "https://example.com/\(index)")])
             _ = try await Self.sendAndWaitForAck(draft, to: "\(kind)-receiver", through: client)
         }
-        let figures = (ProcessFigures.residentBytes(of: receiver.pid) ?? 0, ProcessFigures.residentBytes(of: sender.pid) ?? 0)
+        let figures = (
+            ProcessFigures.residentBytes(of: receiver.pid) ?? 0, ProcessFigures.residentBytes(of: sender.pid) ?? 0
+        )
         withExtendedLifetime((receiver, sender)) {}
         return figures
     }
@@ -156,10 +198,13 @@ struct TransferBenchmark {
 
     /// Connects once, then writes each line and waits for the line back, on that one connection;
     /// milliseconds per line.
-    private func roundTripsOnOneConnection(_ lines: [[UInt8]], port: UInt16, tls: TLSContext, check: ([UInt8]) -> Bool) async throws -> [Double] {
+    private func roundTripsOnOneConnection(_ lines: [[UInt8]], port: UInt16, tls: TLSContext, check: ([UInt8]) -> Bool)
+        async throws -> [Double]
+    {
         let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
-        let connection = StreamConnection(stream: try await TLSStream.handshake(over: socket, context: tls, as: .client, timeout: .seconds(5)),
-                                          maximumLineLength: 1 << 20)
+        let connection = StreamConnection(
+            stream: try await TLSStream.handshake(over: socket, context: tls, as: .client, timeout: .seconds(5)),
+            maximumLineLength: 1 << 20)
         var times: [Double] = []
         for line in lines {
             let start = ContinuousClock.now
@@ -176,11 +221,16 @@ struct TransferBenchmark {
     private static func stores(_ count: Int, tag: String, from senderUUID: String?) -> [[UInt8]] {
         (0..<count).map { index in
             Envelope.store(
-                HexJM(senderUUID: senderUUID ?? UUID().uuidString, senderName: "bench",
-                      hexDescription: "\(tag) \(index)", hexColor: "#3498DB",
-                      links: [LinkJM(url: "https://example.com/\(index)", linkDescription: "example.com",
-                                     service: .unknown)]),
-                versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
+                HexJM(
+                    senderUUID: senderUUID ?? UUID().uuidString, senderName: "bench",
+                    hexDescription: "\(tag) \(index)", hexColor: "#3498DB",
+                    links: [
+                        LinkJM(
+                            url: "https://example.com/\(index)", linkDescription: "example.com",
+                            service: .unknown)
+                    ]),
+                versionID: HexdVersion.current, messageID: UUID().uuidString
+            ).encodedLine()
         }
     }
 
@@ -197,13 +247,16 @@ struct TransferBenchmark {
         var resumed = 0
         for line in lines {
             let start = ContinuousClock.now
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
-            let stream: any ByteStream = if let tls {
-                try await TLSStream.handshake(over: socket, context: tls, as: .client, expecting: peerID,
-                                              timeout: .seconds(5))
-            } else {
-                socket
-            }
+            let socket = try await StreamConnector.tcp(
+                to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
+            let stream: any ByteStream =
+                if let tls {
+                    try await TLSStream.handshake(
+                        over: socket, context: tls, as: .client, expecting: peerID,
+                        timeout: .seconds(5))
+                } else {
+                    socket
+                }
             let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
             try await connection.writeLine(line, timeout: .seconds(5))
             guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(5)), check(reply) else {

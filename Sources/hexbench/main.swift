@@ -1,7 +1,6 @@
+import Glibc
 import HexCommandLine
 import HexKit
-
-import Glibc
 
 let help = """
     USAGE: hexbench <benchmark> [--count <n>] [--rounds <n>] [--quick] [--hexctl <path>]
@@ -106,7 +105,8 @@ do {
     let report: [String]
     switch benchmark {
     case "decode":
-        report = try DecodeBenchmark(envelopeCount: options["--count"] ?? 20_000, rounds: options["--rounds"] ?? 5).run()
+        report = try DecodeBenchmark(envelopeCount: options["--count"] ?? 20_000, rounds: options["--rounds"] ?? 5)
+            .run()
     case "store":
         report = try StoreBenchmark(envelopeCount: options["--count"] ?? 5_000, rounds: options["--rounds"] ?? 3).run()
     case "registry":
@@ -114,13 +114,17 @@ do {
     case "hostile":
         report = try await HostileBenchmark(sends: options["--count"] ?? 1_000, scale: scale).run()
     case "identity":
-        report = try await IdentityBenchmark(beacons: options["--count"] ?? 20_000, samples: scale.pick(200, quick: 20),
-                                             scale: scale).run()
+        report = try await IdentityBenchmark(
+            beacons: options["--count"] ?? 20_000, samples: scale.pick(200, quick: 20),
+            scale: scale
+        ).run()
     case "delivery":
         report = try await DeliveryBenchmark(hexes: options["--count"] ?? 8_000).run()
     case "fetch":
-        report = try await FetchBenchmark(fileMebibytes: options["--count"] ?? 1_024,
-                                          rounds: options["--rounds"] ?? 3).run()
+        report = try await FetchBenchmark(
+            fileMebibytes: options["--count"] ?? 1_024,
+            rounds: options["--rounds"] ?? 3
+        ).run()
     case "startup":
         report = try await StartupBenchmark(runs: options["--count"] ?? 200, hexctl: hexctlPath).run()
     case "idle":

@@ -28,7 +28,8 @@ enum CommandLineResolution {
         // Global options before the command move behind it, where every command takes them.
         if words.first == "--generate-completion-script" {
             guard words.count == 2, let shell = words.last, Generated.shells.contains(shell) else {
-                throw UsageError("--generate-completion-script needs one of \(Generated.shells.joined(separator: ", "))")
+                throw UsageError(
+                    "--generate-completion-script needs one of \(Generated.shells.joined(separator: ", "))")
             }
             return .completionScript(shell)
         }
@@ -38,7 +39,9 @@ enum CommandLineResolution {
         while let first = rest.first, first.hasPrefix("-") {
             let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
             if first == "--version" && rest.count == 1 && moved.isEmpty { return .version }
-            guard globalOptions.contains(name) else { throw UsageError("unknown option '\(first)' before the command; see hexctl --help") }
+            guard globalOptions.contains(name) else {
+                throw UsageError("unknown option '\(first)' before the command; see hexctl --help")
+            }
             moved.append(rest.removeFirst())
             if name == "--data-dir" && !first.contains("="), let value = rest.first {
                 moved.append(value)
@@ -49,23 +52,37 @@ enum CommandLineResolution {
         if rest.first == "help" {
             let named = Array(rest.dropFirst())
             guard !named.isEmpty else { return .overview }
-            guard let command = commands.first(where: { $0.words == named }) else { throw unknown(named.joined(separator: " "), commands: commands) }
+            guard let command = commands.first(where: { $0.words == named }) else {
+                throw unknown(named.joined(separator: " "), commands: commands)
+            }
             return .help(command)
         }
         // The longest run of leading words that names a command ("inbox show" before "inbox").
-        guard let command = commands.filter({ Array(rest.prefix($0.words.count)) == $0.words }).max(by: { $0.words.count < $1.words.count }) else {
+        guard
+            let command = commands.filter({ Array(rest.prefix($0.words.count)) == $0.words }).max(by: {
+                $0.words.count < $1.words.count
+            })
+        else {
             throw unknown(rest.first ?? "", commands: commands)
         }
         let arguments = Array(rest.dropFirst(command.words.count)) + moved
         // A command that takes no arguments, given a word: a mistyped subcommand, or too much.
-        if command.usage.isEmpty, let extra = arguments.first(where: { !$0.hasPrefix("-") }), !isOptionValue(extra, in: arguments, of: command) {
-            let subcommands = commands.filter { $0.words.count == command.words.count + 1 && Array($0.words.prefix(command.words.count)) == command.words }
+        if command.usage.isEmpty, let extra = arguments.first(where: { !$0.hasPrefix("-") }),
+            !isOptionValue(extra, in: arguments, of: command)
+        {
+            let subcommands = commands.filter {
+                $0.words.count == command.words.count + 1
+                    && Array($0.words.prefix(command.words.count)) == command.words
+            }
             let names = subcommands.compactMap(\.words.last)
             if let near = suggestion(for: extra, among: names) {
-                throw UsageError("unknown command '\(command.name) \(extra)'; did you mean 'hexctl \(command.name) \(near)'?")
+                throw UsageError(
+                    "unknown command '\(command.name) \(extra)'; did you mean 'hexctl \(command.name) \(near)'?")
             }
             guard names.isEmpty else {
-                throw UsageError("unknown command '\(command.name) \(extra)'; the commands of \(command.name) are \(names.joined(separator: ", "))")
+                throw UsageError(
+                    "unknown command '\(command.name) \(extra)'; the commands of \(command.name) are \(names.joined(separator: ", "))"
+                )
             }
             throw UsageError("hexctl \(command.name) takes no argument, not '\(extra)'")
         }

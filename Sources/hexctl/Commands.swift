@@ -4,23 +4,34 @@ import HexKit
 import HexNet
 
 /// Every hexctl command, in the order help lists them.
-let commands: [Command] = [
-    Command("status", summary: "Show the daemon's identity, ports, counts, counters, inbox budgets and disk space.") {
-        invocation in
-        printResult(try await invocation.result(\.status, of: .status), invocation) { Output.status($0) }
-    },
-    Command("peers", summary: "List the peers discovered on the network.",
-            options: listOptions(cursor: "uuid", naming: "peer UUID")) { invocation in
-        var peers: [PeerInfo] = []
-        let end = try await invocation.list(ControlRequest.peers) { response in
-            guard let peer = response.peer else { return }
-            if invocation.json { printOutput(json(peer)) } else { peers.append(peer) }
-        }
-        if !invocation.json { printOutput(Output.peers(peers)) }
-        noteMore(end, last: peers.last?.uuid, invocation)
-        return .success
-    },
-    Command("send", "[<url> ...]", arguments: [("url", "A link to send: a URL with a scheme and a host, or a file:// URL. Described by its host (or file name).")], summary: "Send a hex of links to a peer and wait for its acknowledgement.",
+let commands: [Command] =
+    [
+        Command("status", summary: "Show the daemon's identity, ports, counts, counters, inbox budgets and disk space.")
+        {
+            invocation in
+            printResult(try await invocation.result(\.status, of: .status), invocation) { Output.status($0) }
+        },
+        Command(
+            "peers", summary: "List the peers discovered on the network.",
+            options: listOptions(cursor: "uuid", naming: "peer UUID")
+        ) { invocation in
+            var peers: [PeerInfo] = []
+            let end = try await invocation.list(ControlRequest.peers) { response in
+                guard let peer = response.peer else { return }
+                if invocation.json { printOutput(json(peer)) } else { peers.append(peer) }
+            }
+            if !invocation.json { printOutput(Output.peers(peers)) }
+            noteMore(end, last: peers.last?.uuid, invocation)
+            return .success
+        },
+        Command(
+            "send", "[<url> ...]",
+            arguments: [
+                (
+                    "url",
+                    "A link to send: a URL with a scheme and a host, or a file:// URL. Described by its host (or file name)."
+                )
+            ], summary: "Send a hex of links to a peer and wait for its acknowledgement.",
             details: """
                 The links come from the URL arguments and/or --file. The peer is a name, a UUID (or a unique
                 prefix of one) from 'hexctl peers', or HOST:PORT ([fd00::2]:18521 for IPv6). A peer that
@@ -29,99 +40,162 @@ let commands: [Command] = [
 
                 \(queueingHelp)
                 """,
-            options: [receivingPeer] + HexInput.options + sendOptions()) { invocation in
-        let draft = try HexInput(invocation, urls: invocation.arguments.positionals).draft
-        let options = try sendOptions(invocation)
-        return try await send(.send(draft, options), options, invocation)
-    },
-    Command("alert", "<message> ...", arguments: [("message", "The words of the message, joined with spaces.")], summary: "Send a peer a message to show its user (several words are joined with spaces).",
+            options: [receivingPeer] + HexInput.options + sendOptions()
+        ) { invocation in
+            let draft = try HexInput(invocation, urls: invocation.arguments.positionals).draft
+            let options = try sendOptions(invocation)
+            return try await send(.send(draft, options), options, invocation)
+        },
+        Command(
+            "alert", "<message> ...", arguments: [("message", "The words of the message, joined with spaces.")],
+            summary: "Send a peer a message to show its user (several words are joined with spaces).",
             details: queueingHelp,
-            options: [receivingPeer] + sendOptions()) { invocation in
-        let options = try sendOptions(invocation)
-        guard !invocation.arguments.positionals.isEmpty else { throw UsageError("give a message") }
-        return try await send(.alert(message: invocation.arguments.positionals.joined(separator: " "), options), options, invocation)
-    },
-    Command("inbox", summary: "List the inbox, newest first; * marks an unchecked hex.",
-            options: listOptions(cursor: "id", naming: "hex id")) { invocation in
-        try await listHexes(ControlRequest.inboxList, invocation, empty: "the inbox is empty")
-    },
-    Command("inbox show", "<id>",
+            options: [receivingPeer] + sendOptions()
+        ) { invocation in
+            let options = try sendOptions(invocation)
+            guard !invocation.arguments.positionals.isEmpty else { throw UsageError("give a message") }
+            return try await send(
+                .alert(message: invocation.arguments.positionals.joined(separator: " "), options), options, invocation)
+        },
+        Command(
+            "inbox", summary: "List the inbox, newest first; * marks an unchecked hex.",
+            options: listOptions(cursor: "id", naming: "hex id")
+        ) { invocation in
+            try await listHexes(ControlRequest.inboxList, invocation, empty: "the inbox is empty")
+        },
+        Command(
+            "inbox show", "<id>",
             arguments: [("id", "A hex id from the inbox or My Hexlist, or a unique prefix of one (any case).")],
             summary: "Show a hex (inbox or My Hexlist) with its links and mark it checked; the id may be a prefix.",
             details: """
                 Fields longer than \(ControlLimits.showFieldBytes) bytes and links past the first \(ControlLimits.showLinks) are left out,
                 and the output says so; --full shows everything.
                 """,
-            options: [Option("full", help: "Show every field and link whole, however large.")]) { invocation in
-        let full = invocation.arguments.flag("full")
-        let request = ControlRequest.inboxShow(id: try single(invocation, "a hex id"), full: full)
-        let response = try await invocation.request(
-            request, maximumResponseLength: full ? ControlLimits.fullResponseLineBytes : ControlLimits.responseLineBytes)
-        guard let hex = response.hex else { throw CommandFailure(.failure, "the daemon's answer to inbox show lacks its result") }
-        if invocation.json {
-            printOutput(json(Listed(hex, truncated: response.truncated == true)))
-        } else {
-            printOutput(Output.hexDetail(hex))
-            if response.truncated == true { printOutput("(long fields and links were left out; hexctl inbox show --full \(hex.id.uuidString) shows everything)") }
-        }
-        return .success
-    },
-    Command("inbox check", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Mark an inbox hex as checked.") { invocation in try await showHex({ .inboxCheck(id: $0) }, invocation) },
-    Command("inbox delete", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Delete a hex from the inbox.") { invocation in try await showHex({ .inboxDelete(id: $0) }, invocation) },
-    Command("inbox save", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")], summary: "Save a copy of an inbox hex on top of My Hexlist (it keeps its sender).") { invocation in
-        try await showHex({ .inboxSave(id: $0) }, invocation)
-    },
-    Command("hexlist", summary: "List My Hexlist in its order.", options: listOptions(cursor: "id", naming: "hex id")) {
-        invocation in
-        try await listHexes(ControlRequest.hexlistList, invocation, empty: "My Hexlist is empty")
-    },
-    Command("hexlist add", "[<url> ...]", arguments: [("url", "A link of the hex: a URL with a scheme and a host, or a file:// URL.")], summary: "Add a hex of your own on top of My Hexlist.", options: HexInput.options) { invocation in
-        let request = ControlRequest.hexlistAdd(try HexInput(invocation, urls: invocation.arguments.positionals).draft)
-        return printResult(try await invocation.result(\.hex, of: request), invocation) { Output.hexDetail($0) }
-    },
-    Command("hexlist remove", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")], summary: "Delete a hex from My Hexlist.") { invocation in try await showHex({ .hexlistRemove(id: $0) }, invocation) },
-    Command("hexlist move", "<id> <index>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one."), ("index", "Its new position: 0 is the top; past the end is the bottom.")], summary: "Move a hex of My Hexlist to a position (0 is the top).") { invocation in
-        let words = invocation.arguments.positionals
-        guard words.count == 2, let index = Int(words[1]), index >= 0 else { throw UsageError("give a hex id and a position (0 or more)") }
-        return printResult(try await invocation.result(\.hex, of: .hexlistMove(id: words[0], index: index)), invocation) { Output.hexLine(HexSummary($0)) }
-    },
-    Command("hexlist send", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")], summary: "Send a hex of My Hexlist to a peer and wait for its acknowledgement.",
+            options: [Option("full", help: "Show every field and link whole, however large.")]
+        ) { invocation in
+            let full = invocation.arguments.flag("full")
+            let request = ControlRequest.inboxShow(id: try single(invocation, "a hex id"), full: full)
+            let response = try await invocation.request(
+                request,
+                maximumResponseLength: full ? ControlLimits.fullResponseLineBytes : ControlLimits.responseLineBytes)
+            guard let hex = response.hex else {
+                throw CommandFailure(.failure, "the daemon's answer to inbox show lacks its result")
+            }
+            if invocation.json {
+                printOutput(json(Listed(hex, truncated: response.truncated == true)))
+            } else {
+                printOutput(Output.hexDetail(hex))
+                if response.truncated == true {
+                    printOutput(
+                        "(long fields and links were left out; hexctl inbox show --full \(hex.id.uuidString) shows everything)"
+                    )
+                }
+            }
+            return .success
+        },
+        Command(
+            "inbox check", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")],
+            summary: "Mark an inbox hex as checked."
+        ) { invocation in try await showHex({ .inboxCheck(id: $0) }, invocation) },
+        Command(
+            "inbox delete", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")],
+            summary: "Delete a hex from the inbox."
+        ) { invocation in try await showHex({ .inboxDelete(id: $0) }, invocation) },
+        Command(
+            "inbox save", "<id>", arguments: [("id", "An inbox hex id, or a unique prefix of one.")],
+            summary: "Save a copy of an inbox hex on top of My Hexlist (it keeps its sender)."
+        ) { invocation in
+            try await showHex({ .inboxSave(id: $0) }, invocation)
+        },
+        Command(
+            "hexlist", summary: "List My Hexlist in its order.", options: listOptions(cursor: "id", naming: "hex id")
+        ) {
+            invocation in
+            try await listHexes(ControlRequest.hexlistList, invocation, empty: "My Hexlist is empty")
+        },
+        Command(
+            "hexlist add", "[<url> ...]",
+            arguments: [("url", "A link of the hex: a URL with a scheme and a host, or a file:// URL.")],
+            summary: "Add a hex of your own on top of My Hexlist.", options: HexInput.options
+        ) { invocation in
+            let request = ControlRequest.hexlistAdd(
+                try HexInput(invocation, urls: invocation.arguments.positionals).draft)
+            return printResult(try await invocation.result(\.hex, of: request), invocation) { Output.hexDetail($0) }
+        },
+        Command(
+            "hexlist remove", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")],
+            summary: "Delete a hex from My Hexlist."
+        ) { invocation in try await showHex({ .hexlistRemove(id: $0) }, invocation) },
+        Command(
+            "hexlist move", "<id> <index>",
+            arguments: [
+                ("id", "A My Hexlist hex id, or a unique prefix of one."),
+                ("index", "Its new position: 0 is the top; past the end is the bottom."),
+            ], summary: "Move a hex of My Hexlist to a position (0 is the top)."
+        ) { invocation in
+            let words = invocation.arguments.positionals
+            guard words.count == 2, let index = Int(words[1]), index >= 0 else {
+                throw UsageError("give a hex id and a position (0 or more)")
+            }
+            return printResult(
+                try await invocation.result(\.hex, of: .hexlistMove(id: words[0], index: index)), invocation
+            ) { Output.hexLine(HexSummary($0)) }
+        },
+        Command(
+            "hexlist send", "<id>", arguments: [("id", "A My Hexlist hex id, or a unique prefix of one.")],
+            summary: "Send a hex of My Hexlist to a peer and wait for its acknowledgement.",
             details: queueingHelp,
-            options: [receivingPeer] + sendOptions()) { invocation in
-        let options = try sendOptions(invocation)
-        return try await send(.hexlistSend(id: try single(invocation, "a hex id"), options), options, invocation)
-    },
-] + shareCommands + trustCommands + outboxCommands + alertCommands + openCommands + visibilityCommands
+            options: [receivingPeer] + sendOptions()
+        ) { invocation in
+            let options = try sendOptions(invocation)
+            return try await send(.hexlistSend(id: try single(invocation, "a hex id"), options), options, invocation)
+        },
+    ] + shareCommands + trustCommands + outboxCommands + alertCommands + openCommands + visibilityCommands
     + fetchCommands + [
-    Command("block", "<sender>",
+        Command(
+            "block", "<sender>",
             arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
             summary: "Refuse hexes, alerts and fetches of shared files from a sender: a UUID, or a peer's name "
-                + "or UUID prefix (it is told \"<your name> blocked you.\").") { invocation in
-        let blocked = try await invocation.result(\.blocked, of: .block(sender: try single(invocation, "a sender UUID or peer")))
-        return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
-    },
-    Command("unblock", "<sender>",
+                + "or UUID prefix (it is told \"<your name> blocked you.\")."
+        ) { invocation in
+            let blocked = try await invocation.result(
+                \.blocked, of: .block(sender: try single(invocation, "a sender UUID or peer")))
+            return printResult(blocked, invocation) { "blocked: " + $0.joined(separator: ", ") }
+        },
+        Command(
+            "unblock", "<sender>",
             arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
             summary: "Accept hexes and alerts from a sender again: "
-                + "a UUID, or a peer's name or UUID prefix.") { invocation in
-        let blocked = try await invocation.result(\.blocked, of: .unblock(sender: try single(invocation, "a sender UUID or peer")))
-        return printResult(blocked, invocation) { $0.isEmpty ? "nobody is blocked" : "blocked: " + $0.joined(separator: ", ") }
-    },
-    Command("blocked", summary: "List the blocked sender UUIDs.") { invocation in
-        printResult(try await invocation.result(\.blocked, of: .blocked), invocation) { $0.isEmpty ? "nobody is blocked" : $0.joined(separator: "\n") }
-    },
-    Command("wait", summary: "Wait until the daemon answers, and with --peer until that peer is listed; for scripts.",
+                + "a UUID, or a peer's name or UUID prefix."
+        ) { invocation in
+            let blocked = try await invocation.result(
+                \.blocked, of: .unblock(sender: try single(invocation, "a sender UUID or peer")))
+            return printResult(blocked, invocation) {
+                $0.isEmpty ? "nobody is blocked" : "blocked: " + $0.joined(separator: ", ")
+            }
+        },
+        Command("blocked", summary: "List the blocked sender UUIDs.") { invocation in
+            printResult(try await invocation.result(\.blocked, of: .blocked), invocation) {
+                $0.isEmpty ? "nobody is blocked" : $0.joined(separator: "\n")
+            }
+        },
+        Command(
+            "wait", summary: "Wait until the daemon answers, and with --peer until that peer is listed; for scripts.",
             details: """
                 Tries every 100 ms. Exits 0 once it holds, 75 when --timeout passes first (the daemon never
                 answered, or the peer never appeared).
                 """,
             options: [
-                Option("peer", value: "peer", help: "Also wait until this peer (a name, or a UUID prefix) is in the peer table."),
+                Option(
+                    "peer", value: "peer",
+                    help: "Also wait until this peer (a name, or a UUID prefix) is in the peer table."),
                 Option("timeout", value: "seconds", help: "How long to wait. Default: 30."),
-            ]) { invocation in
-        try await waitUntilReady(invocation)
-    },
-    Command("watch", summary: "Print the daemon's events as they happen, until interrupted.",
+            ]
+        ) { invocation in
+            try await waitUntilReady(invocation)
+        },
+        Command(
+            "watch", summary: "Print the daemon's events as they happen, until interrupted.",
             details: """
                 Events: peerFound, peerLost, hexReceived, alertReceived, sendQueued, sendRetrying, sendAcked,
                 sendFailed, queryProgress, queryFinished, peerKeyMismatch, pairRequested and paired, each with a sequence number that
@@ -131,32 +205,45 @@ let commands: [Command] = [
                 one counts: pass --since to skip those); with --timeout, exit 75 if none came in time.
                 """,
             options: [
-                Option("since", value: "seq",
-                       help: "Start after this sequence number (default: 0, everything retained)."),
+                Option(
+                    "since", value: "seq",
+                    help: "Start after this sequence number (default: 0, everything retained)."),
                 Option("until", value: "kind", help: "Stop after printing the first event of this kind."),
                 Option("timeout", value: "seconds", help: "With --until: how long to wait for it (default: no limit)."),
-            ]) { invocation in
-        try await watch(invocation)
-    },
-    Command("raw", "<host:port> <file>", arguments: [("host:port", "Where a peer listens for envelopes."), ("file", "The envelope lines to send as they are; - for standard input.")], summary: "Send an envelope file to a peer as-is and print every reply (version-skew testing).",
+            ]
+        ) { invocation in
+            try await watch(invocation)
+        },
+        Command(
+            "raw", "<host:port> <file>",
+            arguments: [
+                ("host:port", "Where a peer listens for envelopes."),
+                ("file", "The envelope lines to send as they are; - for standard input."),
+            ], summary: "Send an envelope file to a peer as-is and print every reply (version-skew testing).",
             details: """
                 Connects to HOST:PORT ([IPV6]:PORT) directly (no daemon needed), writes the file's bytes
                 (one envelope per line; a final newline is added if missing), then prints each line the peer
                 sends back until it closes the connection or stays silent for --timeout seconds.
                 """,
-            options: [Option("timeout", value: "seconds", help: "How long to wait for more replies. Default: 2.")], usesDaemon: false) { invocation in
-        try await runRaw(invocation)
-    },
-    Command("decode", "[<file>]", arguments: [("file", "Envelope lines to read, one per line; standard input when none or -.")], summary: "Show how hexd reads envelopes (one per line) from a file or standard input.",
+            options: [Option("timeout", value: "seconds", help: "How long to wait for more replies. Default: 2.")],
+            usesDaemon: false
+        ) { invocation in
+            try await runRaw(invocation)
+        },
+        Command(
+            "decode", "[<file>]",
+            arguments: [("file", "Envelope lines to read, one per line; standard input when none or -.")],
+            summary: "Show how hexd reads envelopes (one per line) from a file or standard input.",
             details: """
                 Each line is shown after the tolerance rules, with the hex it would store (defaults filled in),
                 or why it is not an envelope. Blank lines are skipped. Needs no daemon. Exits 1 if any line is
                 not an envelope, or when the input is over 64 MiB (hexctl reads no more from a file or
                 standard input: decode, raw and --file alike).
-                """, usesDaemon: false) { invocation in
-        try runDecode(invocation)
-    },
-]
+                """, usesDaemon: false
+        ) { invocation in
+            try runDecode(invocation)
+        },
+    ]
 
 /// The options of the list commands.
 /// `--limit` and `--after` of a list; `cursor` is `--after`'s placeholder, `naming` what it is.
@@ -196,7 +283,9 @@ func listHexes(_ make: (ListPage) -> ControlRequest, _ invocation: Invocation, e
         guard let summary = response.summary else { return }
         last = summary
         let truncated = response.truncated == true
-        printOutput(invocation.json ? json(Listed(summary, truncated: truncated)) : Output.hexLine(summary, truncated: truncated))
+        printOutput(
+            invocation.json
+                ? json(Listed(summary, truncated: truncated)) : Output.hexLine(summary, truncated: truncated))
     }
     if end.count == 0 && !invocation.json { printOutput(empty) }
     noteMore(end, last: last?.id.uuidString, invocation)
@@ -218,7 +307,9 @@ func showHex(_ make: (String) -> ControlRequest, _ invocation: Invocation) async
 
 /// The one positional argument a command takes.
 func single(_ invocation: Invocation, _ what: String) throws -> String {
-    guard invocation.arguments.positionals.count == 1, let value = invocation.arguments.positionals.first else { throw UsageError("give \(what)") }
+    guard invocation.arguments.positionals.count == 1, let value = invocation.arguments.positionals.first else {
+        throw UsageError("give \(what)")
+    }
     return value
 }
 
@@ -289,11 +380,16 @@ func waitUntilReady(_ invocation: Invocation) async throws -> ExitCode {
             }
             var found: PeerInfo?
             _ = try? await invocation.list(ControlRequest.peers) { response in
-                if let info = response.peer, info.name.lowercased() == peer.lowercased() || info.uuid.hasPrefix(peer.uppercased()) { found = info }
+                if let info = response.peer,
+                    info.name.lowercased() == peer.lowercased() || info.uuid.hasPrefix(peer.uppercased())
+                {
+                    found = info
+                }
             }
             if let found { return printResult(found, invocation) { "\(json($0.name)) is listed at \($0.endpoint)" } }
         }
         try await Task.sleep(for: .milliseconds(100))
     }
-    throw CommandFailure(.temporaryFailure, peer.map { "\($0) was not listed in time" } ?? "hexd did not answer in time")
+    throw CommandFailure(
+        .temporaryFailure, peer.map { "\($0) was not listed in time" } ?? "hexd did not answer in time")
 }

@@ -1,8 +1,7 @@
+import Glibc
 import HexCommandLine
 import HexControl
 import HexKit
-
-import Glibc
 
 /// The most bytes hexctl reads from a file or standard input: a control request line's bound
 /// (a hex from `send --file` must fit in one), and far more than any envelope file needs.
@@ -39,7 +38,10 @@ func describe(line: some Collection<UInt8>, number: Int, asJSON: Bool) -> Bool {
     do {
         envelope = try Envelope.decode(from: line)
     } catch {
-        printOutput(asJSON ? "{\"line\":\(number),\"error\":\(json(error.description))}" : "line \(number): cannot be read: \(error)")
+        printOutput(
+            asJSON
+                ? "{\"line\":\(number),\"error\":\(json(error.description))}"
+                : "line \(number): cannot be read: \(error)")
         return false
     }
     let hex = envelope.hex.map { HexManager.makeHex(from: $0, location: .inbox, at: Date()) }
@@ -48,14 +50,18 @@ func describe(line: some Collection<UInt8>, number: Int, asJSON: Bool) -> Bool {
         printOutput("{\"line\":\(number),\"envelope\":\(envelopeJSON),\"hex\":\(hex.map(json) ?? "null")}")
         return true
     }
-    printOutput("line \(number): operationType \(json(envelope.operationType)), versionID \(json(envelope.versionID))"
-        + (envelope.messageID.map { ", messageID \(json($0))" } ?? ""))
+    printOutput(
+        "line \(number): operationType \(json(envelope.operationType)), versionID \(json(envelope.versionID))"
+            + (envelope.messageID.map { ", messageID \(json($0))" } ?? ""))
     if let message = envelope.message { printOutput("  message \(json(message))") }
     if let hex {
-        printOutput("  hex: hexDescription \(json(hex.hexDescription)), hexColor \(json(hex.hexColor)), "
-            + "senderName \(json(hex.senderName)), senderUUID \(json(hex.senderUUID))")
+        printOutput(
+            "  hex: hexDescription \(json(hex.hexDescription)), hexColor \(json(hex.hexColor)), "
+                + "senderName \(json(hex.senderName)), senderUUID \(json(hex.senderUUID))")
         for (index, link) in hex.links.enumerated() {
-            printOutput("  link \(index + 1): url \(json(link.url)), linkDescription \(json(link.linkDescription)), service \(json(link.service))")
+            printOutput(
+                "  link \(index + 1): url \(json(link.url)), linkDescription \(json(link.linkDescription)), service \(json(link.service))"
+            )
         }
     } else if let type = envelope.jmObjectType {
         printOutput("  jmObjectType \(json(type)): not a hex")
@@ -80,7 +86,9 @@ func runDecode(_ invocation: Invocation) throws -> ExitCode {
 func readInput(_ path: String) throws -> Data {
     guard path != "-" else { return try readAll(STDIN_FILENO, from: path) }
     let descriptor = open(path, O_RDONLY)
-    guard descriptor >= 0 else { throw CommandFailure(.failure, "cannot read \(path): \(String(cString: strerror(errno)))") }
+    guard descriptor >= 0 else {
+        throw CommandFailure(.failure, "cannot read \(path): \(String(cString: strerror(errno)))")
+    }
     defer { close(descriptor) }
     return try readAll(descriptor, from: path)
 }

@@ -1,35 +1,45 @@
+import Glibc
 import HexCommandLine
 import HexControl
 import HexKit
 
-import Glibc
-
 /// Fetching the files peers shared, and keeping charge of those this daemon shares.
 let fetchCommands = [
-    Command("fetch", "<hex> [<n> ...]",
-            arguments: [("hex", "A hex id from 'hexctl inbox', or a unique prefix of one."),
-                        ("n", "The numbers of the links to fetch (1 is the first; see hexctl inbox show). "
-                            + "Default: every hexd:// link of the hex.")],
-            summary: "Fetch the files a peer shared in a hex (its hexd:// links) into the downloads folder.",
-            details: """
-                The daemon fetches each file over TLS from the peer that shared it, which serves it only to
-                this device's key. A file arrives as '<name>.<grant>.part' and takes its name only once its
-                SHA-256 is the one its owner granted; a name taken gets ' (1)', ' (2)'... (nothing is
-                overwritten), and names are made safe (no folders, no hidden files, no device names). A
-                fetch that stops (the owner away, the disk at its floor, either daemon restarted) keeps
-                its partial file for a day: fetch again to resume from the bytes it verifiably holds.
-                Progress shows on a terminal; with --json each report (fetching, then fetched or failed)
-                is a line. Exit 75 when a file could not be fetched for now (the owner away, no room),
-                77 when its owner refused it (revoked, expired, changed).
-                """,
-            options: [
-                Option("downloads", value: "path",
-                       help: "Fetch into this folder instead of the daemon's (hexd --downloads)."),
-            ]) { invocation in
+    Command(
+        "fetch", "<hex> [<n> ...]",
+        arguments: [
+            ("hex", "A hex id from 'hexctl inbox', or a unique prefix of one."),
+            (
+                "n",
+                "The numbers of the links to fetch (1 is the first; see hexctl inbox show). "
+                    + "Default: every hexd:// link of the hex."
+            ),
+        ],
+        summary: "Fetch the files a peer shared in a hex (its hexd:// links) into the downloads folder.",
+        details: """
+            The daemon fetches each file over TLS from the peer that shared it, which serves it only to
+            this device's key. A file arrives as '<name>.<grant>.part' and takes its name only once its
+            SHA-256 is the one its owner granted; a name taken gets ' (1)', ' (2)'... (nothing is
+            overwritten), and names are made safe (no folders, no hidden files, no device names). A
+            fetch that stops (the owner away, the disk at its floor, either daemon restarted) keeps
+            its partial file for a day: fetch again to resume from the bytes it verifiably holds.
+            Progress shows on a terminal; with --json each report (fetching, then fetched or failed)
+            is a line. Exit 75 when a file could not be fetched for now (the owner away, no room),
+            77 when its owner refused it (revoked, expired, changed).
+            """,
+        options: [
+            Option(
+                "downloads", value: "path",
+                help: "Fetch into this folder instead of the daemon's (hexd --downloads).")
+        ]
+    ) { invocation in
         try await fetch(invocation)
     },
-    Command("grants", summary: "List the files this daemon shared with peers (hexctl share --to): "
-                + "file, recipient, fetches, expiry.") { invocation in
+    Command(
+        "grants",
+        summary: "List the files this daemon shared with peers (hexctl share --to): "
+            + "file, recipient, fetches, expiry."
+    ) { invocation in
         let end = try await invocation.list({ _ in .grants }) { response in
             guard let grant = response.grant else { return }
             printOutput(invocation.json ? json(grant) : grantLine(grant))
@@ -38,9 +48,11 @@ let fetchCommands = [
         if end.more && !invocation.json { printError("(only the newest \(end.count) are listed)") }
         return .success
     },
-    Command("revoke", "<grant>",
-            arguments: [("grant", "A grant id from 'hexctl grants', or a unique prefix of one.")],
-            summary: "Revoke a file shared with a peer: its link no longer fetches anything.") { invocation in
+    Command(
+        "revoke", "<grant>",
+        arguments: [("grant", "A grant id from 'hexctl grants', or a unique prefix of one.")],
+        summary: "Revoke a file shared with a peer: its link no longer fetches anything."
+    ) { invocation in
         let grant = try await invocation.result(\.grant, of: .revoke(id: try single(invocation, "a grant id")))
         return printResult(grant, invocation) { "revoked: " + grantLine($0) }
     },
@@ -100,9 +112,10 @@ private func resultLine(_ report: FetchReport) -> String {
 }
 
 private func grantLine(_ grant: FileGrant) -> String {
-    let state = if grant.revoked != nil { "revoked" } else if grant.expires < Date() { "expired" } else {
-        "until \(grant.expires.formatted(.iso8601))"
-    }
+    let state =
+        if grant.revoked != nil { "revoked" } else if grant.expires < Date() { "expired" } else {
+            "until \(grant.expires.formatted(.iso8601))"
+        }
     let fetched = grant.fetches == 1 ? "fetched once" : "fetched \(grant.fetches) times"
     return "\(grant.id.prefix(8))  \(json(grant.path))  "
         + "to \(json(grant.recipientName)) \(Output.shortID(grant.recipientID))  "

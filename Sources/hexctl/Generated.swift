@@ -18,33 +18,44 @@ enum Generated {
 
     /// The words each command path can be followed by: its subcommands and its options.
     private static func table(_ commands: [Command]) -> [(path: String, subcommands: [String], options: [String])] {
-        let top = (path: "", subcommands: Array(Set(commands.compactMap(\.words.first))).sorted(),
-                   options: Command.commonOptions.map { "--\($0.name)" } + ["--version"])
-        return [top] + commands.map { command in
-            let subcommands = commands.filter { $0.words.count == command.words.count + 1 && Array($0.words.prefix(command.words.count)) == command.words }
-            return (command.name, subcommands.compactMap(\.words.last), command.options.map { "--\($0.name)" })
-        }
+        let top = (
+            path: "", subcommands: Array(Set(commands.compactMap(\.words.first))).sorted(),
+            options: Command.commonOptions.map { "--\($0.name)" } + ["--version"]
+        )
+        return [top]
+            + commands.map { command in
+                let subcommands = commands.filter {
+                    $0.words.count == command.words.count + 1
+                        && Array($0.words.prefix(command.words.count)) == command.words
+                }
+                return (command.name, subcommands.compactMap(\.words.last), command.options.map { "--\($0.name)" })
+            }
     }
 
     /// The options that take a value, so completion can tell a value from a command word.
     private static func valued(_ commands: [Command]) -> [String] {
-        Array(Set((commands.flatMap(\.options) + Command.commonOptions).filter { $0.valueName != nil }.map { "--\($0.name)" })).sorted()
+        Array(
+            Set(
+                (commands.flatMap(\.options) + Command.commonOptions).filter { $0.valueName != nil }.map {
+                    "--\($0.name)"
+                })
+        ).sorted()
     }
 
     /// Shell code (the same in bash and zsh) that walks the words before the cursor and leaves
     /// the command they name in `command_path` and the last word in `previous`, skipping options
     /// and the values of options that take one.
     private static func commandPathWalk(_ commands: [Command], first: String, end: String, word: String) -> String {
-            """
-                local valued=" \(valued(commands).joined(separator: " ")) "
-                for ((i = \(first); i < \(end); i++)); do
-                    word=\(word)
-                    if [[ $word != -* && $valued != *" $previous "* ]]; then
-                        command_path=${command_path:+$command_path }$word
-                    fi
-                    previous=$word
-                done
-            """
+        """
+            local valued=" \(valued(commands).joined(separator: " ")) "
+            for ((i = \(first); i < \(end); i++)); do
+                word=\(word)
+                if [[ $word != -* && $valued != *" $previous "* ]]; then
+                    command_path=${command_path:+$command_path }$word
+                fi
+                previous=$word
+            done
+        """
     }
 
     private static func bash(_ commands: [Command]) -> String {
@@ -102,22 +113,32 @@ enum Generated {
     }
 
     private static func fish(_ commands: [Command]) -> String {
-        var lines = ["# fish completion for hexctl (made by: hexctl --generate-completion-script fish)", "complete -c hexctl -f"]
+        var lines = [
+            "# fish completion for hexctl (made by: hexctl --generate-completion-script fish)", "complete -c hexctl -f",
+        ]
         let top = Array(Set(commands.compactMap(\.words.first))).sorted()
         lines.append("complete -c hexctl -n '__fish_use_subcommand' -a '\(top.joined(separator: " "))'")
         for option in Command.commonOptions + [Option("version", help: "Show the version.")] {
-            lines.append("complete -c hexctl -n '__fish_use_subcommand' -l \(option.name)\(option.valueName != nil ? " -r" : "") -d '\(fishQuoted(option.help))'")
+            lines.append(
+                "complete -c hexctl -n '__fish_use_subcommand' -l \(option.name)\(option.valueName != nil ? " -r" : "") -d '\(fishQuoted(option.help))'"
+            )
         }
         for command in commands {
-            let condition = command.words.count == 1
+            let condition =
+                command.words.count == 1
                 ? "__fish_seen_subcommand_from \(command.name)"
                 : "__fish_seen_subcommand_from \(command.words[0]); and __fish_seen_subcommand_from \(command.words[1])"
-            let subcommands = commands.filter { $0.words.count == 2 && $0.words[0] == command.name }.compactMap(\.words.last)
+            let subcommands = commands.filter { $0.words.count == 2 && $0.words[0] == command.name }.compactMap(
+                \.words.last)
             if !subcommands.isEmpty {
-                lines.append("complete -c hexctl -n '__fish_seen_subcommand_from \(command.name); and not __fish_seen_subcommand_from \(subcommands.joined(separator: " "))' -a '\(subcommands.joined(separator: " "))'")
+                lines.append(
+                    "complete -c hexctl -n '__fish_seen_subcommand_from \(command.name); and not __fish_seen_subcommand_from \(subcommands.joined(separator: " "))' -a '\(subcommands.joined(separator: " "))'"
+                )
             }
             for option in command.options {
-                lines.append("complete -c hexctl -n '\(condition)' -l \(option.name)\(option.valueName != nil ? " -r" : "") -d '\(fishQuoted(option.help))'")
+                lines.append(
+                    "complete -c hexctl -n '\(condition)' -l \(option.name)\(option.valueName != nil ? " -r" : "") -d '\(fishQuoted(option.help))'"
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -146,14 +167,26 @@ enum Generated {
                 line, and an error one JSON object on standard error.
                 """,
             sections: [
-                (title: "Commands", entries: commands.map { command in
-                    let options = command.options.filter { !Command.commonOptions.map(\.name).contains($0.name) }
-                    let text = ([command.summary] + command.arguments.map { "<\($0.name)>: \($0.help)" }
-                        + options.map { "\($0.synopsis): \($0.help)" }).joined(separator: "\n")
-                    return (term: command.synopsis.dropFirst("hexctl ".count).description, text: text)
-                }, text: ""),
-                (title: "Options", entries: (Command.commonOptions + [Option("version", help: "Show the version.")]).map { ($0.synopsis, $0.help) }, text: ""),
-                (title: "Exit status", entries: [], text: Command.exitCodes.split(separator: "\n").joined(separator: " ")),
+                (
+                    title: "Commands",
+                    entries: commands.map { command in
+                        let options = command.options.filter { !Command.commonOptions.map(\.name).contains($0.name) }
+                        let text =
+                            ([command.summary] + command.arguments.map { "<\($0.name)>: \($0.help)" }
+                            + options.map { "\($0.synopsis): \($0.help)" }).joined(separator: "\n")
+                        return (term: command.synopsis.dropFirst("hexctl ".count).description, text: text)
+                    }, text: ""
+                ),
+                (
+                    title: "Options",
+                    entries: (Command.commonOptions + [Option("version", help: "Show the version.")]).map {
+                        ($0.synopsis, $0.help)
+                    }, text: ""
+                ),
+                (
+                    title: "Exit status", entries: [],
+                    text: Command.exitCodes.split(separator: "\n").joined(separator: " ")
+                ),
                 (title: "See also", entries: [], text: "hexd(8); Protocol.md and README.md in hexd's sources."),
             ]
         ).troff

@@ -18,15 +18,19 @@ struct Invocation: Sendable {
     /// Sends one request to the daemon and returns its successful response.
     /// - Throws: `CommandFailure` with the exit code for the daemon's error, or 69 when no daemon runs.
     func request(
-        _ request: ControlRequest, timeout: Duration? = .seconds(120), maximumResponseLength: Int = ControlLimits.responseLineBytes
+        _ request: ControlRequest, timeout: Duration? = .seconds(120),
+        maximumResponseLength: Int = ControlLimits.responseLineBytes
     ) async throws -> ControlResponse {
-        let response = try await connect(maximumResponseLength: maximumResponseLength).request(request, timeout: timeout)
+        let response = try await connect(maximumResponseLength: maximumResponseLength).request(
+            request, timeout: timeout)
         if let error = response.error { throw CommandFailure(error) }
         return response
     }
 
     /// One field of the response to `request`, which a successful response always has.
-    func result<T>(_ field: KeyPath<ControlResponse, T?>, of request: ControlRequest, timeout: Duration? = .seconds(120)) async throws -> T {
+    func result<T>(
+        _ field: KeyPath<ControlResponse, T?>, of request: ControlRequest, timeout: Duration? = .seconds(120)
+    ) async throws -> T {
         guard let value = try await self.request(request, timeout: timeout)[keyPath: field] else {
             throw CommandFailure(.failure, "the daemon's answer to \(request.command.rawValue) lacks its result")
         }
@@ -36,8 +40,12 @@ struct Invocation: Sendable {
     /// The value of a seconds option (`--timeout`): a number above 0, at most a day.
     func seconds(_ option: String) throws(UsageError) -> Double? {
         guard let text = arguments.value(option) else { return nil }
-        guard let seconds = Double(text), Duration.seconds(validating: seconds, in: Self.secondsRange) != nil, seconds > 0 else {
-            throw UsageError("--\(option) needs seconds, more than 0 and at most \(Int(Self.secondsRange.upperBound)), not '\(text)'")
+        guard let seconds = Double(text), Duration.seconds(validating: seconds, in: Self.secondsRange) != nil,
+            seconds > 0
+        else {
+            throw UsageError(
+                "--\(option) needs seconds, more than 0 and at most \(Int(Self.secondsRange.upperBound)), not '\(text)'"
+            )
         }
         return seconds
     }
@@ -49,11 +57,15 @@ struct Invocation: Sendable {
     func list(_ make: (ListPage) -> ControlRequest, item: (ControlResponse) throws -> Void) async throws -> ListEnd {
         var page = ListPage()
         if let text = arguments.value("limit") {
-            guard let value = Int(text), value > 0 else { throw UsageError("--limit needs a whole number, 1 or more, not '\(text)'") }
+            guard let value = Int(text), value > 0 else {
+                throw UsageError("--limit needs a whole number, 1 or more, not '\(text)'")
+            }
             page.limit = value
         }
         if let text = arguments.value("after") {
-            guard let id = UUID(uuidString: text) else { throw UsageError("--after needs the id or UUID the previous page ended with, not '\(text)'") }
+            guard let id = UUID(uuidString: text) else {
+                throw UsageError("--after needs the id or UUID the previous page ended with, not '\(text)'")
+            }
             page.after = id
         }
         do {
@@ -69,8 +81,10 @@ struct Invocation: Sendable {
             return try ControlClient(socketPath: path, maximumResponseLength: maximumResponseLength)
         } catch {
             let reason = (error as? SocketError)?.reasonText ?? "\(error)"
-            throw CommandFailure(.unavailable, "hexd is not running with the data directory \(dataDirectory.path) (its control socket: \(reason)); "
-                                 + "start it with: hexd --data-dir \(dataDirectory.path)")
+            throw CommandFailure(
+                .unavailable,
+                "hexd is not running with the data directory \(dataDirectory.path) (its control socket: \(reason)); "
+                    + "start it with: hexd --data-dir \(dataDirectory.path)")
         }
     }
 }
@@ -87,12 +101,13 @@ struct CommandFailure: Error, CustomStringConvertible {
 
     /// The exit code for an error the daemon reported.
     init(_ error: ControlError) {
-        let code: ExitCode = switch error.code {
-        case .usage: .usage
-        case .unreachable, .queued: .temporaryFailure
-        case .rejected: .denied
-        case .notFound, .failed: .failure
-        }
+        let code: ExitCode =
+            switch error.code {
+            case .usage: .usage
+            case .unreachable, .queued: .temporaryFailure
+            case .rejected: .denied
+            case .notFound, .failed: .failure
+            }
         self.init(code, error.message)
     }
 }

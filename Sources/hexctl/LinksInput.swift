@@ -12,8 +12,11 @@ struct HexInput {
     static let options = [
         Option("description", value: "text", short: "d", help: "The hex's description."),
         Option("color", value: "#RRGGBB", help: "The hex's colour. Default: #AAAAAA."),
-        Option("file", value: "path", help: "Read the hex from a JSON file ('-' for standard input): a HexJM object "
-               + "({\"hexDescription\":…,\"hexColor\":…,\"links\":[…]}) or an array of links ({\"url\":…,\"linkDescription\":…,\"service\":…})."),
+        Option(
+            "file", value: "path",
+            help: "Read the hex from a JSON file ('-' for standard input): a HexJM object "
+                + "({\"hexDescription\":…,\"hexColor\":…,\"links\":[…]}) or an array of links ({\"url\":…,\"linkDescription\":…,\"service\":…})."
+        ),
     ]
 
     /// Reads `--file` and the URL arguments; flags win over the file's description and colour.
@@ -24,22 +27,29 @@ struct HexInput {
         if let path = invocation.arguments.value("file") {
             let data = try readInput(path)
             if let hex = try Self.read(path, { () throws(EnvelopeDecodingError) in try HexJM.decode(from: data) }),
-               hex.links != nil || hex.hexDescription != nil {
+                hex.links != nil || hex.hexDescription != nil
+            {
                 links = hex.links ?? []
                 description = hex.hexDescription
                 color = hex.hexColor
-            } else if let array = try Self.read(path, { () throws(EnvelopeDecodingError) in try LinkJM.decodeList(from: data) }) {
+            } else if let array = try Self.read(
+                path, { () throws(EnvelopeDecodingError) in try LinkJM.decodeList(from: data) })
+            {
                 links = array
             } else {
                 throw UsageError("\(path) is neither a hex object nor an array of links")
             }
         }
         for text in urls {
-            guard let url = LinkURL.parse(text) else { throw UsageError("'\(text)' is not a URL with a scheme and a host, nor a file:// URL") }
+            guard let url = LinkURL.parse(text) else {
+                throw UsageError("'\(text)' is not a URL with a scheme and a host, nor a file:// URL")
+            }
             links.append(LinkJM(url: text, linkDescription: LinkURL.description(of: url), service: .unknown))
         }
         guard !links.isEmpty else {
-            throw UsageError(invocation.arguments.value("file").map { "\($0) holds no link; give links there, or URLs as arguments" } ?? "give at least one URL, or --file")
+            throw UsageError(
+                invocation.arguments.value("file").map { "\($0) holds no link; give links there, or URLs as arguments" }
+                    ?? "give at least one URL, or --file")
         }
         self.links = links
         description = invocation.arguments.value("description") ?? description

@@ -14,21 +14,31 @@ let queueingHelp = """
 
 /// The commands about sends waiting in the outbox.
 let outboxCommands = [
-    Command("outbox", summary: "List the sends waiting to be delivered: destination, attempts, next try, last error.",
-            options: listOptions(cursor: "message-id", naming: "message id")) { invocation in
-        try await listItems(ControlRequest.outboxList, \.outbox, invocation, empty: "the outbox is empty",
-                            cursor: \.messageID, line: Output.outboxLine)
+    Command(
+        "outbox", summary: "List the sends waiting to be delivered: destination, attempts, next try, last error.",
+        options: listOptions(cursor: "message-id", naming: "message id")
+    ) { invocation in
+        try await listItems(
+            ControlRequest.outboxList, \.outbox, invocation, empty: "the outbox is empty",
+            cursor: \.messageID, line: Output.outboxLine)
     },
-    Command("outbox retry", "<id>", arguments: [("id", "A message id from 'hexctl outbox', or a unique prefix of one.")],
-            summary: "Try a queued send now and wait for the peer's acknowledgement, as send does.",
-            options: [Option("timeout", value: "seconds", help: "How long to wait for the peer's acknowledgement. Default: 5.")]) { invocation in
+    Command(
+        "outbox retry", "<id>", arguments: [("id", "A message id from 'hexctl outbox', or a unique prefix of one.")],
+        summary: "Try a queued send now and wait for the peer's acknowledgement, as send does.",
+        options: [
+            Option("timeout", value: "seconds", help: "How long to wait for the peer's acknowledgement. Default: 5.")
+        ]
+    ) { invocation in
         let timeout = try invocation.seconds("timeout").map { Duration.seconds($0) }
         let request = ControlRequest.outboxRetry(id: try single(invocation, "a message id"), timeout: timeout)
-        let report = try await invocation.result(\.send, of: request, timeout: (timeout ?? SendOptions.defaultTimeout) + .seconds(10))
+        let report = try await invocation.result(
+            \.send, of: request, timeout: (timeout ?? SendOptions.defaultTimeout) + .seconds(10))
         return printResult(report, invocation) { Output.send($0) }
     },
-    Command("outbox cancel", "<id>", arguments: [("id", "A message id from 'hexctl outbox', or a unique prefix of one.")],
-            summary: "Remove a send from the outbox: it is not tried again (an attempt under way may still deliver it).") { invocation in
+    Command(
+        "outbox cancel", "<id>", arguments: [("id", "A message id from 'hexctl outbox', or a unique prefix of one.")],
+        summary: "Remove a send from the outbox: it is not tried again (an attempt under way may still deliver it)."
+    ) { invocation in
         let item = try await invocation.result(\.outbox, of: .outboxCancel(id: try single(invocation, "a message id")))
         return printResult(item, invocation) { "cancelled \($0.kind) \($0.messageID) for \(json($0.peer))" }
     },

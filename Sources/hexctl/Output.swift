@@ -38,11 +38,13 @@ enum Output {
             "location: \(hex.location.rawValue)\(hex.location == .inbox ? (hex.isChecked ? " (checked)" : " (unchecked)") : "")",
             "description: \(json(hex.hexDescription))",
             "color: \(json(hex.hexColor))",
-            "from: \(json(hex.senderName)) \(json(hex.senderUUID))" + (hex.senderTrust.map { ", known by \(Self.describe($0))" } ?? ""),
+            "from: \(json(hex.senderName)) \(json(hex.senderUUID))"
+                + (hex.senderTrust.map { ", known by \(Self.describe($0))" } ?? ""),
             "time: \(hex.timestamp.formatted(.iso8601))",
         ]
         for (index, link) in hex.links.enumerated() {
-            lines.append("link \(index + 1): \(json(link.url)) \(json(link.linkDescription)) [\(json(link.service.rawValue))]")
+            lines.append(
+                "link \(index + 1): \(json(link.url)) \(json(link.linkDescription)) [\(json(link.service.rawValue))]")
         }
         return lines.joined(separator: "\n")
     }
@@ -50,12 +52,16 @@ enum Output {
     /// The peer table, then a line for each pairing under way and each key mismatch.
     static func peers(_ peers: [PeerInfo]) -> String {
         guard !peers.isEmpty else { return "no peers" }
-        let rows = [["NAME", "UUID", "VERSION", "ENDPOINT", "KEY", "TRUST", "SEEN"]] + peers.map { peer in
-            [json(peer.name), peer.uuid, json(peer.versionID) + (peer.legacy ? " (legacy)" : ""), peer.endpoint,
-             peer.fingerprint.map { String($0.prefix(16)) } ?? (peer.keyMismatch == nil ? "(plaintext)" : "-"),
-             (peer.trust?.rawValue ?? "-") + (peer.keyMismatch == nil ? "" : " MISMATCH"),
-             String(Int(clamping: peer.lastSeen.rounded())) + "s ago"]
-        }
+        let rows =
+            [["NAME", "UUID", "VERSION", "ENDPOINT", "KEY", "TRUST", "SEEN"]]
+            + peers.map { peer in
+                [
+                    json(peer.name), peer.uuid, json(peer.versionID) + (peer.legacy ? " (legacy)" : ""), peer.endpoint,
+                    peer.fingerprint.map { String($0.prefix(16)) } ?? (peer.keyMismatch == nil ? "(plaintext)" : "-"),
+                    (peer.trust?.rawValue ?? "-") + (peer.keyMismatch == nil ? "" : " MISMATCH"),
+                    String(Int(clamping: peer.lastSeen.rounded())) + "s ago",
+                ]
+            }
         let widths = (0..<7).map { column in rows.map { $0[column].count }.max() ?? 0 }
         let table = rows.map { row in
             zip(row, widths).map { $0.0.padded(to: $0.1) }.joined(separator: "  ").trimmed
@@ -63,20 +69,24 @@ enum Output {
         let notes = peers.flatMap { peer -> [String] in
             var notes: [String] = []
             if let pairing = peer.pairing {
-                notes.append(pairing.awaitingUs
-                    ? "\(json(peer.name)) asks to pair, code \(pairing.code): if it shows the same, run: hexctl pair --accept \(peer.uuid)"
-                    : "pairing with \(json(peer.name)), code \(pairing.code): waiting for its user to accept")
+                notes.append(
+                    pairing.awaitingUs
+                        ? "\(json(peer.name)) asks to pair, code \(pairing.code): if it shows the same, run: hexctl pair --accept \(peer.uuid)"
+                        : "pairing with \(json(peer.name)), code \(pairing.code): waiting for its user to accept")
             }
             if let mismatch = peer.keyMismatch {
-                notes.append("warning: \(mismatch.endpoint) claims to be \(json(peer.name)) (\(peer.uuid)) with "
-                    + (mismatch.fingerprint.map { "the key \($0.prefix(16))" } ?? "no key")
-                    + ", but its pinned key is \(mismatch.pinned.prefix(16)); sends go only to the pinned key"
-                    + " (if the peer was reinstalled: hexctl trust --reset \(peer.uuid))")
+                notes.append(
+                    "warning: \(mismatch.endpoint) claims to be \(json(peer.name)) (\(peer.uuid)) with "
+                        + (mismatch.fingerprint.map { "the key \($0.prefix(16))" } ?? "no key")
+                        + ", but its pinned key is \(mismatch.pinned.prefix(16)); sends go only to the pinned key"
+                        + " (if the peer was reinstalled: hexctl trust --reset \(peer.uuid))")
             }
             if let namesakes = peer.namesakes {
-                notes.append("warning: \(json(peer.name)) (\(peer.uuid)) is not the \(json(peer.name)) "
-                    + "whose key is pinned here as "
-                    + namesakes.joined(separator: ", ") + ": same name, another device (or that one was reinstalled)")
+                notes.append(
+                    "warning: \(json(peer.name)) (\(peer.uuid)) is not the \(json(peer.name)) "
+                        + "whose key is pinned here as "
+                        + namesakes.joined(separator: ", ")
+                        + ": same name, another device (or that one was reinstalled)")
             }
             return notes
         }
@@ -88,7 +98,8 @@ enum Output {
         let peer = report.peer.isEmpty ? report.peerUUID : "\(json(report.peer)) (\(report.peerUUID))"
         if let code = report.code {
             if report.awaitingPeer != true {
-                return report.trust == .paired ? "paired with \(peer), code \(code); key \(report.key ?? "?")"
+                return report.trust == .paired
+                    ? "paired with \(peer), code \(code); key \(report.key ?? "?")"
                     : "declined the pairing request of \(peer) (code \(code)): nothing is pinned or sent"
             }
             return """
@@ -153,17 +164,18 @@ enum Output {
     private static func storage(_ report: StorageReport) -> String {
         let size = ByteCount.text
         let largest = report.largestSender.map { "\($0): \(size(report.largestSenderBytes))" } ?? "none"
-        let disk = report.diskFree.map { free in
-            "\(size(free)) free; floors \(size(report.diskFloor ?? 0)) (senders not paired) and "
-                + "\(size(report.diskHardFloor ?? 0)) (everyone)"
-        } ?? "free space unknown"
+        let disk =
+            report.diskFree.map { free in
+                "\(size(free)) free; floors \(size(report.diskFloor ?? 0)) (senders not paired) and "
+                    + "\(size(report.diskHardFloor ?? 0)) (everyone)"
+            } ?? "free space unknown"
         return """
 
-        inbox space: \(size(report.inboxBytes)) of \(size(report.inboxBudget)); senders not paired: \
-        \(size(report.strangersBytes)) of \(size(report.strangersBudget)); the most from one (of \
-        \(size(report.senderBudget)) each): \(largest)
-        disk: \(disk); refusing \(report.refusing); reserve \(size(report.reserveBytes))
-        """
+            inbox space: \(size(report.inboxBytes)) of \(size(report.inboxBudget)); senders not paired: \
+            \(size(report.strangersBytes)) of \(size(report.strangersBudget)); the most from one (of \
+            \(size(report.senderBudget)) each): \(largest)
+            disk: \(disk); refusing \(report.refusing); reserve \(size(report.reserveBytes))
+            """
     }
 
     private static func connections(_ counts: ConnectionCounts) -> String {
@@ -183,11 +195,12 @@ enum Output {
         let tenths = Int(clamping: report.milliseconds * 10)
         let milliseconds = "\(tenths / 10).\(tenths % 10)"
         // A duplicate is a delivery: an earlier attempt (whose Ack was lost, or came too late) stored it.
-        let outcome = switch report.status {
-        case .duplicate?: "delivered to \(report.peer) (stored by an earlier attempt)"
-        case let status?: "\(status.rawValue) by \(report.peer)"
-        case nil: "sent to \(report.peer)"
-        }
+        let outcome =
+            switch report.status {
+            case .duplicate?: "delivered to \(report.peer) (stored by an earlier attempt)"
+            case let status?: "\(status.rawValue) by \(report.peer)"
+            case nil: "sent to \(report.peer)"
+            }
         let channel = report.peerKey.map { " over TLS (key \($0.prefix(16)))" } ?? ""
         return "\(outcome)\(channel) in \(milliseconds) ms: \(report.message)"
     }
@@ -201,14 +214,16 @@ enum Output {
     static func outboxLine(_ item: OutboxItem) -> String {
         let attempts = item.attempts == 1 ? "1 attempt" : "\(item.attempts) attempts"
         let destination = item.address.map { json(item.peer) + " at " + $0 } ?? json(item.peer)
-        return "\(item.messageID)  \(item.kind)  to \(destination)  \(attempts)  next \(item.nextAttempt.formatted(.iso8601))"
+        return
+            "\(item.messageID)  \(item.kind)  to \(destination)  \(attempts)  next \(item.nextAttempt.formatted(.iso8601))"
             + (item.lastError.map { "  last error: \(json($0))" } ?? "")
     }
 
     /// `0B5CA58D  2026-11-24T09:39:23Z  from 6F9619FF at 192.168.1.20: "the message"`; over
     /// plaintext, `from 192.168.1.20 (plaintext: no proven sender)`.
     static func alertLine(_ alert: ReceivedAlert) -> String {
-        let from = alert.senderID.map { "\(shortID($0)) at \(alert.address)" }
+        let from =
+            alert.senderID.map { "\(shortID($0)) at \(alert.address)" }
             ?? "\(alert.address) (plaintext: no proven sender)"
         let time = alert.timestamp.formatted(.iso8601)
         return "\(alert.id.uppercaseText.prefix(8))  \(time)  from \(from): \(json(alert.message))"

@@ -33,7 +33,9 @@ func runRaw(_ invocation: Invocation) async throws -> ExitCode {
         }
         switch item {
         case .line(let line): print(String(decoding: line, as: UTF8.self))
-        case .lineTooLong: throw CommandFailure(.failure, "the peer sent a reply over \(EnvelopeLimits.defaultMaximumLineLength) bytes")
+        case .lineTooLong:
+            throw CommandFailure(
+                .failure, "the peer sent a reply over \(EnvelopeLimits.defaultMaximumLineLength) bytes")
         case nil: return .success
         }
     }

@@ -6,12 +6,17 @@ import HexKit
 /// (`share` uses `--timeout` for gathering links).
 func sendOptions(timeout: String = "timeout") -> [Option] {
     [
-        Option(timeout, value: "seconds",
-               help: "How long to wait for the peer's acknowledgement, plus 2 s per MiB sent. "
-               + "Default: 5. Past it, the send stays queued."),
+        Option(
+            timeout, value: "seconds",
+            help: "How long to wait for the peer's acknowledgement, plus 2 s per MiB sent. "
+                + "Default: 5. Past it, the send stays queued."),
         Option("no-wait", help: "Return once the send is queued; hexd delivers it in the background."),
-        Option("no-queue", help: "Do not queue the send: try once and forget it (with --no-wait, return once it is written)."),
-        Option("message-id", value: "uuid", help: "The send's message id (default: a new one). Sending again with the same id never delivers twice."),
+        Option(
+            "no-queue",
+            help: "Do not queue the send: try once and forget it (with --no-wait, return once it is written)."),
+        Option(
+            "message-id", value: "uuid",
+            help: "The send's message id (default: a new one). Sending again with the same id never delivers twice."),
         Option("legacy", help: "Send only what the original app understood, whatever the peer announced."),
     ]
 }
@@ -24,8 +29,11 @@ func sendOptions(_ invocation: Invocation, to peer: String, timeout: String = "t
         guard let given = UUID(uuidString: text) else { throw UsageError("--message-id needs a UUID, not '\(text)'") }
         messageID = given
     }
-    return SendOptions(to: peer, wait: !invocation.arguments.flag("no-wait"), timeout: try invocation.seconds(timeout).map { .seconds($0) },
-                       legacy: invocation.arguments.flag("legacy"), queue: !invocation.arguments.flag("no-queue"), messageID: messageID)
+    return SendOptions(
+        to: peer, wait: !invocation.arguments.flag("no-wait"),
+        timeout: try invocation.seconds(timeout).map { .seconds($0) },
+        legacy: invocation.arguments.flag("legacy"), queue: !invocation.arguments.flag("no-queue"), messageID: messageID
+    )
 }
 
 /// The send options of a command that takes `--to`.
@@ -41,7 +49,9 @@ func send(_ request: ControlRequest, _ options: SendOptions, _ invocation: Invoc
     let wait = (options.timeout ?? SendOptions.defaultTimeout) + allowance + .seconds(10)
     let response = try await exchange(request, options, invocation, within: wait)
     if let queued = response.queued { return printResult(queued, invocation) { Output.queued($0) } }
-    guard let report = response.send else { throw CommandFailure(.failure, "the daemon's answer to \(request.command.rawValue) lacks its result") }
+    guard let report = response.send else {
+        throw CommandFailure(.failure, "the daemon's answer to \(request.command.rawValue) lacks its result")
+    }
     return printResult(report, invocation) { Output.send($0) }
 }
 
@@ -50,15 +60,20 @@ func send(_ request: ControlRequest, _ options: SendOptions, _ invocation: Invoc
 /// daemon stop, whether the send was already queued.
 /// - Throws: `CommandFailure`: the daemon's error (75 for a send left queued), or the daemon
 ///   stopping, saying whether the send was queued.
-func exchange(_ request: ControlRequest, _ options: SendOptions, _ invocation: Invocation, within timeout: Duration) async throws -> ControlResponse {
+func exchange(_ request: ControlRequest, _ options: SendOptions, _ invocation: Invocation, within timeout: Duration)
+    async throws -> ControlResponse
+{
     let client = try invocation.connect()
     let id = options.messageID?.uuidString ?? "?"
     var response: ControlResponse
     do {
         response = try await client.request(request, timeout: timeout)
     } catch {
-        throw CommandFailure(.unavailable, "hexd stopped answering before it confirmed that \(id) was queued (\(error)). If it was, hexd delivers it "
-                             + "when it runs again (hexctl outbox lists it); sending again with --message-id \(id) cannot deliver it twice")
+        throw CommandFailure(
+            .unavailable,
+            "hexd stopped answering before it confirmed that \(id) was queued (\(error)). If it was, hexd delivers it "
+                + "when it runs again (hexctl outbox lists it); sending again with --message-id \(id) cannot deliver it twice"
+        )
     }
     guard let queued = response.queued, options.wait else {
         if let error = response.error { throw CommandFailure(error) }
@@ -67,8 +82,10 @@ func exchange(_ request: ControlRequest, _ options: SendOptions, _ invocation: I
     do {
         response = try await client.nextResponse(timeout: timeout)
     } catch {
-        throw CommandFailure(.temporaryFailure, "hexd stopped answering after it queued \(queued.messageID) for \(queued.peer) (\(error)): "
-                             + "it delivers it once it runs again; hexctl outbox lists it")
+        throw CommandFailure(
+            .temporaryFailure,
+            "hexd stopped answering after it queued \(queued.messageID) for \(queued.peer) (\(error)): "
+                + "it delivers it once it runs again; hexctl outbox lists it")
     }
     if let error = response.error { throw CommandFailure(error) }
     return response

@@ -1,25 +1,31 @@
+import Glibc
 import HexCommandLine
 import HexKit
-
-import Glibc
 
 /// `hexctl --help`: every command, the options every command takes, the exit codes.
 func overview(width: Int = terminalWidth()) -> String {
     [
         "USAGE: hexctl [--json] [--data-dir <path>] <command> [<options>]",
-        Command.paragraphs("""
+        Command.paragraphs(
+            """
             The command-line client of hexd: talks to the daemon through the control socket in its data
             directory (--data-dir, or HEXD_DATA_DIR). Every command takes --json and --help, before or
             after its name; 'hexctl help <command>' shows a command's help. With --json, results are JSON
             on standard output (a list: one object per line) and an error is one JSON object on standard
             error: {"error":{"code":…,"exitCode":…,"message":…}}.
             """, width: width),
-        "COMMANDS:\n" + helpEntries(commands.map { ($0.name + ($0.usage.isEmpty ? "" : " " + $0.usage), $0.summary) }, width: width),
-        "OPTIONS:\n" + optionsHelp(Command.commonOptions + [
-            Option("version", help: "Show the version."),
-            Option("generate-completion-script", value: "shell", help: "Print a completion script for bash, zsh or fish."),
-            Option("generate-manual", help: "Print the man page, hexctl(1), in troff."),
-        ], width: width),
+        "COMMANDS:\n"
+            + helpEntries(
+                commands.map { ($0.name + ($0.usage.isEmpty ? "" : " " + $0.usage), $0.summary) }, width: width),
+        "OPTIONS:\n"
+            + optionsHelp(
+                Command.commonOptions + [
+                    Option("version", help: "Show the version."),
+                    Option(
+                        "generate-completion-script", value: "shell",
+                        help: "Print a completion script for bash, zsh or fish."),
+                    Option("generate-manual", help: "Print the man page, hexctl(1), in troff."),
+                ], width: width),
         Command.paragraphs(Command.exitCodes, width: width),
     ].joined(separator: "\n\n")
 }
@@ -57,8 +63,9 @@ case .run(let command, let argumentWords):
                 print(command.help(among: commands))
                 exit(0)
             }
-            let invocation = Invocation(command: command, arguments: arguments,
-                                        environment: ProcessInfo.processInfo.environment)
+            let invocation = Invocation(
+                command: command, arguments: arguments,
+                environment: ProcessInfo.processInfo.environment)
             exit(try await command.run(invocation).rawValue)
         } catch let error as UsageError {
             fail(.usage, "\(error); see hexctl \(command.name) --help", json: json)

@@ -55,20 +55,25 @@ let manual = ManualPage(
     sections: [
         (title: "Options", entries: DaemonConfiguration.options.map { ($0.synopsis, $0.help) }, text: ""),
         (title: "Exit status", entries: [], text: exitCodes.split(separator: "\n").joined(separator: " ")),
-        (title: "Files", entries: [
-            ("<data-dir>/hexd.sqlite", "The database: inbox, My Hexlist, block list, peers seen."),
-            ("<data-dir>/hexd.sock", "The control socket hexctl talks to."),
-            ("<data-dir>/hexd.lock", "Held while a daemon runs on the data directory."),
-            ("<data-dir>/hexd.conf", "The config file read when --config is not given."),
-            ("<data-dir>/space.reserve", "Space held back for a full disk (--disk-reserve)."),
-            ("<data-dir>/on-receive/", "The on-receive command's standard input, a file per hex while it runs."),
-        ], text: ""),
+        (
+            title: "Files",
+            entries: [
+                ("<data-dir>/hexd.sqlite", "The database: inbox, My Hexlist, block list, peers seen."),
+                ("<data-dir>/hexd.sock", "The control socket hexctl talks to."),
+                ("<data-dir>/hexd.lock", "Held while a daemon runs on the data directory."),
+                ("<data-dir>/hexd.conf", "The config file read when --config is not given."),
+                ("<data-dir>/space.reserve", "Space held back for a full disk (--disk-reserve)."),
+                ("<data-dir>/on-receive/", "The on-receive command's standard input, a file per hex while it runs."),
+            ], text: ""
+        ),
         (title: "See also", entries: [], text: "hexctl(1); Protocol.md and README.md in hexd's sources."),
     ]
 ).troff
 
 do {
-    switch try DaemonConfiguration.resolve(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
+    switch try DaemonConfiguration.resolve(
+        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    {
     case .help:
         print(help)
     case .version:

@@ -9,9 +9,14 @@ extension ProcessTests {
     /// serving everyone else.
     @Suite struct BadInputTests {
         private func line(_ description: String, messageID: String? = UUID().uuidString) -> [UInt8] {
-            Array(Envelope.store(HexJM(senderUUID: UUID().uuidString, senderName: "Tester", hexDescription: description, hexColor: "#FFFFFF",
-                                              links: [LinkJM(url: "https://example.com", linkDescription: "e", service: .unknown)]),
-                                        versionID: "2.0.0", messageID: messageID).encodedLine())
+            Array(
+                Envelope.store(
+                    HexJM(
+                        senderUUID: UUID().uuidString, senderName: "Tester", hexDescription: description,
+                        hexColor: "#FFFFFF",
+                        links: [LinkJM(url: "https://example.com", linkDescription: "e", service: .unknown)]),
+                    versionID: "2.0.0", messageID: messageID
+                ).encodedLine())
         }
 
         /// A connection from `source` (another loopback address plays another host).
@@ -21,8 +26,9 @@ extension ProcessTests {
         }
 
         private func connect(_ port: UInt16, from source: String = "127.0.0.1") async throws -> StreamConnection {
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port),
-                                                       timeout: .seconds(5), from: IPAddress(source))
+            let socket = try await StreamConnector.tcp(
+                to: Endpoint(host: "127.0.0.1", port: port),
+                timeout: .seconds(5), from: IPAddress(source))
             return StreamConnection(socket: socket, maximumLineLength: 1 << 20)
         }
 
@@ -41,7 +47,8 @@ extension ProcessTests {
                 #expect(answer.operationType == .ack && answer.status == .invalid, "\(garbage)")
             }
             // Wrong-typed fields are tolerated, not refused: the hex is stored without links.
-            let tolerated = #"{"versionID":"2","operationType":"Store","messageID":"M-2","jmObject":{"hexDescription":"odd links","links":"x"}}"#
+            let tolerated =
+                #"{"versionID":"2","operationType":"Store","messageID":"M-2","jmObject":{"hexDescription":"odd links","links":"x"}}"#
             try await connection.writeLine(Array(tolerated.utf8), timeout: .seconds(5))
             #expect(try await reply(connection)?.status == .stored)
             let messageID = UUID().uuidString
@@ -51,11 +58,16 @@ extension ProcessTests {
             // The same envelope again is recognised.
             try await connection.writeLine(line("after the garbage", messageID: messageID), timeout: .seconds(5))
             #expect(try await reply(connection)?.status == .duplicate)
-            #expect(try await daemon.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == ["after the garbage", "odd links"])
+            #expect(
+                try await daemon.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == [
+                    "after the garbage", "odd links",
+                ])
         }
 
         @Test func aLineOverTheCapClosesOnlyThatConnection() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--max-line", "2048"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--max-line", "2048"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             let bystander = try await connect(port)
             let offender = try await connect(port)
@@ -72,32 +84,50 @@ extension ProcessTests {
         /// whatever mixes in: garbage, a repeat, a legacy Store owed no reply, a Pair, more lines
         /// than one round takes, and a line over the cap, after which nothing more is read.
         @Test func aPipelinedBurstIsAnsweredInTheOrderItWasSent() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--max-line", "2048"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--max-line", "2048"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             let connection = try await connect(port)
-            let pair = Envelope.pair(PairJM(step: .request, senderUUID: UUID().uuidString, senderName: "Eve", commitment: String(repeating: "ab", count: 32)),
-                                     versionID: HexdVersion.current, messageID: "PAIR-1").encodedLine()
-            let unsupported = #"{"versionID":"2","operationType":"Store","messageID":"M-FUTURE","jmObjectType":"Hexagon","jmObject":{}}"#
+            let pair = Envelope.pair(
+                PairJM(
+                    step: .request, senderUUID: UUID().uuidString, senderName: "Eve",
+                    commitment: String(repeating: "ab", count: 32)),
+                versionID: HexdVersion.current, messageID: "PAIR-1"
+            ).encodedLine()
+            let unsupported =
+                #"{"versionID":"2","operationType":"Store","messageID":"M-FUTURE","jmObjectType":"Hexagon","jmObject":{}}"#
             let many = (0..<100).map { "many \($0)" }
-            var burst = [line("first", messageID: "M-1"), Array("not json".utf8), line("first", messageID: "M-1"), line("legacy", messageID: nil),
-                         pair, Array(unsupported.utf8), line("second", messageID: "M-2")]
+            var burst = [
+                line("first", messageID: "M-1"), Array("not json".utf8), line("first", messageID: "M-1"),
+                line("legacy", messageID: nil),
+                pair, Array(unsupported.utf8), line("second", messageID: "M-2"),
+            ]
             burst += many.enumerated().map { line($1, messageID: "M-MANY-\($0)") }
-            burst += [[UInt8](repeating: UInt8(ascii: "x"), count: 4_096), line("after the long line", messageID: "M-NEVER")]
+            burst += [
+                [UInt8](repeating: UInt8(ascii: "x"), count: 4_096), line("after the long line", messageID: "M-NEVER"),
+            ]
             try await connection.writeLines(burst, timeout: .seconds(5))
             var replies: [Envelope] = []
             while let reply = try await reply(connection) { replies.append(reply) }
-            let expected: [(String?, AckStatus?)] = [("M-1", .stored), (nil, .invalid), ("M-1", .duplicate), ("PAIR-1", .rejected),
-                                                     ("M-FUTURE", .unsupported), ("M-2", .stored)]
+            let expected: [(String?, AckStatus?)] =
+                [
+                    ("M-1", .stored), (nil, .invalid), ("M-1", .duplicate), ("PAIR-1", .rejected),
+                    ("M-FUTURE", .unsupported), ("M-2", .stored),
+                ]
                 + many.indices.map { ("M-MANY-\($0)", .stored) } + [(nil, .invalid)]
             #expect(replies.map(\.messageID) == expected.map(\.0))
             #expect(replies.map(\.status) == expected.map(\.1))
             #expect(replies.last?.message?.contains("longer than 2048 bytes") == true)
-            let inbox = try await daemon.hexctlJSONLines(HexSummary.self, ["inbox", "--limit", "1000"]).map(\.hexDescription)
+            let inbox = try await daemon.hexctlJSONLines(HexSummary.self, ["inbox", "--limit", "1000"]).map(
+                \.hexDescription)
             #expect(inbox.sorted() == (["first", "legacy", "second"] + many).sorted())
         }
 
         @Test func silentAndVanishingPeersDelayNobody() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--idle-timeout", "30"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--idle-timeout", "30"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             // Fifty connections that say nothing, and ten that stop in the middle of a line, from
             // other hosts (one host may hold only 16 connections).
@@ -108,15 +138,22 @@ extension ProcessTests {
                 try await vanishing.socket.writeLine(line("half").prefix(40), timeout: .seconds(5))
                 vanishing.socket.shutdown()
             }
-            let result = try await daemon.hexctl(["raw", "127.0.0.1:\(port)", "-", "--timeout", "5"], input: Data(line("served").dropLast(0)), timeout: .seconds(20))
-            #expect(result.status == 0 && result.standardOutput.contains(#""status":"stored""#), "\(result.standardOutput) \(result.standardError)")
-            #expect(try await daemon.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == ["served"], "half lines store nothing")
+            let result = try await daemon.hexctl(
+                ["raw", "127.0.0.1:\(port)", "-", "--timeout", "5"], input: Data(line("served").dropLast(0)),
+                timeout: .seconds(20))
+            #expect(
+                result.status == 0 && result.standardOutput.contains(#""status":"stored""#),
+                "\(result.standardOutput) \(result.standardError)")
+            #expect(
+                try await daemon.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == ["served"],
+                "half lines store nothing")
             withExtendedLifetime(silent) {}
         }
 
         @Test func oneHostGetsAtMostItsShareOfConnections() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 extraArguments: ["--max-connections-per-address", "4"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--max-connections-per-address", "4"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             var held: [StreamConnection] = []
             for index in 0..<4 {
@@ -127,7 +164,8 @@ extension ProcessTests {
                 held.append(connection)
             }
             let fifth = try await connect(port, from: "127.0.0.9")
-            #expect(try await fifth.readLine(timeout: .seconds(5)) == nil, "the fifth from the same host is closed at once")
+            #expect(
+                try await fifth.readLine(timeout: .seconds(5)) == nil, "the fifth from the same host is closed at once")
             #expect(try await connections(of: daemon).refusedPerAddress == 1)
             let elsewhere = try await connect(port, from: "127.0.0.10")
             try await elsewhere.writeLine(line("another host"), timeout: .seconds(5))
@@ -137,8 +175,9 @@ extension ProcessTests {
         }
 
         @Test func pastTheConnectionCapTheStalestMakesRoom() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 extraArguments: ["--max-connections", "8"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--max-connections", "8"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             var idle: [StreamConnection] = []
             for index in 0..<8 { idle.append(try await connect(port, from: "127.0.1.\(index + 1)")) }
@@ -156,8 +195,9 @@ extension ProcessTests {
         }
 
         @Test func aTricklingPeerIsCutOffAtItsLineDeadline() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 extraArguments: ["--line-grace", "0.5", "--line-min-rate", "1000", "--idle-timeout", "30"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--line-grace", "0.5", "--line-min-rate", "1000", "--idle-timeout", "30"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             let trickler = try await connect(port, from: "127.0.0.11")
             // One byte every 50 ms would keep an idle timer of any length alive forever. The line's
@@ -170,7 +210,7 @@ extension ProcessTests {
                     Issue.record("a one-byte write timed out: \(error)")
                     return
                 } catch {
-                    closed = true // reset by the daemon
+                    closed = true  // reset by the daemon
                     break
                 }
                 try await Task.sleep(for: .milliseconds(50))
@@ -191,10 +231,13 @@ extension ProcessTests {
         }
 
         @Test func anIdleConnectionIsClosed() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--idle-timeout", "0.3"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--idle-timeout", "0.3"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             let idle = try await connect(port)
-            #expect(try await idle.readLine(timeout: .seconds(10)) == nil, "the daemon closes it after its idle timeout")
+            #expect(
+                try await idle.readLine(timeout: .seconds(10)) == nil, "the daemon closes it after its idle timeout")
             #expect(try await connections(of: daemon).closedAtDeadline == 1)
         }
 
@@ -215,15 +258,18 @@ extension ProcessTests {
 
         @Test func beaconsPastTheRateOfOneSenderAreDroppedAndCounted() async throws {
             let discoveryPort = try DaemonProcess.freeDiscoveryPort()
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: discoveryPort,
-                                                 extraArguments: ["--beacon-rate", "20"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: discoveryPort,
+                extraArguments: ["--beacon-rate", "20"])
             // 300 in 0.1 s claiming one peer from one address: a burst of 40 passes, most of the
             // rest is over the rate. (The kernel may drop some when the socket's buffer is full:
             // only counts are compared.)
             let peer = UUID().uuidString
             let sent = try await BeaconFlood.send(300, to: discoveryPort, from: ["127.0.0.77"], perSecond: 3_000) { _ in
-                Beacon(kind: .announce, peer: peer, instance: peer, name: "one", versionID: "2.0.0", port: 9,
-                       interval: 600, capabilities: ["ack"]).encoded()
+                Beacon(
+                    kind: .announce, peer: peer, instance: peer, name: "one", versionID: "2.0.0", port: 9,
+                    interval: 600, capabilities: ["ack"]
+                ).encoded()
             }
             #expect(sent == 300)
             try await waitUntil("the flood is counted", timeout: .seconds(20)) {
@@ -238,8 +284,9 @@ extension ProcessTests {
         /// is held to 16 times the rate (bursts of 32 times) before anything is read.
         @Test func datagramsPastTheBudgetOfOneAddressAreDroppedUnread() async throws {
             let discoveryPort = try DaemonProcess.freeDiscoveryPort()
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: discoveryPort,
-                                                 extraArguments: ["--beacon-rate", "20"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: discoveryPort,
+                extraArguments: ["--beacon-rate", "20"])
             // 2,000 in 0.67 s: 640 at once and 320 a second pass, about 1,150 do not.
             let sent = try await BeaconFlood.send(2_000, to: discoveryPort, from: ["127.0.0.78"], perSecond: 3_000)
             #expect(sent == 2_000)
@@ -247,19 +294,28 @@ extension ProcessTests {
                 try await daemon.hexctlJSON(StatusReport.self, ["status"]).datagramsRateLimited >= 600
             }
             let status = try await daemon.hexctlJSON(StatusReport.self, ["status"])
-            #expect(status.peers >= 640 && status.peers <= 1_000,
-                    "the address's burst and rate, no more: \(status.peers)")
+            #expect(
+                status.peers >= 640 && status.peers <= 1_000,
+                "the address's burst and rate, no more: \(status.peers)")
         }
 
         @Test func badControlRequestsGetClearErrors() async throws {
             let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort())
-            let client = StreamConnection(socket: try StreamConnector.unix(path: daemon.dataDirectory + "/hexd.sock"), maximumLineLength: 1 << 20)
-            for (request, code) in [("nonsense", "usage"), (#"{"command":"fly"}"#, "usage"), (#"{"command":"inbox.show"}"#, "usage"),
-                                    (#"{"command":"inbox.show","id":"FFFF"}"#, "notFound"), (#"{"command":"send","to":"nobody","links":[{"url":"u"}]}"#, "notFound")] {
+            let client = StreamConnection(
+                socket: try StreamConnector.unix(path: daemon.dataDirectory + "/hexd.sock"), maximumLineLength: 1 << 20)
+            for (request, code) in [
+                ("nonsense", "usage"), (#"{"command":"fly"}"#, "usage"), (#"{"command":"inbox.show"}"#, "usage"),
+                (#"{"command":"inbox.show","id":"FFFF"}"#, "notFound"),
+                (#"{"command":"send","to":"nobody","links":[{"url":"u"}]}"#, "notFound"),
+            ] {
                 try await client.writeLine(Array(request.utf8), timeout: .seconds(5))
-                guard case .line(let bytes)? = try await client.readLine(timeout: .seconds(5)) else { throw WaitTimedOut(what: "an answer to \(request)") }
+                guard case .line(let bytes)? = try await client.readLine(timeout: .seconds(5)) else {
+                    throw WaitTimedOut(what: "an answer to \(request)")
+                }
                 let response = try ControlCoding.decode(ControlResponse.self, from: bytes)
-                #expect(!response.ok && response.error?.code.rawValue == code, "\(request): \(String(decoding: bytes, as: UTF8.self))")
+                #expect(
+                    !response.ok && response.error?.code.rawValue == code,
+                    "\(request): \(String(decoding: bytes, as: UTF8.self))")
             }
             #expect(try await daemon.hexctl(["status"]).status == 0)
         }

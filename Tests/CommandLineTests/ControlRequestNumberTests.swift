@@ -7,12 +7,18 @@ extension ProcessTests {
     /// Every number a control request carries, at its extremes, against a real daemon: each request
     /// is answered (a result or an error), and the daemon keeps serving.
     @Suite struct ControlRequestNumberTests {
-        static let extremes = ["0", "-1", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", "0.5", "2.5", #""12""#, "null", "true"]
+        static let extremes = [
+            "0", "-1", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", "0.5", "2.5", #""12""#, "null",
+            "true",
+        ]
 
         /// Each numeric field with a request that uses it (`%` stands for the value), and the
         /// extremes it accepts; every other extreme must be refused as a usage error.
         static let fields: [(request: String, accepted: Set<String>)] = [
-            (#"{"command":"send","to":"127.0.0.1:1","links":[{"url":"https://x"}],"timeout":%}"#, ["0.5", "2.5", "null"]),
+            (
+                #"{"command":"send","to":"127.0.0.1:1","links":[{"url":"https://x"}],"timeout":%}"#,
+                ["0.5", "2.5", "null"]
+            ),
             (#"{"command":"alert","to":"127.0.0.1:1","message":"m","timeout":%}"#, ["0.5", "2.5", "null"]),
             (#"{"command":"share","save":true,"files":["/nonexistent/file"],"timeout":%}"#, ["0.5", "2.5", "null"]),
             (#"{"command":"hexlist.move","id":"00000000","index":%}"#, ["0"]),
@@ -26,7 +32,9 @@ extension ProcessTests {
             for field in Self.fields {
                 for value in Self.extremes {
                     let request = field.request.replacingOccurrences(of: "%", with: value)
-                    let connection = StreamConnection(socket: try StreamConnector.unix(path: daemon.dataDirectory + "/hexd.sock"), maximumLineLength: 1 << 20)
+                    let connection = StreamConnection(
+                        socket: try StreamConnector.unix(path: daemon.dataDirectory + "/hexd.sock"),
+                        maximumLineLength: 1 << 20)
                     try await connection.writeLine(Array(request.utf8), timeout: .seconds(5))
                     let accepted = field.accepted.contains(value)
                     let streaming = accepted && request.contains("watch")
@@ -36,8 +44,9 @@ extension ProcessTests {
                     }
                     let response = try ControlCoding.decode(ControlResponse.self, from: line)
                     if streaming {
-                        #expect(response.event != nil,
-                                "\(request) streams events: \(String(decoding: line, as: UTF8.self))")
+                        #expect(
+                            response.event != nil,
+                            "\(request) streams events: \(String(decoding: line, as: UTF8.self))")
                     } else if accepted {
                         #expect(response.error?.code != .usage, "\(request): \(response.error?.message ?? "")")
                     } else {
@@ -77,13 +86,18 @@ extension ProcessTests {
             let directory = try TemporaryDirectory()
             let commands: [[String]] = [
                 ["send", "--to", "x", "https://x", "--timeout"], ["raw", "127.0.0.1:1", "/dev/null", "--timeout"],
-                ["share", "--save", "/tmp/x", "--timeout"], ["inbox", "--limit"], ["peers", "--limit"], ["watch", "--since"],
+                ["share", "--save", "/tmp/x", "--timeout"], ["inbox", "--limit"], ["peers", "--limit"],
+                ["watch", "--since"],
                 ["watch", "--until", "hexReceived", "--timeout"],
             ]
             for command in commands {
-                for value in ["0", "-1", "1e300", "-1e300", "18446744073709551616", "nan", "inf", "twelve"] where !(command.contains("--since") && value == "0") {
-                    let result = try await PackageExecutable.run("hexctl", command + [value, "--data-dir", directory.path])
-                    #expect(result.status == 64, "hexctl \(command.joined(separator: " ")) \(value): \(result.status) \(result.standardError)")
+                for value in ["0", "-1", "1e300", "-1e300", "18446744073709551616", "nan", "inf", "twelve"]
+                where !(command.contains("--since") && value == "0") {
+                    let result = try await PackageExecutable.run(
+                        "hexctl", command + [value, "--data-dir", directory.path])
+                    #expect(
+                        result.status == 64,
+                        "hexctl \(command.joined(separator: " ")) \(value): \(result.status) \(result.standardError)")
                 }
             }
             for words in [["--until", "nonsense"], ["--timeout", "5"]] {
@@ -91,7 +105,8 @@ extension ProcessTests {
                 #expect(result.status == 64, "watch \(words): \(result.standardError)")
             }
             for index in ["-1", "1e300", "18446744073709551616", "1.5"] {
-                let result = try await PackageExecutable.run("hexctl", ["hexlist", "move", "--data-dir", directory.path, "abc", index])
+                let result = try await PackageExecutable.run(
+                    "hexctl", ["hexlist", "move", "--data-dir", directory.path, "abc", index])
                 #expect(result.status == 64, "hexlist move \(index)")
             }
         }

@@ -14,8 +14,10 @@ extension ProcessTests {
             let port = try DaemonProcess.freeDiscoveryPort()
             var started: [DaemonProcess] = []
             for index in 0..<Self.daemons {
-                started.append(try await DaemonProcess(name: "crowd\(index)", discoveryPort: port,
-                                                       interval: Self.interval))
+                started.append(
+                    try await DaemonProcess(
+                        name: "crowd\(index)", discoveryPort: port,
+                        interval: Self.interval))
             }
             let crowd = started
             let lastStarted = ContinuousClock.now

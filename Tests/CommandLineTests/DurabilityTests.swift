@@ -1,14 +1,13 @@
 import Foundation
+import Glibc
 import HexControl
 import HexKit
 import HexNet
 import HexStore
+import HexTLS
 import HexTestSupport
 import HexTestTools
-import HexTLS
 import Testing
-
-import Glibc
 
 extension ProcessTests {
     /// An Ack is a promise: the log holding a hex is synced to disk before its Ack leaves. Checked
@@ -47,7 +46,8 @@ extension ProcessTests {
                         calls.append(Call(kind: .walSync, line: number))
                     }
                 } else if ["write(", "writev(", "sendto(", "sendmsg("].contains(where: { call.hasPrefix($0) }),
-                          call.contains("\\\"Ack\\\"") || call.contains(", \"\\27\\3\\3") {
+                    call.contains("\\\"Ack\\\"") || call.contains(", \"\\27\\3\\3")
+                {
                     calls.append(Call(kind: .ackWrite, line: number))
                 }
             }
@@ -75,7 +75,8 @@ extension ProcessTests {
                 try await connection.writeLines(batch.map { $0.encodedLine() }, timeout: .seconds(5))
                 for _ in batch {
                     guard case .line(let line)? = try await connection.readLine(timeout: .seconds(10)),
-                          (try Envelope.decode(from: line)).status == .stored else {
+                        (try Envelope.decode(from: line)).status == .stored
+                    else {
                         throw SocketError.timedOut("read a stored Ack")
                     }
                 }
@@ -92,10 +93,12 @@ extension ProcessTests {
             let (identity, _) = try TLSIdentity.loadOrCreate(
                 keyPath: directory.file("s.key"), certificatePath: directory.file("s.crt"), commonName: "sender")
             let tracePath = directory.file("trace")
-            let tracer = try SpawnedProcess(strace, [
-                "-f", "-qq", "-p", String(hexd.pid), "-s", "512", "-o", tracePath,
-                "-e", "trace=pwrite64,write,writev,sendto,sendmsg,fsync,fdatasync",
-            ])
+            let tracer = try SpawnedProcess(
+                strace,
+                [
+                    "-f", "-qq", "-p", String(hexd.pid), "-s", "512", "-o", tracePath,
+                    "-e", "trace=pwrite64,write,writev,sendto,sendmsg,fsync,fdatasync",
+                ])
             try await waitUntil("strace is attached", timeout: .seconds(10)) {
                 _ = try await hexd.hexctl(["status"])
                 let size = (try? FileManager.default.attributesOfItem(atPath: tracePath))?[.size] as? Int ?? 0
@@ -105,19 +108,23 @@ extension ProcessTests {
             // Over TLS the sender is the ID its key derives; in plaintext, a legacy peer's own UUID.
             func stores(_ label: String, _ count: Int, from sender: String) -> [Envelope] {
                 (0..<count).map { index in
-                    .store(HexJM(senderUUID: sender, senderName: "Sender", hexDescription: "\(label) \(index)",
-                                 hexColor: "#3498DB", links: [LinkJM(url: "https://example.com/\(label)/\(index)")]),
-                           versionID: HexdVersion.current, messageID: UUID().uuidString)
+                    .store(
+                        HexJM(
+                            senderUUID: sender, senderName: "Sender", hexDescription: "\(label) \(index)",
+                            hexColor: "#3498DB", links: [LinkJM(url: "https://example.com/\(label)/\(index)")]),
+                        versionID: HexdVersion.current, messageID: UUID().uuidString)
                 }
             }
             let senders: [(String, TLSIdentity?, String)] = [
                 ("plaintext", nil, UUID().uuidString), ("tls", identity, identity.deviceID.uppercaseText),
             ]
             for (security, identity, sender) in senders {
-                try await send(stores("\(security) one by one", 10, from: sender), to: port, over: identity,
-                               pipelined: false)
-                try await send(stores("\(security) pipelined", 64, from: sender), to: port, over: identity,
-                               pipelined: true)
+                try await send(
+                    stores("\(security) one by one", 10, from: sender), to: port, over: identity,
+                    pipelined: false)
+                try await send(
+                    stores("\(security) pipelined", 64, from: sender), to: port, over: identity,
+                    pipelined: true)
             }
             tracer.send(SIGINT)
             tracer.waitBlocking()
@@ -142,8 +149,9 @@ extension ProcessTests {
                     if lastWrite != nil && !syncedSinceWrite { early.append(call.line) }
                 }
             }
-            #expect(early.isEmpty,
-                    "Acks written before the log holding them was synced, at trace lines \(early.prefix(10))")
+            #expect(
+                early.isEmpty,
+                "Acks written before the log holding them was synced, at trace lines \(early.prefix(10))")
         }
         /// A large hex is not "unanswered" for being large: the wait for its Ack grows by two seconds
         /// per MiB, so a 100,000-link hex (7.6 MB) with a 1-second timeout is acked, not left queued;
@@ -155,17 +163,20 @@ extension ProcessTests {
             let first = try await DaemonProcess(name: "Receiver", discoveryPort: port)
             _ = first.stop()
             let database = try SQLiteConnection(path: first.dataDirectory + "/hexd.sqlite")
-            try database.execute("""
+            try database.execute(
+                """
                 CREATE TRIGGER refuse_poison BEFORE INSERT ON hex WHEN NEW.description = 'poison'
                 BEGIN SELECT RAISE(ABORT, 'poisoned'); END
                 """)
             let hexd = try await DaemonProcess(name: "Receiver", discoveryPort: port, directory: first.directory)
             let tcpPort = try await hexd.hexctlJSON(StatusReport.self, ["status"]).tcpPort
             let stores: [Envelope] = (0..<40).map { index in
-                .store(HexJM(senderUUID: UUID().uuidString, senderName: "Sender",
-                             hexDescription: index == 20 ? "poison" : "burst \(index)",
-                             links: [LinkJM(url: "https://example.com/\(index)")]),
-                       versionID: HexdVersion.current, messageID: UUID().uuidString)
+                .store(
+                    HexJM(
+                        senderUUID: UUID().uuidString, senderName: "Sender",
+                        hexDescription: index == 20 ? "poison" : "burst \(index)",
+                        links: [LinkJM(url: "https://example.com/\(index)")]),
+                    versionID: HexdVersion.current, messageID: UUID().uuidString)
             }
             let (_, connection) = try await peerConnection(to: tcpPort, as: nil)
             // One write: read together, and acted on as one batch.
@@ -191,23 +202,30 @@ extension ProcessTests {
                 #"{"url":"https://example.com/page/\#(index)","linkDescription":"page \#(index)"}"#
             }
             let file = ada.directory.file("links.json")
-            let hex = ##"{"hexDescription":"large","hexColor":"#3498DB","links":["## + links.joined(separator: ",")
+            let hex =
+                ##"{"hexDescription":"large","hexColor":"#3498DB","links":["## + links.joined(separator: ",")
                 + "]}"
             #expect(FileManager.default.createFile(atPath: file, contents: Data(hex.utf8)))
             let id = UUID().uuidString
             let started = ContinuousClock.now
-            let sent = try await ada.hexctl(["send", "--to", "127.0.0.1:\(gracePort)", "--file", file, "--timeout", "1",
-                                             "--message-id", id], timeout: .seconds(60))
+            let sent = try await ada.hexctl(
+                [
+                    "send", "--to", "127.0.0.1:\(gracePort)", "--file", file, "--timeout", "1",
+                    "--message-id", id,
+                ], timeout: .seconds(60))
             let elapsed = ContinuousClock.now - started
             #expect(sent.status == 0, "acked after \(elapsed): \(sent.standardError)")
             #expect(try await grace.newestInboxHex()?.links.count == 100_000)
             // Sent again under the same id (as a script unsure of the first would): the receiver has
             // it already, and that is a delivery.
-            let again = try await ada.hexctl(["send", "--to", "127.0.0.1:\(gracePort)", "--message-id", id,
-                                              "--no-queue",
-                                              "https://example.com/again"])
-            #expect(again.standardOutput.hasPrefix("delivered to") && again.standardOutput.contains("earlier attempt"),
-                    "\(again.standardOutput)")
+            let again = try await ada.hexctl([
+                "send", "--to", "127.0.0.1:\(gracePort)", "--message-id", id,
+                "--no-queue",
+                "https://example.com/again",
+            ])
+            #expect(
+                again.standardOutput.hasPrefix("delivered to") && again.standardOutput.contains("earlier attempt"),
+                "\(again.standardOutput)")
             #expect(again.status == 0, "\(again.standardError)")
         }
         /// Schema 9 copies the hex and link tables once. On a disk without room for the copy the
@@ -223,15 +241,19 @@ extension ProcessTests {
                 try connection.writeTransaction {
                     for index in 0..<2_000 {
                         let id = UUID().uuidString
-                        try connection.run("""
+                        try connection.run(
+                            """
                             INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color,
                                              created_at, checked, size)
                             VALUES (?, 'inbox', ?, 'S', 'N', 'd', '#FFF', 0, 0, 1)
                             """, [.text(id), .integer(Int64(-index))])
                         for link in 0..<2 {
-                            try connection.run("INSERT INTO link VALUES (?, ?, 'L', ?, 'd', 'Box')",
-                                               [.text(id), .integer(Int64(link)),
-                                                .text("https://x.example/\(long)/\(index)/\(link)")])
+                            try connection.run(
+                                "INSERT INTO link VALUES (?, ?, 'L', ?, 'd', 'Box')",
+                                [
+                                    .text(id), .integer(Int64(link)),
+                                    .text("https://x.example/\(long)/\(index)/\(link)"),
+                                ])
                         }
                     }
                 }
@@ -270,25 +292,35 @@ extension ProcessTests {
             let floors = ["--min-free", "0", "--min-free-hard", "2MiB", "--disk-reserve", "1MiB"]
             let port = try DaemonProcess.freeDiscoveryPort()
             func store(_ id: String, to port: UInt16) async throws -> AckStatus? {
-                let line = Envelope.store(HexJM(senderUUID: "6F9619FF-8B86-4011-B42D-00C04FC964FF", senderName: "Old",
-                                                hexDescription: id, hexColor: "#3498DB",
-                                                links: [LinkJM(url: "https://x.example")]),
-                                          versionID: "2.0.0", messageID: id).encodedLine()
+                let line = Envelope.store(
+                    HexJM(
+                        senderUUID: "6F9619FF-8B86-4011-B42D-00C04FC964FF", senderName: "Old",
+                        hexDescription: id, hexColor: "#3498DB",
+                        links: [LinkJM(url: "https://x.example")]),
+                    versionID: "2.0.0", messageID: id
+                ).encodedLine()
                 let (_, connection) = try await peerConnection(to: port, as: nil)
                 try await connection.writeLine(line, timeout: .seconds(5))
                 guard case .line(let reply)? = try await connection.readLine(timeout: .seconds(10)) else { return nil }
                 return try Envelope.decode(from: reply).status
             }
-            let first = try await DaemonProcess(name: "Full", discoveryPort: port, directory: disk.directory,
-                                                extraArguments: floors)
-            #expect(try await store("before", to: try await first.hexctlJSON(StatusReport.self,
-                                                                             ["status"]).tcpPort) == .stored)
+            let first = try await DaemonProcess(
+                name: "Full", discoveryPort: port, directory: disk.directory,
+                extraArguments: floors)
+            #expect(
+                try await store(
+                    "before",
+                    to: try await first.hexctlJSON(
+                        StatusReport.self,
+                        ["status"]
+                    ).tcpPort) == .stored)
             #expect(try await first.hexctlJSON(StatusReport.self, ["status"]).storage?.reserveBytes == 1 << 20)
             #expect(first.stop() == 0)
 
             disk.fill("filler")
-            let full = try await DaemonProcess(name: "Full", discoveryPort: port, directory: disk.directory,
-                                               extraArguments: floors)
+            let full = try await DaemonProcess(
+                name: "Full", discoveryPort: port, directory: disk.directory,
+                extraArguments: floors)
             #expect(full.log.contains("gave back the 1.0 MiB reserve"), "\(full.log)")
             let status = try await full.hexctlJSON(StatusReport.self, ["status"])
             #expect(status.storage?.refusing == "every Store" && status.storage?.reserveBytes == 0)
@@ -296,10 +328,14 @@ extension ProcessTests {
             #expect(try await store("while full", to: status.tcpPort) == .failed, "refused honestly, not acked")
             #expect(unlink(disk.file("filler")) == 0)
             #expect(try await store("after", to: status.tcpPort) == .stored, "space is back: taken again")
-            #expect(try await full.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == ["after",
-                                                                                                         "before"])
-            #expect(try await full.hexctlJSON(StatusReport.self, ["status"]).storage?.reserveBytes == 1 << 20,
-                    "the reserve is set aside again")
+            #expect(
+                try await full.hexctlJSONLines(HexSummary.self, ["inbox"]).map(\.hexDescription) == [
+                    "after",
+                    "before",
+                ])
+            #expect(
+                try await full.hexctlJSON(StatusReport.self, ["status"]).storage?.reserveBytes == 1 << 20,
+                "the reserve is set aside again")
         }
 
         /// A power cut right after a burst is acked loses none of it. The data directory is on
@@ -314,14 +350,17 @@ extension ProcessTests {
             let disk = try await LoopDisk(image: work.file("disk.img"), formatting: 128)
             let floors = ["--min-free", "0", "--min-free-hard", "0", "--disk-reserve", "0"]
             let port = try DaemonProcess.freeDiscoveryPort()
-            let daemon = try await DaemonProcess(name: "Cut", discoveryPort: port, directory: disk.directory,
-                                                 extraArguments: floors)
+            let daemon = try await DaemonProcess(
+                name: "Cut", discoveryPort: port, directory: disk.directory,
+                extraArguments: floors)
             let tcpPort = try await daemon.hexctlJSON(StatusReport.self, ["status"]).tcpPort
             let ids = (0..<2_000).map { _ in UUID().uuidString }
             let stores = ids.map { id in
-                Envelope.store(HexJM(senderUUID: UUID().uuidString, senderName: "Burst", hexDescription: id,
-                                     hexColor: "#3498DB", links: [LinkJM(url: "https://burst.example/" + id)]),
-                               versionID: HexdVersion.current, messageID: id)
+                Envelope.store(
+                    HexJM(
+                        senderUUID: UUID().uuidString, senderName: "Burst", hexDescription: id,
+                        hexColor: "#3498DB", links: [LinkJM(url: "https://burst.example/" + id)]),
+                    versionID: HexdVersion.current, messageID: id)
             }
             // Four senders at once, each pipelining 500: every Ack read means stored.
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -338,16 +377,21 @@ extension ProcessTests {
 
             // The cut: the process gone at once, the disk's blocks as they stand.
             daemon.kill()
-            let copied = try await PackageExecutable.run("/bin/cp", ["--sparse=always", disk.image,
-                                                                     work.file("cut.img")])
+            let copied = try await PackageExecutable.run(
+                "/bin/cp",
+                [
+                    "--sparse=always", disk.image,
+                    work.file("cut.img"),
+                ])
             try #require(copied.status == 0, "\(copied.standardError)")
             disk.detach()
 
             let after = try await LoopDisk(image: work.file("cut.img"))
             let survivor = FileManager.default.contents(atPath: after.file("unsynced")).map { [UInt8]($0) }
             #expect(survivor != unsynced, "the copy drops what was never synced, as a power cut does")
-            let restarted = try await DaemonProcess(name: "Cut", discoveryPort: port, directory: after.directory,
-                                                    extraArguments: floors)
+            let restarted = try await DaemonProcess(
+                name: "Cut", discoveryPort: port, directory: after.directory,
+                extraArguments: floors)
             let listed = try await restarted.hexctlJSONLines(HexSummary.self, ["inbox", "--limit", "5000"])
             let missing = Set(ids).subtracting(listed.map(\.hexDescription))
             #expect(missing.count == 0, "acked hexes lost to the cut, of \(ids.count)")

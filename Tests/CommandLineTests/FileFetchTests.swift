@@ -1,11 +1,10 @@
 import Foundation
+import Glibc
 import HexControl
 import HexKit
 import HexTestSupport
 import HexTestTools
 import Testing
-
-import Glibc
 
 extension ProcessTests {
     /// Files shared peer to peer (`share --to`, the `peer` provider) and fetched (`hexctl fetch`)
@@ -42,8 +41,9 @@ extension ProcessTests {
         static func share(
             _ paths: [String], from owner: DaemonProcess, to recipient: DaemonProcess
         ) async throws -> Hex {
-            let shared = try await owner.hexctl(["share", "--to", recipient.name, "-d", "files"] + paths,
-                                                timeout: .seconds(120))
+            let shared = try await owner.hexctl(
+                ["share", "--to", recipient.name, "-d", "files"] + paths,
+                timeout: .seconds(120))
             #expect(shared.status == 0, "\(shared.standardError)")
             return try #require(try await recipient.newestInboxHex())
         }
@@ -62,11 +62,13 @@ extension ProcessTests {
 
         /// Two daemons that list each other, on a discovery port of their own (returned too).
         static func pair(_ owner: String, _ recipient: String, in work: TemporaryDirectory, extra: [String] = [])
-            async throws -> (DaemonProcess, DaemonProcess, UInt16) {
+            async throws -> (DaemonProcess, DaemonProcess, UInt16)
+        {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: owner, discoveryPort: port, extraArguments: extra)
-            let grace = try await DaemonProcess(name: recipient, discoveryPort: port,
-                                                extraArguments: ["--downloads", work.file("\(recipient)-downloads")])
+            let grace = try await DaemonProcess(
+                name: recipient, discoveryPort: port,
+                extraArguments: ["--downloads", work.file("\(recipient)-downloads")])
             try await waitUntil("\(owner) lists \(recipient)", timeout: .seconds(10)) {
                 try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == recipient }
             }
@@ -76,8 +78,9 @@ extension ProcessTests {
         @Test func aSharedFileArrivesWholeForItsRecipientAlone() async throws {
             let work = try TemporaryDirectory()
             let (ada, grace, port) = try await Self.pair("Ada", "Grace", in: work)
-            let bob = try await DaemonProcess(name: "Bob", discoveryPort: port,
-                                              extraArguments: ["--downloads", work.file("bob-downloads")])
+            let bob = try await DaemonProcess(
+                name: "Bob", discoveryPort: port,
+                extraArguments: ["--downloads", work.file("bob-downloads")])
             let original = work.file("film.mkv")
             try await Self.randomFile(original, mebibytes: 256)
             let hex = try await Self.share([original], from: ada, to: grace)
@@ -133,15 +136,17 @@ extension ProcessTests {
             try changed.write(contentsOf: Data("v2\n".utf8))
             try changed.close()
             try FileManager.default.moveItem(atPath: work.file("moved.txt"), toPath: work.file("elsewhere.txt"))
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 3_600)],
-                                                  ofItemAtPath: work.file("touched.txt"))
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: 3_600)],
+                ofItemAtPath: work.file("touched.txt"))
 
             let first = try await Self.fetch(hex.id.uuidString, by: grace)
             #expect(first.status == 77, "\(first.errors)")
             let ends = first.reports.filter { $0.state != .fetching }
             let byLink = Dictionary(ends.map { ($0.link, $0) }, uniquingKeysWith: { $1 })
-            #expect(byLink[1]?.state == .failed && byLink[1]?.message?.contains("changed") == true,
-                    "\(byLink[1].debugDescription)")
+            #expect(
+                byLink[1]?.state == .failed && byLink[1]?.message?.contains("changed") == true,
+                "\(byLink[1].debugDescription)")
             #expect(byLink[2]?.state == .failed && byLink[2]?.message?.contains("moved or deleted") == true)
             #expect(byLink[3]?.state == .fetched && byLink[4]?.state == .fetched)
             let touched = try String(contentsOfFile: work.file("Grace-downloads/touched.txt"), encoding: .utf8)
@@ -176,8 +181,9 @@ extension ProcessTests {
         @Test func aFetchResumesAfterEitherSideIsKilled() async throws {
             let work = try TemporaryDirectory()
             // A pace the test can stop at: 256 MiB take four seconds.
-            let (ada, firstGrace, port) = try await Self.pair("Ada", "Grace", in: work,
-                                                              extra: ["--max-send-rate", "64MiB"])
+            let (ada, firstGrace, port) = try await Self.pair(
+                "Ada", "Grace", in: work,
+                extra: ["--max-send-rate", "64MiB"])
             let original = work.file("disk.img")
             try await Self.randomFile(original, mebibytes: 256)
             let hex = try await Self.share([original], from: ada, to: firstGrace)
@@ -190,8 +196,9 @@ extension ProcessTests {
             }
             firstGrace.kill()
             #expect(try await interrupted.value.status != 0)
-            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port, directory: firstGrace.directory,
-                                                extraArguments: ["--downloads", folder])
+            let grace = try await DaemonProcess(
+                name: "Grace", discoveryPort: port, directory: firstGrace.directory,
+                extraArguments: ["--downloads", folder])
             try await waitUntil("Grace lists Ada", timeout: .seconds(10)) {
                 try await grace.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Ada" }
             }
@@ -230,8 +237,10 @@ extension ProcessTests {
             let shared = try await Self.share([work.file("note.txt")], from: ada, to: grace)
             let sharedLink = try #require(shared.links.first)
             let link = try #require(PeerFileLink(sharedLink.url))
-            let hostile = ["../../.bashrc", "/etc/passwd", ".hidden", "CON", "in\u{202E}fdp.exe",
-                           String(repeating: "x", count: 10_000)]
+            let hostile = [
+                "../../.bashrc", "/etc/passwd", ".hidden", "CON", "in\u{202E}fdp.exe",
+                String(repeating: "x", count: 10_000),
+            ]
             let urls = hostile.map { PeerFileLink(ownerID: link.ownerID, grant: link.grant, name: $0).text }
             let sent = try await ada.hexctl(["send", "--to", "Grace", "-d", "names"] + urls)
             #expect(sent.status == 0, "\(sent.standardError)")
@@ -263,8 +272,9 @@ extension ProcessTests {
             let work = try TemporaryDirectory()
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
-            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port,
-                                                extraArguments: ["--min-free", "4MiB"])
+            let grace = try await DaemonProcess(
+                name: "Grace", discoveryPort: port,
+                extraArguments: ["--min-free", "4MiB"])
             try await waitUntil("Ada lists Grace", timeout: .seconds(10)) {
                 try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" }
             }
@@ -294,8 +304,9 @@ extension ProcessTests {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
             // A floor a 32 MiB disk can keep.
-            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port,
-                                                extraArguments: ["--min-free", "1MiB"])
+            let grace = try await DaemonProcess(
+                name: "Grace", discoveryPort: port,
+                extraArguments: ["--min-free", "1MiB"])
             try await waitUntil("Ada lists Grace", timeout: .seconds(10)) {
                 try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" }
             }
@@ -306,7 +317,8 @@ extension ProcessTests {
                 #expect(fetched.status == 0 && fetched.reports.last?.path == disk.file(expected), "\(fetched)")
                 #expect(try await Self.sha256(disk.file(expected)) == (try await Self.sha256(work.file("scan.pdf"))))
             }
-            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: disk.path)) == ["scan.pdf", "scan (1).pdf"])
+            #expect(
+                Set(try FileManager.default.contentsOfDirectory(atPath: disk.path)) == ["scan.pdf", "scan (1).pdf"])
         }
 
         /// `--auto-fetch paired`: a paired peer's files land without asking; a stranger's wait.
@@ -314,8 +326,9 @@ extension ProcessTests {
             let work = try TemporaryDirectory()
             let port = try DaemonProcess.freeDiscoveryPort()
             let folder = work.file("downloads")
-            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port,
-                                                extraArguments: ["--auto-fetch", "paired", "--downloads", folder])
+            let grace = try await DaemonProcess(
+                name: "Grace", discoveryPort: port,
+                extraArguments: ["--auto-fetch", "paired", "--downloads", folder])
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
             let bob = try await DaemonProcess(name: "Bob", discoveryPort: port)
             for sender in [ada, bob] {
@@ -353,8 +366,10 @@ extension ProcessTests {
             let refused = try await ada.hexctl(["share", "--to", "Old", work.file("a.txt")])
             #expect(refused.status == 64 && refused.standardError.contains("--provider"), "\(refused.standardError)")
             #expect(try await ada.hexctlJSONLines(FileGrant.self, ["grants"]).isEmpty)
-            let asFile = try await ada.hexctl(["share", "--to", "Old", "--provider", "file", "--no-wait",
-                                               work.file("a.txt")])
+            let asFile = try await ada.hexctl([
+                "share", "--to", "Old", "--provider", "file", "--no-wait",
+                work.file("a.txt"),
+            ])
             #expect(asFile.status == 0, "\(asFile.standardError)")
             try await waitUntil("Old has the file:// link", timeout: .seconds(10)) {
                 try await old.newestInboxHex()?.links.first?.url == "file://" + work.file("a.txt")

@@ -136,13 +136,18 @@ extension ProcessTests {
 
         /// The Python peer's key and certificate, made by the openssl command, and its fingerprint.
         private func pythonIdentity(in directory: TemporaryDirectory) async throws -> String {
-            let made = try await PackageExecutable.run("/usr/bin/openssl", [
-                "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1", "-subj", "/CN=python peer",
-                "-keyout", directory.file("py.key"), "-out", directory.file("py.crt"),
-            ])
+            let made = try await PackageExecutable.run(
+                "/usr/bin/openssl",
+                [
+                    "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1", "-subj", "/CN=python peer",
+                    "-keyout", directory.file("py.key"), "-out", directory.file("py.crt"),
+                ])
             #expect(made.status == 0, "\(made.standardError)")
-            _ = try await PackageExecutable.run("/usr/bin/openssl", ["x509", "-in", directory.file("py.crt"), "-outform", "DER", "-out", directory.file("py.der")])
-            let digest = try await PackageExecutable.run("/usr/bin/openssl", ["dgst", "-sha256", "-r", directory.file("py.der")])
+            _ = try await PackageExecutable.run(
+                "/usr/bin/openssl",
+                ["x509", "-in", directory.file("py.crt"), "-outform", "DER", "-out", directory.file("py.der")])
+            let digest = try await PackageExecutable.run(
+                "/usr/bin/openssl", ["dgst", "-sha256", "-r", directory.file("py.der")])
             return String(digest.standardOutput.prefix(64))
         }
 
@@ -162,34 +167,50 @@ extension ProcessTests {
             #expect(pythonID.isKeyDerivedID, "\(pythonID)")
 
             // Python verifies hexd's beacon: the key derives hexd's ID, the signature holds.
-            let heard = try await PackageExecutable.run("/usr/bin/env",
+            let heard = try await PackageExecutable.run(
+                "/usr/bin/env",
                 python + ["beacon"] + files + [String(discoveryPort), status.peerUUID],
-                                                        timeout: .seconds(20))
-            #expect(heard.status == 0 && heard.standardOutput.hasPrefix("verified \(status.peerUUID) "),
-                    "\(heard.standardError)")
+                timeout: .seconds(20))
+            #expect(
+                heard.status == 0 && heard.standardOutput.hasPrefix("verified \(status.peerUUID) "),
+                "\(heard.standardError)")
 
             // Python sends, as the ID its key derives; hexd checks it and meets the key.
-            let sent = try await PackageExecutable.run("/usr/bin/env",
+            let sent = try await PackageExecutable.run(
+                "/usr/bin/env",
                 python + ["send"] + files + [String(status.tcpPort), status.peerUUID])
             #expect(sent.status == 0, "\(sent.standardError)")
-            let ack = try Envelope.decode(from: Array(sent.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).utf8))
+            let ack = try Envelope.decode(
+                from: Array(sent.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).utf8))
             #expect(ack.status == .stored && ack.messageID == "PY-1", "\(sent.standardOutput)")
             let stored = try #require(try await hexd.newestInboxHex())
-            #expect(stored.senderUUID == pythonID && stored.senderTrust == .new
-                && stored.links.map(\.url) == ["https://python.example/doc"])
+            #expect(
+                stored.senderUUID == pythonID && stored.senderTrust == .new
+                    && stored.links.map(\.url) == ["https://python.example/doc"])
 
             // Python announces itself with signed beacons; hexd lists it by its ID and sends to
             // it by name, over TLS; Python checks hexd's key derives hexd's ID.
-            let arguments = python + ["receive"] + files + ["0", status.peerUUID, hexd.dataDirectory + "/identity.crt",
-                                                            String(discoveryPort)]
-            let listening = Task.detached { try await PackageExecutable.run("/usr/bin/env", arguments, timeout: .seconds(30)) }
+            let arguments =
+                python + ["receive"] + files + [
+                    "0", status.peerUUID, hexd.dataDirectory + "/identity.crt",
+                    String(discoveryPort),
+                ]
+            let listening = Task.detached {
+                try await PackageExecutable.run("/usr/bin/env", arguments, timeout: .seconds(30))
+            }
             try await waitUntil("hexd lists Python", timeout: .seconds(15)) {
                 let peers = try await hexd.hexctlJSONLines(PeerInfo.self, ["peers"])
                 return peers.contains { $0.uuid == pythonID && $0.fingerprint == pythonKey }
             }
-            let report = try await hexd.hexctlJSON(SendReport.self, ["send", "--to", "Python",
-                                                                     "https://hexd.example/for-python"])
-            #expect(report.status == .stored && report.peerKey == pythonKey && report.message == "stored by Python: https://hexd.example/for-python")
+            let report = try await hexd.hexctlJSON(
+                SendReport.self,
+                [
+                    "send", "--to", "Python",
+                    "https://hexd.example/for-python",
+                ])
+            #expect(
+                report.status == .stored && report.peerKey == pythonKey
+                    && report.message == "stored by Python: https://hexd.example/for-python")
             let received = try await listening.value
             #expect(received.status == 0, "Python checked hexd's key: \(received.standardError)")
         }
@@ -202,14 +223,17 @@ extension ProcessTests {
             let directory = try TemporaryDirectory()
             let names = (1...1_300).map { "DNS.\($0) = \(String(repeating: "a", count: 60)).\($0).example" }
                 .joined(separator: "\n")
-            let config = "[req]\ndistinguished_name = dn\nx509_extensions = ext\nprompt = no\n[dn]\nCN = big\n[ext]\n"
+            let config =
+                "[req]\ndistinguished_name = dn\nx509_extensions = ext\nprompt = no\n[dn]\nCN = big\n[ext]\n"
                 + "subjectAltName = @alt\n[alt]\n" + names + "\n"
             #expect(FileManager.default.createFile(atPath: directory.file("big.cnf"), contents: Data(config.utf8)))
             for (name, extra) in [("big", ["-config", directory.file("big.cnf")]), ("small", ["-subj", "/CN=small"])] {
-                let made = try await PackageExecutable.run("/usr/bin/openssl", [
-                    "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1",
-                    "-keyout", directory.file(name + ".key"), "-out", directory.file(name + ".crt"),
-                ] + extra)
+                let made = try await PackageExecutable.run(
+                    "/usr/bin/openssl",
+                    [
+                        "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1",
+                        "-keyout", directory.file(name + ".key"), "-out", directory.file(name + ".crt"),
+                    ] + extra)
                 #expect(made.status == 0, "\(made.standardError)")
             }
             let client = #"""
@@ -242,17 +266,22 @@ extension ProcessTests {
             let hexd = try await DaemonProcess(name: "Hexd", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             let port = String(try await hexd.hexctlJSON(StatusReport.self, ["status"]).tcpPort)
             let run = { (name: String, attempts: String) in
-                let arguments = ["python3", directory.file("client.py"), directory.file(name + ".crt"),
-                                 directory.file(name + ".key"), port, attempts]
+                let arguments = [
+                    "python3", directory.file("client.py"), directory.file(name + ".crt"),
+                    directory.file(name + ".key"), port, attempts,
+                ]
                 return try await PackageExecutable.run("/usr/bin/env", arguments, timeout: .seconds(60))
             }
             let big = try await run("big", "50")
-            #expect(big.status == 0 && big.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "0",
-                    "no big certificate served: \(big.standardOutput) \(big.standardError)")
+            #expect(
+                big.status == 0 && big.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "0",
+                "no big certificate served: \(big.standardOutput) \(big.standardError)")
             let small = try await run("small", "1")
-            #expect(small.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "1",
-                    "\(small.standardError)")
-            #expect(hexd.log.contains("excessive message size") || hexd.log.contains("message too long")
+            #expect(
+                small.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "1",
+                "\(small.standardError)")
+            #expect(
+                hexd.log.contains("excessive message size") || hexd.log.contains("message too long")
                     || hexd.log.contains("TLS handshake"), "the refusal is logged")
         }
     }

@@ -27,14 +27,15 @@ extension ProcessTests {
                 done
                 """
             let result = try await PackageExecutable.run("/bin/bash", ["-c", probe])
-            #expect(result.standardOutput == """
-                hexctl in -> inbox
-                hexctl inbox sh -> show
-                hexctl send --t -> --to --timeout
-                hexctl --json inb -> inbox
-                hexctl hexlist  -> add remove move send
+            #expect(
+                result.standardOutput == """
+                    hexctl in -> inbox
+                    hexctl inbox sh -> show
+                    hexctl send --t -> --to --timeout
+                    hexctl --json inb -> inbox
+                    hexctl hexlist  -> add remove move send
 
-                """, "\(result.standardError)")
+                    """, "\(result.standardError)")
         }
 
         @Test(arguments: ["bash", "zsh", "fish"])
@@ -61,16 +62,21 @@ extension ProcessTests {
             for command in Self.commands { #expect(hexctl.contains(".B \(command) "), "hexctl(1): \(command)") }
             let hexd = try await generated(["--generate-manual"], program: "hexd")
             #expect(hexd.hasPrefix(".TH HEXD 8"))
-            for option in ["port", "max-connections", "partial-line-budget", "beacon-rate", "log-format", "link-command"] {
-                #expect(hexd.contains("\\-\\-\(option.replacingOccurrences(of: "-", with: "\\-"))"), "hexd(8): --\(option)")
+            for option in [
+                "port", "max-connections", "partial-line-budget", "beacon-rate", "log-format", "link-command",
+            ] {
+                #expect(
+                    hexd.contains("\\-\\-\(option.replacingOccurrences(of: "-", with: "\\-"))"), "hexd(8): --\(option)")
             }
             let groff = try ExternalTool.require("groff")
             let directory = try TemporaryDirectory()
             try hexctl.write(toFile: directory.file("hexctl.1"), atomically: true, encoding: .utf8)
-            let rendered = try await PackageExecutable.run(groff, ["-man", "-Tutf8", "-ww", directory.file("hexctl.1")])
+            let rendered = try await PackageExecutable.run(
+                groff, ["-man", "-Tutf8", "-ww", directory.file("hexctl.1")])
             let lines = rendered.standardOutput.split(separator: "\n").count
-            #expect(rendered.status == 0 && rendered.standardError.isEmpty && lines > 50,
-                    "\(rendered.standardError)")
+            #expect(
+                rendered.status == 0 && rendered.standardError.isEmpty && lines > 50,
+                "\(rendered.standardError)")
         }
     }
 }

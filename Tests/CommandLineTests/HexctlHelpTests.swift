@@ -13,27 +13,37 @@ extension ProcessTests {
 
         @Test(arguments: commands)
         func everyCommandHasCompleteHelp(_ command: String) async throws {
-            let result = try await PackageExecutable.run("hexctl", command.split(separator: " ").map(String.init) + ["--help"])
+            let result = try await PackageExecutable.run(
+                "hexctl", command.split(separator: " ").map(String.init) + ["--help"])
             #expect(result.status == 0)
             let help = result.standardOutput
             // Wrapping may break a phrase across lines: look for phrases in the text unwrapped.
             let text = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(help.hasPrefix("USAGE: hexctl \(command) "))
-            for part in ["OPTIONS:", "--json", "--help", "EXIT CODES", "69 hexd is not", "75 not delivered yet", "77 rejected"] {
+            for part in [
+                "OPTIONS:", "--json", "--help", "EXIT CODES", "69 hexd is not", "75 not delivered yet", "77 rejected",
+            ] {
                 #expect(text.contains(part), "\(command): \(part)")
             }
             let usesDaemon = !["raw", "decode"].contains(command)
-            #expect(help.contains("--data-dir") == usesDaemon, "\(command): --data-dir only where a daemon is talked to")
+            #expect(
+                help.contains("--data-dir") == usesDaemon, "\(command): --data-dir only where a daemon is talked to")
             let usage = help.prefix { $0 != "\n" }
-            let arguments = usage.replacingOccurrences(of: "[<options>]", with: "").replacingOccurrences(of: "--to <peer>", with: "")
+            let arguments = usage.replacingOccurrences(of: "[<options>]", with: "").replacingOccurrences(
+                of: "--to <peer>", with: "")
             #expect(arguments.contains("<") == help.contains("ARGUMENTS:"), "\(command): every argument is explained")
-            if ["send", "alert", "hexlist send"].contains(command) { #expect(usage.contains("--to <peer>"), "\(command): the usage line shows --to") }
-            if ["inbox", "hexlist"].contains(command) { #expect(help.contains("SUBCOMMANDS:"), "\(command) lists its subcommands") }
+            if ["send", "alert", "hexlist send"].contains(command) {
+                #expect(usage.contains("--to <peer>"), "\(command): the usage line shows --to")
+            }
+            if ["inbox", "hexlist"].contains(command) {
+                #expect(help.contains("SUBCOMMANDS:"), "\(command) lists its subcommands")
+            }
         }
 
         @Test func helpWrapsToTheTerminalWidth() async throws {
             for width in [60, 100] {
-                let result = try await PackageExecutable.run("hexctl", ["send", "--help"], environment: ["COLUMNS": String(width)])
+                let result = try await PackageExecutable.run(
+                    "hexctl", ["send", "--help"], environment: ["COLUMNS": String(width)])
                 #expect(result.standardOutput.split(separator: "\n").allSatisfy { $0.count <= width }, "width \(width)")
             }
         }
@@ -42,12 +52,16 @@ extension ProcessTests {
             let result = try await PackageExecutable.run("hexctl", ["--help"])
             #expect(result.status == 0)
             #expect(result.standardOutput.contains("OPTIONS:") && result.standardOutput.contains("--version"))
-            for command in Self.commands { #expect(result.standardOutput.contains("\n  " + command + " "), "\(command)") }
+            for command in Self.commands {
+                #expect(result.standardOutput.contains("\n  " + command + " "), "\(command)")
+            }
         }
 
         @Test func anUnknownOptionIsAUsageErrorThatPointsToHelp() async throws {
             let result = try await PackageExecutable.run("hexctl", ["inbox", "--sorted"])
-            #expect(result.status == 64 && result.standardError == "hexctl: unknown option '--sorted'; see hexctl inbox --help\n")
+            #expect(
+                result.status == 64
+                    && result.standardError == "hexctl: unknown option '--sorted'; see hexctl inbox --help\n")
         }
 
         @Test(arguments: [
@@ -66,9 +80,16 @@ extension ProcessTests {
 
         @Test func globalOptionsGoBeforeOrAfterTheCommand() async throws {
             let directory = try TemporaryDirectory()
-            for words in [["--data-dir", directory.path, "status"], ["--json", "--data-dir=\(directory.path)", "status"], ["status", "--data-dir", directory.path]] {
+            for words in [
+                ["--data-dir", directory.path, "status"], ["--json", "--data-dir=\(directory.path)", "status"],
+                ["status", "--data-dir", directory.path],
+            ] {
                 let result = try await PackageExecutable.run("hexctl", words)
-                #expect(result.status == 69 && result.standardError.contains("hexd is not running with the data directory \(directory.path) "), "\(words)")
+                #expect(
+                    result.status == 69
+                        && result.standardError.contains(
+                            "hexd is not running with the data directory \(directory.path) "),
+                    "\(words)")
             }
         }
 
@@ -82,11 +103,17 @@ extension ProcessTests {
             let directory = try TemporaryDirectory()
             let result = try await PackageExecutable.run("hexctl", ["--json", "status", "--data-dir", directory.path])
             struct Failure: Decodable {
-                struct Body: Decodable { let code: String; let exitCode: Int32; let message: String }
+                struct Body: Decodable {
+                    let code: String
+                    let exitCode: Int32
+                    let message: String
+                }
                 let error: Body
             }
             let failure = try JSONDecoder().decode(Failure.self, from: Data(result.standardError.utf8))
-            #expect(result.status == 69 && failure.error.code == "unavailable" && failure.error.exitCode == 69 && result.standardOutput.isEmpty)
+            #expect(
+                result.status == 69 && failure.error.code == "unavailable" && failure.error.exitCode == 69
+                    && result.standardOutput.isEmpty)
         }
     }
 }

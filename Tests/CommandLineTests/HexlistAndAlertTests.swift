@@ -1,10 +1,9 @@
+import Glibc
 import HexControl
 import HexKit
 import HexNet
 import HexTestSupport
 import Testing
-
-import Glibc
 
 extension ProcessTests {
     @Suite struct HexlistAndAlertTests {
@@ -12,27 +11,46 @@ extension ProcessTests {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
             let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
-            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) {
+                try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" }
+            }
 
             // Links from standard input, as a HexJM object; a flag overrides its colour.
-            let file = ##"{"hexDescription":"From a file","hexColor":"#112233","links":[{"url":"https://a.example/1","linkDescription":"one","service":"Dropbox"}]}"##
-            let added = try await ada.hexctl(["hexlist", "add", "--file", "-", "--color", "#abcdef", "--json"], input: Data(file.utf8))
+            let file =
+                ##"{"hexDescription":"From a file","hexColor":"#112233","links":[{"url":"https://a.example/1","linkDescription":"one","service":"Dropbox"}]}"##
+            let added = try await ada.hexctl(
+                ["hexlist", "add", "--file", "-", "--color", "#abcdef", "--json"], input: Data(file.utf8))
             #expect(added.status == 0, "\(added.standardError)")
             let fromFile = try ControlCoding.decode(Hex.self, from: Array(added.standardOutput.utf8))
-            #expect(fromFile.hexDescription == "From a file" && fromFile.hexColor == "#ABCDEF" && fromFile.links.first?.service == .dropbox)
+            #expect(
+                fromFile.hexDescription == "From a file" && fromFile.hexColor == "#ABCDEF"
+                    && fromFile.links.first?.service == .dropbox)
             #expect(try await ada.hexctl(["hexlist", "add", "-d", "Second", "https://b.example"]).status == 0)
-            #expect(try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).map(\.hexDescription) == ["Second", "From a file"])
-            #expect(try await ada.hexctl(["hexlist", "move", String(fromFile.id.uuidString.prefix(8)), "0"]).status == 0)
-            #expect(try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).map(\.hexDescription) == ["From a file", "Second"])
+            #expect(
+                try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).map(\.hexDescription) == [
+                    "Second", "From a file",
+                ])
+            #expect(
+                try await ada.hexctl(["hexlist", "move", String(fromFile.id.uuidString.prefix(8)), "0"]).status == 0)
+            #expect(
+                try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).map(\.hexDescription) == [
+                    "From a file", "Second",
+                ])
 
-            let sent = try await ada.hexctl(["hexlist", "send", String(fromFile.id.uuidString.prefix(8)), "--to", "grace"])
+            let sent = try await ada.hexctl([
+                "hexlist", "send", String(fromFile.id.uuidString.prefix(8)), "--to", "grace",
+            ])
             #expect(sent.status == 0 && sent.standardOutput.hasPrefix("stored by Grace"), "\(sent.standardError)")
             let received = try #require(try await grace.newestInboxHex())
-            #expect(received.hexDescription == "From a file" && received.senderName == "Ada" && received.links.first?.url == "https://a.example/1")
+            #expect(
+                received.hexDescription == "From a file" && received.senderName == "Ada"
+                    && received.links.first?.url == "https://a.example/1")
 
             #expect(try await ada.hexctl(["hexlist", "remove", String(fromFile.id.uuidString.prefix(8))]).status == 0)
             #expect(try await ada.hexctlJSONLines(HexSummary.self, ["hexlist"]).map(\.hexDescription) == ["Second"])
-            #expect(try await ada.hexctl(["hexlist", "add", "--color", "blue", "https://c.example"]).status == 64, "a bad colour is a usage error")
+            #expect(
+                try await ada.hexctl(["hexlist", "add", "--color", "blue", "https://c.example"]).status == 64,
+                "a bad colour is a usage error")
             #expect(try await ada.hexctl(["send", "--to", "grace", "not a url"]).status == 64)
         }
 
@@ -40,12 +58,16 @@ extension ProcessTests {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
             let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
-            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) {
+                try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" }
+            }
             let result = try await ada.hexctl(["alert", "--to", "Grace", "Lunch", "at", "noon?"])
-            #expect(result.status == 0 && result.standardOutput.hasPrefix("received by Grace"), "\(result.standardError)")
+            #expect(
+                result.status == 0 && result.standardOutput.hasPrefix("received by Grace"), "\(result.standardError)")
             let events = try await grace.hexctl(["watch", "--until", "alertReceived", "--timeout", "20"])
-            #expect(events.status == 0 && events.standardOutput.contains("\"Lunch at noon?\""),
-                    "the words are joined: \(events.standardOutput)")
+            #expect(
+                events.status == 0 && events.standardOutput.contains("\"Lunch at noon?\""),
+                "the words are joined: \(events.standardOutput)")
         }
 
         @Test func aBlockedPeerCannotAlertEither() async throws {
@@ -59,8 +81,9 @@ extension ProcessTests {
             #expect(try await ada.hexctl(["alert", "--to", "Grace", "before"]).status == 0)
             #expect(try await grace.hexctl(["block", "Ada"]).status == 0)
             let refused = try await ada.hexctl(["alert", "--to", "Grace", "pay this invoice"])
-            #expect(refused.status == 77 && refused.standardError.contains("Grace blocked you."),
-                    "\(refused.standardError)")
+            #expect(
+                refused.status == 77 && refused.standardError.contains("Grace blocked you."),
+                "\(refused.standardError)")
             #expect(try await grace.hexctl(["unblock", "Ada"]).status == 0)
             #expect(try await ada.hexctl(["alert", "--to", "Grace", "after"]).status == 0)
             let alerts = try await grace.events { $0.contains { $0.message == "after" } }
@@ -83,8 +106,9 @@ extension ProcessTests {
             #expect(try await ada.hexctl(["alert", "--to", "Grace", "before"]).status == 0)
             #expect(try await grace.hexctl(["block", "Ada"]).status == 0)
             let refused = try await ada.hexctl(["alert", "--to", "Grace", "pay this invoice"])
-            #expect(refused.status == 77 && refused.standardError.contains("Grace blocked you."),
-                    "\(refused.standardOutput) \(refused.standardError)")
+            #expect(
+                refused.status == 77 && refused.standardError.contains("Grace blocked you."),
+                "\(refused.standardOutput) \(refused.standardError)")
             let kept = try await grace.hexctl(["alerts"])
             #expect(kept.status == 0 && kept.standardOutput.contains("before"), "\(kept.standardOutput)")
             #expect(!kept.standardOutput.contains("invoice"), "the blocked Alert was not kept: \(kept.standardOutput)")
@@ -94,14 +118,21 @@ extension ProcessTests {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
             let grace = try await DaemonProcess(name: "Grace", discoveryPort: port)
-            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) { try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" } }
+            try await waitUntil("Ada lists Grace", timeout: .seconds(10)) {
+                try await ada.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Grace" }
+            }
             let graceUUID = try await grace.hexctlJSON(StatusReportShape.self, ["status"]).peerUUID
             #expect(try await ada.hexctlJSON([String].self, ["block", "grace"]) == [graceUUID], "by name, any case")
-            #expect(try await ada.hexctlJSON([String].self, ["unblock", String(graceUUID.prefix(8))]).isEmpty, "by a UUID prefix")
+            #expect(
+                try await ada.hexctlJSON([String].self, ["unblock", String(graceUUID.prefix(8))]).isEmpty,
+                "by a UUID prefix")
             let unknown = try await ada.hexctl(["block", "nobody"])
             #expect(unknown.status == 64 && unknown.standardError.contains("neither a peer UUID nor the name"))
-            #expect(try await ada.hexctlJSON([String].self, ["block", "6f9619ff-8b86-4011-b42d-00c04fc964ff"]) == ["6F9619FF-8B86-4011-B42D-00C04FC964FF"],
-                    "any UUID, seen or not")
+            #expect(
+                try await ada.hexctlJSON([String].self, ["block", "6f9619ff-8b86-4011-b42d-00c04fc964ff"]) == [
+                    "6F9619FF-8B86-4011-B42D-00C04FC964FF"
+                ],
+                "any UUID, seen or not")
         }
 
         @Test func waitReturnsOnceTheDaemonAndThePeerAreThere() async throws {
@@ -113,7 +144,8 @@ extension ProcessTests {
             let found = try await ada.hexctl(["wait", "--peer", "grace", "--timeout", "10"])
             #expect(found.status == 0 && found.standardOutput.contains("\"Grace\" is listed"), "\(found.standardError)")
             grace.stop()
-            let nobody = try await PackageExecutable.run("hexctl", ["wait", "--timeout", "0.3", "--data-dir", grace.dataDirectory])
+            let nobody = try await PackageExecutable.run(
+                "hexctl", ["wait", "--timeout", "0.3", "--data-dir", grace.dataDirectory])
             #expect(nobody.status == 75 && nobody.standardError.contains("hexd did not answer in time"))
         }
 
@@ -126,12 +158,24 @@ extension ProcessTests {
                 var held: [Socket] = []
                 while true { held.append(try await silent.accept()) }
             }
-            let written = try await daemon.hexctl(["send", "--to", "127.0.0.1:\(silent.port)", "--legacy", "--no-queue", "--no-wait", "--timeout", "30", "https://example.com"])
-            #expect(written.status == 0 && written.standardOutput.contains("written"), "\(written.standardOutput) \(written.standardError)")
-            let queued = try await daemon.hexctl(["send", "--to", "127.0.0.1:\(silent.port)", "--legacy", "--no-wait", "--timeout", "30", "https://example.com"])
-            #expect(queued.status == 0 && queued.standardOutput.contains("queued"), "\(queued.standardOutput) \(queued.standardError)")
+            let written = try await daemon.hexctl([
+                "send", "--to", "127.0.0.1:\(silent.port)", "--legacy", "--no-queue", "--no-wait", "--timeout", "30",
+                "https://example.com",
+            ])
+            #expect(
+                written.status == 0 && written.standardOutput.contains("written"),
+                "\(written.standardOutput) \(written.standardError)")
+            let queued = try await daemon.hexctl([
+                "send", "--to", "127.0.0.1:\(silent.port)", "--legacy", "--no-wait", "--timeout", "30",
+                "https://example.com",
+            ])
+            #expect(
+                queued.status == 0 && queued.standardOutput.contains("queued"),
+                "\(queued.standardOutput) \(queued.standardError)")
             let outbox = try await daemon.hexctl(["outbox"])
-            #expect(outbox.standardOutput.contains("127.0.0.1:\(silent.port)"), "the send waits in the outbox: \(outbox.standardOutput)")
+            #expect(
+                outbox.standardOutput.contains("127.0.0.1:\(silent.port)"),
+                "the send waits in the outbox: \(outbox.standardOutput)")
             holder.cancel()
         }
 
@@ -140,15 +184,19 @@ extension ProcessTests {
             let empty = try await daemon.hexctl(["send", "--to", "127.0.0.1:9", "--file", "-"], input: Data("[]".utf8))
             #expect(empty.status == 64 && empty.standardError.contains("- holds no link"), "\(empty.standardError)")
             let notURL = try await daemon.hexctl(["share", "--provider", "url", "--save", "notaurl"])
-            #expect(notURL.status != 0 && notURL.standardError.contains("notaurl is not a URL") && !notURL.standardError.contains("/notaurl"),
-                    "\(notURL.standardError)")
+            #expect(
+                notURL.status != 0 && notURL.standardError.contains("notaurl is not a URL")
+                    && !notURL.standardError.contains("/notaurl"),
+                "\(notURL.standardError)")
         }
 
         @Test func sigintStopsTheDaemonCleanlyToo() async throws {
             let daemon = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             kill(daemon.pid, SIGINT)
             try await waitUntil("hexd exits", timeout: .seconds(10)) { !daemon.isRunning }
-            #expect(daemon.log.contains("SIGINT: stopping") && !FileManager.default.fileExists(atPath: daemon.dataDirectory + "/hexd.sock"))
+            #expect(
+                daemon.log.contains("SIGINT: stopping")
+                    && !FileManager.default.fileExists(atPath: daemon.dataDirectory + "/hexd.sock"))
         }
     }
 }

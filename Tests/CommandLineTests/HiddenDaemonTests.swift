@@ -41,8 +41,12 @@ extension ProcessTests {
             // Reached by address.
             let graceStatus = try await grace.hexctlJSON(StatusReport.self, ["status"])
             #expect(graceStatus.visibility?.visibility == "hidden")
-            let sent = try await ada.hexctlJSON(SendReport.self, ["send", "--to", "127.0.0.1:\(graceStatus.tcpPort)",
-                                                                  "https://example.com/by-address"])
+            let sent = try await ada.hexctlJSON(
+                SendReport.self,
+                [
+                    "send", "--to", "127.0.0.1:\(graceStatus.tcpPort)",
+                    "https://example.com/by-address",
+                ])
             #expect(sent.status == .stored, "\(sent)")
 
             // Hidden across a restart.
@@ -87,8 +91,9 @@ extension ProcessTests {
                 hint = try await alone.hexctlJSON(StatusReport.self, ["status"]).discoveryHint ?? ""
                 return !hint.isEmpty
             }
-            #expect(hint.contains("UDP \(port)") && hint.contains("TCP \(status.tcpPort)")
-                && hint.contains("firewall-cmd --add-service=hexd") && hint.contains("ufw allow hexd"), "\(hint)")
+            #expect(
+                hint.contains("UDP \(port)") && hint.contains("TCP \(status.tcpPort)")
+                    && hint.contains("firewall-cmd --add-service=hexd") && hint.contains("ufw allow hexd"), "\(hint)")
             #expect(try await alone.hexctl(["status"]).standardOutput.contains("hint: no peer heard"))
             let other = try await DaemonProcess(name: "Other", discoveryPort: port)
             try await waitUntil("the hint goes", timeout: .seconds(10)) {
@@ -110,12 +115,15 @@ extension ProcessTests {
                 print(profile["hexd"]["ports"])
                 """
             let examples = ServiceTests.examples
-            let result = try await PackageExecutable.run("/usr/bin/env", [
-                "python3", "-c", check, examples + "/firewalld/hexd.xml", examples + "/ufw/hexd",
-            ])
+            let result = try await PackageExecutable.run(
+                "/usr/bin/env",
+                [
+                    "python3", "-c", check, examples + "/firewalld/hexd.xml", examples + "/ufw/hexd",
+                ])
             #expect(result.status == 0, "\(result.standardError)")
             let (tcp, udp) = (defaults.tcpPort, defaults.discoveryPort)
-            #expect(result.standardOutput
+            #expect(
+                result.standardOutput
                     == "['tcp \(tcp)', 'udp \(udp)', 'udp 5353']\n\(udp)/udp|\(tcp)/tcp|5353/udp\n")
         }
     }

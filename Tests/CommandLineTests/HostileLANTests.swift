@@ -10,13 +10,18 @@ extension ProcessTests {
     /// (How fast, and how much memory: `hexbench hostile` measures that against a baseline.)
     @Suite struct HostileLANTests {
         @Test func honestSendsAreAckedWhileHostsTrickleAndIdle() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 extraArguments: ["--max-connections", "200", "--log-level", "warning"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--max-connections", "200", "--log-level", "warning"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             // 600 attacking connections from 60 hosts against a cap of 200 (16 per host).
-            let tricklers = ConnectionSwarm(count: 300, port: port, sources: loopbackHosts(30, network: 1), behaviour: .trickle(every: .seconds(1)))
-            let idlers = ConnectionSwarm(count: 300, port: port, sources: loopbackHosts(30, network: 2), behaviour: .idle)
-            try await waitUntil("the attackers fill the daemon", timeout: .seconds(20)) { tricklers.connected + idlers.connected >= 400 }
+            let tricklers = ConnectionSwarm(
+                count: 300, port: port, sources: loopbackHosts(30, network: 1), behaviour: .trickle(every: .seconds(1)))
+            let idlers = ConnectionSwarm(
+                count: 300, port: port, sources: loopbackHosts(30, network: 2), behaviour: .idle)
+            try await waitUntil("the attackers fill the daemon", timeout: .seconds(20)) {
+                tricklers.connected + idlers.connected >= 400
+            }
             for index in 0..<40 {
                 try await HonestSender.store("honest \(index)", to: port)
             }
@@ -29,12 +34,14 @@ extension ProcessTests {
         }
 
         @Test func atItsDescriptorLimitTheDaemonBacksOffAndKeepsServing() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 extraArguments: ["--log-level", "info"], descriptorLimit: 256)
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--log-level", "info"], descriptorLimit: 256)
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             #expect(daemon.log.contains("the descriptor limit is 256"))
             // 600 connections from 40 hosts against 256 descriptors.
-            let crowd = ConnectionSwarm(count: 600, port: port, sources: loopbackHosts(40, network: 5), behaviour: .idle)
+            let crowd = ConnectionSwarm(
+                count: 600, port: port, sources: loopbackHosts(40, network: 5), behaviour: .idle)
             try await waitUntil("the crowd has connected", timeout: .seconds(20)) { crowd.connected >= 500 }
             try await HonestSender.store("at the limit", to: port, timeout: .seconds(10))
             await crowd.stop()
@@ -43,14 +50,19 @@ extension ProcessTests {
         }
 
         @Test func unfinishedLinesStayWithinTheBudget() async throws {
-            let daemon = try await DaemonProcess(name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 extraArguments: ["--partial-line-budget", String(8 << 20), "--log-level", "warning"])
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--partial-line-budget", String(8 << 20), "--log-level", "warning"])
             let port = try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).tcpPort
             let before = try #require(ProcessFigures.residentBytes(of: daemon.pid))
             // 100 hosts each holding 1 MiB of a line: 100 MiB asked for, 8 MiB allowed.
-            let holders = ConnectionSwarm(count: 100, port: port, sources: loopbackHosts(100, network: 3), behaviour: .partialLine(bytes: 1 << 20),
-                                          reconnectDelay: .seconds(60))
-            try await waitUntil("the budget cuts the largest holders", timeout: .seconds(30)) { holders.closedByPeer >= 80 }
+            let holders = ConnectionSwarm(
+                count: 100, port: port, sources: loopbackHosts(100, network: 3),
+                behaviour: .partialLine(bytes: 1 << 20),
+                reconnectDelay: .seconds(60))
+            try await waitUntil("the budget cuts the largest holders", timeout: .seconds(30)) {
+                holders.closedByPeer >= 80
+            }
             let during = try #require(ProcessFigures.residentBytes(of: daemon.pid))
             try await HonestSender.store("still served", to: port)
             await holders.stop()
@@ -65,8 +77,9 @@ extension ProcessTests {
 
         @Test func aBeaconFloodLeavesTheTableAtItsCapAndKeepsKnownPeers() async throws {
             let discoveryPort = try DaemonProcess.freeDiscoveryPort()
-            let target = try await DaemonProcess(name: "Target", discoveryPort: discoveryPort,
-                                                 extraArguments: ["--max-peers", "64", "--log-level", "info"])
+            let target = try await DaemonProcess(
+                name: "Target", discoveryPort: discoveryPort,
+                extraArguments: ["--max-peers", "64", "--log-level", "info"])
             // Announcing every second, the friend is lost only after three seconds unheard: the
             // kernel drops some of its beacons while the flood fills the socket's buffer, and
             // what is tested here is the table's cap, not the expiry.
@@ -84,9 +97,12 @@ extension ProcessTests {
             }
             let peers = try await target.hexctlJSONLines(PeerInfo.self, ["peers"])
             #expect(peers.count == 64)
-            #expect(peers.contains { $0.name == "Friend" },
-                    "a peer hexes were exchanged with outranks the strangers: \(target.log)")
-            #expect(try await target.hexctl(["send", "--to", "Friend", "https://example.org"]).status == 0, "and is still reachable by name")
+            #expect(
+                peers.contains { $0.name == "Friend" },
+                "a peer hexes were exchanged with outranks the strangers: \(target.log)")
+            #expect(
+                try await target.hexctl(["send", "--to", "Friend", "https://example.org"]).status == 0,
+                "and is still reachable by name")
             #expect(target.log.contains("the peer table is full"))
         }
     }

@@ -1,14 +1,15 @@
 import Foundation
 import HexCommandLine
 import HexControl
-@testable import HexDaemon
 import HexKit
 import HexNet
 import HexStore
-import HexTestSupport
 import HexTLS
+import HexTestSupport
 import Synchronization
 import Testing
+
+@testable import HexDaemon
 
 extension ProcessTests {
     /// The attacks of issue 18 against real daemons on loopback, each bounded: a device ID is the
@@ -24,9 +25,11 @@ extension ProcessTests {
         }
 
         private func store(from sender: String, name: String, _ description: String) -> Envelope {
-            .store(HexJM(senderUUID: sender, senderName: name, hexDescription: description, hexColor: "#FF0000",
-                         links: [LinkJM(url: "https://pay.example/invoice")]),
-                   versionID: HexdVersion.current, messageID: UUID().uuidString)
+            .store(
+                HexJM(
+                    senderUUID: sender, senderName: name, hexDescription: description, hexColor: "#FF0000",
+                    links: [LinkJM(url: "https://pay.example/invoice")]),
+                versionID: HexdVersion.current, messageID: UUID().uuidString)
         }
 
         private func identity(_ name: String, in directory: TemporaryDirectory) throws -> TLSIdentity {
@@ -37,14 +40,19 @@ extension ProcessTests {
         /// its ID is known before it ever announces itself.
         private func preparedIdentity(of daemonDirectory: TemporaryDirectory) throws -> TLSIdentity {
             let data = DataDirectory(explicit: daemonDirectory.file("data"), environment: [:])
-            try FileManager.default.createDirectory(atPath: data.path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            return try TLSIdentity.loadOrCreate(keyPath: data.keyPath, certificatePath: data.certificatePath,
-                                                commonName: "hexd device").0
+            try FileManager.default.createDirectory(
+                atPath: data.path, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+            return try TLSIdentity.loadOrCreate(
+                keyPath: data.keyPath, certificatePath: data.certificatePath,
+                commonName: "hexd device"
+            ).0
         }
 
-        private func waitForPeer(_ name: String, of daemon: DaemonProcess,
-                                 where holds: @escaping (PeerInfo) -> Bool = { _ in true }) async throws {
+        private func waitForPeer(
+            _ name: String, of daemon: DaemonProcess,
+            where holds: @escaping (PeerInfo) -> Bool = { _ in true }
+        ) async throws {
             try await waitUntil("\(daemon.name) lists \(name)", timeout: .seconds(10)) {
                 try await daemon.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == name && holds($0) }
             }
@@ -64,26 +72,36 @@ extension ProcessTests {
             let directory = try TemporaryDirectory()
             let mallory = try identity("mallory", in: directory)
             for claim in [honestID, honestID.lowercased(), " " + honestID] {
-                let ack = try await exchange(store(from: claim, name: "Honest", "pay this invoice"), port: alicePort,
-                                             as: mallory)
+                let ack = try await exchange(
+                    store(from: claim, name: "Honest", "pay this invoice"), port: alicePort,
+                    as: mallory)
                 #expect(ack.status == .rejected, "\(claim): \(ack.message ?? "")")
-                #expect(ack.message?.contains(honestID) == true
-                    && ack.message?.contains(mallory.deviceID.uppercaseText) == true,
-                        "both IDs named: \(ack.message ?? "")")
+                #expect(
+                    ack.message?.contains(honestID) == true
+                        && ack.message?.contains(mallory.deviceID.uppercaseText) == true,
+                    "both IDs named: \(ack.message ?? "")")
             }
             #expect(try await alice.hexctlJSONLines(HexSummary.self, ["inbox"]).isEmpty)
 
-            #expect(try await honest.hexctl(["send", "--to", "127.0.0.1:\(alicePort)",
-                                             "https://honest.example/first"]).status == 0)
-            #expect(try await honest.hexctl(["send", "--to", "127.0.0.1:\(alicePort)",
-                                             "https://honest.example/second"]).status == 0)
+            #expect(
+                try await honest.hexctl([
+                    "send", "--to", "127.0.0.1:\(alicePort)",
+                    "https://honest.example/first",
+                ]).status == 0)
+            #expect(
+                try await honest.hexctl([
+                    "send", "--to", "127.0.0.1:\(alicePort)",
+                    "https://honest.example/second",
+                ]).status == 0)
             let inbox = try await alice.hexctlJSONLines(HexSummary.self, ["inbox"])
             #expect(inbox.map(\.senderUUID) == [honestID, honestID])
-            #expect(inbox.map(\.senderTrust) == [.pinned, .new],
-                    "newest first: the first hex met the key, the second was known by it")
+            #expect(
+                inbox.map(\.senderTrust) == [.pinned, .new],
+                "newest first: the first hex met the key, the second was known by it")
             let listed = try await alice.hexctl(["inbox"]).standardOutput
-            #expect(listed.contains("\"Honest\" \(honestID.prefix(8)) (new)"),
-                    "the short ID goes with the name:\n\(listed)")
+            #expect(
+                listed.contains("\"Honest\" \(honestID.prefix(8)) (new)"),
+                "the short ID goes with the name:\n\(listed)")
         }
 
         /// UUIDs that look like a peer's (braces, no hyphens, invisible characters) are no UUID:
@@ -94,23 +112,28 @@ extension ProcessTests {
             let alice = try await DaemonProcess(name: "Alice", discoveryPort: port)
             let alicePort = try await alice.hexctlJSON(StatusReport.self, ["status"]).tcpPort
             let legacy = "6F9619FF-8B86-4011-B42D-00C04FC964FF"
-            let lookAlikes = ["{\(legacy)}", legacy.replacingOccurrences(of: "-", with: ""),
-                              "6\u{200D}" + legacy.dropFirst(),
-                              legacy + "\u{200B}", legacy.replacingOccurrences(of: "-", with: "\u{2010}")]
+            let lookAlikes = [
+                "{\(legacy)}", legacy.replacingOccurrences(of: "-", with: ""),
+                "6\u{200D}" + legacy.dropFirst(),
+                legacy + "\u{200B}", legacy.replacingOccurrences(of: "-", with: "\u{2010}"),
+            ]
             for lookAlike in lookAlikes {
-                let ack = try await exchange(store(from: lookAlike, name: "Honest", "look-alike"), port: alicePort,
-                                             as: nil)
+                let ack = try await exchange(
+                    store(from: lookAlike, name: "Honest", "look-alike"), port: alicePort,
+                    as: nil)
                 #expect(ack.status == .stored, "\(lookAlike.debugDescription): \(ack.message ?? "")")
             }
             let stored = try await alice.hexctlJSONLines(HexSummary.self, ["inbox"])
-            #expect(stored.count == lookAlikes.count && stored.allSatisfy { $0.senderUUID.isEmpty },
-                    "\(stored.map(\.senderUUID))")
+            #expect(
+                stored.count == lookAlikes.count && stored.allSatisfy { $0.senderUUID.isEmpty },
+                "\(stored.map(\.senderUUID))")
             let listed = try await alice.hexctl(["inbox"]).standardOutput
             #expect(listed.components(separatedBy: "(no ID)").count == lookAlikes.count + 1)
 
             let derived = try identity("honest", in: try TemporaryDirectory()).deviceID.uppercaseText
-            let claim = try await exchange(store(from: derived, name: "Honest", "plaintext claim"), port: alicePort,
-                                           as: nil)
+            let claim = try await exchange(
+                store(from: derived, name: "Honest", "plaintext claim"), port: alicePort,
+                as: nil)
             #expect(claim.status == .rejected && claim.message?.contains("derived") == true, "\(claim.message ?? "")")
 
             #expect(try await alice.hexctl(["block", legacy]).status == 0)
@@ -127,8 +150,9 @@ extension ProcessTests {
         @Test(arguments: ["anyone", "known", "paired"])
         func theFirstSendGoesToTheKeyHolder(policy: String) async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
-            let alice = try await DaemonProcess(name: "Alice", discoveryPort: port,
-                                                extraArguments: ["--accept", policy])
+            let alice = try await DaemonProcess(
+                name: "Alice", discoveryPort: port,
+                extraArguments: ["--accept", policy])
             let honestDirectory = try TemporaryDirectory()
             let honestKey = try preparedIdentity(of: honestDirectory)
             let honestID = honestKey.deviceID.uppercaseText
@@ -137,10 +161,11 @@ extension ProcessTests {
             let attacker = try AttackingServer(directory: directory)
             let evil = try identity("evil", in: directory)
             let spoofer = try DatagramSocket(address: try #require(IPAddress("127.0.0.66")), port: 0)
-            let unsigned = Beacon(kind: .announce, peer: honestID, instance: UUID().uuidString, name: "Honest",
-                                  versionID: HexdVersion.current, port: attacker.port, interval: 600,
-                                  capabilities: ["ack", "tls"],
-                                  fingerprint: honestKey.fingerprint.description)
+            let unsigned = Beacon(
+                kind: .announce, peer: honestID, instance: UUID().uuidString, name: "Honest",
+                versionID: HexdVersion.current, port: attacker.port, interval: 600,
+                capabilities: ["ack", "tls"],
+                fingerprint: honestKey.fingerprint.description)
             var mislabelled = try #require(unsigned.signed(by: evil, boot: 1, sequence: 1))
             mislabelled.peer = honestID
             let broadcast = try #require(IPAddress("127.255.255.255"))
@@ -157,8 +182,10 @@ extension ProcessTests {
             try spoof()
             try await waitForPeer("Honest", of: alice) { $0.uuid == honestID }
             try spoof()
-            let sent = try await alice.hexctl(["send", "--to", "Honest", "https://cloud.example/s/first-secret",
-                                               "--json"])
+            let sent = try await alice.hexctl([
+                "send", "--to", "Honest", "https://cloud.example/s/first-secret",
+                "--json",
+            ])
             #expect(sent.status == 0, "\(sent.standardError)")
             #expect(try await honest.newestInboxHex()?.links.map(\.url) == ["https://cloud.example/s/first-secret"])
             #expect(attacker.handshakes == 0 && attacker.bytesAfterHandshake == 0, "the forger was never dialled")
@@ -188,8 +215,9 @@ extension ProcessTests {
             try await Task.sleep(for: .seconds(1))
             #expect(bob.stop() == 0)
             captured = await capturing.value
-            #expect(captured.count >= 3 && Beacon.decode(captured.last ?? [])?.kind == .bye,
-                    "\(captured.count) beacons")
+            #expect(
+                captured.count >= 3 && Beacon.decode(captured.last ?? [])?.kind == .bye,
+                "\(captured.count) beacons")
             bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: bob.directory)
             try await waitForPeer("Bob", of: alice)
 
@@ -199,9 +227,12 @@ extension ProcessTests {
             let broadcast = try #require(IPAddress("127.255.255.255"))
             var forgedBye = try #require(Beacon.decode(captured.last ?? []))
             forgedBye.signature = nil
-            var evilBeacon = try #require(Beacon(kind: .announce, peer: bobID, instance: UUID().uuidString, name: "Bob",
-                                                 versionID: HexdVersion.current, port: 1, interval: 600,
-                                                 capabilities: ["ack", "tls"])
+            var evilBeacon = try #require(
+                Beacon(
+                    kind: .announce, peer: bobID, instance: UUID().uuidString, name: "Bob",
+                    versionID: HexdVersion.current, port: 1, interval: 600,
+                    capabilities: ["ack", "tls"]
+                )
                 .signed(by: evil, boot: .max, sequence: .max))
             evilBeacon.peer = bobID
             let attackStart = Date()
@@ -215,8 +246,10 @@ extension ProcessTests {
                 }
             }
             for index in 0..<5 {
-                let sent = try await alice.hexctl(["send", "--to", "bob",
-                                                   "https://example.com/during-the-attack/\(index)"])
+                let sent = try await alice.hexctl([
+                    "send", "--to", "bob",
+                    "https://example.com/during-the-attack/\(index)",
+                ])
                 #expect(sent.status == 0, "send \(index): \(sent.standardError)")
             }
             await attack.value
@@ -224,8 +257,9 @@ extension ProcessTests {
             let status = try await alice.hexctlJSON(StatusReport.self, ["status"])
             #expect(status.datagramsReplayed ?? 0 > 0 && status.datagramsForged ?? 0 > 0, "\(status)")
             let listed = try await alice.hexctlJSONLines(PeerInfo.self, ["peers"]).first { $0.uuid == bobID }
-            #expect(listed?.endpoint.hasPrefix("127.0.0.1:") == true,
-                    "Bob stays where it is: \(String(describing: listed))")
+            #expect(
+                listed?.endpoint.hasPrefix("127.0.0.1:") == true,
+                "Bob stays where it is: \(String(describing: listed))")
             let events = try await alice.events { $0.filter { $0.kind == .sendAcked }.count >= 5 }
                 .filter { $0.time >= attackStart }
             let troubled = events.filter {
@@ -250,16 +284,24 @@ extension ProcessTests {
             let aliceData = DataDirectory(explicit: aliceDirectory.file("data"), environment: [:])
             let aliceDatabase = try HexDatabase(path: aliceData.databasePath)
             let oldAliceID = try aliceDatabase.localIdentity(name: "Alice").identity.uuid
-            try aliceDatabase.setPin(PeerPin(peerUUID: oldBobID, fingerprint: bobKey.fingerprint.description,
-                                             trust: .paired))
-            let queued = Envelope.store(HexJM(senderUUID: oldAliceID, senderName: "Alice",
-                                              hexDescription: "queued before the upgrade",
-                                              hexColor: "#00AA00", links: [LinkJM(url: "https://example.com/queued")]),
-                                        versionID: HexdVersion.current, messageID: UUID().uuidString)
-            #expect(try aliceDatabase.enqueue(OutboxEntry(
-                messageID: try #require(queued.messageID), peerUUID: oldBobID, address: nil, label: "Bob", kind: .hex,
-                envelope: String(decoding: queued.encodedLine(), as: UTF8.self), legacy: false, createdAt: Date(),
-                expiresAt: Date() + 3_600, nextAttemptAt: Date())))
+            try aliceDatabase.setPin(
+                PeerPin(
+                    peerUUID: oldBobID, fingerprint: bobKey.fingerprint.description,
+                    trust: .paired))
+            let queued = Envelope.store(
+                HexJM(
+                    senderUUID: oldAliceID, senderName: "Alice",
+                    hexDescription: "queued before the upgrade",
+                    hexColor: "#00AA00", links: [LinkJM(url: "https://example.com/queued")]),
+                versionID: HexdVersion.current, messageID: UUID().uuidString)
+            #expect(
+                try aliceDatabase.enqueue(
+                    OutboxEntry(
+                        messageID: try #require(queued.messageID), peerUUID: oldBobID, address: nil, label: "Bob",
+                        kind: .hex,
+                        envelope: String(decoding: queued.encodedLine(), as: UTF8.self), legacy: false,
+                        createdAt: Date(),
+                        expiresAt: Date() + 3_600, nextAttemptAt: Date())))
 
             let bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: bobDirectory)
             let bobID = try await bob.hexctlJSON(StatusReport.self, ["status"]).peerUUID
@@ -273,8 +315,9 @@ extension ProcessTests {
             let received = try await bob.newestInboxHex()
             #expect(received?.senderUUID == (try await alice.hexctlJSON(StatusReport.self, ["status"]).peerUUID))
             try await waitForPeer("Bob", of: alice) { $0.uuid == bobID && $0.trust == .paired }
-            #expect(try await alice.hexctl(["trust", "--reset", oldBobID]).status == 1,
-                    "nothing is left under the old UUID")
+            #expect(
+                try await alice.hexctl(["trust", "--reset", oldBobID]).status == 1,
+                "nothing is left under the old UUID")
 
             #expect(bob.stop() == 0)
             let restarted = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: bobDirectory)
@@ -304,15 +347,18 @@ extension ProcessTests {
                         group.addTask {
                             for index in stride(from: lane, to: requests, by: 10) {
                                 // Paced at 300 a second in all.
-                                try? await Task.sleep(until: start + .milliseconds(index * 1_000 / 300),
-                                                      clock: .continuous)
+                                try? await Task.sleep(
+                                    until: start + .milliseconds(index * 1_000 / 300),
+                                    clock: .continuous)
                                 let stranger = strangers[index % strangers.count]
                                 let claim = index % 3 == 0 ? honestID : stranger.deviceID.uppercaseText
-                                let request = Envelope.pair(PairJM(step: .request, senderUUID: claim,
-                                                                   senderName: "Honest",
-                                                                   commitment: String(repeating: "ab", count: 32)),
-                                                            versionID: HexdVersion.current,
-                                                            messageID: UUID().uuidString)
+                                let request = Envelope.pair(
+                                    PairJM(
+                                        step: .request, senderUUID: claim,
+                                        senderName: "Honest",
+                                        commitment: String(repeating: "ab", count: 32)),
+                                    versionID: HexdVersion.current,
+                                    messageID: UUID().uuidString)
                                 let source = IPAddress("127.0.1.\(index % 50 + 1)")
                                 let answer = try? await exchange(request, port: alicePort, as: stranger, from: source)
                                 tally.record(answer)
@@ -329,10 +375,12 @@ extension ProcessTests {
             await flood.value
             let elapsed = (ContinuousClock.now - start).inSeconds
             let (nonces, refusals) = tally.counts
-            #expect(refusals > 0 && nonces + refusals >= requests / 2,
-                    "\(nonces + refusals) of \(requests) answered: the flood arrived")
-            #expect(Double(nonces) <= PairingAdmission.burst + PairingAdmission.rate * elapsed + 1,
-                    "\(nonces) strangers admitted in \(elapsed) s")
+            #expect(
+                refusals > 0 && nonces + refusals >= requests / 2,
+                "\(nonces + refusals) of \(requests) answered: the flood arrived")
+            #expect(
+                Double(nonces) <= PairingAdmission.burst + PairingAdmission.rate * elapsed + 1,
+                "\(nonces) strangers admitted in \(elapsed) s")
             try await waitForPeer("Honest", of: alice) { $0.uuid == honestID && $0.trust == .paired }
             try await waitForPeer("Alice", of: honest) { $0.trust == .paired }
         }

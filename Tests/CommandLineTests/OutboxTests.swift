@@ -75,8 +75,13 @@ extension ProcessTests {
             #expect(FileManager.default.createFile(atPath: directory.file("relay.py"), contents: Data(Self.relay.utf8)))
             let portFile = directory.file("port")
             let relay = Task.detached {
-                try await PackageExecutable.run("/usr/bin/env", ["python3", directory.file("relay.py"), String(graceStatus.tcpPort), portFile, "120", String(2 * Self.sends)],
-                                                timeout: .seconds(120))
+                try await PackageExecutable.run(
+                    "/usr/bin/env",
+                    [
+                        "python3", directory.file("relay.py"), String(graceStatus.tcpPort), portFile, "120",
+                        String(2 * Self.sends),
+                    ],
+                    timeout: .seconds(120))
             }
             var relayPort = ""
             try await waitUntil("the relay listens", timeout: .seconds(10)) {
@@ -89,12 +94,18 @@ extension ProcessTests {
             for index in 0..<sends {
                 let id = UUID().uuidString
                 ids.append(id)
-                let first = try await ada.hexctl(["send", "--to", "127.0.0.1:" + relayPort, "--message-id", id, "https://example.com/\(index)"])
-                #expect(first.status == 75 && first.standardError.contains("queued as \(id)"), "the Ack was lost: \(first.standardError)")
+                let first = try await ada.hexctl([
+                    "send", "--to", "127.0.0.1:" + relayPort, "--message-id", id, "https://example.com/\(index)",
+                ])
+                #expect(
+                    first.status == 75 && first.standardError.contains("queued as \(id)"),
+                    "the Ack was lost: \(first.standardError)")
                 let again = try await ada.hexctl(["outbox", "retry", String(id.prefix(8))])
                 // The outbox may have retried it first, on its own; then it is gone already.
-                #expect(again.status == 0 && again.standardOutput.contains("stored by an earlier attempt")
-                        || again.status == 1 && again.standardError.contains("is waiting in the outbox"), "\(again.standardOutput) \(again.standardError)")
+                #expect(
+                    again.status == 0 && again.standardOutput.contains("stored by an earlier attempt")
+                        || again.status == 1 && again.standardError.contains("is waiting in the outbox"),
+                    "\(again.standardOutput) \(again.standardError)")
             }
             try await waitUntil("the outbox is empty", timeout: .seconds(30)) {
                 try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0
@@ -102,12 +113,15 @@ extension ProcessTests {
             let stored = try await grace.hexctlJSONLines(HexSummary.self, ["inbox"])
             #expect(stored.count == sends, "each hex stored once, though every one was sent at least twice")
             let relayed = try await relay.value
-            #expect(relayed.standardOutput.contains("dropped \(sends)\n"), "every first Ack was dropped: \(relayed.standardOutput) \(relayed.standardError)")
+            #expect(
+                relayed.standardOutput.contains("dropped \(sends)\n"),
+                "every first Ack was dropped: \(relayed.standardOutput) \(relayed.standardError)")
             let acked = try await ada.events { $0.filter { $0.kind == .sendAcked }.count >= sends }
                 .filter { $0.kind == .sendAcked }
             for id in ids {
-                #expect(acked.contains { $0.id == id && $0.message?.contains("duplicate") == true },
-                        "\(id) was acked as a duplicate")
+                #expect(
+                    acked.contains { $0.id == id && $0.message?.contains("duplicate") == true },
+                    "\(id) was acked as a duplicate")
             }
         }
 
@@ -123,8 +137,10 @@ extension ProcessTests {
 
             let id = UUID().uuidString
             let away = try await ada.hexctl(["send", "--to", "Grace", "--message-id", id, "https://example.com/later"])
-            #expect(away.status == 75 && away.standardError.contains("Grace is away") && away.standardError.contains("queued as \(id)"),
-                    "\(away.standardError)")
+            #expect(
+                away.status == 75 && away.standardError.contains("Grace is away")
+                    && away.standardError.contains("queued as \(id)"),
+                "\(away.standardError)")
             let waiting = try await ada.hexctlJSONLines(OutboxItem.self, ["outbox"])
             #expect(waiting.map(\.messageID) == [id] && waiting.first?.peer == "Grace" && waiting.first?.address == nil)
             #expect(waiting.first?.attempts == 1 && waiting.first?.lastError?.contains("away") == true)
@@ -148,7 +164,9 @@ extension ProcessTests {
             #expect(try await ada.hexctl(["wait", "--peer", "Grace", "--timeout", "10"]).status == 0)
             grace.stop()
             let queued = try await ada.hexctl(["send", "--to", "Grace", "--no-wait", "https://example.com/survivor"])
-            #expect(queued.status == 0 && queued.standardOutput.contains("queued"), "\(queued.standardOutput) \(queued.standardError)")
+            #expect(
+                queued.status == 0 && queued.standardOutput.contains("queued"),
+                "\(queued.standardOutput) \(queued.standardError)")
             ada.kill()
 
             grace = try await DaemonProcess(name: "Grace", discoveryPort: port, directory: grace.directory)
@@ -163,15 +181,23 @@ extension ProcessTests {
         }
 
         @Test func anUndeliverableSendExpiresOrIsCancelledWithAnEvent() async throws {
-            let ada = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(), extraArguments: ["--outbox-ttl", "2"])
+            let ada = try await DaemonProcess(
+                name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--outbox-ttl", "2"])
             // Nothing listens on port 9 of the loopback: every attempt is refused at once.
             let expiring = UUID().uuidString
-            let first = try await ada.hexctl(["send", "--to", "127.0.0.1:9", "--message-id", expiring, "https://example.com/never"])
+            let first = try await ada.hexctl([
+                "send", "--to", "127.0.0.1:9", "--message-id", expiring, "https://example.com/never",
+            ])
             #expect(first.status == 75 && first.standardError.contains("queued as"), "\(first.standardError)")
             let cancelled = UUID().uuidString
-            #expect(try await ada.hexctl(["alert", "--to", "127.0.0.1:9", "--message-id", cancelled, "--no-wait", "hello"]).status == 0)
+            #expect(
+                try await ada.hexctl(["alert", "--to", "127.0.0.1:9", "--message-id", cancelled, "--no-wait", "hello"])
+                    .status == 0)
             let cancel = try await ada.hexctl(["outbox", "cancel", String(cancelled.prefix(8))])
-            #expect(cancel.status == 0 && cancel.standardOutput.contains("cancelled alert \(cancelled)"), "\(cancel.standardOutput) \(cancel.standardError)")
+            #expect(
+                cancel.status == 0 && cancel.standardOutput.contains("cancelled alert \(cancelled)"),
+                "\(cancel.standardOutput) \(cancel.standardError)")
             #expect(try await ada.hexctl(["outbox", "cancel", cancelled]).status == 1, "it is gone")
 
             let events = try await ada.events { $0.filter { $0.kind == .sendFailed }.count == 2 }
@@ -224,7 +250,9 @@ extension ProcessTests {
                         refusedWhileDown += 1
                         client = nil
                         await killer?.value
-                        if !ada.isRunning { ada = try await DaemonProcess(name: "Ada", discoveryPort: port, directory: ada.directory) }
+                        if !ada.isRunning {
+                            ada = try await DaemonProcess(name: "Ada", discoveryPort: port, directory: ada.directory)
+                        }
                     }
                 }
                 await killer?.value
@@ -243,7 +271,8 @@ extension ProcessTests {
             let stored = try await grace.hexctlJSONLines(HexSummary.self, ["inbox"])
             let descriptions = Set(stored.map(\.hexDescription))
             #expect(stored.count == total, "\(stored.count) stored of \(total)")
-            #expect(descriptions.count == total && descriptions == Set((0..<total).map { "hex \($0)" }), "every hex once")
+            #expect(
+                descriptions.count == total && descriptions == Set((0..<total).map { "hex \($0)" }), "every hex once")
             #expect(refusedWhileDown > 0, "Ada was killed while hexes were being queued")
         }
 
@@ -268,8 +297,9 @@ extension ProcessTests {
                         let wait = index % 2 == 0
                         group.addTask {
                             let url = "https://example.com/\(round)/\(index)"
-                            let sent = try await ada.hexctl(["send", "--to", "Grace", "--message-id", id, url]
-                                                            + (wait ? [] : ["--no-wait"]))
+                            let sent = try await ada.hexctl(
+                                ["send", "--to", "Grace", "--message-id", id, url]
+                                    + (wait ? [] : ["--no-wait"]))
                             #expect(sent.status == 0, "\(sent.standardOutput) \(sent.standardError)")
                         }
                     }
@@ -281,8 +311,9 @@ extension ProcessTests {
             }
             // A last send, once all is quiet, so that the events read run past any second attempt.
             let last = UUID().uuidString
-            #expect(try await ada.hexctl(["send", "--to", "Grace", "--message-id", last, "https://example.com/last"])
-                .status == 0)
+            #expect(
+                try await ada.hexctl(["send", "--to", "Grace", "--message-id", last, "https://example.com/last"])
+                    .status == 0)
             #expect(try await grace.hexctlJSON(StatusReport.self, ["status"]).inbox == ids.count + 1)
             let acked = try await ada.events { $0.contains { $0.kind == .sendAcked && $0.id == last } }
                 .filter { $0.kind == .sendAcked }
@@ -303,8 +334,9 @@ extension ProcessTests {
                 try await Self.queue(index: index, id: UUID(), to: "127.0.0.1:9", on: client)
             }
             let past = UUID()
-            let draft = HexDraft(description: "one too many",
-                                 links: [LinkJM(url: "https://example.com/x", linkDescription: "", service: .unknown)])
+            let draft = HexDraft(
+                description: "one too many",
+                links: [LinkJM(url: "https://example.com/x", linkDescription: "", service: .unknown)])
             let options = SendOptions(to: "127.0.0.1:9", wait: false, messageID: past)
             let refused = try await client.request(.send(draft, options), timeout: .seconds(10))
             let full = refused.error?.message.contains("the outbox is full (10000 sends") == true

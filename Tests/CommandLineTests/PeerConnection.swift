@@ -1,7 +1,7 @@
 import HexKit
 import HexNet
-import HexTestSupport
 import HexTLS
+import HexTestSupport
 
 /// A connection to a daemon's envelope port at 127.0.0.1:`port`, opened as a peer opens one: over
 /// TLS proving `identity`'s key, or plaintext when it is nil; from `source` when given (any
@@ -9,14 +9,17 @@ import HexTLS
 func peerConnection(
     to port: UInt16, as identity: TLSIdentity?, from source: IPAddress? = nil
 ) async throws -> (socket: Socket, connection: StreamConnection) {
-    let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5),
-                                               from: source)
-    let stream: any ByteStream = if let identity {
-        try await TLSStream.handshake(over: socket, context: try TLSContext(identity: identity), as: .client,
-                                      timeout: .seconds(5))
-    } else {
-        socket
-    }
+    let socket = try await StreamConnector.tcp(
+        to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5),
+        from: source)
+    let stream: any ByteStream =
+        if let identity {
+            try await TLSStream.handshake(
+                over: socket, context: try TLSContext(identity: identity), as: .client,
+                timeout: .seconds(5))
+        } else {
+            socket
+        }
     return (socket, StreamConnection(stream: stream, maximumLineLength: 1 << 20))
 }
 
@@ -40,6 +43,8 @@ func exchange(
 
 /// A key and certificate of a peer the test plays, kept in `directory`.
 func peerIdentity(_ name: String, in directory: TemporaryDirectory) throws -> TLSIdentity {
-    try TLSIdentity.loadOrCreate(keyPath: directory.file(name + ".key"), certificatePath: directory.file(name + ".crt"),
-                                 commonName: name).0
+    try TLSIdentity.loadOrCreate(
+        keyPath: directory.file(name + ".key"), certificatePath: directory.file(name + ".crt"),
+        commonName: name
+    ).0
 }

@@ -7,7 +7,8 @@ extension ProcessTests {
     /// `Examples/link-commands/rclone-link`, the cloud-link recipe, driven through a real hexd
     /// with a stand-in `rclone` on the PATH (no network here) that records what it is asked.
     @Suite struct RcloneRecipeTests {
-        static let recipe = #filePath.split(separator: "/").dropLast(3).map { "/" + $0 }.joined()
+        static let recipe =
+            #filePath.split(separator: "/").dropLast(3).map { "/" + $0 }.joined()
             + "/Examples/link-commands/rclone-link"
 
         /// An `rclone` that logs its arguments, one run per line, prints a Dropbox-like link for
@@ -24,8 +25,10 @@ extension ProcessTests {
                   "link "*) echo "https://www.dropbox.com/s/stand-in/$(basename "$2")";;
                 esac
                 """
-            #expect(FileManager.default.createFile(atPath: bin + "/rclone", contents: Data(script.utf8),
-                                                   attributes: [.posixPermissions: 0o755]))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: bin + "/rclone", contents: Data(script.utf8),
+                    attributes: [.posixPermissions: 0o755]))
             return (bin, log)
         }
 
@@ -35,8 +38,10 @@ extension ProcessTests {
             let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
             let daemon = try await DaemonProcess(
                 name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                extraArguments: ["--link-command", "\(Self.recipe) dropbox:Shared/hexd/ {path}",
-                                 "--link-service", "Dropbox"],
+                extraArguments: [
+                    "--link-command", "\(Self.recipe) dropbox:Shared/hexd/ {path}",
+                    "--link-service", "Dropbox",
+                ],
                 environment: ["PATH": bin + ":" + path])
             let report = work.file("Q3 report.pdf")
             #expect(FileManager.default.createFile(atPath: report, contents: Data("q3".utf8)))
@@ -45,15 +50,19 @@ extension ProcessTests {
             #expect(hex.links.map(\.url) == ["https://www.dropbox.com/s/stand-in/Q3 report.pdf"])
             #expect(hex.links.first?.service == .dropbox && hex.links.first?.linkDescription == "Q3 report.pdf")
             let runs = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
-            #expect(runs == ["copyto \(report) dropbox:Shared/hexd/Q3 report.pdf",
-                             "link dropbox:Shared/hexd/Q3 report.pdf"])
+            #expect(
+                runs == [
+                    "copyto \(report) dropbox:Shared/hexd/Q3 report.pdf",
+                    "link dropbox:Shared/hexd/Q3 report.pdf",
+                ])
 
             let denied = work.file("denied.pdf")
             #expect(FileManager.default.createFile(atPath: denied, contents: Data("no".utf8)))
             let failed = try await daemon.hexctl(["share", "--save", denied])
             #expect(failed.status != 0)
-            #expect(failed.standardError.contains(denied) && failed.standardError.contains("could not upload"),
-                    "\(failed.standardError)")
+            #expect(
+                failed.standardError.contains(denied) && failed.standardError.contains("could not upload"),
+                "\(failed.standardError)")
         }
     }
 }

@@ -28,9 +28,11 @@ extension ProcessTests {
         }
 
         private static func store(from sender: String, name: String, _ description: String) -> Envelope {
-            .store(HexJM(senderUUID: sender, senderName: name, hexDescription: description, hexColor: "#FF0000",
-                         links: [LinkJM(url: "https://hook.example/$(id)")]),
-                   versionID: HexdVersion.current, messageID: UUID().uuidString)
+            .store(
+                HexJM(
+                    senderUUID: sender, senderName: name, hexDescription: description, hexColor: "#FF0000",
+                    links: [LinkJM(url: "https://hook.example/$(id)")]),
+                versionID: HexdVersion.current, messageID: UUID().uuidString)
         }
 
         /// The command gets the hex as JSON on standard input and its sender in the environment;
@@ -40,20 +42,23 @@ extension ProcessTests {
             let out = work.file("out")
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
             let marker = work.file("marker")
-            let hook = try Self.script("""
+            let hook = try Self.script(
+                """
                 cat > "$1/$HEX_ID.json"
                 printf '%s\\n%s\\n%s\\n' "$HEX_SENDER_ID" "$HEX_SENDER_NAME" "$HEX_TRUST" > "$1/$HEX_ID.env"
                 """, in: work, named: "hook.sh")
             // What a daemon killed while its command ran left in the spool goes at the next start.
             let home = try TemporaryDirectory()
             let stale = home.file("data/on-receive/stale.json")
-            try FileManager.default.createDirectory(atPath: home.file("data/on-receive"),
-                                                    withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: home.file("data/on-receive"),
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
             #expect(FileManager.default.createFile(atPath: stale, contents: Data("{}".utf8)))
             #expect(chmod(home.file("data"), 0o700) == 0)
-            let daemon = try await DaemonProcess(name: "Hooked", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 directory: home, extraArguments: ["--on-receive", "\(hook) \(out)"])
+            let daemon = try await DaemonProcess(
+                name: "Hooked", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                directory: home, extraArguments: ["--on-receive", "\(hook) \(out)"])
             let port = try await daemon.hexctlJSON(StatusReport.self, ["status"]).tcpPort
             let sender = "6F9619FF-8B86-4011-B42D-00C04FC964FF"
             let injected = "$(touch \(marker)) `touch \(marker)`; touch \(marker)"
@@ -77,7 +82,8 @@ extension ProcessTests {
             try await waitUntil("the command's end is logged", timeout: .seconds(5)) {
                 daemon.log.contains("on-receive: hex \(id): done")
             }
-            let spool = (try? FileManager.default.contentsOfDirectory(atPath: daemon.dataDirectory + "/on-receive"))
+            let spool =
+                (try? FileManager.default.contentsOfDirectory(atPath: daemon.dataDirectory + "/on-receive"))
                 ?? []
             #expect(spool.isEmpty, "the command's input is removed once it ended: \(spool)")
         }
@@ -86,11 +92,13 @@ extension ProcessTests {
         @Test func aCommandPastItsTimeoutIsStoppedWithItsChildren() async throws {
             let work = try TemporaryDirectory()
             let hook = try Self.script("sleep 61.25 &\nsleep 61.25\n", in: work, named: "slow.sh")
-            let daemon = try await DaemonProcess(name: "Slow", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 extraArguments: ["--on-receive", hook, "--on-receive-timeout", "1"])
+            let daemon = try await DaemonProcess(
+                name: "Slow", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--on-receive", hook, "--on-receive-timeout", "1"])
             let port = try await daemon.hexctlJSON(StatusReport.self, ["status"]).tcpPort
-            let answers = try await exchange([Self.store(from: UUID().uuidString, name: "Slow", "slow")], port: port,
-                                             as: nil)
+            let answers = try await exchange(
+                [Self.store(from: UUID().uuidString, name: "Slow", "slow")], port: port,
+                as: nil)
             let id = try #require(answers.first?.hexID)
             try await waitUntil("the stop is logged", timeout: .seconds(10)) {
                 daemon.log.contains("on-receive: hex \(id): stopped after 1.0 seconds")

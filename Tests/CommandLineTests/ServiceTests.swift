@@ -19,7 +19,8 @@ extension ProcessTests {
             if let home {
                 try FileManager.default.createDirectory(atPath: home + "/.local/bin", withIntermediateDirectories: true)
                 try? FileManager.default.removeItem(atPath: home + "/.local/bin/hexd")
-                try FileManager.default.createSymbolicLink(atPath: home + "/.local/bin/hexd", withDestinationPath: PackageExecutable.binDirectory + "/hexd")
+                try FileManager.default.createSymbolicLink(
+                    atPath: home + "/.local/bin/hexd", withDestinationPath: PackageExecutable.binDirectory + "/hexd")
             }
             return path
         }
@@ -31,7 +32,8 @@ extension ProcessTests {
             let verify = try await PackageExecutable.run(analyzer, ["verify", path])
             #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardError)")
             let security = try await PackageExecutable.run(analyzer, ["security", "--offline=true", path])
-            let line = security.standardOutput.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
+            let line =
+                security.standardOutput.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
             let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
             #expect(score.map { $0 <= 3.0 } == true, "exposure: \(line)")
         }
@@ -41,10 +43,12 @@ extension ProcessTests {
             let directory = try TemporaryDirectory()
             let home = directory.file("home")
             let runtime = directory.file("run")
-            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let path = try unit("hexd-user.service", in: directory, home: home)
-            let verify = try await PackageExecutable.run(analyzer, ["--user", "verify", path],
-                                                         environment: ["HOME": home, "XDG_RUNTIME_DIR": runtime])
+            let verify = try await PackageExecutable.run(
+                analyzer, ["--user", "verify", path],
+                environment: ["HOME": home, "XDG_RUNTIME_DIR": runtime])
             #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardError)")
         }
 
@@ -57,12 +61,16 @@ extension ProcessTests {
             address.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
             let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             #expect(bound == 0)
             var timeout = timeval(tv_sec: 20, tv_usec: 0)
             setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            let daemon = try await DaemonProcess(name: "Notified", discoveryPort: try DaemonProcess.freeDiscoveryPort(), environment: ["NOTIFY_SOCKET": path])
+            let daemon = try await DaemonProcess(
+                name: "Notified", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                environment: ["NOTIFY_SOCKET": path])
             var buffer = [UInt8](repeating: 0, count: 512)
             let count = recv(listener, &buffer, buffer.count, 0)
             #expect(count > 0 && String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self).hasPrefix("READY=1"))

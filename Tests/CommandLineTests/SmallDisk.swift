@@ -1,9 +1,8 @@
 import Foundation
+import Glibc
 import HexTestSupport
 import HexTestTools
 import Testing
-
-import Glibc
 
 /// A tmpfs of a few MiB mounted on a fresh directory for one test (root), unmounted when this
 /// value goes away: a disk the test can fill.
@@ -84,12 +83,14 @@ final class LoopDisk {
         self.device = device
         switch format {
         case .ext4:
-            try #require(mount(device, directory.path, "ext4", 0, nil) == 0,
-                         "mount \(device): \(String(cString: strerror(errno)))")
+            try #require(
+                mount(device, directory.path, "ext4", 0, nil) == 0,
+                "mount \(device): \(String(cString: strerror(errno)))")
         case .exfat:
             // The kernel here has no exFAT of its own: the FUSE driver mounts it, and goes on in the background.
-            let mounted = try await PackageExecutable.run(try ExternalTool.require("mount.exfat-fuse"),
-                                                          [device, directory.path])
+            let mounted = try await PackageExecutable.run(
+                try ExternalTool.require("mount.exfat-fuse"),
+                [device, directory.path])
             try #require(mounted.status == 0, "mount.exfat-fuse: \(mounted.standardError)")
         }
     }

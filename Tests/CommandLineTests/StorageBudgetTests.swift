@@ -3,8 +3,8 @@ import HexCommandLine
 import HexControl
 import HexKit
 import HexNet
-import HexTestSupport
 import HexTLS
+import HexTestSupport
 import Testing
 
 extension ProcessTests {
@@ -15,9 +15,11 @@ extension ProcessTests {
         private static func store(
             from sender: String, _ description: String, id: String = UUID().uuidString
         ) -> Envelope {
-            .store(HexJM(senderUUID: sender, senderName: "Stranger", hexDescription: description, hexColor: "#FF0000",
-                         links: [LinkJM(url: "https://big.example/" + String(repeating: "x", count: 3_800))]),
-                   versionID: HexdVersion.current, messageID: id)
+            .store(
+                HexJM(
+                    senderUUID: sender, senderName: "Stranger", hexDescription: description, hexColor: "#FF0000",
+                    links: [LinkJM(url: "https://big.example/" + String(repeating: "x", count: 3_800))]),
+                versionID: HexdVersion.current, messageID: id)
         }
 
         /// Alice and Bob pair through their users, as `hexctl pair` does it.
@@ -42,65 +44,78 @@ extension ProcessTests {
             let port = try DaemonProcess.freeDiscoveryPort()
             let budgets = ["--sender-budget", "16KiB", "--strangers-budget", "28KiB", "--inbox-budget", "1MiB"]
             let alice = try await DaemonProcess(name: "Alice", discoveryPort: port)
-            var bob = try await DaemonProcess(name: "Bob", discoveryPort: port,
-                                              extraArguments: budgets + Self.withoutFloors)
+            var bob = try await DaemonProcess(
+                name: "Bob", discoveryPort: port,
+                extraArguments: budgets + Self.withoutFloors)
             let bobPort = try await bob.hexctlJSON(StatusReport.self, ["status"]).tcpPort
             let stranger = try peerIdentity("Stranger", in: keys)
             let strangerID = stranger.deviceID.uppercaseText
 
-            let overTLS = try await exchange((1...5).map { Self.store(from: strangerID, "tls \($0)") },
-                                             port: bobPort, as: stranger)
+            let overTLS = try await exchange(
+                (1...5).map { Self.store(from: strangerID, "tls \($0)") },
+                port: bobPort, as: stranger)
             #expect(overTLS.map(\.status) == [.stored, .stored, .stored, .rejected, .rejected])
             #expect(overTLS[3].message?.contains("--sender-budget 16.0 KiB") == true, "\(overTLS[3].message ?? "")")
-            let repeated = try await exchange([Self.store(from: strangerID, "tls 1", id: overTLS[0].messageID ?? "")],
-                                              port: bobPort, as: stranger)
-            #expect(repeated.map(\.status) == [.duplicate],
-                    "a repeat of a stored hex is a delivery, over budget or not")
+            let repeated = try await exchange(
+                [Self.store(from: strangerID, "tls 1", id: overTLS[0].messageID ?? "")],
+                port: bobPort, as: stranger)
+            #expect(
+                repeated.map(\.status) == [.duplicate],
+                "a repeat of a stored hex is a delivery, over budget or not")
 
             // Plaintext from one address, a new UUID each time: one share all the same.
-            let plaintext = try await exchange((1...4).map { Self.store(from: UUID().uuidString, "plain \($0)") },
-                                               port: bobPort, as: nil, from: IPAddress("127.0.0.2"))
+            let plaintext = try await exchange(
+                (1...4).map { Self.store(from: UUID().uuidString, "plain \($0)") },
+                port: bobPort, as: nil, from: IPAddress("127.0.0.2"))
             #expect(plaintext.map(\.status) == [.stored, .stored, .stored, .rejected])
             // Another address has a share of its own, but strangers together are at their budget.
-            let third = try await exchange([Self.store(from: UUID().uuidString, "third")], port: bobPort, as: nil,
-                                           from: IPAddress("127.0.0.3"))
-            #expect(third.first?.status == .rejected && third.first?.message?.contains("--strangers-budget") == true,
-                    "\(third.first?.message ?? "")")
+            let third = try await exchange(
+                [Self.store(from: UUID().uuidString, "third")], port: bobPort, as: nil,
+                from: IPAddress("127.0.0.3"))
+            #expect(
+                third.first?.status == .rejected && third.first?.message?.contains("--strangers-budget") == true,
+                "\(third.first?.message ?? "")")
 
             try await Self.pair(alice, with: bob)
-            let large = try await alice.hexctl(["send", "--no-queue", "--to", "bob"]
-                + (1...12).map { "https://paired.example/\($0)/" + String(repeating: "p", count: 4_000) })
+            let large = try await alice.hexctl(
+                ["send", "--no-queue", "--to", "bob"]
+                    + (1...12).map { "https://paired.example/\($0)/" + String(repeating: "p", count: 4_000) })
             #expect(large.status == 0, "a paired peer is held to the inbox's budget alone: \(large.standardError)")
 
             let storage = try #require(try await bob.hexctlJSON(StatusReport.self, ["status"]).storage)
             #expect(storage.strangersBytes <= 28 << 10 && storage.strangersBytes > 24 << 10)
             #expect(storage.inboxBytes > storage.strangersBytes + 48 << 10, "Alice's hex counts in the inbox")
             #expect(storage.senderBudget == 16 << 10 && storage.strangersBudget == 28 << 10)
-            #expect(storage.largestSender?.hasPrefix("key \(strangerID.prefix(8))") == true
-                        || storage.largestSender == "address 127.0.0.2", "\(storage.largestSender ?? "none")")
+            #expect(
+                storage.largestSender?.hasPrefix("key \(strangerID.prefix(8))") == true
+                    || storage.largestSender == "address 127.0.0.2", "\(storage.largestSender ?? "none")")
             let text = try await bob.hexctl(["status"]).standardOutput
-            #expect(text.contains("senders not paired: \(ByteCount.text(storage.strangersBytes)) of 28.0 KiB"),
-                    "\(text)")
+            #expect(
+                text.contains("senders not paired: \(ByteCount.text(storage.strangersBytes)) of 28.0 KiB"),
+                "\(text)")
             let logged = "refused what key \(strangerID.prefix(8)) sent (a hex or an alert), past --sender-budget"
             #expect(bob.log.contains(logged))
 
             // A hex deleted gives its sender's share back.
             let first = try #require(overTLS[0].hexID)
             #expect(try await bob.hexctl(["inbox", "delete", first]).status == 0)
-            let after = try await exchange([Self.store(from: strangerID, "after a delete")], port: bobPort,
-                                           as: stranger)
+            let after = try await exchange(
+                [Self.store(from: strangerID, "after a delete")], port: bobPort,
+                as: stranger)
             #expect(after.map(\.status) == [.stored])
 
             // What is held is read again at a restart.
             let before = try await bob.hexctlJSON(StatusReport.self, ["status"]).storage
             #expect(bob.stop() == 0)
-            bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: bob.directory,
-                                          extraArguments: budgets + Self.withoutFloors)
+            bob = try await DaemonProcess(
+                name: "Bob", discoveryPort: port, directory: bob.directory,
+                extraArguments: budgets + Self.withoutFloors)
             let restarted = try await bob.hexctlJSON(StatusReport.self, ["status"]).storage
             #expect(restarted?.inboxBytes == before?.inboxBytes && restarted?.strangersBytes == before?.strangersBytes)
-            let refusedAgain = try await exchange([Self.store(from: strangerID, "again")],
-                                                  port: try await bob.hexctlJSON(StatusReport.self, ["status"]).tcpPort,
-                                                  as: stranger)
+            let refusedAgain = try await exchange(
+                [Self.store(from: strangerID, "again")],
+                port: try await bob.hexctlJSON(StatusReport.self, ["status"]).tcpPort,
+                as: stranger)
             #expect(refusedAgain.map(\.status) == [.rejected])
         }
 
@@ -111,22 +126,27 @@ extension ProcessTests {
             let keys = try TemporaryDirectory()
             let port = try DaemonProcess.freeDiscoveryPort()
             let alice = try await DaemonProcess(name: "Alice", discoveryPort: port)
-            var bob = try await DaemonProcess(name: "Bob", discoveryPort: port,
-                                              extraArguments: ["--min-free", "100%", "--min-free-hard", "0"])
+            var bob = try await DaemonProcess(
+                name: "Bob", discoveryPort: port,
+                extraArguments: ["--min-free", "100%", "--min-free-hard", "0"])
             try await Self.pair(alice, with: bob)
             let stranger = try peerIdentity("Stranger", in: keys)
             let status = try await bob.hexctlJSON(StatusReport.self, ["status"])
-            let refused = try await exchange([Self.store(from: stranger.deviceID.uppercaseText, "stranger")],
-                                             port: status.tcpPort, as: stranger)
-            #expect(refused.first?.status == .failed && refused.first?.message?.contains("--min-free") == true,
-                    "\(refused.first?.message ?? "")")
-            #expect(try await alice.hexctl(["send", "--no-queue", "--to", "bob", "https://paired.example"]).status == 0)
+            let refused = try await exchange(
+                [Self.store(from: stranger.deviceID.uppercaseText, "stranger")],
+                port: status.tcpPort, as: stranger)
+            #expect(
+                refused.first?.status == .failed && refused.first?.message?.contains("--min-free") == true,
+                "\(refused.first?.message ?? "")")
+            #expect(
+                try await alice.hexctl(["send", "--no-queue", "--to", "bob", "https://paired.example"]).status == 0)
             #expect(try await bob.hexctlJSON(StatusReport.self, ["status"]).storage?.refusing == "senders not paired")
             #expect(bob.log.contains("refusing senders not paired until space returns"))
 
             #expect(bob.stop() == 0)
-            bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: bob.directory,
-                                          extraArguments: ["--min-free-hard", "100%"])
+            bob = try await DaemonProcess(
+                name: "Bob", discoveryPort: port, directory: bob.directory,
+                extraArguments: ["--min-free-hard", "100%"])
             try await waitUntil("Alice lists Bob again", timeout: .seconds(10)) {
                 try await alice.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Bob" }
             }
@@ -138,11 +158,13 @@ extension ProcessTests {
 
         /// A hex of about 470 KiB: eight links of 60,000 bytes.
         private static func largeStore(from sender: String) -> Envelope {
-            .store(HexJM(senderUUID: sender, senderName: "Flood", hexDescription: "large", hexColor: "#000000",
-                         links: (0..<8).map {
-                             LinkJM(url: "https://flood.example/\($0)/" + String(repeating: "f", count: 60_000))
-                         }),
-                   versionID: HexdVersion.current, messageID: UUID().uuidString)
+            .store(
+                HexJM(
+                    senderUUID: sender, senderName: "Flood", hexDescription: "large", hexColor: "#000000",
+                    links: (0..<8).map {
+                        LinkJM(url: "https://flood.example/\($0)/" + String(repeating: "f", count: 60_000))
+                    }),
+                versionID: HexdVersion.current, messageID: UUID().uuidString)
         }
 
         /// Four strangers (two keys over TLS, two plaintext addresses) stream large Stores at a
@@ -154,11 +176,14 @@ extension ProcessTests {
             let disk = try SmallDisk(mebibytes: 64)
             let keys = try TemporaryDirectory()
             let port = try DaemonProcess.freeDiscoveryPort()
-            let settings = ["--sender-budget", "2MiB", "--strangers-budget", "6MiB", "--min-free", "12MiB",
-                            "--min-free-hard", "4MiB", "--disk-reserve", "2MiB"]
+            let settings = [
+                "--sender-budget", "2MiB", "--strangers-budget", "6MiB", "--min-free", "12MiB",
+                "--min-free-hard", "4MiB", "--disk-reserve", "2MiB",
+            ]
             let alice = try await DaemonProcess(name: "Alice", discoveryPort: port)
-            var bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: disk.directory,
-                                              extraArguments: settings)
+            var bob = try await DaemonProcess(
+                name: "Bob", discoveryPort: port, directory: disk.directory,
+                extraArguments: settings)
             try await Self.pair(alice, with: bob)
             let bobPort = try await bob.hexctlJSON(StatusReport.self, ["status"]).tcpPort
             let strangers: [(TLSIdentity?, IPAddress?)] = [
@@ -172,8 +197,10 @@ extension ProcessTests {
                         var statuses: [AckStatus?] = []
                         for _ in 0..<40 where ContinuousClock.now < deadline {
                             let sender = identity?.deviceID.uppercaseText ?? UUID().uuidString
-                            statuses += try await exchange((0..<4).map { _ in Self.largeStore(from: sender) },
-                                                           port: bobPort, as: identity, from: source).map(\.status)
+                            statuses += try await exchange(
+                                (0..<4).map { _ in Self.largeStore(from: sender) },
+                                port: bobPort, as: identity, from: source
+                            ).map(\.status)
                         }
                         return (statuses, [])
                     }
@@ -182,8 +209,11 @@ extension ProcessTests {
                     var exits: [Int32] = []
                     for index in 0..<5 {
                         try await Task.sleep(for: .milliseconds(400))
-                        exits.append(try await alice.hexctl(["send", "--no-queue", "--to", "bob",
-                                                             "https://paired.example/\(index)"]).status)
+                        exits.append(
+                            try await alice.hexctl([
+                                "send", "--no-queue", "--to", "bob",
+                                "https://paired.example/\(index)",
+                            ]).status)
                     }
                     return ([], exits)
                 }
@@ -196,8 +226,9 @@ extension ProcessTests {
             }
             #expect(pairedSends == [0, 0, 0, 0, 0], "the paired peer's hexes are acked throughout the attack")
             let stored = answers.filter { $0 == .stored }.count
-            #expect(stored > 0 && stored < answers.count && answers.allSatisfy { $0 == .stored || $0 == .rejected },
-                    "\(stored) of \(answers.count) stored")
+            #expect(
+                stored > 0 && stored < answers.count && answers.allSatisfy { $0 == .stored || $0 == .rejected },
+                "\(stored) of \(answers.count) stored")
             let storage = try #require(try await bob.hexctlJSON(StatusReport.self, ["status"]).storage)
             #expect(storage.strangersBytes <= 6 << 20)
             let used = SmallDisk.bytesUsed(in: bob.dataDirectory)
@@ -206,14 +237,17 @@ extension ProcessTests {
             #expect(used <= 2 * (6 << 20) + (2 << 20) + (1 << 20), "\(held)")
 
             #expect(bob.stop() == 0)
-            bob = try await DaemonProcess(name: "Bob", discoveryPort: port, directory: disk.directory,
-                                          extraArguments: settings)
+            bob = try await DaemonProcess(
+                name: "Bob", discoveryPort: port, directory: disk.directory,
+                extraArguments: settings)
             #expect(try await bob.hexctlJSONLines(HexSummary.self, ["inbox", "--limit", "1000"]).count == stored + 5)
             try await waitUntil("Alice lists Bob again", timeout: .seconds(10)) {
                 try await alice.hexctlJSONLines(PeerInfo.self, ["peers"]).contains { $0.name == "Bob" }
             }
-            let afterwards = try await alice.hexctl(["send", "--no-queue", "--to", "bob",
-                                                     "https://paired.example/after"])
+            let afterwards = try await alice.hexctl([
+                "send", "--no-queue", "--to", "bob",
+                "https://paired.example/after",
+            ])
             #expect(afterwards.status == 0, "\(afterwards.standardError)")
         }
     }

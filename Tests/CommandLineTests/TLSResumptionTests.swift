@@ -1,8 +1,8 @@
 import Foundation
 import HexControl
 import HexKit
-import HexTestSupport
 import HexTLS
+import HexTestSupport
 import Testing
 
 extension ProcessTests {
@@ -21,37 +21,49 @@ extension ProcessTests {
         /// could be replayed). hexd's status counts the resumed handshake.
         @Test func theOpensslClientResumesAsTheSameDeviceWithoutEarlyData() async throws {
             let directory = try TemporaryDirectory()
-            let made = try await PackageExecutable.run("/usr/bin/openssl", [
-                "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1", "-subj", "/CN=openssl client",
-                "-keyout", directory.file("client.key"), "-out", directory.file("client.crt"),
-            ])
+            let made = try await PackageExecutable.run(
+                "/usr/bin/openssl",
+                [
+                    "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1", "-subj", "/CN=openssl client",
+                    "-keyout", directory.file("client.key"), "-out", directory.file("client.crt"),
+                ])
             #expect(made.status == 0, "\(made.standardError)")
-            let clientID = try TLSIdentity.loadOrCreate(keyPath: directory.file("client.key"),
-                                                        certificatePath: directory.file("client.crt"),
-                                                        commonName: "unused").0.deviceID
+            let clientID = try TLSIdentity.loadOrCreate(
+                keyPath: directory.file("client.key"),
+                certificatePath: directory.file("client.crt"),
+                commonName: "unused"
+            ).0.deviceID
             // hexd closes each connection a second after its last line, which ends s_client.
-            let hexd = try await DaemonProcess(name: "Hexd", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                               extraArguments: ["--idle-timeout", "1"])
+            let hexd = try await DaemonProcess(
+                name: "Hexd", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--idle-timeout", "1"])
             let port = String(try await hexd.hexctlJSON(StatusReport.self, ["status"]).tcpPort)
-            let client = ["s_client", "-connect", "127.0.0.1:" + port, "-cert", directory.file("client.crt"),
-                          "-key", directory.file("client.key"), "-ign_eof"]
+            let client = [
+                "s_client", "-connect", "127.0.0.1:" + port, "-cert", directory.file("client.crt"),
+                "-key", directory.file("client.key"), "-ign_eof",
+            ]
             let second = Self.store(from: clientID, messageID: "OPENSSL-2")
             #expect(FileManager.default.createFile(atPath: directory.file("early"), contents: Data(second.utf8)))
 
             let first = try await PackageExecutable.run(
                 "/usr/bin/openssl", client + ["-sess_out", directory.file("session")],
                 input: Data(Self.store(from: clientID, messageID: "OPENSSL-1").utf8))
-            #expect(first.standardOutput.contains("New, TLSv1.3")
-                && first.standardOutput.contains(#""status":"stored""#), "\(first.standardOutput)")
-            let resumed = try await PackageExecutable.run("/usr/bin/openssl", client + [
-                "-sess_in", directory.file("session"), "-early_data", directory.file("early"),
-            ], input: Data(second.utf8))
+            #expect(
+                first.standardOutput.contains("New, TLSv1.3")
+                    && first.standardOutput.contains(#""status":"stored""#), "\(first.standardOutput)")
+            let resumed = try await PackageExecutable.run(
+                "/usr/bin/openssl",
+                client + [
+                    "-sess_in", directory.file("session"), "-early_data", directory.file("early"),
+                ], input: Data(second.utf8))
             #expect(resumed.standardOutput.contains("Reused, TLSv1.3"), "\(resumed.standardOutput)")
-            #expect(resumed.standardOutput.contains("Early data was not sent")
-                && resumed.standardOutput.contains("Max Early Data: 0"), "no 0-RTT: \(resumed.standardOutput)")
+            #expect(
+                resumed.standardOutput.contains("Early data was not sent")
+                    && resumed.standardOutput.contains("Max Early Data: 0"), "no 0-RTT: \(resumed.standardOutput)")
             let ack = #""messageID":"OPENSSL-2","operationType":"Ack","status":"stored""#
-            #expect(resumed.standardOutput.contains(ack),
-                    "stored once, from the line sent after the handshake: \(resumed.standardOutput)")
+            #expect(
+                resumed.standardOutput.contains(ack),
+                "stored once, from the line sent after the handshake: \(resumed.standardOutput)")
 
             let inbox = try await hexd.hexctlJSONLines(HexSummary.self, ["inbox"])
             #expect(inbox.map(\.hexDescription) == ["OPENSSL-2", "OPENSSL-1"])
@@ -66,14 +78,16 @@ extension ProcessTests {
         @Test func aSendAfterTheKeptConnectionClosedResumes() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
             let ada = try await DaemonProcess(name: "Ada", discoveryPort: port)
-            let grace = try await DaemonProcess(name: "Grace", discoveryPort: port,
-                                                extraArguments: ["--idle-timeout", "1"])
+            let grace = try await DaemonProcess(
+                name: "Grace", discoveryPort: port,
+                extraArguments: ["--idle-timeout", "1"])
             try await waitUntil("Ada hears Grace", timeout: .seconds(10)) {
                 try await ada.hexctlJSON(StatusReport.self, ["status"]).peers == 1
             }
             for round in 1...2 {
-                let report = try await ada.hexctlJSON(SendReport.self,
-                                                      ["send", "--to", "Grace", "https://example.com/\(round)"])
+                let report = try await ada.hexctlJSON(
+                    SendReport.self,
+                    ["send", "--to", "Grace", "https://example.com/\(round)"])
                 #expect(report.status == .stored, "\(report)")
                 // Grace closes Ada's kept connection a second after its last line.
                 try await waitUntil("Grace closes the connection", timeout: .seconds(10)) {

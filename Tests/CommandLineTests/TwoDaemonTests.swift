@@ -14,7 +14,9 @@ extension ProcessTests {
         }
 
         private func waitForPeer(_ name: String, of daemon: DaemonProcess) async throws {
-            try await waitUntil("\(daemon.name) lists \(name)", timeout: .seconds(10)) { try await peers(of: daemon).contains { $0.name == name } }
+            try await waitUntil("\(daemon.name) lists \(name)", timeout: .seconds(10)) {
+                try await peers(of: daemon).contains { $0.name == name }
+            }
         }
 
         @Test func daemonsDiscoverEachOtherSendAHexAndAcknowledgeIt() async throws {
@@ -25,9 +27,13 @@ extension ProcessTests {
             try await waitForPeer("Alice", of: bob)
             let aliceStatus = try await alice.hexctlJSON(StatusReportShape.self, ["status"])
             let bobAsSeen = try #require(try await peers(of: alice).first)
-            #expect(bobAsSeen.versionID == HexdVersion.current && !bobAsSeen.legacy && bobAsSeen.addresses == ["127.0.0.1"])
+            #expect(
+                bobAsSeen.versionID == HexdVersion.current && !bobAsSeen.legacy && bobAsSeen.addresses == ["127.0.0.1"])
 
-            let send = try await alice.hexctl(["send", "--to", "bob", "-d", "Trip photos", "--color", "#3498db", "https://example.com/a", "https://example.org/b", "--json"])
+            let send = try await alice.hexctl([
+                "send", "--to", "bob", "-d", "Trip photos", "--color", "#3498db", "https://example.com/a",
+                "https://example.org/b", "--json",
+            ])
             #expect(send.status == 0, "\(send.standardError)")
             let report = try ControlCoding.decode(SendReport.self, from: Array(send.standardOutput.utf8))
             #expect(report.status == .stored && report.messageID != nil && report.peer.hasPrefix("Bob ("))
@@ -40,14 +46,18 @@ extension ProcessTests {
             #expect(hex.links.map(\.url) == ["https://example.com/a", "https://example.org/b"])
             #expect(hex.links.map(\.linkDescription) == ["example.com", "example.org"])
             #expect(report.message.contains(hex.id.uuidString.uppercased()), "the Ack names the stored hex")
-            #expect(report.hexID == hex.id.uuidString.uppercased(), "send --json gives the stored hex's id as its own field")
+            #expect(
+                report.hexID == hex.id.uuidString.uppercased(), "send --json gives the stored hex's id as its own field"
+            )
 
             // The receiver's events: Alice found, then the hex; a watcher can resume after any of them.
             let events = try await bob.events { $0.contains { $0.kind == .hexReceived } }
             #expect(events.map(\.seq) == events.indices.map { UInt64($0) + 1 }, "sequence numbers count up from 1")
             #expect(events.contains { $0.kind == .peerFound && $0.peer == "Alice" })
             let received = try #require(events.first { $0.kind == .hexReceived })
-            #expect(received.id == hex.id.uuidString.uppercased() && received.peer == "Alice" && received.message == "Trip photos")
+            #expect(
+                received.id == hex.id.uuidString.uppercased() && received.peer == "Alice"
+                    && received.message == "Trip photos")
             let resumed = try await bob.events(since: received.seq - 1) { $0.contains { $0.seq >= received.seq } }
             #expect(resumed.first?.seq == received.seq, "the replay starts right after --since")
             // hexctl watch prints the sender's side as a person reads it, and --until ends it.
@@ -81,8 +91,9 @@ extension ProcessTests {
         @Test func watchUntilAKindThatNeverComesEndsAtItsTimeout() async throws {
             let alone = try await DaemonProcess(name: "Alone", discoveryPort: try DaemonProcess.freeDiscoveryPort())
             let watch = try await alone.hexctl(["watch", "--until", "hexReceived", "--timeout", "1"])
-            #expect(watch.status == 75 && watch.standardError.contains("no hexReceived event in time"),
-                    "\(watch.standardError)")
+            #expect(
+                watch.status == 75 && watch.standardError.contains("no hexReceived event in time"),
+                "\(watch.standardError)")
         }
 
         @Test func aKilledPeerExpiresAndAStoppedOneSaysGoodbye() async throws {
@@ -96,7 +107,9 @@ extension ProcessTests {
 
             killed.kill()
             // Expiry is after three missed intervals of the peer (0.9 s here); the bound only stops the test.
-            try await waitUntil("Killed expires", timeout: .seconds(10)) { try await !peers(of: watcher).contains { $0.name == "Killed" } }
+            try await waitUntil("Killed expires", timeout: .seconds(10)) {
+                try await !peers(of: watcher).contains { $0.name == "Killed" }
+            }
             #expect(try await peers(of: watcher).map(\.name) == ["Stopped"])
 
             #expect(stopped.stop() == 0)

@@ -23,8 +23,9 @@ extension ProcessTests {
             var host: String { "Host: \(address)\r\n" }
 
             func post(_ body: String, headers: String = "") async throws -> HTTPAnswer {
-                try await exchange("POST /control HTTP/1.1\r\n\(host)\(bearer)\(headers)"
-                                   + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                try await exchange(
+                    "POST /control HTTP/1.1\r\n\(host)\(bearer)\(headers)"
+                        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
             }
 
             /// One request on a new connection; the answer read to its close.
@@ -64,8 +65,9 @@ extension ProcessTests {
         private func eventIDs(_ page: Page, lastEventID: String?, until id: String) async throws -> [String] {
             let socket = try await page.connect()
             let resume = lastEventID.map { "Last-Event-ID: \($0)\r\n" } ?? ""
-            try await socket.write(Array("GET /events HTTP/1.1\r\n\(page.host)\(page.bearer)\(resume)\r\n".utf8),
-                                   timeout: .seconds(5))
+            try await socket.write(
+                Array("GET /events HTTP/1.1\r\n\(page.host)\(page.bearer)\(resume)\r\n".utf8),
+                timeout: .seconds(5))
             var text = ""
             while !text.contains(id) {
                 var bytes: [UInt8] = []
@@ -79,8 +81,9 @@ extension ProcessTests {
         }
 
         @Test func thePageIsServedBehindItsTokenAndTheControlAPIAnswersAsOnTheSocket() async throws {
-            let daemon = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 extraArguments: ["--web", "127.0.0.1:0"])
+            let daemon = try await DaemonProcess(
+                name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--web", "127.0.0.1:0"])
             let page = try Page(daemon)
             let tokenFile = try FileManager.default.attributesOfItem(atPath: daemon.dataDirectory + "/web.token")
             let mode = tokenFile[.posixPermissions]
@@ -113,29 +116,34 @@ extension ProcessTests {
         }
 
         @Test func theEventStreamResumesFromTheLastIDItGave() async throws {
-            let daemon = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
-                                                 extraArguments: ["--web", "127.0.0.1:0"])
+            let daemon = try await DaemonProcess(
+                name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--web", "127.0.0.1:0"])
             let page = try Page(daemon)
             // Two sends queued to an address nobody serves: two sendQueued events at least.
             for _ in 0..<2 {
-                #expect(try await daemon.hexctl(["send", "--to", "127.0.0.1:9", "--no-wait", "https://example.com"])
-                    .status == 0)
+                #expect(
+                    try await daemon.hexctl(["send", "--to", "127.0.0.1:9", "--no-wait", "https://example.com"])
+                        .status == 0)
             }
             let replayed = try await eventIDs(page, lastEventID: "999999.1", until: ".2\n")
             let boot = try #require(replayed.first?.split(separator: ".").first)
-            #expect(replayed.prefix(2) == ["\(boot).1", "\(boot).2"],
-                    "an earlier start's id replays this start's events")
+            #expect(
+                replayed.prefix(2) == ["\(boot).1", "\(boot).2"],
+                "an earlier start's id replays this start's events")
             let resumed = try await eventIDs(page, lastEventID: "\(boot).1", until: ".2\n")
             #expect(resumed.first == "\(boot).2", "this start's id resumes after it")
         }
 
         @Test func theTokenOutlivesARestartAndASecondDaemonGoesOnWithoutThePage() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
-            let first = try await DaemonProcess(name: "Ada", discoveryPort: port,
-                                                extraArguments: ["--web", "127.0.0.1:0"])
+            let first = try await DaemonProcess(
+                name: "Ada", discoveryPort: port,
+                extraArguments: ["--web", "127.0.0.1:0"])
             let page = try Page(first)
-            let second = try await DaemonProcess(name: "Grace", discoveryPort: port,
-                                                 extraArguments: ["--web", page.address])
+            let second = try await DaemonProcess(
+                name: "Grace", discoveryPort: port,
+                extraArguments: ["--web", page.address])
             #expect(second.log.contains("no inbox page: cannot listen on \(page.address)"))
             #expect(!FileManager.default.fileExists(atPath: second.dataDirectory + "/web.address"))
             #expect(try await second.hexctl(["open", "--print"]).status == 69, "no page: unavailable")
@@ -143,8 +151,9 @@ extension ProcessTests {
 
             #expect(first.stop() == 0)
             #expect(!FileManager.default.fileExists(atPath: first.dataDirectory + "/web.address"), "removed at stop")
-            let again = try await DaemonProcess(name: "Ada", discoveryPort: port, directory: first.directory,
-                                                extraArguments: ["--web", "127.0.0.1:0"])
+            let again = try await DaemonProcess(
+                name: "Ada", discoveryPort: port, directory: first.directory,
+                extraArguments: ["--web", "127.0.0.1:0"])
             #expect(try Page(again).token == page.token, "an open page's cookie still works after a restart")
         }
     }

@@ -11,7 +11,8 @@ import Testing
         let environment = ["HEXD_DATA_DIR": "/from/env", "XDG_DATA_HOME": "/xdg", "HOME": "/home/u"]
         #expect(DataDirectory(explicit: "/flag", environment: environment).path == "/flag")
         #expect(DataDirectory(explicit: nil, environment: environment).path == "/from/env")
-        #expect(DataDirectory(explicit: nil, environment: ["XDG_DATA_HOME": "/xdg", "HOME": "/home/u"]).path == "/xdg/hexd")
+        #expect(
+            DataDirectory(explicit: nil, environment: ["XDG_DATA_HOME": "/xdg", "HOME": "/home/u"]).path == "/xdg/hexd")
         #expect(DataDirectory(explicit: nil, environment: ["HOME": "/home/u"]).path == "/home/u/.local/share/hexd")
         #expect(DataDirectory(explicit: "/d", environment: [:]).databasePath == "/d/hexd.sqlite")
     }
@@ -23,13 +24,16 @@ import Testing
         try data.create()
         let attributes = try FileManager.default.attributesOfItem(atPath: data.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o700)
-        #expect(throws: DataDirectoryError.self) { try DataDirectory(explicit: "/proc/forbidden/x", environment: [:]).create() }
+        #expect(throws: DataDirectoryError.self) {
+            try DataDirectory(explicit: "/proc/forbidden/x", environment: [:]).create()
+        }
     }
 
     @Test func anExistingDataDirectoryAndItsFilesAreMadePrivate() throws {
         let directory = try TemporaryDirectory()
         let data = DataDirectory(explicit: directory.file("open"), environment: [:])
-        try FileManager.default.createDirectory(atPath: data.path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: data.path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         _ = try Receiver.makeDatabase(in: data.path)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: data.databasePath)
         let tightened = try data.create()
@@ -40,7 +44,7 @@ import Testing
     }
 
     @Test func aDataDirectoryOfAnotherUserIsRefused() throws {
-        try ExternalTool.requireRoot() // changing a directory's owner needs root
+        try ExternalTool.requireRoot()  // changing a directory's owner needs root
         let directory = try TemporaryDirectory()
         let data = DataDirectory(explicit: directory.file("theirs"), environment: [:])
         try data.create()
@@ -50,6 +54,9 @@ import Testing
 
     @Test func everyFileOfTheLayoutIsNamedOnce() {
         let data = DataDirectory(explicit: "/d", environment: [:])
-        #expect([data.databasePath, data.socketPath, data.lockPath, data.configPath] == ["/d/hexd.sqlite", "/d/hexd.sock", "/d/hexd.lock", "/d/hexd.conf"])
+        #expect(
+            [data.databasePath, data.socketPath, data.lockPath, data.configPath] == [
+                "/d/hexd.sqlite", "/d/hexd.sock", "/d/hexd.lock", "/d/hexd.conf",
+            ])
     }
 }

@@ -8,8 +8,10 @@ import Testing
         #expect(DurationText.seconds(text) == seconds)
     }
 
-    @Test(arguments: ["", "m", "0", "0s", "-5m", "+5", "5 m", "5mm", "1e3", "inf", "nan", "1.2.3", "5w", "٣m", ".",
-                      "10M"])
+    @Test(arguments: [
+        "", "m", "0", "0s", "-5m", "+5", "5 m", "5mm", "1e3", "inf", "nan", "1.2.3", "5w", "٣m", ".",
+        "10M",
+    ])
     func anythingElseIsNot(_ text: String) {
         #expect(DurationText.seconds(text) == nil)
     }

@@ -6,21 +6,31 @@ import Testing
 /// out-of-range request is refused while it is decoded, naming the argument.
 @Suite(.timeLimit(.minutes(5))) struct ControlRequestTests {
     static let peer = SendOptions(to: "grace", wait: false, timeout: .seconds(7), legacy: true)
-    static let draft = HexDraft(description: "Q3", color: "#112233", links: [LinkJM(url: "https://a.example/1", linkDescription: "one", service: .dropbox)])
+    static let draft = HexDraft(
+        description: "Q3", color: "#112233",
+        links: [LinkJM(url: "https://a.example/1", linkDescription: "one", service: .dropbox)])
     static let requests: [ControlRequest] = [
-        .status, .peers(ListPage()), .peers(ListPage(limit: 5, after: UUID())), .send(draft, peer), .send(draft, SendOptions(to: "10.0.0.2:18521")),
-        .alert(message: "hello", peer), .watch(since: 42), .inboxList(ListPage(limit: 1)), .inboxShow(id: "9B2F", full: true),
-        .inboxShow(id: "9B2F", full: false), .inboxCheck(id: "a"), .inboxDelete(id: "b"), .inboxSave(id: "c"), .hexlistList(ListPage()),
+        .status, .peers(ListPage()), .peers(ListPage(limit: 5, after: UUID())), .send(draft, peer),
+        .send(draft, SendOptions(to: "10.0.0.2:18521")),
+        .alert(message: "hello", peer), .watch(since: 42), .inboxList(ListPage(limit: 1)),
+        .inboxShow(id: "9B2F", full: true),
+        .inboxShow(id: "9B2F", full: false), .inboxCheck(id: "a"), .inboxDelete(id: "b"), .inboxSave(id: "c"),
+        .hexlistList(ListPage()),
         .hexlistAdd(draft), .hexlistRemove(id: "d"), .hexlistMove(id: "e", index: 3), .hexlistSend(id: "f", peer),
         .block(sender: "ada"), .unblock(sender: "ada"), .blocked, .queries, .cancel(query: "1A2B"),
-        .share(ShareRequest(files: ["/a", "/b"], provider: "url", query: UUID(), gatherTimeout: .seconds(9), description: "d", color: "#ABCDEF",
-                            destination: .peer(peer))),
+        .share(
+            ShareRequest(
+                files: ["/a", "/b"], provider: "url", query: UUID(), gatherTimeout: .seconds(9), description: "d",
+                color: "#ABCDEF",
+                destination: .peer(peer))),
         .share(ShareRequest(files: ["/a"], destination: .myHexlist)),
         .pair(peer: "grace", accept: false, timeout: nil), .pair(peer: "6F96", accept: true, timeout: .seconds(3)),
         .unpair(peer: "grace"), .declinePairing(peer: "grace"),
         .resetTrust(peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF"),
-        .send(draft, SendOptions(to: "grace", queue: false, messageID: UUID())), .outboxList(ListPage(limit: 2, after: UUID())),
-        .outboxRetry(id: "6F96", timeout: .seconds(2)), .outboxRetry(id: "6F96", timeout: nil), .outboxCancel(id: "6F9619FF"),
+        .send(draft, SendOptions(to: "grace", queue: false, messageID: UUID())),
+        .outboxList(ListPage(limit: 2, after: UUID())),
+        .outboxRetry(id: "6F96", timeout: .seconds(2)), .outboxRetry(id: "6F96", timeout: nil),
+        .outboxCancel(id: "6F9619FF"),
         .alertsList(ListPage(limit: 3, after: UUID())), .alertsDelete(id: "0B5C"),
         .visibility(nil), .visibility(.visible), .visibility(.hidden), .visibility(.visibleFor(.seconds(600))),
         .fetch(FetchRequest(hex: "0B5C")), .fetch(FetchRequest(hex: "0B5C", numbers: [1, 3], downloads: "/srv/in")),
@@ -31,7 +41,9 @@ import Testing
         #expect(Set(Self.requests.map(\.command)) == Set(ControlCommand.allCases), "every command is covered")
         for request in Self.requests {
             let line = try ControlCoding.encode(request)
-            #expect(try ControlCoding.decode(ControlRequest.self, from: line) == request, "\(String(decoding: line, as: UTF8.self))")
+            #expect(
+                try ControlCoding.decode(ControlRequest.self, from: line) == request,
+                "\(String(decoding: line, as: UTF8.self))")
         }
     }
 
@@ -95,7 +107,8 @@ import Testing
     private static func key(of error: any Error) -> String? {
         switch error as? DecodingError {
         case .keyNotFound(let key, _)?: key.stringValue
-        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?, .dataCorrupted(let context)?: context.codingPath.last?.stringValue
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?, .dataCorrupted(let context)?:
+            context.codingPath.last?.stringValue
         default: nil
         }
     }

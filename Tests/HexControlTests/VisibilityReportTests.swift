@@ -1,5 +1,6 @@
-@testable import HexControl
 import Testing
+
+@testable import HexControl
 
 /// How the time a visibility has left reads, whatever a report says.
 @Suite(.timeLimit(.minutes(5))) struct VisibilityReportTests {

@@ -15,12 +15,18 @@ import Testing
         let first = try await DBusConnection.connect(to: address)
         #expect(first.uniqueName.hasPrefix(":"))
         let names = try await first.call(.call(self.bus, busPath, self.bus, "ListNames"))
-        guard case .array(.string, let listed)? = names.body.first else { Issue.record("no names"); return }
+        guard case .array(.string, let listed)? = names.body.first else {
+            Issue.record("no names")
+            return
+        }
         #expect(listed.contains(.string(first.uniqueName)) && listed.contains(.string(self.bus)))
 
         // A call the bus does not know is its error, by name.
-        await #expect(throws: DBusError.remote(name: "org.freedesktop.DBus.Error.UnknownMethod",
-                                               message: "")) {
+        await #expect(
+            throws: DBusError.remote(
+                name: "org.freedesktop.DBus.Error.UnknownMethod",
+                message: "")
+        ) {
             do {
                 try await first.call(.call(self.bus, busPath, self.bus, "NoSuchMethod", [.string("x")]))
             } catch DBusError.remote(let name, _) {
@@ -30,8 +36,10 @@ import Testing
 
         // A call with arguments is taken by the bus (which would drop a client that sent a
         // malformed one) and answered.
-        let requested = try await first.call(.call(self.bus, busPath, self.bus, "RequestName",
-                                                   [.string("org.hexd.Test"), .uint32(4)]))
+        let requested = try await first.call(
+            .call(
+                self.bus, busPath, self.bus, "RequestName",
+                [.string("org.hexd.Test"), .uint32(4)]))
         #expect(requested.body.first?.uint32Value == 1, "primary owner")
 
         try await first.addMatch("type='signal',interface='org.freedesktop.DBus',member='NameOwnerChanged'")

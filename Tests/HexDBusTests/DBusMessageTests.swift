@@ -1,19 +1,25 @@
-@testable import HexDBus
 import Testing
+
+@testable import HexDBus
 
 @Suite(.timeLimit(.minutes(5))) struct DBusMessageTests {
     private let notify: DBusMessage = {
-        var message = DBusMessage.call("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
-                                       "org.freedesktop.Notifications", "Notify", [
-            .string("hexd"), .uint32(7), .string(""), .string("Grace sent a hex"), .string("Trip photos\nhttps://a"),
-            .strings(["open", "Open", "inbox", "Inbox"]),
-            .dictionary(key: .string, value: .variant, [
-                .init(.string("urgency"), .variant(.byte(1))),
-                .init(.string("category"), .variant(.string("transfer.complete"))),
-                .init(.string("x"), .variant(.structure([.int64(-5), .double(2.5), .boolean(true)]))),
-            ]),
-            .int32(-1),
-        ])
+        var message = DBusMessage.call(
+            "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+            "org.freedesktop.Notifications", "Notify",
+            [
+                .string("hexd"), .uint32(7), .string(""), .string("Grace sent a hex"),
+                .string("Trip photos\nhttps://a"),
+                .strings(["open", "Open", "inbox", "Inbox"]),
+                .dictionary(
+                    key: .string, value: .variant,
+                    [
+                        .init(.string("urgency"), .variant(.byte(1))),
+                        .init(.string("category"), .variant(.string("transfer.complete"))),
+                        .init(.string("x"), .variant(.structure([.int64(-5), .double(2.5), .boolean(true)]))),
+                    ]),
+                .int32(-1),
+            ])
         message.serial = 42
         return message
     }()
@@ -83,15 +89,18 @@ import Testing
         #expect(throws: DBusError.self) { try DBusMessage.decode(wrongOrder) }
     }
 
-    @Test(arguments: ["a{vs}", "(", "()", "a", "a{s}", "a{ss", String(repeating: "a", count: 33) + "s",
-                      String(repeating: "(", count: 33) + "y" + String(repeating: ")", count: 33), "z"])
+    @Test(arguments: [
+        "a{vs}", "(", "()", "a", "a{s}", "a{ss", String(repeating: "a", count: 33) + "s",
+        String(repeating: "(", count: 33) + "y" + String(repeating: ")", count: 33), "z",
+    ])
     func signaturesTheSpecificationForbidsAreRefused(signature: String) {
         #expect(throws: DBusError.self) { try DBusType.parse(signature) }
     }
 
     @Test func addressesOfAUnixSocketAreParsed() throws {
         #expect(try DBusAddress(parsing: "unix:path=/run/user/1000/bus") == .path("/run/user/1000/bus"))
-        #expect(try DBusAddress(parsing: "tcp:host=x;unix:abstract=/tmp/dbus-AB%2c,guid=12")
+        #expect(
+            try DBusAddress(parsing: "tcp:host=x;unix:abstract=/tmp/dbus-AB%2c,guid=12")
                 == .abstract("/tmp/dbus-AB,"))
         #expect(throws: DBusError.self) { try DBusAddress(parsing: "tcp:host=localhost,port=1") }
     }

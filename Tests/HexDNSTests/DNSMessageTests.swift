@@ -12,19 +12,26 @@ import Testing
         let service = try name("_hexd", "_tcp", "local")
         let instance = try name("Ada's laptop").appending(service)
         let host = try name("hexd-6f9619ff", "local")
-        let response = DNSMessage(flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag, answers: [
-            DNSRecord(name: service, data: .ptr(instance), ttl: 4_500),
-        ], additionals: [
-            DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: 18_521, target: host), ttl: 120,
-                      cacheFlush: true),
-            DNSRecord(name: instance, data: .txt(["id": "6F9619FF-8B86-8011-B42D-00C04FC964FF", "v": "2.0.0"]),
-                      ttl: 4_500, cacheFlush: true),
-            DNSRecord(name: host, data: .a([10, 0, 0, 7]), ttl: 120, cacheFlush: true),
-            DNSRecord(name: host, data: .aaaa([0xFE, 0x80] + [UInt8](repeating: 0, count: 13) + [1]), ttl: 120,
-                      cacheFlush: true),
-            DNSRecord(name: instance, data: .nsec(next: instance, types: [DNSType.txt, DNSType.srv]), ttl: 120,
-                      cacheFlush: true),
-        ])
+        let response = DNSMessage(
+            flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag,
+            answers: [
+                DNSRecord(name: service, data: .ptr(instance), ttl: 4_500)
+            ],
+            additionals: [
+                DNSRecord(
+                    name: instance, data: .srv(priority: 0, weight: 0, port: 18_521, target: host), ttl: 120,
+                    cacheFlush: true),
+                DNSRecord(
+                    name: instance, data: .txt(["id": "6F9619FF-8B86-8011-B42D-00C04FC964FF", "v": "2.0.0"]),
+                    ttl: 4_500, cacheFlush: true),
+                DNSRecord(name: host, data: .a([10, 0, 0, 7]), ttl: 120, cacheFlush: true),
+                DNSRecord(
+                    name: host, data: .aaaa([0xFE, 0x80] + [UInt8](repeating: 0, count: 13) + [1]), ttl: 120,
+                    cacheFlush: true),
+                DNSRecord(
+                    name: instance, data: .nsec(next: instance, types: [DNSType.txt, DNSType.srv]), ttl: 120,
+                    cacheFlush: true),
+            ])
         let bytes = try response.encoded()
         let read = try DNSMessage.decode(bytes)
         #expect(read == response)
@@ -37,8 +44,9 @@ import Testing
     @Test func aQueryWithTheUnicastBitAndAKnownAnswer() throws {
         let service = try name("_hexd", "_tcp", "local")
         let known = DNSRecord(name: service, data: .ptr(try name("Grace").appending(service)), ttl: 3_000)
-        let query = DNSMessage(questions: [DNSQuestion(name: service, type: DNSType.ptr, unicastResponse: true)],
-                               answers: [known])
+        let query = DNSMessage(
+            questions: [DNSQuestion(name: service, type: DNSType.ptr, unicastResponse: true)],
+            answers: [known])
         let read = try DNSMessage.decode(try query.encoded())
         #expect(read.isStandardQuery)
         #expect(read.questions == query.questions && read.questions[0].unicastResponse)
@@ -69,11 +77,20 @@ import Testing
             ("a label past the end", header + [40, 0x61]),
             ("a label of the reserved kind", header + [0x40, 0, 0, 12, 0, 1]),
             ("counts that lie", [0, 0, 0x84, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]),
-            ("a name over 255 bytes", header + Array(repeating: [63] + [UInt8](repeating: 0x61, count: 63), count: 5)
-                .flatMap { $0 } + [0, 0, 12, 0, 1]),
+            (
+                "a name over 255 bytes",
+                header
+                    + Array(repeating: [63] + [UInt8](repeating: 0x61, count: 63), count: 5)
+                    .flatMap { $0 } + [0, 0, 12, 0, 1]
+            ),
             ("a message over 9000 bytes", header + [UInt8](repeating: 0, count: 9_000)),
-            ("an A record of 5 bytes", [0, 0, 0x84, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 5,
-                                        1, 2, 3, 4, 5]),
+            (
+                "an A record of 5 bytes",
+                [
+                    0, 0, 0x84, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 5,
+                    1, 2, 3, 4, 5,
+                ]
+            ),
         ]
         for (why, bytes) in refused {
             #expect(throws: DNSError.self, "\(why)") { try DNSMessage.decode(bytes) }
@@ -86,13 +103,16 @@ import Testing
         #expect(throws: DNSError.self) {
             try DNSName(labels: Array(repeating: Array(repeating: UInt8(ascii: "a"), count: 63), count: 4))
         }
-        #expect((try? DNSName(labels: Array(repeating: Array(repeating: UInt8(ascii: "a"), count: 62), count: 4)))
-            != nil, "254 bytes with the root")
+        #expect(
+            (try? DNSName(labels: Array(repeating: Array(repeating: UInt8(ascii: "a"), count: 62), count: 4)))
+                != nil, "254 bytes with the root")
     }
 
     @Test func txtKeysAreReadAsDNSSDSays() {
-        let data = DNSRecordData.txt([Array("ID=first".utf8), Array("id=second".utf8), Array("flag".utf8),
-                                      Array("=nokey".utf8), Array("empty=".utf8)])
+        let data = DNSRecordData.txt([
+            Array("ID=first".utf8), Array("id=second".utf8), Array("flag".utf8),
+            Array("=nokey".utf8), Array("empty=".utf8),
+        ])
         #expect(data.keyValues == ["id": "first", "flag": "", "empty": ""])
         #expect(DNSRecordData.a([1, 2, 3, 4]).keyValues == nil)
     }

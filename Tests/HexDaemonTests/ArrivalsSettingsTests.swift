@@ -1,13 +1,15 @@
 import HexCommandLine
-@testable import HexDaemon
 import HexKit
 import HexNet
 import Testing
 
+@testable import HexDaemon
+
 @Suite(.timeLimit(.minutes(5))) struct ArrivalsSettingsTests {
     private func resolve(_ arguments: [String], environment: [String: String] = [:]) throws -> DaemonConfiguration {
-        guard case .run(let configuration) = try DaemonConfiguration.resolve(
-            arguments: arguments, environment: environment, readFile: { _ in nil })
+        guard
+            case .run(let configuration) = try DaemonConfiguration.resolve(
+                arguments: arguments, environment: environment, readFile: { _ in nil })
         else { throw UsageError("not a run") }
         return configuration
     }
@@ -32,16 +34,19 @@ import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct NotificationContentTests {
     private func hex(_ description: String, links: [String], name: String = "Grace", trust: SenderTrust? = .paired)
-        -> Hex {
-        Hex(id: UUID.random(), location: .inbox, senderUUID: "1B8D02B4-0000-8000-8000-000000000001",
+        -> Hex
+    {
+        Hex(
+            id: UUID.random(), location: .inbox, senderUUID: "1B8D02B4-0000-8000-8000-000000000001",
             senderName: name, hexDescription: description, hexColor: "#fff",
             links: links.map { Link(url: $0, linkDescription: "", service: .unknown) }, timestamp: Date(),
             isChecked: false, senderTrust: trust)
     }
 
     @Test func aLoneHexWithOneLinkOpensItAndSaysWhoSentIt() {
-        let content = NotificationContent.hexes([hex("Trip", links: ["https://a.example/x"])], page: "file:///p",
-                                                markup: false)
+        let content = NotificationContent.hexes(
+            [hex("Trip", links: ["https://a.example/x"])], page: "file:///p",
+            markup: false)
         #expect(content.summary == "Grace (1B8D02B4, paired) sent a hex")
         #expect(content.body == "Trip\nhttps://a.example/x")
         #expect(content.openTargets == ["https://a.example/x"])
@@ -49,20 +54,24 @@ import Testing
     }
 
     @Test func severalLinksOrSeveralHexesOpenThePageAndAreListed() {
-        let two = NotificationContent.hexes([hex("Two", links: ["https://a.example", "https://b.example"])],
-                                            page: "file:///p", markup: false)
+        let two = NotificationContent.hexes(
+            [hex("Two", links: ["https://a.example", "https://b.example"])],
+            page: "file:///p", markup: false)
         #expect(two.openTargets == ["file:///p#inbox"])
-        let burst = NotificationContent.hexes((0..<7).map { hex("H\($0)", links: ["https://a.example/\($0)"]) },
-                                              page: nil, markup: false)
+        let burst = NotificationContent.hexes(
+            (0..<7).map { hex("H\($0)", links: ["https://a.example/\($0)"]) },
+            page: nil, markup: false)
         #expect(burst.summary.hasSuffix("sent 7 hexes"))
-        #expect(burst.body.split(separator: "\n")
+        #expect(
+            burst.body.split(separator: "\n")
                 == ["… and 2 before", "• H2", "• H3", "• H4", "• H5", "• H6"])
         #expect(burst.openTargets.count == 5 && burst.actions.map(\.key) == ["open"], "no page: the links, no Inbox")
     }
 
     @Test func whatAPeerSentIsCleanedAndEscaped() {
-        let hostile = hex("<b>x</b> & \u{202E}gnp.exe\u{7}", links: ["javascript:alert(1)", "file:///etc/passwd"],
-                          name: "Ma\u{202E}llory\n")
+        let hostile = hex(
+            "<b>x</b> & \u{202E}gnp.exe\u{7}", links: ["javascript:alert(1)", "file:///etc/passwd"],
+            name: "Ma\u{202E}llory\n")
         let content = NotificationContent.hexes([hostile], page: nil, markup: true)
         #expect(content.summary == "Mallory (1B8D02B4, paired) sent a hex")
         #expect(content.body.hasPrefix("&lt;b&gt;x&lt;/b&gt; &amp; gnp.exe\n"))

@@ -1,23 +1,29 @@
-@testable import HexDaemon
 import HexDBus
 import HexNet
 import Testing
+
+@testable import HexDaemon
 
 /// What hexd says to Avahi and reads from it, without a bus (the netns test `avahi.sh` runs it
 /// against avahi-daemon, avahi-browse and python-zeroconf).
 @Suite(.timeLimit(.minutes(5))) struct AvahiAPITests {
     static let id = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
 
-    private func resolved(address: String = "10.0.0.7", interface: Int32 = 3, port: UInt16 = 18_521,
-                          txt: [String] = ["id=\(id)", "v=2.0.0", "in=I1", "fp=abab"]) -> [DBusValue] {
-        [.int32(interface), .int32(0), .string("Ada"), .string("_hexd._tcp"), .string("local"),
-         .string("ada.local"), .int32(0), .string(address), .uint16(port),
-         .byteStrings(txt.map { Array($0.utf8) }), .uint32(0)]
+    private func resolved(
+        address: String = "10.0.0.7", interface: Int32 = 3, port: UInt16 = 18_521,
+        txt: [String] = ["id=\(id)", "v=2.0.0", "in=I1", "fp=abab"]
+    ) -> [DBusValue] {
+        [
+            .int32(interface), .int32(0), .string("Ada"), .string("_hexd._tcp"), .string("local"),
+            .string("ada.local"), .int32(0), .string(address), .uint16(port),
+            .byteStrings(txt.map { Array($0.utf8) }), .uint32(0),
+        ]
     }
 
     @Test func theServiceIsAddedWithTheInstanceNamePortAndTXT() throws {
-        let advert = try DNSSDAdvert(name: "Ada", peerID: Self.id, versionID: "2.0.0", start: "I1",
-                                     fingerprint: String(repeating: "ab", count: 32), port: 18_521)
+        let advert = try DNSSDAdvert(
+            name: "Ada", peerID: Self.id, versionID: "2.0.0", start: "I1",
+            fingerprint: String(repeating: "ab", count: 32), port: 18_521)
         let call = AvahiAPI.addService(to: "/Client1/EntryGroup1", advert)
         #expect(call.signature == "iiussssqaay")
         #expect(call.path == "/Client1/EntryGroup1" && call.member == "AddService")
@@ -28,8 +34,10 @@ import Testing
     }
 
     @Test func aBrowserItemIsReadOnlyFromItsSignature() {
-        let body: [DBusValue] = [.int32(2), .int32(1), .string("Ada"), .string("_hexd._tcp"), .string("local"),
-                                 .uint32(4)]
+        let body: [DBusValue] = [
+            .int32(2), .int32(1), .string("Ada"), .string("_hexd._tcp"), .string("local"),
+            .uint32(4),
+        ]
         let item = AvahiAPI.Item(signal: body)
         #expect(item?.key == AvahiAPI.Item.Key(interface: 2, family: 1, name: "Ada", domain: "local"))
         #expect(item?.flags == 4)
@@ -50,8 +58,10 @@ import Testing
     }
 
     @Test func aLinkLocalAddressTakesTheInterfaceAvahiHeardItOn() throws {
-        let sighting = try #require(AvahiAPI.sighting(resolved: resolved(address: "fe80::1", interface: 1),
-                                                      interval: .seconds(40)))
+        let sighting = try #require(
+            AvahiAPI.sighting(
+                resolved: resolved(address: "fe80::1", interface: 1),
+                interval: .seconds(40)))
         guard case .v6(let address) = sighting.address else {
             Issue.record("not IPv6: \(sighting.address)")
             return

@@ -1,10 +1,11 @@
-@testable import HexDaemon
 import HexKit
 import HexNet
-import HexTestSupport
 import HexTLS
+import HexTestSupport
 import Synchronization
 import Testing
+
+@testable import HexDaemon
 
 /// Sends to one peer share a TLS connection kept open between them; a kept connection the peer
 /// closed is replaced, the envelope sent again with the same messageID. Real sockets, real TLS.
@@ -26,7 +27,8 @@ import Testing
         var connections: [[String]] { seen.ids.withLock { $0 } }
 
         init(directory: TemporaryDirectory, answered: Int) throws {
-            let (identity, _) = try TLSIdentity.loadOrCreate(keyPath: directory.file("peer.key"), certificatePath: directory.file("peer.crt"), commonName: "peer")
+            let (identity, _) = try TLSIdentity.loadOrCreate(
+                keyPath: directory.file("peer.key"), certificatePath: directory.file("peer.crt"), commonName: "peer")
             let context = try TLSContext(identity: identity)
             let listener = try StreamListener.tcp(address: .loopback, port: 0)
             self.listener = listener
@@ -35,19 +37,24 @@ import Testing
             task = Task {
                 var index = 0
                 while let socket = try? await listener.accept() {
-                    guard let stream = try? await TLSStream.handshake(over: socket, context: context, as: .server,
-                                                                      timeout: .seconds(30)) else { continue }
+                    guard
+                        let stream = try? await TLSStream.handshake(
+                            over: socket, context: context, as: .server,
+                            timeout: .seconds(30))
+                    else { continue }
                     let connection = StreamConnection(stream: stream, maximumLineLength: 1 << 20)
                     let number = index
                     index += 1
                     seen.ids.withLock { $0.append([]) }
                     var lines = 0
                     while case .line(let bytes)? = try? await connection.readLine(timeout: .seconds(30)),
-                          let envelope = try? Envelope.decode(from: bytes), let id = envelope.messageID {
+                        let envelope = try? Envelope.decode(from: bytes), let id = envelope.messageID
+                    {
                         seen.ids.withLock { $0[number].append(id) }
                         if number == 0 && lines == answered { break }
                         lines += 1
-                        let ack = Envelope.ack(.stored, messageID: id, message: "stored", versionID: HexdVersion.current)
+                        let ack = Envelope.ack(
+                            .stored, messageID: id, message: "stored", versionID: HexdVersion.current)
                         let line = ack.encodedLine()
                         guard (try? await connection.writeLine(line, timeout: .seconds(30))) != nil else { break }
                     }
@@ -60,21 +67,26 @@ import Testing
     }
 
     private func store(_ text: String) -> Envelope {
-        .store(HexJM(senderUUID: UUID().uuidString, senderName: "test", hexDescription: text, links: [LinkJM(url: "https://example.com")]),
-               versionID: HexdVersion.current, messageID: UUID().uuidString)
+        .store(
+            HexJM(
+                senderUUID: UUID().uuidString, senderName: "test", hexDescription: text,
+                links: [LinkJM(url: "https://example.com")]),
+            versionID: HexdVersion.current, messageID: UUID().uuidString)
     }
 
     @Test func sendsToOnePeerShareAConnectionAndAClosedOneIsReplaced() async throws {
         let directory = try TemporaryDirectory()
         let peer = try ClosingPeer(directory: directory, answered: 2)
-        let (identity, _) = try TLSIdentity.loadOrCreate(keyPath: directory.file("me.key"), certificatePath: directory.file("me.crt"), commonName: "me")
+        let (identity, _) = try TLSIdentity.loadOrCreate(
+            keyPath: directory.file("me.key"), certificatePath: directory.file("me.crt"), commonName: "me")
         let security = EnvelopeSender.Security.tls(try TLSContext(identity: identity), expected: peer.key)
         let endpoint = Endpoint(host: "127.0.0.1", port: peer.port)
         let pool = ConnectionPool()
         let envelopes = (0..<3).map { store("hex \($0)") }
         for envelope in envelopes {
-            let delivery = try await EnvelopeSender.send(envelope, to: [endpoint], security: security,
-                                                         timeout: .seconds(30), maximumLineLength: 1 << 20, pool: pool)
+            let delivery = try await EnvelopeSender.send(
+                envelope, to: [endpoint], security: security,
+                timeout: .seconds(30), maximumLineLength: 1 << 20, pool: pool)
             #expect(delivery.status == .stored && delivery.peerKey == peer.key)
         }
         let ids = envelopes.compactMap(\.messageID)
@@ -101,8 +113,9 @@ import Testing
             let key = try #require(Fingerprint(hex: String(repeating: "0", count: 64 - digits.count) + digits))
             keys.append(ConnectionPool.Key(endpoint: endpoint, peerKey: key))
             let connection = StreamConnection(stream: socket, maximumLineLength: 100)
-            let channel = EnvelopeSender.Channel(endpoint: endpoint, socket: socket, connection: connection,
-                                                 peerKey: key)
+            let channel = EnvelopeSender.Channel(
+                endpoint: endpoint, socket: socket, connection: connection,
+                peerKey: key)
             pool.keep(channel, at: start + .milliseconds(index))
         }
         #expect(pool.count == 64)
@@ -115,14 +128,20 @@ import Testing
     @Test func aConnectionIsKeptOnlyForItsPeerAndItsKey() async throws {
         let directory = try TemporaryDirectory()
         let peer = try ClosingPeer(directory: directory, answered: 10)
-        let (identity, _) = try TLSIdentity.loadOrCreate(keyPath: directory.file("me.key"), certificatePath: directory.file("me.crt"), commonName: "me")
+        let (identity, _) = try TLSIdentity.loadOrCreate(
+            keyPath: directory.file("me.key"), certificatePath: directory.file("me.crt"), commonName: "me")
         let context = try TLSContext(identity: identity)
         let endpoint = Endpoint(host: "127.0.0.1", port: peer.port)
         let pool = ConnectionPool(idleLifetime: .seconds(60))
-        _ = try await EnvelopeSender.send(store("one"), to: [endpoint], security: .tls(context, expected: peer.key),
-                                          timeout: .seconds(30), maximumLineLength: 1 << 20, pool: pool)
-        #expect(pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: identity.fingerprint)) == nil, "another key gets nothing")
-        #expect(pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: peer.key), at: .now + .seconds(61)) == nil, "past its lifetime it is gone")
+        _ = try await EnvelopeSender.send(
+            store("one"), to: [endpoint], security: .tls(context, expected: peer.key),
+            timeout: .seconds(30), maximumLineLength: 1 << 20, pool: pool)
+        #expect(
+            pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: identity.fingerprint)) == nil,
+            "another key gets nothing")
+        #expect(
+            pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: peer.key), at: .now + .seconds(61)) == nil,
+            "past its lifetime it is gone")
         #expect(pool.count == 0)
     }
 }

@@ -1,9 +1,10 @@
-@testable import HexDaemon
 import HexEngine
 import HexNet
-import HexTestSupport
 import HexTLS
+import HexTestSupport
 import Testing
+
+@testable import HexDaemon
 
 /// Racing a peer's candidate addresses (RFC 8305): the pure decisions, then real loopback
 /// sockets and a real TLS handshake.
@@ -38,13 +39,19 @@ import Testing
 
     @Test func whenAllFailTheLastErrorNamesTheOthers() {
         var race = Race(candidates: 2)
-        guard case .start(1) = race.take(.failed(0, "a: refused", SendError.undelivered("refused")),
-                                         pastDeadline: false) else {
+        guard
+            case .start(1) = race.take(
+                .failed(0, "a: refused", SendError.undelivered("refused")),
+                pastDeadline: false)
+        else {
             Issue.record("the second did not start")
             return
         }
-        guard case .lost = race.take(.failed(1, "b: wrong key", SendError.undelivered("b proved another key")),
-                                     pastDeadline: false) else {
+        guard
+            case .lost = race.take(
+                .failed(1, "b: wrong key", SendError.undelivered("b proved another key")),
+                pastDeadline: false)
+        else {
             Issue.record("not lost")
             return
         }
@@ -54,14 +61,16 @@ import Testing
     @Test func pastTheDeadlineOrCancelledNothingMoreStarts() {
         var late = Race(candidates: 3)
         guard case .wait = late.take(.delayOver(0), pastDeadline: true),
-              case .lost = late.take(.failed(0, "a", SendError.undelivered("timed out")), pastDeadline: true) else {
+            case .lost = late.take(.failed(0, "a", SendError.undelivered("timed out")), pastDeadline: true)
+        else {
             Issue.record("a candidate started past the deadline")
             return
         }
         var cancelled = Race(candidates: 3)
         _ = cancelled.take(.delayOver(0), pastDeadline: false)
         guard case .wait = cancelled.take(.failed(1, "b", CancellationError()), pastDeadline: false),
-              case .lost = cancelled.take(.failed(0, "a", CancellationError()), pastDeadline: false) else {
+            case .lost = cancelled.take(.failed(0, "a", CancellationError()), pastDeadline: false)
+        else {
             Issue.record("a cancelled race went on")
             return
         }
@@ -75,9 +84,11 @@ import Testing
     @Test func aSilentFirstAddressCostsTheRaceDelayNotTheDeadline() async throws {
         let directory = try TemporaryDirectory()
         func context(_ name: String) throws -> TLSContext {
-            try TLSContext(identity: try TLSIdentity.loadOrCreate(
-                keyPath: directory.file(name + ".key"), certificatePath: directory.file(name + ".crt"),
-                commonName: "hexd " + name).0)
+            try TLSContext(
+                identity: try TLSIdentity.loadOrCreate(
+                    keyPath: directory.file(name + ".key"), certificatePath: directory.file(name + ".crt"),
+                    commonName: "hexd " + name
+                ).0)
         }
         let server = try context("server")
         let client = try context("client")
@@ -85,8 +96,9 @@ import Testing
         let silent = try StreamListener.tcp(address: .loopback, port: 0)
         let honest = try StreamListener.tcp(address: .loopback, port: 0)
         let served = Task {
-            let stream = try await TLSStream.handshake(over: try await honest.accept(), context: server,
-                                                       as: .server, timeout: .seconds(30))
+            let stream = try await TLSStream.handshake(
+                over: try await honest.accept(), context: server,
+                as: .server, timeout: .seconds(30))
             let connection = StreamConnection(stream: stream, maximumLineLength: 1_000)
             guard case .line(let line)? = try await connection.readLine(timeout: .seconds(30)) else { return "" }
             return "\(stream.peer) " + String(decoding: line, as: UTF8.self)

@@ -1,9 +1,9 @@
-@testable import HexDaemon
-@testable import HexNet
+import Glibc
 import HexEngine
 import Testing
 
-import Glibc
+@testable import HexDaemon
+@testable import HexNet
 
 @Suite(.timeLimit(.minutes(5))) struct ConnectionTableTests {
     private func socket() throws -> Socket { try Socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) }
@@ -21,9 +21,13 @@ import Glibc
     @Test func pastTheCapTheConnectionWithoutProgressLongestMakesRoom() throws {
         let table = ConnectionTable(total: 3, perAddress: 10)
         let sockets = try (0..<5).map { _ in try socket() }
-        for (index, socket) in sockets.prefix(3).enumerated() { #expect(table.admit(socket, from: "h\(index)") == .admitted) }
+        for (index, socket) in sockets.prefix(3).enumerated() {
+            #expect(table.admit(socket, from: "h\(index)") == .admitted)
+        }
         table.progressed(sockets[0])
-        #expect(table.admit(sockets[3], from: "new") == .admittedByClosing("h1"), "h0 completed a line since; h1 is the stalest")
+        #expect(
+            table.admit(sockets[3], from: "new") == .admittedByClosing("h1"),
+            "h0 completed a line since; h1 is the stalest")
         #expect(table.admit(sockets[4], from: "new") == .admittedByClosing("h2"))
         #expect(table.count == 3)
     }
@@ -36,8 +40,10 @@ import Glibc
         var clients: [Socket] = []
         var accepted: [Socket] = []
         for _ in 0..<4 {
-            clients.append(try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port),
-                                                         timeout: .seconds(5)))
+            clients.append(
+                try await StreamConnector.tcp(
+                    to: Endpoint(host: "127.0.0.1", port: listener.port),
+                    timeout: .seconds(5)))
             accepted.append(try await listener.accept())
         }
         #expect(!table.begin(accepted[0]) && !table.begin(accepted[1]))
@@ -73,6 +79,8 @@ import Glibc
         let decisions = (0..<20).map { _ in limiter.admit("flood", at: start) }
         #expect(decisions.filter { $0 != .suppress }.count == LogLimiter.linesPerWindow)
         #expect(limiter.admit("other", at: start) == .write(suppressedBefore: 0), "each kind has its own window")
-        #expect(limiter.admit("flood", at: start + LogLimiter.window) == .write(suppressedBefore: 15), "the next window says how many were left out")
+        #expect(
+            limiter.admit("flood", at: start + LogLimiter.window) == .write(suppressedBefore: 15),
+            "the next window says how many were left out")
     }
 }

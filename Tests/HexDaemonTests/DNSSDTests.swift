@@ -1,8 +1,9 @@
-@testable import HexDaemon
 import HexDNS
 import HexKit
 import HexNet
 import Testing
+
+@testable import HexDaemon
 
 /// What hexd publishes by DNS-SD and what it learns from it, without sockets (the netns test
 /// `dnssd.sh` runs both against python-zeroconf).
@@ -11,8 +12,9 @@ import Testing
     private let addresses = [IPAddress("10.0.0.7"), IPAddress("fe80::1%lo")].compactMap { $0 }
 
     private func advert(_ name: String = "Ada") throws -> DNSSDAdvert {
-        try DNSSDAdvert(name: name, peerID: Self.id, versionID: "2.0.0", start: "I1",
-                        fingerprint: String(repeating: "ab", count: 32), port: 18_521)
+        try DNSSDAdvert(
+            name: name, peerID: Self.id, versionID: "2.0.0", start: "I1",
+            fingerprint: String(repeating: "ab", count: 32), port: 18_521)
     }
 
     @Test func aBrowseQueryIsAnsweredWithThePointerAndWhatItNeeds() throws {
@@ -35,8 +37,11 @@ import Testing
         #expect(advert.answers(to: fresh, addresses: addresses).answers.isEmpty)
         let stale = DNSMessage(questions: [question], answers: [pointer.with(ttl: 1_000)])
         #expect(advert.answers(to: stale, addresses: addresses).answers == [pointer])
-        let other = DNSMessage(questions: [DNSQuestion(name: try DNSName("_other", "_tcp", "local"),
-                                                        type: DNSType.ptr)])
+        let other = DNSMessage(questions: [
+            DNSQuestion(
+                name: try DNSName("_other", "_tcp", "local"),
+                type: DNSType.ptr)
+        ])
         #expect(advert.answers(to: other, addresses: addresses).answers.isEmpty, "not hexd's question")
     }
 
@@ -45,8 +50,11 @@ import Testing
         for record in advert.uniqueRecords(addresses: addresses) {
             #expect(!advert.conflicts(with: record, addresses: addresses))
         }
-        let theirs = DNSRecord(name: advert.instance, data: .srv(priority: 0, weight: 0, port: 9,
-                                                                   target: try DNSName("other", "local")), ttl: 120)
+        let theirs = DNSRecord(
+            name: advert.instance,
+            data: .srv(
+                priority: 0, weight: 0, port: 9,
+                target: try DNSName("other", "local")), ttl: 120)
         #expect(advert.conflicts(with: theirs, addresses: addresses))
         #expect(!advert.conflicts(with: theirs.with(ttl: 0), addresses: addresses), "a goodbye claims nothing")
         let renamed = try advert.renamed("Ada (2)")
@@ -58,11 +66,14 @@ import Testing
             let address = try #require(IPAddress(address))
             return NetworkInterfaces.Target(interface: interface, address: address, broadcast: address)
         }
-        let targets = [try target("eth0", "10.0.0.7"), try target("eth0", "fe80::1%1"),
-                       try target("lo", "192.168.1.5"), try target("lo", "fe80::2%2")]
+        let targets = [
+            try target("eth0", "10.0.0.7"), try target("eth0", "fe80::1%1"),
+            try target("lo", "192.168.1.5"), try target("lo", "fe80::2%2"),
+        ]
         let networks = try [("eth0", "10.0.0.7"), ("lo", "192.168.1.5")].map { name, text in
-            NetworkInterfaces.Address(interface: name, address: try #require(IPv4Address(text)),
-                                      netmask: try #require(IPv4Address("255.255.255.0")), broadcast: nil)
+            NetworkInterfaces.Address(
+                interface: name, address: try #require(IPv4Address(text)),
+                netmask: try #require(IPv4Address("255.255.255.0")), broadcast: nil)
         }
         func answer(_ sender: String) throws -> [IPAddress] {
             DNSSDService.addresses(of: targets, onLinkOf: try #require(IPAddress(sender)), networks: networks)
@@ -96,16 +107,22 @@ import Testing
         let service = try DNSName("_hexd", "_tcp", "local")
         let instance = try DNSName("Odd").appending(service)
         let source = try #require(IPAddress("10.0.0.9"))
-        let txt = DNSRecord(name: instance, data: .txt(["id": Self.id, "v": String(repeating: "9", count: 200)]),
-                            ttl: 120)
+        let txt = DNSRecord(
+            name: instance, data: .txt(["id": Self.id, "v": String(repeating: "9", count: 200)]),
+            ttl: 120)
         func srv(_ port: UInt16) -> DNSRecord {
             DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: port, target: instance), ttl: 120)
         }
         var browser = DNSSDBrowser(service: service)
-        #expect(browser.take(DNSMessage(flags: DNSMessage.responseFlag, answers: [srv(0), txt]), from: source,
-                             at: .now).isEmpty)
-        let sighting = browser.take(DNSMessage(flags: DNSMessage.responseFlag, answers: [srv(9), txt]),
-                                    from: source, at: .now).first
+        #expect(
+            browser.take(
+                DNSMessage(flags: DNSMessage.responseFlag, answers: [srv(0), txt]), from: source,
+                at: .now
+            ).isEmpty)
+        let sighting = browser.take(
+            DNSMessage(flags: DNSMessage.responseFlag, answers: [srv(9), txt]),
+            from: source, at: .now
+        ).first
         #expect(sighting?.versionID.utf8.count == Beacon.maximumVersionBytes)
     }
 
@@ -115,12 +132,18 @@ import Testing
         var records: [DNSRecord] = []
         for index in 0..<100 {
             let instance = try DNSName("flood \(index)").appending(service)
-            records += [DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: 1,
-                                                             target: try DNSName("h", "local")), ttl: 120),
-                        DNSRecord(name: instance, data: .txt(["id": Self.id]), ttl: 120)]
+            records += [
+                DNSRecord(
+                    name: instance,
+                    data: .srv(
+                        priority: 0, weight: 0, port: 1,
+                        target: try DNSName("h", "local")), ttl: 120),
+                DNSRecord(name: instance, data: .txt(["id": Self.id]), ttl: 120),
+            ]
         }
-        let sightings = browser.take(DNSMessage(flags: DNSMessage.responseFlag, answers: records),
-                                     from: try #require(IPAddress("10.0.0.9")), at: .now)
+        let sightings = browser.take(
+            DNSMessage(flags: DNSMessage.responseFlag, answers: records),
+            from: try #require(IPAddress("10.0.0.9")), at: .now)
         #expect(sightings.count == DNSSDBrowser.maximumPerResponse)
     }
 
@@ -130,9 +153,12 @@ import Testing
         let source = try #require(IPAddress("10.0.0.9"))
         for index in 0..<100 {
             let instance = try DNSName("flood \(index)").appending(service)
-            _ = browser.take(DNSMessage(flags: DNSMessage.responseFlag, answers: [
-                DNSRecord(name: service, data: .ptr(instance), ttl: 4_500),
-            ]), from: source, at: .now)
+            _ = browser.take(
+                DNSMessage(
+                    flags: DNSMessage.responseFlag,
+                    answers: [
+                        DNSRecord(name: service, data: .ptr(instance), ttl: 4_500)
+                    ]), from: source, at: .now)
         }
         #expect(browser.knownAnswers(at: .now).count == 8)
         #expect(browser.knownAnswers(at: .now + .seconds(31)).isEmpty, "a minute's query refreshes them")
@@ -144,10 +170,11 @@ import Testing
         var table = PeerTable(ownUUID: "11111111-1111-4111-8111-111111111111")
         let beaconAddress = try #require(IPAddress("10.0.0.7"))
         let mdnsAddress = try #require(IPAddress("fe80::7%lo"))
-        let signed = Sighting(kind: .present, uuid: Self.id, name: "Ada", versionID: "2.0.0", instance: "I1",
-                              address: beaconAddress, port: 18_521, interval: .seconds(2),
-                              capabilities: ["ack", "tls"], fingerprint: String(repeating: "ab", count: 32),
-                              isSigned: true)
+        let signed = Sighting(
+            kind: .present, uuid: Self.id, name: "Ada", versionID: "2.0.0", instance: "I1",
+            address: beaconAddress, port: 18_521, interval: .seconds(2),
+            capabilities: ["ack", "tls"], fingerprint: String(repeating: "ab", count: 32),
+            isSigned: true)
         var claim = signed
         (claim.name, claim.address, claim.fingerprint, claim.isSigned) = ("Mallory", mdnsAddress, nil, false)
         _ = table.observe(signed, at: .now)

@@ -1,13 +1,18 @@
 import HexCommandLine
-@testable import HexDaemon
 import HexKit
 import HexNet
 import Testing
 
+@testable import HexDaemon
+
 @Suite(.timeLimit(.minutes(5))) struct DaemonConfigurationTests {
-    private func resolve(_ arguments: [String], environment: [String: String] = [:], file: String? = nil) throws -> DaemonConfiguration {
-        guard case .run(let configuration) = try DaemonConfiguration.resolve(
-            arguments: arguments, environment: environment, readFile: { $0.hasSuffix("hexd.conf") || $0 == "/etc/custom.conf" ? file : nil })
+    private func resolve(_ arguments: [String], environment: [String: String] = [:], file: String? = nil) throws
+        -> DaemonConfiguration
+    {
+        guard
+            case .run(let configuration) = try DaemonConfiguration.resolve(
+                arguments: arguments, environment: environment,
+                readFile: { $0.hasSuffix("hexd.conf") || $0 == "/etc/custom.conf" ? file : nil })
         else { throw UsageError("not a run") }
         return configuration
     }
@@ -38,10 +43,12 @@ import Testing
         #expect(defaults.freeFloor.bytes(ofDiskSize: 100 << 30) == 2 * (100 << 30) / 100)
         #expect(defaults.freeFloor.bytes(ofDiskSize: 1 << 30) == 256 << 20, "the larger of 256 MiB and 2 %")
         #expect(defaults.hardFreeFloor.bytes(ofDiskSize: 1 << 30) == (1 << 30) / 100, "the smaller of 64 MiB and 1 %")
-        let store = try resolve(["--sender-budget", "1MiB", "--min-free", "5%"],
-                                environment: ["HEXD_STRANGERS_BUDGET": "2 GiB", "HEXD_SENDER_BUDGET": "3m"],
-                                file: "inbox-budget = 4096\nmin-free-hard = 10m\ndisk-reserve = 0\n"
-                                    + "strangers-budget = 1k").store
+        let store = try resolve(
+            ["--sender-budget", "1MiB", "--min-free", "5%"],
+            environment: ["HEXD_STRANGERS_BUDGET": "2 GiB", "HEXD_SENDER_BUDGET": "3m"],
+            file: "inbox-budget = 4096\nmin-free-hard = 10m\ndisk-reserve = 0\n"
+                + "strangers-budget = 1k"
+        ).store
         #expect(store.budget == InboxBudget(inbox: 4_096, perSender: 1 << 20, strangers: 2 << 30))
         #expect(store.freeFloor == .percent(5) && store.hardFreeFloor == .bytes(10 << 20) && store.reserve == 0)
         #expect(throws: UsageError.self) { try resolve(["--min-free", "101%"]) }
@@ -61,8 +68,12 @@ import Testing
         let environment = ["HEXD_DATA_DIR": "/d", "HEXD_PORT": "3000", "HEXD_PEER": "a.example, b.example:99"]
         let configuration = try resolve(["--port", "4000"], environment: environment, file: file)
         #expect(configuration.tcpPort == 4000, "flag")
-        #expect(configuration.staticPeers == [Endpoint(host: "a.example", port: 2000), Endpoint(host: "b.example", port: 99)], "environment, comma-separated")
-        #expect(configuration.discoveryPort == 2000 && configuration.name == "From File" && configuration.legacy, "file")
+        #expect(
+            configuration.staticPeers == [
+                Endpoint(host: "a.example", port: 2000), Endpoint(host: "b.example", port: 99),
+            ], "environment, comma-separated")
+        #expect(
+            configuration.discoveryPort == 2000 && configuration.name == "From File" && configuration.legacy, "file")
         #expect(configuration.broadcastAddresses.map(\.description) == ["10.0.0.255", "10.1.0.255"])
         #expect(try resolve([], environment: environment, file: file).tcpPort == 3000, "environment over file")
         #expect(try resolve(["--port=5000", "--legacy"], environment: [:]).tcpPort == 5000)
@@ -72,7 +83,9 @@ import Testing
         #expect(try resolve([], environment: ["HOME": "/home/u"]).accept == .anyone)
         #expect(try resolve(["--accept", "paired"], environment: ["HOME": "/home/u"]).accept == .paired)
         #expect(try resolve([], environment: ["HOME": "/home/u", "HEXD_ACCEPT": "known"]).accept == .known)
-        #expect(throws: UsageError.self, "a policy it does not know") { try resolve(["--accept", "friends"], environment: ["HOME": "/home/u"]) }
+        #expect(throws: UsageError.self, "a policy it does not know") {
+            try resolve(["--accept", "friends"], environment: ["HOME": "/home/u"])
+        }
         #expect(throws: UsageError.self, "a legacy peer has no keys to check") {
             try resolve(["--legacy", "--accept", "known"], environment: ["HOME": "/home/u"])
         }
@@ -83,42 +96,65 @@ import Testing
         #expect(try resolve(["--config", "/etc/custom.conf"], file: "port = 7").tcpPort == 7)
     }
 
-    @Test(arguments: ["port = 70000", "nonsense", "colour = red", "port = 1\nport = 2", "announce-interval = -1", "legacy = maybe", "data-dir = /x"])
+    @Test(arguments: [
+        "port = 70000", "nonsense", "colour = red", "port = 1\nport = 2", "announce-interval = -1", "legacy = maybe",
+        "data-dir = /x",
+    ])
     func aBadConfigFileIsAUsageErrorNamingTheLine(_ file: String) {
-        #expect { try resolve([], environment: ["HEXD_DATA_DIR": "/d"], file: file) } throws: { "\($0)".hasPrefix("/d/hexd.conf") }
+        #expect { try resolve([], environment: ["HEXD_DATA_DIR": "/d"], file: file) } throws: {
+            "\($0)".hasPrefix("/d/hexd.conf")
+        }
     }
 
-    @Test(arguments: [["--port", "x"], ["--broadcast", "256.1.1.1"], ["--peer", ":1"], ["--log-level", "loud"], ["--max-line", "10"],
-                      ["--app-version", ""], ["--idle-timeout", "0"], ["--name"], ["--port", "1", "--port", "2"]])
+    @Test(arguments: [
+        ["--port", "x"], ["--broadcast", "256.1.1.1"], ["--peer", ":1"], ["--log-level", "loud"], ["--max-line", "10"],
+        ["--app-version", ""], ["--idle-timeout", "0"], ["--name"], ["--port", "1", "--port", "2"],
+    ])
     func badFlagsAreUsageErrors(_ arguments: [String]) {
         #expect(throws: UsageError.self) { try resolve(arguments) }
     }
 
     @Test func theLinkCommandNeedsAPathPlaceholder() async throws {
-        let configuration = try resolve(["--link-command", "tool link {path}", "--link-service", "Box", "--link-concurrency", "2", "--link-timeout", "1.5"])
+        let configuration = try resolve([
+            "--link-command", "tool link {path}", "--link-service", "Box", "--link-concurrency", "2", "--link-timeout",
+            "1.5",
+        ])
         #expect(configuration.linkCommand == "tool link {path}" && configuration.linkService == .box)
         #expect(configuration.linkConcurrency == 2 && configuration.linkTimeout == .milliseconds(1_500))
         #expect(try resolve([]).linkCommand == nil)
-        #expect { try resolve(["--link-command", "tool link"]) } throws: { "\($0)".contains("a command containing {path}") }
+        #expect { try resolve(["--link-command", "tool link"]) } throws: {
+            "\($0)".contains("a command containing {path}")
+        }
         #expect(throws: UsageError.self) { try resolve(["--link-concurrency", "0"]) }
     }
 
     @Test func anErrorNamesWhereTheValueCameFrom() {
-        #expect { try resolve([], environment: ["HEXD_PORT": "x"]) } throws: { "\($0)" == "HEXD_PORT needs a port from 0 to 65535, not 'x'" }
+        #expect { try resolve([], environment: ["HEXD_PORT": "x"]) } throws: {
+            "\($0)" == "HEXD_PORT needs a port from 0 to 65535, not 'x'"
+        }
         #expect { try resolve(["--port", "x"]) } throws: { "\($0)" == "--port needs a port from 0 to 65535, not 'x'" }
     }
 
     @Test func helpAndVersionAreRequests() async throws {
-        guard case .help = try DaemonConfiguration.resolve(arguments: ["-h"], environment: [:]) else { throw UsageError("not help") }
-        guard case .version = try DaemonConfiguration.resolve(arguments: ["--version"], environment: [:]) else { throw UsageError("not version") }
+        guard case .help = try DaemonConfiguration.resolve(arguments: ["-h"], environment: [:]) else {
+            throw UsageError("not help")
+        }
+        guard case .version = try DaemonConfiguration.resolve(arguments: ["--version"], environment: [:]) else {
+            throw UsageError("not version")
+        }
     }
 
     /// The extremes every numeric setting is tried with: each is either refused as a usage error
     /// naming the setting, or taken as a value in the setting's range. None may trap.
-    static let extremes = ["0", "-1", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", "0.5", "2.5", "twelve", "", "nan", "inf"]
+    static let extremes = [
+        "0", "-1", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", "0.5", "2.5", "twelve", "", "nan",
+        "inf",
+    ]
     static let numericSettings = [
-        "port", "discovery-port", "announce-interval", "max-line", "idle-timeout", "line-grace", "line-min-rate", "max-connections",
-        "max-connections-per-address", "partial-line-budget", "max-links", "max-string", "max-peers", "beacon-rate", "link-concurrency", "link-timeout",
+        "port", "discovery-port", "announce-interval", "max-line", "idle-timeout", "line-grace", "line-min-rate",
+        "max-connections",
+        "max-connections-per-address", "partial-line-budget", "max-links", "max-string", "max-peers", "beacon-rate",
+        "link-concurrency", "link-timeout",
         "outbox-ttl", "inbox-budget", "sender-budget", "strangers-budget", "min-free", "min-free-hard", "disk-reserve",
         "on-receive-timeout", "on-receive-concurrency",
     ]
@@ -129,11 +165,15 @@ import Testing
             do {
                 let configuration = try resolve(["--\(setting)", value])
                 // Taken: only a value that is in range for its setting.
-                let takesFractions = setting.contains("interval")
+                let takesFractions =
+                    setting.contains("interval")
                     || ["idle-timeout", "line-grace", "link-timeout", "on-receive-timeout"].contains(setting)
-                #expect(["0", "2.5"].contains(value) || value == "0.5" && takesFractions,
-                        "--\(setting) \(value) was taken")
-                #expect(configuration.announceInterval >= .milliseconds(100) && configuration.idleTimeout > .zero && configuration.maximumPeers >= 1)
+                #expect(
+                    ["0", "2.5"].contains(value) || value == "0.5" && takesFractions,
+                    "--\(setting) \(value) was taken")
+                #expect(
+                    configuration.announceInterval >= .milliseconds(100) && configuration.idleTimeout > .zero
+                        && configuration.maximumPeers >= 1)
             } catch let error as UsageError {
                 #expect(error.description.contains("--\(setting)"), "the error names the setting: \(error)")
             }

@@ -1,5 +1,6 @@
-@testable import HexDaemon
 import Testing
+
+@testable import HexDaemon
 
 /// The doorbell a restartable loop waits on: rings are kept for the next waiter, and a cancelled
 /// waiter ends nothing (an AsyncStream would end, and the loop would spin).

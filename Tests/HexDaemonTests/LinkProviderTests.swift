@@ -1,8 +1,9 @@
-@testable import HexDaemon
 import HexCommandLine
 import HexKit
 import HexTestSupport
 import Testing
+
+@testable import HexDaemon
 
 @Suite(.timeLimit(.minutes(5))) struct LinkProviderTests {
     /// A link command for the tests: prints a link, fails, hangs (with a grandchild holding its
@@ -18,19 +19,26 @@ import Testing
               *) echo "https://cloud.example/s/$(basename "$1")"; echo "a second line is ignored";;
             esac
             """
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))
         return path
     }
 
-    private func provider(_ directory: TemporaryDirectory, timeout: Duration = .seconds(5)) throws -> CommandLinkProvider {
+    private func provider(_ directory: TemporaryDirectory, timeout: Duration = .seconds(5)) throws
+        -> CommandLinkProvider
+    {
         // Through sh: a script just written can be "busy" for exec while a concurrently spawned
         // process (another test's) still holds the writer's descriptor.
-        CommandLinkProvider(template: "/bin/sh \(try Self.script(in: directory)) {path}", service: .dropbox, timeout: timeout, concurrency: 2)
+        CommandLinkProvider(
+            template: "/bin/sh \(try Self.script(in: directory)) {path}", service: .dropbox, timeout: timeout,
+            concurrency: 2)
     }
 
     @Test func theFirstLineTheCommandPrintsIsTheLink() async throws {
         let directory = try TemporaryDirectory()
-        #expect(try await provider(directory).link(for: "/data/report 2026.pdf", to: nil)
+        #expect(
+            try await provider(directory).link(for: "/data/report 2026.pdf", to: nil)
                 == "https://cloud.example/s/report 2026.pdf")
     }
 
@@ -66,7 +74,8 @@ import Testing
     }
 
     @Test func aMissingCommandIsAClearError() async throws {
-        let provider = CommandLinkProvider(template: "/nonexistent/tool {path}", service: .unknown, timeout: .seconds(5), concurrency: 1)
+        let provider = CommandLinkProvider(
+            template: "/nonexistent/tool {path}", service: .unknown, timeout: .seconds(5), concurrency: 1)
         await #expect { try await provider.link(for: "/x", to: nil) } throws: { "\($0)".contains("/nonexistent/tool") }
     }
 
@@ -87,8 +96,11 @@ import Testing
             echo end >> $d/log
             echo "https://x.example/$(basename "$1")"
             """
-        #expect(FileManager.default.createFile(atPath: counter, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))
-        let provider = CommandLinkProvider(template: "/bin/sh \(counter) {path}", service: .unknown, timeout: .seconds(10), concurrency: 2)
+        #expect(
+            FileManager.default.createFile(
+                atPath: counter, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))
+        let provider = CommandLinkProvider(
+            template: "/bin/sh \(counter) {path}", service: .unknown, timeout: .seconds(10), concurrency: 2)
         try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<6 { group.addTask { try await provider.link(for: "/f\(index)", to: nil) } }
             for try await _ in group {}
@@ -106,7 +118,8 @@ import Testing
     /// Hundreds of commands back to back, four at a time: their pipes and processes come and go
     /// while others are spawned (this once crashed the event loop). Bounded: 400 short commands.
     @Test func manyCommandsInARowAreAllAnswered() async throws {
-        let provider = CommandLinkProvider(template: "/bin/echo https://x.example/{path}", service: .unknown, timeout: .seconds(10), concurrency: 4)
+        let provider = CommandLinkProvider(
+            template: "/bin/echo https://x.example/{path}", service: .unknown, timeout: .seconds(10), concurrency: 4)
         let links = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<400 { group.addTask { try await provider.link(for: "f\(index)", to: nil) } }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
@@ -119,7 +132,8 @@ import Testing
         let file = directory.file("my notes.txt")
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
         #expect(try await FileLinkProvider().link(for: file, to: nil) == "file://" + directory.path + "/my%20notes.txt")
-        #expect(try await FileLinkProvider().link(for: "file://" + directory.path + "/my%20notes.txt", to: nil)
+        #expect(
+            try await FileLinkProvider().link(for: "file://" + directory.path + "/my%20notes.txt", to: nil)
                 == "file://" + directory.path + "/my%20notes.txt")
         await #expect { try await FileLinkProvider().link(for: directory.file("missing"), to: nil) } throws: {
             "\($0)".contains("does not exist")
@@ -127,7 +141,8 @@ import Testing
         await #expect { try await FileLinkProvider().link(for: "relative.txt", to: nil) } throws: {
             "\($0)".contains("not an absolute path")
         }
-        #expect(try await URLLinkProvider().link(for: "https://example.com/a?b=c", to: nil)
+        #expect(
+            try await URLLinkProvider().link(for: "https://example.com/a?b=c", to: nil)
                 == "https://example.com/a?b=c")
         for bad in ["example.com", "https://", "not a url", ""] {
             await #expect(throws: LinkProviderError.self) { try await URLLinkProvider().link(for: bad, to: nil) }
@@ -138,12 +153,17 @@ import Testing
     /// waiting, its commands are stopped, and the registry is empty.
     @Test func aShareThatRunsPastItsTimeoutFailsAndLeavesNothing() async throws {
         let directory = try TemporaryDirectory()
-        var configuration = DaemonConfiguration(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]))
+        var configuration = DaemonConfiguration(
+            dataDirectory: DataDirectory(explicit: directory.path, environment: [:]))
         configuration.linkCommand = "/bin/sh \(try Self.script(in: directory)) {path}"
         let share = ShareService(configuration: configuration, grants: nil, ownerID: "", events: EventLog())
-        await #expect(throws: ShareError.linkFailed(path: "/data/hang.txt", reason: "no answer within 0.3 seconds (1 of 1 missing)")) {
-            try await share.links(for: ["/data/hang.txt"], query: UUID(), provider: nil, audience: .myHexlist,
-                                  timeout: .milliseconds(300))
+        await #expect(
+            throws: ShareError.linkFailed(
+                path: "/data/hang.txt", reason: "no answer within 0.3 seconds (1 of 1 missing)")
+        ) {
+            try await share.links(
+                for: ["/data/hang.txt"], query: UUID(), provider: nil, audience: .myHexlist,
+                timeout: .milliseconds(300))
         }
         #expect(await share.registry.inFlight.isEmpty)
     }
@@ -151,12 +171,14 @@ import Testing
     /// A share whose task is cancelled (the client left) ends as cancelled and leaves the registry.
     @Test func aCancelledShareEndsAndLeavesTheRegistry() async throws {
         let directory = try TemporaryDirectory()
-        var configuration = DaemonConfiguration(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]))
+        var configuration = DaemonConfiguration(
+            dataDirectory: DataDirectory(explicit: directory.path, environment: [:]))
         configuration.linkCommand = "/bin/sh \(try Self.script(in: directory)) {path}"
         let share = ShareService(configuration: configuration, grants: nil, ownerID: "", events: EventLog())
         let task = Task {
-            try await share.links(for: ["/data/hang.txt"], query: UUID(), provider: nil, audience: .myHexlist,
-                                  timeout: .seconds(60))
+            try await share.links(
+                for: ["/data/hang.txt"], query: UUID(), provider: nil, audience: .myHexlist,
+                timeout: .seconds(60))
         }
         for _ in 0..<400 where await share.registry.inFlight.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         task.cancel()

@@ -1,6 +1,7 @@
-@testable import HexDaemon
 import HexKit
 import HexNet
+
+@testable import HexDaemon
 
 extension PeerTable {
     /// Takes a beacon heard from `address` as `Discovery` hands it to the directory: as a sighting.

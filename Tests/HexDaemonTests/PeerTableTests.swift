@@ -1,16 +1,22 @@
-@testable import HexDaemon
 import HexEngine
 import HexKit
 import HexNet
 import Testing
+
+@testable import HexDaemon
 
 @Suite(.timeLimit(.minutes(5))) struct PeerTableTests {
     static let own = "11111111-1111-4111-8111-111111111111"
     static let other = "22222222-2222-4222-8222-222222222222"
     let start = ContinuousClock.now
 
-    private func beacon(_ kind: Beacon.Kind = .announce, peer: String = Self.other, instance: String = "I1", name: String = "Bob", interval: Double = 1) -> Beacon {
-        Beacon(kind: kind, peer: peer, instance: instance, name: name, versionID: "2.0.0", port: 18521, interval: interval, capabilities: ["ack"])
+    private func beacon(
+        _ kind: Beacon.Kind = .announce, peer: String = Self.other, instance: String = "I1", name: String = "Bob",
+        interval: Double = 1
+    ) -> Beacon {
+        Beacon(
+            kind: kind, peer: peer, instance: instance, name: name, versionID: "2.0.0", port: 18521, interval: interval,
+            capabilities: ["ack"])
     }
 
     private let home = IPAddress("192.168.1.20")!
@@ -24,16 +30,20 @@ import Testing
 
     @Test func aPeerIsFoundThenUpdatedAndItsAddressesMerged() {
         var table = PeerTable(ownUUID: Self.own)
-        guard case .found(let found, nil) = table.observe(beacon(peer: Self.other.lowercased()), from: home, at: start) else {
+        guard case .found(let found, nil) = table.observe(beacon(peer: Self.other.lowercased()), from: home, at: start)
+        else {
             Issue.record("not found")
             return
         }
         #expect(found.uuid == Self.other && found.endpoint == Endpoint(host: "192.168.1.20", port: 18521))
-        guard case .updated(let updated) = table.observe(beacon(name: "Bob renamed"), from: wifi, at: start + .seconds(1)) else {
+        guard
+            case .updated(let updated) = table.observe(beacon(name: "Bob renamed"), from: wifi, at: start + .seconds(1))
+        else {
             Issue.record("not updated")
             return
         }
-        #expect(updated.name == "Bob renamed" && updated.addresses == [wifi, home], "latest address first, others kept")
+        #expect(
+            updated.name == "Bob renamed" && updated.addresses == [wifi, home], "latest address first, others kept")
         #expect(table.peers.count == 1, "keyed by UUID, never by name or address")
     }
 
@@ -67,7 +77,8 @@ import Testing
     @Test func aPeerExpiresAfterThreeOfItsIntervals() {
         var table = PeerTable(ownUUID: Self.own)
         _ = table.observe(beacon(interval: 1), from: home, at: start)
-        _ = table.observe(beacon(peer: "33333333-3333-4333-8333-333333333333", name: "Slow", interval: 10), from: home, at: start)
+        _ = table.observe(
+            beacon(peer: "33333333-3333-4333-8333-333333333333", name: "Slow", interval: 10), from: home, at: start)
         #expect(table.nextExpiry == start + .seconds(3))
         #expect(table.expire(at: start + .milliseconds(2_999)).isEmpty)
         #expect(table.expire(at: start + .seconds(3)).map(\.name) == ["Bob"])
@@ -109,12 +120,16 @@ import Testing
     }
 
     @Test func beaconsStayUnderOneKilobyteAndRejectStrangers() {
-        let long = Beacon(kind: .announce, peer: Self.other, instance: Self.own, name: String(repeating: "é", count: 5_000),
-                          versionID: String(repeating: "9", count: 500), port: 1, interval: 2, capabilities: ["ack"])
+        let long = Beacon(
+            kind: .announce, peer: Self.other, instance: Self.own, name: String(repeating: "é", count: 5_000),
+            versionID: String(repeating: "9", count: 500), port: 1, interval: 2, capabilities: ["ack"])
         #expect(long.encoded().count < Beacon.maximumSize)
         #expect(Beacon.decode(long.encoded()) == long)
-        for stranger in [#"{"format":"other"}"#, "[]", "", #"{"format":"hexd-beacon/1","kind":"announce","peer":"not-a-uuid","instance":"i","name":"n","versionID":"v","port":1,"interval":1,"capabilities":[]}"#,
-                         #"{"format":"hexd-beacon/1","kind":"dance","peer":"22222222-2222-4222-8222-222222222222","instance":"i","name":"n","versionID":"v","port":1,"interval":1,"capabilities":[]}"#] {
+        for stranger in [
+            #"{"format":"other"}"#, "[]", "",
+            #"{"format":"hexd-beacon/1","kind":"announce","peer":"not-a-uuid","instance":"i","name":"n","versionID":"v","port":1,"interval":1,"capabilities":[]}"#,
+            #"{"format":"hexd-beacon/1","kind":"dance","peer":"22222222-2222-4222-8222-222222222222","instance":"i","name":"n","versionID":"v","port":1,"interval":1,"capabilities":[]}"#,
+        ] {
             #expect(Beacon.decode(Array(stranger.utf8)) == nil, "\(stranger)")
         }
     }
@@ -126,7 +141,8 @@ import Testing
         table.markExchanged(uuids[0])
         _ = table.observe(beacon(peer: uuids[1], name: "old stranger"), from: home, at: start + .seconds(1))
         _ = table.observe(beacon(peer: uuids[2], name: "new stranger"), from: home, at: start + .seconds(2))
-        guard case .found(_, let evicted?) = table.observe(beacon(peer: uuids[3]), from: home, at: start + .seconds(3)) else {
+        guard case .found(_, let evicted?) = table.observe(beacon(peer: uuids[3]), from: home, at: start + .seconds(3))
+        else {
             Issue.record("nothing made room")
             return
         }
@@ -220,15 +236,22 @@ import Testing
     }
 
     /// Every number a beacon carries, at its extremes: dropped or bounded, never a trap.
-    @Test(arguments: ["0", "-1", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", "0.5", "65536", #""18521""#, "null"])
+    @Test(arguments: [
+        "0", "-1", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", "0.5", "65536", #""18521""#,
+        "null",
+    ])
     func extremeNumbersInABeaconAreDroppedOrBounded(_ value: String) {
         func beaconText(port: String, interval: String) -> [UInt8] {
-            Array(#"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","instance":"\#(Self.own)","name":"n","versionID":"2.0.0","port":\#(port),"interval":\#(interval),"capabilities":[]}"#.utf8)
+            Array(
+                #"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","instance":"\#(Self.own)","name":"n","versionID":"2.0.0","port":\#(port),"interval":\#(interval),"capabilities":[]}"#
+                    .utf8)
         }
         #expect(Beacon.decode(beaconText(port: value, interval: "2")) == nil, "port \(value)")
         let withInterval = Beacon.decode(beaconText(port: "18521", interval: value))
         if let withInterval {
-            #expect(Beacon.intervalRange.contains(withInterval.interval), "interval \(value) read as \(withInterval.interval)")
+            #expect(
+                Beacon.intervalRange.contains(withInterval.interval),
+                "interval \(value) read as \(withInterval.interval)")
             var table = PeerTable(ownUUID: Self.own)
             _ = table.observe(withInterval, from: home, at: start)
             #expect(table.nextExpiry != nil)
@@ -243,8 +266,10 @@ import Testing
         let pinned = String(repeating: "a1", count: 32)
         let forged = String(repeating: "e5", count: 32)
         func keyed(_ fingerprint: String?) -> Beacon {
-            Beacon(kind: .announce, peer: Self.other, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521, interval: 1,
-                   capabilities: fingerprint == nil ? [] : ["ack", "tls"], fingerprint: fingerprint)
+            Beacon(
+                kind: .announce, peer: Self.other, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521,
+                interval: 1,
+                capabilities: fingerprint == nil ? [] : ["ack", "tls"], fingerprint: fingerprint)
         }
         var table = PeerTable(ownUUID: Self.own)
         guard case .found = table.observe(keyed(pinned), from: home, at: start, pinnedKey: pinned, signed: true) else {
@@ -253,12 +278,18 @@ import Testing
         }
         let attacker = IPAddress("192.168.1.66")!
         for claim in [forged, nil] {
-            guard case .keyMismatch(let impostor) = table.observe(keyed(claim), from: attacker, at: start, pinnedKey: pinned) else {
+            guard
+                case .keyMismatch(let impostor) = table.observe(
+                    keyed(claim), from: attacker, at: start, pinnedKey: pinned)
+            else {
                 Issue.record("no mismatch for \(claim ?? "no key")")
                 return
             }
-            #expect(impostor.fingerprint == claim && impostor.pinned == pinned && impostor.endpoint.host == "192.168.1.66")
-            #expect(table.observe(keyed(claim), from: attacker, at: start, pinnedKey: pinned) == .none, "the same claim again is no news")
+            #expect(
+                impostor.fingerprint == claim && impostor.pinned == pinned && impostor.endpoint.host == "192.168.1.66")
+            #expect(
+                table.observe(keyed(claim), from: attacker, at: start, pinnedKey: pinned) == .none,
+                "the same claim again is no news")
             #expect(table.peers[Self.other]?.addresses == [home] && table.peers[Self.other]?.fingerprint == pinned)
         }
         #expect(table.impostors.count == 1, "one impostor per UUID, the latest")
@@ -273,15 +304,19 @@ import Testing
         var table = PeerTable(ownUUID: Self.own)
         for index in 0..<(PeerTable.maximumImpostors * 2) {
             let uuid = String(format: "%08X-0000-4000-8000-000000000000", index)
-            let beacon = Beacon(kind: .announce, peer: uuid, instance: "I", name: "x", versionID: "2.0.0", port: 1, interval: 1, capabilities: [])
-            _ = table.observe(beacon, from: home, at: start + .milliseconds(index), pinnedKey: String(repeating: "a1", count: 32))
+            let beacon = Beacon(
+                kind: .announce, peer: uuid, instance: "I", name: "x", versionID: "2.0.0", port: 1, interval: 1,
+                capabilities: [])
+            _ = table.observe(
+                beacon, from: home, at: start + .milliseconds(index), pinnedKey: String(repeating: "a1", count: 32))
         }
         #expect(table.impostors.count == PeerTable.maximumImpostors && table.peers.isEmpty)
     }
 
     @Test func receivedStringsAreCutToTheirCaps() {
         let name = String(repeating: "n", count: 500)
-        let text = #"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","instance":"\#(Self.own)","name":"\#(name)","versionID":"2.0.0","port":1,"interval":2,"capabilities":["a","b","c","d","e","f","g","h","i","j"]}"#
+        let text =
+            #"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","instance":"\#(Self.own)","name":"\#(name)","versionID":"2.0.0","port":1,"interval":2,"capabilities":["a","b","c","d","e","f","g","h","i","j"]}"#
         let beacon = Beacon.decode(Array(text.utf8))
         #expect(beacon?.name.utf8.count == Beacon.maximumNameBytes)
         #expect(beacon?.capabilities.count == Beacon.maximumCapabilities)

@@ -1,17 +1,20 @@
-@testable import HexDaemon
 import HexKit
 import HexNet
-import HexTestSupport
 import HexTLS
+import HexTestSupport
 import Testing
+
+@testable import HexDaemon
 
 /// Beacons that prove themselves (Protocol.md, section 9): signed by the key their peer UUID
 /// derives from, numbered so that a replay changes nothing.
 @Suite(.timeLimit(.minutes(5))) struct SignedBeaconTests {
     private static func identity(_ name: String, in directory: TemporaryDirectory) throws -> TLSIdentity {
-        try TLSIdentity.loadOrCreate(keyPath: directory.file(name + ".key"),
-                                     certificatePath: directory.file(name + ".crt"),
-                                     commonName: name).0
+        try TLSIdentity.loadOrCreate(
+            keyPath: directory.file(name + ".key"),
+            certificatePath: directory.file(name + ".crt"),
+            commonName: name
+        ).0
     }
 
     /// A beacon of `signer`'s, signed by `signingKey` (the signer's own unless said otherwise).
@@ -20,9 +23,10 @@ import Testing
         boot: UInt64 = 1,
         sequence: UInt64 = 1, name: String = "Bob"
     ) throws -> Beacon {
-        var beacon = Beacon(kind: kind, peer: signer.deviceID.uppercaseText, instance: UUID().uuidString, name: name,
-                            versionID: HexdVersion.current, port: 18521, interval: 2, capabilities: ["ack", "tls"],
-                            fingerprint: signer.fingerprint.description)
+        var beacon = Beacon(
+            kind: kind, peer: signer.deviceID.uppercaseText, instance: UUID().uuidString, name: name,
+            versionID: HexdVersion.current, port: 18521, interval: 2, capabilities: ["ack", "tls"],
+            fingerprint: signer.fingerprint.description)
         guard signingKey != nil else { return try #require(beacon.signed(by: signer, boot: boot, sequence: sequence)) }
         beacon.key = Fingerprint.hex(signer.publicKey.subjectPublicKeyInfo)
         beacon.boot = boot
@@ -70,9 +74,10 @@ import Testing
             throw BeaconFailure("an unsigned derived ID passed")
         }
         // A legacy peer's own UUID, unsigned, is a claim.
-        let legacy = Beacon(kind: .announce, peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF", instance: UUID().uuidString,
-                            name: "Old",
-                            versionID: "1.0", port: 18521, interval: 2, capabilities: [])
+        let legacy = Beacon(
+            kind: .announce, peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF", instance: UUID().uuidString,
+            name: "Old",
+            versionID: "1.0", port: 18521, interval: 2, capabilities: [])
         #expect(BeaconCheck(try Self.received(legacy)) == .unsigned)
     }
 
@@ -119,8 +124,9 @@ import Testing
     @Test func theFreshnessTableIsBounded() {
         var freshness = BeaconFreshness()
         for index in 0...BeaconFreshness.capacity { _ = freshness.judge(peer: "P\(index)", boot: 1, sequence: 1) }
-        #expect(freshness.judge(peer: "P\(BeaconFreshness.capacity)", boot: 1, sequence: 1) == .repeated,
-                "the newest is kept")
+        #expect(
+            freshness.judge(peer: "P\(BeaconFreshness.capacity)", boot: 1, sequence: 1) == .repeated,
+            "the newest is kept")
         #expect(freshness.judge(peer: "P0", boot: 1, sequence: 1) == .fresh, "the oldest made room")
     }
 
@@ -132,8 +138,9 @@ import Testing
         let attacker = IPAddress("192.168.1.66")!
         let wifi = IPAddress("10.0.0.7")!
         func beacon(_ kind: Beacon.Kind) -> Beacon {
-            Beacon(kind: kind, peer: peer, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521, interval: 1,
-                   capabilities: ["ack", "tls"], fingerprint: String(repeating: "a1", count: 32))
+            Beacon(
+                kind: kind, peer: peer, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521, interval: 1,
+                capabilities: ["ack", "tls"], fingerprint: String(repeating: "a1", count: 32))
         }
         var table = PeerTable(ownUUID: "11111111-1111-4111-8111-111111111111")
         let start = ContinuousClock.now
@@ -142,15 +149,18 @@ import Testing
             return
         }
         #expect(found.isSigned && found.speaksTLS)
-        #expect(table.observe(beacon(.bye), from: home, at: start) == .none,
-                "an unsigned bye, even from its own address")
+        #expect(
+            table.observe(beacon(.bye), from: home, at: start) == .none,
+            "an unsigned bye, even from its own address")
         table.heardAgain(peer, from: attacker)
-        #expect(table.peers[peer]?.endpoints.map(\.host) == ["192.168.1.20", "192.168.1.66"],
-                "a repeat's source comes last")
+        #expect(
+            table.peers[peer]?.endpoints.map(\.host) == ["192.168.1.20", "192.168.1.66"],
+            "a repeat's source comes last")
         _ = table.observe(beacon(.announce), from: wifi, at: start + .seconds(1), signed: true)
         table.markProven(peer, at: home)
-        #expect(table.peers[peer]?.endpoints.map(\.host) == ["192.168.1.20", "10.0.0.7", "192.168.1.66"],
-                "the proven address first")
+        #expect(
+            table.peers[peer]?.endpoints.map(\.host) == ["192.168.1.20", "10.0.0.7", "192.168.1.66"],
+            "the proven address first")
         guard case .left = table.observe(beacon(.bye), from: attacker, at: start + .seconds(1), signed: true) else {
             Issue.record("its own signed bye did not remove it")
             return
@@ -164,9 +174,10 @@ import Testing
         let peer = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
         let start = ContinuousClock.now
         #expect(table.admitCheck(of: peer, at: start) == nil)
-        let beacon = Beacon(kind: .announce, peer: peer, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521,
-                            interval: 1,
-                            capabilities: ["ack", "tls"])
+        let beacon = Beacon(
+            kind: .announce, peer: peer, instance: "I1", name: "Bob", versionID: "2.0.0", port: 18521,
+            interval: 1,
+            capabilities: ["ack", "tls"])
         _ = table.observe(beacon, from: IPAddress("192.168.1.20")!, at: start, signed: true)
         let burst = Int(PeerTable.checksPerPeer * 2)
         let admitted = (0..<(burst + 50)).filter { _ in table.admitCheck(of: peer, at: start) == true }.count
@@ -177,9 +188,10 @@ import Testing
     /// An unsigned beacon is a legacy peer's: whatever it says, it gets no TLS and no key.
     @Test func anUnsignedBeaconAnnouncesNoKey() {
         var table = PeerTable(ownUUID: "11111111-1111-4111-8111-111111111111")
-        let beacon = Beacon(kind: .announce, peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF", instance: "I1", name: "Old",
-                            versionID: "2.0.0", port: 18521, interval: 1, capabilities: ["ack", "tls"],
-                            fingerprint: String(repeating: "a1", count: 32))
+        let beacon = Beacon(
+            kind: .announce, peer: "6F9619FF-8B86-4011-B42D-00C04FC964FF", instance: "I1", name: "Old",
+            versionID: "2.0.0", port: 18521, interval: 1, capabilities: ["ack", "tls"],
+            fingerprint: String(repeating: "a1", count: 32))
         guard case .found(let found, nil) = table.observe(beacon, from: IPAddress("192.168.1.20")!, at: .now) else {
             Issue.record("not found")
             return

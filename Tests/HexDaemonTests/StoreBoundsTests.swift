@@ -1,25 +1,28 @@
-@testable import HexDaemon
 import HexCommandLine
 import HexKit
 import HexStore
 import HexTestSupport
 import Testing
 
+@testable import HexDaemon
+
 /// What a daemon keeps on disk for others is bounded, as Protocol.md's budgets say: the outbox
 /// (10,000 sends, 256 MiB) and the peers remembered (4,096, 90 days). Real SQLite files.
 @Suite(.timeLimit(.minutes(5))) struct StoreBoundsTests {
     private func service() throws -> (HexService, TemporaryDirectory) {
         let directory = try TemporaryDirectory()
-        let service = try HexService(dataDirectory: DataDirectory(explicit: directory.path, environment: [:]),
-                                     name: "Ada", deviceID: nil, versionID: HexdVersion.current,
-                                     logger: Logger(level: .error))
+        let service = try HexService(
+            dataDirectory: DataDirectory(explicit: directory.path, environment: [:]),
+            name: "Ada", deviceID: nil, versionID: HexdVersion.current,
+            logger: Logger(level: .error))
         return (service, directory)
     }
 
     private func entry(envelope: String) -> OutboxEntry {
         let now = Date()
-        return OutboxEntry(messageID: UUID().uuidString, peerUUID: "PEER", address: nil, label: "Grace", kind: .hex,
-                           envelope: envelope, legacy: false, createdAt: now, expiresAt: now + 60, nextAttemptAt: now)
+        return OutboxEntry(
+            messageID: UUID().uuidString, peerUUID: "PEER", address: nil, label: "Grace", kind: .hex,
+            envelope: envelope, legacy: false, createdAt: now, expiresAt: now + 60, nextAttemptAt: now)
     }
 
     @Test func theOutboxHoldsTenThousandSendsAndAQuarterGigabyte() {
@@ -49,8 +52,9 @@ import Testing
         let (store, directory) = try service()
         let database = try HexDatabase(path: directory.file("hexd.sqlite"))
         let old = UUID().uuidString
-        try database.recordSighting(uuid: old, name: "Old", versionID: "2.0.0", address: "127.0.0.9",
-                                    at: Date() - 91 * 86_400)
+        try database.recordSighting(
+            uuid: old, name: "Old", versionID: "2.0.0", address: "127.0.0.9",
+            at: Date() - 91 * 86_400)
         let total = HexService.maximumSightings + HexService.sightingsPerPrune
         let uuids = (0..<total).map { _ in UUID().uuidString }
         for (index, uuid) in uuids.enumerated() {

@@ -133,8 +133,9 @@ import Testing
         let longest = Duration.seconds(60)
         #expect(OutboxMachine.nap(until: nil, now: start, longest: longest) == nil, "nothing queued: no timer")
         #expect(OutboxMachine.nap(until: start + 2.5, now: start, longest: longest) == .milliseconds(2_500))
-        #expect(OutboxMachine.nap(until: start - 5, now: start, longest: longest) == .milliseconds(1),
-                "overdue: at once")
+        #expect(
+            OutboxMachine.nap(until: start - 5, now: start, longest: longest) == .milliseconds(1),
+            "overdue: at once")
         #expect(OutboxMachine.nap(until: start + 86_400, now: start, longest: longest) == longest)
         #expect(OutboxMachine.nap(until: .distantFuture, now: start, longest: longest) == longest)
     }

@@ -3,7 +3,9 @@ import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct JSONNumberTests {
     private func number(_ text: String) throws -> JSONNumber {
-        guard case .number(let number) = try JSONValue.parse(Array(text.utf8)) else { throw JSONError(.invalidNumber, at: 0) }
+        guard case .number(let number) = try JSONValue.parse(Array(text.utf8)) else {
+            throw JSONError(.invalidNumber, at: 0)
+        }
         return number
     }
 

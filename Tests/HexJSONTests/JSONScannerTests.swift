@@ -14,22 +14,32 @@ import Testing
     }
 
     @Test(arguments: [
-        "{}", "[]", "0", "-0", "1.5e+10", "-12.25E-3", "true", "false", "null", #""""#, #""a\"b\\c\/d\b\f\n\r\t\u00e9\uD83D\uDE80""#,
-        #" { "a" : [ 1 , { "b" : null } , "c" ] , "d" : { } } "#, "[[[]]]", #"{"a":{"b":{"c":[true,false]}}}"#, "\t\r\n 7 \n",
+        "{}", "[]", "0", "-0", "1.5e+10", "-12.25E-3", "true", "false", "null", #""""#,
+        #""a\"b\\c\/d\b\f\n\r\t\u00e9\uD83D\uDE80""#,
+        #" { "a" : [ 1 , { "b" : null } , "c" ] , "d" : { } } "#, "[[[]]]", #"{"a":{"b":{"c":[true,false]}}}"#,
+        "\t\r\n 7 \n",
     ])
     func validTextsAreRead(_ text: String) throws {
         try validate(text)
     }
 
     @Test(arguments: [
-        ("", JSONError.Reason.unexpectedEnd), ("   ", .unexpectedEnd), ("[1,]", .unexpectedCharacter), ("[1 2]", .unexpectedCharacter),
-        ("{\"a\" 1}", .unexpectedCharacter), ("{\"a\":1,}", .unexpectedCharacter), ("{a:1}", .unexpectedCharacter), ("{\"a\":}", .unexpectedCharacter),
-        ("01", .trailingCharacters), ("1.", .invalidNumber), ("1e", .invalidNumber), ("-", .unexpectedEnd), ("-a", .invalidNumber), (".5", .unexpectedCharacter),
-        ("+1", .unexpectedCharacter), ("0x10", .trailingCharacters), ("NaN", .unexpectedCharacter), ("Infinity", .unexpectedCharacter),
-        ("tru", .unexpectedEnd), ("nul", .unexpectedEnd), ("truth", .unexpectedCharacter), ("[", .unexpectedEnd), ("{", .unexpectedEnd), ("[1", .unexpectedEnd),
-        ("\"abc", .unexpectedEnd), ("\"a\\x\"", .invalidEscape), ("\"\\u12G4\"", .invalidEscape), ("\"\\u12", .unexpectedEnd),
-        ("\"a\u{01}b\"", .controlCharacterInString), ("\"tab\there\"", .controlCharacterInString), ("1 2", .trailingCharacters), ("{} {}", .trailingCharacters),
-        ("]", .unexpectedCharacter), ("[}", .unexpectedCharacter), ("{]", .unexpectedCharacter), ("'a'", .unexpectedCharacter),
+        ("", JSONError.Reason.unexpectedEnd), ("   ", .unexpectedEnd), ("[1,]", .unexpectedCharacter),
+        ("[1 2]", .unexpectedCharacter),
+        ("{\"a\" 1}", .unexpectedCharacter), ("{\"a\":1,}", .unexpectedCharacter), ("{a:1}", .unexpectedCharacter),
+        ("{\"a\":}", .unexpectedCharacter),
+        ("01", .trailingCharacters), ("1.", .invalidNumber), ("1e", .invalidNumber), ("-", .unexpectedEnd),
+        ("-a", .invalidNumber), (".5", .unexpectedCharacter),
+        ("+1", .unexpectedCharacter), ("0x10", .trailingCharacters), ("NaN", .unexpectedCharacter),
+        ("Infinity", .unexpectedCharacter),
+        ("tru", .unexpectedEnd), ("nul", .unexpectedEnd), ("truth", .unexpectedCharacter), ("[", .unexpectedEnd),
+        ("{", .unexpectedEnd), ("[1", .unexpectedEnd),
+        ("\"abc", .unexpectedEnd), ("\"a\\x\"", .invalidEscape), ("\"\\u12G4\"", .invalidEscape),
+        ("\"\\u12", .unexpectedEnd),
+        ("\"a\u{01}b\"", .controlCharacterInString), ("\"tab\there\"", .controlCharacterInString),
+        ("1 2", .trailingCharacters), ("{} {}", .trailingCharacters),
+        ("]", .unexpectedCharacter), ("[}", .unexpectedCharacter), ("{]", .unexpectedCharacter),
+        ("'a'", .unexpectedCharacter),
     ])
     func invalidTextsAreTypedErrors(_ text: String, _ reason: JSONError.Reason) {
         #expect { try validate(text) } throws: { ($0 as? JSONError)?.reason == reason }
@@ -54,19 +64,31 @@ import Testing
             // A million levels: a recursive reader would have overflowed its stack long before.
             #expect { try validate(nested(1_000_000)) } throws: { ($0 as? JSONError)?.reason == .tooDeep }
         }
-        #expect { try validate(Array(repeating: UInt8(ascii: "["), count: 513)) } throws: { ($0 as? JSONError)?.reason == .tooDeep }
+        #expect { try validate(Array(repeating: UInt8(ascii: "["), count: 513)) } throws: {
+            ($0 as? JSONError)?.reason == .tooDeep
+        }
     }
 
     @Test func aLowerDepthLimitIsKept() throws {
         let shallow = JSONLimits(maximumDepth: 2)
-        #expect(throws: Never.self) { try JSONScanner.scan(Array("[[1]]".utf8), limits: shallow) { scanner throws(JSONError) in try scanner.skipValue() } }
-        #expect(throws: JSONError.self) { try JSONScanner.scan(Array("[[[1]]]".utf8), limits: shallow) { scanner throws(JSONError) in try scanner.skipValue() } }
+        #expect(throws: Never.self) {
+            try JSONScanner.scan(Array("[[1]]".utf8), limits: shallow) { scanner throws(JSONError) in
+                try scanner.skipValue()
+            }
+        }
+        #expect(throws: JSONError.self) {
+            try JSONScanner.scan(Array("[[[1]]]".utf8), limits: shallow) { scanner throws(JSONError) in
+                try scanner.skipValue()
+            }
+        }
         #expect(throws: JSONError.self) { try JSONValue.parse(Array(String(repeating: "[", count: 65).utf8)) }
     }
 
     @Test func stringsDecodeEscapesAndSurrogatePairs() throws {
-        let value = try JSONValue.parse(Array(#"["a\"b\\c\/d\b\f\n\r\t", "\u00e9\u4e2d\uD83D\uDE80", "\u0000x", "é"]"#.utf8))
-        #expect(value == .array([.string("a\"b\\c/d\u{08}\u{0C}\n\r\t"), .string("é中🚀"), .string("\u{0}x"), .string("é")]))
+        let value = try JSONValue.parse(
+            Array(#"["a\"b\\c\/d\b\f\n\r\t", "\u00e9\u4e2d\uD83D\uDE80", "\u0000x", "é"]"#.utf8))
+        #expect(
+            value == .array([.string("a\"b\\c/d\u{08}\u{0C}\n\r\t"), .string("é中🚀"), .string("\u{0}x"), .string("é")]))
     }
 
     @Test(arguments: [#""\uD800""#, #""\uDC00""#, #""\uD800\u0041""#, #""\uD83Dx""#])
@@ -86,7 +108,8 @@ import Testing
     }
 
     @Test func keysCompareWithEscapesResolved() throws {
-        let matches = try JSONScanner.scan(Array(#"{"url":1,"u\u0072l":2,"urls":3,"":4}"#.utf8)) { scanner throws(JSONError) in
+        let matches = try JSONScanner.scan(Array(#"{"url":1,"u\u0072l":2,"urls":3,"":4}"#.utf8)) {
+            scanner throws(JSONError) in
             var matches: [Bool] = []
             try scanner.readObject { scanner, key throws(JSONError) in
                 matches.append(scanner.token(key, is: "url"))

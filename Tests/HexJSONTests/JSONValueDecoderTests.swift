@@ -18,14 +18,19 @@ import Testing
     }
 
     @Test func aWellFormedValueDecodes() throws {
-        let sample = try decode(#"{"port":18521,"interval":2.5,"name":"Ada","tags":["a","b"],"since":18446744073709551615,"when":"2026-11-22T03:10:00Z","nested":{"x":1},"extra":[1]}"#)
+        let sample = try decode(
+            #"{"port":18521,"interval":2.5,"name":"Ada","tags":["a","b"],"since":18446744073709551615,"when":"2026-11-22T03:10:00Z","nested":{"x":1},"extra":[1]}"#
+        )
         #expect(sample.port == 18_521 && sample.interval == 2.5 && sample.name == "Ada" && sample.tags == ["a", "b"])
         #expect(sample.since == .max)
         #expect(sample.when == Date(timeIntervalSince1970: 1_795_317_000))
         #expect(sample.nested == ["x": 1])
     }
 
-    @Test(arguments: ["0.5", "-1", "65536", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", #""18521""#, "null", "true"])
+    @Test(arguments: [
+        "0.5", "-1", "65536", "1e300", "-1e300", "9223372036854775808", "18446744073709551616", #""18521""#, "null",
+        "true",
+    ])
     func aNumberThatDoesNotFitIsATypeMismatchNotATrap(_ port: String) {
         #expect(throws: DecodingError.self) { try decode(#"{"port":\#(port),"interval":1,"name":"x","tags":[]}"#) }
     }
@@ -34,7 +39,9 @@ import Testing
         #expect(throws: DecodingError.self) { try decode(#"{"interval":1,"name":"x","tags":[]}"#) }
         #expect(throws: DecodingError.self) { try decode(#"{"port":1,"interval":1,"name":7,"tags":[]}"#) }
         #expect(throws: DecodingError.self) { try decode(#"{"port":1,"interval":1,"name":"x","tags":"a"}"#) }
-        #expect(throws: DecodingError.self) { try decode(#"{"port":1,"interval":1,"name":"x","tags":[],"when":"yesterday"}"#) }
+        #expect(throws: DecodingError.self) {
+            try decode(#"{"port":1,"interval":1,"name":"x","tags":[],"when":"yesterday"}"#)
+        }
         #expect(throws: DecodingError.self) { try decode(#"[1]"#) }
     }
 

@@ -13,8 +13,11 @@ import Testing
     static let legacy = "99999999-2222-4333-8444-555555555555"
 
     private func store(from sender: String) -> Envelope {
-        .store(HexJM(senderUUID: sender, senderName: "someone", hexDescription: "from \(sender)", hexColor: "#3498DB", links: [LinkJM(url: "https://a.example/x")]),
-               versionID: "2.0.0", messageID: UUID().uuidString)
+        .store(
+            HexJM(
+                senderUUID: sender, senderName: "someone", hexDescription: "from \(sender)", hexColor: "#3498DB",
+                links: [LinkJM(url: "https://a.example/x")]),
+            versionID: "2.0.0", messageID: UUID().uuidString)
     }
 
     private let alert = Envelope.alert("hello", versionID: "2.0.0", messageID: UUID().uuidString)
@@ -38,13 +41,17 @@ import Testing
         (.paired, .pinned, false, false, false),
         (.paired, .paired, true, false, false),
     ])
-    func eachPolicyTakesItsSendersOnly(policy: AcceptPolicy, adaTrust: SenderTrust, ada: Bool, stranger: Bool, legacy: Bool) throws {
+    func eachPolicyTakesItsSendersOnly(
+        policy: AcceptPolicy, adaTrust: SenderTrust, ada: Bool, stranger: Bool, legacy: Bool
+    ) throws {
         let receiver = try receiver(policy, adaTrust: adaTrust)
         #expect(stored(try receiver.manager.receive(store(from: Self.ada), proof: Self.adaProof)) == ada)
         #expect(stored(try receiver.manager.receive(store(from: Self.stranger), proof: Self.strangerProof)) == stranger)
         #expect(stored(try receiver.manager.receive(store(from: Self.legacy), proof: .none)) == legacy)
         #expect(try receiver.manager.inbox().count == [ada, stranger, legacy].filter { $0 }.count)
-        #expect((try receiver.database.pin(forPeer: Self.stranger) != nil) == stranger, "a refused stranger's key is not pinned")
+        #expect(
+            (try receiver.database.pin(forPeer: Self.stranger) != nil) == stranger,
+            "a refused stranger's key is not pinned")
     }
 
     @Test func aRefusalSaysWhomTheDaemonTakes() throws {

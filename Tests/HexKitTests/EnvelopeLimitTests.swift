@@ -29,14 +29,17 @@ import Testing
             try Envelope.decode(from: store(links: 1, url: String(repeating: "x", count: 17)), limits: small)
         }
         #expect(throws: EnvelopeDecodingError.self) {
-            try Envelope.decode(from: Array(#"{"versionID":"\#(String(repeating: "9", count: 17))","operationType":"Alert"}"#.utf8), limits: small)
+            try Envelope.decode(
+                from: Array(#"{"versionID":"\#(String(repeating: "9", count: 17))","operationType":"Alert"}"#.utf8),
+                limits: small)
         }
     }
 
     @Test func limitsApplyOnlyToWhatIsKept() throws {
         // An unknown key may be large (the line cap bounds it); an opaque object is kept as raw text.
         let big = String(repeating: "x", count: 1_000)
-        let line = #"{"versionID":"1","operationType":"Sync","jmObjectType":"Folder","jmObject":{"links":[{},{},{},{},{}],"name":"\#(big)"},"future":"\#(big)"}"#
+        let line =
+            #"{"versionID":"1","operationType":"Sync","jmObjectType":"Folder","jmObject":{"links":[{},{},{},{},{}],"name":"\#(big)"},"future":"\#(big)"}"#
         let envelope = try Envelope.decode(from: Array(line.utf8), limits: small)
         guard case .opaque(let raw)? = envelope.jmObject else {
             Issue.record("expected an opaque object")
@@ -47,7 +50,8 @@ import Testing
 
     @Test func theDefaultsAreFarAboveHonestUse() throws {
         let limits = EnvelopeLimits.default
-        #expect(limits.maximumLinks == 100_000 && limits.maximumStringBytes == 65_536 && limits.json.maximumDepth == 512)
+        #expect(
+            limits.maximumLinks == 100_000 && limits.maximumStringBytes == 65_536 && limits.json.maximumDepth == 512)
         let honest = store(links: 1_000, url: "https://example.com/" + String(repeating: "a", count: 2_000))
         #expect(try Envelope.decode(from: honest).hex?.links?.count == 1_000)
     }

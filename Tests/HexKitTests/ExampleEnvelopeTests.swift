@@ -17,8 +17,17 @@ import Testing
     /// The keys of an `.expected.json` (see Examples/envelopes/README.md).
     struct Expectation: Decodable {
         struct Setup: Decodable { var blockedSenders: [String]? }
-        struct Reply: Decodable { var operationType: String; var status: String?; var messageID: String?; var message: String? }
-        struct StoredLink: Decodable, Equatable { var url: String; var linkDescription: String; var service: String }
+        struct Reply: Decodable {
+            var operationType: String
+            var status: String?
+            var messageID: String?
+            var message: String?
+        }
+        struct StoredLink: Decodable, Equatable {
+            var url: String
+            var linkDescription: String
+            var service: String
+        }
         struct StoredHex: Decodable {
             var senderUUID: String, senderName: String, hexDescription: String, hexColor: String
             var links: [StoredLink]
@@ -38,7 +47,8 @@ import Testing
     @Test(arguments: exampleNames)
     func exampleGivesItsDocumentedOutcome(_ name: String) throws {
         let expected = try JSONDecoder().decode(
-            Expectation.self, from: try #require(FileManager.default.contents(atPath: "\(Self.folder)/\(name).expected.json")))
+            Expectation.self,
+            from: try #require(FileManager.default.contents(atPath: "\(Self.folder)/\(name).expected.json")))
         var line = try #require(FileManager.default.contents(atPath: "\(Self.folder)/\(name).envelope"))
         #expect(line.last == UInt8(ascii: "\n"), "an envelope file is one line ending in a newline")
         line.removeLast()
@@ -73,8 +83,11 @@ import Testing
         #expect(stored.senderName == storedExpectation.senderName)
         #expect(stored.hexDescription == storedExpectation.hexDescription)
         #expect(stored.hexColor == storedExpectation.hexColor)
-        #expect(stored.links.map { Expectation.StoredLink(url: $0.url, linkDescription: $0.linkDescription, service: $0.service.rawValue) }
-            == storedExpectation.links)
+        #expect(
+            stored.links.map {
+                Expectation.StoredLink(url: $0.url, linkDescription: $0.linkDescription, service: $0.service.rawValue)
+            }
+                == storedExpectation.links)
         #expect(!stored.isChecked)
     }
 

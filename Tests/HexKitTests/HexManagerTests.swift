@@ -6,10 +6,16 @@ import Testing
     static let sender = "6F9619FF-8B86-4011-B42D-00C04FC964FF"
 
     private func storeLine(_ description: String, messageID: String? = nil, sender: String = Self.sender) -> String {
-        String(decoding: Envelope.store(
-            HexJM(senderUUID: sender, senderName: "Jane Doe", hexDescription: description, hexColor: "#3498DB",
-                  links: [LinkJM(url: "https://example.com/\(description)", linkDescription: description, service: .dropbox)]),
-            versionID: "1.0", messageID: messageID).encodedLine(), as: UTF8.self)
+        String(
+            decoding: Envelope.store(
+                HexJM(
+                    senderUUID: sender, senderName: "Jane Doe", hexDescription: description, hexColor: "#3498DB",
+                    links: [
+                        LinkJM(
+                            url: "https://example.com/\(description)", linkDescription: description, service: .dropbox)
+                    ]),
+                versionID: "1.0", messageID: messageID
+            ).encodedLine(), as: UTF8.self)
     }
 
     // MARK: Receiving
@@ -47,7 +53,9 @@ import Testing
         try receiver.manager.markChecked(id: newest.id)
         #expect(try receiver.manager.counts().unchecked == 1)
         #expect(try receiver.manager.hex(id: newest.id).isChecked)
-        #expect(throws: HexManagerError.hexNotFound(Self.unknownID, in: .inbox)) { try receiver.manager.markChecked(id: Self.unknownID) }
+        #expect(throws: HexManagerError.hexNotFound(Self.unknownID, in: .inbox)) {
+            try receiver.manager.markChecked(id: Self.unknownID)
+        }
     }
 
     @Test func theSameMessageIDIsStoredOnce() throws {
@@ -71,7 +79,9 @@ import Testing
         let legacy = try Envelope.decode(from: Array(storeLine("spam").utf8))
         let outcome = try receiver.manager.receive(legacy)
         #expect(outcome == .rejected(alert: "\(Receiver.name) blocked you."))
-        #expect(receiver.dialect.reply(to: legacy, outcome: outcome) == .alert("\(Receiver.name) blocked you.", versionID: HexdVersion.current))
+        #expect(
+            receiver.dialect.reply(to: legacy, outcome: outcome)
+                == .alert("\(Receiver.name) blocked you.", versionID: HexdVersion.current))
 
         let current = try Envelope.decode(from: Array(storeLine("spam", messageID: "M-2").utf8))
         let reply = receiver.dialect.reply(to: current, outcome: try receiver.manager.receive(current))
@@ -79,20 +89,27 @@ import Testing
         #expect(try receiver.manager.inbox().isEmpty)
 
         #expect(try receiver.manager.unblock(senderUUID: Self.sender))
-        guard case .stored = try receiver.receive(line: storeLine("welcome back")) else { throw Failure("not stored after unblock") }
+        guard case .stored = try receiver.receive(line: storeLine("welcome back")) else {
+            throw Failure("not stored after unblock")
+        }
     }
 
     @Test func otherSendersAreNotAffectedByABlock() throws {
         let receiver = try Receiver()
         try receiver.manager.block(senderUUID: Self.sender)
-        guard case .stored = try receiver.receive(line: storeLine("fine", sender: "11111111-2222-4333-8444-555555555555")) else {
+        guard
+            case .stored = try receiver.receive(line: storeLine("fine", sender: "11111111-2222-4333-8444-555555555555"))
+        else {
             throw Failure("another sender was refused")
         }
     }
 
     @Test func legacySendersGetNoReplyExceptTheBlockAlert() throws {
         let receiver = try Receiver()
-        for line in [storeLine("x"), #"{"versionID":"1.0","operationType":"Alert","message":"hi"}"#, #"{"versionID":"1.0","operationType":"Nope"}"#] {
+        for line in [
+            storeLine("x"), #"{"versionID":"1.0","operationType":"Alert","message":"hi"}"#,
+            #"{"versionID":"1.0","operationType":"Nope"}"#,
+        ] {
             let envelope = try Envelope.decode(from: Array(line.utf8))
             #expect(receiver.dialect.reply(to: envelope, outcome: try receiver.manager.receive(envelope)) == nil)
         }
@@ -135,7 +152,9 @@ import Testing
 
         try receiver.manager.delete(id: original.id)
         #expect(try receiver.manager.myHexlist() == [copy], "deleting the original leaves the copy")
-        #expect(throws: HexManagerError.hexNotFound(copy.id, in: .inbox)) { try receiver.manager.saveToMyHexlist(id: copy.id) }
+        #expect(throws: HexManagerError.hexNotFound(copy.id, in: .inbox)) {
+            try receiver.manager.saveToMyHexlist(id: copy.id)
+        }
     }
 
     @Test func myHexlistKeepsTheUsersOrder() throws {
@@ -152,15 +171,23 @@ import Testing
         #expect(try receiver.manager.myHexlist().map(\.hexDescription) == ["a", "b", "c", "d"])
         _ = try receiver.manager.createHex(description: "e", links: [])
         #expect(try receiver.manager.myHexlist().map(\.hexDescription) == ["e", "a", "b", "c", "d"])
-        #expect(throws: HexManagerError.hexNotFound(Self.unknownID, in: .myHexlist)) { try receiver.manager.moveInHexlist(id: Self.unknownID, to: 0) }
+        #expect(throws: HexManagerError.hexNotFound(Self.unknownID, in: .myHexlist)) {
+            try receiver.manager.moveInHexlist(id: Self.unknownID, to: 0)
+        }
     }
 
     @Test func createdHexesNeedAValidColourAndComeFromTheLocalIdentity() throws {
         let receiver = try Receiver()
-        #expect(throws: HexManagerError.invalidColor("blue")) { try receiver.manager.createHex(description: "x", color: "blue", links: []) }
-        #expect(throws: HexManagerError.invalidColor("#12345")) { try receiver.manager.createHex(description: "x", color: "#12345", links: []) }
+        #expect(throws: HexManagerError.invalidColor("blue")) {
+            try receiver.manager.createHex(description: "x", color: "blue", links: [])
+        }
+        #expect(throws: HexManagerError.invalidColor("#12345")) {
+            try receiver.manager.createHex(description: "x", color: "#12345", links: [])
+        }
         let hex = try receiver.manager.createHex(description: "x", color: "a1b2c3", links: [])
-        #expect(hex.hexColor == "#A1B2C3" && hex.senderName == Receiver.name && hex.senderUUID == receiver.manager.identity.uuid)
+        #expect(
+            hex.hexColor == "#A1B2C3" && hex.senderName == Receiver.name
+                && hex.senderUUID == receiver.manager.identity.uuid)
         #expect(try receiver.manager.myHexlist().count == 1 && receiver.manager.inbox().isEmpty)
     }
 

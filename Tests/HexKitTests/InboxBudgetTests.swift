@@ -7,23 +7,30 @@ import Testing
 /// The inbox's budgets and the disk's floors as HexManager applies them, over a real database.
 @Suite(.timeLimit(.minutes(5))) struct InboxBudgetTests {
     private static func store(from sender: String, bytes: Int, id: String = UUID().uuidString) -> Envelope {
-        .store(HexJM(senderUUID: sender, senderName: "S", hexDescription: "d", hexColor: "#FF0000",
-                     links: [LinkJM(url: "https://x.example/" + String(repeating: "x", count: bytes))]),
-               versionID: HexdVersion.current, messageID: id)
+        .store(
+            HexJM(
+                senderUUID: sender, senderName: "S", hexDescription: "d", hexColor: "#FF0000",
+                links: [LinkJM(url: "https://x.example/" + String(repeating: "x", count: bytes))]),
+            versionID: HexdVersion.current, messageID: id)
     }
 
-    private static let key = SenderProof.key(fingerprint: String(repeating: "a", count: 64),
-                                             deviceID: "6F9619FF-8B86-8011-B42D-00C04FC964FF")
+    private static let key = SenderProof.key(
+        fingerprint: String(repeating: "a", count: 64),
+        deviceID: "6F9619FF-8B86-8011-B42D-00C04FC964FF")
 
     @Test func aSenderPastItsShareIsRefusedWholeAndARepeatIsStillADuplicate() throws {
         let receiver = try Receiver()
         receiver.manager.budget = InboxBudget(inbox: 1 << 20, perSender: 10_000, strangers: 1 << 20)
         let first = Self.store(from: "6F9619FF-8B86-8011-B42D-00C04FC964FF", bytes: 4_000)
         #expect(try receiver.manager.receive(first, proof: Self.key).ackStatus == .stored)
-        #expect(try receiver.manager.receive(Self.store(from: "6F9619FF-8B86-8011-B42D-00C04FC964FF", bytes: 4_000),
-                                             proof: Self.key).ackStatus == .stored)
-        let third = try receiver.manager.receive(Self.store(from: "6F9619FF-8B86-8011-B42D-00C04FC964FF", bytes: 4_000),
-                                                 proof: Self.key)
+        #expect(
+            try receiver.manager.receive(
+                Self.store(from: "6F9619FF-8B86-8011-B42D-00C04FC964FF", bytes: 4_000),
+                proof: Self.key
+            ).ackStatus == .stored)
+        let third = try receiver.manager.receive(
+            Self.store(from: "6F9619FF-8B86-8011-B42D-00C04FC964FF", bytes: 4_000),
+            proof: Self.key)
         guard case .noRoom(.senderBudget(let used, 10_000), let account) = third else {
             Issue.record("expected the sender's budget, got \(third)")
             return
@@ -55,16 +62,21 @@ import Testing
     @Test func aPairedSenderIsHeldToTheInboxBudgetAlone() throws {
         let receiver = try Receiver()
         let deviceID = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
-        try receiver.database.setPin(PeerPin(peerUUID: deviceID, fingerprint: String(repeating: "a", count: 64),
-                                             trust: .paired))
+        try receiver.database.setPin(
+            PeerPin(
+                peerUUID: deviceID, fingerprint: String(repeating: "a", count: 64),
+                trust: .paired))
         try receiver.manager.loadUsage()
         receiver.manager.budget = InboxBudget(inbox: 20_000, perSender: 1_000, strangers: 1_000)
         for _ in 0..<4 {
             let outcome = try receiver.manager.receive(Self.store(from: deviceID, bytes: 4_000), proof: Self.key)
             #expect(outcome.ackStatus == .stored)
         }
-        guard case .noRoom(.inboxBudget, _) = try receiver.manager.receive(Self.store(from: deviceID, bytes: 4_000),
-                                                                           proof: Self.key) else {
+        guard
+            case .noRoom(.inboxBudget, _) = try receiver.manager.receive(
+                Self.store(from: deviceID, bytes: 4_000),
+                proof: Self.key)
+        else {
             Issue.record("the inbox's budget holds for paired senders too")
             return
         }
@@ -84,15 +96,18 @@ import Testing
         }
         var ids: [UUID] = []
         for index in 0..<6 {
-            let outcome = try receiver.manager.receive(Self.store(from: UUID().uuidString, bytes: 1_000 * index),
-                                                       from: "192.0.2.\(index % 2)")
+            let outcome = try receiver.manager.receive(
+                Self.store(from: UUID().uuidString, bytes: 1_000 * index),
+                from: "192.0.2.\(index % 2)")
             if case .stored(let hex) = outcome { ids.append(hex.id) }
         }
         #expect(ids.count == 6 && receiver.manager.usage.total > 15_000)
         try receiver.manager.delete(id: ids[2])
-        _ = try receiver.manager.createHex(description: "own", links: [
-            Link(url: "https://own.example", linkDescription: "", service: .unknown),
-        ])
+        _ = try receiver.manager.createHex(
+            description: "own",
+            links: [
+                Link(url: "https://own.example", linkDescription: "", service: .unknown)
+            ])
         receiver.manager.beginBatch()
         #expect(throws: RolledBack.self) {
             try receiver.database.transaction {
@@ -109,8 +124,10 @@ import Testing
         let paired = try receiver.manager.receive(Self.store(from: deviceID, bytes: 2_000), proof: Self.key)
         #expect(paired.ackStatus == .stored)
         let before = receiver.manager.usage.strangers
-        try receiver.database.setPin(PeerPin(peerUUID: deviceID, fingerprint: String(repeating: "a", count: 64),
-                                             trust: .paired))
+        try receiver.database.setPin(
+            PeerPin(
+                peerUUID: deviceID, fingerprint: String(repeating: "a", count: 64),
+                trust: .paired))
         try receiver.manager.pairingsChanged()
         #expect(receiver.manager.usage.strangers == before - receiver.manager.usage.used(by: .key(deviceID)))
         #expect(try reread().strangers == receiver.manager.usage.strangers)
@@ -131,8 +148,10 @@ import Testing
         #expect(StorageRefusal.strangersBudget(used: 1, budget: 2).ackStatus == .rejected)
     }
 
-    @Test(arguments: [("32MiB", 32 << 20), ("1 GiB", 1 << 30), ("4096", 4_096), ("512k", 512 << 10), ("0", 0),
-                      ("2TB", 2 << 40)])
+    @Test(arguments: [
+        ("32MiB", 32 << 20), ("1 GiB", 1 << 30), ("4096", 4_096), ("512k", 512 << 10), ("0", 0),
+        ("2TB", 2 << 40),
+    ])
     func sizesAreReadInBinaryUnits(_ text: String, _ bytes: Int) {
         #expect(ByteCount.parse(text) == bytes)
     }

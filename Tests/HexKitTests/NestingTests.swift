@@ -13,7 +13,10 @@ import Testing
         ("links", 2, { #"{"versionID":"1","operationType":"Store","jmObject":{"links":\#($0)}}"# }),
         ("a link entry", 3, { #"{"versionID":"1","operationType":"Store","jmObject":{"links":[\#($0)]}}"# }),
         ("a link's url", 4, { #"{"versionID":"1","operationType":"Store","jmObject":{"links":[{"url":\#($0)}]}}"# }),
-        ("an opaque jmObject", 2, { #"{"versionID":"1","operationType":"Sync","jmObjectType":"F","jmObject":{"x":\#($0)}}"# }),
+        (
+            "an opaque jmObject", 2,
+            { #"{"versionID":"1","operationType":"Sync","jmObjectType":"F","jmObject":{"x":\#($0)}}"# }
+        ),
     ]
 
     @Test func everyDepthAtEveryPlace() throws {

@@ -10,19 +10,22 @@ import Testing
     }
 
     @Test func anObjectBeforeItsTypeIsKeptCompact() throws {
-        let line = #"{"versionID":"1","operationType":"Sync","jmObject": { "a" : [ 1, "b c" ] , "d":{} },"#
+        let line =
+            #"{"versionID":"1","operationType":"Sync","jmObject": { "a" : [ 1, "b c" ] , "d":{} },"#
             + #""jmObjectType":"F"}"#
         #expect(try raw(line) == #"{"a":[1,"b c"],"d":{}}"#)
     }
 
     @Test func aStringifiedObjectIsKeptCompactToo() throws {
-        let line = #"{"versionID":"1","operationType":"Sync","jmObjectType":"F","#
+        let line =
+            #"{"versionID":"1","operationType":"Sync","jmObjectType":"F","#
             + #""jmObject":"{ \"a\" : [ 1 , \"é\" ] }"}"#
         #expect(try raw(line) == #"{"a":[1,"é"]}"#)
     }
 
     @Test func aHexIsReadAsAHexAndNotKeptAsText() throws {
-        let line = #"{"versionID":"1","operationType":"Store","#
+        let line =
+            #"{"versionID":"1","operationType":"Store","#
             + #""jmObject":{"senderName":"Ada","links":[{"url":"https://a.example"}]}}"#
         guard case .hex(let hex)? = try Envelope.decode(from: Array(line.utf8)).jmObject else {
             Issue.record("expected a hex")

@@ -16,11 +16,15 @@ import Testing
         let registry = QueryRegistry()
         let deliveries = Deliveries()
         let id = UUID()
-        #expect(await registry.open(id: id, kind: .shareLinks, paths: ["/a", "/b", "/c", "/a"], deliver: deliveries.callback(id)))
+        #expect(
+            await registry.open(
+                id: id, kind: .shareLinks, paths: ["/a", "/b", "/c", "/a"], deliver: deliveries.callback(id)))
         #expect(await registry.answer(id, path: "/c", link: "C") == .accepted)
         #expect(await registry.answer(id, path: "/c", link: "C2") == .slotAlreadyFilled, "the first answer wins")
         #expect(await registry.answer(id, path: "/zzz", link: "Z") == .unknownPath)
-        #expect(await registry.progress(of: id) == QueryRegistry.Progress(id: id, kind: .shareLinks, answered: 1, total: 3, waiting: ["/a", "/b"]))
+        #expect(
+            await registry.progress(of: id)
+                == QueryRegistry.Progress(id: id, kind: .shareLinks, answered: 1, total: 3, waiting: ["/a", "/b"]))
         #expect(await registry.answer(id, path: "/a", link: "A") == .accepted)
         #expect(deliveries.of(id).isEmpty)
         #expect(await registry.answer(id, path: "/b", link: "B") == .completed)
@@ -44,7 +48,8 @@ import Testing
         let registry = QueryRegistry()
         let deliveries = Deliveries()
         let (cancelled, alive) = (UUID(), UUID())
-        _ = await registry.open(id: cancelled, kind: .shareLinks, paths: ["/a"], deliver: deliveries.callback(cancelled))
+        _ = await registry.open(
+            id: cancelled, kind: .shareLinks, paths: ["/a"], deliver: deliveries.callback(cancelled))
         _ = await registry.open(id: alive, kind: .shareLinks, paths: ["/a"], deliver: deliveries.callback(alive))
         #expect(await registry.cancel(cancelled))
         #expect(await !registry.cancel(cancelled))
@@ -58,7 +63,9 @@ import Testing
         let deliveries = Deliveries()
         let id = UUID()
         #expect(await registry.open(id: id, kind: .shareLinks, paths: ["/file"], deliver: deliveries.callback(id)))
-        #expect(await !registry.open(id: id, kind: .shareLinks, paths: ["/other"], deliver: deliveries.callback(id)), "ids are unique")
+        #expect(
+            await !registry.open(id: id, kind: .shareLinks, paths: ["/other"], deliver: deliveries.callback(id)),
+            "ids are unique")
         #expect(await registry.answer(id, path: "/file", link: "https://x/1") == .completed)
         #expect(deliveries.of(id) == [.delivered(["https://x/1"])])
         #expect(await !registry.open(id: UUID(), kind: .shareLinks, paths: [], deliver: deliveries.callback(id)))
@@ -71,21 +78,33 @@ import Testing
     @Test func stress() async {
         let registry = QueryRegistry()
         let deliveries = Deliveries()
-        struct Plan: Sendable { let id: UUID; let paths: [String]; let failAt: Int?; let cancelAt: Int? }
+        struct Plan: Sendable {
+            let id: UUID
+            let paths: [String]
+            let failAt: Int?
+            let cancelAt: Int?
+        }
         var generator = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
         var plans = [Plan(id: UUID(), paths: (0..<3_000).map { "/big/file-\($0)" }, failAt: nil, cancelAt: nil)]
         for index in 0..<300 {
             let count = Int.random(in: 1...60, using: &generator)
-            plans.append(Plan(id: UUID(), paths: (0..<count).map { "/q\(index)/\($0)" },
-                              failAt: index % 3 == 0 ? Int.random(in: 0..<count, using: &generator) : nil,
-                              cancelAt: index % 6 == 1 ? Int.random(in: 0..<count, using: &generator) : nil))
+            plans.append(
+                Plan(
+                    id: UUID(), paths: (0..<count).map { "/q\(index)/\($0)" },
+                    failAt: index % 3 == 0 ? Int.random(in: 0..<count, using: &generator) : nil,
+                    cancelAt: index % 6 == 1 ? Int.random(in: 0..<count, using: &generator) : nil))
         }
         for plan in plans {
-            _ = await registry.open(id: plan.id, kind: .shareLinks, paths: plan.paths, deliver: deliveries.callback(plan.id))
+            _ = await registry.open(
+                id: plan.id, kind: .shareLinks, paths: plan.paths, deliver: deliveries.callback(plan.id))
         }
         // Every answer once, a tenth of them twice, some strays; shuffled; failures and cancels
         // are placed among the answers of their query.
-        enum Action: Sendable { case answer(UUID, String), fail(UUID, String), cancel(UUID) }
+        enum Action: Sendable {
+            case answer(UUID, String)
+            case fail(UUID, String)
+            case cancel(UUID)
+        }
         var actions: [Action] = []
         for plan in plans {
             for (index, path) in plan.paths.enumerated() {
@@ -114,7 +133,9 @@ import Testing
                         switch action {
                         case .answer(let id, let path): await registry.answer(id, path: path, link: "link:" + path)
                         case .fail(let id, let path):
-                            if await registry.fail(id, path: path, reason: "boom") { enders.failed.withLock { _ = $0.insert(id) } }
+                            if await registry.fail(id, path: path, reason: "boom") {
+                                enders.failed.withLock { _ = $0.insert(id) }
+                            }
                         case .cancel(let id):
                             if await registry.cancel(id) { enders.cancelled.withLock { _ = $0.insert(id) } }
                         }
@@ -140,6 +161,8 @@ import Testing
                 Issue.record("query \(plan.id) never ended")
             }
         }
-        #expect(deliveries.of(plans[0].id) == [.delivered(plans[0].paths.map { "link:" + $0 })], "the 3000-file query completes")
+        #expect(
+            deliveries.of(plans[0].id) == [.delivered(plans[0].paths.map { "link:" + $0 })],
+            "the 3000-file query completes")
     }
 }

@@ -48,10 +48,16 @@ struct RandomEnvelopeGenerator {
         var fields: [(String, String)] = []
         var expected: Expected
         nestsTooDeep = false
-        let version: (json: String?, value: String?) = chance(90) ? { let text = randomString(); return (json(string: text), text) }() : stringField()
+        let version: (json: String?, value: String?) =
+            chance(90)
+            ? {
+                let text = randomString()
+                return (json(string: text), text)
+            }() : stringField()
         let operation: (json: String, value: String?)
         if chance(95) {
-            let name = ["Store", "Store", "Store", "Store", "Store", "Alert", "Ack", "Sync", "store"].randomElement(using: &random)!
+            let name = ["Store", "Store", "Store", "Store", "Store", "Alert", "Ack", "Sync", "store"].randomElement(
+                using: &random)!
             operation = (json(string: name), name)
         } else {
             operation = anyValue()
@@ -102,7 +108,11 @@ struct RandomEnvelopeGenerator {
         guard chance(92) else { return (anyValue(objects: false).json, nil, nil) }
         var hex = HexJM()
         var fields: [(String, String)] = []
-        let uuid = chance(70) ? (chance(50) ? senderPool.randomElement(using: &random)!.lowercased() : senderPool.randomElement(using: &random)!) : nil
+        let uuid =
+            chance(70)
+            ? (chance(50)
+                ? senderPool.randomElement(using: &random)!.lowercased() : senderPool.randomElement(using: &random)!)
+            : nil
         if let uuid, !chance(10) {
             fields.append(("senderUUID", json(string: uuid)))
             hex.senderUUID = uuid
@@ -111,7 +121,9 @@ struct RandomEnvelopeGenerator {
             fields.append(("senderUUID", field.json ?? "null"))
             hex.senderUUID = field.value
         }
-        for (key, path) in [("senderName", \HexJM.senderName), ("hexDescription", \.hexDescription), ("hexColor", \.hexColor)] where !chance(15) {
+        for (key, path) in [
+            ("senderName", \HexJM.senderName), ("hexDescription", \.hexDescription), ("hexColor", \.hexColor),
+        ] where !chance(15) {
             let field = stringField()
             fields.append((key, field.json ?? "null"))
             hex[keyPath: path] = field.value
@@ -148,8 +160,13 @@ struct RandomEnvelopeGenerator {
         var link = LinkJM()
         var fields: [(String, String)] = []
         for key in ["url", "linkDescription", "service"] where !chance(15) {
-            let field = key == "service" && chance(60)
-                ? { let name = ["Unknown", "Dropbox", "Box", "GoogleDrive", "OneDrive", ""].randomElement(using: &random)!; return (json: json(string: name), value: Optional(name)) }()
+            let field =
+                key == "service" && chance(60)
+                ? {
+                    let name = ["Unknown", "Dropbox", "Box", "GoogleDrive", "OneDrive", ""].randomElement(
+                        using: &random)!
+                    return (json: json(string: name), value: Optional(name))
+                }()
                 : stringField()
             fields.append((key, field.json ?? "null"))
             switch key {
@@ -191,25 +208,35 @@ struct RandomEnvelopeGenerator {
     /// Numbers at the edges of every numeric type, as written on the wire, with the text the
     /// tolerance rules make of them (nil: too large for a Double, so read as missing).
     static let extremeNumbers: [(json: String?, value: String?)] = [
-        ("0", "0"), ("-0", "0"), ("0.5", "0.5"), ("-1", "-1"), ("1e300", "1e+300"), ("-1e300", "-1e+300"), ("1e400", nil), ("-1e400", nil),
+        ("0", "0"), ("-0", "0"), ("0.5", "0.5"), ("-1", "-1"), ("1e300", "1e+300"), ("-1e300", "-1e+300"),
+        ("1e400", nil), ("-1e400", nil),
         ("9223372036854775807", "9223372036854775807"), ("-9223372036854775808", "-9223372036854775808"),
-        ("9223372036854775808", "9.223372036854776e+18"), ("18446744073709551616", "1.8446744073709552e+19"), ("4.9e-324", "5e-324"),
+        ("9223372036854775808", "9.223372036854776e+18"), ("18446744073709551616", "1.8446744073709552e+19"),
+        ("4.9e-324", "5e-324"),
     ]
 
     /// Any JSON value (the value is only known when it is a string or a number).
-    private mutating func anyValue(objects: Bool = true, strings: Bool = true, numbers: Bool = true) -> (json: String, value: String?) {
+    private mutating func anyValue(objects: Bool = true, strings: Bool = true, numbers: Bool = true) -> (
+        json: String, value: String?
+    ) {
         var choices = ["true", "false", "null", "array", "deep"]
         if objects { choices.append("object") }
         if strings { choices.append("string") }
         if numbers { choices.append("number") }
         switch choices.randomElement(using: &random)! {
-        case "array": return ("[" + (0..<Int.random(in: 0...3, using: &random)).map { _ in anyValue(objects: false).json }.joined(separator: ",") + "]", nil)
+        case "array":
+            return (
+                "["
+                    + (0..<Int.random(in: 0...3, using: &random)).map { _ in anyValue(objects: false).json }.joined(
+                        separator: ",") + "]", nil
+            )
         case "object": return ("{" + json(string: randomKey()) + ":" + anyValue(objects: false).json + "}", nil)
         case "deep":
             // Within the reader's depth limit, or past it, anywhere up to 1,100 levels (the
             // envelope around the value adds a few levels, so the limit itself is left to
             // NestingTests, which tries every depth at every place).
-            let depth = chance(97) ? Int.random(in: 1...480, using: &random) : Int.random(in: 530...1_100, using: &random)
+            let depth =
+                chance(97) ? Int.random(in: 1...480, using: &random) : Int.random(in: 530...1_100, using: &random)
             nestsTooDeep = nestsTooDeep || depth > 480
             return (String(repeating: "[", count: depth) + String(repeating: "]", count: depth), nil)
         case "string":
@@ -223,16 +250,21 @@ struct RandomEnvelopeGenerator {
     }
 
     private mutating func randomKey() -> String {
-        chance(50) ? ["priority", "tags", "route", "capabilities", "Version", "x"].randomElement(using: &random)! : randomString(maximumLength: 12)
+        chance(50)
+            ? ["priority", "tags", "route", "capabilities", "Version", "x"].randomElement(using: &random)!
+            : randomString(maximumLength: 12)
     }
 
     /// ASCII, accented, CJK, emoji, control characters and quotes; sometimes very long.
     private mutating func randomString(maximumLength: Int = 40) -> String {
         let alphabets: [[Character]] = [
             Array("abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789#-_./:?=&"),
-            Array("éüñßøÅçœ"), Array("中文日本語한국어"), Array("🚀👩‍💻🇫🇷🙂"), ["\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "\u{2028}"],
+            Array("éüñßøÅçœ"), Array("中文日本語한국어"), Array("🚀👩‍💻🇫🇷🙂"),
+            ["\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "\u{2028}"],
         ]
-        let length = chance(2) ? Int.random(in: 1_000...20_000, using: &random) : Int.random(in: 0...maximumLength, using: &random)
+        let length =
+            chance(2)
+            ? Int.random(in: 1_000...20_000, using: &random) : Int.random(in: 0...maximumLength, using: &random)
         var text = ""
         text.reserveCapacity(length)
         for _ in 0..<length {
@@ -252,7 +284,10 @@ struct RandomEnvelopeGenerator {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             case "/": out += "\\/"
-            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            case _ where scalar.value < 0x20:
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -11,7 +11,9 @@ import Testing
     static let inputCount = 12_000
 
     @Test func randomEnvelopesDecodeStoreAndNeverCrash() async throws {
-        let seed = ProcessInfo.processInfo.environment["HEXD_FUZZ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        let seed =
+            ProcessInfo.processInfo.environment["HEXD_FUZZ_SEED"].flatMap(UInt64.init)
+            ?? UInt64.random(in: 0...UInt64.max)
         var generator = RandomEnvelopeGenerator(seed: seed)
         let receiver = try Receiver()
         let blocked = Set(generator.senderPool.prefix(2).map { $0.uppercased() })
@@ -26,7 +28,8 @@ import Testing
             // Seconds of CPU: give the cooperative pool's other tasks their turns.
             if processed % 50 == 0 { await Task.yield() }
             let (line, expected) = generator.next()
-            let context = Comment(rawValue: "seed \(seed), input \(processed): \(String(decoding: line.prefix(300), as: UTF8.self))")
+            let context = Comment(
+                rawValue: "seed \(seed), input \(processed): \(String(decoding: line.prefix(300), as: UTF8.self))")
             let envelope: Envelope
             do {
                 envelope = try Envelope.decode(from: line)
@@ -76,8 +79,11 @@ import Testing
         #expect(try receiver.manager.inbox().count == storedCount)
         let check = try SQLiteConnection(path: receiver.directory.file(DataDirectory.databaseName))
         #expect(try check.rows("PRAGMA integrity_check") { $0.string(0) } == ["ok"])
-        #expect(tally["stored", default: 0] > 1_000 && tally["decode error", default: 0] > 100 && tally["duplicate", default: 0] > 10
-            && tally["rejected", default: 0] > 10 && tally["unsupported", default: 0] > 10 && tally["invalid", default: 0] > 10,
+        #expect(
+            tally["stored", default: 0] > 1_000 && tally["decode error", default: 0] > 100
+                && tally["duplicate", default: 0] > 10
+                && tally["rejected", default: 0] > 10 && tally["unsupported", default: 0] > 10
+                && tally["invalid", default: 0] > 10,
             "every outcome is exercised: \(tally)")
         print("random envelopes: \(processed) inputs, seed \(seed), outcomes \(tally)")
     }

@@ -16,17 +16,25 @@ import Testing
     static let eveProof = SenderProof.key(fingerprint: eveKey, deviceID: eve)
 
     private func store(_ description: String, from sender: String = Self.ada) -> Envelope {
-        .store(HexJM(senderUUID: sender, senderName: "Ada", hexDescription: description, hexColor: "#3498DB", links: [LinkJM(url: "https://a.example/x")]),
-               versionID: "2.0.0", messageID: UUID().uuidString)
+        .store(
+            HexJM(
+                senderUUID: sender, senderName: "Ada", hexDescription: description, hexColor: "#3498DB",
+                links: [LinkJM(url: "https://a.example/x")]),
+            versionID: "2.0.0", messageID: UUID().uuidString)
     }
 
     @Test func theFirstKeyToSpeakForAUUIDIsPinnedAndTheHexSaysHow() throws {
         let receiver = try Receiver()
-        guard case .stored(let hex) = try receiver.manager.receive(store("first"),
-            proof: Self.adaProof) else { throw Failure("not stored") }
+        guard
+            case .stored(let hex) = try receiver.manager.receive(
+                store("first"),
+                proof: Self.adaProof)
+        else { throw Failure("not stored") }
         let reread = try receiver.manager.hex(id: hex.id)
         #expect(hex.senderTrust == .new && reread.senderTrust == .new, "the key met for the first time with this hex")
-        #expect(try receiver.database.pin(forPeer: Self.ada.lowercased()) == PeerPin(peerUUID: Self.ada, fingerprint: Self.adaKey, trust: .pinned))
+        #expect(
+            try receiver.database.pin(forPeer: Self.ada.lowercased())
+                == PeerPin(peerUUID: Self.ada, fingerprint: Self.adaKey, trust: .pinned))
         guard case .stored(let again) = try receiver.manager.receive(store("again"), proof: Self.adaProof) else {
             throw Failure("the pinned key was refused")
         }
@@ -38,26 +46,34 @@ import Testing
         _ = try receiver.manager.receive(store("genuine"), proof: Self.adaProof)
         let outcome = try receiver.manager.receive(store("forged"), proof: Self.eveProof)
         guard case .forged(let reason) = outcome else { throw Failure("stored: \(outcome)") }
-        #expect(outcome.ackStatus == .rejected && reason.contains(Self.ada) && reason.contains(Self.eve)
-            && reason.contains(Self.eveKey))
+        #expect(
+            outcome.ackStatus == .rejected && reason.contains(Self.ada) && reason.contains(Self.eve)
+                && reason.contains(Self.eveKey))
         #expect(try receiver.manager.inbox().map(\.hexDescription) == ["genuine"])
     }
 
     @Test func aPinnedKeyCannotSpeakForAnotherUUID() throws {
         let receiver = try Receiver()
         _ = try receiver.manager.receive(store("genuine"), proof: Self.adaProof)
-        guard case .forged = try receiver.manager.receive(store("as Eve", from: Self.eve),
-                                                          proof: Self.adaProof) else { throw Failure("stored") }
+        guard
+            case .forged = try receiver.manager.receive(
+                store("as Eve", from: Self.eve),
+                proof: Self.adaProof)
+        else { throw Failure("stored") }
     }
 
     @Test func plaintextCannotSpeakForAPeerKnownByItsKey() throws {
         let receiver = try Receiver()
-        guard case .stored(let legacy) = try receiver.manager.receive(store("legacy", from: Self.legacy),
-                                                                      proof: .none) else { throw Failure("not stored") }
+        guard
+            case .stored(let legacy) = try receiver.manager.receive(
+                store("legacy", from: Self.legacy),
+                proof: .none)
+        else { throw Failure("not stored") }
         #expect(legacy.senderTrust == .plaintext)
         _ = try receiver.manager.receive(store("genuine"), proof: Self.adaProof)
         for claim in [Self.ada, " " + Self.ada.lowercased() + " "] {
-            guard case .forged = try receiver.manager.receive(store("plaintext claim", from: claim), proof: .none) else { throw Failure("stored \(claim)") }
+            guard case .forged = try receiver.manager.receive(store("plaintext claim", from: claim), proof: .none)
+            else { throw Failure("stored \(claim)") }
         }
     }
 
@@ -66,11 +82,18 @@ import Testing
         let receiver = try Receiver()
         _ = try receiver.manager.receive(store("genuine"), proof: Self.adaProof)
         try receiver.manager.block(senderUUID: Self.ada)
-        #expect(try receiver.manager.receive(store("spaced", from: " " + Self.ada.lowercased()), proof: .none).ackStatus == .rejected)
-        #expect(try receiver.manager.receive(store("keyed"),
-                                             proof: Self.adaProof) == .rejected(alert: "\(Receiver.name) blocked you."))
-        #expect(try receiver.manager.receive(store("new UUID", from: Self.eve),
-                                             proof: Self.adaProof).ackStatus == .rejected)
+        #expect(
+            try receiver.manager.receive(store("spaced", from: " " + Self.ada.lowercased()), proof: .none).ackStatus
+                == .rejected)
+        #expect(
+            try receiver.manager.receive(
+                store("keyed"),
+                proof: Self.adaProof) == .rejected(alert: "\(Receiver.name) blocked you."))
+        #expect(
+            try receiver.manager.receive(
+                store("new UUID", from: Self.eve),
+                proof: Self.adaProof
+            ).ackStatus == .rejected)
         #expect(try receiver.manager.inbox().count == 1)
     }
 
@@ -96,17 +119,22 @@ import Testing
         let receiver = try Receiver(accepting: .anyone)
         #expect(try receiver.manager.receive(alert, proof: Self.adaProof).keptAlert?.senderID == Self.ada)
         try receiver.manager.block(senderUUID: Self.ada)
-        #expect(try receiver.manager.receive(alert, proof: Self.adaProof)
+        #expect(
+            try receiver.manager.receive(alert, proof: Self.adaProof)
                 == .rejected(alert: "\(Receiver.name) blocked you."))
-        #expect(try receiver.manager.receive(alert, proof: Self.eveProof).keptAlert?.senderID == Self.eve,
-                "another key is not blocked")
+        #expect(
+            try receiver.manager.receive(alert, proof: Self.eveProof).keptAlert?.senderID == Self.eve,
+            "another key is not blocked")
     }
 
     @Test func aPairedKeyIsReportedAsPaired() throws {
         let receiver = try Receiver()
         try receiver.database.setPin(PeerPin(peerUUID: Self.ada, fingerprint: Self.adaKey, trust: .paired))
-        guard case .stored(let hex) = try receiver.manager.receive(store("paired"),
-            proof: Self.adaProof) else { throw Failure("not stored") }
+        guard
+            case .stored(let hex) = try receiver.manager.receive(
+                store("paired"),
+                proof: Self.adaProof)
+        else { throw Failure("not stored") }
         #expect(hex.senderTrust == .paired)
         #expect(try receiver.database.removePin(forPeer: Self.ada))
         #expect(try !receiver.database.removePin(forPeer: Self.ada), "removed already")
@@ -117,14 +145,20 @@ import Testing
     @Test func aPinFromBeforeDerivedIDsMovesToTheDerivedID() throws {
         let receiver = try Receiver()
         try receiver.database.setPin(PeerPin(peerUUID: Self.legacy, fingerprint: Self.adaKey, trust: .paired))
-        guard case .stored(let hex) = try receiver.manager.receive(store("after the upgrade"),
-                                                                   proof: Self.adaProof) else {
+        guard
+            case .stored(let hex) = try receiver.manager.receive(
+                store("after the upgrade"),
+                proof: Self.adaProof)
+        else {
             throw Failure("not stored")
         }
         #expect(hex.senderTrust == .paired && hex.senderUUID == Self.ada)
         #expect(try receiver.database.pin(forPeer: Self.legacy) == nil)
-        #expect(try receiver.database.pin(forPeer: Self.ada) == PeerPin(peerUUID: Self.ada, fingerprint: Self.adaKey,
-                                                                        trust: .paired))
+        #expect(
+            try receiver.database.pin(forPeer: Self.ada)
+                == PeerPin(
+                    peerUUID: Self.ada, fingerprint: Self.adaKey,
+                    trust: .paired))
     }
 
     /// Over TLS the sender is the ID the proven key derives, and nothing else; a derived ID is
@@ -132,14 +166,20 @@ import Testing
     @Test func theSenderOverTLSIsTheIDTheKeyDerives() throws {
         let receiver = try Receiver()
         for claim in [Self.legacy, Self.eve, ""] {
-            guard case .forged(let reason) = try receiver.manager.receive(store("claim", from: claim),
-                                                                          proof: Self.adaProof) else {
+            guard
+                case .forged(let reason) = try receiver.manager.receive(
+                    store("claim", from: claim),
+                    proof: Self.adaProof)
+            else {
                 throw Failure("\(claim) was taken")
             }
             #expect(claim.isEmpty || (reason.contains(claim) && reason.contains(Self.ada)), "\(reason)")
         }
-        guard case .forged = try receiver.manager.receive(store("plaintext"),
-            proof: .none) else { throw Failure("plaintext spoke for Ada") }
+        guard
+            case .forged = try receiver.manager.receive(
+                store("plaintext"),
+                proof: .none)
+        else { throw Failure("plaintext spoke for Ada") }
         #expect(try receiver.manager.inbox().isEmpty)
     }
 }

@@ -2,7 +2,10 @@ import HexKit
 import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct TextAndUUIDTests {
-    @Test(arguments: [("  a b  ", "a b"), ("\t\n x\u{2003}", "x"), ("   ", ""), ("", ""), ("é", "é"), (" \u{00A0}6F96-19FF\r\n", "6F96-19FF")])
+    @Test(arguments: [
+        ("  a b  ", "a b"), ("\t\n x\u{2003}", "x"), ("   ", ""), ("", ""), ("é", "é"),
+        (" \u{00A0}6F96-19FF\r\n", "6F96-19FF"),
+    ])
     func trimmingDropsWhiteSpaceAtBothEndsOnly(_ text: String, _ trimmed: String) {
         #expect(text.trimmed == trimmed)
         #expect(text[...].trimmed == trimmed)
@@ -35,10 +38,14 @@ import Testing
 
     @Test func uppercaseTextIsTheUUIDStringInCapitals() {
         var generator = SeededRandomGenerator(seed: 42)
-        for uuid in (0..<1_000).map({ _ in UUID.random(using: &generator) }) + [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))] {
+        for uuid in (0..<1_000).map({ _ in UUID.random(using: &generator) }) + [
+            UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        ] {
             #expect(uuid.uppercaseText == uuid.uuidString.uppercased())
         }
-        #expect(UUID(uuidString: "6f9619ff-8b86-4011-b42d-00c04fc964ff")?.uppercaseText == "6F9619FF-8B86-4011-B42D-00C04FC964FF")
+        #expect(
+            UUID(uuidString: "6f9619ff-8b86-4011-b42d-00c04fc964ff")?.uppercaseText
+                == "6F9619FF-8B86-4011-B42D-00C04FC964FF")
     }
 
     @Test func aSeededGeneratorGivesDistinctIDsAndRepeatsFromItsSeed() {
@@ -57,14 +64,18 @@ import Testing
     @Test func aUUIDFromOutsideIsReadStrictly() {
         let text = "6F9619FF-8B86-8011-B42D-00C04FC964FF"
         #expect(UUID(strict: text)?.uppercaseText == text && UUID(strict: text.lowercased())?.uppercaseText == text)
-        #expect(UUID(strict: text)?.isKeyDerived == true
-            && UUID(strict: "6F9619FF-8B86-4011-B42D-00C04FC964FF")?.isKeyDerived == false)
+        #expect(
+            UUID(strict: text)?.isKeyDerived == true
+                && UUID(strict: "6F9619FF-8B86-4011-B42D-00C04FC964FF")?.isKeyDerived == false)
         #expect(UUID(strict: text)?.shortText == "6F9619FF")
-        let lookAlikes = ["{\(text)}", text.replacingOccurrences(of: "-", with: ""), "6\u{200D}" + text.dropFirst(),
-                          text + "\u{200B}",
-                          text.replacingOccurrences(of: "-",
-                              with: "\u{2010}"), String(text.dropLast()), text + "0", "", " \(text)",
-                          "6F9619FF-8B86-8011-B42D-00C04FC964FG", "6F9619FF8-B86-8011-B42D-00C04FC964FF"]
+        let lookAlikes = [
+            "{\(text)}", text.replacingOccurrences(of: "-", with: ""), "6\u{200D}" + text.dropFirst(),
+            text + "\u{200B}",
+            text.replacingOccurrences(
+                of: "-",
+                with: "\u{2010}"), String(text.dropLast()), text + "0", "", " \(text)",
+            "6F9619FF-8B86-8011-B42D-00C04FC964FG", "6F9619FF8-B86-8011-B42D-00C04FC964FF",
+        ]
         for lookAlike in lookAlikes {
             #expect(UUID(strict: lookAlike) == nil, "\(lookAlike.debugDescription)")
         }

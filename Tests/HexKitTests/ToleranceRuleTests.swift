@@ -8,11 +8,15 @@ import Testing
     }
 
     private func hex(_ hexObject: String) throws -> HexJM {
-        try #require(try decode(#"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","jmObject":"# + hexObject + "}").hex)
+        try #require(
+            try decode(
+                #"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","jmObject":"# + hexObject + "}"
+            ).hex)
     }
 
     @Test func extraKeysAreIgnoredAtEveryLevel() throws {
-        let envelope = try decode(#"""
+        let envelope = try decode(
+            #"""
             {"versionID":"9","operationType":"Store","new":1,"jmObjectType":"Hex","jmObject":{"senderName":"A","more":{"x":[1]},
              "links":[{"url":"u","service":"Box","size":3,"meta":{"deep":[{"deeper":true}]}}]}}
             """#)
@@ -23,13 +27,18 @@ import Testing
         #expect(try hex("{}") == HexJM())
         #expect(try hex(#"{"links":[{}]}"#).links == [LinkJM()])
         let envelope = try decode(#"{"versionID":"1.0","operationType":"Alert"}"#)
-        #expect(envelope.message == nil && envelope.messageID == nil && envelope.jmObject == nil && envelope.jmObjectType == nil)
+        #expect(
+            envelope.message == nil && envelope.messageID == nil && envelope.jmObject == nil
+                && envelope.jmObjectType == nil)
     }
 
     @Test func nullKeysAreTreatedAsMissing() throws {
-        #expect(try hex(#"{"senderUUID":null,"senderName":null,"hexDescription":null,"hexColor":null,"links":null}"#) == HexJM())
+        #expect(
+            try hex(#"{"senderUUID":null,"senderName":null,"hexDescription":null,"hexColor":null,"links":null}"#)
+                == HexJM())
         #expect(try hex(#"{"links":[{"url":null,"linkDescription":null,"service":null}]}"#).links == [LinkJM()])
-        #expect(try decode(#"{"versionID":"1","operationType":"Alert","message":null,"messageID":null}"#).message == nil)
+        #expect(
+            try decode(#"{"versionID":"1","operationType":"Alert","message":null,"messageID":null}"#).message == nil)
     }
 
     @Test(arguments: [("42", "42"), ("-7", "-7"), ("1.5", "1.5"), ("1.0", "1"), ("1e3", "1000"), ("2.5e-1", "0.25")])
@@ -40,14 +49,21 @@ import Testing
     }
 
     @Test func nonObjectLinkEntriesAreDropped() throws {
-        let links = try hex(#"{"links":[1,"two",null,true,[{"url":"in an array"}],{"url":"kept"},{"url":"also kept"}]}"#).links
+        let links = try hex(
+            #"{"links":[1,"two",null,true,[{"url":"in an array"}],{"url":"kept"},{"url":"also kept"}]}"#
+        ).links
         #expect(links == [LinkJM(url: "kept"), LinkJM(url: "also kept")])
     }
 
     @Test(arguments: [#"true"#, #"{"a":1}"#, #"["x"]"#])
     func aFieldOfTheWrongTypeIsTreatedAsMissing(value: String) throws {
-        #expect(try hex(#"{"senderUUID":\#(value),"senderName":\#(value),"hexDescription":\#(value),"hexColor":\#(value)}"#) == HexJM())
-        #expect(try hex(#"{"links":[{"url":\#(value),"linkDescription":\#(value),"service":\#(value)}]}"#).links == [LinkJM()])
+        #expect(
+            try hex(#"{"senderUUID":\#(value),"senderName":\#(value),"hexDescription":\#(value),"hexColor":\#(value)}"#)
+                == HexJM())
+        #expect(
+            try hex(#"{"links":[{"url":\#(value),"linkDescription":\#(value),"service":\#(value)}]}"#).links == [
+                LinkJM()
+            ])
     }
 
     @Test(arguments: [#""a string""#, "12", #"{"url":"an object"}"#, "true"])
@@ -57,13 +73,19 @@ import Testing
 
     @Test func aJMObjectThatIsNotAnObjectIsMissing() throws {
         for value in [#""text""#, "[1,2]", "3", "null"] {
-            #expect(try decode(#"{"versionID":"1","operationType":"Store","jmObjectType":"Hex","jmObject":\#(value)}"#).jmObject == nil)
-            #expect(try decode(#"{"versionID":"1","operationType":"Store","jmObjectType":"Folder","jmObject":\#(value)}"#).jmObject == nil)
+            #expect(
+                try decode(#"{"versionID":"1","operationType":"Store","jmObjectType":"Hex","jmObject":\#(value)}"#)
+                    .jmObject == nil)
+            #expect(
+                try decode(#"{"versionID":"1","operationType":"Store","jmObjectType":"Folder","jmObject":\#(value)}"#)
+                    .jmObject == nil)
         }
     }
 
     @Test func unknownValuesAreKeptAsValues() throws {
-        let envelope = try decode(#"{"versionID":"7","operationType":"Teleport","jmObjectType":"Folder","jmObject":{"name":"x","n":[1,null]}}"#)
+        let envelope = try decode(
+            #"{"versionID":"7","operationType":"Teleport","jmObjectType":"Folder","jmObject":{"name":"x","n":[1,null]}}"#
+        )
         #expect(envelope.operationType == "Teleport")
         #expect(envelope.jmObjectType == "Folder")
         #expect(envelope.jmObject == .opaque(rawJSON(#"{"name":"x","n":[1,null]}"#)))
@@ -81,13 +103,17 @@ import Testing
 
     @Test func aStringifiedJMObjectIsReadAsTheObjectItHolds() throws {
         let inner = #"{\"senderName\":\"A\",\"links\":[{\"url\":\"https:\\/\\/x\"}]}"#
-        let envelope = try decode(#"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","jmObject":"\#(inner)"}"#)
+        let envelope = try decode(
+            #"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","jmObject":"\#(inner)"}"#)
         #expect(envelope.hex == HexJM(senderName: "A", links: [LinkJM(url: "https://x")]))
-        let opaque = try decode(#"{"versionID":"1.0","operationType":"Sync","jmObjectType":"Folder","jmObject":" {\"n\" : [1, 2]} "}"#)
+        let opaque = try decode(
+            #"{"versionID":"1.0","operationType":"Sync","jmObjectType":"Folder","jmObject":" {\"n\" : [1, 2]} "}"#)
         #expect(opaque.jmObject == .opaque(rawJSON(#"{"n":[1,2]}"#)))
         // A string that does not hold one object counts as a jmObject of the wrong type.
         for text in [#""not json""#, #""[1]""#, #""{\"a\":1} x""#, #""\"{}\"""#, #""""#] {
-            #expect(try decode(#"{"versionID":"1","operationType":"Store","jmObject":\#(text)}"#).jmObject == nil, "\(text)")
+            #expect(
+                try decode(#"{"versionID":"1","operationType":"Store","jmObject":\#(text)}"#).jmObject == nil, "\(text)"
+            )
         }
     }
 
@@ -123,7 +149,9 @@ import Testing
         let badBytes: [UInt8] = [0xFF, 0xFE]
         func line(_ before: String, _ after: String) -> [UInt8] { Array(before.utf8) + badBytes + Array(after.utf8) }
         let envelope = try Envelope.decode(
-            from: line(##"{"versionID":"1","operationType":"Store","jmObject":{"hexColor":"#FFFFFF","senderName":""##, #""}}"#))
+            from: line(
+                ##"{"versionID":"1","operationType":"Store","jmObject":{"hexColor":"#FFFFFF","senderName":""##, #""}}"#)
+        )
         #expect(envelope.hex == HexJM(hexColor: "#FFFFFF"))
         #expect(throws: EnvelopeDecodingError.missingKey("versionID", messageID: nil)) {
             try Envelope.decode(from: line(#"{"operationType":"Alert","versionID":""#, #""}"#))

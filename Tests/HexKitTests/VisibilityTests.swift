@@ -1,6 +1,7 @@
-import struct FoundationEssentials.Date
 import HexKit
 import Testing
+
+import struct FoundationEssentials.Date
 
 /// The visibility as kept in the database, and a visibility for a while ending by itself.
 @Suite(.timeLimit(.minutes(5))) struct VisibilityTests {

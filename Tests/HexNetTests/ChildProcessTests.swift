@@ -1,14 +1,15 @@
-@testable import HexNet
 import Dispatch
+import Glibc
 import Synchronization
 import Testing
 
-import Glibc
+@testable import HexNet
 
 /// Commands run without blocking a thread, stopped whole, and always reaped.
 @Suite(.timeLimit(.minutes(5))) struct ChildProcessTests {
     @Test func outputErrorsAndTheExitCodeComeBack() async throws {
-        let result = try await ChildProcess.run(["/bin/sh", "-c", "echo out; echo err >&2; exit 3"], timeout: .seconds(10))
+        let result = try await ChildProcess.run(
+            ["/bin/sh", "-c", "echo out; echo err >&2; exit 3"], timeout: .seconds(10))
         #expect(result.standardOutput == "out\n" && result.standardError == "err\n")
         #expect(result.exitCode == 3 && !result.timedOut)
     }
@@ -21,7 +22,8 @@ import Glibc
 
     @Test func outputPastTheLimitIsReadAndDropped() async throws {
         // 3 MB through a 64 KiB pipe: the command finishes only if all of it is read.
-        let result = try await ChildProcess.run(["/bin/sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' x"], timeout: .seconds(20), outputLimit: 1_000)
+        let result = try await ChildProcess.run(
+            ["/bin/sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' x"], timeout: .seconds(20), outputLimit: 1_000)
         #expect(result.exitCode == 0 && result.standardOutput.utf8.count == 1_000)
     }
 
@@ -29,9 +31,15 @@ import Glibc
     @Test func cancellingStopsTheGroupAndReapsIt() async throws {
         let directory = "/tmp/hexd-child-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         #expect(mkdir(directory, 0o700) == 0)
-        defer { _ = unlink(directory + "/pid"); _ = rmdir(directory) }
+        defer {
+            _ = unlink(directory + "/pid")
+            _ = rmdir(directory)
+        }
         // The grandchild writes its pid; the shell waits for it.
-        let run = Task { try await ChildProcess.run(["/bin/sh", "-c", "sh -c 'echo $$ > \(directory)/pid; exec sleep 60'; true"], timeout: .seconds(60)) }
+        let run = Task {
+            try await ChildProcess.run(
+                ["/bin/sh", "-c", "sh -c 'echo $$ > \(directory)/pid; exec sleep 60'; true"], timeout: .seconds(60))
+        }
         var grandchild: pid_t = 0
         for _ in 0..<200 where grandchild == 0 {
             try await Task.sleep(for: .milliseconds(25))
@@ -56,7 +64,13 @@ import Glibc
         let record = Record()
         let gate = DispatchSemaphore(value: 0)
         // The one thread takes the first job and blocks in it.
-        let first = Task { try await pool.run { record.started.withLock { $0 = true }; gate.wait(); record.order.withLock { $0.append(1) } } }
+        let first = Task {
+            try await pool.run {
+                record.started.withLock { $0 = true }
+                gate.wait()
+                record.order.withLock { $0.append(1) }
+            }
+        }
         for _ in 0..<400 where !record.started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
         #expect(record.started.withLock { $0 })
         // Two more: the queue holds one, so exactly one is refused, at once.
@@ -88,6 +102,6 @@ import Glibc
     }
 }
 
-private extension String {
-    var trimmed: String { filter { !$0.isWhitespace } }
+extension String {
+    fileprivate var trimmed: String { filter { !$0.isWhitespace } }
 }

@@ -1,7 +1,7 @@
-@testable import HexNet
+import Glibc
 import Testing
 
-import Glibc
+@testable import HexNet
 
 /// Addresses of both families as users write them and as sockets report them.
 @Suite(.timeLimit(.minutes(5))) struct IPAddressTests {
@@ -51,14 +51,16 @@ import Glibc
         let ipv4 = try StreamListener.tcp(address: .loopback, port: 0)
         let ipv6 = try StreamListener.tcp(address: .loopbackV6, port: ipv4.port)
         async let acceptedV6 = ipv6.accept()
-        let client = try await StreamConnector.tcp(to: try #require(Endpoint(parsing: "[::1]:\(ipv4.port)")),
-                                                   timeout: .seconds(5))
+        let client = try await StreamConnector.tcp(
+            to: try #require(Endpoint(parsing: "[::1]:\(ipv4.port)")),
+            timeout: .seconds(5))
         let server = try await acceptedV6
         #expect(server.remoteEndpoint?.host == "::1" && server.remoteEndpoint?.description.hasPrefix("[::1]:") == true)
         #expect(client.remoteEndpoint?.description == "[::1]:\(ipv4.port)")
         async let acceptedV4 = ipv4.accept()
-        let other = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: ipv4.port),
-                                                  timeout: .seconds(5))
+        let other = try await StreamConnector.tcp(
+            to: Endpoint(host: "127.0.0.1", port: ipv4.port),
+            timeout: .seconds(5))
         #expect(try await acceptedV4.remoteEndpoint?.host == "127.0.0.1")
         withExtendedLifetime((client, other)) {}
     }
@@ -66,20 +68,29 @@ import Glibc
     /// IPv6 beacons go to the group on each link that is up, not loopback, takes multicast and is
     /// selected, the group scoped to that link; every other link is skipped with why.
     @Test func everyIPv6LinkIsAnnouncedOnOrSkippedWithWhy() throws {
-        func link(_ name: String, _ index: UInt32, up: Bool = true, loopback: Bool = false,
-                  multicast: Bool = true) throws -> NetworkInterfaces.IPv6Link {
+        func link(
+            _ name: String, _ index: UInt32, up: Bool = true, loopback: Bool = false,
+            multicast: Bool = true
+        ) throws -> NetworkInterfaces.IPv6Link {
             let address = try #require(IPv6Address("fe80::\(index)"))
-            return NetworkInterfaces.IPv6Link(interface: name, index: index, address: address, isUp: up,
-                                              isLoopback: loopback, isMulticast: multicast)
+            return NetworkInterfaces.IPv6Link(
+                interface: name, index: index, address: address, isUp: up,
+                isLoopback: loopback, isMulticast: multicast)
         }
-        let links = [try link("lo", 1, loopback: true), try link("eth0", 2), try link("wlan0", 3, up: false),
-                     try link("tun0", 4, multicast: false), try link("docker0", 5), try link("eth1", 6)]
+        let links = [
+            try link("lo", 1, loopback: true), try link("eth0", 2), try link("wlan0", 3, up: false),
+            try link("tun0", 4, multicast: false), try link("docker0", 5), try link("eth1", 6),
+        ]
         let group = try #require(IPv6Address("ff02::4865:7864"))
-        let plan = NetworkInterfaces.multicastTargets(of: links, group: group,
-                                                      selection: .init(excluding: ["docker*"]))
+        let plan = NetworkInterfaces.multicastTargets(
+            of: links, group: group,
+            selection: .init(excluding: ["docker*"]))
         #expect(plan.map { $0.skipped ?? "" } == ["loopback", "", "down", "no multicast", "excluded by 'docker*'", ""])
-        #expect(plan.compactMap(\.broadcast) == [.v6(IPv6Address(bytes: group.bytes, scope: 2)),
-                                                 .v6(IPv6Address(bytes: group.bytes, scope: 6))])
+        #expect(
+            plan.compactMap(\.broadcast) == [
+                .v6(IPv6Address(bytes: group.bytes, scope: 2)),
+                .v6(IPv6Address(bytes: group.bytes, scope: 6)),
+            ])
         let named = NetworkInterfaces.multicastTargets(of: links, group: group, selection: .init(including: ["eth1"]))
         #expect(named.filter { $0.broadcast != nil }.map(\.interface) == ["eth1"])
         #expect(named.first { $0.interface == "eth0" }?.skipped == "not among the interfaces named")

@@ -32,8 +32,11 @@ import Testing
     @Test func aLineOverTheCapIsReportedBeforeItsEndArrives() {
         #expect(lines([String(repeating: "x", count: 11)], cap: 10) == [.lineTooLong])
         #expect(lines([String(repeating: "x", count: 10) + "\n"], cap: 10) == [line(String(repeating: "x", count: 10))])
-        #expect(lines(["ok\n" + String(repeating: "y", count: 11) + "\nmore\n", "even more\n"], cap: 10) == [line("ok"), .lineTooLong],
-                "after a line that is too long the stream yields nothing more")
+        #expect(
+            lines(["ok\n" + String(repeating: "y", count: 11) + "\nmore\n", "even more\n"], cap: 10) == [
+                line("ok"), .lineTooLong,
+            ],
+            "after a line that is too long the stream yields nothing more")
     }
 
     @Test func manySmallLinesInOneReadAreAllFound() {

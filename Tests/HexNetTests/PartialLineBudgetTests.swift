@@ -1,8 +1,8 @@
-@testable import HexNet
+import Glibc
 import Synchronization
 import Testing
 
-import Glibc
+@testable import HexNet
 
 @Suite(.timeLimit(.minutes(5))) struct PartialLineBudgetTests {
     private func socket() throws -> Socket { try Socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) }

@@ -1,8 +1,8 @@
-@testable import HexNet
+import Glibc
 import Synchronization
 import Testing
 
-import Glibc
+@testable import HexNet
 
 /// The epoll reactor under the churn that crashed libdispatch's sources: thousands of waits that
 /// end every way a wait can end, at once.
@@ -10,7 +10,9 @@ import Glibc
     /// A connected pair of Unix stream sockets.
     private func pair() throws -> (Socket, Socket) {
         var descriptors: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0 else { throw SocketError("socketpair") }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0 else {
+            throw SocketError("socketpair")
+        }
         return (Socket(adopting: descriptors[0]), Socket(adopting: descriptors[1]))
     }
 
@@ -26,7 +28,9 @@ import Glibc
                     let kind = (index + round) % 3
                     let waiter = Task {
                         do {
-                            try await waitUntil(.readable, descriptor: near.descriptor, timeout: kind == 1 ? .milliseconds(20) : .seconds(30), operation: "test")
+                            try await waitUntil(
+                                .readable, descriptor: near.descriptor,
+                                timeout: kind == 1 ? .milliseconds(20) : .seconds(30), operation: "test")
                             return "ready"
                         } catch let error as SocketError where error.isTimeout {
                             return "timedOut"
@@ -59,8 +63,10 @@ import Glibc
         // Fill the send buffer so that writing must wait, while another task waits to read.
         let filler = [UInt8](repeating: 0, count: 1 << 16)
         while send(near.descriptor, filler, filler.count, Int32(MSG_DONTWAIT)) > 0 {}
-        async let readable: Void = waitUntil(.readable, descriptor: near.descriptor, timeout: .seconds(5), operation: "read")
-        async let writable: Void = waitUntil(.writable, descriptor: near.descriptor, timeout: .seconds(5), operation: "write")
+        async let readable: Void = waitUntil(
+            .readable, descriptor: near.descriptor, timeout: .seconds(5), operation: "read")
+        async let writable: Void = waitUntil(
+            .writable, descriptor: near.descriptor, timeout: .seconds(5), operation: "write")
         _ = write(far.descriptor, "x", 1)
         try await readable
         var sink = [UInt8](repeating: 0, count: 1 << 20)
@@ -80,7 +86,9 @@ final class Locked<Value: Sendable>: Sendable {
     @Test func deadlinesComeOutEarliestFirstAndEndedWaitsDoNotPileUp() {
         var heap = DeadlineHeap()
         let start = ContinuousClock.now
-        let waits = (0..<10_000).map { Wait(readiness: .readable, descriptor: 0, deadline: nil, operation: "test \($0)") }
+        let waits = (0..<10_000).map {
+            Wait(readiness: .readable, descriptor: 0, deadline: nil, operation: "test \($0)")
+        }
         for (index, wait) in waits.enumerated() {
             heap.insert(start + .seconds(60 + (index * 7_919) % 10_000), wait)
             // Almost every wait ends by readiness long before its deadline.

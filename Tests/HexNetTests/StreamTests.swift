@@ -1,23 +1,28 @@
+import Glibc
 import HexKit
-@testable import HexNet
 import HexTestSupport
 import HexTestTools
 import Testing
 
-import Glibc
+@testable import HexNet
 
 @Suite(.timeLimit(.minutes(5))) struct StreamTests {
     private func connectedSockets() async throws -> (client: Socket, server: Socket, listener: StreamListener) {
         let listener = try StreamListener.tcp(address: .loopback, port: 0)
         async let accepted = listener.accept()
-        let client = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5))
+        let client = try await StreamConnector.tcp(
+            to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5))
         return (client, try await accepted, listener)
     }
 
-    private func connectedPair(maximumLineLength: Int = 1_024) async throws -> (client: StreamConnection, server: StreamConnection, listener: StreamListener) {
+    private func connectedPair(maximumLineLength: Int = 1_024) async throws -> (
+        client: StreamConnection, server: StreamConnection, listener: StreamListener
+    ) {
         let (client, server, listener) = try await connectedSockets()
-        return (StreamConnection(socket: client, maximumLineLength: maximumLineLength),
-                StreamConnection(socket: server, maximumLineLength: maximumLineLength), listener)
+        return (
+            StreamConnection(socket: client, maximumLineLength: maximumLineLength),
+            StreamConnection(socket: server, maximumLineLength: maximumLineLength), listener
+        )
     }
 
     @Test func linesTravelBothWays() async throws {
@@ -36,7 +41,9 @@ import Glibc
         let (clientSocket, serverSocket, _) = try await connectedSockets()
         let big = [UInt8](repeating: UInt8(ascii: "x"), count: 3 << 20)
         // The writer blocks until the reader drains the socket, so it runs in its own task.
-        let writer = Task { try await StreamConnection(socket: clientSocket, maximumLineLength: 0).writeLine(big, timeout: .seconds(10)) }
+        let writer = Task {
+            try await StreamConnection(socket: clientSocket, maximumLineLength: 0).writeLine(big, timeout: .seconds(10))
+        }
         let server = StreamConnection(socket: serverSocket, maximumLineLength: 4 << 20)
         #expect(try await server.readLine(timeout: .seconds(10)) == .line(big))
         try await writer.value
@@ -50,7 +57,9 @@ import Glibc
 
     @Test func aSilentPeerTimesOut() async throws {
         let (client, server, _) = try await connectedPair()
-        await #expect { _ = try await server.readLine(timeout: .milliseconds(100)) } throws: { ($0 as? SocketError)?.isTimeout == true }
+        await #expect { _ = try await server.readLine(timeout: .milliseconds(100)) } throws: {
+            ($0 as? SocketError)?.isTimeout == true
+        }
         withExtendedLifetime(client) {}
     }
 
@@ -89,14 +98,18 @@ import Glibc
     }
 
     @Test func anUnknownHostIsAClearError() async throws {
-        await #expect { _ = try await StreamConnector.resolve("no-such-host.invalid") } throws: { "\($0)".contains("cannot resolve no-such-host.invalid") }
+        await #expect { _ = try await StreamConnector.resolve("no-such-host.invalid") } throws: {
+            "\($0)".contains("cannot resolve no-such-host.invalid")
+        }
         #expect(try await StreamConnector.resolve("localhost").isLoopback)
     }
 
     @Test func endpointsParseAsUsersWriteThem() {
         #expect(Endpoint(parsing: "192.168.1.20:18521") == Endpoint(host: "192.168.1.20", port: 18521))
         #expect(Endpoint(parsing: "laptop.local:1") == Endpoint(host: "laptop.local", port: 1))
-        for bad in ["", "host", ":80", "host:", "host:0", "host:65536", "host:x", "::1:80"] { #expect(Endpoint(parsing: bad) == nil, "\(bad)") }
+        for bad in ["", "host", ":80", "host:", "host:0", "host:65536", "host:x", "::1:80"] {
+            #expect(Endpoint(parsing: bad) == nil, "\(bad)")
+        }
     }
 
     @Test func aPipelinedSenderKeepsItsPaceLongerThanTheGrace() async throws {
@@ -165,7 +178,9 @@ import Glibc
 
     @Test func noDaemonMeansConnectFails() async throws {
         let directory = try TemporaryDirectory()
-        #expect { _ = try StreamConnector.unix(path: directory.file("none.sock")) } throws: { ($0 as? SocketError)?.code == ENOENT }
+        #expect { _ = try StreamConnector.unix(path: directory.file("none.sock")) } throws: {
+            ($0 as? SocketError)?.code == ENOENT
+        }
     }
 }
 
@@ -205,24 +220,29 @@ import Glibc
             }
             let parts = words[inet + 1].split(separator: "/")
             guard parts.count == 2, let address = IPv4Address(String(parts[0])), let prefix = Int(parts[1]),
-                  prefix < 31 else { return nil }
+                prefix < 31
+            else { return nil }
             let mask = IPv4Address(networkOrder: (UInt32.max << (32 - prefix)).bigEndian)
             return NetworkInterfaces.directedBroadcast(address: address, netmask: mask, given: nil)?.description
         }
         let found = NetworkInterfaces.targets(of: NetworkInterfaces.addresses(), selection: .init())
             .compactMap(\.broadcast).map(\.description)
-        #expect(Set(found) == Set(reported) && found.count == Set(found).count,
-                "found \(found), ip reports \(reported)")
+        #expect(
+            Set(found) == Set(reported) && found.count == Set(found).count,
+            "found \(found), ip reports \(reported)")
     }
 
     /// Each address is announced on or skipped with why: down, loopback, excluded by a glob, not
     /// among those named, no broadcast address, or one another interface covers.
     @Test func everyInterfaceIsAnnouncedOnOrSkippedWithWhy() throws {
-        func address(_ name: String, _ text: String, prefix: Int, brd: String? = nil, up: Bool = true,
-                     loopback: Bool = false) throws -> NetworkInterfaces.Address {
+        func address(
+            _ name: String, _ text: String, prefix: Int, brd: String? = nil, up: Bool = true,
+            loopback: Bool = false
+        ) throws -> NetworkInterfaces.Address {
             let mask = IPv4Address(networkOrder: (UInt32.max << (32 - prefix)).bigEndian)
-            return NetworkInterfaces.Address(interface: name, address: try #require(IPv4Address(text)), netmask: mask,
-                                             broadcast: brd.flatMap(IPv4Address.init), isUp: up, isLoopback: loopback)
+            return NetworkInterfaces.Address(
+                interface: name, address: try #require(IPv4Address(text)), netmask: mask,
+                broadcast: brd.flatMap(IPv4Address.init), isUp: up, isLoopback: loopback)
         }
         let machine = [
             try address("lo", "127.0.0.1", prefix: 8, loopback: true),
@@ -238,13 +258,16 @@ import Glibc
                 "\(target.interface) \(target.address): " + (target.broadcast?.description ?? target.skipped ?? "?")
             }
         }
-        #expect(plan(.init(excluding: ["docker*"])) == [
-            "lo 127.0.0.1: loopback", "eth0 192.168.1.20: 192.168.1.255", "eth1 10.77.0.1: 10.77.0.255",
-            "wg0 10.9.0.2: a /31 or /32 subnet has no broadcast address", "docker0 172.17.0.1: excluded by 'docker*'",
-            "eth0 192.168.1.21: its broadcast address is eth0's", "eth2 10.1.0.1: down",
-        ])
-        #expect(plan(.init(including: ["eth1"])).filter { !$0.contains(": not among") }
-            == ["lo 127.0.0.1: loopback", "eth1 10.77.0.1: 10.77.0.255", "eth2 10.1.0.1: down"])
+        #expect(
+            plan(.init(excluding: ["docker*"])) == [
+                "lo 127.0.0.1: loopback", "eth0 192.168.1.20: 192.168.1.255", "eth1 10.77.0.1: 10.77.0.255",
+                "wg0 10.9.0.2: a /31 or /32 subnet has no broadcast address",
+                "docker0 172.17.0.1: excluded by 'docker*'",
+                "eth0 192.168.1.21: its broadcast address is eth0's", "eth2 10.1.0.1: down",
+            ])
+        #expect(
+            plan(.init(including: ["eth1"])).filter { !$0.contains(": not among") }
+                == ["lo 127.0.0.1: loopback", "eth1 10.77.0.1: 10.77.0.255", "eth2 10.1.0.1: down"])
         #expect(plan(.init(including: ["eth1"], excluding: ["eth?"])).contains("eth1 10.77.0.1: excluded by 'eth?'"))
     }
 
@@ -260,11 +283,14 @@ import Glibc
         let given = try #require(IPv4Address("10.77.0.127"))
         #expect(NetworkInterfaces.directedBroadcast(address: address, netmask: mask24, given: given) == given)
         let mask20 = try #require(IPv4Address("255.255.240.0"))
-        #expect(NetworkInterfaces.directedBroadcast(address: address, netmask: mask20, given: nil)?.description
-                    == "10.77.15.255")
+        #expect(
+            NetworkInterfaces.directedBroadcast(address: address, netmask: mask20, given: nil)?.description
+                == "10.77.15.255")
         for mask in ["255.255.255.254", "255.255.255.255"] {
-            #expect(NetworkInterfaces.directedBroadcast(address: address, netmask: try #require(IPv4Address(mask)),
-                                                        given: nil) == nil)
+            #expect(
+                NetworkInterfaces.directedBroadcast(
+                    address: address, netmask: try #require(IPv4Address(mask)),
+                    given: nil) == nil)
         }
     }
 }
@@ -289,7 +315,9 @@ import Glibc
         defer { server.cancel() }
         for index in 0..<3_000 {
             let client = StreamConnection(
-                socket: try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(10)), maximumLineLength: 100)
+                socket: try await StreamConnector.tcp(
+                    to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(10)), maximumLineLength: 100
+            )
             try await client.writeLine(Array("\(index)".utf8), timeout: .seconds(10))
             #expect(try await client.readLine(timeout: .seconds(10)) == .line(Array("\(index)".utf8)))
         }

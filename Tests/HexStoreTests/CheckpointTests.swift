@@ -1,7 +1,8 @@
 import Foundation
-@testable import HexStore
 import HexTestSupport
 import Testing
+
+@testable import HexStore
 
 /// Deferred checkpoints: commits report a full write-ahead log instead of copying it themselves,
 /// the owner's checkpoint copies it, and a log past the limit is copied by the commit anyway.
@@ -48,6 +49,8 @@ import Testing
         let before = try databaseBytes(directory)
         try write(40, to: connection)
         #expect(due == 1)
-        #expect(try databaseBytes(directory) > before + 20 * 4_000, "a commit past the limit checkpointed without the owner")
+        #expect(
+            try databaseBytes(directory) > before + 20 * 4_000, "a commit past the limit checkpointed without the owner"
+        )
     }
 }

@@ -8,11 +8,12 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct GrantTableTests {
     private func grant(_ created: Double, expiresAfter lifetime: Double = 3_600) -> FileGrant {
         let time = Date(timeIntervalSinceReferenceDate: created)
-        return FileGrant(path: "/home/ada/report \(created).pdf", name: "report \(created).pdf", size: 1 << 40,
-                         sha256: String(repeating: "ab", count: 32),
-                         recipientID: "792ABB2D-4116-88D5-9BBF-1D8B05F827DF", recipientName: "Grace",
-                         created: time, expires: time + lifetime,
-                         identity: FileIdentity(device: .max, inode: 1 << 63, size: 1 << 40, modified: -5))
+        return FileGrant(
+            path: "/home/ada/report \(created).pdf", name: "report \(created).pdf", size: 1 << 40,
+            sha256: String(repeating: "ab", count: 32),
+            recipientID: "792ABB2D-4116-88D5-9BBF-1D8B05F827DF", recipientName: "Grace",
+            created: time, expires: time + lifetime,
+            identity: FileIdentity(device: .max, inode: 1 << 63, size: 1 << 40, modified: -5))
     }
 
     @Test func aGrantReadsBackWholeAndIsFoundByItsPrefix() throws {
@@ -30,8 +31,9 @@ import Testing
 
         try database.revokeGrant(id: grants[0].id, at: Date(timeIntervalSinceReferenceDate: 10))
         try database.revokeGrant(id: grants[0].id, at: Date(timeIntervalSinceReferenceDate: 20))
-        #expect(try database.grant(id: grants[0].id)?.revoked == Date(timeIntervalSinceReferenceDate: 10),
-                "the first time is kept")
+        #expect(
+            try database.grant(id: grants[0].id)?.revoked == Date(timeIntervalSinceReferenceDate: 10),
+            "the first time is kept")
         try database.recordFetch(ofGrant: grants[1].id, at: Date(timeIntervalSinceReferenceDate: 30))
         try database.recordFetch(ofGrant: grants[1].id, at: Date(timeIntervalSinceReferenceDate: 40))
         let fetched = try #require(try database.grant(id: grants[1].id))

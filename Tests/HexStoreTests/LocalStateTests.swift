@@ -28,12 +28,14 @@ import Testing
         let old = try HexDatabase(path: path).localIdentity(name: "Ada").identity.uuid
         let derived = try #require(UUID(strict: "6F9619FF-8B86-8011-B42D-00C04FC964FF"))
         let adopted = try HexDatabase(path: path).localIdentity(deviceID: derived)
-        #expect(adopted.identity.uuid == derived.uppercaseText && adopted.replaced == old
-            && adopted.identity.name == "Ada")
+        #expect(
+            adopted.identity.uuid == derived.uppercaseText && adopted.replaced == old
+                && adopted.identity.name == "Ada")
         let again = try HexDatabase(path: path).localIdentity(deviceID: derived)
         #expect(again.identity.uuid == derived.uppercaseText && again.replaced == nil, "replaced once, then kept")
-        #expect(try HexDatabase(path: path).localIdentity().identity.uuid == old,
-                "playing a legacy peer keeps the old UUID")
+        #expect(
+            try HexDatabase(path: path).localIdentity().identity.uuid == old,
+            "playing a legacy peer keeps the old UUID")
         let fresh = try HexDatabase(path: directory.file("fresh.sqlite"))
         _ = try fresh.localIdentity(deviceID: derived)
         let legacy = try fresh.localIdentity().identity.uuid
@@ -41,8 +43,9 @@ import Testing
         #expect(UUID(strict: legacy)?.isKeyDerived == false && legacy == legacyAgain)
         let clockBehind = Date(timeIntervalSince1970: 1)
         #expect(try fresh.nextBootNumber(at: clockBehind) == (1_000, true), "the clock's milliseconds")
-        #expect(try fresh.nextBootNumber(at: clockBehind) == (1_001, true),
-                "after the last, though the clock is behind it")
+        #expect(
+            try fresh.nextBootNumber(at: clockBehind) == (1_001, true),
+            "after the last, though the clock is behind it")
     }
 
     @Test func sightingsUpdateAPeerAndKeepWhenItWasFirstSeen() throws {
@@ -50,13 +53,20 @@ import Testing
         let database = try HexDatabase(path: directory.file("db.sqlite"))
         let start = Date(timeIntervalSinceReferenceDate: 800_000_000)
         try database.recordSighting(uuid: "aaaa", name: "A", versionID: "1.0", address: "10.0.0.1:18521", at: start)
-        try database.recordSighting(uuid: "BBBB", name: "B", versionID: "2.0.0", address: "10.0.0.2:18521", at: start + 5)
-        try database.recordSighting(uuid: "AAAA", name: "A2", versionID: "2.0.0", address: "10.0.0.9:18521", at: start + 10)
+        try database.recordSighting(
+            uuid: "BBBB", name: "B", versionID: "2.0.0", address: "10.0.0.2:18521", at: start + 5)
+        try database.recordSighting(
+            uuid: "AAAA", name: "A2", versionID: "2.0.0", address: "10.0.0.9:18521", at: start + 10)
         let peers = try database.knownPeers()
-        #expect(peers == [
-            KnownPeer(uuid: "AAAA", name: "A2", versionID: "2.0.0", address: "10.0.0.9:18521", firstSeen: start, lastSeen: start + 10),
-            KnownPeer(uuid: "BBBB", name: "B", versionID: "2.0.0", address: "10.0.0.2:18521", firstSeen: start + 5, lastSeen: start + 5),
-        ])
+        #expect(
+            peers == [
+                KnownPeer(
+                    uuid: "AAAA", name: "A2", versionID: "2.0.0", address: "10.0.0.9:18521", firstSeen: start,
+                    lastSeen: start + 10),
+                KnownPeer(
+                    uuid: "BBBB", name: "B", versionID: "2.0.0", address: "10.0.0.2:18521", firstSeen: start + 5,
+                    lastSeen: start + 5),
+            ])
     }
 
     @Test func aDamagedDatabaseIsRefusedAndLeftUntouched() throws {

@@ -8,8 +8,10 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct OutboxTableTests {
     private func entry(_ created: Double, peer: String? = "PEER", address: String? = nil) -> OutboxEntry {
         let time = Date(timeIntervalSinceReferenceDate: created)
-        return OutboxEntry(messageID: UUID().uuidString, peerUUID: peer, address: address, label: "Grace", kind: .hex, envelope: "{}",
-                           legacy: false, createdAt: time, expiresAt: time + 3_600, nextAttemptAt: Date(timeIntervalSinceReferenceDate: 100))
+        return OutboxEntry(
+            messageID: UUID().uuidString, peerUUID: peer, address: address, label: "Grace", kind: .hex, envelope: "{}",
+            legacy: false, createdAt: time, expiresAt: time + 3_600,
+            nextAttemptAt: Date(timeIntervalSinceReferenceDate: 100))
     }
 
     @Test func sendsAreDueInTheOrderTheyWereQueuedAndPaged() throws {
@@ -18,7 +20,9 @@ import Testing
         let queued = [entry(3), entry(1), entry(2)]
         for item in queued { _ = try database.enqueue(item) }
         let due = try database.dueOutboxEntries(at: Date(timeIntervalSinceReferenceDate: 100), limit: 10)
-        #expect(due.map(\.createdAt) == [1, 2, 3].map { Date(timeIntervalSinceReferenceDate: $0) }, "same next attempt: oldest first, whatever the ids")
+        #expect(
+            due.map(\.createdAt) == [1, 2, 3].map { Date(timeIntervalSinceReferenceDate: $0) },
+            "same next attempt: oldest first, whatever the ids")
         #expect(try database.dueOutboxEntries(at: Date(timeIntervalSinceReferenceDate: 99), limit: 10).isEmpty)
         let first = try database.outboxEntries(after: nil, limit: 2)
         let rest = try database.outboxEntries(after: first.last?.messageID, limit: 2)
@@ -26,8 +30,9 @@ import Testing
 
         var again = queued[0]
         again.label = "changed"
-        #expect(try !database.enqueue(again) && database.outboxEntry(messageID: again.messageID)?.label == "Grace",
-                "one entry per messageID: the first stays")
+        #expect(
+            try !database.enqueue(again) && database.outboxEntry(messageID: again.messageID)?.label == "Grace",
+            "one entry per messageID: the first stays")
         #expect(try database.outboxUsage() == OutboxUsage(entries: 3, bytes: 6))
     }
 
@@ -39,11 +44,15 @@ import Testing
         let other = entry(3, peer: "OTHER")
         for item in [byPeer, byAddress, other] { _ = try database.enqueue(item) }
         let now = Date(timeIntervalSinceReferenceDate: 50)
-        #expect(try database.makeOutboxDue(peerUUID: "peer", at: now) == 1, "not the send bound to an address, nor another peer's")
+        #expect(
+            try database.makeOutboxDue(peerUUID: "peer", at: now) == 1,
+            "not the send bound to an address, nor another peer's")
         #expect(try database.dueOutboxEntries(at: now, limit: 10).map(\.messageID) == [byPeer.messageID])
         #expect(try database.recordFailedAttempt(messageID: byPeer.messageID, error: "away", nextAttemptAt: now + 10))
         #expect(try database.outboxEntry(messageID: byPeer.messageID)?.attempts == 1)
-        #expect(try database.removeFromOutbox(messageID: byPeer.messageID) && !database.removeFromOutbox(messageID: byPeer.messageID))
+        #expect(
+            try database.removeFromOutbox(messageID: byPeer.messageID)
+                && !database.removeFromOutbox(messageID: byPeer.messageID))
         #expect(try database.makeOutboxDue(peerUUID: nil, at: now) == 2)
     }
 }

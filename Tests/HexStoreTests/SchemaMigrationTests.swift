@@ -29,7 +29,9 @@ import Testing
 
     /// The version after the newest this hexd has.
     static let next = (Schema.migrations.last?.version ?? 0) + 1
-    static let addPinned = Migration(version: next, sql: "ALTER TABLE hex ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0; CREATE TABLE note (text TEXT)")
+    static let addPinned = Migration(
+        version: next,
+        sql: "ALTER TABLE hex ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0; CREATE TABLE note (text TEXT)")
 
     @Test func anOlderDatabaseIsMigratedAndKeepsItsData() throws {
         let directory = try TemporaryDirectory()
@@ -44,7 +46,8 @@ import Testing
         #expect(try connection.integer("SELECT pinned FROM hex") == 0)
         #expect(try connection.integer("SELECT COUNT(*) FROM note") == 0)
         // Opening again applies nothing twice.
-        #expect(try HexDatabase(path: path, migrations: Schema.migrations + [Self.addPinned]).schemaVersion() == Self.next)
+        #expect(
+            try HexDatabase(path: path, migrations: Schema.migrations + [Self.addPinned]).schemaVersion() == Self.next)
     }
 
     /// Schema 6 counts the hexes stored before it as `Hex.storedBytes` counts a new one (UTF-8
@@ -60,15 +63,20 @@ import Testing
             ("00000000-0000-4000-8000-000000000003", "myHexlist", "6F9619FF-8B86-8011-B42D-00C04FC96400", nil),
         ]
         for (position, row) in rows.enumerated() {
-            try connection.run("""
+            try connection.run(
+                """
                 INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at,
                                  checked, sender_trust)
                 VALUES (?, ?, ?, ?, 'Zoë 🐝', 'café ☕', '#FF0000', 0, 0, ?)
-                """, [.text(row.id), .text(row.location), .integer(Int64(position)), .text(row.sender),
-                      row.trust.map { .text($0) } ?? .null])
+                """,
+                [
+                    .text(row.id), .text(row.location), .integer(Int64(position)), .text(row.sender),
+                    row.trust.map { .text($0) } ?? .null,
+                ])
             for link in 0..<position {
-                try connection.run("INSERT INTO link VALUES (?, ?, ?, 'https://x.example/é', 'ü', 'Dropbox')",
-                                   [.text(row.id), .integer(Int64(link)), .text("L\(position)-\(link)")])
+                try connection.run(
+                    "INSERT INTO link VALUES (?, ?, ?, 'https://x.example/é', 'ü', 'Dropbox')",
+                    [.text(row.id), .integer(Int64(link)), .text("L\(position)-\(link)")])
             }
         }
         let migrated = try HexDatabase(path: path)
@@ -76,11 +84,13 @@ import Testing
             let id = try #require(UUID(uuidString: row.id))
             return try #require(try migrated.hex(id: id))
         }
-        #expect(try migrated.inboxUsage() == [
-            SenderAccount(rawValue: "sender:" + rows[0].sender): stored[0].storedBytes,
-            .key(rows[1].sender): stored[1].storedBytes,
-        ])
-        #expect(stored[1].storedBytes == Hex.bytesPerHexRow + Hex.bytesPerLinkRow + 36 + "Zoë 🐝".utf8.count
+        #expect(
+            try migrated.inboxUsage() == [
+                SenderAccount(rawValue: "sender:" + rows[0].sender): stored[0].storedBytes,
+                .key(rows[1].sender): stored[1].storedBytes,
+            ])
+        #expect(
+            stored[1].storedBytes == Hex.bytesPerHexRow + Hex.bytesPerLinkRow + 36 + "Zoë 🐝".utf8.count
                 + "café ☕".utf8.count + 7 + "https://x.example/é".utf8.count + "ü".utf8.count + 7)
     }
 
@@ -94,15 +104,19 @@ import Testing
         do {
             let connection = try SQLiteConnection(path: path)
             for (position, id) in ids.enumerated() {
-                try connection.run("""
+                try connection.run(
+                    """
                     INSERT INTO hex (id, location, position, sender_uuid, sender_name, description, color, created_at,
                                      checked, size) VALUES (?, 'inbox', ?, 'S', 'N', ?, '#FFFFFF', 0, 0, 1)
                     """, [.text(id), .integer(Int64(-position)), .text("hex \(position)")])
                 // Inserted out of order: the positions, not the insertion, give the order.
                 for link in [2, 0, 1] {
-                    try connection.run("INSERT INTO link VALUES (?, ?, ?, ?, 'd', 'Box')",
-                                       [.text(id), .integer(Int64(link)), .text("L\(position)-\(link)"),
-                                        .text("https://x.example/\(position)/\(link)")])
+                    try connection.run(
+                        "INSERT INTO link VALUES (?, ?, ?, ?, 'd', 'Box')",
+                        [
+                            .text(id), .integer(Int64(link)), .text("L\(position)-\(link)"),
+                            .text("https://x.example/\(position)/\(link)"),
+                        ])
                 }
             }
         }

@@ -1,8 +1,9 @@
 import Dispatch
 import HexKit
-@testable import HexStore
 import HexTestSupport
 import Testing
+
+@testable import HexStore
 
 @Suite(.timeLimit(.minutes(5))) struct TransactionTests {
     @Test func readsGoOnWhileAnotherConnectionIsWriting() throws {
@@ -38,7 +39,8 @@ import Testing
         #expect(try database.counts() == HexCounts(inbox: 2, unchecked: 1, hexlist: 0), "a change of this connection")
         let other = try SQLiteConnection(path: path)
         try other.execute("UPDATE hex SET checked = 0")
-        #expect(try database.counts() == HexCounts(inbox: 2, unchecked: 2, hexlist: 0), "a change of another connection")
+        #expect(
+            try database.counts() == HexCounts(inbox: 2, unchecked: 2, hexlist: 0), "a change of another connection")
         try other.execute("DELETE FROM hex")
         #expect(try database.counts() == HexCounts(inbox: 0, unchecked: 0, hexlist: 0))
     }
@@ -54,12 +56,14 @@ import Testing
                     // Each writer owns its connection on its own queue, as the daemon will.
                     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                         DispatchQueue(label: "writer \(writer)").async {
-                            continuation.resume(with: Result {
-                                let database = try HexDatabase(path: path)
-                                for index in 0..<perWriter {
-                                    _ = try database.insert(sampleHex("w\(writer)-\(index)"), messageID: "w\(writer)-\(index)")
-                                }
-                            })
+                            continuation.resume(
+                                with: Result {
+                                    let database = try HexDatabase(path: path)
+                                    for index in 0..<perWriter {
+                                        _ = try database.insert(
+                                            sampleHex("w\(writer)-\(index)"), messageID: "w\(writer)-\(index)")
+                                    }
+                                })
                         }
                     }
                 }
@@ -95,7 +99,9 @@ import Testing
 
     /// Links go in several rows per statement, and the rest one by one: every count around
     /// the statement's size comes back whole and in order.
-    @Test(arguments: [0, 1, HexDatabase.linksPerStatement - 1, HexDatabase.linksPerStatement, 2 * HexDatabase.linksPerStatement + 5])
+    @Test(arguments: [
+        0, 1, HexDatabase.linksPerStatement - 1, HexDatabase.linksPerStatement, 2 * HexDatabase.linksPerStatement + 5,
+    ])
     func everyLinkIsStoredInOrder(count: Int) throws {
         let directory = try TemporaryDirectory()
         let database = try HexDatabase(path: directory.file("db.sqlite"))
@@ -143,7 +149,8 @@ import Testing
             #expect(try reader.hexes(in: .inbox).isEmpty, "nothing is visible before the one commit")
         }
         #expect(try reader.hexes(in: .inbox).map(\.hexDescription).sorted() == ["also kept", "kept"])
-        #expect(try database.insert(sampleHex("later"), messageID: "m2"), "the failed write left no trace of its messageID")
+        #expect(
+            try database.insert(sampleHex("later"), messageID: "m2"), "the failed write left no trace of its messageID")
     }
 
     @Test func writesInsideAnAllOrNothingTransactionAreUndoneTogether() throws {
@@ -170,7 +177,9 @@ import Testing
         let database = try HexDatabase(path: directory.file("db.sqlite"))
         #expect(try database.counts() == HexCounts())
         let checked = sampleHex("checked")
-        for hex in [sampleHex("a"), sampleHex("b"), checked, sampleHex("mine", location: .myHexlist)] { _ = try database.insert(hex, messageID: nil) }
+        for hex in [sampleHex("a"), sampleHex("b"), checked, sampleHex("mine", location: .myHexlist)] {
+            _ = try database.insert(hex, messageID: nil)
+        }
         #expect(try database.markChecked(id: checked.id))
         let counts = try database.counts()
         #expect(counts.inbox == 3 && counts.unchecked == 2 && counts.hexlist == 1)
@@ -186,10 +195,14 @@ import Testing
         let prefix = String(inbox.id.uuidString.prefix(6))
         #expect(try database.hexIDs(idPrefix: prefix.lowercased(), in: nil, limit: 2) == [inbox.id])
         #expect(try database.hexIDs(idPrefix: prefix, in: .inbox, limit: 2) == [inbox.id])
-        #expect(try database.hexIDs(idPrefix: inbox.id.uuidString, in: .myHexlist, limit: 2).isEmpty, "not in the other location")
+        #expect(
+            try database.hexIDs(idPrefix: inbox.id.uuidString, in: .myHexlist, limit: 2).isEmpty,
+            "not in the other location")
         #expect(try database.hexIDs(idPrefix: mine.id.uuidString, in: .myHexlist, limit: 2) == [mine.id])
         #expect(try database.hexIDs(idPrefix: "", in: nil, limit: 1).count == 1, "at most the limit")
         #expect(try database.hexIDs(idPrefix: "", in: nil, limit: 5).count == 2, "the empty prefix matches everything")
-        #expect(try database.hexIDs(idPrefix: "%_'", in: nil, limit: 5).isEmpty, "no pattern characters: a prefix is compared as text")
+        #expect(
+            try database.hexIDs(idPrefix: "%_'", in: nil, limit: 5).isEmpty,
+            "no pattern characters: a prefix is compared as text")
     }
 }

@@ -1,15 +1,18 @@
 import Foundation
-import HexNet
-import HexTestSupport
-import HexTLS
-import Testing
-
 import Glibc
+import HexNet
+import HexTLS
+import HexTestSupport
+import Testing
 
 /// Device identities and TLS 1.3 connections over real loopback sockets.
 @Suite(.timeLimit(.minutes(5))) struct TLSTests {
-    private static func identity(in directory: TemporaryDirectory, _ name: String = "device") throws -> (TLSIdentity, created: Bool) {
-        try TLSIdentity.loadOrCreate(keyPath: directory.file(name + ".key"), certificatePath: directory.file(name + ".crt"), commonName: "hexd " + name)
+    private static func identity(in directory: TemporaryDirectory, _ name: String = "device") throws -> (
+        TLSIdentity, created: Bool
+    ) {
+        try TLSIdentity.loadOrCreate(
+            keyPath: directory.file(name + ".key"), certificatePath: directory.file(name + ".crt"),
+            commonName: "hexd " + name)
     }
 
     @Test func anIdentityIsMadeOnceInPrivateFilesAndKept() throws {
@@ -22,7 +25,9 @@ import Glibc
         }
         let (reloaded, createdAgain) = try Self.identity(in: directory)
         #expect(!createdAgain && reloaded.fingerprint == made.fingerprint, "a restart keeps the identity")
-        #expect(made.fingerprint != (try Self.identity(in: directory, "other").0.fingerprint), "each new identity is its own")
+        #expect(
+            made.fingerprint != (try Self.identity(in: directory, "other").0.fingerprint),
+            "each new identity is its own")
     }
 
     /// The fingerprint is the SHA-256 of the certificate's DER form, as any TLS stack computes it
@@ -30,11 +35,15 @@ import Glibc
     @Test func theFingerprintIsTheHashOfTheCertificate() async throws {
         let directory = try TemporaryDirectory()
         let (identity, _) = try Self.identity(in: directory)
-        let der = try await PackageExecutable.run("/usr/bin/openssl", ["x509", "-in", directory.file("device.crt"), "-outform", "DER", "-out", directory.file("device.der")])
+        let der = try await PackageExecutable.run(
+            "/usr/bin/openssl",
+            ["x509", "-in", directory.file("device.crt"), "-outform", "DER", "-out", directory.file("device.der")])
         #expect(der.status == 0, "\(der.standardError)")
-        let digest = try await PackageExecutable.run("/usr/bin/openssl", ["dgst", "-sha256", "-r", directory.file("device.der")])
+        let digest = try await PackageExecutable.run(
+            "/usr/bin/openssl", ["dgst", "-sha256", "-r", directory.file("device.der")])
         #expect(digest.standardOutput.hasPrefix(identity.fingerprint.description + " "), "\(digest.standardOutput)")
-        let text = try await PackageExecutable.run("/usr/bin/openssl", ["x509", "-in", directory.file("device.crt"), "-noout", "-text"])
+        let text = try await PackageExecutable.run(
+            "/usr/bin/openssl", ["x509", "-in", directory.file("device.crt"), "-noout", "-text"])
         #expect(text.standardOutput.contains("ED25519") && text.standardOutput.contains("CN = hexd device"))
     }
 
@@ -45,7 +54,9 @@ import Glibc
         let directory = try TemporaryDirectory()
         _ = try Self.identity(in: directory, "a")
         let b = try Self.identity(in: directory, "b").0
-        #expect(rename(directory.file("b.crt"), directory.file("mixed.crt")) == 0 && rename(directory.file("a.key"), directory.file("mixed.key")) == 0)
+        #expect(
+            rename(directory.file("b.crt"), directory.file("mixed.crt")) == 0
+                && rename(directory.file("a.key"), directory.file("mixed.key")) == 0)
         #expect(throws: TLSError.self, "a key with another's certificate") { try Self.identity(in: directory, "mixed") }
         #expect(throws: TLSError.self, "a certificate without its key") { try Self.identity(in: directory, "a") }
         let (completed, made) = try Self.identity(in: directory, "b")
@@ -64,20 +75,25 @@ import Glibc
         let listener = try StreamListener.tcp(address: .loopback, port: 0)
         let large = [UInt8](repeating: UInt8(ascii: "x"), count: 3_000_000)
         async let accepted: Fingerprint = {
-            let stream = try await TLSStream.handshake(over: try await listener.accept(), context: server, as: .server, timeout: .seconds(10))
+            let stream = try await TLSStream.handshake(
+                over: try await listener.accept(), context: server, as: .server, timeout: .seconds(10))
             let connection = StreamConnection(stream: stream, maximumLineLength: 4_000_000)
             guard case .line(let first)? = try await connection.readLine(timeout: .seconds(10)),
-                  case .line(let second)? = try await connection.readLine(timeout: .seconds(10)) else { throw TLSError("read", reason: "no lines") }
+                case .line(let second)? = try await connection.readLine(timeout: .seconds(10))
+            else { throw TLSError("read", reason: "no lines") }
             try await connection.writeLine(Array("got \(first.count) and \(second.count)".utf8), timeout: .seconds(10))
             return stream.peer
         }()
-        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5))
+        let socket = try await StreamConnector.tcp(
+            to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5))
         let stream = try await TLSStream.handshake(over: socket, context: client, as: .client, timeout: .seconds(10))
         #expect(stream.peer == server.identity.fingerprint)
         let connection = StreamConnection(stream: stream, maximumLineLength: 1_000)
         try await connection.writeLine(Array("hello".utf8), timeout: .seconds(10))
         try await connection.writeLine(large, timeout: .seconds(10))
-        guard case .line(let answer)? = try await connection.readLine(timeout: .seconds(10)) else { throw TLSError("read", reason: "no answer") }
+        guard case .line(let answer)? = try await connection.readLine(timeout: .seconds(10)) else {
+            throw TLSError("read", reason: "no answer")
+        }
         #expect(String(decoding: answer, as: UTF8.self) == "got 5 and 3000000")
         #expect(try await accepted == client.identity.fingerprint)
     }
@@ -89,8 +105,9 @@ import Glibc
         client: TLSContext, server: TLSContext, listener: StreamListener, expecting peerID: UUID?
     ) async throws -> (client: TLSStream, server: TLSStream) {
         async let accepted: TLSStream = {
-            let stream = try await TLSStream.handshake(over: try await listener.accept(), context: server, as: .server,
-                                                       timeout: .seconds(10))
+            let stream = try await TLSStream.handshake(
+                over: try await listener.accept(), context: server, as: .server,
+                timeout: .seconds(10))
             let connection = StreamConnection(stream: stream, maximumLineLength: 1_000)
             guard case .line? = try await connection.readLine(timeout: .seconds(10)) else {
                 throw TLSError("read", reason: "no line")
@@ -98,10 +115,12 @@ import Glibc
             try await connection.writeLine(Array("ack".utf8), timeout: .seconds(10))
             return stream
         }()
-        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port),
-                                                   timeout: .seconds(5))
-        let stream = try await TLSStream.handshake(over: socket, context: client, as: .client, expecting: peerID,
-                                                   timeout: .seconds(10))
+        let socket = try await StreamConnector.tcp(
+            to: Endpoint(host: "127.0.0.1", port: listener.port),
+            timeout: .seconds(5))
+        let stream = try await TLSStream.handshake(
+            over: socket, context: client, as: .client, expecting: peerID,
+            timeout: .seconds(10))
         let connection = StreamConnection(stream: stream, maximumLineLength: 1_000)
         try await connection.writeLine(Array("store".utf8), timeout: .seconds(10))
         guard case .line(let answer)? = try await connection.readLine(timeout: .seconds(10)) else {
@@ -121,12 +140,14 @@ import Glibc
         let serverID = server.identity.deviceID
         var resumed: [Bool] = []
         for _ in 0..<3 {
-            let (clientSide, serverSide) = try await Self.exchange(client: client, server: server, listener: listener,
-                                                                   expecting: serverID)
+            let (clientSide, serverSide) = try await Self.exchange(
+                client: client, server: server, listener: listener,
+                expecting: serverID)
             #expect(clientSide.isResumed == serverSide.isResumed)
             #expect(clientSide.peer == server.identity.fingerprint && clientSide.peerKey.deviceID == serverID)
-            #expect(serverSide.peer == client.identity.fingerprint
-                && serverSide.peerKey.deviceID == client.identity.deviceID)
+            #expect(
+                serverSide.peer == client.identity.fingerprint
+                    && serverSide.peerKey.deviceID == client.identity.deviceID)
             resumed.append(clientSide.isResumed)
         }
         #expect(resumed == [false, true, true], "the first is a full handshake, each next one resumes")
@@ -165,12 +186,17 @@ import Glibc
         let directory = try TemporaryDirectory()
         let server = try TLSContext(identity: try Self.identity(in: directory).0)
         let listener = try StreamListener.tcp(address: .loopback, port: 0)
-        for (bytes, expectTimeout) in [(Array(#"{"versionID":"1.0","operationType":"Store"}"#.utf8) + [10], false), ([0x16, 0x03, 0x01, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 100), false), ([], true)] {
-            let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5))
+        for (bytes, expectTimeout) in [
+            (Array(#"{"versionID":"1.0","operationType":"Store"}"#.utf8) + [10], false),
+            ([0x16, 0x03, 0x01, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 100), false), ([], true),
+        ] {
+            let socket = try await StreamConnector.tcp(
+                to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5))
             if !bytes.isEmpty { try await socket.write(bytes, timeout: .seconds(5)) }
             let accepted = try await listener.accept()
             await #expect {
-                try await TLSStream.handshake(over: accepted, context: server, as: .server, timeout: .milliseconds(expectTimeout ? 300 : 5_000))
+                try await TLSStream.handshake(
+                    over: accepted, context: server, as: .server, timeout: .milliseconds(expectTimeout ? 300 : 5_000))
             } throws: { error in
                 expectTimeout ? (error as? SocketError)?.isTimeout == true : error is TLSError
             }

@@ -24,17 +24,19 @@ public final class DaemonProcess: @unchecked Sendable {
     ///   - environment: variables added to the test's environment.
     ///   - passingName: whether `--name name` is given (else `name` only labels it in the test).
     public init(
-        name: String, discoveryPort: UInt16, interval: Double = 0.3, directory: TemporaryDirectory? = nil, extraArguments: [String] = [],
+        name: String, discoveryPort: UInt16, interval: Double = 0.3, directory: TemporaryDirectory? = nil,
+        extraArguments: [String] = [],
         descriptorLimit: Int? = nil, environment: [String: String] = [:], passingName: Bool = true
     ) async throws {
         self.name = name
         self.directory = try directory ?? TemporaryDirectory()
         logPath = self.directory.file("hexd-\(UUID().uuidString.prefix(8)).log")
         let hexd = PackageExecutable.binDirectory + "/hexd"
-        var arguments = [
-            "--data-dir", self.directory.file("data"), "--port", "0", "--discovery-port", String(discoveryPort),
-            "--broadcast", "127.255.255.255", "--announce-interval", String(interval),
-        ] + (passingName ? ["--name", name] : [])
+        var arguments =
+            [
+                "--data-dir", self.directory.file("data"), "--port", "0", "--discovery-port", String(discoveryPort),
+                "--broadcast", "127.255.255.255", "--announce-interval", String(interval),
+            ] + (passingName ? ["--name", name] : [])
             + (extraArguments.contains("--log-level") ? [] : ["--log-level", "debug"])
             // Tests that want the page ask for it, on a port of their own.
             + (extraArguments.contains("--web") ? [] : ["--web", "off"])
@@ -47,7 +49,7 @@ public final class DaemonProcess: @unchecked Sendable {
         }
         let logFile = Glibc.open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard logFile >= 0 else { throw SpawnError(path: logPath, reason: String(cString: strerror(errno))) }
-        defer { close(logFile) } // the daemon has its copy
+        defer { close(logFile) }  // the daemon has its copy
         process = try SpawnedProcess(program, arguments, environment: environment, standardError: logFile)
         let process = process
         try await waitUntil("\(name) answers status", timeout: .seconds(20)) { [self] in
@@ -68,14 +70,20 @@ public final class DaemonProcess: @unchecked Sendable {
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Runs `hexctl` against this daemon.
-    public func hexctl(_ arguments: [String], input: Data = Data(), timeout: Duration = .seconds(30)) async throws -> ProcessResult {
-        try await PackageExecutable.run("hexctl", arguments, input: input, environment: ["HEXD_DATA_DIR": dataDirectory], timeout: timeout)
+    public func hexctl(_ arguments: [String], input: Data = Data(), timeout: Duration = .seconds(30)) async throws
+        -> ProcessResult
+    {
+        try await PackageExecutable.run(
+            "hexctl", arguments, input: input, environment: ["HEXD_DATA_DIR": dataDirectory], timeout: timeout)
     }
 
     /// `hexctl <arguments> --json`, decoded.
     public func hexctlJSON<T: Decodable>(_ type: T.Type, _ arguments: [String]) async throws -> T {
         let result = try await hexctl(arguments + ["--json"])
-        guard result.status == 0 else { throw DaemonExited(name: name, log: "hexctl \(arguments) failed (\(result.status)): \(result.standardError)") }
+        guard result.status == 0 else {
+            throw DaemonExited(
+                name: name, log: "hexctl \(arguments) failed (\(result.status)): \(result.standardError)")
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(type, from: Data(result.standardOutput.utf8))
@@ -84,7 +92,10 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Runs hexctl with `--json` on a list command: one object per line.
     public func hexctlJSONLines<T: Decodable>(_ type: T.Type, _ arguments: [String]) async throws -> [T] {
         let result = try await hexctl(arguments + ["--json"])
-        guard result.status == 0 else { throw DaemonExited(name: name, log: "hexctl \(arguments) failed (\(result.status)): \(result.standardError)") }
+        guard result.status == 0 else {
+            throw DaemonExited(
+                name: name, log: "hexctl \(arguments) failed (\(result.status)): \(result.standardError)")
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try result.standardOutput.split(separator: "\n").map { try decoder.decode(type, from: Data($0.utf8)) }
@@ -92,7 +103,9 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// The newest hex of the inbox, whole (with its links), as `hexctl inbox show --full` gives it.
     public func newestInboxHex() async throws -> Hex? {
-        guard let newest = try await hexctlJSONLines(HexSummary.self, ["inbox", "--limit", "1"]).first else { return nil }
+        guard let newest = try await hexctlJSONLines(HexSummary.self, ["inbox", "--limit", "1"]).first else {
+            return nil
+        }
         return try await hexctlJSON(Hex.self, ["inbox", "show", "--full", newest.id.uuidString])
     }
 

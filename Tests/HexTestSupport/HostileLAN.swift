@@ -35,7 +35,9 @@ public final class ConnectionSwarm: Sendable {
 
     /// Starts `count` connections to 127.0.0.1:`port`, spread evenly over `sources`. A connection
     /// the daemon closes is opened again after `reconnectDelay` (the pressure stays on).
-    public init(count: Int, port: UInt16, sources: [String], behaviour: Behaviour, reconnectDelay: Duration = .milliseconds(200)) {
+    public init(
+        count: Int, port: UInt16, sources: [String], behaviour: Behaviour, reconnectDelay: Duration = .milliseconds(200)
+    ) {
         let tally = tally
         task = Task {
             await withTaskGroup(of: Void.self) { group in
@@ -69,7 +71,10 @@ public final class ConnectionSwarm: Sendable {
     }
 
     private static func hold(port: UInt16, source: IPAddress?, behaviour: Behaviour, tally: Tally) async {
-        guard let socket = try? await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5), from: source) else { return }
+        guard
+            let socket = try? await StreamConnector.tcp(
+                to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5), from: source)
+        else { return }
         tally.counts.withLock {
             $0.connected += 1
             $0.open += 1
@@ -87,7 +92,9 @@ public final class ConnectionSwarm: Sendable {
                     try await socket.write([UInt8(ascii: "a")], timeout: .seconds(1))
                 }
             case .partialLine(let bytes):
-                try await socket.write(Array(#"{"versionID":"2.0.0","x":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: bytes), timeout: .seconds(10))
+                try await socket.write(
+                    Array(#"{"versionID":"2.0.0","x":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: bytes),
+                    timeout: .seconds(10))
                 _ = try await connection.readLine(timeout: nil)
             }
             // The daemon closed it (a read ended), unless this attacker was told to stop.
@@ -110,12 +117,16 @@ public enum BeaconFlood {
     /// - Parameter interval: the interval the beacons announce (a long one keeps them listed).
     /// - Returns: how many datagrams were sent.
     @discardableResult
-    public static func send(_ count: Int, to port: UInt16, from sources: [String], interval: Double = 600, perSecond: Int = 20_000) async throws -> Int {
+    public static func send(
+        _ count: Int, to port: UInt16, from sources: [String], interval: Double = 600, perSecond: Int = 20_000
+    ) async throws -> Int {
         let instance = UUID().uuidString
         return try await send(count, to: port, from: sources, perSecond: perSecond) { index in
-            Beacon(kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)",
-                   versionID: "2.0.0",
-                   port: 9, interval: interval, capabilities: ["ack"]).encoded()
+            Beacon(
+                kind: .announce, peer: UUID().uuidString, instance: instance, name: "flood \(index)",
+                versionID: "2.0.0",
+                port: 9, interval: interval, capabilities: ["ack"]
+            ).encoded()
         }
     }
 
@@ -135,11 +146,18 @@ public enum BeaconFlood {
         let start = ContinuousClock.now
         var sent = 0
         for index in 0..<count {
-            if (try? sockets[index % sockets.count].send(datagram(index), to: .loopback,
-                                                         port: port)) != nil { sent += 1 }
+            if (try? sockets[index % sockets.count].send(
+                datagram(index), to: .loopback,
+                port: port)) != nil
+            {
+                sent += 1
+            }
             // Paced against the start, so the time spent making and sending does not slow the rate.
-            if index % batch == batch - 1 { try await Task.sleep(until: start + pause * ((index + 1) / batch),
-                                                                 clock: .continuous) }
+            if index % batch == batch - 1 {
+                try await Task.sleep(
+                    until: start + pause * ((index + 1) / batch),
+                    clock: .continuous)
+            }
         }
         return sent
     }
@@ -155,8 +173,8 @@ public enum ProcessFigures {
     /// Resident memory in bytes (VmRSS), or nil when the process is gone.
     public static func residentBytes(of pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
         else { return nil }
         return kilobytes * 1_024
     }
@@ -164,7 +182,7 @@ public enum ProcessFigures {
     /// User plus system CPU time in seconds, or nil when the process is gone.
     public static func cpuSeconds(of pid: Int32) -> Double? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
+            let close = stat.lastIndex(of: ")")
         else { return nil }
         // Fields after the command name: state is the 3rd field; utime and stime are the 14th and 15th.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -180,10 +198,11 @@ public enum ProcessFigures {
         var counts: [Int: Int] = [:]
         for task in tasks {
             guard let id = Int(task),
-                  let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+                let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
             else { continue }
             for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
-                counts[id, default: 0] += line.split(separator: "\t").last
+                counts[id, default: 0] +=
+                    line.split(separator: "\t").last
                     .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
             }
         }
@@ -194,7 +213,8 @@ public enum ProcessFigures {
     /// every `every`: a thread that starts counts from 0, one that ends loses at most what it did
     /// since the last sample.
     public static func contextSwitches(of pid: Int32, over window: Duration, every: Duration = .milliseconds(500))
-        async throws -> Int? {
+        async throws -> Int?
+    {
         guard var last = contextSwitches(of: pid) else { return nil }
         var total = 0
         let end = ContinuousClock.now + window
@@ -222,19 +242,26 @@ public enum HonestSender {
     /// - Returns: the time from connecting to the Ack.
     /// - Throws: when the hex is not acknowledged as stored within `timeout`.
     @discardableResult
-    public static func store(_ description: String, to port: UInt16, from source: String = "127.0.0.1", timeout: Duration = .seconds(5)) async throws -> Duration {
+    public static func store(
+        _ description: String, to port: UInt16, from source: String = "127.0.0.1", timeout: Duration = .seconds(5)
+    ) async throws -> Duration {
         let line = Envelope.store(
-            HexJM(senderUUID: UUID().uuidString, senderName: "Honest", hexDescription: description, hexColor: "#3498DB",
-                  links: [LinkJM(url: "https://example.com/\(description)", linkDescription: "example.com", service: .unknown)]),
-            versionID: HexdVersion.current, messageID: UUID().uuidString).encodedLine()
+            HexJM(
+                senderUUID: UUID().uuidString, senderName: "Honest", hexDescription: description, hexColor: "#3498DB",
+                links: [
+                    LinkJM(url: "https://example.com/\(description)", linkDescription: "example.com", service: .unknown)
+                ]),
+            versionID: HexdVersion.current, messageID: UUID().uuidString
+        ).encodedLine()
         let clock = ContinuousClock()
         let start = clock.now
-        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: timeout,
-                                                   from: IPAddress(source))
+        let socket = try await StreamConnector.tcp(
+            to: Endpoint(host: "127.0.0.1", port: port), timeout: timeout,
+            from: IPAddress(source))
         let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
         try await connection.writeLine(line, timeout: timeout)
         guard case .line(let reply)? = try await connection.readLine(timeout: timeout - (clock.now - start)),
-              (try? Envelope.decode(from: reply))?.status == .stored
+            (try? Envelope.decode(from: reply))?.status == .stored
         else { throw SocketError.timedOut("get a stored Ack for \(description)") }
         return clock.now - start
     }

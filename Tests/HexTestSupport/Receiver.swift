@@ -18,8 +18,9 @@ public final class Receiver {
     public init(accepting policy: AcceptPolicy = .anyone) throws {
         directory = try TemporaryDirectory()
         database = try HexDatabase(path: directory.file(DataDirectory.databaseName))
-        manager = HexManager(repository: database, identity: try database.localIdentity(name: Self.name).identity,
-                             versionID: HexdVersion.current, accepting: policy)
+        manager = HexManager(
+            repository: database, identity: try database.localIdentity(name: Self.name).identity,
+            versionID: HexdVersion.current, accepting: policy)
     }
 
     /// Decodes one line and has the manager act on it, as the daemon does for a line from a peer.
@@ -43,8 +44,11 @@ extension Receiver {
             let database = try HexDatabase(path: path)
             for index in 0..<300 {
                 _ = try database.insert(
-                    Hex(location: .inbox, senderUUID: "S", senderName: "N", hexDescription: "hex \(index)", hexColor: "#AAAAAA",
-                        links: [Link(url: String(repeating: "u", count: 200), linkDescription: "d", service: .unknown)], isChecked: false),
+                    Hex(
+                        location: .inbox, senderUUID: "S", senderName: "N", hexDescription: "hex \(index)",
+                        hexColor: "#AAAAAA",
+                        links: [Link(url: String(repeating: "u", count: 200), linkDescription: "d", service: .unknown)],
+                        isChecked: false),
                     messageID: nil)
             }
         }

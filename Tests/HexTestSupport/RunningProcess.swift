@@ -12,7 +12,8 @@ public struct ProcessResult: Sendable {
 public enum PackageExecutable {
     /// Where `swift build` put the products of this build.
     public static let binDirectory: String = {
-        let testBundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let testBundle =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var components = testBundle.split(separator: "/", omittingEmptySubsequences: false)
         while let last = components.last, !last.hasSuffix(".xctest") { components.removeLast() }
         return components.dropLast().joined(separator: "/")
@@ -32,10 +33,14 @@ public enum PackageExecutable {
         let child: SpawnedProcess
         do {
             let path = name.hasPrefix("/") ? name : binDirectory + "/" + name
-            child = try SpawnedProcess(path, arguments, environment: environment, standardInput: stdin.read,
-                                       standardOutput: stdout.write, standardError: stderr.write)
+            child = try SpawnedProcess(
+                path, arguments, environment: environment, standardInput: stdin.read,
+                standardOutput: stdout.write, standardError: stderr.write)
         } catch {
-            [stdin, stdout, stderr].forEach { close($0.read); close($0.write) }
+            [stdin, stdout, stderr].forEach {
+                close($0.read)
+                close($0.write)
+            }
             throw error
         }
         // The child has its copies; ours would keep the readers from ever seeing the end.
@@ -57,14 +62,19 @@ public enum PackageExecutable {
                 while offset < bytes.count {
                     let written = write(stdin.write, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
                     if written < 0 && errno == EINTR { continue }
-                    guard written > 0 else { break } // the child closed its input: what is left is not wanted
+                    guard written > 0 else { break }  // the child closed its input: what is left is not wanted
                     offset += written
                 }
             }
             close(stdin.write)
         }
-        let status = await withTaskCancellationHandler { await child.exited() } onCancel: { child.send(SIGTERM) }
-        return ProcessResult(status: status, standardOutput: await output.finish(), standardError: await errors.finish())
+        let status = await withTaskCancellationHandler {
+            await child.exited()
+        } onCancel: {
+            child.send(SIGTERM)
+        }
+        return ProcessResult(
+            status: status, standardOutput: await output.finish(), standardError: await errors.finish())
     }
 
     /// A write to a pipe whose reader is gone fails with EPIPE instead of killing the test process.

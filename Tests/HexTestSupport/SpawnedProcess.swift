@@ -104,7 +104,7 @@ public final class SpawnedProcess: Sendable {
     public func waitBlocking() -> Int32 {
         if let ended = exitStatus { return ended }
         reaped.wait()
-        reaped.signal() // for the next waiter
+        reaped.signal()  // for the next waiter
         return exitStatus ?? -1
     }
 }

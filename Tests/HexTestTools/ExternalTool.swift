@@ -33,16 +33,20 @@ public enum ExternalTool {
     /// skips or fails as a missing tool named `python3-<name>` does.
     public static func require(pythonModule name: String, found: Bool) throws {
         guard !found else { return }
-        try skipOrFail(Missing(name: "python3-" + name, reason: "the Python module \(name) is not installed",
-                               remedy: "apt-get install python3-\(name)"))
+        try skipOrFail(
+            Missing(
+                name: "python3-" + name, reason: "the Python module \(name) is not installed",
+                remedy: "apt-get install python3-\(name)"))
     }
 
     /// Returns when the tests run as root (as CI does); otherwise skips or fails as a missing tool
     /// named `root` does.
     public static func requireRoot() throws {
         guard geteuid() != 0 else { return }
-        try skipOrFail(Missing(name: "root", reason: "this test needs root",
-                               remedy: "run the tests as root, as CI does"))
+        try skipOrFail(
+            Missing(
+                name: "root", reason: "this test needs root",
+                remedy: "run the tests as root, as CI does"))
     }
 
     private static func skipOrFail(_ missing: Missing) throws -> Never {
@@ -87,7 +91,8 @@ private enum Skips {
             }
         }
         guard !lines.isEmpty else { return }
-        let text = "Tests skipped for want of a tool (HEXD_REQUIRE_TOOLS=all makes them fail):\n"
+        let text =
+            "Tests skipped for want of a tool (HEXD_REQUIRE_TOOLS=all makes them fail):\n"
             + lines.joined(separator: "\n") + "\n"
         FileHandle.standardError.write(Data(text.utf8))
     }

@@ -21,10 +21,14 @@ import Testing
     }
 
     @Test func aRequestSplitAnywhereReadsTheSame() throws {
-        let text = "POST /control?x=1&token=a%20b+c&x=2 HTTP/1.1\r\nHost: 127.0.0.1:9\r\nContent-Length: 5\r\n"
+        let text =
+            "POST /control?x=1&token=a%20b+c&x=2 HTTP/1.1\r\nHost: 127.0.0.1:9\r\nContent-Length: 5\r\n"
             + "Origin:  http://127.0.0.1:9 \r\n\r\nhello"
         let whole = read(text)
-        guard case .request(let request) = whole else { Issue.record("not read: \(whole)"); return }
+        guard case .request(let request) = whole else {
+            Issue.record("not read: \(whole)")
+            return
+        }
         #expect(request.method == "POST")
         #expect(request.path == "/control")
         #expect(request.query == ["x": "1", "token": "a b c"], "decoded; the first of a repeated name wins")
@@ -34,7 +38,10 @@ import Testing
     }
 
     @Test func bareLineFeedsAndHTTP10WithoutHostAreTaken() {
-        guard case .request(let request) = read("GET / HTTP/1.0\n\n") else { Issue.record("not read"); return }
+        guard case .request(let request) = read("GET / HTTP/1.0\n\n") else {
+            Issue.record("not read")
+            return
+        }
         #expect(request.path == "/" && request.body.isEmpty)
     }
 
@@ -79,7 +86,10 @@ import Testing
         let head = Array("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 8\r\n\r\n".utf8)
         // A body and a megabyte more in one read: the request is the body, the rest never held.
         let action = reader.read(head + Array(repeating: UInt8(ascii: "z"), count: 1 << 20))
-        guard case .request(let request) = action else { Issue.record("not read"); return }
+        guard case .request(let request) = action else {
+            Issue.record("not read")
+            return
+        }
         #expect(request.body.count == 8)
         #expect(reader.read(Array("GET / HTTP/1.1\r\n\r\n".utf8)) == .needMore, "a reader reads one request")
     }

@@ -4,7 +4,8 @@ import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct PageAssetsTests {
     @Test func theFirstScreenIsADataBlockNothingInItCanClose() throws {
-        let hostile = #"{"status":null,"inbox":[{"summary":{"hexDescription":"#
+        let hostile =
+            #"{"status":null,"inbox":[{"summary":{"hexDescription":"#
             + #""</script><script>alert(1)</script> & <!--"}}]}"#
         let document = String(decoding: PageAssets.document(firstScreen: Array(hostile.utf8)), as: UTF8.self)
         let opening = #"<script type="application/json" id="first-screen">"#

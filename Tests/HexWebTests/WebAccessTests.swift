@@ -6,7 +6,8 @@ import Testing
     private var access: WebAccess { WebAccess(token: token, host: "127.0.0.1", port: 18_522) }
 
     private func request(_ headers: [(String, String)], post: Bool = false, query: [String: String] = [:])
-        -> HTTPRequest {
+        -> HTTPRequest
+    {
         let (method, path) = post ? ("POST", "/control") : ("GET", "/")
         return HTTPRequest(method: method, path: path, query: query, headers: HTTPHeaders(headers))
     }
@@ -47,10 +48,12 @@ import Testing
         #expect(code(access.decide(request([host, cookie], post: true))) == 403)
         #expect(code(access.decide(request([host, cookie, ("Origin", "http://evil.example")], post: true))) == 403)
         #expect(code(access.decide(request([host, cookie, ("Origin", "null")], post: true))) == 403)
-        #expect(access.decide(request([host, cookie, ("Origin", "http://127.0.0.1:18522")], post: true))
+        #expect(
+            access.decide(request([host, cookie, ("Origin", "http://127.0.0.1:18522")], post: true))
                 == .allowed(.cookie))
         #expect(access.decide(request([host, bearer], post: true)) == .allowed(.bearer), "a script")
-        #expect(code(access.decide(request([host, bearer, ("Origin", "http://evil.example")], post: true)))
+        #expect(
+            code(access.decide(request([host, bearer, ("Origin", "http://evil.example")], post: true)))
                 == 403)
     }
 }

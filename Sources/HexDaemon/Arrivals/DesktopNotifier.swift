@@ -64,7 +64,8 @@ struct DesktopNotifier: DaemonService {
                 guard let id = event.id, let hex = try? await notifier.service.show(id) else { return }
                 let now = ContinuousClock.now
                 let sender = hex.senderUUID
-                var fold = folds[sender].flatMap { now - $0.last < notifier.settings.foldWindow ? $0 : nil }
+                var fold =
+                    folds[sender].flatMap { now - $0.last < notifier.settings.foldWindow ? $0 : nil }
                     ?? Fold(id: 0, hexes: [], last: now)
                 fold.hexes = Array((fold.hexes + [hex]).suffix(50))
                 fold.last = now
@@ -74,12 +75,14 @@ struct DesktopNotifier: DaemonService {
                 folds = folds.filter { now - $0.value.last < notifier.settings.foldWindow }
                 folds[sender] = fold
             case .pairRequested:
-                let content = NotificationContent.pairing(name: event.peer ?? "", id: event.peerUUID ?? "",
-                                                          code: event.message ?? "", page: page, markup: markup)
+                let content = NotificationContent.pairing(
+                    name: event.peer ?? "", id: event.peerUUID ?? "",
+                    code: event.message ?? "", page: page, markup: markup)
                 _ = await notify(content, replacing: 0, on: connection)
             case .alertReceived:
-                let content = NotificationContent.alert(from: event.peer ?? "", message: event.message ?? "",
-                                                        page: page, markup: markup)
+                let content = NotificationContent.alert(
+                    from: event.peer ?? "", message: event.message ?? "",
+                    page: page, markup: markup)
                 _ = await notify(content, replacing: 0, on: connection)
             default:
                 return
@@ -88,18 +91,23 @@ struct DesktopNotifier: DaemonService {
 
         /// Shows `content`; the id the server gave it, or nil when the call failed.
         private func notify(_ content: NotificationContent, replacing: UInt32, on connection: DBusConnection) async
-            -> UInt32? {
-            let call = DBusMessage.call("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
-                                        "org.freedesktop.Notifications", "Notify", [
-                .string("hexd"), .uint32(replacing), .string("mail-message-new"), .string(content.summary),
-                .string(content.body), .strings(content.actions.flatMap { [$0.key, $0.label] }),
-                .dictionary(key: .string, value: .variant, [
-                    .init(.string("category"), .variant(.string("transfer.complete"))),
-                    .init(.string("desktop-entry"), .variant(.string("hexd"))),
-                    .init(.string("urgency"), .variant(.byte(1))),
-                ]),
-                .int32(-1),
-            ])
+            -> UInt32?
+        {
+            let call = DBusMessage.call(
+                "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                "org.freedesktop.Notifications", "Notify",
+                [
+                    .string("hexd"), .uint32(replacing), .string("mail-message-new"), .string(content.summary),
+                    .string(content.body), .strings(content.actions.flatMap { [$0.key, $0.label] }),
+                    .dictionary(
+                        key: .string, value: .variant,
+                        [
+                            .init(.string("category"), .variant(.string("transfer.complete"))),
+                            .init(.string("desktop-entry"), .variant(.string("hexd"))),
+                            .init(.string("urgency"), .variant(.byte(1))),
+                        ]),
+                    .int32(-1),
+                ])
             do {
                 let reply = try await connection.call(call)
                 guard let id = reply.body.first?.uint32Value else { return nil }
@@ -131,9 +139,10 @@ struct DesktopNotifier: DaemonService {
             do {
                 let made = try await DBusConnection.connect(to: notifier.address, timeout: .seconds(2))
                 try await made.addMatch("type='signal',interface='org.freedesktop.Notifications'")
-                let capabilities = try? await made.call(.call(
-                    "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
-                    "org.freedesktop.Notifications", "GetCapabilities"))
+                let capabilities = try? await made.call(
+                    .call(
+                        "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                        "org.freedesktop.Notifications", "GetCapabilities"))
                 if case .array(.string, let names)? = capabilities?.body.first {
                     markup = names.contains(.string("body-markup"))
                 } else {
@@ -148,8 +157,9 @@ struct DesktopNotifier: DaemonService {
                 return made
             } catch {
                 if !unavailableLogged {
-                    notifier.logger.info("no desktop notifications: \(error) (at \(notifier.address)); "
-                                         + "trying again when something arrives")
+                    notifier.logger.info(
+                        "no desktop notifications: \(error) (at \(notifier.address)); "
+                            + "trying again when something arrives")
                     unavailableLogged = true
                 }
                 return nil
@@ -158,7 +168,8 @@ struct DesktopNotifier: DaemonService {
 
         private func handle(_ signal: DBusMessage) async {
             guard signal.interface == "org.freedesktop.Notifications", signal.body.count >= 2,
-                  let id = signal.body[0].uint32Value, let target = targets[id] else { return }
+                let id = signal.body[0].uint32Value, let target = targets[id]
+            else { return }
             switch (signal.member, signal.body[1]) {
             case ("ActionInvoked", .string("open")): await open(target.open)
             case ("ActionInvoked", .string("inbox")): await open(target.inbox.map { [$0] } ?? [])

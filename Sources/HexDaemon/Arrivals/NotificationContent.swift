@@ -24,8 +24,9 @@ struct NotificationContent: Equatable {
     ///   - markup: whether the server reads the body as markup (its `body-markup` capability).
     static func hexes(_ hexes: [Hex], page: String?, markup: Bool) -> NotificationContent {
         let newest = hexes.last
-        let sender = senderLabel(name: newest?.senderName ?? "", id: newest?.senderUUID ?? "",
-                                 trust: newest?.senderTrust)
+        let sender = senderLabel(
+            name: newest?.senderName ?? "", id: newest?.senderUUID ?? "",
+            trust: newest?.senderTrust)
         var lines: [String]
         let summary: String
         if hexes.count == 1, let hex = newest {
@@ -40,27 +41,34 @@ struct NotificationContent: Equatable {
         }
         // One openable link opens itself; several, or several hexes, open the page.
         let openable = hexes.flatMap(\.links).map(\.url).filter(Browser.mayOpen)
-        let targets = hexes.count == 1 && openable.count == 1 ? openable
+        let targets =
+            hexes.count == 1 && openable.count == 1
+            ? openable
             : page.map { [$0 + "#inbox"] } ?? Array(openable.prefix(5))
-        return NotificationContent(summary: summary, body: body(lines, markup: markup),
-                                   actions: actions(open: !targets.isEmpty, page: page), openTargets: targets)
+        return NotificationContent(
+            summary: summary, body: body(lines, markup: markup),
+            actions: actions(open: !targets.isEmpty, page: page), openTargets: targets)
     }
 
     static func pairing(name: String, id: String, code: String, page: String?, markup: Bool) -> NotificationContent {
         let sender = senderLabel(name: name, id: id, trust: nil)
-        let lines = ["Verification code \(clean(code)).",
-                     "Accept only if their screen shows the same: on the inbox page, or with "
-                        + "hexctl pair --accept \(String(id.prefix(8)))."]
-        return NotificationContent(summary: sender + " asks to pair", body: body(lines, markup: markup),
-                                   actions: page == nil ? [] : [("open", "Open")],
-                                   openTargets: page.map { [$0 + "#peers"] } ?? [])
+        let lines = [
+            "Verification code \(clean(code)).",
+            "Accept only if their screen shows the same: on the inbox page, or with "
+                + "hexctl pair --accept \(String(id.prefix(8))).",
+        ]
+        return NotificationContent(
+            summary: sender + " asks to pair", body: body(lines, markup: markup),
+            actions: page == nil ? [] : [("open", "Open")],
+            openTargets: page.map { [$0 + "#peers"] } ?? [])
     }
 
     static func alert(from sender: String, message: String, page: String?, markup: Bool) -> NotificationContent {
-        NotificationContent(summary: "Alert from " + clean(sender, or: "a peer"),
-                            body: body([clean(message)], markup: markup),
-                            actions: page == nil ? [] : [("open", "Open")],
-                            openTargets: page.map { [$0 + "#alerts"] } ?? [])
+        NotificationContent(
+            summary: "Alert from " + clean(sender, or: "a peer"),
+            body: body([clean(message)], markup: markup),
+            actions: page == nil ? [] : [("open", "Open")],
+            openTargets: page.map { [$0 + "#alerts"] } ?? [])
     }
 
     private static func actions(open: Bool, page: String?) -> [(key: String, label: String)] {
@@ -69,13 +77,14 @@ struct NotificationContent: Equatable {
 
     private static func senderLabel(name: String, id: String, trust: SenderTrust?) -> String {
         let short = String(clean(id).prefix(8)).uppercased()
-        let trustText = switch trust {
-        case .paired: ", paired"
-        case .pinned: ", pinned"
-        case .new: ", new key"
-        case .plaintext: ", plaintext"
-        case nil: ""
-        }
+        let trustText =
+            switch trust {
+            case .paired: ", paired"
+            case .pinned: ", pinned"
+            case .new: ", new key"
+            case .plaintext: ", plaintext"
+            case nil: ""
+            }
         return clean(name, or: "(no name)") + " (" + short + trustText + ")"
     }
 
@@ -90,7 +99,7 @@ struct NotificationContent: Equatable {
     static func clean(_ text: String, or empty: String = "") -> String {
         let scalars = text.unicodeScalars.filter { scalar in
             !(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
-              || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F)
+                || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F)
         }
         var cleaned = String(String.UnicodeScalarView(scalars))
         if cleaned.count > 200 { cleaned = String(cleaned.prefix(199)) + "…" }

@@ -12,16 +12,18 @@ public struct NotifySettings: Sendable, Hashable {
     public init() {}
 
     public static let declared: [Setting<NotifySettings>] = [
-        Setting("notify", value: "on|off",
-                help: "Raise a desktop notification (org.freedesktop.Notifications on the session D-Bus) for each "
-                    + "hex, alert and pairing request; hexes from one sender a few seconds apart share one. "
-                    + "Default: on when DBUS_SESSION_BUS_ADDRESS is set.",
-                expected: "on or off", \.enabled) { text in
+        Setting(
+            "notify", value: "on|off",
+            help: "Raise a desktop notification (org.freedesktop.Notifications on the session D-Bus) for each "
+                + "hex, alert and pairing request; hexes from one sender a few seconds apart share one. "
+                + "Default: on when DBUS_SESSION_BUS_ADDRESS is set.",
+            expected: "on or off", \.enabled
+        ) { text in
             switch text {
             case "on": .some(true)
             case "off": .some(false)
             default: nil
             }
-        },
+        }
     ]
 }

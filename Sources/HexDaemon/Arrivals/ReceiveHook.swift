@@ -1,9 +1,8 @@
+import Glibc
 import HexCommandLine
 import HexControl
 import HexKit
 import HexNet
-
-import Glibc
 
 /// Runs the user's command for each hex stored (`hexd --on-receive`), never through a shell:
 /// the command's words are the user's, and what a peer sent reaches it only as data, the hex as
@@ -25,17 +24,19 @@ struct ReceiveHook: DaemonService {
     static let queueLimit = 256
 
     func run() async {
-        let (queue, continuation) = AsyncStream.makeStream(of: DaemonEvent.self,
-                                                           bufferingPolicy: .bufferingOldest(Self.queueLimit))
+        let (queue, continuation) = AsyncStream.makeStream(
+            of: DaemonEvent.self,
+            bufferingPolicy: .bufferingOldest(Self.queueLimit))
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var skipped = 0
                 for await event in hexes {
                     guard case .dropped = continuation.yield(event) else { continue }
                     skipped += 1
-                    logger.limited("on-receive skipped", .warning,
-                                   "\(Self.queueLimit) hexes wait for the command already; "
-                                   + "skipped hex \(event.id ?? "?") (\(skipped) in all)")
+                    logger.limited(
+                        "on-receive skipped", .warning,
+                        "\(Self.queueLimit) hexes wait for the command already; "
+                            + "skipped hex \(event.id ?? "?") (\(skipped) in all)")
                 }
                 continuation.finish()
             }
@@ -66,13 +67,16 @@ struct ReceiveHook: DaemonService {
             logger.warning("cannot write hex \(hex.id.uppercaseText) for the command in \(spool)")
             return
         }
-        let environment = ["HEX_ID": hex.id.uppercaseText, "HEX_SENDER_ID": hex.senderUUID,
-                           "HEX_SENDER_NAME": hex.senderName, "HEX_TRUST": hex.senderTrust?.rawValue ?? ""]
+        let environment = [
+            "HEX_ID": hex.id.uppercaseText, "HEX_SENDER_ID": hex.senderUUID,
+            "HEX_SENDER_NAME": hex.senderName, "HEX_TRUST": hex.senderTrust?.rawValue ?? "",
+        ]
         let label = "hex \(hex.id.uppercaseText)"
         let result: ChildProcess.Result
         do {
-            result = try await ChildProcess.run(words, timeout: settings.timeout, outputLimit: 4_096,
-                                                standardInput: input, environment: environment)
+            result = try await ChildProcess.run(
+                words, timeout: settings.timeout, outputLimit: 4_096,
+                standardInput: input, environment: environment)
         } catch is CancellationError {
             return
         } catch {

@@ -1,5 +1,5 @@
-import HexEngine
 import HexControl
+import HexEngine
 import HexKit
 
 extension ControlError {

@@ -15,7 +15,8 @@ extension ControlHandler {
         guard let fetcher else { throw ControlError(.usage, "a daemon playing a legacy peer fetches no files") }
         let hex = try await service.show(request.hex)
         let numbered = Array(zip(1..., hex.links))
-        let chosen = request.numbers.isEmpty
+        let chosen =
+            request.numbers.isEmpty
             ? numbered.filter { PeerFileLink($0.1.url) != nil }
             : try request.numbers.map { number in
                 guard number <= numbered.count else {
@@ -24,8 +25,9 @@ extension ControlHandler {
                 return numbered[number - 1]
             }
         guard !chosen.isEmpty else {
-            throw ControlError(.notFound,
-                               "hex \(hex.id.shortText) has no hexd:// links to fetch (its links open in a browser)")
+            throw ControlError(
+                .notFound,
+                "hex \(hex.id.shortText) has no hexd:// links to fetch (its links open in a browser)")
         }
         let folder = DownloadsFolder(path: request.downloads ?? fetcher.defaultFolder.path)
         var failures: [(number: Int, error: FetchError)] = []
@@ -37,13 +39,16 @@ extension ControlHandler {
             if let error = report.error { failures.append((number, error)) }
         }
         guard let first = failures.first else { return ControlResponse(end: ListEnd(count: chosen.count, more: false)) }
-        let code: ControlError.Code = switch first.error.kind {
-        case .unreachable, .noRoom: .unreachable
-        case .refused: .rejected
-        case .corrupt, .local: .failed
-        }
-        throw ControlError(code, "\(failures.count) of \(chosen.count) files not fetched; "
-                           + "link \(first.number): \(first.error)")
+        let code: ControlError.Code =
+            switch first.error.kind {
+            case .unreachable, .noRoom: .unreachable
+            case .refused: .rejected
+            case .corrupt, .local: .failed
+            }
+        throw ControlError(
+            code,
+            "\(failures.count) of \(chosen.count) files not fetched; "
+                + "link \(first.number): \(first.error)")
     }
 
     /// The grants, newest first, one per response.

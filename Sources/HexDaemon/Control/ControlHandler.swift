@@ -37,9 +37,11 @@ struct ControlHandler: Sendable {
             case .outboxList(let page): response = try await streamOutbox(page, write: write)
             case .alertsList(let page): response = try await streamAlerts(page, write: write)
             case .send(let draft, let options):
-                let hex = try await service.ownHex(description: draft.description, color: draft.color, links: Self.links(draft.links))
+                let hex = try await service.ownHex(
+                    description: draft.description, color: draft.color, links: Self.links(draft.links))
                 response = try await send(.hex(hex), options, write: write)
-            case .hexlistSend(let id, let options): response = try await send(.hex(try await service.hexToSend(id)), options, write: write)
+            case .hexlistSend(let id, let options):
+                response = try await send(.hex(try await service.hexToSend(id)), options, write: write)
             case .alert(let message, let options): response = try await send(.alert(message), options, write: write)
             case .share(let request): response = try await shareFiles(request, write: write)
             case .fetch(let request): response = try await fetchFiles(request) { try await writeItem($0, with: write) }
@@ -51,7 +53,9 @@ struct ControlHandler: Sendable {
         } catch {
             let reported = ControlError(reporting: error)
             // A failed share was logged where it failed; any other failure is unexpected.
-            if reported.code == .failed && !(error is ShareError) { logger.error("\(request.command.rawValue): \(error)") }
+            if reported.code == .failed && !(error is ShareError) {
+                logger.error("\(request.command.rawValue): \(error)")
+            }
             response = ControlResponse(error: reported)
         }
         try await write(response)
@@ -92,16 +96,20 @@ struct ControlHandler: Sendable {
         return switch error {
         case .keyNotFound(let key, _): "missing \"\(key.stringValue)\""
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath.isEmpty ? context.debugDescription
+            context.codingPath.isEmpty
+                ? context.debugDescription
                 : "bad \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\": \(context.debugDescription)"
         @unknown default: "\(error)"
         }
     }
 
     /// A list of hexes, one summary per response, read from the store a page at a time.
-    private func streamHexes(in location: HexLocation, _ page: ListPage, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
+    private func streamHexes(in location: HexLocation, _ page: ListPage, write: (ControlResponse) async throws -> Void)
+        async throws -> ControlResponse
+    {
         try await streamPages(page, cursor: \.id, write: write) { cursor, limit in
-            try await summaries(in: location, after: cursor, limit: limit, fieldCharacters: ControlLimits.listFieldCharacters + 1)
+            try await summaries(
+                in: location, after: cursor, limit: limit, fieldCharacters: ControlLimits.listFieldCharacters + 1)
         } response: { summary in
             let (clipped, truncated) = summary.clipped(toCharacters: ControlLimits.listFieldCharacters)
             return ControlResponse(summary: clipped, truncated: truncated ? true : nil)
@@ -109,10 +117,15 @@ struct ControlHandler: Sendable {
     }
 
     /// The outbox, one entry per response, read from the store a page at a time.
-    private func streamOutbox(_ page: ListPage, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
-        try await streamPages(page, cursor: { UUID(uuidString: $0.messageID) }, write: write) { cursor, limit in
+    private func streamOutbox(_ page: ListPage, write: (ControlResponse) async throws -> Void) async throws
+        -> ControlResponse
+    {
+        let cursor: (OutboxEntry) -> UUID? = { UUID(uuidString: $0.messageID) }
+        return try await streamPages(page, cursor: cursor, write: write) { cursor, limit in
             try await outbox.entries(after: cursor?.uuidString, limit: limit)
-        } response: { ControlResponse(outbox: OutboxItem($0)) }
+        } response: {
+            ControlResponse(outbox: OutboxItem($0))
+        }
     }
 
     /// The kept Alerts, newest first, one per response, read from the store a page at a time.
@@ -144,7 +157,9 @@ struct ControlHandler: Sendable {
             for item in items { try await writeItem(response(item), with: write) }
             count += items.count
             remaining -= items.count
-            guard items.count == wanted, let last = items.last else { return ControlResponse(end: ListEnd(count: count, more: false)) }
+            guard items.count == wanted, let last = items.last else {
+                return ControlResponse(end: ListEnd(count: count, more: false))
+            }
             position = cursor(last)
         }
         // The limit was reached: say whether anything follows.
@@ -152,21 +167,27 @@ struct ControlHandler: Sendable {
         return ControlResponse(end: ListEnd(count: count, more: more))
     }
 
-    private func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) async throws -> [HexSummary] {
+    private func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) async throws
+        -> [HexSummary]
+    {
         do {
-            return try await service.summaries(in: location, after: cursor, limit: limit, fieldCharacters: fieldCharacters)
+            return try await service.summaries(
+                in: location, after: cursor, limit: limit, fieldCharacters: fieldCharacters)
         } catch let error as HexManagerError {
             throw ControlError(.notFound, "\(error); it may have been deleted since it was listed")
         }
     }
 
     /// The peers, one per response, in name order.
-    private func streamPeers(_ page: ListPage, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
+    private func streamPeers(_ page: ListPage, write: (ControlResponse) async throws -> Void) async throws
+        -> ControlResponse
+    {
         let limit = page.limit ?? .max
         var peers = try await peers()
         if let after = page.after?.uuidString {
             guard let index = peers.firstIndex(where: { $0.uuid == after }) else {
-                throw ControlError(.notFound, "no peer \(after) in the table; it may have been lost since it was listed")
+                throw ControlError(
+                    .notFound, "no peer \(after) in the table; it may have been lost since it was listed")
             }
             peers.removeFirst(index + 1)
         }
@@ -190,7 +211,7 @@ struct ControlHandler: Sendable {
         switch request {
         case .status: return ControlResponse(status: try await status())
         case .peers, .inboxList, .hexlistList, .outboxList, .alertsList, .send, .hexlistSend, .alert, .share, .watch,
-             .fetch, .grants:
+            .fetch, .grants:
             // Lists and sends may answer in several lines: `handle` writes them; `watch` is the control server's.
             throw ControlError(.usage, "\(request.command.rawValue) is answered in several lines, not at once")
         case .outboxRetry(let id, let timeout):
@@ -202,13 +223,16 @@ struct ControlHandler: Sendable {
         case .inboxShow(let id, let full):
             let hex = try await service.read(id)
             guard !full else { return ControlResponse(hex: hex) }
-            let (clipped, truncated) = hex.clipped(fieldBytes: ControlLimits.showFieldBytes, links: ControlLimits.showLinks)
+            let (clipped, truncated) = hex.clipped(
+                fieldBytes: ControlLimits.showFieldBytes, links: ControlLimits.showLinks)
             return ControlResponse(hex: clipped, truncated: truncated ? true : nil)
         case .inboxCheck(let id): return ControlResponse(hex: try await service.check(id))
         case .inboxDelete(let id): return ControlResponse(hex: try await service.delete(id, from: .inbox))
         case .inboxSave(let id): return ControlResponse(hex: try await service.saveToMyHexlist(id))
         case .hexlistAdd(let draft):
-            return ControlResponse(hex: try await service.createHex(description: draft.description, color: draft.color, links: Self.links(draft.links)))
+            return ControlResponse(
+                hex: try await service.createHex(
+                    description: draft.description, color: draft.color, links: Self.links(draft.links)))
         case .hexlistRemove(let id): return ControlResponse(hex: try await service.delete(id, from: .myHexlist))
         case .hexlistMove(let id, let index): return ControlResponse(hex: try await service.move(id, to: index))
         case .queries: return ControlResponse(queries: await share.registry.inFlight)
@@ -216,19 +240,25 @@ struct ControlHandler: Sendable {
             let id = try await query(matching: text)
             guard await share.registry.cancel(id) else { throw LookupError.noQuery(id.uuidString) }
             return .done
-        case .block(let sender): return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: try await peerUUID(sender)))
-        case .unblock(let sender): return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try await peerUUID(sender)))
+        case .block(let sender):
+            return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: try await peerUUID(sender)))
+        case .unblock(let sender):
+            return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try await peerUUID(sender)))
         case .blocked: return ControlResponse(blocked: try await service.blockedSenders())
         case .pair(let peer, let accept, let timeout):
             let pairing = try pairingService()
             let timeout = timeout ?? SendOptions.defaultTimeout
-            return ControlResponse(trust: accept ? try await pairing.accept(peer, timeout: timeout) : try await pairing.request(peer, timeout: timeout))
+            return ControlResponse(
+                trust: accept
+                    ? try await pairing.accept(peer, timeout: timeout)
+                    : try await pairing.request(peer, timeout: timeout))
         case .declinePairing(let peer):
             return ControlResponse(trust: try await pairingService().decline(peer))
         case .unpair(let peer):
             let uuid = try await peerUUID(peer, orRemembered: true)
             let pin = try await service.unpair(peer: uuid, label: peer)
-            return ControlResponse(trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: pin.fingerprint, trust: pin.trust))
+            return ControlResponse(
+                trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: pin.fingerprint, trust: pin.trust))
         case .visibility(let change):
             guard let change else {
                 return ControlResponse(visibility: VisibilityReport(await discovery.visibility, at: Date()))
@@ -268,7 +298,10 @@ struct ControlHandler: Sendable {
             return try await directory.peer(matching: text).uuid
         } catch {
             if orRemembered, let remembered = try await service.knownPeer(matching: text) { return remembered.uuid }
-            throw ControlError(.usage, "'\(text.clipped(toUTF8: 80))' is neither a peer UUID nor the name or UUID prefix of a peer in the table (\(error))")
+            throw ControlError(
+                .usage,
+                "'\(text.clipped(toUTF8: 80))' is neither a peer UUID nor the name or UUID prefix of a peer in the table (\(error))"
+            )
         }
     }
 
@@ -284,12 +317,15 @@ struct ControlHandler: Sendable {
         let counts = try await service.counts()
         let identity = service.identity
         return StatusReport(
-            peerUUID: identity.uuid, name: identity.name, versionID: configuration.appVersion, legacy: configuration.legacy,
+            peerUUID: identity.uuid, name: identity.name, versionID: configuration.appVersion,
+            legacy: configuration.legacy,
             tcpPort: tcpPort, discoveryPort: discoveryPort, dataDirectory: configuration.dataDirectory.path,
             peers: await directory.count, inbox: counts.inbox, unchecked: counts.unchecked,
             hexlist: counts.hexlist,
-            datagramsReceived: await discovery.datagramsReceived, datagramsMalformed: await discovery.datagramsMalformed,
-            datagramsOversized: await discovery.datagramsOversized, datagramsRateLimited: await discovery.datagramsRateLimited,
+            datagramsReceived: await discovery.datagramsReceived,
+            datagramsMalformed: await discovery.datagramsMalformed,
+            datagramsOversized: await discovery.datagramsOversized,
+            datagramsRateLimited: await discovery.datagramsRateLimited,
             peersEvicted: await directory.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
             accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries,
             connections: inbound.counts, datagramsForged: await discovery.datagramsForged,
@@ -297,8 +333,9 @@ struct ControlHandler: Sendable {
             visibility: VisibilityReport(await discovery.visibility, at: Date()),
             discoveryHint: await discovery.discoveryHint,
             interfaces: await discovery.interfacePlan?.map {
-                InterfaceReport(interface: $0.interface, address: $0.address.description,
-                                broadcast: $0.broadcast?.description, skipped: $0.skipped)
+                InterfaceReport(
+                    interface: $0.interface, address: $0.address.description,
+                    broadcast: $0.broadcast?.description, skipped: $0.skipped)
             },
             announceInterval: await discovery.interval.inSeconds,
             beaconFailures: await discovery.beaconFailures, dnssd: await dnssd.summary)
@@ -308,28 +345,38 @@ struct ControlHandler: Sendable {
     /// mismatch; then the UUIDs only impostors claim, each shown by its claim.
     private func peers() async throws -> [PeerInfo] {
         let now = ContinuousClock.now
-        let impostors = Dictionary(await directory.impostors.map { ($0.uuid, $0) },
-                                   uniquingKeysWith: { first, _ in first })
+        let impostors = Dictionary(
+            await directory.impostors.map { ($0.uuid, $0) },
+            uniquingKeysWith: { first, _ in first })
         func mismatch(_ uuid: String) -> KeyMismatch? {
-            impostors[uuid].map { KeyMismatch(endpoint: $0.endpoint.description, fingerprint: $0.fingerprint, pinned: $0.pinned) }
+            impostors[uuid].map {
+                KeyMismatch(endpoint: $0.endpoint.description, fingerprint: $0.fingerprint, pinned: $0.pinned)
+            }
         }
         let table = await directory.peers
         var infos: [PeerInfo] = []
         for peer in table {
             let namesakes = try await service.pinnedNamesakes(of: peer.name, excluding: peer.uuid)
-            infos.append(PeerInfo(
-                uuid: peer.uuid, name: peer.name, versionID: peer.versionID, endpoint: peer.endpoint.description,
-                addresses: peer.addresses.map(\.description), legacy: peer.isLegacy, lastSeen: (now - peer.lastSeen).inSeconds,
-                fingerprint: peer.fingerprint, trust: try await service.pin(forPeer: peer.uuid)?.trust,
-                pairing: await pairing?.pending(for: peer.uuid), keyMismatch: mismatch(peer.uuid),
-                namesakes: namesakes.isEmpty ? nil : namesakes))
+            infos.append(
+                PeerInfo(
+                    uuid: peer.uuid, name: peer.name, versionID: peer.versionID, endpoint: peer.endpoint.description,
+                    addresses: peer.addresses.map(\.description), legacy: peer.isLegacy,
+                    lastSeen: (now - peer.lastSeen).inSeconds,
+                    fingerprint: peer.fingerprint, trust: try await service.pin(forPeer: peer.uuid)?.trust,
+                    pairing: await pairing?.pending(for: peer.uuid), keyMismatch: mismatch(peer.uuid),
+                    namesakes: namesakes.isEmpty ? nil : namesakes))
         }
         let listed = Set(table.map(\.uuid))
-        for impostor in impostors.values.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) where !listed.contains(impostor.uuid) {
-            infos.append(PeerInfo(
-                uuid: impostor.uuid, name: impostor.name, versionID: impostor.versionID, endpoint: impostor.endpoint.description,
-                addresses: [], legacy: HexdVersion.isLegacy(impostor.versionID), lastSeen: (now - impostor.lastSeen).inSeconds,
-                fingerprint: nil, trust: try await service.pin(forPeer: impostor.uuid)?.trust, keyMismatch: mismatch(impostor.uuid)))
+        for impostor in impostors.values.sorted(by: { $0.name.lowercased() < $1.name.lowercased() })
+        where !listed.contains(impostor.uuid) {
+            infos.append(
+                PeerInfo(
+                    uuid: impostor.uuid, name: impostor.name, versionID: impostor.versionID,
+                    endpoint: impostor.endpoint.description,
+                    addresses: [], legacy: HexdVersion.isLegacy(impostor.versionID),
+                    lastSeen: (now - impostor.lastSeen).inSeconds,
+                    fingerprint: nil, trust: try await service.pin(forPeer: impostor.uuid)?.trust,
+                    keyMismatch: mismatch(impostor.uuid)))
         }
         return infos
     }
@@ -337,16 +384,21 @@ struct ControlHandler: Sendable {
     /// Sends `payload` as `options` say. Through the outbox (the default): commits it, answers
     /// `queued`, then (unless `wait` is false) attempts it and answers how that went; a failure
     /// worth retrying is the error `queued`. Without the outbox: one attempt, its outcome.
-    private func send(_ payload: Outbox.Payload, _ options: SendOptions, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
+    private func send(_ payload: Outbox.Payload, _ options: SendOptions, write: (ControlResponse) async throws -> Void)
+        async throws -> ControlResponse
+    {
         let messageID = options.messageID ?? UUID()
         let timeout = options.timeout ?? SendOptions.defaultTimeout
         guard options.queue else {
-            let receipt = try await outbox.sendOnce(payload, to: options.to, messageID: messageID, forceLegacy: options.legacy,
-                                                    wait: options.wait, timeout: timeout)
+            let receipt = try await outbox.sendOnce(
+                payload, to: options.to, messageID: messageID, forceLegacy: options.legacy,
+                wait: options.wait, timeout: timeout)
             return ControlResponse(send: SendReport(receipt))
         }
         let entry = try await outbox.enqueue(payload, to: options.to, messageID: messageID, forceLegacy: options.legacy)
-        let queued = ControlResponse(queued: QueuedReport(messageID: entry.messageID, peer: entry.label, peerUUID: entry.peerUUID, expires: entry.expiresAt))
+        let queued = ControlResponse(
+            queued: QueuedReport(
+                messageID: entry.messageID, peer: entry.label, peerUUID: entry.peerUUID, expires: entry.expiresAt))
         guard options.wait else {
             await outbox.wake()
             return queued
@@ -367,8 +419,10 @@ struct ControlHandler: Sendable {
         case .delivered(let receipt):
             return ControlResponse(send: SendReport(receipt))
         case .retrying(let reason, let next):
-            throw ControlError(.queued, "not delivered yet (\(reason)); queued as \(messageID): hexd tries again at \(next.formatted(.iso8601)), "
-                               + "or as soon as the peer is heard from (see hexctl outbox)")
+            throw ControlError(
+                .queued,
+                "not delivered yet (\(reason)); queued as \(messageID): hexd tries again at \(next.formatted(.iso8601)), "
+                    + "or as soon as the peer is heard from (see hexctl outbox)")
         case .failed(let reason):
             throw ControlError(.rejected, reason)
         case .gone:
@@ -378,25 +432,32 @@ struct ControlHandler: Sendable {
 
     /// Gathers one link per file, then saves the hex or sends it: nothing is saved or sent
     /// unless every file got its link.
-    private func shareFiles(_ request: ShareRequest, write: (ControlResponse) async throws -> Void) async throws -> ControlResponse {
+    private func shareFiles(_ request: ShareRequest, write: (ControlResponse) async throws -> Void) async throws
+        -> ControlResponse
+    {
         let query = request.query ?? UUID()
-        let audience: ShareAudience = switch request.destination {
-        case .myHexlist: .myHexlist
-        case .peer(let options): try await audience(of: options)
-        }
+        let audience: ShareAudience =
+            switch request.destination {
+            case .myHexlist: .myHexlist
+            case .peer(let options): try await audience(of: options)
+            }
         let gathered: [LinkJM]
         do {
-            gathered = try await share.links(for: request.files, query: query, provider: request.provider,
-                                             audience: audience,
-                                             timeout: request.gatherTimeout ?? ShareRequest.defaultGatherTimeout)
+            gathered = try await share.links(
+                for: request.files, query: query, provider: request.provider,
+                audience: audience,
+                timeout: request.gatherTimeout ?? ShareRequest.defaultGatherTimeout)
         } catch {
-            logger.warning("share \(query.uuidString) gathered no links: \(error)", [("query", query.uuidString), ("files", String(request.files.count))])
+            logger.warning(
+                "share \(query.uuidString) gathered no links: \(error)",
+                [("query", query.uuidString), ("files", String(request.files.count))])
             throw error
         }
         let links = Self.links(gathered)
         switch request.destination {
         case .myHexlist:
-            return ControlResponse(hex: try await service.createHex(description: request.description, color: request.color, links: links))
+            return ControlResponse(
+                hex: try await service.createHex(description: request.description, color: request.color, links: links))
         case .peer(let options):
             let hex = try await service.ownHex(description: request.description, color: request.color, links: links)
             return try await send(.hex(hex), options, write: write)
@@ -420,22 +481,29 @@ struct ControlHandler: Sendable {
 
     /// The links of a user's hex as they are stored and sent.
     private static func links(_ links: [LinkJM]) -> [Link] {
-        links.map { Link(url: $0.url ?? "", linkDescription: $0.linkDescription ?? "", service: $0.service ?? .unknown) }
+        links.map {
+            Link(url: $0.url ?? "", linkDescription: $0.linkDescription ?? "", service: $0.service ?? .unknown)
+        }
     }
 }
 
 extension SendReport {
     init(_ receipt: SendService.Receipt) {
         let delivery = receipt.delivery
-        self.init(peer: receipt.peer, messageID: receipt.messageID, status: delivery.status, message: delivery.message,
-                  milliseconds: delivery.elapsed.inSeconds * 1_000, hexID: delivery.hexID, peerKey: delivery.peerKey?.description)
+        self.init(
+            peer: receipt.peer, messageID: receipt.messageID, status: delivery.status, message: delivery.message,
+            milliseconds: delivery.elapsed.inSeconds * 1_000, hexID: delivery.hexID,
+            peerKey: delivery.peerKey?.description)
     }
 }
 
 extension OutboxItem {
     init(_ entry: OutboxEntry) {
-        self.init(messageID: entry.messageID, kind: entry.kind.rawValue, peer: entry.label, peerUUID: entry.peerUUID, address: entry.address,
-                  attempts: entry.attempts, nextAttempt: entry.nextAttemptAt, lastError: entry.lastError, created: entry.createdAt,
-                  expires: entry.expiresAt)
+        self.init(
+            messageID: entry.messageID, kind: entry.kind.rawValue, peer: entry.label, peerUUID: entry.peerUUID,
+            address: entry.address,
+            attempts: entry.attempts, nextAttempt: entry.nextAttemptAt, lastError: entry.lastError,
+            created: entry.createdAt,
+            expires: entry.expiresAt)
     }
 }

@@ -37,8 +37,9 @@ struct ControlServer: DaemonService {
     /// A client that closes its connection meanwhile (Ctrl-C on hexctl) cancels the request: a
     /// share stops its link commands and sends nothing, a send stops waiting.
     private func answer(_ request: ControlRequest, on socket: Socket) async -> Bool {
-        await handler.answer(request, write: { try await write($0, to: socket) },
-                             gone: { await socket.waitForHangUp() })
+        await handler.answer(
+            request, write: { try await write($0, to: socket) },
+            gone: { await socket.waitForHangUp() })
     }
 
     private func write(_ response: ControlResponse, to socket: Socket) async throws {

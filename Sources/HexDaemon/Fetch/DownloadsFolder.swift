@@ -22,7 +22,8 @@ struct DownloadsFolder: Sendable {
         if let folder = environment["XDG_DOWNLOAD_DIR"], folder.hasPrefix("/") { return folder }
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
         if let text = FileManager.default.contents(atPath: configHome + "/user-dirs.dirs"),
-           let folder = userDownloadFolder(in: String(decoding: text.prefix(65_536), as: UTF8.self), home: home) {
+            let folder = userDownloadFolder(in: String(decoding: text.prefix(65_536), as: UTF8.self), home: home)
+        {
             return folder
         }
         return home + "/Downloads"
@@ -49,7 +50,8 @@ struct DownloadsFolder: Sendable {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where Self.isPartial(name) {
             let file = path + "/" + name
             guard let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
-                  modified < oldest else { continue }
+                modified < oldest
+            else { continue }
             DiskFile.remove(file)
         }
     }
@@ -69,12 +71,13 @@ struct DownloadsFolder: Sendable {
             do {
                 try file.name(as: candidate)
                 return candidate
-            } catch where error.isTaken {
+            } catch  where error.isTaken {
                 continue
             }
         }
-        throw DiskFileError("name \(file.path)",
-                            reason: "\(name) and \(Self.maximumNumbered - 1) numbered names are taken")
+        throw DiskFileError(
+            "name \(file.path)",
+            reason: "\(name) and \(Self.maximumNumbered - 1) numbered names are taken")
     }
 
     static let maximumNumbered = 1_000

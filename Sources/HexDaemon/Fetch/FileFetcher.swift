@@ -1,5 +1,5 @@
-import HexEngine
 import HexControl
+import HexEngine
 import HexKit
 import HexNet
 import HexTLS
@@ -18,8 +18,10 @@ struct FileFetcher: Sendable {
     /// The grants being fetched now: a second fetch of one would write the same partial file.
     private let underWay = UnderWay()
 
-    init(sender: SendService, configuration: DaemonConfiguration, defaultFolder: DownloadsFolder, events: EventLog,
-         logger: Logger) {
+    init(
+        sender: SendService, configuration: DaemonConfiguration, defaultFolder: DownloadsFolder, events: EventLog,
+        logger: Logger
+    ) {
         self.sender = sender
         self.configuration = configuration
         self.defaultFolder = defaultFolder
@@ -57,10 +59,14 @@ struct FileFetcher: Sendable {
     ) async -> (report: FetchReport, error: FetchError?) {
         let start = ContinuousClock.now
         guard let peerLink = PeerFileLink(link.url) else {
-            let error = FetchError(.refused,
-                                   "not a hexd:// link; it opens in a browser: \(link.url.clipped(toUTF8: 200))")
-            return (FetchReport(link: number, name: link.url.clipped(toUTF8: 200), state: .failed,
-                                message: error.description), error)
+            let error = FetchError(
+                .refused,
+                "not a hexd:// link; it opens in a browser: \(link.url.clipped(toUTF8: 200))")
+            return (
+                FetchReport(
+                    link: number, name: link.url.clipped(toUTF8: 200), state: .failed,
+                    message: error.description), error
+            )
         }
         let name = SafeFileName.make(from: peerLink.name)
         var report = FetchReport(link: number, name: name, state: .fetching)
@@ -78,10 +84,12 @@ struct FileFetcher: Sendable {
             report.sha256 = fetched.sha256
             report.milliseconds = (ContinuousClock.now - start).inSeconds * 1_000
             let resumed = fetched.resumedFrom > 0 ? ", resumed from byte \(fetched.resumedFrom)" : ""
-            logger.info("fetched \(name) (\(fetched.size) bytes\(resumed)) from \(hex.senderName.clipped(toUTF8: 200)) "
-                        + "into \(fetched.path)", [("hex", hex.id.uppercaseText), ("bytes", String(fetched.size))])
-            await events.publish(.fileFetched, peerUUID: hex.senderUUID, peer: hex.senderName, id: hex.id.uppercaseText,
-                                 message: fetched.path)
+            logger.info(
+                "fetched \(name) (\(fetched.size) bytes\(resumed)) from \(hex.senderName.clipped(toUTF8: 200)) "
+                    + "into \(fetched.path)", [("hex", hex.id.uppercaseText), ("bytes", String(fetched.size))])
+            await events.publish(
+                .fileFetched, peerUUID: hex.senderUUID, peer: hex.senderName, id: hex.id.uppercaseText,
+                message: fetched.path)
             return (report, nil)
         } catch {
             report.state = .failed
@@ -90,8 +98,9 @@ struct FileFetcher: Sendable {
             let partial = folder.partialPath(for: peerLink)
             if let held = try? DiskFile.reading(partial).status().size, held > 0 { report.path = partial }
             logger.warning("cannot fetch \(name) of hex \(hex.id.shortText): \(error)")
-            await events.publish(.fetchFailed, peerUUID: hex.senderUUID, peer: hex.senderName, id: hex.id.uppercaseText,
-                                 message: "\(name): \(error)")
+            await events.publish(
+                .fetchFailed, peerUUID: hex.senderUUID, peer: hex.senderName, id: hex.id.uppercaseText,
+                message: "\(name): \(error)")
             return (report, error)
         }
     }
@@ -128,8 +137,10 @@ struct FileFetcher: Sendable {
             let sha256 = try digest.finish()
             guard sha256 == range.sha256 else {
                 DiskFile.remove(partialPath)
-                throw FetchError(.corrupt, "\(name) arrived as other bytes than its owner granted (SHA-256 \(sha256), "
-                                 + "not \(range.sha256)); the partial file was removed: fetch it again")
+                throw FetchError(
+                    .corrupt,
+                    "\(name) arrived as other bytes than its owner granted (SHA-256 \(sha256), "
+                        + "not \(range.sha256)); the partial file was removed: fetch it again")
             }
             try partial.sync()
             let landed = try folder.place(partial, named: name)
@@ -139,11 +150,14 @@ struct FileFetcher: Sendable {
         } catch let error as FetchError {
             throw error
         } catch let error as DiskFileError where error.isDiskFull {
-            throw FetchError(.noRoom, "\(folder.path) is full (\(error)); the partial file \(partialPath) is kept: "
-                             + "free some space and fetch again to resume")
+            throw FetchError(
+                .noRoom,
+                "\(folder.path) is full (\(error)); the partial file \(partialPath) is kept: "
+                    + "free some space and fetch again to resume")
         } catch let error as SocketError where error.isTimeout {
-            throw FetchError(.unreachable,
-                             "the owner of \(name) stopped sending before the deadline; fetch again to resume")
+            throw FetchError(
+                .unreachable,
+                "the owner of \(name) stopped sending before the deadline; fetch again to resume")
         } catch {
             throw FetchError(.local, "\(name): \(error)")
         }
@@ -155,7 +169,8 @@ struct FileFetcher: Sendable {
             let target = try await sender.target(link.ownerID)
             let route = try await sender.route(target, forceLegacy: false)
             guard case .tls(let context, let expected, _) = route.security,
-                  let ownerID = UUID(strict: link.ownerID) else {
+                let ownerID = UUID(strict: link.ownerID)
+            else {
                 throw FetchError(.refused, "\(route.label) speaks no TLS: it cannot serve files")
             }
             return try await EnvelopeSender.Channel.open(
@@ -164,8 +179,9 @@ struct FileFetcher: Sendable {
         } catch let error as FetchError {
             throw error
         } catch let error as LookupError {
-            throw FetchError(.unreachable,
-                             "the file's owner (\(link.ownerID)) is not a peer this daemon knows: \(error)")
+            throw FetchError(
+                .unreachable,
+                "the file's owner (\(link.ownerID)) is not a peer this daemon knows: \(error)")
         } catch let error as SendError {
             switch error {
             case .undelivered(let reason): throw FetchError(.unreachable, reason)
@@ -188,8 +204,9 @@ struct FileFetcher: Sendable {
             let fetch = FetchJM(grant: link.grant, offset: held, prefixSHA256: held > 0 ? try digest.current() : nil)
             let messageID = UUID.random().uuidString
             let deadline = ContinuousClock.now + FileFetcher.answerAllowance(forBytes: held)
-            try await channel.write(.fetch(fetch, versionID: configuration.appVersion, messageID: messageID),
-                                    deadline: deadline)
+            try await channel.write(
+                .fetch(fetch, versionID: configuration.appVersion, messageID: messageID),
+                deadline: deadline)
             let reply = try await channel.reply(to: messageID, deadline: deadline)
             if let range = reply.fileRange, range.offset == held { return (range, digest) }
             let status = reply.status ?? "unknown"
@@ -199,8 +216,9 @@ struct FileFetcher: Sendable {
                 continue
             }
             let said = (reply.message ?? status.rawValue).clipped(toUTF8: 500)
-            throw FetchError(status == .busy || status == .failed ? .unreachable : .refused,
-                             "\(channel.endpoint) answered \(status.rawValue.clipped(toUTF8: 40)): \(said)")
+            throw FetchError(
+                status == .busy || status == .failed ? .unreachable : .refused,
+                "\(channel.endpoint) answered \(status.rawValue.clipped(toUTF8: 40)): \(said)")
         }
     }
 
@@ -225,8 +243,10 @@ struct FileFetcher: Sendable {
                 digest.update(raw)
             }
             guard count > 0 else {
-                throw FetchError(.unreachable, "the owner closed the connection at byte \(position) of \(range.size); "
-                                 + "fetch again to resume")
+                throw FetchError(
+                    .unreachable,
+                    "the owner closed the connection at byte \(position) of \(range.size); "
+                        + "fetch again to resume")
             }
             position += Int64(count)
             if position - checkedAt >= Self.roomCheckBytes {
@@ -248,9 +268,11 @@ struct FileFetcher: Sendable {
         let wanted = min(bytes, Self.roomCheckBytes)
         guard room < wanted else { return }
         let kept = held > 0 ? "; \(held) bytes are kept in the partial file" : ""
-        throw FetchError(.noRoom, "\(folder.path) has \(ByteCount.text(max(space.free, 0))) free, at the floor of "
-                         + "\(ByteCount.text(floor)) (--min-free)\(kept): free some space and fetch again"
-                         + (held > 0 ? " to resume" : ""))
+        throw FetchError(
+            .noRoom,
+            "\(folder.path) has \(ByteCount.text(max(space.free, 0))) free, at the floor of "
+                + "\(ByteCount.text(floor)) (--min-free)\(kept): free some space and fetch again"
+                + (held > 0 ? " to resume" : ""))
     }
 
     /// How long the owner may take to answer a Fetch: it hashes the bytes before the offset

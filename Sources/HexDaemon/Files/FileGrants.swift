@@ -44,9 +44,10 @@ struct FileGrants: Sendable {
             }
             let now = Date()
             let name = path.split(separator: "/").last.map(String.init) ?? path
-            let grant = FileGrant(path: path, name: name, size: after.size, sha256: sha256,
-                                  recipientID: recipient.deviceID, recipientName: recipient.name, created: now,
-                                  expires: now + settings.grantLifetime.inSeconds, identity: FileIdentity(after))
+            let grant = FileGrant(
+                path: path, name: name, size: after.size, sha256: sha256,
+                recipientID: recipient.deviceID, recipientName: recipient.name, created: now,
+                expires: now + settings.grantLifetime.inSeconds, identity: FileIdentity(after))
             try await store.insertGrant(grant, forgettingEndedBefore: now - settings.grantLifetime.inSeconds)
             return grant
         } catch let error as DiskFileError where error.isMissing {
@@ -94,8 +95,9 @@ struct FileGrants: Sendable {
             }
             if request.offset > 0 {
                 guard try await FileDigest.sha256(of: file, count: request.offset) == request.prefixSHA256 else {
-                    return .refuse(.mismatch,
-                                   "the first \(request.offset) bytes held are not \(grant.name)'s; fetch from 0")
+                    return .refuse(
+                        .mismatch,
+                        "the first \(request.offset) bytes held are not \(grant.name)'s; fetch from 0")
                 }
             }
             return .serve(grant, file, offset: request.offset)

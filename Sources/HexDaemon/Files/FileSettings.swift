@@ -23,30 +23,38 @@ public struct FileSettings: Sendable, Hashable {
     public init() {}
 
     public static let declared: [Setting<FileSettings>] = [
-        Setting("grant-ttl", value: "duration",
-                help: "How long a file shared with 'hexctl share --to' (the peer provider) may be fetched: seconds, "
-                    + "or a number with s, m, h or d. Default: 7d.",
-                expected: "a duration from 1s to 365d", \.grantLifetime) { text in
+        Setting(
+            "grant-ttl", value: "duration",
+            help: "How long a file shared with 'hexctl share --to' (the peer provider) may be fetched: seconds, "
+                + "or a number with s, m, h or d. Default: 7d.",
+            expected: "a duration from 1s to 365d", \.grantLifetime
+        ) { text in
             DurationText.seconds(text).flatMap { Duration.seconds(validating: $0, in: 1...longestGrantLifetime) }
         },
-        Setting("downloads", value: "path",
-                help: "Where fetched files land. Default: the XDG download folder (XDG_DOWNLOAD_DIR, "
-                    + "~/.config/user-dirs.dirs, ~/Downloads) when the data directory is in the home folder, "
-                    + "else <data-dir>/downloads.",
-                expected: "an absolute path", \.downloads) { text in
+        Setting(
+            "downloads", value: "path",
+            help: "Where fetched files land. Default: the XDG download folder (XDG_DOWNLOAD_DIR, "
+                + "~/.config/user-dirs.dirs, ~/Downloads) when the data directory is in the home folder, "
+                + "else <data-dir>/downloads.",
+            expected: "an absolute path", \.downloads
+        ) { text in
             text.hasPrefix("/") ? .some(text) : nil
         },
-        Setting("max-send-rate", value: "size|off",
-                help: "The most bytes a second the files this daemon serves take, all fetches together "
-                    + "(64MiB, 500m; at least 2MiB). Default: off (as fast as the network and the peer go).",
-                expected: "a size a second of at least 2MiB, or off", \.maximumSendRate) { text in
+        Setting(
+            "max-send-rate", value: "size|off",
+            help: "The most bytes a second the files this daemon serves take, all fetches together "
+                + "(64MiB, 500m; at least 2MiB). Default: off (as fast as the network and the peer go).",
+            expected: "a size a second of at least 2MiB, or off", \.maximumSendRate
+        ) { text in
             if text == "off" { return .some(nil) }
             return ByteCount.parse(text).flatMap { $0 >= lowestSendRate ? .some($0) : nil }
         },
-        Setting("auto-fetch", value: "paired|off",
-                help: "paired: fetch the files a paired peer shares as soon as its hex arrives. Default: off "
-                    + "(hexctl fetch fetches them when asked).",
-                expected: "paired or off", \.autoFetchPaired) { text in
+        Setting(
+            "auto-fetch", value: "paired|off",
+            help: "paired: fetch the files a paired peer shares as soon as its hex arrives. Default: off "
+                + "(hexctl fetch fetches them when asked).",
+            expected: "paired or off", \.autoFetchPaired
+        ) { text in
             switch text {
             case "paired": true
             case "off": false

@@ -41,15 +41,19 @@ enum AvahiAPI {
     /// Adds the instance `advert` describes to `group`, on every interface and both families, on
     /// Avahi's own host name (it publishes that host's addresses itself).
     static func addService(to group: String, _ advert: DNSSDAdvert) -> DBusMessage {
-        groupCall(group, "AddService", [
-            .int32(anyInterface), .int32(anyProtocol), .uint32(0), .string(advert.instance.firstLabel),
-            .string(serviceType), .string(""), .string(""), .uint16(advert.port), .byteStrings(advert.txtStrings),
-        ])
+        groupCall(
+            group, "AddService",
+            [
+                .int32(anyInterface), .int32(anyProtocol), .uint32(0), .string(advert.instance.firstLabel),
+                .string(serviceType), .string(""), .string(""), .uint16(advert.port), .byteStrings(advert.txtStrings),
+            ])
     }
 
-    static let newBrowser = serverCall("ServiceBrowserNew", [
-        .int32(anyInterface), .int32(anyProtocol), .string(serviceType), .string(""), .uint32(0),
-    ])
+    static let newBrowser = serverCall(
+        "ServiceBrowserNew",
+        [
+            .int32(anyInterface), .int32(anyProtocol), .string(serviceType), .string(""), .uint32(0),
+        ])
 
     /// An instance a browser reports (`ItemNew`, `ItemRemove`): one per interface and family.
     struct Item: Hashable, Sendable {
@@ -62,8 +66,9 @@ enum AvahiAPI {
         /// From an `ItemNew` or `ItemRemove` signal's body (`iisssu`); nil for another body or type.
         init?(signal body: [DBusValue]) {
             guard body.count == 6, let interface = body[0].int32Value, let family = body[1].int32Value,
-                  let name = body[2].stringValue, body[3].stringValue == serviceType,
-                  let domain = body[4].stringValue, let flags = body[5].uint32Value else { return nil }
+                let name = body[2].stringValue, body[3].stringValue == serviceType,
+                let domain = body[4].stringValue, let flags = body[5].uint32Value
+            else { return nil }
             (self.interface, self.family, self.name, self.domain, self.flags) = (interface, family, name, domain, flags)
         }
 
@@ -80,10 +85,12 @@ enum AvahiAPI {
 
     /// Resolves `item` to an address of its own family, its port and its TXT strings.
     static func resolve(_ item: Item.Key) -> DBusMessage {
-        serverCall("ResolveService", [
-            .int32(item.interface), .int32(item.family), .string(item.name), .string(serviceType),
-            .string(item.domain), .int32(item.family), .uint32(0),
-        ])
+        serverCall(
+            "ResolveService",
+            [
+                .int32(item.interface), .int32(item.family), .string(item.name), .string(serviceType),
+                .string(item.domain), .int32(item.family), .uint32(0),
+            ])
     }
 
     // MARK: Replies
@@ -93,14 +100,16 @@ enum AvahiAPI {
     /// IPv6 address gets the interface Avahi heard it on as its zone.
     static func sighting(resolved body: [DBusValue], interval: Duration, leaving: Bool = false) -> Sighting? {
         guard body.count == 11, let interface = body[0].int32Value, let name = body[2].stringValue,
-              let text = body[7].stringValue, let port = body[8].uint16Value,
-              let strings = body[9].byteStringsValue,
-              var address = IPAddress(text) else { return nil }
+            let text = body[7].stringValue, let port = body[8].uint16Value,
+            let strings = body[9].byteStringsValue,
+            var address = IPAddress(text)
+        else { return nil }
         if case .v6(let v6) = address, v6.isLinkLocal, v6.scope == 0 {
             guard interface > 0, let scoped = IPv6Address("\(text)%\(interface)") else { return nil }
             address = .v6(scoped)
         }
-        return Sighting(dnssdInstance: name, keys: DNSRecordData.txt(strings).keyValues ?? [:], address: address,
-                        port: port, interval: interval, leaving: leaving)
+        return Sighting(
+            dnssdInstance: name, keys: DNSRecordData.txt(strings).keyValues ?? [:], address: address,
+            port: port, interval: interval, leaving: leaving)
     }
 }

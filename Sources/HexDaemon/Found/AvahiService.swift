@@ -47,12 +47,15 @@ actor AvahiService: DaemonService {
     private var reconciled: [CheckedContinuation<Void, Never>] = []
 
     /// - Throws: `DNSError` when the name or ID cannot make a DNS-SD instance.
-    init(bus: DBusAddress, identity: LocalIdentity, versionID: String, start: String, fingerprint: String?,
-         tcpPort: UInt16, discovery: Discovery, directory: PeerDirectory, events: EventLog,
-         logger: Logger) throws(DNSError) {
+    init(
+        bus: DBusAddress, identity: LocalIdentity, versionID: String, start: String, fingerprint: String?,
+        tcpPort: UInt16, discovery: Discovery, directory: PeerDirectory, events: EventLog,
+        logger: Logger
+    ) throws(DNSError) {
         self.bus = bus
-        advert = try DNSSDAdvert(name: identity.name, peerID: identity.uuid, versionID: versionID, start: start,
-                                 fingerprint: fingerprint, port: tcpPort)
+        advert = try DNSSDAdvert(
+            name: identity.name, peerID: identity.uuid, versionID: versionID, start: start,
+            fingerprint: fingerprint, port: tcpPort)
         ownUUID = identity.uuid.uppercased()
         self.discovery = discovery
         self.directory = directory
@@ -64,9 +67,11 @@ actor AvahiService: DaemonService {
     static func runs(on bus: DBusAddress) async -> Bool {
         guard let connection = try? await DBusConnection.connect(to: bus, timeout: .seconds(1)) else { return false }
         defer { connection.close() }
-        let reply = try? await connection.call(.call("org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                     "org.freedesktop.DBus", "NameHasOwner", [.string(AvahiAPI.name)]),
-                                               timeout: .seconds(1))
+        let reply = try? await connection.call(
+            .call(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                "org.freedesktop.DBus", "NameHasOwner", [.string(AvahiAPI.name)]),
+            timeout: .seconds(1))
         return reply?.body.first?.booleanValue == true
     }
 
@@ -137,12 +142,15 @@ actor AvahiService: DaemonService {
     private func connect() async throws -> DBusConnection {
         let made = try await DBusConnection.connect(to: bus, timeout: .seconds(2))
         do {
-            try await made.addMatch("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',"
-                                    + "arg0='\(AvahiAPI.name)'")
+            try await made.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',"
+                    + "arg0='\(AvahiAPI.name)'")
             try await made.addMatch("type='signal',sender='\(AvahiAPI.name)'")
             connection = made
-            let owner = try? await made.call(.call("org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                   "org.freedesktop.DBus", "GetNameOwner", [.string(AvahiAPI.name)]))
+            let owner = try? await made.call(
+                .call(
+                    "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus", "GetNameOwner", [.string(AvahiAPI.name)]))
             if let name = owner?.body.first?.stringValue {
                 await avahiAppeared(name)
             } else {
@@ -176,8 +184,9 @@ actor AvahiService: DaemonService {
     private func handle(_ signal: DBusMessage) async {
         guard signal.kind == .signal else { return }
         if signal.interface == "org.freedesktop.DBus", signal.sender == "org.freedesktop.DBus",
-           signal.member == "NameOwnerChanged", signal.body.count == 3,
-           signal.body[0].stringValue == AvahiAPI.name, let owner = signal.body[2].stringValue {
+            signal.member == "NameOwnerChanged", signal.body.count == 3,
+            signal.body[0].stringValue == AvahiAPI.name, let owner = signal.body[2].stringValue
+        {
             if owner.isEmpty {
                 logger.info("Avahi left the system bus: DNS-SD waits for it to come back (beacons still find peers)")
                 forget()
@@ -191,13 +200,16 @@ actor AvahiService: DaemonService {
         case (AvahiAPI.serverInterface, "StateChanged"):
             await serverStateChanged(signal.body.first?.int32Value.flatMap(AvahiAPI.ServerState.init))
         case (AvahiAPI.groupInterface, "StateChanged") where signal.path == group:
-            await groupStateChanged(signal.body.first?.int32Value.flatMap(AvahiAPI.GroupState.init),
-                                    error: signal.body.dropFirst().first?.stringValue ?? "")
+            await groupStateChanged(
+                signal.body.first?.int32Value.flatMap(AvahiAPI.GroupState.init),
+                error: signal.body.dropFirst().first?.stringValue ?? "")
         case (AvahiAPI.browserInterface, "ItemNew") where browser == nil || signal.path == browser:
             guard let item = AvahiAPI.Item(signal: signal.body), item.flags & AvahiAPI.ourOwn == 0 else { return }
             guard listed.contains(item.key) || listed.count < Self.capacity else {
-                logger.limited("avahi items", .warning, "Avahi lists over \(Self.capacity) _hexd._tcp instances: "
-                               + "the others are left out")
+                logger.limited(
+                    "avahi items", .warning,
+                    "Avahi lists over \(Self.capacity) _hexd._tcp instances: "
+                        + "the others are left out")
                 return
             }
             listed.insert(item.key)
@@ -252,14 +264,17 @@ actor AvahiService: DaemonService {
     /// name), where it stops publishing and says so.
     private func rename() async -> Bool {
         guard let connection, renames < DNSSDService.maximumRenames else {
-            logger.warning("DNS-SD: \(DNSSDService.maximumRenames) instance names taken by other responders; "
-                           + "not published any more (beacons still find peers)")
+            logger.warning(
+                "DNS-SD: \(DNSSDService.maximumRenames) instance names taken by other responders; "
+                    + "not published any more (beacons still find peers)")
             return false
         }
         renames += 1
         do {
-            let reply = try await connection.call(AvahiAPI.serverCall("GetAlternativeServiceName",
-                                                                      [.string(advert.instance.firstLabel)]))
+            let reply = try await connection.call(
+                AvahiAPI.serverCall(
+                    "GetAlternativeServiceName",
+                    [.string(advert.instance.firstLabel)]))
             guard let name = reply.body.first?.stringValue else { return false }
             advert = try advert.renamed(name)
             logger.warning("another publisher uses this DNS-SD instance name: publishing as '\(name.prefix(63))'")
@@ -355,8 +370,9 @@ actor AvahiService: DaemonService {
                 continue
             }
             guard listed.contains(key),
-                  let sighting = AvahiAPI.sighting(resolved: reply.body, interval: Self.refreshInterval),
-                  sighting.uuid != ownUUID else { continue }
+                let sighting = AvahiAPI.sighting(resolved: reply.body, interval: Self.refreshInterval),
+                sighting.uuid != ownUUID
+            else { continue }
             found[key] = sighting
             await directory.observe(sighting)
         }

@@ -29,8 +29,10 @@ struct DNSSDAdvert: Sendable {
 
     /// - Parameter name: the instance's name; cut to 63 bytes (one DNS label).
     /// - Parameter start: this start's instance, as beacons carry it: a new one is a restart.
-    init(name: String, peerID: String, versionID: String, start: String, fingerprint: String?,
-         port: UInt16) throws(DNSError) {
+    init(
+        name: String, peerID: String, versionID: String, start: String, fingerprint: String?,
+        port: UInt16
+    ) throws(DNSError) {
         service = try DNSName(labels: Self.serviceType.map { Array($0.utf8) })
         services = try DNSName(labels: Self.servicesType.map { Array($0.utf8) })
         instance = try Self.instanceName(name, service: service)
@@ -57,31 +59,38 @@ struct DNSSDAdvert: Sendable {
     /// The records that are this daemon's alone (announced with the cache-flush bit), for the
     /// host `addresses`.
     func uniqueRecords(addresses: [IPAddress]) -> [DNSRecord] {
-        [DNSRecord(name: instance, data: .srv(priority: 0, weight: 0, port: port, target: host), ttl: Self.hostTTL,
-                   cacheFlush: true),
-         DNSRecord(name: instance, data: txt, ttl: Self.otherTTL, cacheFlush: true)]
+        [
+            DNSRecord(
+                name: instance, data: .srv(priority: 0, weight: 0, port: port, target: host), ttl: Self.hostTTL,
+                cacheFlush: true),
+            DNSRecord(name: instance, data: txt, ttl: Self.otherTTL, cacheFlush: true),
+        ]
             + addresses.map { DNSRecord(name: host, data: $0.recordData, ttl: Self.hostTTL, cacheFlush: true) }
     }
 
     /// The records shared with other publishers of the service type.
     var sharedRecords: [DNSRecord] {
-        [DNSRecord(name: service, data: .ptr(instance), ttl: Self.otherTTL),
-         DNSRecord(name: services, data: .ptr(service), ttl: Self.otherTTL)]
+        [
+            DNSRecord(name: service, data: .ptr(instance), ttl: Self.otherTTL),
+            DNSRecord(name: services, data: .ptr(service), ttl: Self.otherTTL),
+        ]
     }
 
     /// Every record, as an announcement (or, with `ttl` 0, a goodbye) carries them.
     func announcement(addresses: [IPAddress], ttl: UInt32? = nil) -> DNSMessage {
         let records = sharedRecords + uniqueRecords(addresses: addresses)
-        return DNSMessage(flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag,
-                          answers: ttl.map { ttl in records.map { $0.with(ttl: ttl) } } ?? records)
+        return DNSMessage(
+            flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag,
+            answers: ttl.map { ttl in records.map { $0.with(ttl: ttl) } } ?? records)
     }
 
     /// A probe for the instance and host names (RFC 6762, section 8.1): questions of type ANY,
     /// the records it would publish in the authority section.
     func probe(addresses: [IPAddress], unicastResponse: Bool) -> DNSMessage {
-        DNSMessage(questions: [instance, host].map {
-            DNSQuestion(name: $0, type: DNSType.any, unicastResponse: unicastResponse)
-        }, authorities: uniqueRecords(addresses: addresses))
+        DNSMessage(
+            questions: [instance, host].map {
+                DNSQuestion(name: $0, type: DNSType.any, unicastResponse: unicastResponse)
+            }, authorities: uniqueRecords(addresses: addresses))
     }
 
     /// The answers to `query` and the records worth adding to them (RFC 6763, section 12),

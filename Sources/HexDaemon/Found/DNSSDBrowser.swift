@@ -47,7 +47,8 @@ struct DNSSDBrowser {
             else { continue }
             if record.ttl == 0 {
                 if let gone = instances.removeValue(forKey: name),
-                   let sighting = sighting(of: gone, name: name, from: address, leaving: true) {
+                    let sighting = sighting(of: gone, name: name, from: address, leaving: true)
+                {
                     leaving.append(sighting)
                 }
                 continue
@@ -66,9 +67,10 @@ struct DNSSDBrowser {
             keep(instance, as: name)
             if !touched.contains(name) { touched.append(name) }
         }
-        return leaving + touched.compactMap { name in
-            instances[name].flatMap { sighting(of: $0, name: name, from: address, leaving: false) }
-        }
+        return leaving
+            + touched.compactMap { name in
+                instances[name].flatMap { sighting(of: $0, name: name, from: address, leaving: false) }
+            }
     }
 
     /// The instances heard from within `knownFor`, as the known answers a query lists so that
@@ -86,7 +88,8 @@ struct DNSSDBrowser {
 
     private mutating func keep(_ instance: Instance, as name: DNSName) {
         if instances[name] == nil, instances.count >= capacity,
-           let stalest = instances.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
+            let stalest = instances.min(by: { $0.value.lastSeen < $1.value.lastSeen })
+        {
             instances[stalest.key] = nil
         }
         instances[name] = instance
@@ -96,8 +99,9 @@ struct DNSSDBrowser {
         guard let keys = instance.keys else { return nil }
         // Expired three of these after the last response: when its records' lifetime is over.
         let interval = Duration.seconds(Double(max(instance.ttl, 3)) / 3)
-        return Sighting(dnssdInstance: name.firstLabel, keys: keys, address: address,
-                        port: leaving ? instance.port ?? 0 : instance.port, interval: interval, leaving: leaving)
+        return Sighting(
+            dnssdInstance: name.firstLabel, keys: keys, address: address,
+            port: leaving ? instance.port ?? 0 : instance.port, interval: interval, leaving: leaving)
     }
 }
 
@@ -105,13 +109,16 @@ extension Sighting {
     /// The sighting a DNS-SD instance makes, from its name, its TXT keys and where it was heard
     /// (hexd's own browser and Avahi's alike); nil when the keys name no peer ID, or when a
     /// present instance has no port (a beacon's rules: no port 0, a version within its cap).
-    init?(dnssdInstance name: String, keys: [String: String], address: IPAddress, port: UInt16?, interval: Duration,
-          leaving: Bool) {
+    init?(
+        dnssdInstance name: String, keys: [String: String], address: IPAddress, port: UInt16?, interval: Duration,
+        leaving: Bool
+    ) {
         guard let id = keys["id"], let peer = UUID(uuidString: id), let port, leaving || port > 0 else { return nil }
-        self.init(kind: leaving ? .leaving : .present, uuid: peer.uppercaseText, name: name,
-                  versionID: (keys["v"] ?? "").clipped(toUTF8: Beacon.maximumVersionBytes),
-                  instance: (keys["in"] ?? "").clipped(toUTF8: 64), address: address, port: port,
-                  interval: interval, capabilities: peer.uppercaseText.isKeyDerivedID ? ["ack", "tls"] : [],
-                  fingerprint: nil, isSigned: false)
+        self.init(
+            kind: leaving ? .leaving : .present, uuid: peer.uppercaseText, name: name,
+            versionID: (keys["v"] ?? "").clipped(toUTF8: Beacon.maximumVersionBytes),
+            instance: (keys["in"] ?? "").clipped(toUTF8: 64), address: address, port: port,
+            interval: interval, capabilities: peer.uppercaseText.isKeyDerivedID ? ["ack", "tls"] : [],
+            fingerprint: nil, isSigned: false)
     }
 }

@@ -1,8 +1,8 @@
-import HexEngine
 import FoundationEssentials
 import Glibc
 import HexControl
 import HexDNS
+import HexEngine
 import HexKit
 import HexNet
 
@@ -61,17 +61,20 @@ actor DNSSDService: DaemonService {
 
     /// Binds port 5353 over IPv4 (and IPv6 where the host has it), shared with any other responder.
     /// - Throws: `SocketError` or `DNSError` when it cannot.
-    init(identity: LocalIdentity, versionID: String, start: String, fingerprint: String?, tcpPort: UInt16,
-         selection: NetworkInterfaces.Selection, withIPv6: Bool, discovery: Discovery, directory: PeerDirectory,
-         events: EventLog, logger: Logger) throws {
+    init(
+        identity: LocalIdentity, versionID: String, start: String, fingerprint: String?, tcpPort: UInt16,
+        selection: NetworkInterfaces.Selection, withIPv6: Bool, discovery: Discovery, directory: PeerDirectory,
+        events: EventLog, logger: Logger
+    ) throws {
         guard let group = IPv4Address("224.0.0.251"), let group6 = IPv6Address("ff02::fb") else {
             throw DNSError("the mDNS groups")
         }
         (self.group, self.group6) = (group, group6)
         socket = try DatagramSocket(address: .anyV4, port: Self.port, multicastHops: 255)
         socket6 = withIPv6 ? try? DatagramSocket(address: .anyV6, port: Self.port, multicastHops: 255) : nil
-        advert = try DNSSDAdvert(name: identity.name, peerID: identity.uuid, versionID: versionID, start: start,
-                                 fingerprint: fingerprint, port: tcpPort)
+        advert = try DNSSDAdvert(
+            name: identity.name, peerID: identity.uuid, versionID: versionID, start: start,
+            fingerprint: fingerprint, port: tcpPort)
         baseName = identity.name
         browser = DNSSDBrowser(service: advert.service)
         ownUUID = identity.uuid.uppercased()
@@ -188,8 +191,13 @@ actor DNSSDService: DaemonService {
             case .probe(let sent):
                 // Probes ask for unicast answers until the last (RFC 6762, 8.1).
                 multicast { advert.probe(addresses: $0, unicastResponse: sent == 0) }
-                publishing = sent < 2 ? (now + .milliseconds(250), .probe(sent + 1)) : (now + .milliseconds(250),
-                                                                                          .announce(0))
+                publishing =
+                    sent < 2
+                    ? (now + .milliseconds(250), .probe(sent + 1))
+                    : (
+                        now + .milliseconds(250),
+                        .announce(0)
+                    )
             case .announce(let sent):
                 multicast { advert.announcement(addresses: $0) }
                 isPublished = true
@@ -212,7 +220,8 @@ actor DNSSDService: DaemonService {
     private func handle(_ datagram: DatagramSocket.Datagram) async {
         datagramsRead += 1
         guard budget.take(at: .now), !datagram.truncated, isOnLink(datagram.sender),
-              let message = try? DNSMessage.decode(datagram.bytes) else {
+            let message = try? DNSMessage.decode(datagram.bytes)
+        else {
             datagramsDropped += 1
             return
         }
@@ -244,8 +253,9 @@ actor DNSSDService: DaemonService {
     private func rename() {
         guard renames < Self.maximumRenames else {
             if publishing != nil || isPublished {
-                logger.warning("DNS-SD: \(Self.maximumRenames) instance names taken by other responders; "
-                               + "not published any more (beacons still find peers)")
+                logger.warning(
+                    "DNS-SD: \(Self.maximumRenames) instance names taken by other responders; "
+                        + "not published any more (beacons still find peers)")
             }
             (publishing, isPublished) = (nil, false)
             return
@@ -269,8 +279,11 @@ actor DNSSDService: DaemonService {
     /// about once a round, not once each.
     private func suppressOwnQuery(after other: DNSMessage, bytes: [UInt8]) {
         guard let next = query, bytes != lastQuery,
-              other.questions.contains(where: { $0.name == advert.service && $0.type == DNSType.ptr
-                  && !$0.unicastResponse }) else { return }
+            other.questions.contains(where: {
+                $0.name == advert.service && $0.type == DNSType.ptr
+                    && !$0.unicastResponse
+            })
+        else { return }
         let now = ContinuousClock.now
         let ours = browser.knownAnswers(at: now)
         guard other.answers.allSatisfy({ theirs in ours.contains { $0.isSameRecord(as: theirs) } }) else { return }
@@ -280,11 +293,14 @@ actor DNSSDService: DaemonService {
     private func answer(_ query: DNSMessage, from datagram: DatagramSocket.Datagram) async {
         suppressOwnQuery(after: query, bytes: datagram.bytes)
         // A probe for the name being probed: whoever's records sort first keeps it (RFC 6762, 8.2).
-        if case .probe = publishing?.step, let theirs = query.authorities.first(where: {
-            $0.name == advert.instance && $0.type == DNSType.srv }),
-           let ours = advert.uniqueRecords(addresses: []).first, !theirs.isSameRecord(as: ours),
-           (try? DNSMessage(answers: [ours]).encoded())?.lexicographicallyPrecedes(
-               (try? DNSMessage(answers: [theirs]).encoded()) ?? []) == true {
+        if case .probe = publishing?.step,
+            let theirs = query.authorities.first(where: {
+                $0.name == advert.instance && $0.type == DNSType.srv
+            }),
+            let ours = advert.uniqueRecords(addresses: []).first, !theirs.isSameRecord(as: ours),
+            (try? DNSMessage(answers: [ours]).encoded())?.lexicographicallyPrecedes(
+                (try? DNSMessage(answers: [theirs]).encoded()) ?? []) == true
+        {
             rename()
             return
         }
@@ -303,13 +319,15 @@ actor DNSSDService: DaemonService {
                 record.cacheFlush = false
                 return record
             }
-            let reply = DNSMessage(id: query.id, flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag,
-                                   questions: query.questions, answers: capped)
+            let reply = DNSMessage(
+                id: query.id, flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag,
+                questions: query.questions, answers: capped)
             send(reply, to: datagram.sender, port: datagram.senderPort)
             return
         }
-        let response = DNSMessage(flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag, answers: answers,
-                                  additionals: additionals)
+        let response = DNSMessage(
+            flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag, answers: answers,
+            additionals: additionals)
         if query.questions.allSatisfy(\.unicastResponse) {
             send(response, to: datagram.sender, port: Self.port)
             return
@@ -333,8 +351,13 @@ actor DNSSDService: DaemonService {
     private func links() -> Links {
         localNetworks = NetworkInterfaces.addresses()
         let v4 = NetworkInterfaces.targets(of: localNetworks, selection: selection).filter { $0.broadcast != nil }
-        let v6 = socket6 == nil ? [] : NetworkInterfaces.multicastTargets(of: NetworkInterfaces.ipv6Links(),
-                                                                          group: group6, selection: selection)
+        let v6 =
+            socket6 == nil
+            ? []
+            : NetworkInterfaces.multicastTargets(
+                of: NetworkInterfaces.ipv6Links(),
+                group: group6, selection: selection
+            )
             .filter { $0.broadcast != nil }
         return (v4, v6)
     }
@@ -349,15 +372,19 @@ actor DNSSDService: DaemonService {
     /// it or the one its IPv6 zone names; all of them when no interface is found. A host on two
     /// links does not tell one link the addresses of the other, which its hosts may not reach
     /// (RFC 6762, 15).
-    static func addresses(of targets: [NetworkInterfaces.Target], onLinkOf sender: IPAddress,
-                          networks: [NetworkInterfaces.Address]) -> [IPAddress] {
-        let interfaces: Set<String> = switch sender {
-        case .v4(let address): Set(networks.filter { sameSubnet($0, address) }.map(\.interface))
-        case .v6(let address):
-            Set(targets.filter {
-                if case .v6(let own) = $0.address { own.scope == address.scope } else { false }
-            }.map(\.interface))
-        }
+    static func addresses(
+        of targets: [NetworkInterfaces.Target], onLinkOf sender: IPAddress,
+        networks: [NetworkInterfaces.Address]
+    ) -> [IPAddress] {
+        let interfaces: Set<String> =
+            switch sender {
+            case .v4(let address): Set(networks.filter { sameSubnet($0, address) }.map(\.interface))
+            case .v6(let address):
+                Set(
+                    targets.filter {
+                        if case .v6(let own) = $0.address { own.scope == address.scope } else { false }
+                    }.map(\.interface))
+            }
         let onLink = targets.filter { interfaces.contains($0.interface) }.map(\.address)
         return onLink.isEmpty ? targets.map(\.address) : onLink
     }
@@ -365,8 +392,10 @@ actor DNSSDService: DaemonService {
     /// Multicasts on every interface (or only the one `sender` is on) the message `make` builds
     /// from that interface's addresses, joining the group on each as it goes: a new interface is
     /// joined at the next message, and each link hears only its own addresses.
-    private func multicast(toward sender: IPAddress? = nil, over known: Links? = nil,
-                           _ make: ([IPAddress]) -> DNSMessage) {
+    private func multicast(
+        toward sender: IPAddress? = nil, over known: Links? = nil,
+        _ make: ([IPAddress]) -> DNSMessage
+    ) {
         let (v4, v6) = known ?? links()
         var built: [String: [UInt8]?] = [:]
         func bytes(for interface: String) -> [UInt8]? {
@@ -430,8 +459,10 @@ actor DNSSDService: DaemonService {
         }
     }
 
-    private static func contains(_ networks: [NetworkInterfaces.Address], _ interface: String,
-                                 _ address: IPv4Address) -> Bool {
+    private static func contains(
+        _ networks: [NetworkInterfaces.Address], _ interface: String,
+        _ address: IPv4Address
+    ) -> Bool {
         networks.contains { $0.interface == interface && sameSubnet($0, address) }
     }
 

@@ -51,9 +51,11 @@ final class EnvelopeServer: DaemonService {
     }
 
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
-    init(listeners: [StreamListener], service: HexService, directory: PeerDirectory, pairing: PairingService?,
-         files: FileServer?, events: EventLog, configuration: DaemonConfiguration,
-         tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger) {
+    init(
+        listeners: [StreamListener], service: HexService, directory: PeerDirectory, pairing: PairingService?,
+        files: FileServer?, events: EventLog, configuration: DaemonConfiguration,
+        tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger
+    ) {
         self.listeners = listeners
         self.pairing = pairing
         self.files = files
@@ -71,12 +73,15 @@ final class EnvelopeServer: DaemonService {
         budget = PartialLineBudget(limit: configuration.partialLineBudget) { remote, bytes in
             tally.count(\.cutOffForPartialLines)
             trimmer.burstFreed()
-            logger.limited("partial-line budget", .warning,
-                           "cut off \(remote?.description ?? "?"), holding \(bytes) bytes of an unfinished line: "
-                           + "all connections together held more than \(configuration.partialLineBudget)")
+            logger.limited(
+                "partial-line budget", .warning,
+                "cut off \(remote?.description ?? "?"), holding \(bytes) bytes of an unfinished line: "
+                    + "all connections together held more than \(configuration.partialLineBudget)")
         }
         dialect = Dialect(configuration.legacy ? .legacy : .current, versionID: configuration.appVersion)
-        pace = LinePace(idle: configuration.idleTimeout, grace: configuration.lineGrace, minimumBytesPerSecond: configuration.lineMinimumRate)
+        pace = LinePace(
+            idle: configuration.idleTimeout, grace: configuration.lineGrace,
+            minimumBytesPerSecond: configuration.lineMinimumRate)
     }
 
     /// Accepts until cancelled.
@@ -98,14 +103,17 @@ final class EnvelopeServer: DaemonService {
         switch admission {
         case .refused:
             tally.count(\.refusedPerAddress)
-            logger.limited("connections per address", .warning,
-                           "refused a connection from \(address): it has \(connections.perAddress) open already")
+            logger.limited(
+                "connections per address", .warning,
+                "refused a connection from \(address): it has \(connections.perAddress) open already")
             return
         case .admittedByClosing(let stalest):
             tally.count(\.closedForRoom)
             trimmer.burstFreed()
-            logger.limited("connection cap", .warning,
-                           "\(connections.total) connections open: closed the one from \(stalest) that waited longest without a line")
+            logger.limited(
+                "connection cap", .warning,
+                "\(connections.total) connections open: closed the one from \(stalest) that waited longest without a line"
+            )
         case .admitted:
             break
         }
@@ -121,19 +129,23 @@ final class EnvelopeServer: DaemonService {
     ///   - address: its IP address, whose share of the inbox a plaintext hex counts against.
     private func serve(_ socket: Socket, remote: String, address: String) async {
         guard let stream = await open(socket, remote: remote) else { return }
-        let connection = StreamConnection(stream: stream, maximumLineLength: configuration.maximumLineLength, budget: budget)
+        let connection = StreamConnection(
+            stream: stream, maximumLineLength: configuration.maximumLineLength, budget: budget)
         // Over TLS every envelope on the connection is from the key the handshake proved.
-        let proof = (stream as? TLSStream).map {
-            SenderProof.key(fingerprint: $0.peer.description, deviceID: $0.peerKey.deviceID.uppercaseText)
-        } ?? .none
+        let proof =
+            (stream as? TLSStream).map {
+                SenderProof.key(fingerprint: $0.peer.description, deviceID: $0.peerKey.deviceID.uppercaseText)
+            } ?? .none
         while true {
             let first: LineFramer.Item?
             do {
                 first = try await connection.readLine(pace: pace)
             } catch let error as SocketError where error.isTimeout {
                 tally.count(\.closedAtDeadline)
-                logger.limited("slow connection", .info, "closed the connection from \(remote): no line within the deadline (\(pace.idle) idle, "
-                               + "or \(pace.grace) plus one second per \(pace.minimumBytesPerSecond) bytes once begun)")
+                logger.limited(
+                    "slow connection", .info,
+                    "closed the connection from \(remote): no line within the deadline (\(pace.idle) idle, "
+                        + "or \(pace.grace) plus one second per \(pace.minimumBytesPerSecond) bytes once begun)")
                 return
             } catch {
                 logger.debug("connection from \(remote) ended: \(error)")
@@ -142,7 +154,9 @@ final class EnvelopeServer: DaemonService {
             guard let first else { return }
             // A pipelining peer's lines that came with the first are acted on and answered together.
             var items = [first]
-            while items.count < Self.pipelineDepth, items.last != .lineTooLong, let next = connection.bufferedLine() { items.append(next) }
+            while items.count < Self.pipelineDepth, items.last != .lineTooLong, let next = connection.bufferedLine() {
+                items.append(next)
+            }
             let lines = items.compactMap { item -> [UInt8]? in
                 guard case .line(let bytes) = item else { return nil }
                 return bytes
@@ -154,8 +168,9 @@ final class EnvelopeServer: DaemonService {
                     let round = await handle(pending, from: remote, address: address, proof: proof)
                     do {
                         if !round.replies.isEmpty {
-                            try await connection.writeLines(round.replies.map { $0.encodedLine() },
-                                                            timeout: .seconds(10))
+                            try await connection.writeLines(
+                                round.replies.map { $0.encodedLine() },
+                                timeout: .seconds(10))
                         }
                     } catch {
                         logger.debug("cannot reply to \(remote): \(error)")
@@ -174,7 +189,9 @@ final class EnvelopeServer: DaemonService {
             }
             if items.last == .lineTooLong {
                 tally.count(\.closedForLongLines)
-                logger.limited("line too long", .warning, "\(remote) sent a line over \(configuration.maximumLineLength) bytes; closing the connection")
+                logger.limited(
+                    "line too long", .warning,
+                    "\(remote) sent a line over \(configuration.maximumLineLength) bytes; closing the connection")
                 await close(stream, after: dialect.reply(toLineLongerThan: configuration.maximumLineLength))
                 return
             }
@@ -205,8 +222,13 @@ final class EnvelopeServer: DaemonService {
             guard let first else { return nil }
             guard first == 0x16 else {
                 guard configuration.plaintext == .accept else {
-                    logger.limited("plaintext refused", .info, "refused a plaintext connection from \(remote) (--plaintext refuse)")
-                    await close(socket, after: dialect.reply(refusingConnection: "this daemon takes TLS only (--plaintext refuse); nothing was read"))
+                    logger.limited(
+                        "plaintext refused", .info, "refused a plaintext connection from \(remote) (--plaintext refuse)"
+                    )
+                    await close(
+                        socket,
+                        after: dialect.reply(
+                            refusingConnection: "this daemon takes TLS only (--plaintext refuse); nothing was read"))
                     return nil
                 }
                 logger.debug("plaintext connection from \(remote)")
@@ -215,8 +237,10 @@ final class EnvelopeServer: DaemonService {
             if handshakes.begin(socket) {
                 tally.count(\.closedInHandshake)
                 trimmer.burstFreed()
-                logger.limited("handshake cap", .warning, "\(Self.handshakesAtOnce) TLS handshakes under way: "
-                               + "closed the one that began longest ago")
+                logger.limited(
+                    "handshake cap", .warning,
+                    "\(Self.handshakesAtOnce) TLS handshakes under way: "
+                        + "closed the one that began longest ago")
             }
             defer { handshakes.end(socket) }
             let stream = try await TLSStream.handshake(over: socket, context: tls, as: .server, timeout: pace.grace)
@@ -237,7 +261,9 @@ final class EnvelopeServer: DaemonService {
         if let reply { try? await stream.write(reply.encodedLine() + [UInt8(ascii: "\n")], timeout: .seconds(5)) }
         stream.socket.shutdownWrite()
         let until = ContinuousClock.now + .seconds(1)
-        while until > .now, let count = try? await stream.read(maximumCount: 65_536, timeout: until - .now, { _ in }), count > 0 {}
+        while until > .now, let count = try? await stream.read(maximumCount: 65_536, timeout: until - .now, { _ in }),
+            count > 0
+        {}
     }
 
     /// What acting on lines received together leaves to do.
@@ -288,8 +314,10 @@ final class EnvelopeServer: DaemonService {
     }
 
     /// Stores or passes on envelopes of one connection, in one commit, and returns the replies owed.
-    private func receive(_ envelopes: [Envelope], from remote: String, address: String,
-                         proof: SenderProof) async -> [Envelope] {
+    private func receive(
+        _ envelopes: [Envelope], from remote: String, address: String,
+        proof: SenderProof
+    ) async -> [Envelope] {
         guard !envelopes.isEmpty else { return [] }
         var replies: [Envelope] = []
         var record = Record()
@@ -316,8 +344,10 @@ final class EnvelopeServer: DaemonService {
         var events: [EventLog.Draft] = []
     }
 
-    private func log(_ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String,
-                     into record: inout Record) async {
+    private func log(
+        _ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String,
+        into record: inout Record
+    ) async {
         let name = envelope.hex?.senderName.flatMap { $0.isEmpty ? nil : $0 }
         // A name is no identity: the short ID goes with it.
         let id = envelope.hex?.senderUUID.flatMap(\.canonicalUUID).map { " (" + $0.prefix(8) + ")" } ?? ""
@@ -325,32 +355,43 @@ final class EnvelopeServer: DaemonService {
         switch outcome {
         case .stored(let hex):
             record.senders.append(hex.senderUUID)
-            logger.limited("stored hex", .info,
-                           "stored hex \(hex.id.uppercaseText) \"\(hex.hexDescription.clipped(toUTF8: 200))\" "
-                           + "from \(sender) "
-                           + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)",
-                           [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("hex", hex.id.uppercaseText),
-                            ("links", String(hex.links.count)), ("status", "stored")])
-            record.events.append(EventLog.Draft(.hexReceived, peerUUID: hex.senderUUID, peer: name ?? remote,
-                                                versionID: envelope.versionID,
-                                                id: hex.id.uppercaseText, message: hex.hexDescription))
+            logger.limited(
+                "stored hex", .info,
+                "stored hex \(hex.id.uppercaseText) \"\(hex.hexDescription.clipped(toUTF8: 200))\" "
+                    + "from \(sender) "
+                    + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)",
+                [
+                    ("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("hex", hex.id.uppercaseText),
+                    ("links", String(hex.links.count)), ("status", "stored"),
+                ])
+            record.events.append(
+                EventLog.Draft(
+                    .hexReceived, peerUUID: hex.senderUUID, peer: name ?? remote,
+                    versionID: envelope.versionID,
+                    id: hex.id.uppercaseText, message: hex.hexDescription))
         case .alert(let alert):
             // An Alert names no sender: over TLS the proven key does, by its ID and the name it announces.
             let (message, senderID) = (alert.message, alert.senderID)
             let announced = if let senderID { await directory.peer(uuid: senderID)?.name } else { String?.none }
-            let from = senderID.map { "\(announced ?? "a peer not announced") (\($0)) at \(remote)" }
+            let from =
+                senderID.map { "\(announced ?? "a peer not announced") (\($0)) at \(remote)" }
                 ?? "\(remote) (plaintext: no proven sender)"
             let version = envelope.versionID.clipped(toUTF8: 40)
-            logger.limited("alert", .info, "alert from \(from) (version \(version)): \(message.clipped(toUTF8: 200))",
-                           [("peer", announced ?? remote), ("peerUUID", senderID ?? ""), ("remote", remote)])
-            record.events.append(EventLog.Draft(.alertReceived, peerUUID: senderID, peer: announced ?? remote,
-                                                versionID: envelope.versionID, id: alert.id.uppercaseText,
-                                                message: message))
+            logger.limited(
+                "alert", .info, "alert from \(from) (version \(version)): \(message.clipped(toUTF8: 200))",
+                [("peer", announced ?? remote), ("peerUUID", senderID ?? ""), ("remote", remote)])
+            record.events.append(
+                EventLog.Draft(
+                    .alertReceived, peerUUID: senderID, peer: announced ?? remote,
+                    versionID: envelope.versionID, id: alert.id.uppercaseText,
+                    message: message))
         case .noRoom:
             break  // The store logs it, once a minute per sender.
         default:
-            logger.limited("refused envelope", .info, "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) (version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)",
-                           [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("status", outcome.ackStatus.rawValue)])
+            logger.limited(
+                "refused envelope", .info,
+                "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) (version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)",
+                [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("status", outcome.ackStatus.rawValue)])
         }
     }
 }

@@ -22,39 +22,51 @@ struct FileServer: Sendable {
     ///     taken for one that sits idle (the connection cap closes those first).
     /// - Returns: false when the connection can no longer carry lines (a write failed or the
     ///   file could not be sent whole): it must be closed.
-    func serve(_ envelope: Envelope, from deviceID: String?, on connection: StreamConnection,
-               remote: String, progressed: () -> Void) async -> Bool {
+    func serve(
+        _ envelope: Envelope, from deviceID: String?, on connection: StreamConnection,
+        remote: String, progressed: () -> Void
+    ) async -> Bool {
         guard let request = envelope.fetch else {
-            return await reply(.invalid, "a Fetch needs a jmObject of type Fetch with a grant id (and prefixSHA256 "
-                               + "with an offset)", to: envelope, on: connection)
+            return await reply(
+                .invalid,
+                "a Fetch needs a jmObject of type Fetch with a grant id (and prefixSHA256 "
+                    + "with an offset)", to: envelope, on: connection)
         }
         if let deviceID, !grants.slots.take(for: deviceID) {
-            return await reply(.busy, "this daemon sends at most \(grants.slots.perPeer) files to one key and "
-                               + "\(grants.slots.total) in all at once; try again when one is done",
-                               to: envelope, on: connection)
+            return await reply(
+                .busy,
+                "this daemon sends at most \(grants.slots.perPeer) files to one key and "
+                    + "\(grants.slots.total) in all at once; try again when one is done",
+                to: envelope, on: connection)
         }
         defer { if let deviceID { grants.slots.release(for: deviceID) } }
         switch await grants.answer(request, from: deviceID) {
         case .refuse(let status, let reason):
-            logger.limited("fetch refused", .info,
-                           "refused a fetch of \(request.grant.prefix(8)) by \(remote): \(reason)")
+            logger.limited(
+                "fetch refused", .info,
+                "refused a fetch of \(request.grant.prefix(8)) by \(remote): \(reason)")
             return await reply(status, reason, to: envelope, on: connection)
         case .serve(let grant, let file, let offset):
-            return await send(grant, file, from: offset, answering: envelope, on: connection, remote: remote,
-                              progressed: progressed)
+            return await send(
+                grant, file, from: offset, answering: envelope, on: connection, remote: remote,
+                progressed: progressed)
         }
     }
 
-    private func send(_ grant: FileGrant, _ file: DiskFile, from offset: Int64, answering envelope: Envelope,
-                      on connection: StreamConnection, remote: String, progressed: () -> Void) async -> Bool {
-        let range = FileRangeJM(name: grant.name, size: grant.size, sha256: grant.sha256, offset: offset,
-                                length: grant.size - offset)
+    private func send(
+        _ grant: FileGrant, _ file: DiskFile, from offset: Int64, answering envelope: Envelope,
+        on connection: StreamConnection, remote: String, progressed: () -> Void
+    ) async -> Bool {
+        let range = FileRangeJM(
+            name: grant.name, size: grant.size, sha256: grant.sha256, offset: offset,
+            length: grant.size - offset)
         let start = ContinuousClock.now
         let deadline = start + Self.allowance(forBytes: range.length)
         var position = offset
         do {
-            try await connection.writeLine(Envelope.sending(range, messageID: envelope.messageID, versionID: versionID)
-                .encodedLine(), timeout: deadline - .now)
+            try await connection.writeLine(
+                Envelope.sending(range, messageID: envelope.messageID, versionID: versionID)
+                    .encodedLine(), timeout: deadline - .now)
             let chunk = Chunk(count: Self.chunk)
             while position < grant.size {
                 let wanted = Int(min(Int64(Self.chunk), grant.size - position))
@@ -63,19 +75,22 @@ struct FileServer: Sendable {
                 // A file cut shorter since it was checked cannot be sent whole: the peer resumes.
                 guard read == wanted else { throw DiskFileError("read \(grant.path)", reason: "it got shorter") }
                 try await grants.pace?.wait(toSend: read)
-                try await connection.stream.write(read == chunk.bytes.count ? chunk.bytes : Array(chunk.bytes[..<read]),
-                                                  timeout: max(deadline - .now, .milliseconds(1)))
+                try await connection.stream.write(
+                    read == chunk.bytes.count ? chunk.bytes : Array(chunk.bytes[..<read]),
+                    timeout: max(deadline - .now, .milliseconds(1)))
                 position += Int64(read)
                 progressed()
             }
         } catch {
-            logger.info("stopped sending \(grant.name) to \(grant.recipientName) (\(remote)) at byte \(position) "
-                        + "of \(grant.size): \(error)")
+            logger.info(
+                "stopped sending \(grant.name) to \(grant.recipientName) (\(remote)) at byte \(position) "
+                    + "of \(grant.size): \(error)")
             return false
         }
         let milliseconds = Int(clamping: (ContinuousClock.now - start).inSeconds * 1_000)
-        logger.info("sent \(grant.name) to \(grant.recipientName) (\(remote)): bytes \(offset) to \(grant.size) "
-                    + "in \(milliseconds) ms", [("grant", grant.id), ("bytes", String(range.length))])
+        logger.info(
+            "sent \(grant.name) to \(grant.recipientName) (\(remote)): bytes \(offset) to \(grant.size) "
+                + "in \(milliseconds) ms", [("grant", grant.id), ("bytes", String(range.length))])
         do {
             try await grants.store.recordFetch(ofGrant: grant.id, at: Date())
         } catch {

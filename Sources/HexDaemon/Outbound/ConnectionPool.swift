@@ -44,7 +44,9 @@ final class ConnectionPool: DaemonService {
         let key = Key(endpoint: channel.endpoint, peerKey: peerKey)
         kept.withLock { kept in
             kept = kept.filter { $0.value.expires > now }
-            if kept[key] == nil, kept.count >= capacity, let oldest = kept.min(by: { $0.value.expires < $1.value.expires }) {
+            if kept[key] == nil, kept.count >= capacity,
+                let oldest = kept.min(by: { $0.value.expires < $1.value.expires })
+            {
                 kept[oldest.key] = nil
             }
             kept[key] = Kept(channel: channel, expires: now + idleLifetime)

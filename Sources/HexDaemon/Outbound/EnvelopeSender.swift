@@ -54,16 +54,19 @@ enum EnvelopeSender {
         ) async throws -> Channel {
             guard let first = endpoints.first else { throw SendError.undelivered("no address to send to") }
             guard endpoints.count > 1 else {
-                return try await open(to: first, security: security, deadline: deadline,
-                                      maximumLineLength: maximumLineLength)
+                return try await open(
+                    to: first, security: security, deadline: deadline,
+                    maximumLineLength: maximumLineLength)
             }
             var race = ConnectionRace<Channel>(candidates: endpoints.count)
             return try await withThrowingTaskGroup(of: ConnectionRace<Channel>.Event.self) { group in
                 func start(_ index: Int) {
                     group.addTask {
                         do {
-                            return .opened(try await open(to: endpoints[index], security: security,
-                                                          deadline: deadline, maximumLineLength: maximumLineLength))
+                            return .opened(
+                                try await open(
+                                    to: endpoints[index], security: security,
+                                    deadline: deadline, maximumLineLength: maximumLineLength))
                         } catch {
                             return .failed(index, "\(endpoints[index]): \(error)", error)
                         }
@@ -105,19 +108,22 @@ enum EnvelopeSender {
                 let connection = StreamConnection(stream: socket, maximumLineLength: maximumLineLength)
                 return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: nil)
             case .tls(let context, let expected, let deviceID):
-                let secured = try await TLSStream.handshake(over: socket, context: context, as: .client,
-                                                            expecting: deviceID, timeout: remaining(until: deadline))
+                let secured = try await TLSStream.handshake(
+                    over: socket, context: context, as: .client,
+                    expecting: deviceID, timeout: remaining(until: deadline))
                 let provenID = secured.peerKey.deviceID
                 // A wrong key at an address a beacon gave may be a replay's source: worth the next
                 // candidate, and a later attempt, never the end of a queued send.
                 if let deviceID, provenID != deviceID {
-                    throw SendError.undelivered("\(endpoint) proved a key whose ID is \(provenID.uppercaseText), "
-                                                + "not \(deviceID.uppercaseText), the peer it was announced as; "
-                                                + "nothing was sent")
+                    throw SendError.undelivered(
+                        "\(endpoint) proved a key whose ID is \(provenID.uppercaseText), "
+                            + "not \(deviceID.uppercaseText), the peer it was announced as; "
+                            + "nothing was sent")
                 }
                 if let expected, secured.peer != expected {
-                    throw SendError.undelivered("\(endpoint) proved the key \(secured.peer), not \(expected), "
-                                                + "the key of the peer it claims to be; nothing was sent")
+                    throw SendError.undelivered(
+                        "\(endpoint) proved the key \(secured.peer), not \(expected), "
+                            + "the key of the peer it claims to be; nothing was sent")
                 }
                 let connection = StreamConnection(stream: secured, maximumLineLength: maximumLineLength)
                 return Channel(endpoint: endpoint, socket: socket, connection: connection, peerKey: secured.peer)
@@ -142,8 +148,12 @@ enum EnvelopeSender {
                     throw SendError.undelivered("\(endpoint) closed the connection without answering \(messageID)")
                 }
                 guard let reply = try? Envelope.decode(from: bytes) else { continue }
-                if reply.operationType == .alert { throw SendError.refused("\(endpoint) answered: \((reply.message ?? "").clipped(toUTF8: 500))") }
-                if reply.messageID == messageID || (reply.operationType == .ack && reply.messageID == nil) { return reply }
+                if reply.operationType == .alert {
+                    throw SendError.refused("\(endpoint) answered: \((reply.message ?? "").clipped(toUTF8: 500))")
+                }
+                if reply.messageID == messageID || (reply.operationType == .ack && reply.messageID == nil) {
+                    return reply
+                }
             }
         }
 
@@ -156,8 +166,13 @@ enum EnvelopeSender {
     /// An Ack that means the envelope was taken (stored, a duplicate, or an Alert received);
     /// any other status is thrown.
     /// - Throws: `SendError.undelivered` for `failed` (worth retrying), `.refused` for the rest.
-    static func taken(_ reply: Envelope, from endpoint: Endpoint) throws(SendError) -> (status: AckStatus, message: String) {
-        let status = reply.operationType == .ack ? reply.status ?? "unknown" : AckStatus(rawValue: "unexpected \(reply.operationType.rawValue.clipped(toUTF8: 40))")
+    static func taken(_ reply: Envelope, from endpoint: Endpoint) throws(SendError) -> (
+        status: AckStatus, message: String
+    ) {
+        let status =
+            reply.operationType == .ack
+            ? reply.status ?? "unknown"
+            : AckStatus(rawValue: "unexpected \(reply.operationType.rawValue.clipped(toUTF8: 40))")
         let message = (reply.message ?? status.rawValue).clipped(toUTF8: 500)
         switch status {
         case .stored, .duplicate, .received: return (status, message)
@@ -189,13 +204,15 @@ enum EnvelopeSender {
                     maximumLineLength: maximumLineLength, pool: pool)
                 return try delivery(answering: reply, on: channel, since: start)
             }
-            let channel = try await Channel.open(to: endpoints, security: security, deadline: deadline,
-                                                 maximumLineLength: maximumLineLength)
+            let channel = try await Channel.open(
+                to: endpoints, security: security, deadline: deadline,
+                maximumLineLength: maximumLineLength)
             try await channel.write(line: line, deadline: deadline)
             guard awaitReply else {
                 channel.finish()
-                return Delivery(status: nil, message: "written; not waiting for an acknowledgement",
-                                elapsed: .now - start, peerKey: channel.peerKey, endpoint: channel.endpoint)
+                return Delivery(
+                    status: nil, message: "written; not waiting for an acknowledgement",
+                    elapsed: .now - start, peerKey: channel.peerKey, endpoint: channel.endpoint)
             }
             // A legacy peer answers only a blocked sender, with an Alert; otherwise it closes once
             // it has read everything.
@@ -206,8 +223,9 @@ enum EnvelopeSender {
                     throw SendError.refused("\(channel.endpoint) answered: \(said)")
                 }
             }
-            return Delivery(status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: .now - start,
-                            peerKey: channel.peerKey, endpoint: channel.endpoint)
+            return Delivery(
+                status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: .now - start,
+                peerKey: channel.peerKey, endpoint: channel.endpoint)
         }
     }
 
@@ -218,10 +236,13 @@ enum EnvelopeSender {
         deadline: ContinuousClock.Instant, maximumLineLength: Int, pool: ConnectionPool?
     ) async throws -> (Envelope, Channel) {
         if let pool, case .tls(_, let expected?, _) = security, let endpoint = endpoints.first,
-           let kept = pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: expected)) {
+            let kept = pool.take(ConnectionPool.Key(endpoint: endpoint, peerKey: expected))
+        {
             do {
-                return (try await exchange(line, messageID: messageID, on: kept, deadline: deadline, keepingIn: pool),
-                        kept)
+                return (
+                    try await exchange(line, messageID: messageID, on: kept, deadline: deadline, keepingIn: pool),
+                    kept
+                )
             } catch let error where !isStale(error) {
                 throw error
             } catch {
@@ -229,10 +250,13 @@ enum EnvelopeSender {
                 // on a new one, and its messageID makes sure it is stored at most once.
             }
         }
-        let channel = try await Channel.open(to: endpoints, security: security, deadline: deadline,
-                                             maximumLineLength: maximumLineLength)
-        return (try await exchange(line, messageID: messageID, on: channel, deadline: deadline, keepingIn: pool),
-                channel)
+        let channel = try await Channel.open(
+            to: endpoints, security: security, deadline: deadline,
+            maximumLineLength: maximumLineLength)
+        return (
+            try await exchange(line, messageID: messageID, on: channel, deadline: deadline, keepingIn: pool),
+            channel
+        )
     }
 
     /// Writes the envelope `line` on `channel` and reads the answer; once it came, the connection
@@ -248,12 +272,15 @@ enum EnvelopeSender {
     }
 
     /// What an Ack says about a send, or the error it means.
-    private static func delivery(answering reply: Envelope, on channel: Channel, since start: ContinuousClock.Instant) throws(SendError) -> Delivery {
+    private static func delivery(answering reply: Envelope, on channel: Channel, since start: ContinuousClock.Instant)
+        throws(SendError) -> Delivery
+    {
         let (status, message) = try taken(reply, from: channel.endpoint)
         // Only an id that is one, so a peer cannot slip other text into a report.
         let hexID = reply.hexID.flatMap(UUID.init(uuidString:))?.uuidString
-        return Delivery(status: status, message: message, elapsed: .now - start, hexID: hexID, peerKey: channel.peerKey,
-                        endpoint: channel.endpoint)
+        return Delivery(
+            status: status, message: message, elapsed: .now - start, hexID: hexID, peerKey: channel.peerKey,
+            endpoint: channel.endpoint)
     }
 
     /// Whether a failure on a kept connection means only that the peer had closed it: anything but

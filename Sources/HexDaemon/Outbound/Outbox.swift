@@ -56,8 +56,10 @@ actor Outbox: DaemonService {
     /// `wake` was called while the loop was not asleep: its next nap is skipped.
     private var woken = false
 
-    init(store: HexService, sender: SendService, events: EventLog, configuration: DaemonConfiguration, logger: Logger,
-         schedule: RetrySchedule = RetrySchedule()) {
+    init(
+        store: HexService, sender: SendService, events: EventLog, configuration: DaemonConfiguration, logger: Logger,
+        schedule: RetrySchedule = RetrySchedule()
+    ) {
         self.store = store
         self.sender = sender
         self.events = events
@@ -78,18 +80,24 @@ actor Outbox: DaemonService {
         let envelope = envelope(payload, messageID: messageID)
         let now = Date()
         let entry = OutboxEntry(
-            messageID: messageID.uuidString, peerUUID: target.peerUUID, address: target.address?.description, label: target.label,
+            messageID: messageID.uuidString, peerUUID: target.peerUUID, address: target.address?.description,
+            label: target.label,
             kind: payload.kind, envelope: String(decoding: envelope.encodedLine(), as: UTF8.self), legacy: forceLegacy,
             createdAt: now, expiresAt: now + configuration.outboxLifetime.inSeconds, nextAttemptAt: now)
         let (queued, isNew) = try await store.enqueue(entry, capacity: Self.capacity)
         guard isNew else {
-            guard queued.envelope == entry.envelope, queued.peerUUID == entry.peerUUID, queued.address == entry.address else {
+            guard queued.envelope == entry.envelope, queued.peerUUID == entry.peerUUID, queued.address == entry.address
+            else {
                 throw OutboxError.messageIDTaken(messageID.uuidString)
             }
             return queued
         }
-        logger.info("queued \(envelope.operationType) \(entry.messageID) for \(target.label)", [("peer", target.label), ("messageID", entry.messageID)])
-        await events.publish(.sendQueued, peerUUID: target.peerUUID, peer: target.label, id: entry.messageID, message: "expires \(entry.expiresAt.formatted(.iso8601))")
+        logger.info(
+            "queued \(envelope.operationType) \(entry.messageID) for \(target.label)",
+            [("peer", target.label), ("messageID", entry.messageID)])
+        await events.publish(
+            .sendQueued, peerUUID: target.peerUUID, peer: target.label, id: entry.messageID,
+            message: "expires \(entry.expiresAt.formatted(.iso8601))")
         return queued
     }
 
@@ -116,17 +124,25 @@ actor Outbox: DaemonService {
 
     /// Sends once, without the outbox (`--no-queue`): the outcome is reported and forgotten.
     /// - Throws: `LookupError`, or `SendError`.
-    func sendOnce(_ payload: Payload, to peer: String, messageID: UUID, forceLegacy: Bool, wait: Bool, timeout: Duration) async throws -> SendService.Receipt {
+    func sendOnce(
+        _ payload: Payload, to peer: String, messageID: UUID, forceLegacy: Bool, wait: Bool, timeout: Duration
+    ) async throws -> SendService.Receipt {
         let target = try await sender.target(peer)
         let envelope = envelope(payload, messageID: messageID)
         do {
-            let receipt = try await sender.deliver(envelope, to: target, forceLegacy: forceLegacy, wait: wait, timeout: timeout)
-            await events.publish(.sendAcked, peerUUID: target.peerUUID, peer: target.label, id: receipt.messageID,
-                                 message: receipt.delivery.status?.rawValue ?? "sent")
+            let receipt = try await sender.deliver(
+                envelope, to: target, forceLegacy: forceLegacy, wait: wait, timeout: timeout)
+            await events.publish(
+                .sendAcked, peerUUID: target.peerUUID, peer: target.label, id: receipt.messageID,
+                message: receipt.delivery.status?.rawValue ?? "sent")
             return receipt
         } catch {
-            logger.warning("\(envelope.operationType) to \(target.label) failed: \(error)", [("peer", target.label), ("messageID", messageID.uuidString)])
-            await events.publish(.sendFailed, peerUUID: target.peerUUID, peer: target.label, id: messageID.uuidString, message: error.description)
+            logger.warning(
+                "\(envelope.operationType) to \(target.label) failed: \(error)",
+                [("peer", target.label), ("messageID", messageID.uuidString)])
+            await events.publish(
+                .sendFailed, peerUUID: target.peerUUID, peer: target.label, id: messageID.uuidString,
+                message: error.description)
             throw error
         }
     }
@@ -151,9 +167,13 @@ actor Outbox: DaemonService {
     /// - Throws: `LookupError`, or a store error.
     func cancel(_ prefix: String) async throws -> OutboxEntry {
         let entry = try await store.outboxEntry(matching: prefix)
-        guard try await store.removeFromOutbox(messageID: entry.messageID) else { throw LookupError.noOutboxEntry(prefix) }
-        logger.info("cancelled \(entry.messageID) for \(entry.label)", [("peer", entry.label), ("messageID", entry.messageID)])
-        await events.publish(.sendFailed, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID, message: "cancelled")
+        guard try await store.removeFromOutbox(messageID: entry.messageID) else {
+            throw LookupError.noOutboxEntry(prefix)
+        }
+        logger.info(
+            "cancelled \(entry.messageID) for \(entry.label)", [("peer", entry.label), ("messageID", entry.messageID)])
+        await events.publish(
+            .sendFailed, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID, message: "cancelled")
         return entry
     }
 
@@ -197,7 +217,9 @@ actor Outbox: DaemonService {
     private func deliverDue() async {
         machine.roundStarts()
         defer { machine.roundEnds() }
-        guard let due = await logged({ try await store.dueOutboxEntries(at: Date(), limit: Self.batchSize) }) else { return }
+        guard let due = await logged({ try await store.dueOutboxEntries(at: Date(), limit: Self.batchSize) }) else {
+            return
+        }
         await withTaskGroup(of: Void.self) { group in
             for (index, lane) in machine.lanes(of: due).enumerated() {
                 if index >= Self.concurrentPeers { await group.next() }
@@ -227,8 +249,9 @@ actor Outbox: DaemonService {
     /// One attempt at a reserved entry, its outcome recorded and announced.
     private func settle(_ entry: OutboxEntry, timeout: Duration) async -> Attempt {
         let now = Date()
-        let decision = machine.decide(expiresAt: entry.expiresAt, attempts: entry.attempts, lastError: entry.lastError,
-                                      now: now)
+        let decision = machine.decide(
+            expiresAt: entry.expiresAt, attempts: entry.attempts, lastError: entry.lastError,
+            now: now)
         if case .giveUp(let reason) = decision { return await giveUp(entry, reason: reason) }
         var envelope: Envelope
         do {
@@ -242,12 +265,15 @@ actor Outbox: DaemonService {
             hex.senderUUID = store.identity.uuid
             envelope.jmObject = .hex(hex)
         }
-        let target = SendService.Target(peerUUID: entry.peerUUID, address: entry.address.flatMap(Endpoint.init(parsing:)), label: entry.label)
+        let target = SendService.Target(
+            peerUUID: entry.peerUUID, address: entry.address.flatMap(Endpoint.init(parsing:)), label: entry.label)
         do throws(SendError) {
-            let receipt = try await sender.deliver(envelope, to: target, forceLegacy: entry.legacy, wait: true, timeout: timeout)
+            let receipt = try await sender.deliver(
+                envelope, to: target, forceLegacy: entry.legacy, wait: true, timeout: timeout)
             await remove(entry)
-            await events.publish(.sendAcked, peerUUID: entry.peerUUID, peer: receipt.peer, id: entry.messageID,
-                                 message: receipt.delivery.status?.rawValue ?? "sent")
+            await events.publish(
+                .sendAcked, peerUUID: entry.peerUUID, peer: receipt.peer, id: entry.messageID,
+                message: receipt.delivery.status?.rawValue ?? "sent")
             return .delivered(receipt)
         } catch .refused(let reason) {
             return await giveUp(entry, reason: reason)
@@ -259,13 +285,18 @@ actor Outbox: DaemonService {
     /// Records a failed attempt worth retrying and when the next one is due.
     private func retryLater(_ entry: OutboxEntry, because reason: String, now: Date) async -> Attempt {
         let attempts = entry.attempts + 1
-        let next = machine.nextAttempt(afterAttempts: attempts, jitter: Double.random(in: 0.5...1),
-                                       expiresAt: entry.expiresAt, now: now)
-        await logged { try await store.recordFailedAttempt(messageID: entry.messageID, error: reason, nextAttemptAt: next) }
-        logger.info("\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) not delivered (attempt \(attempts)): \(reason)",
-                    [("peer", entry.label), ("messageID", entry.messageID), ("attempts", String(attempts))])
-        await events.publish(.sendRetrying, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID,
-                             message: "attempt \(attempts): \(reason); next at \(next.formatted(.iso8601))")
+        let next = machine.nextAttempt(
+            afterAttempts: attempts, jitter: Double.random(in: 0.5...1),
+            expiresAt: entry.expiresAt, now: now)
+        await logged {
+            try await store.recordFailedAttempt(messageID: entry.messageID, error: reason, nextAttemptAt: next)
+        }
+        logger.info(
+            "\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) not delivered (attempt \(attempts)): \(reason)",
+            [("peer", entry.label), ("messageID", entry.messageID), ("attempts", String(attempts))])
+        await events.publish(
+            .sendRetrying, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID,
+            message: "attempt \(attempts): \(reason); next at \(next.formatted(.iso8601))")
         // The delivery loop may be asleep past `next` (an attempt the user waited for).
         wake()
         return .retrying(reason: reason, next: next)
@@ -273,8 +304,11 @@ actor Outbox: DaemonService {
 
     private func giveUp(_ entry: OutboxEntry, reason: String) async -> Attempt {
         await remove(entry)
-        logger.warning("\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) failed: \(reason)", [("peer", entry.label), ("messageID", entry.messageID)])
-        await events.publish(.sendFailed, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID, message: reason)
+        logger.warning(
+            "\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) failed: \(reason)",
+            [("peer", entry.label), ("messageID", entry.messageID)])
+        await events.publish(
+            .sendFailed, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID, message: reason)
         return .failed(reason: reason)
     }
 
@@ -334,8 +368,8 @@ extension OutboxEntry: OutboxItem {
     public var destination: String { address ?? peerUUID ?? "" }
 }
 
-private extension Outbox.Payload {
-    var kind: OutboxEntry.Kind {
+extension Outbox.Payload {
+    fileprivate var kind: OutboxEntry.Kind {
         switch self {
         case .hex: .hex
         case .alert: .alert

@@ -1,5 +1,5 @@
-import HexEngine
 import HexCommandLine
+import HexEngine
 import HexKit
 import HexNet
 import HexTLS
@@ -54,7 +54,9 @@ struct SendService: Sendable {
         } catch {
             guard case .noPeer = error else { throw error }
         }
-        if let seen = try await service.knownPeer(matching: text) { return Target(peerUUID: seen.uuid, address: nil, label: seen.name) }
+        if let seen = try await service.knownPeer(matching: text) {
+            return Target(peerUUID: seen.uuid, address: nil, label: seen.name)
+        }
         guard let uuid = text.canonicalUUID, try await service.pin(forPeer: uuid) != nil else {
             throw LookupError.noPeer(text)
         }
@@ -80,7 +82,9 @@ struct SendService: Sendable {
     ///   - forceLegacy: send only what the original app understood, whatever the peer announced.
     /// - Throws: `SendError`: `.undelivered` (the peer is away, did not answer, or could not store
     ///   it: worth trying again) or `.refused` (it never will take it).
-    func deliver(_ envelope: Envelope, to target: Target, forceLegacy: Bool, wait: Bool, timeout: Duration) async throws(SendError) -> Receipt {
+    func deliver(_ envelope: Envelope, to target: Target, forceLegacy: Bool, wait: Bool, timeout: Duration)
+        async throws(SendError) -> Receipt
+    {
         let route = try await route(target, forceLegacy: forceLegacy)
         let envelope = route.dialect.adapted(envelope)
         let delivery = try await EnvelopeSender.send(
@@ -89,8 +93,9 @@ struct SendService: Sendable {
         await delivered(over: route, delivery)
         let outcome = delivery.status?.rawValue ?? "sent"
         let milliseconds = Int(clamping: delivery.elapsed.inSeconds * 1_000)
-        logger.info("\(envelope.operationType) to \(route.label): \(outcome) in \(milliseconds) ms",
-                    [("peer", route.label), ("messageID", envelope.messageID ?? ""), ("status", outcome)])
+        logger.info(
+            "\(envelope.operationType) to \(route.label): \(outcome) in \(milliseconds) ms",
+            [("peer", route.label), ("messageID", envelope.messageID ?? ""), ("status", outcome)])
         return Receipt(peer: route.label, messageID: envelope.messageID, delivery: delivery)
     }
 
@@ -134,7 +139,9 @@ struct SendService: Sendable {
             throw .undelivered(await whyAway(target))
         }
         // Playing a legacy peer means sending like one, whoever the receiver is.
-        let dialect = Dialect(sendingTo: peer?.versionID, forceLegacy: forceLegacy || configuration.legacy, versionID: configuration.appVersion)
+        let dialect = Dialect(
+            sendingTo: peer?.versionID, forceLegacy: forceLegacy || configuration.legacy,
+            versionID: configuration.appVersion)
         if let peer, pin == nil {
             do {
                 pin = try await service.pin(forPeer: peer.uuid)
@@ -146,10 +153,13 @@ struct SendService: Sendable {
         let label = peer.map { "\($0.name) (\(first))" } ?? first
         let security = try security(for: peer, labelled: label, pinned: pin, dialect: dialect)
         if case .plaintext = security, configuration.plaintext == .refuse {
-            throw .refused("\(label) speaks no TLS (a legacy peer, or --legacy), and this daemon refuses plaintext (--plaintext refuse)")
+            throw .refused(
+                "\(label) speaks no TLS (a legacy peer, or --legacy), and this daemon refuses plaintext (--plaintext refuse)"
+            )
         }
-        return PeerRoute(peer: peer, endpoints: endpoints, label: label, dialect: dialect, security: security,
-                         legacyPinOwner: legacyPinOwner)
+        return PeerRoute(
+            peer: peer, endpoints: endpoints, label: label, dialect: dialect, security: security,
+            legacyPinOwner: legacyPinOwner)
     }
 
     /// For a UUID pinned before device IDs were derived from keys, and silent since: the peer

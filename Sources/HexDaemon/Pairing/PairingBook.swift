@@ -61,19 +61,24 @@ struct PairingBook {
         if others.count >= Self.capacity, let oldest = others.min(by: { $0.expires < $1.expires }) {
             incoming[oldest.key] = nil
         }
-        incoming[key] = Incoming(peerUUID: uuid, name: name, key: key, commitment: commitment, ourNonce: ourNonce,
-                                 code: nil,
-                                 expires: now + Self.lifetime, source: source, isKnown: isKnown)
+        incoming[key] = Incoming(
+            peerUUID: uuid, name: name, key: key, commitment: commitment, ourNonce: ourNonce,
+            code: nil,
+            expires: now + Self.lifetime, source: source, isKnown: isKnown)
     }
 
     /// Checks the initiator's nonce against its commitment and works out the code.
     /// - Throws: `PairingError` when there is no request from this key, or the nonce does not
     ///   match (the request is then dropped: a second guess gets nothing).
-    mutating func revealed(nonce: [UInt8], by key: Fingerprint, ownKey: Fingerprint, at now: ContinuousClock.Instant) throws(PairingError) -> Incoming {
+    mutating func revealed(nonce: [UInt8], by key: Fingerprint, ownKey: Fingerprint, at now: ContinuousClock.Instant)
+        throws(PairingError) -> Incoming
+    {
         expire(at: now)
         guard var request = incoming[key], request.code == nil else { throw .noRequest }
         guard PairingCode.commitment(to: nonce) == request.commitment,
-              let code = PairingCode.verificationCode(initiator: key, responder: ownKey, initiatorNonce: nonce, responderNonce: request.ourNonce) else {
+            let code = PairingCode.verificationCode(
+                initiator: key, responder: ownKey, initiatorNonce: nonce, responderNonce: request.ourNonce)
+        else {
             incoming[key] = nil
             throw .commitmentMismatch
         }
@@ -96,7 +101,8 @@ struct PairingBook {
         let open = incoming.values.filter { $0.code != nil && $0.expires > now }
         let named = open.filter { $0.name.lowercased() == text.lowercased() }
         let byName = named.count > 1 && named.filter(\.isKnown).count == 1 ? named.filter(\.isKnown) : named
-        let matches = byName.isEmpty && !text.isEmpty ? open.filter { $0.peerUUID.hasPrefix(text.uppercased()) } : byName
+        let matches =
+            byName.isEmpty && !text.isEmpty ? open.filter { $0.peerUUID.hasPrefix(text.uppercased()) } : byName
         guard let match = matches.first else { throw .noPairing(text) }
         guard matches.count == 1 else { throw .ambiguousPeer(text, matches: matches.count) }
         return match
@@ -109,7 +115,9 @@ struct PairingBook {
 
     /// Takes the request this daemon sent to `key`, when `uuid` and `code` are the ones it knows.
     /// - Throws: `PairingError.noRequest`, or `.codeMismatch` (the request is then dropped).
-    mutating func accepted(by key: Fingerprint, uuid: String, code: String, at now: ContinuousClock.Instant) throws(PairingError) -> Outgoing {
+    mutating func accepted(by key: Fingerprint, uuid: String, code: String, at now: ContinuousClock.Instant)
+        throws(PairingError) -> Outgoing
+    {
         expire(at: now)
         guard let request = outgoing[key], request.peerUUID == uuid else { throw .noRequest }
         outgoing[key] = nil
@@ -125,16 +133,22 @@ struct PairingBook {
 
     /// The pairing under way with a peer UUID, for display: its code and who must accept.
     func pending(for uuid: String, at now: ContinuousClock.Instant) -> (code: String, awaitingUs: Bool)? {
-        if let request = incoming.values.first(where: { $0.peerUUID == uuid && $0.expires > now }), let code = request.code { return (code, true) }
+        if let request = incoming.values.first(where: { $0.peerUUID == uuid && $0.expires > now }),
+            let code = request.code
+        {
+            return (code, true)
+        }
         return outgoing.values.first { $0.peerUUID == uuid && $0.expires > now }.map { ($0.code, false) }
     }
 
     /// Drops the entry expiring first when `key` is new and `entries` is full.
     private static func makeRoom<Entry>(
-        for key: Fingerprint, in entries: inout [Fingerprint: Entry], expiring expires: KeyPath<Entry, ContinuousClock.Instant>
+        for key: Fingerprint, in entries: inout [Fingerprint: Entry],
+        expiring expires: KeyPath<Entry, ContinuousClock.Instant>
     ) {
         guard entries[key] == nil, entries.count >= capacity,
-              let first = entries.min(by: { $0.value[keyPath: expires] < $1.value[keyPath: expires] }) else { return }
+            let first = entries.min(by: { $0.value[keyPath: expires] < $1.value[keyPath: expires] })
+        else { return }
         entries[first.key] = nil
     }
 

@@ -32,12 +32,14 @@ struct PairingExchange: Sendable {
 
     /// Connects, runs `conversation`, and ends the connection.
     /// - Throws: `SendError`, for every way the connection or the conversation fails.
-    func converse<T: Sendable>(_ conversation: @Sendable (Conversation) async throws -> T) async throws(SendError) -> T {
+    func converse<T: Sendable>(_ conversation: @Sendable (Conversation) async throws -> T) async throws(SendError) -> T
+    {
         let deadline = ContinuousClock.now + timeout
         return try await EnvelopeSender.reportingFailures(to: route.label, within: timeout) {
             let channel = try await EnvelopeSender.Channel.open(
                 to: route.endpoints, security: route.security, deadline: deadline, maximumLineLength: maximumLineLength)
-            let result = try await conversation(Conversation(channel: channel, versionID: versionID, deadline: deadline))
+            let result = try await conversation(
+                Conversation(channel: channel, versionID: versionID, deadline: deadline))
             channel.finish()
             return result
         }

@@ -1,5 +1,5 @@
-import HexEngine
 import HexControl
+import HexEngine
 import HexKit
 import HexNet
 import HexTLS
@@ -46,30 +46,44 @@ actor PairingService {
         guard peer.speaksTLS else {
             throw SendError.refused("\(label) speaks no TLS (a legacy peer): it has no key to pair with")
         }
-        let route = try await sender.route(.init(peerUUID: peer.uuid, address: nil, label: peer.name),
-                                           forceLegacy: false)
+        let route = try await sender.route(
+            .init(peerUUID: peer.uuid, address: nil, label: peer.name),
+            forceLegacy: false)
         let pin = try await service.pin(forPeer: peer.uuid)
         let ourNonce = try PairingCode.nonce()
-        guard let commitment = PairingCode.commitment(to: ourNonce) else { throw SendError.undelivered("cannot hash a nonce") }
+        guard let commitment = PairingCode.commitment(to: ourNonce) else {
+            throw SendError.undelivered("cannot hash a nonce")
+        }
         let identity = service.identity
         let (theirNonce, theirKey) = try await exchange(over: route, timeout: timeout).converse { conversation in
             let endpoint = conversation.endpoint
-            let request = PairJM(step: .request, senderUUID: identity.uuid, senderName: identity.name, commitment: commitment)
+            let request = PairJM(
+                step: .request, senderUUID: identity.uuid, senderName: identity.name, commitment: commitment)
             let answer = try await conversation.send(request)
             guard let step = answer.pair, step.step == .nonce, step.senderUUID == peer.uuid,
-                  let nonce = step.nonce.flatMap(PairingCode.nonce(hex:)), let key = conversation.peerKey else {
+                let nonce = step.nonce.flatMap(PairingCode.nonce(hex:)), let key = conversation.peerKey
+            else {
                 _ = try EnvelopeSender.taken(answer, from: endpoint)
                 throw SendError.refused("\(label) did not answer the pairing request with its nonce")
             }
-            _ = try EnvelopeSender.taken(try await conversation.send(PairJM(step: .reveal, nonce: PairingCode.hex(ourNonce))), from: endpoint)
+            _ = try EnvelopeSender.taken(
+                try await conversation.send(PairJM(step: .reveal, nonce: PairingCode.hex(ourNonce))), from: endpoint)
             return (nonce, key)
         }
-        guard let code = PairingCode.verificationCode(initiator: ownKey, responder: theirKey, initiatorNonce: ourNonce, responderNonce: theirNonce) else {
+        guard
+            let code = PairingCode.verificationCode(
+                initiator: ownKey, responder: theirKey, initiatorNonce: ourNonce, responderNonce: theirNonce)
+        else {
             throw SendError.undelivered("cannot hash the verification code")
         }
-        book.sent(.init(peerUUID: peer.uuid, name: peer.name, key: theirKey, code: code, expires: .now + PairingBook.lifetime), at: .now)
+        book.sent(
+            .init(
+                peerUUID: peer.uuid, name: peer.name, key: theirKey, code: code, expires: .now + PairingBook.lifetime),
+            at: .now)
         logger.info("asked \(label) to pair: code \(code), key \(theirKey)")
-        return TrustReport(peerUUID: peer.uuid, peer: peer.name, key: theirKey.description, trust: pin?.trust, code: code, awaitingPeer: true)
+        return TrustReport(
+            peerUUID: peer.uuid, peer: peer.name, key: theirKey.description, trust: pin?.trust, code: code,
+            awaitingPeer: true)
     }
 
     /// Accepts a peer's pairing request, its code compared by this side's user: tells the peer
@@ -82,8 +96,9 @@ actor PairingService {
         if let refusal = try await refusal(of: request.peerUUID, key: request.key) { throw SendError.refused(refusal) }
         let peer = try await directory.peer(matching: request.peerUUID)
         let accept = PairJM(step: .accept, senderUUID: service.identity.uuid, code: code)
-        var route = try await sender.route(.init(peerUUID: peer.uuid, address: nil, label: peer.name),
-                                           forceLegacy: false)
+        var route = try await sender.route(
+            .init(peerUUID: peer.uuid, address: nil, label: peer.name),
+            forceLegacy: false)
         // The key that asked, and no other, is told.
         route.security = .tls(tls, expected: request.key, deviceID: UUID(strict: request.peerUUID))
         try await exchange(over: route, timeout: timeout).converse { conversation in
@@ -93,7 +108,9 @@ actor PairingService {
         _ = try await service.pair(peer: request.peerUUID, fingerprint: request.key.description)
         await paired(request.peerUUID, name: request.name, key: request.key, code: code)
         logger.info("paired with \(label): code \(code), key \(request.key)")
-        return TrustReport(peerUUID: request.peerUUID, peer: request.name, key: request.key.description, trust: .paired, code: code, awaitingPeer: false)
+        return TrustReport(
+            peerUUID: request.peerUUID, peer: request.name, key: request.key.description, trust: .paired, code: code,
+            awaitingPeer: false)
     }
 
     /// Drops the request a peer sent, unaccepted: nothing is pinned or sent (the peer's own request
@@ -103,8 +120,9 @@ actor PairingService {
         let request = try book.request(matching: text, at: .now)
         book.closeIncoming(request.key)
         logger.info("declined the pairing request of \(request.name) (\(request.peerUUID))")
-        return TrustReport(peerUUID: request.peerUUID, peer: request.name, key: request.key.description, trust: nil,
-                           code: request.code, awaitingPeer: false)
+        return TrustReport(
+            peerUUID: request.peerUUID, peer: request.name, key: request.key.description, trust: nil,
+            code: request.code, awaitingPeer: false)
     }
 
     /// The pairing under way with a peer, for `hexctl peers`.
@@ -131,7 +149,8 @@ actor PairingService {
             return ack(.rejected, "pairing needs TLS: over plaintext there is no key to pair")
         }
         if let claimed = envelope.pair?.senderUUID, claimed != deviceID {
-            return ack(.rejected,
+            return ack(
+                .rejected,
                 "senderUUID \(claimed) is not the ID of the key this connection proved: that key's ID is \(deviceID)")
         }
         guard let messageID = envelope.messageID, let step = envelope.pair else {
@@ -140,26 +159,38 @@ actor PairingService {
         do {
             switch step.step {
             case .request:
-                guard let uuid = step.senderUUID, let commitment = step.commitment else { return ack(.invalid, "a pairing request needs senderUUID and commitment") }
+                guard let uuid = step.senderUUID, let commitment = step.commitment else {
+                    return ack(.invalid, "a pairing request needs senderUUID and commitment")
+                }
                 if let refusal = try await refusal(of: uuid, key: key) { return ack(.rejected, refusal) }
                 let isKnown = try await isKnown(uuid)
                 guard isKnown || admission.admitStranger(at: .now) else { throw PairingError.busy }
                 let nonce = try PairingCode.nonce()
-                try book.received(from: key, uuid: uuid, name: step.senderName ?? "", commitment: commitment,
-                                  ourNonce: nonce,
-                                  source: source, isKnown: isKnown, at: .now)
+                try book.received(
+                    from: key, uuid: uuid, name: step.senderName ?? "", commitment: commitment,
+                    ourNonce: nonce,
+                    source: source, isKnown: isKnown, at: .now)
                 let identity = service.identity
-                return .pair(PairJM(step: .nonce, senderUUID: identity.uuid, senderName: identity.name, nonce: PairingCode.hex(nonce)),
-                             versionID: configuration.appVersion, messageID: messageID)
+                return .pair(
+                    PairJM(
+                        step: .nonce, senderUUID: identity.uuid, senderName: identity.name,
+                        nonce: PairingCode.hex(nonce)),
+                    versionID: configuration.appVersion, messageID: messageID)
             case .reveal:
-                guard let nonce = step.nonce.flatMap(PairingCode.nonce(hex:)) else { return ack(.invalid, "a reveal needs a nonce") }
+                guard let nonce = step.nonce.flatMap(PairingCode.nonce(hex:)) else {
+                    return ack(.invalid, "a reveal needs a nonce")
+                }
                 let request = try book.revealed(nonce: nonce, by: key, ownKey: ownKey, at: .now)
                 let code = request.code ?? ""
-                logger.info("\(request.name.clipped(toUTF8: 80)) (\(request.peerUUID)) asks to pair: code \(code); accept with: hexctl pair --accept \(request.peerUUID)")
+                logger.info(
+                    "\(request.name.clipped(toUTF8: 80)) (\(request.peerUUID)) asks to pair: code \(code); accept with: hexctl pair --accept \(request.peerUUID)"
+                )
                 await events.publish(.pairRequested, peerUUID: request.peerUUID, peer: request.name, message: code)
                 return ack(.received, "waiting for the user of \(service.identity.name) to compare the code and accept")
             case .accept:
-                guard let uuid = step.senderUUID, let code = step.code else { return ack(.invalid, "an accept needs senderUUID and code") }
+                guard let uuid = step.senderUUID, let code = step.code else {
+                    return ack(.invalid, "an accept needs senderUUID and code")
+                }
                 let request = try book.accepted(by: key, uuid: uuid, code: code, at: .now)
                 _ = try await service.pair(peer: uuid, fingerprint: key.description)
                 await paired(uuid, name: request.name, key: key, code: code)
@@ -169,10 +200,13 @@ actor PairingService {
                 return ack(.invalid, "a nonce answers a pairing request; it is never sent alone")
             }
         } catch let error as PairingError {
-            logger.limited("pairing refused", .info, "refused a pairing step (\(step.step.rawValue)) from key \(key): \(error)")
+            logger.limited(
+                "pairing refused", .info, "refused a pairing step (\(step.step.rawValue)) from key \(key): \(error)")
             return ack(.rejected, error.description)
         } catch {
-            logger.limited("pairing failure", .error, "cannot answer a pairing step (\(step.step.rawValue)) from key \(key): \(error)")
+            logger.limited(
+                "pairing failure", .error,
+                "cannot answer a pairing step (\(step.step.rawValue)) from key \(key): \(error)")
             return ack(.failed, "the receiver could not record it: \(error)")
         }
     }
@@ -181,8 +215,9 @@ actor PairingService {
 
     /// A connection over `route`, whose security says which key the peer must prove.
     private func exchange(over route: PeerRoute, timeout: Duration) -> PairingExchange {
-        PairingExchange(route: route, versionID: configuration.appVersion,
-                        maximumLineLength: configuration.maximumLineLength, timeout: timeout)
+        PairingExchange(
+            route: route, versionID: configuration.appVersion,
+            maximumLineLength: configuration.maximumLineLength, timeout: timeout)
     }
 
     /// Whether a peer asking to pair was known before any flood of strangers: its key is pinned
@@ -198,7 +233,8 @@ actor PairingService {
     private func refusal(of uuid: String, key: Fingerprint) async throws -> String? {
         if uuid == service.identity.uuid { return "\(uuid) is this daemon's own UUID" }
         if let pin = try await service.pin(forPeer: uuid), pin.fingerprint != key.description {
-            return "\(uuid) is pinned to the key \(pin.fingerprint), not \(key); if that peer was reinstalled, its key is reset with: hexctl trust --reset \(uuid)"
+            return
+                "\(uuid) is pinned to the key \(pin.fingerprint), not \(key); if that peer was reinstalled, its key is reset with: hexctl trust --reset \(uuid)"
         }
         if let owner = try await service.pinnedPeer(forKey: key.description), owner != uuid {
             return "the key \(key) belongs to the peer \(owner), not to \(uuid)"

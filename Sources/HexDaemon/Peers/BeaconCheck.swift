@@ -35,7 +35,8 @@ public enum BeaconCheck: Equatable, Sendable {
     public init(_ beacon: Beacon, key: DeviceKey?) {
         let claimsDerivedID = beacon.peer.isKeyDerivedID
         guard beacon.key != nil, let signatureText = beacon.signature,
-              let boot = beacon.boot, let sequence = beacon.sequence, let message = beacon.receivedMessage else {
+            let boot = beacon.boot, let sequence = beacon.sequence, let message = beacon.receivedMessage
+        else {
             self = claimsDerivedID ? .forged("it claims a derived ID without a signature") : .unsigned
             return
         }
@@ -48,7 +49,8 @@ public enum BeaconCheck: Equatable, Sendable {
             return
         }
         guard let signature = Fingerprint.bytes(hex: signatureText, count: DeviceKey.signatureSize),
-              key.verifies(signature, of: message) else {
+            key.verifies(signature, of: message)
+        else {
             self = .forged("its signature does not hold")
             return
         }

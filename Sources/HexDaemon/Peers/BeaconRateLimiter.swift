@@ -57,7 +57,8 @@ struct BeaconRateLimiter {
     /// with is there (the one marked longest ago is forgotten past `maximumSources`).
     mutating func markKnown(_ address: IPAddress, at now: ContinuousClock.Instant) {
         if known[address] == nil, known.count >= maximumSources,
-           let oldest = known.min(by: { $0.value < $1.value }) {
+            let oldest = known.min(by: { $0.value < $1.value })
+        {
             known[oldest.key] = nil
         }
         known[address] = now
@@ -75,7 +76,8 @@ struct BeaconRateLimiter {
         var bucket = buckets[key] ?? TokenBucket(rate: rate, burst: rate * 2)
         let admitted = bucket.take(at: now)
         if buckets[key] == nil, buckets.count >= limit,
-           let oldest = buckets.min(by: { ($0.value.last ?? now) < ($1.value.last ?? now) }) {
+            let oldest = buckets.min(by: { ($0.value.last ?? now) < ($1.value.last ?? now) })
+        {
             buckets[oldest.key] = nil
         }
         buckets[key] = bucket

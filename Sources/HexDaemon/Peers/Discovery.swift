@@ -1,6 +1,6 @@
-import HexEngine
 import FoundationEssentials
 import HexControl
+import HexEngine
 import HexKit
 import HexNet
 import HexTLS
@@ -37,8 +37,9 @@ actor Discovery: DaemonService {
     private var verifiedKeys = VerifiedKeys()
     /// Signature checks of beacons claiming peers not in the table: a flood of invented signed
     /// beacons costs at most these, whatever its number of sources.
-    private var strangerChecks = TokenBucket(rate: Discovery.strangerChecksPerSecond,
-                                             burst: Discovery.strangerChecksPerSecond)
+    private var strangerChecks = TokenBucket(
+        rate: Discovery.strangerChecksPerSecond,
+        burst: Discovery.strangerChecksPerSecond)
     static let strangerChecksPerSecond = 1_000.0
     private var rateLimiter: BeaconRateLimiter
     private var lastImmediateAnswer: ContinuousClock.Instant?
@@ -158,11 +159,12 @@ actor Discovery: DaemonService {
     /// that peers drop this daemon at once) and stops beacons; showing announces at once.
     /// - Throws: what the store throws when it cannot keep it (then nothing changed).
     func change(to change: VisibilityChange) async throws -> Visibility {
-        let new: Visibility = switch change {
-        case .visible: .visible
-        case .hidden: .hidden
-        case .visibleFor(let duration): .visibleUntil(Date().addingTimeInterval(duration.inSeconds))
-        }
+        let new: Visibility =
+            switch change {
+            case .visible: .visible
+            case .hidden: .hidden
+            case .visibleFor(let duration): .visibleUntil(Date().addingTimeInterval(duration.inSeconds))
+            }
         try await service.keepVisibility(new)
         await settle(to: new)
         return new
@@ -222,8 +224,11 @@ actor Discovery: DaemonService {
         while !Task.isCancelled {
             if let next = nextBeacon, next.due <= .now { await sendBeacon(next.step) }
             do {
-                guard let datagram = try await socket.receive(maximumLength: Beacon.maximumSize,
-                                                              before: nextBeacon?.due) else { continue }
+                guard
+                    let datagram = try await socket.receive(
+                        maximumLength: Beacon.maximumSize,
+                        before: nextBeacon?.due)
+                else { continue }
                 await handle(datagram)
             } catch is CancellationError {
                 return
@@ -262,8 +267,9 @@ actor Discovery: DaemonService {
             await broadcast(.announce)
             next = left > 1 ? (.now + .milliseconds(150), .burst(left: left - 1)) : (.now + interval, .steady)
         case .steady:
-            interval = AnnounceInterval.next(configured: configuration.announceInterval,
-                                             peers: await directory.count, previous: interval)
+            interval = AnnounceInterval.next(
+                configured: configuration.announceInterval,
+                peers: await directory.count, previous: interval)
             await broadcast(.announce)
             // It answers whoever asks within the next 200 ms too (`answer`).
             lastImmediateAnswer = .now
@@ -279,7 +285,8 @@ actor Discovery: DaemonService {
     private func noteUnanswered() {
         beaconsUnanswered += 1
         guard beaconsUnanswered == Self.quietBeacons else { return }
-        let hint = "no peer heard in \(Self.quietBeacons) beacon intervals: if other hexd run on this network, "
+        let hint =
+            "no peer heard in \(Self.quietBeacons) beacon intervals: if other hexd run on this network, "
             + "a firewall may drop what they send; let in UDP \(socket.port) (discovery), TCP \(tcpPort) "
             + "(envelopes) and UDP 5353 (DNS-SD), for example with 'firewall-cmd --add-service=hexd' or "
             + "'ufw allow hexd' (Examples/firewalld, Examples/ufw)"
@@ -293,28 +300,35 @@ actor Discovery: DaemonService {
         datagramsReceived += 1
         guard rateLimiter.admit(datagram.sender, at: .now) else {
             datagramsRateLimited += 1
-            logger.limited("datagram flood", .warning, "dropping datagrams from \(datagram.sender) (or everywhere): "
-                           + "more than \(Int(rateLimiter.rate * BeaconRateLimiter.addressFactor)) a second from one "
-                           + "address, or \(Int(rateLimiter.rate * BeaconRateLimiter.totalFactor)) from all")
+            logger.limited(
+                "datagram flood", .warning,
+                "dropping datagrams from \(datagram.sender) (or everywhere): "
+                    + "more than \(Int(rateLimiter.rate * BeaconRateLimiter.addressFactor)) a second from one "
+                    + "address, or \(Int(rateLimiter.rate * BeaconRateLimiter.totalFactor)) from all")
             return
         }
         guard !datagram.truncated else {
             datagramsOversized += 1
-            logger.limited("oversized datagram", .info, "dropped an oversized datagram from \(datagram.sender):\(datagram.senderPort)")
+            logger.limited(
+                "oversized datagram", .info,
+                "dropped an oversized datagram from \(datagram.sender):\(datagram.senderPort)")
             return
         }
         guard let beacon = Beacon.decode(datagram.bytes) else {
             datagramsMalformed += 1
-            logger.limited("malformed datagram", .info, "dropped a datagram that is not a beacon from \(datagram.sender):\(datagram.senderPort)")
+            logger.limited(
+                "malformed datagram", .info,
+                "dropped a datagram that is not a beacon from \(datagram.sender):\(datagram.senderPort)")
             return
         }
         // Our own beacons, heard back, cost no signature check.
         guard beacon.peer != identity.uuid else { return }
         guard rateLimiter.admit(peer: beacon.peer.uppercased(), from: datagram.sender, at: .now) else {
             datagramsRateLimited += 1
-            logger.limited("beacon flood", .warning,
-                           "dropping beacons claiming \(beacon.peer) from \(datagram.sender): "
-                           + "more than \(configuration.beaconRate) a second")
+            logger.limited(
+                "beacon flood", .warning,
+                "dropping beacons claiming \(beacon.peer) from \(datagram.sender): "
+                    + "more than \(configuration.beaconRate) a second")
             return
         }
         guard let signed = await admit(beacon, from: datagram) else { return }
@@ -348,9 +362,10 @@ actor Discovery: DaemonService {
             let admitted = await directory.admitCheck(of: beacon.peer)
             guard admitted ?? strangerChecks.take(at: .now) else {
                 datagramsRateLimited += 1
-                logger.limited("signature checks", .warning,
-                               "dropped a signed beacon claiming \(beacon.peer) unchecked: "
-                               + "more signatures to check than the budget allows")
+                logger.limited(
+                    "signature checks", .warning,
+                    "dropped a signed beacon claiming \(beacon.peer) unchecked: "
+                        + "more signatures to check than the budget allows")
                 return nil
             }
         }
@@ -359,8 +374,10 @@ actor Discovery: DaemonService {
         switch check {
         case .forged(let reason):
             datagramsForged += 1
-            logger.limited("forged beacon", .warning, "dropped a beacon from \(datagram.sender):\(datagram.senderPort) "
-                           + "claiming \(beacon.peer): \(reason)")
+            logger.limited(
+                "forged beacon", .warning,
+                "dropped a beacon from \(datagram.sender):\(datagram.senderPort) "
+                    + "claiming \(beacon.peer): \(reason)")
             return nil
         case .unsigned:
             return false
@@ -374,8 +391,9 @@ actor Discovery: DaemonService {
                 return nil
             case .stale:
                 datagramsReplayed += 1
-                logger.limited("replayed beacon", .info,
-                               "dropped a replayed beacon of \(beacon.peer) from \(datagram.sender)")
+                logger.limited(
+                    "replayed beacon", .info,
+                    "dropped a replayed beacon of \(beacon.peer) from \(datagram.sender)")
                 return nil
             }
         }
@@ -408,11 +426,12 @@ actor Discovery: DaemonService {
     /// A beacon of this daemon, signed unless it plays a legacy peer: each one numbered after the
     /// last, so that no receiver takes a replay of an earlier one.
     private func beacon(_ kind: Beacon.Kind) -> Beacon {
-        let beacon = Beacon(kind: kind, peer: identity.uuid, instance: instance, name: identity.name,
-                            versionID: configuration.appVersion, port: tcpPort,
-                            interval: interval.inSeconds,
-                            capabilities: signer == nil ? [] : ["ack", "tls"],
-                            fingerprint: signer?.fingerprint.description)
+        let beacon = Beacon(
+            kind: kind, peer: identity.uuid, instance: instance, name: identity.name,
+            versionID: configuration.appVersion, port: tcpPort,
+            interval: interval.inSeconds,
+            capabilities: signer == nil ? [] : ["ack", "tls"],
+            fingerprint: signer?.fingerprint.description)
         guard let signer else { return beacon }
         sequence += 1
         guard let signed = beacon.signed(by: signer, boot: boot, sequence: sequence) else {
@@ -435,8 +454,9 @@ actor Discovery: DaemonService {
             let selection = configuration.interfaces
             var plan = NetworkInterfaces.targets(of: NetworkInterfaces.addresses(), selection: selection)
             if let socket6, let group = Self.group {
-                let links = NetworkInterfaces.multicastTargets(of: NetworkInterfaces.ipv6Links(), group: group,
-                                                               selection: selection)
+                let links = NetworkInterfaces.multicastTargets(
+                    of: NetworkInterfaces.ipv6Links(), group: group,
+                    selection: selection)
                 for case .v6(let destination)? in links.map(\.broadcast) {
                     do {
                         try socket6.join(group, interface: destination.scope)

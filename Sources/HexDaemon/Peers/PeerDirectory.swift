@@ -54,15 +54,18 @@ actor PeerDirectory {
             await arrived(peer, verb: "restarted")
         case .left(let peer):
             logger.info("peer left: \(peer.name) (\(peer.uuid))")
-            await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID,
-                                 message: "said bye")
+            await events.publish(
+                .peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID,
+                message: "said bye")
         case .keyMismatch(let impostor):
-            let claim = "\(impostor.endpoint) claims to be \(impostor.name) (\(impostor.uuid)) with "
+            let claim =
+                "\(impostor.endpoint) claims to be \(impostor.name) (\(impostor.uuid)) with "
                 + (impostor.fingerprint.map { "the key \($0)" } ?? "no key")
                 + ", but its key is pinned to \(impostor.pinned); sends go only to the pinned key"
             logger.limited("peer key mismatch", .warning, claim)
-            await events.publish(.peerKeyMismatch, peerUUID: impostor.uuid, peer: impostor.name,
-                                 versionID: impostor.versionID, message: claim)
+            await events.publish(
+                .peerKeyMismatch, peerUUID: impostor.uuid, peer: impostor.name,
+                versionID: impostor.versionID, message: claim)
         case .updated, .none:
             break
         }
@@ -72,13 +75,16 @@ actor PeerDirectory {
     /// Says that `peer` is (back) on the network, remembers it for the next start and tells the
     /// followers of `arrivals()`.
     private func arrived(_ peer: PeerTable.Peer, verb: String) async {
-        logger.limited("peer found", .info,
-                       "peer \(verb): \(peer.name) (\(peer.uuid)) version \(peer.versionID) at \(peer.endpoint)")
-        await events.publish(.peerFound, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID,
-                             message: peer.endpoint.description)
+        logger.limited(
+            "peer found", .info,
+            "peer \(verb): \(peer.name) (\(peer.uuid)) version \(peer.versionID) at \(peer.endpoint)")
+        await events.publish(
+            .peerFound, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID,
+            message: peer.endpoint.description)
         do {
-            try await service.recordSighting(uuid: peer.uuid, name: peer.name, versionID: peer.versionID,
-                                             address: peer.endpoint.description)
+            try await service.recordSighting(
+                uuid: peer.uuid, name: peer.name, versionID: peer.versionID,
+                address: peer.endpoint.description)
         } catch {
             logger.warning("cannot record peer \(peer.uuid): \(error)")
         }
@@ -88,10 +94,13 @@ actor PeerDirectory {
     /// Says that the full table dropped `peer` for a newcomer.
     private func dropped(_ peer: PeerTable.Peer) async {
         peersEvicted += 1
-        logger.limited("peer table full", .warning, "the peer table is full (\(table.capacity)): "
-                       + "dropped \(peer.name) (\(peer.uuid)), unheard longest")
-        await events.publish(.peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID,
-                             message: "dropped: the peer table is full")
+        logger.limited(
+            "peer table full", .warning,
+            "the peer table is full (\(table.capacity)): "
+                + "dropped \(peer.name) (\(peer.uuid)), unheard longest")
+        await events.publish(
+            .peerLost, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID,
+            message: "dropped: the peer table is full")
     }
 
     /// The UUIDs of peers as they are found or restart, from now on: the outbox makes their
@@ -206,8 +215,9 @@ actor PeerDirectory {
             }
             return key
         } catch {
-            logger.limited("pin lookup", .warning,
-                           "cannot read the key pinned to \(uuid.clipped(toUTF8: 40)): \(error)")
+            logger.limited(
+                "pin lookup", .warning,
+                "cannot read the key pinned to \(uuid.clipped(toUTF8: 40)): \(error)")
             return nil
         }
     }

@@ -161,7 +161,8 @@ struct PeerTable {
             pinned: pinnedKey, lastSeen: now, interval: sighting.interval)
         let known = impostors[uuid]
         if known == nil, impostors.count >= Self.maximumImpostors,
-           let stalest = impostors.values.min(by: { $0.lastSeen < $1.lastSeen }) {
+            let stalest = impostors.values.min(by: { $0.lastSeen < $1.lastSeen })
+        {
             impostors[stalest.uuid] = nil
         }
         impostors[uuid] = impostor

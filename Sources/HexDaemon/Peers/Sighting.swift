@@ -40,9 +40,10 @@ extension Sighting {
     /// The sighting a beacon makes, heard from `address`; `signed` as `BeaconCheck` and
     /// `BeaconFreshness` judged it.
     init(_ beacon: Beacon, from address: IPAddress, signed: Bool) {
-        self.init(kind: beacon.kind == .bye ? .leaving : .present, uuid: beacon.peer.uppercased(), name: beacon.name,
-                  versionID: beacon.versionID, instance: beacon.instance, address: address, port: beacon.port,
-                  interval: .seconds(beacon.interval), capabilities: beacon.capabilities,
-                  fingerprint: beacon.fingerprint, isSigned: signed)
+        self.init(
+            kind: beacon.kind == .bye ? .leaving : .present, uuid: beacon.peer.uppercased(), name: beacon.name,
+            versionID: beacon.versionID, instance: beacon.instance, address: address, port: beacon.port,
+            interval: .seconds(beacon.interval), capabilities: beacon.capabilities,
+            fingerprint: beacon.fingerprint, isSigned: signed)
     }
 }

@@ -20,7 +20,9 @@ struct CommandLinkProvider: LinkProvider {
     }
 
     func link(for path: String, to recipient: FileGrants.Recipient?) async throws -> String {
-        let arguments = words.map { $0.split(separator: "{path}", omittingEmptySubsequences: false).joined(separator: path) }
+        let arguments = words.map {
+            $0.split(separator: "{path}", omittingEmptySubsequences: false).joined(separator: path)
+        }
         let command = arguments.joined(separator: " ")
         let result: ChildProcess.Result
         do {

@@ -20,7 +20,9 @@ struct URLLinkProvider: LinkProvider {
     let service = Service.unknown
 
     func link(for path: String, to recipient: FileGrants.Recipient?) async throws -> String {
-        guard LinkURL.parse(path) != nil else { throw LinkProviderError("\(path) is not a URL with a scheme and a host, nor a file:// URL") }
+        guard LinkURL.parse(path) != nil else {
+            throw LinkProviderError("\(path) is not a URL with a scheme and a host, nor a file:// URL")
+        }
         return path
     }
 }
@@ -31,7 +33,9 @@ struct FileLinkProvider: LinkProvider {
 
     func link(for path: String, to recipient: FileGrants.Recipient?) async throws -> String {
         let filePath = try Self.absolutePath(path)
-        guard FileManager.default.fileExists(atPath: filePath) else { throw LinkProviderError("\(filePath) does not exist") }
+        guard FileManager.default.fileExists(atPath: filePath) else {
+            throw LinkProviderError("\(filePath) does not exist")
+        }
         return URL(fileURLWithPath: filePath).absoluteString
     }
 

@@ -27,8 +27,9 @@ struct ShareService: Sendable {
     init(configuration: DaemonConfiguration, grants: FileGrants?, ownerID: String, events: EventLog) {
         var providers: [String: any LinkProvider] = ["url": URLLinkProvider(), "file": FileLinkProvider()]
         if let template = configuration.linkCommand {
-            providers["command"] = CommandLinkProvider(template: template, service: configuration.linkService,
-                                                       timeout: configuration.linkTimeout, concurrency: configuration.linkConcurrency)
+            providers["command"] = CommandLinkProvider(
+                template: template, service: configuration.linkService,
+                timeout: configuration.linkTimeout, concurrency: configuration.linkConcurrency)
         }
         if let grants { providers["peer"] = PeerLinkProvider(grants: grants, ownerID: ownerID) }
         self.providers = providers
@@ -55,17 +56,24 @@ struct ShareService: Sendable {
     /// It ends at the first failure, at `timeout`, on `cancel`, or when the calling task is
     /// cancelled (the client left); each way, the link commands still running are stopped.
     /// - Throws: `ShareError`.
-    func links(for paths: [String], query id: UUID, provider name: String?, audience: ShareAudience,
-               timeout: Duration) async throws(ShareError) -> [LinkJM] {
+    func links(
+        for paths: [String], query id: UUID, provider name: String?, audience: ShareAudience,
+        timeout: Duration
+    ) async throws(ShareError) -> [LinkJM] {
         let providerName: String
         if let name { providerName = name } else { providerName = try defaultProvider(for: audience) }
-        guard let provider = providers[providerName] else { throw .unknownProvider(providerName, available: providers.keys.sorted()) }
-        let (ended, ending) = AsyncStream.makeStream(of: QueryRegistry.Outcome.self, bufferingPolicy: .bufferingNewest(1))
+        guard let provider = providers[providerName] else {
+            throw .unknownProvider(providerName, available: providers.keys.sorted())
+        }
+        let (ended, ending) = AsyncStream.makeStream(
+            of: QueryRegistry.Outcome.self, bufferingPolicy: .bufferingNewest(1))
         let opened = await registry.open(id: id, kind: .shareLinks, paths: paths) { outcome in
             ending.yield(outcome)
             ending.finish()
         }
-        guard opened else { throw paths.isEmpty ? .linkFailed(path: nil, reason: "give at least one file") : .queryInFlight(id) }
+        guard opened else {
+            throw paths.isEmpty ? .linkFailed(path: nil, reason: "give at least one file") : .queryInFlight(id)
+        }
 
         let unique = paths.uniqued()
         let outcome = await withTaskGroup(of: Void.self) { group -> QueryRegistry.Outcome? in
@@ -88,7 +96,9 @@ struct ShareService: Sendable {
         case .delivered(let links):
             await events.publish(.queryFinished, id: id.uuidString, message: "delivered")
             return zip(unique, links).map { path, link in
-                LinkJM(url: link, linkDescription: Self.describe(path, link: link, provider: providerName), service: provider.service)
+                LinkJM(
+                    url: link, linkDescription: Self.describe(path, link: link, provider: providerName),
+                    service: provider.service)
             }
         case .failed(let path, let reason):
             await events.publish(.queryFinished, id: id.uuidString, message: "failed: \(reason)")
@@ -101,9 +111,12 @@ struct ShareService: Sendable {
 
     /// Fails the query, naming what is missing, unless it ends (and this task is cancelled) first.
     private func expire(_ id: UUID, after timeout: Duration) async {
-        guard (try? await Task.sleep(for: timeout)) != nil, let progress = await registry.progress(of: id) else { return }
-        await registry.fail(id, path: progress.waiting.first,
-                            reason: "no answer within \(timeout) (\(progress.waiting.count) of \(progress.total) missing)")
+        guard (try? await Task.sleep(for: timeout)) != nil, let progress = await registry.progress(of: id) else {
+            return
+        }
+        await registry.fail(
+            id, path: progress.waiting.first,
+            reason: "no answer within \(timeout) (\(progress.waiting.count) of \(progress.total) missing)")
     }
 
     private func answer(

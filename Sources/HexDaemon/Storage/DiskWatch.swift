@@ -20,7 +20,9 @@ struct DiskWatch {
         case everyone = "every Store"
 
         init(_ room: DiskRoom) {
-            self = room.refusal(ofBytes: 0, paired: true) != nil ? .everyone
+            self =
+                room.refusal(ofBytes: 0, paired: true) != nil
+                ? .everyone
                 : room.refusal(ofBytes: 0, paired: false) != nil ? .strangers : .nothing
         }
     }
@@ -37,7 +39,8 @@ struct DiskWatch {
         self.reservePath = reservePath
         self.settings = settings
         var status = stat()
-        holdsReserve = settings.reserve > 0 && stat(reservePath, &status) == 0
+        holdsReserve =
+            settings.reserve > 0 && stat(reservePath, &status) == 0
             && Int(status.st_size) >= settings.reserve
     }
 
@@ -82,8 +85,9 @@ struct DiskWatch {
     /// The disk now, for `status`, without acting on it; nil when it cannot be read.
     func reading() -> DiskRoom? {
         Self.space(of: directory).map { space in
-            DiskRoom(free: space.free, floor: settings.freeFloor.bytes(ofDiskSize: space.size),
-                     hardFloor: settings.hardFreeFloor.bytes(ofDiskSize: space.size))
+            DiskRoom(
+                free: space.free, floor: settings.freeFloor.bytes(ofDiskSize: space.size),
+                hardFloor: settings.hardFreeFloor.bytes(ofDiskSize: space.size))
         }
     }
 

@@ -76,7 +76,8 @@ enum OutboxError: Error, Equatable, CustomStringConvertible {
         case .full(let usage, let capacity):
             "the outbox is full (\(usage.entries) sends, \(usage.bytes) bytes waiting; at most \(capacity.entries) and \(capacity.bytes) bytes): "
                 + "wait for deliveries, or cancel some with hexctl outbox cancel"
-        case .messageIDTaken(let id): "message id \(id) is already queued for another send (another peer or other content)"
+        case .messageIDTaken(let id):
+            "message id \(id) is already queued for another send (another peer or other content)"
         }
     }
 }

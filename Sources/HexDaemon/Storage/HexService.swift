@@ -1,6 +1,6 @@
-import HexEngine
 import HexCommandLine
 import HexControl
+import HexEngine
 import HexKit
 import HexStore
 import Synchronization
@@ -33,9 +33,11 @@ actor HexService {
     /// - Parameters:
     ///   - deviceID: the ID the device's key derives; nil when playing a legacy peer.
     ///   - settings: the inbox's budgets and the disk's floors.
-    init(dataDirectory: DataDirectory, name: String?, deviceID: UUID?, versionID: String,
-         accepting acceptPolicy: AcceptPolicy = .anyone, settings: StoreSettings = StoreSettings(),
-         logger: Logger) throws {
+    init(
+        dataDirectory: DataDirectory, name: String?, deviceID: UUID?, versionID: String,
+        accepting acceptPolicy: AcceptPolicy = .anyone, settings: StoreSettings = StoreSettings(),
+        logger: Logger
+    ) throws {
         self.logger = logger
         reserve = settings.reserve
         disk = DiskWatch(directory: dataDirectory.path, reservePath: dataDirectory.reservePath, settings: settings)
@@ -46,8 +48,9 @@ actor HexService {
         // Two fresh installs would otherwise share one default name, and `--to` could not tell them apart.
         (identity, replacedUUID) = try database.localIdentity(
             name: name, firstName: HostName.current ?? LocalIdentity.defaultName, deviceID: deviceID)
-        manager = HexManager(repository: database, identity: identity, versionID: versionID, accepting: acceptPolicy,
-                             knowsDerivedIDs: deviceID != nil)
+        manager = HexManager(
+            repository: database, identity: identity, versionID: versionID, accepting: acceptPolicy,
+            knowsDerivedIDs: deviceID != nil)
         manager.budget = settings.budget
         manager.diskRoom = room
         try manager.loadUsage()
@@ -72,12 +75,16 @@ actor HexService {
     /// at once. Not isolated to the actor: the caller is resumed from the commit directly, so
     /// that a job queued on the actor meanwhile (a checkpoint) never delays its answer.
     /// - Parameter address: the IP address they came from (a plaintext sender's account).
-    nonisolated func receive(_ envelopes: [Envelope], proof: SenderProof,
-                             from address: String) async -> [Result<ReceiveOutcome, any Error>] {
+    nonisolated func receive(
+        _ envelopes: [Envelope], proof: SenderProof,
+        from address: String
+    ) async -> [Result<ReceiveOutcome, any Error>] {
         await withCheckedContinuation { continuation in
             let scheduleCommit = arrivals.withLock { queue in
-                queue.waiting.append(Arrival(envelopes: envelopes, proof: proof, address: address,
-                                             continuation: continuation))
+                queue.waiting.append(
+                    Arrival(
+                        envelopes: envelopes, proof: proof, address: address,
+                        continuation: continuation))
                 defer { queue.commitScheduled = true }
                 return !queue.commitScheduled
             }
@@ -107,7 +114,9 @@ actor HexService {
         let (batch, more) = arrivals.withLock { queue in
             var taken = 0
             var envelopes = 0
-            while taken < queue.waiting.count && (taken == 0 || envelopes + queue.waiting[taken].envelopes.count <= Self.largestBatch) {
+            while taken < queue.waiting.count
+                && (taken == 0 || envelopes + queue.waiting[taken].envelopes.count <= Self.largestBatch)
+            {
                 envelopes += queue.waiting[taken].envelopes.count
                 taken += 1
             }
@@ -180,9 +189,10 @@ actor HexService {
     private func logRefusals(in outcomes: [[Result<ReceiveOutcome, any Error>]]) {
         for case .success(.noRoom(let refusal, let account)) in outcomes.joined()
         where refusalsLogged.admit(account, at: .now) {
-            logger.warning("refused what \(account) sent (a hex or an alert), past \(refusal.summary): "
-                           + "nothing stored (said once a minute per sender)",
-                           [("account", account.rawValue), ("limit", refusal.option)])
+            logger.warning(
+                "refused what \(account) sent (a hex or an alert), past \(refusal.summary): "
+                    + "nothing stored (said once a minute per sender)",
+                [("account", account.rawValue), ("limit", refusal.option)])
         }
     }
 
@@ -191,11 +201,13 @@ actor HexService {
         case .refusing(.nothing, let free, _):
             logger.info("the disk has \(ByteCount.text(free)) free again: every Store is taken")
         case .refusing(let refusing, let free, let floor):
-            logger.warning("the disk has \(ByteCount.text(free)) free, below \(ByteCount.text(floor)): refusing "
-                           + "\(refusing.rawValue) until space returns (hexd --min-free, --min-free-hard)")
+            logger.warning(
+                "the disk has \(ByteCount.text(free)) free, below \(ByteCount.text(floor)): refusing "
+                    + "\(refusing.rawValue) until space returns (hexd --min-free, --min-free-hard)")
         case .reserveReleased(let bytes, let free):
-            logger.warning("the disk is full (\(ByteCount.text(free)) free): gave back the \(ByteCount.text(bytes)) "
-                           + "reserve so that hexd can go on; it is made again once space returns")
+            logger.warning(
+                "the disk is full (\(ByteCount.text(free)) free): gave back the \(ByteCount.text(bytes)) "
+                    + "reserve so that hexd can go on; it is made again once space returns")
         case .reserveMade(let bytes):
             logger.info("set aside a \(ByteCount.text(bytes)) reserve for a day the disk fills up (--disk-reserve)")
         }
@@ -245,7 +257,9 @@ actor HexService {
     /// Pins a peer UUID to the key it just proved, unless it has a key already (trust on first
     /// use) or the key belongs to another peer.
     func pinOnFirstUse(peer uuid: String, fingerprint: String) throws {
-        guard try database.pin(forPeer: uuid) == nil, try database.pinnedPeer(forKey: fingerprint) == nil else { return }
+        guard try database.pin(forPeer: uuid) == nil, try database.pinnedPeer(forKey: fingerprint) == nil else {
+            return
+        }
         try database.setPin(PeerPin(peerUUID: uuid, fingerprint: fingerprint, trust: .pinned))
     }
 
@@ -300,7 +314,9 @@ actor HexService {
     /// was reinstalled). Returns the key forgotten.
     /// - Throws: `LookupError.noPin`, naming the peer as `label`.
     func resetTrust(peer uuid: String, label: String) throws -> PeerPin {
-        guard let pin = try database.pin(forPeer: uuid), try database.removePin(forPeer: uuid) else { throw LookupError.noPin(label) }
+        guard let pin = try database.pin(forPeer: uuid), try database.removePin(forPeer: uuid) else {
+            throw LookupError.noPin(label)
+        }
         try manager.pairingsChanged()
         return pin
     }
@@ -323,7 +339,9 @@ actor HexService {
 
     /// One page of a location's list (see `HexManager.summaries`).
     /// - Throws: `HexManagerError.hexNotFound` when `cursor` is not a hex of the location.
-    func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws -> [HexSummary] {
+    func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws
+        -> [HexSummary]
+    {
         try manager.summaries(in: location, after: cursor, limit: limit, fieldCharacters: fieldCharacters)
     }
 
@@ -411,8 +429,9 @@ actor HexService {
         pendingSightings = [:]
         try database.transaction {
             for (uuid, sighting) in sightings {
-                try database.recordSighting(uuid: uuid, name: sighting.name, versionID: sighting.versionID,
-                                            address: sighting.address, at: sighting.time)
+                try database.recordSighting(
+                    uuid: uuid, name: sighting.name, versionID: sighting.versionID,
+                    address: sighting.address, at: sighting.time)
             }
             try database.pruneSightings(keeping: Self.maximumSightings, seenBefore: Date() - Self.sightingLifetime)
         }

@@ -17,20 +17,26 @@ public struct StoreSettings: Sendable, Hashable {
 
     /// The options of these settings.
     public static let declared: [Setting<StoreSettings>] = [
-        size("inbox-budget", \.budget.inbox, default: InboxBudget.default.inbox,
-             help: "Bytes the inbox may hold, every sender together; past it, hexes are refused (Ack rejected)."),
-        size("sender-budget", \.budget.perSender, default: InboxBudget.default.perSender,
-             help: "Bytes of the inbox one sender that is not paired may fill: one key over TLS, one address "
+        size(
+            "inbox-budget", \.budget.inbox, default: InboxBudget.default.inbox,
+            help: "Bytes the inbox may hold, every sender together; past it, hexes are refused (Ack rejected)."),
+        size(
+            "sender-budget", \.budget.perSender, default: InboxBudget.default.perSender,
+            help: "Bytes of the inbox one sender that is not paired may fill: one key over TLS, one address "
                 + "over plaintext. Paired senders are held to --inbox-budget alone."),
-        size("strangers-budget", \.budget.strangers, default: InboxBudget.default.strangers,
-             help: "Bytes of the inbox all senders that are not paired may fill together."),
-        floor("min-free", \.freeFloor, default: StoreSettings().freeFloor,
-              help: "Free space on the data directory's disk below which only paired senders are stored "
+        size(
+            "strangers-budget", \.budget.strangers, default: InboxBudget.default.strangers,
+            help: "Bytes of the inbox all senders that are not paired may fill together."),
+        floor(
+            "min-free", \.freeFloor, default: StoreSettings().freeFloor,
+            help: "Free space on the data directory's disk below which only paired senders are stored "
                 + "(Ack failed: try again later)."),
-        floor("min-free-hard", \.hardFreeFloor, default: StoreSettings().hardFreeFloor,
-              help: "Free space below which nothing is stored."),
-        size("disk-reserve", \.reserve, default: StoreSettings().reserve, allowsZero: true,
-             help: "A file kept in the data directory and removed when the disk fills up, so that hexd can "
+        floor(
+            "min-free-hard", \.hardFreeFloor, default: StoreSettings().hardFreeFloor,
+            help: "Free space below which nothing is stored."),
+        size(
+            "disk-reserve", \.reserve, default: StoreSettings().reserve, allowsZero: true,
+            help: "A file kept in the data directory and removed when the disk fills up, so that hexd can "
                 + "still start, checkpoint and answer hexctl; 0 for none."),
     ]
 
@@ -40,8 +46,10 @@ public struct StoreSettings: Sendable, Hashable {
         allowsZero: Bool = false, help: String
     ) -> Setting<StoreSettings> {
         let smallest = allowsZero ? 0 : 1
-        return Setting(name, value: "size", help: help + " Default: \(ByteCount.text(value)).",
-                       expected: "a size such as 512KiB, 32MiB or 1GiB (\(smallest) to 1 PiB)", keyPath) {
+        return Setting(
+            name, value: "size", help: help + " Default: \(ByteCount.text(value)).",
+            expected: "a size such as 512KiB, 32MiB or 1GiB (\(smallest) to 1 PiB)", keyPath
+        ) {
             ByteCount.parse($0).flatMap { (smallest...(1 << 50)).contains($0) ? $0 : nil }
         }
     }
@@ -50,8 +58,9 @@ public struct StoreSettings: Sendable, Hashable {
         _ name: String, _ keyPath: WritableKeyPath<StoreSettings, FreeSpaceFloor> & Sendable,
         default value: FreeSpaceFloor, help: String
     ) -> Setting<StoreSettings> {
-        Setting(name, value: "size|percent", help: help + " Default: \(value).",
-                expected: "a size such as 256MiB, or a share of the disk such as 2%", keyPath,
-                parse: FreeSpaceFloor.parse)
+        Setting(
+            name, value: "size|percent", help: help + " Default: \(value).",
+            expected: "a size such as 256MiB, or a share of the disk such as 2%", keyPath,
+            parse: FreeSpaceFloor.parse)
     }
 }

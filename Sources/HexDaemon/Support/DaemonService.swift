@@ -5,4 +5,3 @@ protocol DaemonService: Sendable {
     /// Serves until the task is cancelled.
     func run() async
 }
-

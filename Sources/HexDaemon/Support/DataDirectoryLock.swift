@@ -1,6 +1,5 @@
-import HexCommandLine
-
 import Glibc
+import HexCommandLine
 
 /// An exclusive lock on a data directory, held for the daemon's lifetime, so two daemons never
 /// share one database and control socket. The kernel releases it when the process ends, however
@@ -13,7 +12,9 @@ final class DataDirectoryLock {
         let path = dataDirectory.lockPath
         let directory = dataDirectory.path
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw DaemonError.cannotStart("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw DaemonError.cannotStart("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             var owner = [UInt8](repeating: 0, count: 32)
             let count = read(descriptor, &owner, owner.count)

@@ -6,13 +6,13 @@ enum DescriptorLimit {
     /// the soft limit in force afterwards.
     static func raise() -> Int {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return 1_024 }
+        guard getrlimit(descriptorResource, &limit) == 0 else { return 1_024 }
         // An unlimited hard limit is capped: the kernel's own maximum applies anyway.
         let target = min(limit.rlim_max, rlim_t(1 << 20))
         if limit.rlim_cur < target {
             var raised = limit
             raised.rlim_cur = target
-            if setrlimit(RLIMIT_NOFILE_VALUE, &raised) == 0 { limit = raised }
+            if setrlimit(descriptorResource, &raised) == 0 { limit = raised }
         }
         return Int(clamping: limit.rlim_cur)
     }
@@ -21,5 +21,5 @@ enum DescriptorLimit {
     /// lock, pipes of link commands, and whatever libraries open.
     static let reserve = 64
 
-    private static let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    private static let descriptorResource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 }

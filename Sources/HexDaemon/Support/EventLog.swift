@@ -32,7 +32,10 @@ actor EventLog {
         let id: String?
         let message: String?
 
-        init(_ kind: DaemonEvent.Kind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil, id: String? = nil, message: String? = nil) {
+        init(
+            _ kind: DaemonEvent.Kind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil,
+            id: String? = nil, message: String? = nil
+        ) {
             self.kind = kind
             self.peerUUID = peerUUID
             self.peer = peer
@@ -43,7 +46,10 @@ actor EventLog {
     }
 
     /// Records an event and hands it to every watcher.
-    func publish(_ kind: DaemonEvent.Kind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil, id: String? = nil, message: String? = nil) {
+    func publish(
+        _ kind: DaemonEvent.Kind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil,
+        id: String? = nil, message: String? = nil
+    ) {
         publish([Draft(kind, peerUUID: peerUUID, peer: peer, versionID: versionID, id: id, message: message)])
     }
 
@@ -51,8 +57,9 @@ actor EventLog {
     func publish(_ drafts: [Draft]) {
         let time = Date()
         for draft in drafts {
-            let event = DaemonEvent(seq: nextSequence, kind: draft.kind, time: time, peerUUID: draft.peerUUID, peer: draft.peer,
-                                    versionID: draft.versionID, id: draft.id, message: draft.message)
+            let event = DaemonEvent(
+                seq: nextSequence, kind: draft.kind, time: time, peerUUID: draft.peerUUID, peer: draft.peer,
+                versionID: draft.versionID, id: draft.id, message: draft.message)
             nextSequence += 1
             if recent.count >= 2 * Self.retained { recent.removeFirst(recent.count - Self.retained) }
             recent.append(event)
@@ -65,7 +72,8 @@ actor EventLog {
     /// - Parameter kinds: the kinds wanted; nil for all. A watcher that wants few kinds is not
     ///   woken by the others, and they cannot crowd the few out of its buffer.
     func watch(since: UInt64, kinds: Set<DaemonEvent.Kind>? = nil) -> AsyncStream<DaemonEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DaemonEvent.self, bufferingPolicy: .bufferingNewest(Self.retained))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DaemonEvent.self, bufferingPolicy: .bufferingNewest(Self.retained))
         let watcher = Watcher(continuation: continuation, kinds: kinds)
         for event in recent.suffix(Self.retained) where event.seq > since { watcher.offer(event) }
         let id = UUID()

@@ -54,27 +54,44 @@ public struct Logger: Sendable {
     }
 
     /// The same logger for a part of the daemon.
-    public func named(_ component: String) -> Logger { Logger(level: level, format: format, component: component, limiter: limiter) }
+    public func named(_ component: String) -> Logger {
+        Logger(level: level, format: format, component: component, limiter: limiter)
+    }
 
-    public func log(_ messageLevel: LogLevel, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) {
+    public func log(
+        _ messageLevel: LogLevel, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []
+    ) {
         guard messageLevel <= level else { return }
         printError(line(messageLevel, message(), fields(), time: Date()))
     }
 
-    public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) { log(.error, message(), fields()) }
-    public func warning(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) { log(.warning, message(), fields()) }
-    public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) { log(.info, message(), fields()) }
-    public func debug(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) { log(.debug, message(), fields()) }
+    public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) {
+        log(.error, message(), fields())
+    }
+    public func warning(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) {
+        log(.warning, message(), fields())
+    }
+    public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) {
+        log(.info, message(), fields())
+    }
+    public func debug(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) {
+        log(.debug, message(), fields())
+    }
 
     /// Logs what peers can cause at will (bad input, floods, cut connections): at most
     /// `LogLimiter.linesPerWindow` lines of one `kind` per window, then one line saying how many
     /// were left out. A flood of bad input cannot flood the log.
-    public func limited(_ kind: String, _ messageLevel: LogLevel, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> Fields = []) {
+    public func limited(
+        _ kind: String, _ messageLevel: LogLevel, _ message: @autoclosure () -> String,
+        _ fields: @autoclosure () -> Fields = []
+    ) {
         guard messageLevel <= level else { return }
         switch limiter.admit(kind, at: .now) {
         case .write(let suppressedBefore):
             if suppressedBefore > 0 {
-                log(messageLevel, "(\(suppressedBefore) more '\(kind)' lines left out in the last \(Int(LogLimiter.window.inSeconds)) s)",
+                log(
+                    messageLevel,
+                    "(\(suppressedBefore) more '\(kind)' lines left out in the last \(Int(LogLimiter.window.inSeconds)) s)",
                     [("kind", kind), ("suppressed", String(suppressedBefore))])
             }
             log(messageLevel, message(), fields())
@@ -90,15 +107,22 @@ public struct Logger: Sendable {
         case .text:
             // A message can carry a peer's text: its control characters are escaped, so it
             // stays one line.
-            let oneLine = message.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? String(Self.logfmtValue(message).dropFirst().dropLast()) : message
-            return "\(timestamp) \(messageLevel.rawValue) \(component): \(oneLine)" + fields.map { " \($0.0)=\(Self.logfmtValue($0.1))" }.joined()
+            let oneLine =
+                message.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+                ? String(Self.logfmtValue(message).dropFirst().dropLast()) : message
+            return "\(timestamp) \(messageLevel.rawValue) \(component): \(oneLine)"
+                + fields.map { " \($0.0)=\(Self.logfmtValue($0.1))" }.joined()
         case .logfmt:
-            let record = [("ts", timestamp), ("level", messageLevel.rawValue), ("component", component), ("msg", message)] + fields
+            let record =
+                [("ts", timestamp), ("level", messageLevel.rawValue), ("component", component), ("msg", message)]
+                + fields
             return record.map { "\($0.0)=\(Self.logfmtValue($0.1))" }.joined(separator: " ")
         case .json:
             var writer = JSONWriter(escapeSlashes: false)
             writer.beginObject()
-            for (key, value) in [("ts", timestamp), ("level", messageLevel.rawValue), ("component", component), ("msg", message)] + fields {
+            for (key, value) in [
+                ("ts", timestamp), ("level", messageLevel.rawValue), ("component", component), ("msg", message),
+            ] + fields {
                 writer.member(key, value)
             }
             writer.endObject()
@@ -109,7 +133,11 @@ public struct Logger: Sendable {
     /// A logfmt value: bare when it is a plain word, else quoted with `"`, `\\` and control
     /// characters escaped (so a value from a peer cannot forge a field or a line).
     static func logfmtValue(_ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" && $0.value != 0x7F }
+        let plain =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy {
+                $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" && $0.value != 0x7F
+            }
         if plain { return value }
         var quoted = "\""
         for scalar in value.unicodeScalars {
@@ -119,7 +147,8 @@ public struct Logger: Sendable {
             case "\n": quoted += "\\n"
             case "\r": quoted += "\\r"
             case "\t": quoted += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: quoted += "\\u{\(String(scalar.value, radix: 16))}"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                quoted += "\\u{\(String(scalar.value, radix: 16))}"
             default: quoted.unicodeScalars.append(scalar)
             }
         }

@@ -27,7 +27,9 @@ struct ServiceNotifier {
         let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
         let message = Array(state.utf8)
         _ = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, message, message.count, Int32(MSG_NOSIGNAL), $0, length) }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(descriptor, message, message.count, Int32(MSG_NOSIGNAL), $0, length)
+            }
         }
     }
 }

@@ -1,10 +1,9 @@
+import Glibc
 import HexCommandLine
 import HexControl
 import HexKit
 import HexNet
 import HexWeb
-
-import Glibc
 
 /// Serves the inbox page on loopback: its files, the control API over HTTP (`POST /control`, the
 /// same JSON as the control socket) and the event stream (`GET /events`, Server-Sent Events).
@@ -37,22 +36,25 @@ struct WebServer: DaemonService {
         do {
             listener = try StreamListener.tcp(address: .v4(address.host), port: address.port, backlog: 64)
         } catch {
-            logger.warning("no inbox page: cannot listen on \(address) (\(error)); "
-                           + "is another hexd serving its page there? Choose another with --web HOST:PORT")
+            logger.warning(
+                "no inbox page: cannot listen on \(address) (\(error)); "
+                    + "is another hexd serving its page there? Choose another with --web HOST:PORT")
             return nil
         }
         let token = try WebToken.loadOrCreate(at: dataDirectory.webTokenPath)
         let served = WebSettings.Address(host: address.host, port: listener.port)
-        try PrivateFile.write(Array(openingPage(url: "http://\(served)/?token=\(token)").utf8),
-                              to: dataDirectory.webOpenPath)
+        try PrivateFile.write(
+            Array(openingPage(url: "http://\(served)/?token=\(token)").utf8),
+            to: dataDirectory.webOpenPath)
         try PrivateFile.write(Array("\(served)\n".utf8), to: dataDirectory.webAddressPath)
         let access = WebAccess(token: token, host: "\(address.host)", port: served.port)
-        return WebServer(listener: listener, access: access,
-                         handler: handler, events: events, boot: boot, settings: settings,
-                         files: [dataDirectory.webAddressPath, dataDirectory.webOpenPath], logger: logger,
-                         // No cap per address: every client of a page on loopback has the same one, and
-                         // one local user must not lock out the others. Past the total, the stalest goes.
-                         connections: ConnectionTable(total: settings.maximumConnections, perAddress: .max))
+        return WebServer(
+            listener: listener, access: access,
+            handler: handler, events: events, boot: boot, settings: settings,
+            files: [dataDirectory.webAddressPath, dataDirectory.webOpenPath], logger: logger,
+            // No cap per address: every client of a page on loopback has the same one, and
+            // one local user must not lock out the others. Past the total, the stalest goes.
+            connections: ConnectionTable(total: settings.maximumConnections, perAddress: .max))
     }
 
     func run() async {
@@ -80,8 +82,10 @@ struct WebServer: DaemonService {
         switch connections.admit(socket, from: socket.remoteEndpoint?.host ?? "?") {
         case .refused: return
         case .admittedByClosing(let stalest):
-            logger.limited("page connections", .warning, "\(connections.total) page connections open: "
-                           + "closed the one from \(stalest) that waited longest without a request")
+            logger.limited(
+                "page connections", .warning,
+                "\(connections.total) page connections open: "
+                    + "closed the one from \(stalest) that waited longest without a request")
         case .admitted: break
         }
         await serve(socket)
@@ -100,10 +104,13 @@ struct WebServer: DaemonService {
                 }
                 guard count > 0 else { return }
             } catch let error as SocketError where error.isTimeout {
-                logger.limited("slow page request", .info, "closed a page connection: no whole request within "
-                               + "\(settings.requestDeadline)")
-                await send(.text(.requestTimeout, "the request did not arrive within \(settings.requestDeadline)"),
-                           to: socket)
+                logger.limited(
+                    "slow page request", .info,
+                    "closed a page connection: no whole request within "
+                        + "\(settings.requestDeadline)")
+                await send(
+                    .text(.requestTimeout, "the request did not arrive within \(settings.requestDeadline)"),
+                    to: socket)
                 return
             } catch {
                 return
@@ -127,8 +134,10 @@ struct WebServer: DaemonService {
             // Not a redirect: a browser that came from another site (the opening file, a link)
             // would not send a SameSite=Strict cookie on the redirect's request. A navigation from
             // this page to itself is same-site, and leaves the token out of the address bar.
-            await send(Self.pageFile("text/html; charset=utf-8", Array(Self.signingIn.utf8),
-                                     headers: [("Set-Cookie", access.sessionCookie)]), to: socket)
+            await send(
+                Self.pageFile(
+                    "text/html; charset=utf-8", Array(Self.signingIn.utf8),
+                    headers: [("Set-Cookie", access.sessionCookie)]), to: socket)
         case .allowed:
             switch (request.method, request.path) {
             case ("POST", "/control"): await control(request, on: socket)
@@ -142,17 +151,22 @@ struct WebServer: DaemonService {
                 }
                 await send(Self.pageFile(asset.contentType, asset.bytes), to: socket)
             default:
-                await send(.text(.methodNotAllowed, "\(request.method.prefix(32)) \(request.path.prefix(200)) "
-                                 + "is not served: the page takes GET, and POST /control"), to: socket)
+                await send(
+                    .text(
+                        .methodNotAllowed,
+                        "\(request.method.prefix(32)) \(request.path.prefix(200)) "
+                            + "is not served: the page takes GET, and POST /control"), to: socket)
             }
         }
     }
 
     /// A file of the page, under the page's Content-Security-Policy.
     private static func pageFile(_ contentType: String, _ body: [UInt8], headers: [(name: String, value: String)] = [])
-        -> HTTPResponse {
-        HTTPResponse(.ok, contentType: contentType, body: body,
-                     headers: headers + [("Content-Security-Policy", PageAssets.contentSecurityPolicy)])
+        -> HTTPResponse
+    {
+        HTTPResponse(
+            .ok, contentType: contentType, body: body,
+            headers: headers + [("Content-Security-Policy", PageAssets.contentSecurityPolicy)])
     }
 
     /// What the page shows first, brought with the document so that it needs no round trip: the
@@ -179,18 +193,23 @@ struct WebServer: DaemonService {
         do {
             control = try ControlHandler.request(from: request.body)
         } catch {
-            return await send(HTTPResponse(.badRequest, contentType: "application/x-ndjson",
-                                           body: Self.line(ControlResponse(error: error))), to: socket)
+            return await send(
+                HTTPResponse(
+                    .badRequest, contentType: "application/x-ndjson",
+                    body: Self.line(ControlResponse(error: error))), to: socket)
         }
         if case .watch = control {
             let error = ControlError(.usage, "watch is GET /events on the page")
-            return await send(HTTPResponse(.badRequest, contentType: "application/x-ndjson",
-                                           body: Self.line(ControlResponse(error: error))), to: socket)
+            return await send(
+                HTTPResponse(
+                    .badRequest, contentType: "application/x-ndjson",
+                    body: Self.line(ControlResponse(error: error))), to: socket)
         }
         let head = HTTPResponse(.ok, contentType: "application/x-ndjson").head(length: nil)
         guard (try? await socket.write(head, timeout: Self.writeTimeout)) != nil else { return }
-        _ = await handler.answer(control, write: { try await socket.write(Self.line($0), timeout: Self.writeTimeout) },
-                                 gone: { await Self.waitForClose(socket) })
+        _ = await handler.answer(
+            control, write: { try await socket.write(Self.line($0), timeout: Self.writeTimeout) },
+            gone: { await Self.waitForClose(socket) })
     }
 
     /// The event log as Server-Sent Events: `id: BOOT.SEQ`, `data:` the control socket's event
@@ -206,7 +225,8 @@ struct WebServer: DaemonService {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in watched {
-                    let message = Array("id: \(boot).\(event.seq)\ndata: ".utf8)
+                    let message =
+                        Array("id: \(boot).\(event.seq)\ndata: ".utf8)
                         + Self.line(ControlResponse(event: event)) + [0x0A]
                     guard (try? await socket.write(message, timeout: Self.writeTimeout)) != nil else { return }
                 }

@@ -39,11 +39,13 @@ public struct WebSettings: Sendable {
     public init() {}
 
     public static let declared: [Setting<WebSettings>] = [
-        Setting("web", value: "host:port|off",
-                help: "Serve the inbox page here, on loopback only, behind a token (hexctl open); off for no page. "
-                    + "When the port is taken, hexd goes on without the page. Default: 127.0.0.1:18522.",
-                expected: "a loopback HOST:PORT such as 127.0.0.1:18522, or off", \.address) { text in
+        Setting(
+            "web", value: "host:port|off",
+            help: "Serve the inbox page here, on loopback only, behind a token (hexctl open); off for no page. "
+                + "When the port is taken, hexd goes on without the page. Default: 127.0.0.1:18522.",
+            expected: "a loopback HOST:PORT such as 127.0.0.1:18522, or off", \.address
+        ) { text in
             text == "off" ? .some(nil) : Address(parsing: text).map { .some($0) }
-        },
+        }
     ]
 }

@@ -25,7 +25,7 @@ public struct PeerFileLink: Sendable, Hashable {
         let parts = text.dropFirst(Self.scheme.count)
             .split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4, parts[1] == "f", let owner = UUID(strict: String(parts[0])),
-              GrantID.isWellFormed(String(parts[2])), let name = Self.percentDecoded(parts[3]), !name.isEmpty
+            GrantID.isWellFormed(String(parts[2])), let name = Self.percentDecoded(parts[3]), !name.isEmpty
         else { return nil }
         self.init(ownerID: owner.uppercaseText, grant: String(parts[2]), name: name)
     }
@@ -41,8 +41,8 @@ public struct PeerFileLink: Sendable, Hashable {
         for byte in name.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                 UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
                 encoded.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let digits = String(byte, radix: 16, uppercase: true)
@@ -62,7 +62,8 @@ public struct PeerFileLink: Sendable, Hashable {
                 continue
             }
             guard let high = iterator.next().flatMap(HexDigits.value(of:)),
-                  let low = iterator.next().flatMap(HexDigits.value(of:)) else {
+                let low = iterator.next().flatMap(HexDigits.value(of:))
+            else {
                 return nil
             }
             bytes.append(high << 4 | low)

@@ -15,7 +15,8 @@ public enum ByteCount {
         let digits = text.prefix { $0.isASCII && $0.isNumber }
         let unit = text.dropFirst(digits.count).trimmed.lowercased()
         guard !digits.isEmpty, let number = Int(digits),
-              let scale = units.first(where: { $0.suffixes.contains(unit) })?.scale else { return nil }
+            let scale = units.first(where: { $0.suffixes.contains(unit) })?.scale
+        else { return nil }
         let (bytes, overflow) = number.multipliedReportingOverflow(by: scale)
         return overflow ? nil : bytes
     }

@@ -9,10 +9,12 @@ extension Hex {
     /// of what its rows cost beside them. The migration to schema 6 computes the same for hexes
     /// stored before (Schema.swift), so the two must change together.
     public var storedBytes: Int {
-        var bytes = Self.bytesPerHexRow + senderUUID.utf8.count + senderName.utf8.count
+        var bytes =
+            Self.bytesPerHexRow + senderUUID.utf8.count + senderName.utf8.count
             + hexDescription.utf8.count + hexColor.utf8.count
         for link in links {
-            bytes += Self.bytesPerLinkRow + link.url.utf8.count + link.linkDescription.utf8.count
+            bytes +=
+                Self.bytesPerLinkRow + link.url.utf8.count + link.linkDescription.utf8.count
                 + link.service.rawValue.utf8.count
         }
         return bytes

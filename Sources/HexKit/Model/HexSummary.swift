@@ -13,7 +13,8 @@ public struct HexSummary: Sendable, Hashable, Codable, Identifiable {
     public var senderTrust: SenderTrust?
 
     public init(
-        id: UUID, location: HexLocation, senderUUID: String, senderName: String, hexDescription: String, hexColor: String,
+        id: UUID, location: HexLocation, senderUUID: String, senderName: String, hexDescription: String,
+        hexColor: String,
         timestamp: Date, isChecked: Bool, linkCount: Int, senderTrust: SenderTrust? = nil
     ) {
         self.senderTrust = senderTrust
@@ -30,7 +31,10 @@ public struct HexSummary: Sendable, Hashable, Codable, Identifiable {
 
     /// The summary of a whole hex.
     public init(_ hex: Hex) {
-        self.init(id: hex.id, location: hex.location, senderUUID: hex.senderUUID, senderName: hex.senderName, hexDescription: hex.hexDescription,
-                  hexColor: hex.hexColor, timestamp: hex.timestamp, isChecked: hex.isChecked, linkCount: hex.links.count, senderTrust: hex.senderTrust)
+        self.init(
+            id: hex.id, location: hex.location, senderUUID: hex.senderUUID, senderName: hex.senderName,
+            hexDescription: hex.hexDescription,
+            hexColor: hex.hexColor, timestamp: hex.timestamp, isChecked: hex.isChecked, linkCount: hex.links.count,
+            senderTrust: hex.senderTrust)
     }
 }

@@ -40,7 +40,8 @@ public enum Visibility: Sendable, Equatable {
         case "hidden": self = .hidden
         default:
             guard text.hasPrefix("visible-until:"), let seconds = Double(text.dropFirst("visible-until:".count)),
-                  seconds.isFinite else { return nil }
+                seconds.isFinite
+            else { return nil }
             self = .visibleUntil(Date(timeIntervalSince1970: seconds))
         }
     }

@@ -39,7 +39,8 @@ public struct Dialect: Sendable, Hashable {
     /// The Store envelope that sends `hex` from `identity`. A legacy receiver gets no `messageID`:
     /// the original app would not answer it, so nothing would ever acknowledge it.
     public func store(_ hex: Hex, from identity: LocalIdentity, messageID: UUID = .random()) -> Envelope {
-        .store(hexJM(hex, from: identity), versionID: versionID, messageID: acknowledges ? messageID.uppercaseText : nil)
+        .store(
+            hexJM(hex, from: identity), versionID: versionID, messageID: acknowledges ? messageID.uppercaseText : nil)
     }
 
     /// The Alert envelope that sends `message` (with a `messageID` only to a peer that acks).
@@ -76,7 +77,9 @@ public struct Dialect: Sendable, Hashable {
             hexDescription: hex.hexDescription,
             hexColor: HexColor.normalized(hex.hexColor) ?? HexColor.fallback,
             links: hex.links.map { link in
-                let service = generation == .legacy ? link.service.legacySafe : (link.service.rawValue.isEmpty ? .unknown : link.service)
+                let service =
+                    generation == .legacy
+                    ? link.service.legacySafe : (link.service.rawValue.isEmpty ? .unknown : link.service)
                 return LinkJM(url: link.url, linkDescription: link.linkDescription, service: service)
             }
         )
@@ -101,7 +104,9 @@ public struct Dialect: Sendable, Hashable {
         if envelope.operationType == .ack { return nil }
         if let messageID = envelope.messageID {
             let hexID: String? = if case .stored(let hex) = outcome { hex.id.uppercaseText } else { nil }
-            return .ack(outcome.ackStatus, messageID: messageID, message: outcome.explanation, versionID: versionID, hexID: hexID)
+            return .ack(
+                outcome.ackStatus, messageID: messageID, message: outcome.explanation, versionID: versionID,
+                hexID: hexID)
         }
         switch outcome {
         case .rejected(let alert): return .alert(alert, versionID: versionID)
@@ -113,12 +118,16 @@ public struct Dialect: Sendable, Hashable {
     /// The reply to a line that is not an envelope: an Ack `invalid` explaining why, carrying the
     /// line's `messageID` when one could be read. The original app answered nothing.
     public func reply(toUnreadable error: EnvelopeDecodingError) -> Envelope? {
-        acknowledges ? .ack(.invalid, messageID: error.messageID, message: error.description, versionID: versionID) : nil
+        acknowledges
+            ? .ack(.invalid, messageID: error.messageID, message: error.description, versionID: versionID) : nil
     }
 
     /// The reply to a line longer than `limit` bytes, sent before the connection is closed.
     public func reply(toLineLongerThan limit: Int) -> Envelope? {
-        acknowledges ? .ack(.invalid, messageID: nil, message: "line longer than \(limit) bytes; closing the connection", versionID: versionID) : nil
+        acknowledges
+            ? .ack(
+                .invalid, messageID: nil, message: "line longer than \(limit) bytes; closing the connection",
+                versionID: versionID) : nil
     }
 
     /// The reply to a connection refused before its first envelope was read (plaintext where
@@ -130,6 +139,8 @@ public struct Dialect: Sendable, Hashable {
     /// The reply to an envelope the receiver could not store (a database error): Ack `failed`,
     /// which tells the sender to try again, when the envelope asked for an Ack.
     public func reply(toUnstored envelope: Envelope, because reason: String) -> Envelope? {
-        envelope.messageID.map { .ack(.failed, messageID: $0, message: "the receiver could not store it: \(reason)", versionID: versionID) }
+        envelope.messageID.map {
+            .ack(.failed, messageID: $0, message: "the receiver could not store it: \(reason)", versionID: versionID)
+        }
     }
 }

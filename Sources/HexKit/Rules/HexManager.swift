@@ -78,22 +78,28 @@ public struct HexManager {
     ///     one pinned to the envelope's `senderUUID` (and is pinned to it on first use), or
     ///     nothing over plain TCP, which cannot speak for a peer known by its key.
     ///   - address: the IP address the envelope came from: a plaintext sender's account.
-    public mutating func receive(_ envelope: Envelope, proof: SenderProof = .none, from address: String = "",
-                                 at time: Date = Date()) throws -> ReceiveOutcome {
+    public mutating func receive(
+        _ envelope: Envelope, proof: SenderProof = .none, from address: String = "",
+        at time: Date = Date()
+    ) throws -> ReceiveOutcome {
         switch envelope.operationType {
         case .alert:
             return try receiveAlert(envelope, proof: proof, from: address, at: time)
         case .store:
             return try receiveStore(envelope, proof: proof, from: address, at: time)
         default:
-            return .unsupported(reason: "operationType \"\(envelope.operationType)\" is not supported by hexd \(versionID)")
+            return .unsupported(
+                reason: "operationType \"\(envelope.operationType)\" is not supported by hexd \(versionID)")
         }
     }
 
-    private mutating func receiveStore(_ envelope: Envelope, proof: SenderProof, from address: String,
-                                       at time: Date) throws -> ReceiveOutcome {
+    private mutating func receiveStore(
+        _ envelope: Envelope, proof: SenderProof, from address: String,
+        at time: Date
+    ) throws -> ReceiveOutcome {
         if let objectType = envelope.jmObjectType, objectType != .hex {
-            return .unsupported(reason: "a Store of jmObjectType \"\(objectType)\" is not supported by hexd \(versionID)")
+            return .unsupported(
+                reason: "a Store of jmObjectType \"\(objectType)\" is not supported by hexd \(versionID)")
         }
         guard let hexJM = envelope.hex else {
             return .invalid(reason: "a Store needs a Hex object in jmObject")
@@ -150,8 +156,10 @@ public struct HexManager {
     /// it: `known` and `paired` take Alerts only from a key pinned (or paired, as the policy
     /// requires). A plaintext Alert cannot be tied to a sender, so only the policy `anyone` takes
     /// it, blocked senders or not.
-    private mutating func receiveAlert(_ envelope: Envelope, proof: SenderProof, from address: String,
-                                       at time: Date) throws -> ReceiveOutcome {
+    private mutating func receiveAlert(
+        _ envelope: Envelope, proof: SenderProof, from address: String,
+        at time: Date
+    ) throws -> ReceiveOutcome {
         var pin: PeerPin?
         var sender: String?
         if case .key(let fingerprint, let deviceID) = proof {
@@ -194,14 +202,16 @@ public struct HexManager {
         case .key(let fingerprint, let deviceID):
             guard !sender.isEmpty else { return .disproved("a Store over TLS must name its senderUUID (a UUID)") }
             guard sender == deviceID else {
-                return .disproved("senderUUID \(sender) is not the ID of the key this connection proved "
-                                  + "(\(fingerprint)): that key's ID is \(deviceID)")
+                return .disproved(
+                    "senderUUID \(sender) is not the ID of the key this connection proved "
+                        + "(\(fingerprint)): that key's ID is \(deviceID)")
             }
             if let pin = try repository.pin(forPeer: sender) {
                 guard pin.fingerprint == fingerprint else {
-                    return .disproved("\(sender) is pinned to the certificate \(pin.fingerprint), "
-                                      + "not to \(fingerprint), "
-                                      + "which this connection proved")
+                    return .disproved(
+                        "\(sender) is pinned to the certificate \(pin.fingerprint), "
+                            + "not to \(fingerprint), "
+                            + "which this connection proved")
                 }
                 return .known(pin.trust)
             }
@@ -218,12 +228,14 @@ public struct HexManager {
             return .known(.new)
         case .none:
             if knowsDerivedIDs && sender.isKeyDerivedID {
-                return .disproved("\(sender) is a device ID derived from a key; "
-                                  + "only TLS proving that key speaks for it, "
-                                  + "never a plaintext envelope")
+                return .disproved(
+                    "\(sender) is a device ID derived from a key; "
+                        + "only TLS proving that key speaks for it, "
+                        + "never a plaintext envelope")
             }
             if !sender.isEmpty, let pin = try repository.pin(forPeer: sender) {
-                return .disproved("\(sender) is known by its key \(pin.fingerprint); a plaintext envelope cannot speak for it")
+                return .disproved(
+                    "\(sender) is known by its key \(pin.fingerprint); a plaintext envelope cannot speak for it")
             }
             return .known(.plaintext)
         }
@@ -262,8 +274,9 @@ public struct HexManager {
             hexDescription: hexJM.hexDescription ?? "",
             hexColor: hexJM.hexColor ?? "",
             links: (hexJM.links ?? []).map { linkJM in
-                Link(id: .random(using: &ids), url: linkJM.url ?? "", linkDescription: linkJM.linkDescription ?? "",
-                     service: linkJM.service ?? "")
+                Link(
+                    id: .random(using: &ids), url: linkJM.url ?? "", linkDescription: linkJM.linkDescription ?? "",
+                    service: linkJM.service ?? "")
             },
             timestamp: time,
             isChecked: location != .inbox
@@ -277,8 +290,13 @@ public struct HexManager {
 
     /// One page of a location's hexes without their links (see `HexRepository.summaries`).
     /// - Throws: `HexManagerError.hexNotFound` when `cursor` is not a hex of the location.
-    public func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws -> [HexSummary] {
-        guard let page = try repository.summaries(in: location, after: cursor, limit: limit, fieldCharacters: fieldCharacters) else {
+    public func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws
+        -> [HexSummary]
+    {
+        guard
+            let page = try repository.summaries(
+                in: location, after: cursor, limit: limit, fieldCharacters: fieldCharacters)
+        else {
             throw HexManagerError.hexNotFound(cursor ?? UUID(), in: location)
         }
         return page
@@ -316,7 +334,9 @@ public struct HexManager {
 
     /// A hex of the user's own, from this daemon's identity, not stored (for a one-off send).
     /// - Throws: `HexManagerError.invalidColor` unless `color` is `#RRGGBB` (kept uppercase).
-    public func ownHex(description: String, color: String = HexColor.fallback, links: [Link], at time: Date = Date()) throws -> Hex {
+    public func ownHex(description: String, color: String = HexColor.fallback, links: [Link], at time: Date = Date())
+        throws -> Hex
+    {
         guard let normalizedColor = HexColor.normalized(color) else { throw HexManagerError.invalidColor(color) }
         return Hex(
             location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name,
@@ -325,7 +345,9 @@ public struct HexManager {
 
     /// Creates a hex of the user's own (see `ownHex`) on top of My Hexlist.
     @discardableResult
-    public func createHex(description: String, color: String = HexColor.fallback, links: [Link], at time: Date = Date()) throws -> Hex {
+    public func createHex(description: String, color: String = HexColor.fallback, links: [Link], at time: Date = Date())
+        throws -> Hex
+    {
         let hex = try ownHex(description: description, color: color, links: links, at: time)
         _ = try repository.insert(hex, messageID: nil)
         return hex
@@ -333,7 +355,9 @@ public struct HexManager {
 
     /// Moves a My Hexlist hex to `index` (0 is the top; past the end means the bottom).
     public func moveInHexlist(id: UUID, to index: Int) throws {
-        guard try repository.moveInHexlist(id: id, to: index) else { throw HexManagerError.hexNotFound(id, in: .myHexlist) }
+        guard try repository.moveInHexlist(id: id, to: index) else {
+            throw HexManagerError.hexNotFound(id, in: .myHexlist)
+        }
     }
 
     // MARK: Any location

@@ -55,7 +55,8 @@ public protocol HexRepository {
     /// Each string is read cut to `fieldCharacters` characters at most, so a page costs little
     /// whatever is stored.
     /// - Returns: nil when `cursor` is not a hex of the location.
-    func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws -> [HexSummary]?
+    func summaries(in location: HexLocation, after cursor: UUID?, limit: Int, fieldCharacters: Int) throws
+        -> [HexSummary]?
 
     /// How many hexes each location holds, and how many inbox hexes are not checked yet,
     /// counted by the database without reading a hex.

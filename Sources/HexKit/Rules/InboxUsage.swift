@@ -34,8 +34,10 @@ public struct InboxUsage: Sendable {
 
     /// Why `bytes` more from `account` would not fit `budget`, or nil when they fit. A paired
     /// sender is held to the inbox's budget alone.
-    public func refusal(ofBytes bytes: Int, from account: SenderAccount, paired: Bool,
-                        budget: InboxBudget) -> StorageRefusal? {
+    public func refusal(
+        ofBytes bytes: Int, from account: SenderAccount, paired: Bool,
+        budget: InboxBudget
+    ) -> StorageRefusal? {
         if total > budget.inbox - bytes { return .inboxBudget(used: total, budget: budget.inbox) }
         guard !paired else { return nil }
         let mine = used(by: account)

@@ -38,7 +38,7 @@ public enum StorageRefusal: Sendable, Hashable {
         let text = ByteCount.text
         return switch self {
         case .inboxBudget(let used, let limit), .senderBudget(let used, let limit),
-             .strangersBudget(let used, let limit):
+            .strangersBudget(let used, let limit):
             "\(option) \(text(limit)) (\(text(used)) held)"
         case .diskFloor(let free, let floor), .diskHardFloor(let free, let floor):
             "\(option) \(text(floor)) (\(text(free)) free)"

@@ -64,7 +64,8 @@ public struct Beacon: Sendable, Codable, Equatable {
     }
 
     public init(
-        kind: Kind, peer: String, instance: String, name: String, versionID: String, port: UInt16, interval: Double, capabilities: [String],
+        kind: Kind, peer: String, instance: String, name: String, versionID: String, port: UInt16, interval: Double,
+        capabilities: [String],
         fingerprint: String? = nil
     ) {
         self.kind = kind
@@ -73,15 +74,24 @@ public struct Beacon: Sendable, Codable, Equatable {
         self.name = name.clipped(toUTF8: Self.maximumNameBytes)
         self.versionID = versionID.clipped(toUTF8: Self.maximumVersionBytes)
         self.port = port
-        self.interval = interval.isNaN ? Self.intervalRange.lowerBound : min(max(interval, Self.intervalRange.lowerBound), Self.intervalRange.upperBound)
-        self.capabilities = capabilities.prefix(Self.maximumCapabilities).map { $0.clipped(toUTF8: Self.maximumCapabilityBytes) }
+        self.interval =
+            interval.isNaN
+            ? Self.intervalRange.lowerBound
+            : min(max(interval, Self.intervalRange.lowerBound), Self.intervalRange.upperBound)
+        self.capabilities = capabilities.prefix(Self.maximumCapabilities).map {
+            $0.clipped(toUTF8: Self.maximumCapabilityBytes)
+        }
         self.fingerprint = fingerprint.flatMap(Self.fingerprint(from:))
     }
 
     /// A fingerprint as beacons carry it (lowercase), or nil when `text` is not 64 hex digits.
     public static func fingerprint(from text: String) -> String? {
         let hex = text.lowercased()
-        return hex.utf8.count == 64 && hex.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) ? hex : nil
+        return hex.utf8.count == 64
+            && hex.utf8.allSatisfy({
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }) ? hex : nil
     }
 
     /// The beacon in `bytes`, bounded as the initializer bounds it; nil when the bytes are not a
@@ -89,14 +99,15 @@ public struct Beacon: Sendable, Codable, Equatable {
     /// that is not a UUID, port 0, an interval that is not a positive number).
     public static func decode(_ bytes: [UInt8]) -> Beacon? {
         guard bytes.count <= maximumSize,
-              let wire = try? JSONValueDecoder(limits: JSONLimits(maximumDepth: 4)).decode(Beacon.self, from: bytes),
-              wire.format == formatTag, let peer = UUID(strict: wire.peer), let instance = UUID(strict: wire.instance),
-              wire.port > 0, wire.interval > 0
+            let wire = try? JSONValueDecoder(limits: JSONLimits(maximumDepth: 4)).decode(Beacon.self, from: bytes),
+            wire.format == formatTag, let peer = UUID(strict: wire.peer), let instance = UUID(strict: wire.instance),
+            wire.port > 0, wire.interval > 0
         else { return nil }
-        var beacon = Beacon(kind: wire.kind, peer: peer.uppercaseText, instance: instance.uppercaseText,
-                            name: wire.name,
-                            versionID: wire.versionID, port: wire.port, interval: wire.interval,
-                            capabilities: wire.capabilities, fingerprint: wire.fingerprint)
+        var beacon = Beacon(
+            kind: wire.kind, peer: peer.uppercaseText, instance: instance.uppercaseText,
+            name: wire.name,
+            versionID: wire.versionID, port: wire.port, interval: wire.interval,
+            capabilities: wire.capabilities, fingerprint: wire.fingerprint)
         // The signature covers the fields as they came, before they were cut to their caps.
         if let key = wire.key, let boot = wire.boot, let sequence = wire.sequence, let signature = wire.signature {
             beacon.key = key
@@ -124,9 +135,11 @@ public struct Beacon: Sendable, Codable, Equatable {
     public var signedMessage: [UInt8]? {
         guard let key, let boot, let sequence, interval.isFinite, interval >= 0, interval < 1e12 else { return nil }
         let milliseconds = Int64((interval * 1_000).rounded())
-        var fields = [Self.signatureTag, kind.rawValue, peer, instance, name, versionID, String(port),
-                      String(milliseconds),
-                      String(capabilities.count)]
+        var fields = [
+            Self.signatureTag, kind.rawValue, peer, instance, name, versionID, String(port),
+            String(milliseconds),
+            String(capabilities.count),
+        ]
         fields += capabilities
         fields += [fingerprint ?? "", key, String(boot), String(sequence)]
         var message: [UInt8] = []
@@ -145,7 +158,10 @@ public struct Beacon: Sendable, Codable, Equatable {
         writer.beginArray()
         capabilities.forEach { writer.string($0) }
         writer.endArray()
-        if let boot { writer.key("boot"); writer.raw(Array(String(boot).utf8)) }
+        if let boot {
+            writer.key("boot")
+            writer.raw(Array(String(boot).utf8))
+        }
         if let fingerprint { writer.member("fingerprint", fingerprint) }
         writer.member("format", format)
         writer.member("instance", instance)
@@ -157,7 +173,10 @@ public struct Beacon: Sendable, Codable, Equatable {
         writer.member("peer", peer)
         writer.key("port")
         writer.raw(Array(String(port).utf8))
-        if let sequence { writer.key("seq"); writer.raw(Array(String(sequence).utf8)) }
+        if let sequence {
+            writer.key("seq")
+            writer.raw(Array(String(sequence).utf8))
+        }
         if let signature { writer.member("sig", signature) }
         writer.member("versionID", versionID)
         writer.endObject()

@@ -49,7 +49,9 @@ public struct Envelope: Sendable, Hashable {
     public static func ack(
         _ status: AckStatus, messageID: String?, message: String, versionID: String, hexID: String? = nil
     ) -> Self {
-        Self(versionID: versionID, operationType: .ack, message: message, messageID: messageID, status: status, hexID: hexID)
+        Self(
+            versionID: versionID, operationType: .ack, message: message, messageID: messageID, status: status,
+            hexID: hexID)
     }
 
     /// The hex this envelope carries, when it is a Store of a HexJM.

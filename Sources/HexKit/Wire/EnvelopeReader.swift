@@ -6,7 +6,9 @@ extension Envelope {
     /// The tolerance rules of Protocol.md live here and in `EnvelopeReader`, nowhere else.
     /// - Throws: `EnvelopeDecodingError`, and only that: the bytes are not JSON, not an object,
     ///   lack `versionID` or `operationType`, or exceed `limits`. Every other shape decodes.
-    public static func decode(from bytes: some Collection<UInt8>, limits: EnvelopeLimits = .default) throws(EnvelopeDecodingError) -> Self {
+    public static func decode(from bytes: some Collection<UInt8>, limits: EnvelopeLimits = .default)
+        throws(EnvelopeDecodingError) -> Self
+    {
         let result: Result<Self, EnvelopeDecodingError>
         do {
             result = try JSONScanner.scan(bytes, limits: limits.json) { scanner throws(JSONError) in
@@ -31,8 +33,12 @@ extension HexJM {
     /// Reads a HexJM written by a person or a script (`hexctl send --file`) by the same tolerance
     /// rules as a peer's; nil when the JSON is not an object.
     /// - Throws: `EnvelopeDecodingError.malformedJSON` or `.exceedsLimit`.
-    public static func decode(from bytes: some Collection<UInt8>, limits: EnvelopeLimits = .default) throws(EnvelopeDecodingError) -> HexJM? {
-        try EnvelopeReader.readWhole(bytes, limits: limits) { reader, scanner throws(JSONError) in try reader.hex(&scanner) }
+    public static func decode(from bytes: some Collection<UInt8>, limits: EnvelopeLimits = .default)
+        throws(EnvelopeDecodingError) -> HexJM?
+    {
+        try EnvelopeReader.readWhole(bytes, limits: limits) { reader, scanner throws(JSONError) in
+            try reader.hex(&scanner)
+        }
     }
 }
 
@@ -40,8 +46,12 @@ extension LinkJM {
     /// Reads a JSON array of links by the tolerance rules (entries that are not objects are
     /// dropped); nil when the JSON is not an array.
     /// - Throws: `EnvelopeDecodingError.malformedJSON` or `.exceedsLimit`.
-    public static func decodeList(from bytes: some Collection<UInt8>, limits: EnvelopeLimits = .default) throws(EnvelopeDecodingError) -> [LinkJM]? {
-        try EnvelopeReader.readWhole(bytes, limits: limits) { reader, scanner throws(JSONError) in try reader.links(&scanner) }
+    public static func decodeList(from bytes: some Collection<UInt8>, limits: EnvelopeLimits = .default)
+        throws(EnvelopeDecodingError) -> [LinkJM]?
+    {
+        try EnvelopeReader.readWhole(bytes, limits: limits) { reader, scanner throws(JSONError) in
+            try reader.links(&scanner)
+        }
     }
 }
 
@@ -69,7 +79,8 @@ struct EnvelopeReader {
 
     /// Reads a whole text with `read`, mapping errors as the public readers promise.
     static func readWhole<T>(
-        _ bytes: some Collection<UInt8>, limits: EnvelopeLimits, _ read: (inout EnvelopeReader, inout JSONScanner) throws(JSONError) -> T?
+        _ bytes: some Collection<UInt8>, limits: EnvelopeLimits,
+        _ read: (inout EnvelopeReader, inout JSONScanner) throws(JSONError) -> T?
     ) throws(EnvelopeDecodingError) -> T? {
         let result: Result<T?, EnvelopeDecodingError>
         do {
@@ -88,8 +99,13 @@ struct EnvelopeReader {
 
     /// The envelope object at the scanner, or why it is not one.
     mutating func envelope(_ scanner: inout JSONScanner) throws(JSONError) -> Result<Envelope, EnvelopeDecodingError> {
-        var versionID: String?, operationType: String?, message: String?, jmObjectType: String?
-        var messageID: String?, status: String?, hexID: String?
+        var versionID: String?
+        var operationType: String?
+        var message: String?
+        var jmObjectType: String?
+        var messageID: String?
+        var status: String?
+        var hexID: String?
         var jmObject: JMObjectCandidate?
         try scanner.readObject { scanner, key throws(JSONError) in
             if scanner.token(key, is: "versionID") {
@@ -126,9 +142,11 @@ struct EnvelopeReader {
         } else {
             object = jmObject.map { JMObject.opaque($0.rawJSON(in: scanner)) }
         }
-        return .success(Envelope(
-            versionID: versionID, operationType: operation, message: message, jmObjectType: objectType, jmObject: object,
-            messageID: messageID, status: status.map(AckStatus.init(rawValue:)), hexID: hexID))
+        return .success(
+            Envelope(
+                versionID: versionID, operationType: operation, message: message, jmObjectType: objectType,
+                jmObject: object,
+                messageID: messageID, status: status.map(AckStatus.init(rawValue:)), hexID: hexID))
     }
 
     /// A `jmObject` read both ways at once, before `jmObjectType` (which may come later in the
@@ -258,7 +276,8 @@ struct EnvelopeReader {
         case .number:
             let number = try scanner.readNumber()
             guard number.text.utf8.count <= limits.maximumStringBytes else {
-                exceed("\(field) is a number of \(number.text.utf8.count) digits, more than \(limits.maximumStringBytes)")
+                exceed(
+                    "\(field) is a number of \(number.text.utf8.count) digits, more than \(limits.maximumStringBytes)")
                 return nil
             }
             return number.decimalText

@@ -24,7 +24,8 @@ public struct FetchJM: Sendable, Hashable {
     /// Reads a `jmObject`; nil when a field is missing, of the wrong type or malformed.
     public init?(_ raw: RawJSON) {
         guard case .object(let object)? = try? JSONValue.parse(raw.bytes),
-              case .string(let grant)? = object["grant"], GrantID.isWellFormed(grant) else { return nil }
+            case .string(let grant)? = object["grant"], GrantID.isWellFormed(grant)
+        else { return nil }
         var offset: Int64 = 0
         switch object["offset"] {
         case nil, .null?: break
@@ -82,8 +83,9 @@ public struct FileRangeJM: Sendable, Hashable {
     /// Reads a `jmObject`; nil unless every field is there and the range lies inside the file.
     public init?(_ raw: RawJSON) {
         guard case .object(let object)? = try? JSONValue.parse(raw.bytes),
-              case .string(let name)? = object["name"], case .string(let sha256)? = object["sha256"],
-              HexDigits.isHex(sha256, count: 64) else { return nil }
+            case .string(let name)? = object["name"], case .string(let sha256)? = object["sha256"],
+            HexDigits.isHex(sha256, count: 64)
+        else { return nil }
         func integer(_ key: String) -> Int64? {
             guard case .number(let number)? = object[key], let value = number.integer(as: Int64.self), value >= 0 else {
                 return nil
@@ -91,7 +93,8 @@ public struct FileRangeJM: Sendable, Hashable {
             return value
         }
         guard let size = integer("size"), let offset = integer("offset"), let length = integer("length"),
-              offset <= size, length == size - offset else { return nil }
+            offset <= size, length == size - offset
+        else { return nil }
         self.init(name: name, size: size, sha256: sha256.lowercased(), offset: offset, length: length)
     }
 
@@ -112,16 +115,18 @@ public struct FileRangeJM: Sendable, Hashable {
 extension Envelope {
     /// A Fetch envelope asking for a granted file.
     public static func fetch(_ fetch: FetchJM, versionID: String, messageID: String) -> Self {
-        Self(versionID: versionID, operationType: .fetch, jmObjectType: .fetch, jmObject: .opaque(fetch.raw),
-             messageID: messageID)
+        Self(
+            versionID: versionID, operationType: .fetch, jmObjectType: .fetch, jmObject: .opaque(fetch.raw),
+            messageID: messageID)
     }
 
     /// The Ack `sending` that comes before the bytes of `range`.
     public static func sending(
         _ range: FileRangeJM, messageID: String?, versionID: String
     ) -> Self {
-        Self(versionID: versionID, operationType: .ack, message: "sending \(range.length) bytes",
-             jmObjectType: .fileRange, jmObject: .opaque(range.raw), messageID: messageID, status: .sending)
+        Self(
+            versionID: versionID, operationType: .ack, message: "sending \(range.length) bytes",
+            jmObjectType: .fileRange, jmObject: .opaque(range.raw), messageID: messageID, status: .sending)
     }
 
     /// The request this envelope carries, when it is a well-formed Fetch.
@@ -133,7 +138,8 @@ extension Envelope {
     /// The range announced, when this is an Ack `sending` with a well-formed one.
     public var fileRange: FileRangeJM? {
         guard operationType == .ack, status == .sending, jmObjectType == .fileRange,
-              case .opaque(let raw)? = jmObject else { return nil }
+            case .opaque(let raw)? = jmObject
+        else { return nil }
         return FileRangeJM(raw)
     }
 }

@@ -33,7 +33,10 @@ public struct PairJM: Sendable, Hashable {
 
     public static let maximumNameBytes = 200
 
-    public init(step: Step, senderUUID: String? = nil, senderName: String? = nil, commitment: String? = nil, nonce: String? = nil, code: String? = nil) {
+    public init(
+        step: Step, senderUUID: String? = nil, senderName: String? = nil, commitment: String? = nil,
+        nonce: String? = nil, code: String? = nil
+    ) {
         self.step = step
         self.senderUUID = senderUUID?.uppercased()
         self.senderName = senderName?.clipped(toUTF8: Self.maximumNameBytes)
@@ -45,7 +48,8 @@ public struct PairJM: Sendable, Hashable {
     /// Reads a `jmObject`; nil when it is not an object with a known `step` and well-formed fields.
     public init?(_ raw: RawJSON) {
         guard case .object(let object)? = try? JSONValue.parse(raw.bytes),
-              case .string(let stepName)? = object["step"], let step = Step(rawValue: stepName) else { return nil }
+            case .string(let stepName)? = object["step"], let step = Step(rawValue: stepName)
+        else { return nil }
         func text(_ key: String) -> String?? {
             switch object[key] {
             case nil, .null?: .some(nil)
@@ -54,12 +58,16 @@ public struct PairJM: Sendable, Hashable {
             }
         }
         guard let uuid = text("senderUUID"), let name = text("senderName"), let commitment = text("commitment"),
-              let nonce = text("nonce"), let code = text("code") else { return nil }
+            let nonce = text("nonce"), let code = text("code")
+        else { return nil }
         if let uuid, UUID(strict: uuid) == nil { return nil }
         guard commitment.map({ HexDigits.isHex($0, count: 64) }) ?? true,
-              nonce.map({ HexDigits.isHex($0, count: 32) }) ?? true,
-              code.map({ HexDigits.isHex($0, count: 8) }) ?? true else { return nil }
-        self.init(step: step, senderUUID: uuid, senderName: name, commitment: commitment?.lowercased(), nonce: nonce?.lowercased(), code: code?.uppercased())
+            nonce.map({ HexDigits.isHex($0, count: 32) }) ?? true,
+            code.map({ HexDigits.isHex($0, count: 8) }) ?? true
+        else { return nil }
+        self.init(
+            step: step, senderUUID: uuid, senderName: name, commitment: commitment?.lowercased(),
+            nonce: nonce?.lowercased(), code: code?.uppercased())
     }
 
     /// The object as a `jmObject`: keys sorted, unset ones left out.
@@ -80,7 +88,9 @@ public struct PairJM: Sendable, Hashable {
 extension Envelope {
     /// A Pair envelope carrying one step of pairing.
     public static func pair(_ pair: PairJM, versionID: String, messageID: String?) -> Self {
-        Self(versionID: versionID, operationType: .pair, jmObjectType: .pair, jmObject: .opaque(pair.raw), messageID: messageID)
+        Self(
+            versionID: versionID, operationType: .pair, jmObjectType: .pair, jmObject: .opaque(pair.raw),
+            messageID: messageID)
     }
 
     /// The pairing step this envelope carries, when it is a well-formed Pair.

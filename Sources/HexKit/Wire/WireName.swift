@@ -3,8 +3,8 @@
 /// Known values have static constants; unknown values are kept exactly as received, so a peer of a
 /// newer version never makes decoding fail and the value can be shown, stored or forwarded.
 public protocol WireName: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
-    ExpressibleByStringLiteral where RawValue == String
-{
+    ExpressibleByStringLiteral
+where RawValue == String {
     init(rawValue: String)
 }
 

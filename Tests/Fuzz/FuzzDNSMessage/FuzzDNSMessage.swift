@@ -1,7 +1,6 @@
 import CFuzzDriver
-import HexDNS
-
 import Glibc
+import HexDNS
 
 /// One input, as an mDNS datagram. A message that is read must write back to bytes that read as
 /// the same message (`abort` if not): the reader and the writer agree on every record kind.

@@ -1,7 +1,6 @@
 import CFuzzDriver
-import HexKit
-
 import Glibc
+import HexKit
 
 /// One input, as a line from a peer. Any trap is a finding; so is an
 /// envelope that does not read back the same after being written (`abort`).
