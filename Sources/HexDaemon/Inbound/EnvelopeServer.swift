@@ -1,4 +1,5 @@
 import HexControl
+import HexEngine
 import HexKit
 import HexNet
 import HexTLS
@@ -154,7 +155,9 @@ final class EnvelopeServer: DaemonService {
             guard let first else { return }
             // A pipelining peer's lines that came with the first are acted on and answered together.
             var items = [first]
-            while items.count < Self.pipelineDepth, items.last != .lineTooLong, let next = connection.bufferedLine() {
+            while items.count < InboundRound.pipelineDepth, items.last != .lineTooLong,
+                let next = connection.bufferedLine()
+            {
                 items.append(next)
             }
             let lines = items.compactMap { item -> [UInt8]? in
@@ -197,10 +200,6 @@ final class EnvelopeServer: DaemonService {
             }
         }
     }
-
-    /// The most lines of one connection acted on together: what a peer pipelines beyond it waits
-    /// for the next round, so one connection cannot make a transaction (or a reply) unbounded.
-    static let pipelineDepth = 64
 
     /// TLS handshakes under way at most: each holds an SSL object and its buffers until the
     /// client finishes, so a storm of ClientHellos is bounded in memory, not only in connections.
@@ -276,41 +275,45 @@ final class EnvelopeServer: DaemonService {
         var rest: ArraySlice<[UInt8]> = []
     }
 
-    /// Acts on lines received in this order and returns the replies owed, in the same order.
-    /// A run of Stores and Alerts is handed to the store together (one commit); a Pair is acted
-    /// on alone, after what came before it, since it can change how the envelopes after it are
-    /// trusted; a Fetch ends the round, since its answer is a stream of its own.
+    /// Acts on lines received in this order and returns the replies owed, in the same order, as
+    /// `InboundRound` decides: Stores and Alerts together, a Pair alone, a Fetch last.
     private func handle(
         _ lines: ArraySlice<[UInt8]>, from remote: String, address: String, proof: SenderProof
     ) async -> Round {
         var round = Round()
-        var run: [Envelope] = []
+        var machine = InboundRound(servesPairing: pairing != nil, servesFetch: files != nil)
         for (index, bytes) in zip(lines.indices, lines) {
-            let reply: Envelope?
-            do {
-                let envelope = dialect.received(try Envelope.decode(from: bytes, limits: configuration.envelopeLimits))
-                if envelope.operationType == .fetch, files != nil {
-                    round.replies += await receive(run, from: remote, address: address, proof: proof)
-                    round.fetch = envelope
-                    round.rest = lines[(index + 1)...]
-                    return round
-                }
-                guard envelope.operationType == .pair, let pairing else {
-                    run.append(envelope)
-                    continue
-                }
-                round.replies += await receive(run, from: remote, address: address, proof: proof)
-                reply = await pairing.receive(envelope, proof: proof, from: remote)
-            } catch {
-                logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
-                round.replies += await receive(run, from: remote, address: address, proof: proof)
-                reply = dialect.reply(toUnreadable: error)
+            let line = Result { () throws(EnvelopeDecodingError) in
+                dialect.received(try Envelope.decode(from: bytes, limits: configuration.envelopeLimits))
             }
-            run = []
-            if let reply { round.replies.append(reply) }
+            for step in machine.take(line) {
+                await perform(step, into: &round, from: remote, address: address, proof: proof)
+            }
+            if machine.isOver {
+                round.rest = lines[(index + 1)...]
+                return round
+            }
         }
-        round.replies += await receive(run, from: remote, address: address, proof: proof)
+        for step in machine.finish() {
+            await perform(step, into: &round, from: remote, address: address, proof: proof)
+        }
         return round
+    }
+
+    private func perform(
+        _ step: InboundRound.Step, into round: inout Round, from remote: String, address: String, proof: SenderProof
+    ) async {
+        switch step {
+        case .receive(let envelopes):
+            round.replies += await receive(envelopes, from: remote, address: address, proof: proof)
+        case .pair(let envelope):
+            if let reply = await pairing?.receive(envelope, proof: proof, from: remote) { round.replies.append(reply) }
+        case .unreadable(let error):
+            logger.limited("not an envelope", .info, "\(remote) sent a line that is not an envelope: \(error)")
+            if let reply = dialect.reply(toUnreadable: error) { round.replies.append(reply) }
+        case .fetch(let envelope):
+            round.fetch = envelope
+        }
     }
 
     /// Stores or passes on envelopes of one connection, in one commit, and returns the replies owed.

@@ -42,8 +42,6 @@ actor Discovery: DaemonService {
         burst: Discovery.strangerChecksPerSecond)
     static let strangerChecksPerSecond = 1_000.0
     private var rateLimiter: BeaconRateLimiter
-    private var lastImmediateAnswer: ContinuousClock.Instant?
-    private static let answerSpacing: Duration = .milliseconds(200)
     private(set) var datagramsReceived = 0
     private(set) var datagramsMalformed = 0
     private(set) var datagramsOversized = 0
@@ -55,28 +53,20 @@ actor Discovery: DaemonService {
 
     /// Whether it announces itself now.
     var isVisible: Bool { visibility.isVisible(at: Date()) }
-    /// The next beacon and when it is due; nil while hidden. The receive loop sends it: waiting
-    /// for a datagram and for the next beacon is one wait, on the reactor's thread, so that an
-    /// idle daemon wakes once per beacon (not also a timer thread, to wake another).
-    private var nextBeacon: (due: ContinuousClock.Instant, step: AnnounceStep)?
-    /// What a beacon is: at start a `query`, then two `announce`s 150 ms apart, then steady ones.
-    private enum AnnounceStep {
-        case query
-        case burst(left: Int)
-        case steady
-    }
-    /// Rung when beacons start again, which the receive loop may be waiting without a deadline for.
+    /// When each beacon is due and what it is, the answers to new peers, and the end of a
+    /// visibility for a while. The receive loop acts on it: waiting for a datagram and for the
+    /// next deadline is one wait, on the reactor's thread, so that an idle daemon wakes once per
+    /// beacon (not also a timer thread, to wake another).
+    private var schedule: AnnounceSchedule
+    /// Rung when the schedule's deadline comes sooner, which the receive loop may be waiting for
+    /// the old one (or none) of.
     private let doorbell = Doorbell()
-    /// Hides again when a visibility for a while ends.
-    private var visibilityTimer: Task<Void, Never>?
     /// The interval announced now (`AnnounceInterval`): the configured one, longer on a crowded
     /// segment.
-    private(set) var interval: Duration
+    var interval: Duration { schedule.interval }
 
-    /// Steady beacons sent since a peer was last heard: past `quietBeacons`, a firewall may be in
-    /// the way, and `discoveryHint` says what to open.
-    private var beaconsUnanswered = 0
-    static let quietBeacons = 30
+    /// What a firewall must let through, once `AnnounceSchedule.quietBeacons` steady beacons went
+    /// out with no peer heard; nil again once one is.
     private(set) var discoveryHint: String?
 
     init(
@@ -85,7 +75,7 @@ actor Discovery: DaemonService {
         directory: PeerDirectory, events: EventLog, service: HexService, logger: Logger, visibility: Visibility
     ) {
         self.visibility = visibility
-        interval = configuration.announceInterval
+        schedule = AnnounceSchedule(interval: configuration.announceInterval)
         self.socket = socket
         self.socket6 = socket6
         self.configuration = configuration
@@ -102,8 +92,7 @@ actor Discovery: DaemonService {
 
     /// Runs until cancelled: receiving, and announcing while visible.
     func run() async {
-        if visibility.isVisible(at: Date()) { nextBeacon = (.now, .query) }
-        armVisibilityEnd()
+        apply(visibility)
         do {
             interfaceChanges = try InterfaceChanges()
         } catch {
@@ -121,19 +110,16 @@ actor Discovery: DaemonService {
                 group.cancelAll()
             }
         }
-        visibilityTimer?.cancel()
-        (visibilityTimer, nextBeacon) = (nil, nil)
+        schedule.hide()
     }
 
     /// Watches this host's links and addresses; nil where netlink is not available.
     private var interfaceChanges: InterfaceChanges?
-    /// When the last query went out: a link that flaps costs at most four query bursts a second.
-    private var lastQuery: ContinuousClock.Instant?
 
     /// Waits for the next change of this host's links or addresses, then starts over with a query
-    /// (as at start) on every interface, 100 ms later so that one change's several messages (the
-    /// link, then its addresses) make one burst: a link that just came up is announced on at
-    /// once, not an interval later.
+    /// (as at start) on every interface (`AnnounceSchedule.interfacesChanged`): a link that just
+    /// came up is announced on at once, not an interval later. Returning, it makes the receive
+    /// loop start over with the new deadline.
     private func follow(_ changes: InterfaceChanges) async {
         do {
             try await changes.next()
@@ -144,10 +130,7 @@ actor Discovery: DaemonService {
             interfaceChanges = nil
             return
         }
-        guard let next = nextBeacon else { return }
-        let due = max(.now + .milliseconds(100), (lastQuery ?? .now) + .milliseconds(250))
-        if case .query = next.step, next.due <= due { return }
-        nextBeacon = (due, .query)
+        schedule.interfacesChanged(at: .now)
     }
 
     /// Tells every peer this daemon is leaving (a hidden one said it when it hid).
@@ -166,47 +149,36 @@ actor Discovery: DaemonService {
             case .visibleFor(let duration): .visibleUntil(Date().addingTimeInterval(duration.inSeconds))
             }
         try await service.keepVisibility(new)
-        await settle(to: new)
+        await settle(to: new, wasAnnouncing: schedule.isAnnouncing)
         return new
     }
 
-    /// Takes `new` as the visibility and says so: a `bye` when it hides, an event either way.
-    private func settle(to new: Visibility) async {
-        let old = visibility
+    /// Takes `new` as the visibility and says so: a `bye` when beacons stop, an event either way.
+    /// - Parameter wasAnnouncing: whether beacons went out until now.
+    private func settle(to new: Visibility, wasAnnouncing: Bool) async {
         visibility = new
-        if old.isVisible(at: Date()) && !new.isVisible(at: Date()) { await broadcast(.bye) }
+        if wasAnnouncing && !new.isVisible(at: Date()) { await broadcast(.bye) }
         apply(new)
         let report = VisibilityReport(new, at: Date())
         logger.info("visibility: \(report.text)")
         await events.publish(.visibilityChanged, message: report.text)
     }
 
-    /// Starts (from a `query`, as at start) or stops the beacons, and arms the end of a
-    /// visibility for a while.
+    /// Starts (from a `query`, as at start) or stops the beacons, with the end of a visibility for
+    /// a while as the schedule's deadline.
     private func apply(_ new: Visibility) {
-        if !new.isVisible(at: Date()) {
-            (nextBeacon, beaconsUnanswered, discoveryHint, interfacePlan) = (nil, 0, nil, nil)
-        } else if nextBeacon == nil {
-            nextBeacon = (.now, .query)
-            doorbell.ring()
-        }
-        armVisibilityEnd()
-    }
-
-    /// Arms the end of a visibility for a while, if that is what it is.
-    private func armVisibilityEnd() {
-        visibilityTimer?.cancel()
-        visibilityTimer = nil
         let now = Date()
-        if case .visibleUntil(let end) = visibility, end > now {
-            visibilityTimer = Task { [weak self] in
-                guard (try? await Task.sleep(for: .seconds(end.timeIntervalSince(now)))) != nil else { return }
-                await self?.visibilityEnded()
-            }
+        guard new.isVisible(at: now) else {
+            schedule.hide()
+            (discoveryHint, interfacePlan) = (nil, nil)
+            return
         }
+        var end: ContinuousClock.Instant?
+        if case .visibleUntil(let date) = new { end = .now + .seconds(date.timeIntervalSince(now)) }
+        if schedule.show(at: .now, until: end) { doorbell.ring() }
     }
 
-    /// A visibility for a while is over: hidden again, and kept so.
+    /// A visibility for a while is over: hidden again (peers are told), and kept so.
     private func visibilityEnded() async {
         do {
             try await service.keepVisibility(.hidden)
@@ -214,20 +186,20 @@ actor Discovery: DaemonService {
             // Hidden all the same: a restart reads the old end, which is over, as hidden too.
             logger.warning("cannot keep the visibility (hidden): \(error)")
         }
-        await settle(to: .hidden)
+        await settle(to: .hidden, wasAnnouncing: true)
     }
 
     // MARK: Loops
 
-    /// Reads datagrams and sends each beacon when it is due, until cancelled.
+    /// Reads datagrams and acts on the schedule when it is due, until cancelled.
     private func receiveLoop() async {
         while !Task.isCancelled {
-            if let next = nextBeacon, next.due <= .now { await sendBeacon(next.step) }
+            if schedule.isDue(at: .now) { await actOnSchedule() }
             do {
                 guard
                     let datagram = try await socket.receive(
                         maximumLength: Beacon.maximumSize,
-                        before: nextBeacon?.due)
+                        before: schedule.deadline)
                 else { continue }
                 await handle(datagram)
             } catch is CancellationError {
@@ -253,41 +225,24 @@ actor Discovery: DaemonService {
         }
     }
 
-    /// Sends the beacon of `step` and schedules the next: a query first so that every daemon
-    /// already running answers at once, then a short burst (a lost datagram is common at start),
-    /// then one every interval.
-    private func sendBeacon(_ step: AnnounceStep) async {
-        let next: (due: ContinuousClock.Instant, step: AnnounceStep)
-        switch step {
-        case .query:
-            lastQuery = .now
-            await broadcast(.query)
-            next = (.now + .milliseconds(150), .burst(left: 2))
-        case .burst(let left):
-            await broadcast(.announce)
-            next = left > 1 ? (.now + .milliseconds(150), .burst(left: left - 1)) : (.now + interval, .steady)
-        case .steady:
-            interval = AnnounceInterval.next(
-                configured: configuration.announceInterval,
-                peers: await directory.count, previous: interval)
-            await broadcast(.announce)
-            // It answers whoever asks within the next 200 ms too (`answer`).
-            lastImmediateAnswer = .now
-            noteUnanswered()
-            next = (.now + interval, .steady)
+    /// Does what the schedule says is due: a beacon, the quiet hint, or the end of a visibility.
+    private func actOnSchedule() async {
+        let peers = await directory.count
+        // Read again after the await: hidden meanwhile, nothing is due.
+        for action in schedule.fire(at: .now, peers: peers) {
+            switch action {
+            case .broadcast(let kind): await broadcast(kind)
+            case .quietHint: giveQuietHint()
+            case .visibilityEnded: await visibilityEnded()
+            }
         }
-        // Hidden meanwhile (a broadcast may wait for a --peer name to resolve): nothing is next.
-        if nextBeacon != nil { nextBeacon = next }
     }
 
-    /// Counts a steady beacon with no peer heard since the last one; at `quietBeacons`, says once
-    /// which ports a firewall must let through.
-    private func noteUnanswered() {
-        beaconsUnanswered += 1
-        guard beaconsUnanswered == Self.quietBeacons else { return }
+    /// Says once which ports a firewall must let through: no peer was heard for a while.
+    private func giveQuietHint() {
         let hint =
-            "no peer heard in \(Self.quietBeacons) beacon intervals: if other hexd run on this network, "
-            + "a firewall may drop what they send; let in UDP \(socket.port) (discovery), TCP \(tcpPort) "
+            "no peer heard in \(AnnounceSchedule.quietBeacons) beacon intervals: if other hexd run on this "
+            + "network, a firewall may drop what they send; let in UDP \(socket.port) (discovery), TCP \(tcpPort) "
             + "(envelopes) and UDP 5353 (DNS-SD), for example with 'firewall-cmd --add-service=hexd' or "
             + "'ufw allow hexd' (Examples/firewalld, Examples/ufw)"
         discoveryHint = hint
@@ -332,8 +287,8 @@ actor Discovery: DaemonService {
             return
         }
         guard let signed = await admit(beacon, from: datagram) else { return }
-        if discoveryHint != nil { logger.info("a peer was heard: beacons get through") }
-        (beaconsUnanswered, discoveryHint) = (0, nil)
+        if schedule.peerHeard() { logger.info("a peer was heard: beacons get through") }
+        discoveryHint = nil
         let change = await directory.observe(Sighting(beacon, from: datagram.sender, signed: signed))
         switch change {
         case .found, .restarted:
@@ -399,26 +354,19 @@ actor Discovery: DaemonService {
         }
     }
 
-    /// Announces at once to a new, restarted or querying peer, at most five times a second: by
-    /// unicast to where it spoke from (another subnet) and by broadcast (a unicast to a shared port
-    /// reaches only one of the daemons on that host). Within 200 ms of the last answer, the next
-    /// beacon is brought forward to when the next answer may go: one broadcast then answers every
-    /// peer that appeared meanwhile (many daemons starting at once on a crowded segment), where
-    /// dropping the answer would leave them waiting for a steady beacon.
+    /// Announces at once to a new, restarted or querying peer, as the schedule allows: by unicast
+    /// to where it spoke from (another subnet) and by broadcast (a unicast to a shared port
+    /// reaches only one of the daemons on that host).
     private func answer(_ datagram: DatagramSocket.Datagram) async {
-        guard visibility.isVisible(at: Date()) else { return }
-        let now = ContinuousClock.now
-        if let last = lastImmediateAnswer, now - last < Self.answerSpacing {
-            if let next = nextBeacon, next.due > last + Self.answerSpacing {
-                nextBeacon = (last + Self.answerSpacing, next.step)
-                // The IPv4 loop may be waiting for the old deadline.
-                doorbell.ring()
-            }
-            return
+        switch schedule.answerWanted(at: .now) {
+        case .now:
+            send(beacon(.announce).encoded(), to: datagram.sender, port: datagram.senderPort)
+            await broadcast(.announce)
+        case .broughtForward:
+            doorbell.ring()
+        case .none:
+            break
         }
-        lastImmediateAnswer = now
-        send(beacon(.announce).encoded(), to: datagram.sender, port: datagram.senderPort)
-        await broadcast(.announce)
     }
 
     // MARK: Sending
@@ -429,7 +377,7 @@ actor Discovery: DaemonService {
         let beacon = Beacon(
             kind: kind, peer: identity.uuid, instance: instance, name: identity.name,
             versionID: configuration.appVersion, port: tcpPort,
-            interval: interval.inSeconds,
+            interval: schedule.interval.inSeconds,
             capabilities: signer == nil ? [] : ["ack", "tls"],
             fingerprint: signer?.fingerprint.description)
         guard let signer else { return beacon }
