@@ -3,6 +3,12 @@ struct DNSWriter {
     private(set) var bytes: [UInt8] = []
     /// Where each name suffix written so far starts, while that is within a pointer's reach.
     private var suffixes: [DNSName: Int] = [:]
+    /// Whether names are compressed at all: not where bytes are compared rather than sent.
+    private let compresses: Bool
+
+    init(compressing: Bool = true) {
+        compresses = compressing
+    }
 
     mutating func write(_ message: DNSMessage) {
         uint16(message.id)
@@ -29,7 +35,15 @@ struct DNSWriter {
         uint16(UInt16(truncatingIfNeeded: record.ttl))
         let lengthAt = bytes.count
         uint16(0)
-        switch record.data {
+        data(record.data)
+        let length = UInt16(clamping: bytes.count - lengthAt - 2)
+        bytes[lengthAt] = UInt8(length >> 8)
+        bytes[lengthAt + 1] = UInt8(length & 0xFF)
+    }
+
+    /// Writes a record's data alone: its RDATA.
+    mutating func data(_ data: DNSRecordData) {
+        switch data {
         case .a(let address), .aaaa(let address):
             bytes += address
         case .ptr(let target):
@@ -63,16 +77,13 @@ struct DNSWriter {
         case .other(_, let data):
             bytes += data
         }
-        let length = UInt16(clamping: bytes.count - lengthAt - 2)
-        bytes[lengthAt] = UInt8(length >> 8)
-        bytes[lengthAt + 1] = UInt8(length & 0xFF)
     }
 
     private mutating func name(_ name: DNSName, compressing: Bool = true) {
         var labels = name.labels[...]
         while !labels.isEmpty {
             // A suffix is a whole, valid name: the labels of a valid one.
-            if let suffix = try? DNSName(labels: Array(labels)) {
+            if compresses, let suffix = try? DNSName(labels: Array(labels)) {
                 if compressing, let start = suffixes[suffix] {
                     uint16(0xC000 | UInt16(start))
                     return

@@ -10,7 +10,8 @@
 #   - hidden, host-a is gone from a fresh avahi-browse (timed), from a fresh zeroconf browse, and
 #     from host-b's peers; visible again, it is back;
 #   - a stopped host-a is dropped by host-b at once (Avahi's goodbye);
-#   - started again with its name taken by avahi-publish, host-a takes the name Avahi proposes.
+#   - started again with its name taken by avahi-publish, host-a takes the name Avahi proposes;
+#   - host-z's hexd, with its own responder and its name held by Avahi, takes "host-z (2)".
 # Each check is counted; the last line says how many passed and failed. Touches only the
 # namespaces it makes; every wait is bounded.
 #
@@ -194,4 +195,25 @@ listing=$(avahi_browse)
 echo "$listing" | grep '^=;sa[0-9]*;IPv4;host-a\\032\\0352;' | grep -q "\"id=$(peer_id a)\"" \
     || fail "avahi-browse does not list 'host-a #2' with host-a's ID: $listing"
 pass "started again with its name taken by avahi-publish, host-a is published as 'host-a #2', with its ID"
+
+# The same with hexd's own responder against Avahi, a responder hexd did not write: Avahi holds
+# "host-z" and defends it when host-z's hexd probes for it (RFC 6762, 8 and 9); hexd takes the
+# next name, "host-z (2)", and Avahi's browser lists it under that name with host-z's ID.
+ip netns exec "$tag-a" avahi-publish -s host-z _hexd._tcp 9 "id=not-hexd" >"$work/publish-z.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q "Established" "$work/publish-z.log" && break; sleep 0.05; done
+grep -q "Established" "$work/publish-z.log" || fail "avahi-publish did not publish host-z: $(cat "$work/publish-z.log")"
+DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/no-bus" start_hexd z
+for _ in $(seq 100); do ctl z status | grep -q "^dns-sd: published as" && break; sleep 0.05; done
+ctl z status | grep -q "^dns-sd: published as 'host-z (2)'" \
+    || fail "host-z's own responder did not take the next name: $(ctl z status)"
+grep -q "another responder uses this DNS-SD instance name: probing for 'host-z (2)'" "$work/z.log" \
+    || fail "host-z did not say why it renamed: $(cat "$work/z.log")"
+listing=$(avahi_browse)
+echo "$listing" | grep '^=;sa[0-9]*;IPv4;host-z\\032' | grep -q "\"id=$(peer_id z)\"" \
+    || fail "avahi-browse does not list 'host-z (2)' with host-z's ID: $listing"
+echo "$listing" | grep '^=;sa[0-9]*;IPv4;host-z;' | grep -q '"id=not-hexd"' \
+    || fail "avahi-publish's host-z is no longer listed as it was: $listing"
+pass "with its name held by Avahi, host-z's own responder lost the probe and published as 'host-z (2)', \
+and Avahi's host-z is untouched"
 echo "$label: $passed passed, 0 failed"

@@ -1,5 +1,6 @@
 import HexControl
 import HexDBus
+import HexEngine
 import HexDNS
 import HexKit
 import HexNet
@@ -260,12 +261,12 @@ actor AvahiService: DaemonService {
     }
 
     /// Takes the name Avahi proposes ("Ada #2") after a conflict and empties the group for it;
-    /// false when it could not, or past `DNSSDService.maximumRenames` (a responder claiming every
+    /// false when it could not, or past `MDNSResponder.maximumRenames` (a responder claiming every
     /// name), where it stops publishing and says so.
     private func rename() async -> Bool {
-        guard let connection, renames < DNSSDService.maximumRenames else {
+        guard let connection, renames < MDNSResponder.maximumRenames else {
             logger.warning(
-                "DNS-SD: \(DNSSDService.maximumRenames) instance names taken by other responders; "
+                "DNS-SD: \(MDNSResponder.maximumRenames) instance names taken by other responders; "
                     + "not published any more (beacons still find peers)")
             return false
         }
@@ -330,7 +331,7 @@ actor AvahiService: DaemonService {
             group = try await connection.call(AvahiAPI.serverCall("EntryGroupNew")).body.first?.objectPathValue
             groupState = .uncommitted
         }
-        guard let group, groupState == .uncommitted, renames < DNSSDService.maximumRenames else { return }
+        guard let group, groupState == .uncommitted, renames < MDNSResponder.maximumRenames else { return }
         do {
             try await connection.call(AvahiAPI.addService(to: group, advert))
         } catch let DBusError.remote(name, _) where name == "org.freedesktop.Avahi.CollisionError" {

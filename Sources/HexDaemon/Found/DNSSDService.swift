@@ -22,10 +22,8 @@ actor DNSSDService: DaemonService {
     private let group: IPv4Address
     private let group6: IPv6Address
     private var advert: DNSSDAdvert
-    /// The instance name the user gave, before any " (2)".
-    private let baseName: String
-    private var renames = 0
-    static let maximumRenames = 32
+    /// What to send when, and how to answer: probing, announcing, renaming, querying.
+    private var responder: MDNSResponder
     private var browser: DNSSDBrowser
     private let ownUUID: String
     private let selection: NetworkInterfaces.Selection
@@ -34,24 +32,10 @@ actor DNSSDService: DaemonService {
     private let events: EventLog
     private let logger: Logger
 
-    private enum Step {
-        case probe(Int)
-        case announce(Int)
-    }
-
-    /// The next step of publishing, and the next browse query, with when each is due.
-    private var publishing: (due: ContinuousClock.Instant, step: Step)?
-    private var query: (due: ContinuousClock.Instant, gap: Duration)?
-    private var isPublished = false
     /// The last browse query sent, to know it when it comes back (multicast is looped back).
     private var lastQuery: [UInt8]?
     /// Datagrams read, all sources together: a flood costs a bounded share of a core.
     private var budget = TokenBucket(rate: 200, burst: 400)
-    /// Answers sent by unicast (legacy and QU questions), which a spoofed source would receive:
-    /// at most 20 a second.
-    private var unicastReplies = TokenBucket(rate: 20, burst: 20)
-    /// When an answer was last multicast, per question: at most once a second (RFC 6762, 6).
-    private var lastAnswered: [DNSName: ContinuousClock.Instant] = [:]
     /// This host's IPv4 interface addresses, read at each round: what an on-link source is.
     private var localNetworks: [NetworkInterfaces.Address] = []
     private let doorbell = Doorbell()
@@ -75,7 +59,7 @@ actor DNSSDService: DaemonService {
         advert = try DNSSDAdvert(
             name: identity.name, peerID: identity.uuid, versionID: versionID, start: start,
             fingerprint: fingerprint, port: tcpPort)
-        baseName = identity.name
+        responder = MDNSResponder(name: identity.name)
         browser = DNSSDBrowser(service: advert.service)
         ownUUID = identity.uuid.uppercased()
         self.selection = selection
@@ -89,8 +73,11 @@ actor DNSSDService: DaemonService {
     var summary: String {
         let name = advert.instance.firstLabel
         let counts = "\(datagramsRead) mDNS datagrams read, \(datagramsDropped) dropped"
-        if isPublished { return "published as '\(name)' (_hexd._tcp), browsing; \(counts)" }
-        if publishing != nil { return "probing for '\(name)'; \(counts)" }
+        if responder.isPublished { return "published as '\(name)' (_hexd._tcp), browsing; \(counts)" }
+        if responder.claimsName { return "probing for '\(name)'; \(counts)" }
+        if responder.renames >= MDNSResponder.maximumRenames {
+            return "not published: \(MDNSResponder.maximumRenames) names taken by other responders; \(counts)"
+        }
         return "silent while hidden; \(counts)"
     }
 
@@ -127,26 +114,25 @@ actor DNSSDService: DaemonService {
 
     /// Says goodbye (every record with TTL 0) when published.
     func sayGoodbye() {
-        guard isPublished else { return }
+        guard responder.hide() else { return }
         multicast { advert.announcement(addresses: $0, ttl: 0) }
-        isPublished = false
     }
 
     /// Probing and browsing from the start, after a short random delay (RFC 6762, 8.1), so that
     /// daemons started together do not probe in step.
     private func begin() {
-        publishing = (.now + .milliseconds(Int.random(in: 20...250)), .probe(0))
-        query = (.now + .milliseconds(Int.random(in: 20...120)), .seconds(1))
-        doorbell.ring()
+        let probeAfter = Duration.milliseconds(Int.random(in: 20...250))
+        if responder.show(at: .now, probeAfter: probeAfter, queryAfter: .milliseconds(Int.random(in: 20...120))) {
+            doorbell.ring()
+        }
     }
 
     /// Says goodbye and goes silent when the daemon hides; probes and browses again when it shows.
     func visibilityChanged() async {
         if await discovery.isVisible {
-            if publishing == nil && !isPublished { begin() }
+            begin()
         } else {
             sayGoodbye()
-            (publishing, query) = (nil, nil)
             doorbell.ring()
         }
     }
@@ -155,8 +141,8 @@ actor DNSSDService: DaemonService {
 
     private func receiveLoop() async {
         while !Task.isCancelled {
-            await runDueSteps()
-            let due = [publishing?.due, query?.due].compactMap { $0 }.min()
+            for action in responder.fire(at: .now) { perform(action) }
+            let due = responder.deadline
             do {
                 guard let datagram = try await socket.receive(maximumLength: DNSMessage.maximumBytes, before: due)
                 else { continue }
@@ -183,35 +169,32 @@ actor DNSSDService: DaemonService {
         }
     }
 
-    /// Sends the probe, announcement or browse query that is due, and schedules the next.
-    private func runDueSteps() async {
-        let now = ContinuousClock.now
-        if let (due, step) = publishing, due <= now {
-            switch step {
-            case .probe(let sent):
-                // Probes ask for unicast answers until the last (RFC 6762, 8.1).
-                multicast { advert.probe(addresses: $0, unicastResponse: sent == 0) }
-                publishing =
-                    sent < 2
-                    ? (now + .milliseconds(250), .probe(sent + 1))
-                    : (
-                        now + .milliseconds(250),
-                        .announce(0)
-                    )
-            case .announce(let sent):
-                multicast { advert.announcement(addresses: $0) }
-                isPublished = true
-                if sent == 0 { logger.info("published by DNS-SD as \(advert.instance)") }
-                publishing = sent < 1 ? (now + .seconds(1), .announce(sent + 1)) : nil
-            }
-        }
-        if let (due, gap) = query, due <= now {
+    /// Sends the probe, announcement or browse query the responder says is due, or takes the
+    /// name it says to.
+    private func perform(_ action: MDNSResponder.Action) {
+        switch action {
+        case .probe(let unicastResponse):
+            multicast { advert.probe(addresses: $0, unicastResponse: unicastResponse) }
+        case .announce(let first):
+            multicast { advert.announcement(addresses: $0) }
+            if first { logger.info("published by DNS-SD as \(advert.instance)") }
+        case .query:
             let question = DNSQuestion(name: advert.service, type: DNSType.ptr)
-            let message = DNSMessage(questions: [question], answers: browser.knownAnswers(at: now))
+            let message = DNSMessage(questions: [question], answers: browser.knownAnswers(at: .now))
             lastQuery = try? message.encoded()
             multicast { _ in message }
-            // Continuous querying (RFC 6762, 5.2): each gap twice the last, up to a minute.
-            query = (now + gap, min(gap * 2, .seconds(60)))
+        case .rename(let name):
+            do {
+                advert = try advert.renamed(name)
+                logger.warning("another responder uses this DNS-SD instance name: probing for '\(name)'")
+            } catch {
+                logger.warning("cannot rename the DNS-SD instance to \(name): \(error)")
+            }
+            doorbell.ring()
+        case .giveUp:
+            logger.warning(
+                "DNS-SD: \(MDNSResponder.maximumRenames) instance names taken by other responders; "
+                    + "not published any more (beacons still find peers)")
         }
     }
 
@@ -236,10 +219,10 @@ actor DNSSDService: DaemonService {
     /// again), and what it says about peers.
     private func take(_ response: DNSMessage, from sender: IPAddress) async {
         // This host's addresses are read only when there is a name to defend.
-        if publishing != nil || isPublished {
+        if responder.claimsName {
             let mine = addresses()
             if response.records.contains(where: { advert.conflicts(with: $0, addresses: mine) }) {
-                rename()
+                for action in responder.conflictHeard(at: .now) { perform(action) }
                 return
             }
         }
@@ -248,71 +231,57 @@ actor DNSSDService: DaemonService {
         }
     }
 
-    /// Takes the next name ("Ada (2)", "Ada (3)", …) and probes for it; past `maximumRenames`
-    /// (a responder claiming every name it hears), it stops publishing and says so.
-    private func rename() {
-        guard renames < Self.maximumRenames else {
-            if publishing != nil || isPublished {
-                logger.warning(
-                    "DNS-SD: \(Self.maximumRenames) instance names taken by other responders; "
-                        + "not published any more (beacons still find peers)")
-            }
-            (publishing, isPublished) = (nil, false)
-            return
-        }
-        renames += 1
-        let name = "\(baseName.clipped(toUTF8: 50)) (\(renames + 1))"
-        do {
-            advert = try advert.renamed(name)
-        } catch {
-            logger.warning("cannot rename the DNS-SD instance to \(name): \(error)")
-            return
-        }
-        logger.warning("another responder uses this DNS-SD instance name: probing for '\(name)'")
-        isPublished = false
-        publishing = (.now + .seconds(1), .probe(0))
-        doorbell.ring()
-    }
-
     /// Another browser's query for `_hexd._tcp` counts as this daemon's own, sent now, when it
     /// lists no known answer this daemon would not (RFC 6762, 7.3): a crowd of daemons then asks
     /// about once a round, not once each.
     private func suppressOwnQuery(after other: DNSMessage, bytes: [UInt8]) {
-        guard let next = query, bytes != lastQuery,
+        guard bytes != lastQuery,
             other.questions.contains(where: {
-                $0.name == advert.service && $0.type == DNSType.ptr
-                    && !$0.unicastResponse
+                $0.name == advert.service && $0.type == DNSType.ptr && !$0.unicastResponse
             })
         else { return }
-        let now = ContinuousClock.now
-        let ours = browser.knownAnswers(at: now)
+        let ours = browser.knownAnswers(at: .now)
         guard other.answers.allSatisfy({ theirs in ours.contains { $0.isSameRecord(as: theirs) } }) else { return }
-        query = (now + next.gap, min(next.gap * 2, .seconds(60)))
+        responder.sameQueryHeard(at: .now)
+    }
+
+    /// Whether another host's probe (its proposed records in the authority section) wins the
+    /// tie-break for a name this daemon probes for (RFC 6762, 8.2): compared name by name, with
+    /// the records this daemon proposes on the link the probe came from.
+    private func losesTieBreak(to probe: DNSMessage, onLink addresses: [IPAddress]) -> Bool {
+        let ours = advert.uniqueRecords(addresses: addresses)
+        return [advert.instance, advert.host].contains { name in
+            let theirs = probe.authorities.filter { $0.name == name }
+            return !theirs.isEmpty && ProbeTieBreak(ours: ours.filter { $0.name == name }, theirs: theirs) == .theirsWin
+        }
     }
 
     private func answer(_ query: DNSMessage, from datagram: DatagramSocket.Datagram) async {
         suppressOwnQuery(after: query, bytes: datagram.bytes)
-        // A probe for the name being probed: whoever's records sort first keeps it (RFC 6762, 8.2).
-        if case .probe = publishing?.step,
-            let theirs = query.authorities.first(where: {
-                $0.name == advert.instance && $0.type == DNSType.srv
-            }),
-            let ours = advert.uniqueRecords(addresses: []).first, !theirs.isSameRecord(as: ours),
-            (try? DNSMessage(answers: [ours]).encoded())?.lexicographicallyPrecedes(
-                (try? DNSMessage(answers: [theirs]).encoded()) ?? []) == true
-        {
-            rename()
-            return
-        }
-        guard isPublished, await discovery.isVisible else { return }
+        guard responder.claimsName else { return }
         // The interfaces are read once for the answer and for where it goes.
         let links = links()
         let onLink = Self.addresses(of: links.v4 + links.v6, onLinkOf: datagram.sender, networks: localNetworks)
+        if responder.isProbing, !query.authorities.isEmpty {
+            let theirsWin = losesTieBreak(to: query, onLink: onLink)
+            if responder.simultaneousProbeHeard(theirsWin: theirsWin, at: .now) {
+                logger.info(
+                    "another host probes for '\(advert.instance.firstLabel)' with records that win: "
+                        + "probing again in a second")
+                doorbell.ring()
+            }
+            return
+        }
+        guard responder.isPublished, await discovery.isVisible else { return }
         let (answers, additionals) = advert.answers(to: query, addresses: onLink)
         guard !answers.isEmpty else { return }
-        let unicast = datagram.senderPort != Self.port || query.questions.allSatisfy(\.unicastResponse)
-        guard !unicast || unicastReplies.take(at: .now) else { return }
-        if datagram.senderPort != Self.port {
+        let reply = responder.reply(
+            to: query.questions.map(\.name.description), unicastAsked: query.questions.allSatisfy(\.unicastResponse),
+            legacy: datagram.senderPort != Self.port, at: .now)
+        switch reply {
+        case .none:
+            return
+        case .legacyUnicast:
             // A legacy unicast query (RFC 6762, 6.7): the id and questions echoed, short TTLs.
             let capped = (answers + additionals).map { record in
                 var record = record.with(ttl: min(record.ttl, 10))
@@ -323,23 +292,16 @@ actor DNSSDService: DaemonService {
                 id: query.id, flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag,
                 questions: query.questions, answers: capped)
             send(reply, to: datagram.sender, port: datagram.senderPort)
-            return
+        case .unicast, .multicast:
+            let response = DNSMessage(
+                flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag, answers: answers,
+                additionals: additionals)
+            if reply == .unicast {
+                send(response, to: datagram.sender, port: Self.port)
+            } else {
+                multicast(toward: datagram.sender, over: links) { _ in response }
+            }
         }
-        let response = DNSMessage(
-            flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag, answers: answers,
-            additionals: additionals)
-        if query.questions.allSatisfy(\.unicastResponse) {
-            send(response, to: datagram.sender, port: Self.port)
-            return
-        }
-        let now = ContinuousClock.now
-        let names = query.questions.map(\.name)
-        guard names.contains(where: { name in lastAnswered[name].map { now - $0 >= .seconds(1) } ?? true }) else {
-            return
-        }
-        if lastAnswered.count > 64 { lastAnswered = [:] }
-        for name in names { lastAnswered[name] = now }
-        multicast(toward: datagram.sender, over: links) { _ in response }
     }
 
     // MARK: Sending
