@@ -68,46 +68,56 @@ let package = Package(
             name: "hexbench",
             dependencies: [
                 "HexDaemon", "HexKit", "HexStore", "HexNet", "HexTLS",
-                "COpenSSL", "HexControl", "HexCommandLine", "HexTestSupport",
+                "COpenSSL", "HexControl", "HexCommandLine", "HexHarness",
             ], swiftSettings: strictSettings),
+        // Real processes and sockets for hexbench and the tests: spawning and watching processes,
+        // temporary directories, and the attackers of the hostile-network tests and benchmarks.
+        .target(name: "HexHarness", dependencies: ["CLinux", "HexKit", "HexNet"], swiftSettings: strictSettings),
+        // What only the tests use: daemons started for a test, a private D-Bus, a receiving store.
         .target(
             name: "HexTestSupport",
-            dependencies: ["CLinux", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"],
+            dependencies: ["HexHarness", "HexKit", "HexStore", "HexNet", "HexControl", "HexCommandLine"],
             path: "Tests/HexTestSupport", swiftSettings: strictSettings),
         // Finds the programs tests need (iproute2, systemd-analyze, shells): a missing one fails its test.
         .target(name: "HexTestTools", path: "Tests/HexTestTools", swiftSettings: strictSettings),
         .testTarget(name: "HexEngineTests", dependencies: ["HexEngine", "HexKit"], swiftSettings: strictSettings),
         .testTarget(name: "HexJSONTests", dependencies: ["HexJSON"], swiftSettings: strictSettings),
         .testTarget(
-            name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexTestSupport"], swiftSettings: strictSettings),
-        .testTarget(
-            name: "HexCommandLineTests",
-            dependencies: ["HexCommandLine", "HexStore", "HexTestSupport", "HexTestTools"],
+            name: "HexKitTests", dependencies: ["HexKit", "HexStore", "HexHarness", "HexTestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexTestSupport"], swiftSettings: strictSettings),
+            name: "HexCommandLineTests",
+            dependencies: ["HexCommandLine", "HexStore", "HexHarness", "HexTestSupport", "HexTestTools"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexHarness", "HexTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(name: "HexWebTests", dependencies: ["HexWeb"], swiftSettings: strictSettings),
         .testTarget(name: "HexDNSTests", dependencies: ["HexDNS"], swiftSettings: strictSettings),
         .testTarget(
-            name: "HexDBusTests", dependencies: ["HexDBus", "HexNet", "HexTestSupport", "HexTestTools"],
+            name: "HexDBusTests", dependencies: ["HexDBus", "HexNet", "HexHarness", "HexTestSupport", "HexTestTools"],
             swiftSettings: strictSettings),
         .testTarget(name: "HexControlTests", dependencies: ["HexControl", "HexKit"], swiftSettings: strictSettings),
         .testTarget(
-            name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexTestSupport", "HexTestTools"],
+            name: "HexNetTests", dependencies: ["HexNet", "HexKit", "HexHarness", "HexTestSupport", "HexTestTools"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexTestSupport"], swiftSettings: strictSettings
+            name: "HexStoreTests", dependencies: ["HexStore", "HexKit", "HexHarness", "HexTestSupport"],
+            swiftSettings: strictSettings
         ),
         .testTarget(
             name: "HexDaemonTests",
-            dependencies: ["HexDaemon", "HexEngine", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexTestSupport"],
+            dependencies: [
+                "HexDaemon", "HexEngine", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexHarness",
+                "HexTestSupport",
+            ],
             swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
         .testTarget(
             name: "CommandLineTests",
             dependencies: [
-                "hexd", "hexctl", "HexDaemon", "HexKit", "HexNet", "HexTLS", "HexControl",
-                "HexTestSupport", "HexTestTools",
+                "hexd", "hexctl", "HexDaemon", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexControl",
+                "HexHarness", "HexTestSupport", "HexTestTools",
             ],
             swiftSettings: strictSettings),
     ]

@@ -7,7 +7,8 @@ public struct DaemonEvent: Sendable, Codable, Equatable {
         case peerFound, peerLost, hexReceived, alertReceived
         /// A send was committed to the outbox (`id`: its messageID; `message`: when it expires).
         case sendQueued
-        /// An attempt at a queued send failed in a way worth retrying (`message`: the attempt, why, and when the next is).
+        /// An attempt at a queued send failed in a way worth retrying (`message`: the attempt, why, and when the
+        /// next is).
         case sendRetrying
         /// The peer took a send (`message`: the Ack's status, or "sent" for a legacy peer); it left the outbox.
         case sendAcked

@@ -79,7 +79,8 @@ public enum Daemon {
         let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
         if maximumConnections < configuration.maximumConnections {
             logger.warning(
-                "the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections at once, not \(configuration.maximumConnections)"
+                "the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections "
+                    + "at once, not \(configuration.maximumConnections)"
             )
         }
         let trimmer = MemoryTrimmer()
@@ -153,8 +154,10 @@ public enum Daemon {
         let signals = TerminationSignals()
         let identity = service.identity
         logger.info(
-            "hexd \(configuration.appVersion)\(configuration.legacy ? " (playing a legacy peer)" : "") ready: \(identity.name) (\(identity.uuid)), "
-                + "envelopes on TCP \(envelopeListener.port), discovery on UDP \(datagrams.port), control at \(controlPath)"
+            "hexd \(configuration.appVersion)\(configuration.legacy ? " (playing a legacy peer)" : "") ready: "
+                + "\(identity.name) (\(identity.uuid)), "
+                + "envelopes on TCP \(envelopeListener.port), discovery on UDP \(datagrams.port), "
+                + "control at \(controlPath)"
         )
         let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")

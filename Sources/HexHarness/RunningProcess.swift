@@ -8,15 +8,16 @@ public struct ProcessResult: Sendable {
     public let standardError: String
 }
 
-/// Runs executables built by this package (they sit beside the test bundle).
+/// Runs executables built by this package (they sit beside the test bundle, and beside hexbench).
 public enum PackageExecutable {
-    /// Where `swift build` put the products of this build.
+    /// Where `swift build` put the products of this build: the directory holding the test bundle
+    /// this runs in, or else the one holding this executable.
     public static let binDirectory: String = {
-        let testBundle =
+        let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var components = testBundle.split(separator: "/", omittingEmptySubsequences: false)
-        while let last = components.last, !last.hasSuffix(".xctest") { components.removeLast() }
-        return components.dropLast().joined(separator: "/")
+        let components = executable.split(separator: "/", omittingEmptySubsequences: false)
+        let bundle = components.lastIndex { $0.hasSuffix(".xctest") } ?? components.index(before: components.endIndex)
+        return components[..<bundle].joined(separator: "/")
     }()
 
     /// Runs `name` (a product of this package, or any absolute path) with `arguments`, feeding it

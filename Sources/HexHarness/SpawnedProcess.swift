@@ -114,6 +114,11 @@ public struct SpawnError: Error, CustomStringConvertible {
     public let path: String
     public let reason: String
     public var description: String { "cannot run \(path): \(reason)" }
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
 }
 
 /// A pipe whose two ends are closed on exec: a child gets an end only through `dup2`.

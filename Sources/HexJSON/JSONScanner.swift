@@ -388,7 +388,8 @@ public struct JSONScanner {
         return position - start
     }
 
-    /// Steps over a number, checking it against JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    /// Steps over a number, checking it against JSON's grammar:
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     private mutating func skipNumber() throws(JSONError) {
         _ = try consumeIf(Byte.minus)
         guard position < bytes.count else { throw JSONError(.unexpectedEnd, at: position) }

@@ -100,7 +100,8 @@ extension HexDatabase: HexRepository {
         let width = SQLiteValue.integer(Int64(max(fieldCharacters, 0)))
         return try connection.rows(
             """
-            SELECT id, location, substr(sender_uuid, 1, ?), substr(sender_name, 1, ?), substr(description, 1, ?), substr(color, 1, ?),
+            SELECT id, location, substr(sender_uuid, 1, ?), substr(sender_name, 1, ?), \
+            substr(description, 1, ?), substr(color, 1, ?),
                    created_at, checked, (SELECT COUNT(*) FROM link WHERE link.hex_row = hex.row), sender_trust
             FROM hex WHERE location = ? AND position > ? ORDER BY position LIMIT ?
             """,

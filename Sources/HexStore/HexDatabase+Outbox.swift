@@ -7,7 +7,8 @@ extension HexDatabase {
         try connection.writeTransaction {
             try connection.run(
                 """
-                INSERT OR IGNORE INTO outbox (message_id, peer_uuid, address, label, kind, envelope, size, legacy, created_at, expires_at,
+                INSERT OR IGNORE INTO outbox (message_id, peer_uuid, address, label, kind, envelope, size, legacy, \
+                created_at, expires_at,
                                               attempts, next_attempt_at, last_error)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
@@ -46,7 +47,8 @@ extension HexDatabase {
         guard let cursor else { return try outboxEntries(where: "1", [], limit: limit) }
         return try outboxEntries(
             where:
-                "(next_attempt_at, created_at, message_id) > (SELECT next_attempt_at, created_at, message_id FROM outbox WHERE message_id = ?)",
+                "(next_attempt_at, created_at, message_id) > "
+                + "(SELECT next_attempt_at, created_at, message_id FROM outbox WHERE message_id = ?)",
             [.text(cursor.uppercased())], limit: limit)
     }
 
@@ -89,7 +91,8 @@ extension HexDatabase {
         try connection.writeTransaction {
             if let peerUUID {
                 try connection.run(
-                    "UPDATE outbox SET next_attempt_at = ? WHERE peer_uuid = ? AND address IS NULL AND next_attempt_at > ?",
+                    "UPDATE outbox SET next_attempt_at = ? "
+                        + "WHERE peer_uuid = ? AND address IS NULL AND next_attempt_at > ?",
                     [.date(time), .text(peerUUID.uppercased()), .date(time)])
             } else {
                 try connection.run(
@@ -112,7 +115,8 @@ extension HexDatabase {
     {
         try connection.rows(
             """
-            SELECT message_id, peer_uuid, address, label, kind, envelope, legacy, created_at, expires_at, attempts, next_attempt_at, last_error
+            SELECT message_id, peer_uuid, address, label, kind, envelope, legacy, created_at, expires_at, \
+            attempts, next_attempt_at, last_error
             FROM outbox WHERE \(condition) ORDER BY next_attempt_at, created_at, message_id LIMIT ?
             """, arguments + [.integer(Int64(max(limit, 0)))]
         ) { row in

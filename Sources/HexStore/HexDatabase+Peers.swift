@@ -9,9 +9,11 @@ extension HexDatabase {
         try connection.writeTransaction {
             try connection.run(
                 """
-                INSERT INTO peer_seen (peer_uuid, name, version_id, address, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO peer_seen (peer_uuid, name, version_id, address, first_seen, last_seen) \
+                VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (peer_uuid) DO UPDATE SET
-                    name = excluded.name, version_id = excluded.version_id, address = excluded.address, last_seen = excluded.last_seen
+                    name = excluded.name, version_id = excluded.version_id, address = excluded.address, \
+                last_seen = excluded.last_seen
                 """,
                 [
                     .text(uuid.uppercased()), .text(name), .text(versionID), .text(address),
@@ -26,7 +28,8 @@ extension HexDatabase {
         try connection.writeTransaction {
             try connection.run("DELETE FROM peer_seen WHERE last_seen < ?", [.date(cutoff)])
             try connection.run(
-                "DELETE FROM peer_seen WHERE last_seen <= (SELECT last_seen FROM peer_seen ORDER BY last_seen DESC LIMIT 1 OFFSET ?)",
+                "DELETE FROM peer_seen WHERE last_seen <= "
+                    + "(SELECT last_seen FROM peer_seen ORDER BY last_seen DESC LIMIT 1 OFFSET ?)",
                 [.integer(Int64(keeping))])
         }
     }

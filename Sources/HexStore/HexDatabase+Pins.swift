@@ -31,7 +31,8 @@ extension HexDatabase {
             try connection.run(
                 """
                 INSERT INTO peer_key (peer_uuid, fingerprint, trust, pinned_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (peer_uuid) DO UPDATE SET fingerprint = excluded.fingerprint, trust = excluded.trust, pinned_at = excluded.pinned_at
+                ON CONFLICT (peer_uuid) DO UPDATE SET fingerprint = excluded.fingerprint, \
+                trust = excluded.trust, pinned_at = excluded.pinned_at
                 """,
                 [
                     .text(pin.peerUUID), .text(pin.fingerprint), .text(pin.trust == .paired ? "paired" : "pinned"),

@@ -15,7 +15,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "\(path) has schema version \(found), newer than the \(supported) this hexd knows; "
                 + "it was left untouched: run a newer hexd, or use another data directory"
         case .damaged(let path, let findings):
-            "\(path) is damaged (SQLite's quick_check: \(findings.prefix(3).joined(separator: "; ").clipped(toUTF8: 400))); hexd will not serve it. "
+            "\(path) is damaged "
+                + "(SQLite's quick_check: \(findings.prefix(3).joined(separator: "; ").clipped(toUTF8: 400))); "
+                + "hexd will not serve it. "
                 + "It was left untouched. Move it aside and start afresh, or recover what it holds with: "
                 + "sqlite3 \(path) .recover | sqlite3 recovered.sqlite, then move recovered.sqlite in its place"
         case .sqlite(let error):

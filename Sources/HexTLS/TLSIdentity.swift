@@ -89,7 +89,8 @@ public final class TLSIdentity: @unchecked Sendable {
             throw TLSError(
                 "read the device key",
                 reason: "\(certificatePath) exists but \(keyPath) does not; restore the key, "
-                    + "or remove both files to make a new identity (peers that pinned the old one must then reset their trust)"
+                    + "or remove both files to make a new identity "
+                    + "(peers that pinned the old one must then reset their trust)"
             )
         case (let keyText?, nil):
             guard let key = withMemoryBIO(keyText, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {

@@ -86,7 +86,8 @@ enum PageHTML {
         """#
 
     static let icon = #"""
-        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path fill="#3498db" d="M16 2l12 7v14l-12 7-12-7V9z"/>
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">\#
+        <path fill="#3498db" d="M16 2l12 7v14l-12 7-12-7V9z"/>
         <path fill="#fff" d="M11 10h3v5h4v-5h3v12h-3v-4h-4v4h-3z"/></svg>
         """#
 }

@@ -56,7 +56,8 @@ enum PageScript {
         const trustText = { paired: "paired", pinned: "pinned", new: "new key", plaintext: "plaintext" };
 
         function badge(trust) {
-          return trust ? el("span", { class: "badge " + trust, title: "how the sender was known" }, trustText[trust] ?? trust)
+          return trust ? el("span", { class: "badge " + trust, title: "how the sender was known" },
+            trustText[trust] ?? trust)
             : null;
         }
 
@@ -88,8 +89,9 @@ enum PageScript {
             const progress = el("span", { class: "fetch-state" });
             const button = el("button", { type: "button", "data-action": "download",
               onclick: () => download(hexID, number, button, progress) }, "Download");
-            return el("li", { "data-link": number }, label, el("span", { class: "inert", title: "a file shared with you" },
-              "shared file"), " ", button, " ", progress);
+            return el("li", { "data-link": number }, label,
+              el("span", { class: "inert", title: "a file shared with you" }, "shared file"),
+              " ", button, " ", progress);
           }
           const target = href ? el("a", { href, target: "_blank", rel: "noopener noreferrer" }, link.url)
             : el("span", { class: "inert", title: "not opened: only http, https and mailto links are" }, link.url);
@@ -154,9 +156,12 @@ enum PageScript {
             refreshStatus();
           };
           const actions = location === "inbox" ? [
-            el("button", { type: "button", "data-action": "check", onclick: () => act("inbox.check", summary.id) }, "Checked"),
-            el("button", { type: "button", "data-action": "save", onclick: () => act("inbox.save", summary.id) }, "Save"),
-            el("button", { type: "button", "data-action": "delete", onclick: () => act("inbox.delete", summary.id) }, "Delete"),
+            el("button", { type: "button", "data-action": "check", onclick: () => act("inbox.check", summary.id) },
+              "Checked"),
+            el("button", { type: "button", "data-action": "save", onclick: () => act("inbox.save", summary.id) },
+              "Save"),
+            el("button", { type: "button", "data-action": "delete", onclick: () => act("inbox.delete", summary.id) },
+              "Delete"),
           ] : [
             el("button", { type: "button", "data-action": "remove", onclick: () => act("hexlist.remove", summary.id) },
               "Remove"),
@@ -238,20 +243,23 @@ enum PageScript {
               el("div", { class: "meta" },
                 el("span", { class: peer.lastSeen < 10 ? "online" : "" }, ago(peer.lastSeen ?? Infinity)),
                 " · " + (peer.endpoint ?? "") + (peer.legacy ? " · legacy" : "")),
-              peer.keyMismatch ? el("div", { class: "meta" }, "another key claims this ID from " + peer.keyMismatch.endpoint)
+              peer.keyMismatch ? el("div", { class: "meta" },
+                "another key claims this ID from " + peer.keyMismatch.endpoint)
                 : null),
             el("div", { class: "actions" }, peer.trust === "pinned"
-              ? el("button", { type: "button", "data-action": "pair", onclick: () => pair(peer, false) }, "Pair") : null))));
+              ? el("button", { type: "button", "data-action": "pair", onclick: () => pair(peer, false) }, "Pair")
+              : null))));
           $("peers-empty").hidden = items.length > 0;
           const requests = items.filter((peer) => peer.pairing?.awaitingUs);
-          $("pairing").replaceChildren(...requests.map((peer) => el("div", { class: "request", "data-pairing-id": peer.uuid },
+          $("pairing").replaceChildren(...requests.map((peer) => el("div",
+            { class: "request", "data-pairing-id": peer.uuid },
             avatar(peer),
             el("div", { class: "grow" },
               el("strong", {}, peer.name || "(no name)"), " (" + shortID(peer.uuid) + ") asks to pair.",
               el("div", {}, "Check that their screen shows ", el("span", { class: "code" }, peer.pairing.code))),
             el("div", { class: "actions" },
-              el("button", { type: "button", class: "primary", "data-action": "accept", onclick: () => pair(peer, true) },
-                "Accept"),
+              el("button", { type: "button", class: "primary", "data-action": "accept",
+                onclick: () => pair(peer, true) }, "Accept"),
               el("button", { type: "button", "data-action": "decline", onclick: async () => {
                 const [answer] = await control({ command: "pair.decline", peer: peer.uuid });
                 if (!answer?.ok) problem(answer);
@@ -312,7 +320,8 @@ enum PageScript {
         }
 
         function showStatus(status) {
-          $("me").replaceChildren("You are known as ", el("strong", {}, status.name), " (" + shortID(status.peerUUID) + ")",
+          $("me").replaceChildren("You are known as ", el("strong", {}, status.name),
+            " (" + shortID(status.peerUUID) + ")",
             status.fingerprint ? el("span", { class: "meta" }, " · fingerprint " + status.fingerprint) : null);
           $("unchecked").textContent = status.unchecked ? String(status.unchecked) : "";
           showVisibility(status.visibility ?? { visibility: "visible" });
@@ -367,8 +376,10 @@ enum PageScript {
 
         function show(view) {
           const name = ["inbox", "hexlist", "peers", "send", "outbox", "alerts"].includes(view) ? view : "inbox";
-          for (const section of document.querySelectorAll("main > section")) section.hidden = section.id !== "view-" + name;
-          for (const link of document.querySelectorAll("nav a")) link.classList.toggle("current", link.dataset.view === name);
+          for (const section of document.querySelectorAll("main > section"))
+            section.hidden = section.id !== "view-" + name;
+          for (const link of document.querySelectorAll("nav a"))
+            link.classList.toggle("current", link.dataset.view === name);
         }
 
         function applyTheme(theme) {
@@ -446,7 +457,8 @@ enum PageScript {
             if (!event) return;
             const kind = event.kind;
             if (kind === "hexReceived") reload.inbox();
-            else if (["peerFound", "peerLost", "pairRequested", "paired", "peerKeyMismatch"].includes(kind)) reload.peers();
+            else if (["peerFound", "peerLost", "pairRequested", "paired", "peerKeyMismatch"].includes(kind))
+              reload.peers();
             else if (kind.startsWith("send")) reload.outbox();
             else if (kind === "alertReceived") reload.alerts();
             else if (kind === "visibilityChanged") refreshStatus();

@@ -30,13 +30,14 @@ enum PageStyle {
         nav a { padding: 0.3em 0.8em; border-radius: 1em; color: var(--fg); text-decoration: none; }
         nav a.current { background: var(--accent); color: #fff; }
         .count:empty { display: none; }
-        .count { display: inline-block; min-width: 1.4em; padding: 0 0.4em; border-radius: 0.7em; background: var(--bad);
-          color: #fff; font-size: 0.8em; text-align: center; }
+        .count { display: inline-block; min-width: 1.4em; padding: 0 0.4em; border-radius: 0.7em;
+          background: var(--bad); color: #fff; font-size: 0.8em; text-align: center; }
         main { max-width: 60em; padding: 0 1.2em 2em; }
         h2 { font-size: 1.1em; }
         ul { list-style: none; padding: 0; margin: 0; }
         .hexes li, .peers li, .entries li, .request { display: flex; gap: 0.8em; align-items: flex-start;
-          padding: 0.7em; margin-bottom: 0.5em; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+          padding: 0.7em; margin-bottom: 0.5em; background: var(--card); border: 1px solid var(--line);
+          border-radius: 8px; }
         .hexes li.unchecked { background: var(--new); border-color: var(--accent); }
         .swatch { flex: none; width: 1.2em; height: 2.4em; border-radius: 4px; background: var(--line); }
         .grow { flex: 1; min-width: 0; overflow-wrap: anywhere; }

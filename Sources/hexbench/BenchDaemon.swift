@@ -1,9 +1,9 @@
 // Full Foundation for FileManager and URL: this tool runs real hexd processes.
 import Foundation
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
-import HexTestSupport
 
 /// A hexd process started by the benchmark, stopped when this value goes away.
 final class BenchDaemon {

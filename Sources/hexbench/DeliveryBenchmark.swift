@@ -1,9 +1,9 @@
 // Full Foundation for Process and String(format:): this tool runs real hexd processes.
 import Foundation
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
-import HexTestSupport
 
 /// How much a real hexd takes in, and how it holds up with a large store: acked hexes per second
 /// from pipelined senders against Python committing the same rows one transaction each; status,
@@ -68,8 +68,10 @@ struct DeliveryBenchmark {
         report.append("store: one hexd with \(status.inbox) hexes in its inbox")
         report.append("  RSS idle: \(mebibytes(idle)) (target <= 40 MB)")
         report.append(
-            "  hexctl status: median \(format(median(statusTimes))) ms (target <= 20); hexctl inbox --limit 50: median \(format(median(pageTimes))) ms "
-                + "(target <= 30); hexctl --version (no daemon, the process alone): median \(format(median(versionTimes))) ms"
+            "  hexctl status: median \(format(median(statusTimes))) ms (target <= 20); "
+                + "hexctl inbox --limit 50: median \(format(median(pageTimes))) ms "
+                + "(target <= 30); hexctl --version (no daemon, the process alone): "
+                + "median \(format(median(versionTimes))) ms"
         )
         let bigAck = try await ackTime(links: stored, port: try await reopened.status().tcpPort)
         report.append("  a \(stored)-link hex, written to Ack: \(format(bigAck)) ms (target <= 400)")
@@ -264,7 +266,8 @@ struct DeliveryBenchmark {
         let elapsed = milliseconds(ContinuousClock.now - start)
         withExtendedLifetime(back) {}
         return
-            "reappearance: a send queued for a stopped peer was delivered \(format(elapsed)) ms after the peer was started again "
+            "reappearance: a send queued for a stopped peer was delivered \(format(elapsed)) ms "
+            + "after the peer was started again "
             + "(process start included; beacon interval \(format(interval * 1_000)) ms)"
     }
 
@@ -277,9 +280,11 @@ struct DeliveryBenchmark {
             path = os.path.join(tempfile.mkdtemp(), "floor.sqlite")
             db = sqlite3.connect(path, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL"); db.execute("PRAGMA synchronous=" + sys.argv[2])
-            db.execute("CREATE TABLE hex (id TEXT PRIMARY KEY, location TEXT, position INTEGER, sender_uuid TEXT, sender_name TEXT, description TEXT, color TEXT, created_at REAL, checked INTEGER)")
+            db.execute("CREATE TABLE hex (id TEXT PRIMARY KEY, location TEXT, position INTEGER, sender_uuid TEXT, \
+            sender_name TEXT, description TEXT, color TEXT, created_at REAL, checked INTEGER)")
             db.execute("CREATE INDEX hex_by_location ON hex (location, position)")
-            db.execute("CREATE TABLE link (hex_id TEXT, position INTEGER, id TEXT, url TEXT, description TEXT, service TEXT, PRIMARY KEY (hex_id, position))")
+            db.execute("CREATE TABLE link (hex_id TEXT, position INTEGER, id TEXT, url TEXT, description TEXT, \
+            service TEXT, PRIMARY KEY (hex_id, position))")
             db.execute("CREATE TABLE received_message (message_id TEXT PRIMARY KEY, hex_id TEXT, received_at REAL)")
             count = int(sys.argv[1])
             start = time.perf_counter()
@@ -287,8 +292,10 @@ struct DeliveryBenchmark {
                 hex_id = str(uuid.uuid4()).upper()
                 db.execute("BEGIN IMMEDIATE")
                 db.execute("INSERT INTO received_message VALUES (?, ?, ?)", (str(uuid.uuid4()), hex_id, time.time()))
-                db.execute("INSERT INTO hex VALUES (?, 'inbox', ?, ?, 'bench', ?, '#3498DB', ?, 0)", (hex_id, -i, str(uuid.uuid4()), "floor %d" % i, time.time()))
-                db.execute("INSERT INTO link VALUES (?, 0, ?, ?, 'example.com', 'Unknown')", (hex_id, str(uuid.uuid4()), "https://example.com/%d" % i))
+                db.execute("INSERT INTO hex VALUES (?, 'inbox', ?, ?, 'bench', ?, '#3498DB', ?, 0)", \
+            (hex_id, -i, str(uuid.uuid4()), "floor %d" % i, time.time()))
+                db.execute("INSERT INTO link VALUES (?, 0, ?, ?, 'example.com', 'Unknown')", \
+            (hex_id, str(uuid.uuid4()), "https://example.com/%d" % i))
                 db.execute("COMMIT")
             print(count / (time.perf_counter() - start))
             """

@@ -1,8 +1,8 @@
 import Foundation
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
-import HexTestSupport
 
 /// Sharing and fetching a large file between two hexd on loopback, against tools we did not
 /// write, in the same run: the grant's hashing against `sha256sum` on the same file, and the

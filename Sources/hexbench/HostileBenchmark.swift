@@ -1,9 +1,9 @@
 // Full Foundation for String(format:): this tool runs real hexd processes.
 import Foundation
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
-import HexTestSupport
 
 /// A hexd with its default budgets under the attacks of the hostile-network issue, each figure
 /// beside a baseline taken from the same daemon in the same run:
@@ -32,7 +32,8 @@ struct HostileBenchmark {
         let baseline = try await honestLatencies(port: port, label: "baseline")
         report.append("  honest send -> Ack, \(sends) sends one after another on fresh connections:")
         report.append(
-            "    baseline:                                   p50 \(format(median(baseline))) ms, p99 \(format(percentile(baseline, 0.99))) ms"
+            "    baseline:                                   p50 \(format(median(baseline))) ms, "
+                + "p99 \(format(percentile(baseline, 0.99))) ms"
         )
         for cap in [nil, 512] as [Int?] {
             let target = try cap.map { cap in
@@ -53,8 +54,10 @@ struct HostileBenchmark {
                 "    \(swarmSize) trickling + \(swarmSize) idle connections, "
                     + "\(cap.map { "--max-connections \($0)" } ?? "default cap (4096)"):")
             report.append(
-                "                                                p50 \(format(median(attacked))) ms, p99 \(format(percentile(attacked, 0.99))) ms "
-                    + "(p99 / baseline p99 = \(format(percentile(attacked, 0.99) / percentile(baseline, 0.99)))); all \(attacked.count) acked"
+                "                                                p50 \(format(median(attacked))) ms, "
+                    + "p99 \(format(percentile(attacked, 0.99))) ms "
+                    + "(p99 / baseline p99 = \(format(percentile(attacked, 0.99) / percentile(baseline, 0.99)))); "
+                    + "all \(attacked.count) acked"
             )
             report.append("      attackers (another process, reconnecting 1 s after each close): \(attackers)")
             report.append(
@@ -81,7 +84,8 @@ struct HostileBenchmark {
                 + "(\(holderCount) MiB asked, "
                 + "budget 64 MiB), \(scale.pick(10, quick: 1)) s:")
         report.append(
-            "    RSS before \(mebibytes(beforeHolders)), peak \(mebibytes(peak)) (+\(mebibytes(peak - beforeHolders))); "
+            "    RSS before \(mebibytes(beforeHolders)), peak \(mebibytes(peak)) "
+                + "(+\(mebibytes(peak - beforeHolders))); "
                 + "\(cut) holders cut off; an honest send was acked")
 
         // Beacon flood: table, memory, CPU, recovery.
@@ -107,7 +111,8 @@ struct HostileBenchmark {
                 + "\(status.datagramsRateLimited) of the \(status.datagramsReceived) datagrams received "
                 + "over the beacon budgets")
         report.append(
-            "    CPU during the flood \(percent(floodCPU)) of a core; RSS after \(mebibytes(rssAfterFlood)) (baseline \(mebibytes(rssBaseline)))"
+            "    CPU during the flood \(percent(floodCPU)) of a core; "
+                + "RSS after \(mebibytes(rssAfterFlood)) (baseline \(mebibytes(rssBaseline)))"
         )
         report.append(
             "    idle CPU back to baseline (\(percent(idleBaseline)) + 2 points): "

@@ -2,10 +2,10 @@
 import Foundation
 import HexControl
 import HexDaemon
+import HexHarness
 import HexKit
 import HexNet
 import HexTLS
-import HexTestSupport
 
 /// What device IDs from keys and bounded strangers cost, each figure beside a baseline of the
 /// same run:

@@ -1,6 +1,6 @@
 import Foundation
+import HexHarness
 import HexNet
-import HexTestSupport
 
 /// What an idle hexd costs the machine: context switches a second (all its threads) and its share
 /// of a core, with no peers, one, and thirty beaconing at the default interval, against a

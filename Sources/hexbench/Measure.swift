@@ -1,6 +1,6 @@
 import Foundation
+import HexHarness
 import HexKit
-import HexTestSupport
 
 /// Seconds taken by `body`, on the monotonic clock.
 func measure(_ body: () throws -> Void) rethrows -> Double {

@@ -57,10 +57,13 @@ struct RegistryBenchmark {
         }
         return [
             "registry: \(total) answers for \(queries) queries of \(perQuery) files, from \(threads) threads, shuffled",
-            "  baseline: the same calls to an actor that only counts: \(String(format: "%.0f", Double(total) / baseline)) calls/s",
-            "  answers absorbed until every bundle is delivered:       \(String(format: "%.0f", Double(total) / absorbed)) answers/s, "
+            "  baseline: the same calls to an actor that only counts: "
+                + "\(String(format: "%.0f", Double(total) / baseline)) calls/s",
+            "  answers absorbed until every bundle is delivered:       "
+                + "\(String(format: "%.0f", Double(total) / absorbed)) answers/s, "
                 + "\(format(baseline / absorbed)) of baseline",
-            "  last answer -> delivery: median \(format(median(lastToDelivery))) µs, p99 \(format(percentile(lastToDelivery, 0.99))) µs "
+            "  last answer -> delivery: median \(format(median(lastToDelivery))) µs, "
+                + "p99 \(format(percentile(lastToDelivery, 0.99))) µs "
                 + "(an empty actor call: median \(format(median(emptyCall))) µs)",
         ]
     }

@@ -42,14 +42,17 @@ struct StoreBenchmark {
             }
         }
         var report = [
-            "store: \(envelopeCount) Store envelopes (4 links each) into a fresh SQLite file in \(FileManager.default.temporaryDirectory.path), best of \(rounds) rounds",
+            "store: \(envelopeCount) Store envelopes (4 links each) into a fresh SQLite file "
+                + "in \(FileManager.default.temporaryDirectory.path), best of \(rounds) rounds",
             "  baseline decode only:                 \(Self.perEnvelope(decodeBest, envelopeCount))",
         ]
         for durability in HexDatabase.Durability.allCases {
             let seconds = storeBest[durability] ?? .infinity
             report.append(
-                "  decode + receive + commit (\(durability.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))): "
-                    + "\(Self.perEnvelope(seconds, envelopeCount)), \(String(format: "%.1f", seconds / decodeBest))x decode"
+                "  decode + receive + commit "
+                    + "(\(durability.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))): "
+                    + "\(Self.perEnvelope(seconds, envelopeCount)), "
+                    + "\(String(format: "%.1f", seconds / decodeBest))x decode"
             )
         }
         return report

@@ -1,10 +1,10 @@
 // Full Foundation for Process and String(format:): this tool runs real hexd processes.
 import Foundation
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
 import HexTLS
-import HexTestSupport
 
 /// Two real hexd processes on loopback: how fast they find each other, how fast a killed one is
 /// dropped, and the send -> Ack latency against a plain TCP round trip of the same bytes.
@@ -32,11 +32,14 @@ struct TransferBenchmark {
         }
         report.append("transfer: two hexd processes on loopback, announce interval \(interval) s, \(rounds) rounds")
         report.append(
-            "  both list each other, from launching both:   median \(format(median(discoveries))) ms, max \(format(discoveries.max() ?? 0)) ms (target < 1000)"
+            "  both list each other, from launching both:   median \(format(median(discoveries))) ms, "
+                + "max \(format(discoveries.max() ?? 0)) ms (target < 1000)"
         )
         report.append(
-            "  a SIGKILLed peer leaves the table after:      median \(format(median(expiries))) ms, max \(format(expiries.max() ?? 0)) ms "
-                + "(3 intervals = \(format(interval * 3_000)) ms; max / 3 intervals = \(format((expiries.max() ?? 0) / (interval * 3_000))))"
+            "  a SIGKILLed peer leaves the table after:      median \(format(median(expiries))) ms, "
+                + "max \(format(expiries.max() ?? 0)) ms "
+                + "(3 intervals = \(format(interval * 3_000)) ms; "
+                + "max / 3 intervals = \(format((expiries.max() ?? 0) / (interval * 3_000))))"
         )
 
         let discoveryPort = try DatagramSocket(address: .loopback, port: 0).port
@@ -92,7 +95,8 @@ struct TransferBenchmark {
                 timeout: .seconds(10))
             guard result.exitCode == 0 else {
                 throw BenchFailure(
-                    "hexctl send \(index) exited with \(result.exitCode.map(String.init) ?? "a signal"): \(result.standardError)"
+                    "hexctl send \(index) exited with \(result.exitCode.map(String.init) ?? "a signal"): "
+                        + "\(result.standardError)"
                 )
             }
             commands.append(milliseconds(ContinuousClock.now - start))
@@ -115,10 +119,12 @@ struct TransferBenchmark {
         report.append(
             "send -> Ack on loopback (a new TCP connection per send, \(sends) sends, ~\(lines[0].count) bytes each)")
         report.append(
-            "  baseline: plain TCP connect + line + echoed line: median \(format(baselineMedian)) ms, p99 \(format(percentile(baseline, 0.99))) ms"
+            "  baseline: plain TCP connect + line + echoed line: median \(format(baselineMedian)) ms, "
+                + "p99 \(format(percentile(baseline, 0.99))) ms"
         )
         report.append(
-            "  envelope -> Ack stored (decode, SQLite commit):   median \(format(median(acked))) ms, p99 \(format(percentile(acked, 0.99))) ms, "
+            "  envelope -> Ack stored (decode, SQLite commit):   median \(format(median(acked))) ms, "
+                + "p99 \(format(percentile(acked, 0.99))) ms, "
                 + "median / baseline \(format(median(acked) / baselineMedian))")
         report.append(
             "  the same over TLS 1.3, a full handshake each:     median \(format(median(securedAcks))) ms, "
@@ -136,24 +142,31 @@ struct TransferBenchmark {
                 + "(\(format(median(acked) + floor.tls - floor.plain)) ms, "
                 + "\(format((median(acked) + floor.tls - floor.plain) / median(acked)))x)")
         report.append(
-            "  over TLS on one kept-open connection:             median \(format(median(keptAcks))) ms, p99 \(format(percentile(keptAcks, 0.99))) ms, "
+            "  over TLS on one kept-open connection:             median \(format(median(keptAcks))) ms, "
+                + "p99 \(format(percentile(keptAcks, 0.99))) ms, "
                 + "median / plaintext \(format(median(keptAcks) / median(acked))) (target <= 1.2)")
         report.append(
-            "  hexctl send wall time (a process, control socket, TLS to the peer, \(commands.count) runs): median \(format(median(commands))) ms, "
+            "  hexctl send wall time (a process, control socket, TLS to the peer, \(commands.count) runs): "
+                + "median \(format(median(commands))) ms, "
                 + "p99 \(format(percentile(commands, 0.99))) ms (target <= 15 ms)")
         report.append(
-            "  control socket send -> report (the hexctl path over TLS, \(controlled.count) sends): median \(format(median(controlled))) ms, "
-                + "p99 \(format(percentile(controlled, 0.99))) ms, median / baseline \(format(median(controlled) / baselineMedian))"
+            "  control socket send -> report (the hexctl path over TLS, \(controlled.count) sends): "
+                + "median \(format(median(controlled))) ms, "
+                + "p99 \(format(percentile(controlled, 0.99))) ms, "
+                + "median / baseline \(format(median(controlled) / baselineMedian))"
         )
         report.append(
             "daemon RSS with one peer: two fresh daemons, one sending the other \(rssSends) hexes by the control socket"
         )
         report.append(
-            "  current pair (TLS, kept connection): receiver \(mebibytes(currentRSS.0)), sender \(mebibytes(currentRSS.1))"
+            "  current pair (TLS, kept connection): receiver \(mebibytes(currentRSS.0)), "
+                + "sender \(mebibytes(currentRSS.1))"
         )
         report.append(
-            "  --legacy pair (plaintext, no TLS):   receiver \(mebibytes(legacyRSS.0)), sender \(mebibytes(legacyRSS.1)); "
-                + "TLS costs \(mebibytes(max(currentRSS.0, currentRSS.1) - max(legacyRSS.0, legacyRSS.1))) (target <= 4 MiB)"
+            "  --legacy pair (plaintext, no TLS):   receiver \(mebibytes(legacyRSS.0)), "
+                + "sender \(mebibytes(legacyRSS.1)); "
+                + "TLS costs \(mebibytes(max(currentRSS.0, currentRSS.1) - max(legacyRSS.0, legacyRSS.1))) "
+                + "(target <= 4 MiB)"
         )
         return report
     }

@@ -39,12 +39,14 @@ struct Command: Sendable {
         Option(
             "data-dir", value: "path",
             help:
-                "The daemon's data directory. Default: $HEXD_DATA_DIR, else $XDG_DATA_HOME/hexd, else ~/.local/share/hexd."
+                "The daemon's data directory. "
+                + "Default: $HEXD_DATA_DIR, else $XDG_DATA_HOME/hexd, else ~/.local/share/hexd."
         ),
         Option(
             "json",
             help:
-                "Print JSON: a result as one object, a list as one object per line, an error as one object on standard error."
+                "Print JSON: a result as one object, a list as one object per line, "
+                + "an error as one object on standard error."
         ),
         Option("help", short: "h", help: "Show this help."),
     ]

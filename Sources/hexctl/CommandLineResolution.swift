@@ -81,7 +81,8 @@ enum CommandLineResolution {
             }
             guard names.isEmpty else {
                 throw UsageError(
-                    "unknown command '\(command.name) \(extra)'; the commands of \(command.name) are \(names.joined(separator: ", "))"
+                    "unknown command '\(command.name) \(extra)'; "
+                        + "the commands of \(command.name) are \(names.joined(separator: ", "))"
                 )
             }
             throw UsageError("hexctl \(command.name) takes no argument, not '\(extra)'")

@@ -29,7 +29,8 @@ let commands: [Command] =
             arguments: [
                 (
                     "url",
-                    "A link to send: a URL with a scheme and a host, or a file:// URL. Described by its host (or file name)."
+                    "A link to send: a URL with a scheme and a host, or a file:// URL. "
+                        + "Described by its host (or file name)."
                 )
             ], summary: "Send a hex of links to a peer and wait for its acknowledgement.",
             details: """
@@ -68,7 +69,8 @@ let commands: [Command] =
             arguments: [("id", "A hex id from the inbox or My Hexlist, or a unique prefix of one (any case).")],
             summary: "Show a hex (inbox or My Hexlist) with its links and mark it checked; the id may be a prefix.",
             details: """
-                Fields longer than \(ControlLimits.showFieldBytes) bytes and links past the first \(ControlLimits.showLinks) are left out,
+                Fields longer than \(ControlLimits.showFieldBytes) bytes \
+                and links past the first \(ControlLimits.showLinks) are left out,
                 and the output says so; --full shows everything.
                 """,
             options: [Option("full", help: "Show every field and link whole, however large.")]
@@ -87,7 +89,8 @@ let commands: [Command] =
                 printOutput(Output.hexDetail(hex))
                 if response.truncated == true {
                     printOutput(
-                        "(long fields and links were left out; hexctl inbox show --full \(hex.id.uuidString) shows everything)"
+                        "(long fields and links were left out; "
+                            + "hexctl inbox show --full \(hex.id.uuidString) shows everything)"
                     )
                 }
             }
@@ -198,7 +201,8 @@ let commands: [Command] =
             "watch", summary: "Print the daemon's events as they happen, until interrupted.",
             details: """
                 Events: peerFound, peerLost, hexReceived, alertReceived, sendQueued, sendRetrying, sendAcked,
-                sendFailed, queryProgress, queryFinished, peerKeyMismatch, pairRequested and paired, each with a sequence number that
+                sendFailed, queryProgress, queryFinished, peerKeyMismatch, pairRequested and paired, \
+                each with a sequence number that
                 increases by one. --since N first replays the retained events after N
                 (the last 1000 are kept), so a script can resume where it stopped.
                 --until KIND ends the watch with exit 0 once an event of that kind is printed (a replayed

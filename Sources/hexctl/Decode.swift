@@ -60,7 +60,8 @@ func describe(line: some Collection<UInt8>, number: Int, asJSON: Bool) -> Bool {
                 + "senderName \(json(hex.senderName)), senderUUID \(json(hex.senderUUID))")
         for (index, link) in hex.links.enumerated() {
             printOutput(
-                "  link \(index + 1): url \(json(link.url)), linkDescription \(json(link.linkDescription)), service \(json(link.service))"
+                "  link \(index + 1): url \(json(link.url)), linkDescription \(json(link.linkDescription)), "
+                    + "service \(json(link.service))"
             )
         }
     } else if let type = envelope.jmObjectType {

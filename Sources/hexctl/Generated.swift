@@ -60,7 +60,8 @@ enum Generated {
 
     private static func bash(_ commands: [Command]) -> String {
         let cases = table(commands).map { entry in
-            "        \"\(entry.path)\") subcommands=\"\(entry.subcommands.joined(separator: " "))\"; options=\"\(entry.options.joined(separator: " "))\" ;;"
+            "        \"\(entry.path)\") subcommands=\"\(entry.subcommands.joined(separator: " "))\"; "
+                + "options=\"\(entry.options.joined(separator: " "))\" ;;"
         }.joined(separator: "\n")
         return """
             # bash completion for hexctl (made by: hexctl --generate-completion-script bash)
@@ -86,7 +87,8 @@ enum Generated {
 
     private static func zsh(_ commands: [Command]) -> String {
         let cases = table(commands).map { entry in
-            "        \"\(entry.path)\") subcommands=(\(entry.subcommands.joined(separator: " "))); options=(\(entry.options.joined(separator: " "))) ;;"
+            "        \"\(entry.path)\") subcommands=(\(entry.subcommands.joined(separator: " "))); "
+                + "options=(\(entry.options.joined(separator: " "))) ;;"
         }.joined(separator: "\n")
         return """
             #compdef hexctl
@@ -120,7 +122,8 @@ enum Generated {
         lines.append("complete -c hexctl -n '__fish_use_subcommand' -a '\(top.joined(separator: " "))'")
         for option in Command.commonOptions + [Option("version", help: "Show the version.")] {
             lines.append(
-                "complete -c hexctl -n '__fish_use_subcommand' -l \(option.name)\(option.valueName != nil ? " -r" : "") -d '\(fishQuoted(option.help))'"
+                "complete -c hexctl -n '__fish_use_subcommand' "
+                    + "-l \(option.name)\(option.valueName != nil ? " -r" : "") -d '\(fishQuoted(option.help))'"
             )
         }
         for command in commands {
@@ -132,12 +135,15 @@ enum Generated {
                 \.words.last)
             if !subcommands.isEmpty {
                 lines.append(
-                    "complete -c hexctl -n '__fish_seen_subcommand_from \(command.name); and not __fish_seen_subcommand_from \(subcommands.joined(separator: " "))' -a '\(subcommands.joined(separator: " "))'"
+                    "complete -c hexctl -n '__fish_seen_subcommand_from \(command.name); "
+                        + "and not __fish_seen_subcommand_from \(subcommands.joined(separator: " "))' "
+                        + "-a '\(subcommands.joined(separator: " "))'"
                 )
             }
             for option in command.options {
                 lines.append(
-                    "complete -c hexctl -n '\(condition)' -l \(option.name)\(option.valueName != nil ? " -r" : "") -d '\(fishQuoted(option.help))'"
+                    "complete -c hexctl -n '\(condition)' "
+                        + "-l \(option.name)\(option.valueName != nil ? " -r" : "") -d '\(fishQuoted(option.help))'"
                 )
             }
         }

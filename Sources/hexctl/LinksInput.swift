@@ -15,7 +15,8 @@ struct HexInput {
         Option(
             "file", value: "path",
             help: "Read the hex from a JSON file ('-' for standard input): a HexJM object "
-                + "({\"hexDescription\":…,\"hexColor\":…,\"links\":[…]}) or an array of links ({\"url\":…,\"linkDescription\":…,\"service\":…})."
+                + "({\"hexDescription\":…,\"hexColor\":…,\"links\":[…]}) "
+                + "or an array of links ({\"url\":…,\"linkDescription\":…,\"service\":…})."
         ),
     ]
 

@@ -35,7 +35,8 @@ enum Output {
     static func hexDetail(_ hex: Hex) -> String {
         var lines = [
             "id: \(hex.id.uuidString)",
-            "location: \(hex.location.rawValue)\(hex.location == .inbox ? (hex.isChecked ? " (checked)" : " (unchecked)") : "")",
+            "location: \(hex.location.rawValue)"
+                + "\(hex.location == .inbox ? (hex.isChecked ? " (checked)" : " (unchecked)") : "")",
             "description: \(json(hex.hexDescription))",
             "color: \(json(hex.hexColor))",
             "from: \(json(hex.senderName)) \(json(hex.senderUUID))"
@@ -71,7 +72,8 @@ enum Output {
             if let pairing = peer.pairing {
                 notes.append(
                     pairing.awaitingUs
-                        ? "\(json(peer.name)) asks to pair, code \(pairing.code): if it shows the same, run: hexctl pair --accept \(peer.uuid)"
+                        ? "\(json(peer.name)) asks to pair, code \(pairing.code): "
+                            + "if it shows the same, run: hexctl pair --accept \(peer.uuid)"
                         : "pairing with \(json(peer.name)), code \(pairing.code): waiting for its user to accept")
             }
             if let mismatch = peer.keyMismatch {
@@ -207,7 +209,8 @@ enum Output {
 
     /// A send queued and not waited for (`--no-wait`).
     static func queued(_ report: QueuedReport) -> String {
-        "queued \(report.messageID) for \(json(report.peer)): hexd delivers it in the background until \(report.expires.formatted(.iso8601)) (hexctl outbox)"
+        "queued \(report.messageID) for \(json(report.peer)): "
+            + "hexd delivers it in the background until \(report.expires.formatted(.iso8601)) (hexctl outbox)"
     }
 
     /// One line for a send waiting in the outbox.
@@ -215,7 +218,8 @@ enum Output {
         let attempts = item.attempts == 1 ? "1 attempt" : "\(item.attempts) attempts"
         let destination = item.address.map { json(item.peer) + " at " + $0 } ?? json(item.peer)
         return
-            "\(item.messageID)  \(item.kind)  to \(destination)  \(attempts)  next \(item.nextAttempt.formatted(.iso8601))"
+            "\(item.messageID)  \(item.kind)  to \(destination)  \(attempts)  "
+            + "next \(item.nextAttempt.formatted(.iso8601))"
             + (item.lastError.map { "  last error: \(json($0))" } ?? "")
     }
 

@@ -72,7 +72,8 @@ func exchange(_ request: ControlRequest, _ options: SendOptions, _ invocation: I
         throw CommandFailure(
             .unavailable,
             "hexd stopped answering before it confirmed that \(id) was queued (\(error)). If it was, hexd delivers it "
-                + "when it runs again (hexctl outbox lists it); sending again with --message-id \(id) cannot deliver it twice"
+                + "when it runs again (hexctl outbox lists it); "
+                + "sending again with --message-id \(id) cannot deliver it twice"
         )
     }
     guard let queued = response.queued, options.wait else {

@@ -39,7 +39,8 @@ let shareCommands = [
             queries.isEmpty
                 ? "no queries in flight"
                 : queries.map {
-                    "\($0.id.uuidString)  \($0.kind.rawValue)  \($0.answered)/\($0.total)  waiting: \($0.waiting.prefix(3).joined(separator: ", "))"
+                    "\($0.id.uuidString)  \($0.kind.rawValue)  \($0.answered)/\($0.total)  "
+                        + "waiting: \($0.waiting.prefix(3).joined(separator: ", "))"
                 }
                 .joined(separator: "\n")
         }

@@ -8,7 +8,8 @@ let trustCommands = [
         "pair", "<peer>",
         arguments: [("peer", "A peer's name, or its UUID or a unique prefix of one, from 'hexctl peers'.")],
         summary:
-            "Pair with a peer: both sides show a verification code; the peer's user checks it and runs 'pair --accept'.",
+            "Pair with a peer: both sides show a verification code; "
+            + "the peer's user checks it and runs 'pair --accept'.",
         details: """
             Without --accept, asks the peer to pair and prints the code. On the peer, 'hexctl peers' and
             'hexctl watch' (event pairRequested) show the same code; when it matches, its user runs

@@ -1,4 +1,5 @@
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
 import HexTestSupport
@@ -48,7 +49,8 @@ extension ProcessTests {
             }
             // Wrong-typed fields are tolerated, not refused: the hex is stored without links.
             let tolerated =
-                #"{"versionID":"2","operationType":"Store","messageID":"M-2","jmObject":{"hexDescription":"odd links","links":"x"}}"#
+                #"{"versionID":"2","operationType":"Store","messageID":"M-2","#
+                + #""jmObject":{"hexDescription":"odd links","links":"x"}}"#
             try await connection.writeLine(Array(tolerated.utf8), timeout: .seconds(5))
             #expect(try await reply(connection)?.status == .stored)
             let messageID = UUID().uuidString
@@ -96,7 +98,8 @@ extension ProcessTests {
                 versionID: HexdVersion.current, messageID: "PAIR-1"
             ).encodedLine()
             let unsupported =
-                #"{"versionID":"2","operationType":"Store","messageID":"M-FUTURE","jmObjectType":"Hexagon","jmObject":{}}"#
+                #"{"versionID":"2","operationType":"Store","messageID":"M-FUTURE","#
+                + #""jmObjectType":"Hexagon","jmObject":{}}"#
             let many = (0..<100).map { "many \($0)" }
             var burst = [
                 line("first", messageID: "M-1"), Array("not json".utf8), line("first", messageID: "M-1"),

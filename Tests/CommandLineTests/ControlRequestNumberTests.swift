@@ -1,4 +1,5 @@
 import HexControl
+import HexHarness
 import HexNet
 import HexTestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
 import HexStore

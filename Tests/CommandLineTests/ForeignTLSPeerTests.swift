@@ -1,5 +1,6 @@
 import Foundation
 import HexControl
+import HexHarness
 import HexKit
 import HexTestSupport
 import HexTestTools
@@ -128,7 +129,8 @@ extension ProcessTests {
                 tls = context(ssl.PROTOCOL_TLS_SERVER).wrap_socket(connection, server_side=True)
                 check(tls)
                 envelope = json.loads(tls.makefile("r").readline())
-                ack = {"versionID": "2.0.0", "operationType": "Ack", "messageID": envelope["messageID"], "status": "stored",
+                ack = {"versionID": "2.0.0", "operationType": "Ack", "messageID": envelope["messageID"], \#
+            "status": "stored",
                        "message": "stored by Python: " + envelope["jmObject"]["links"][0]["url"]}
                 tls.sendall(json.dumps(ack).encode() + b"\n")
                 tls.close()

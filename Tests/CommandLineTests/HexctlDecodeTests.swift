@@ -1,3 +1,4 @@
+import HexHarness
 import HexKit
 import HexTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Glibc
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
 import HexTestSupport
@@ -17,7 +18,8 @@ extension ProcessTests {
 
             // Links from standard input, as a HexJM object; a flag overrides its colour.
             let file =
-                ##"{"hexDescription":"From a file","hexColor":"#112233","links":[{"url":"https://a.example/1","linkDescription":"one","service":"Dropbox"}]}"##
+                ##"{"hexDescription":"From a file","hexColor":"#112233","##
+                + ##""links":[{"url":"https://a.example/1","linkDescription":"one","service":"Dropbox"}]}"##
             let added = try await ada.hexctl(
                 ["hexlist", "add", "--file", "-", "--color", "#abcdef", "--json"], input: Data(file.utf8))
             #expect(added.status == 0, "\(added.standardError)")

@@ -2,6 +2,7 @@ import Foundation
 import HexCommandLine
 import HexControl
 import HexDaemon
+import HexHarness
 import HexKit
 import HexTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
 import HexTestSupport

@@ -1,6 +1,8 @@
 import Foundation
 import HexCommandLine
 import HexControl
+import HexEngine
+import HexHarness
 import HexKit
 import HexNet
 import HexStore

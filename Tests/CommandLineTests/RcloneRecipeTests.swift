@@ -1,4 +1,5 @@
 import Foundation
+import HexHarness
 import HexKit
 import HexTestSupport
 import Testing

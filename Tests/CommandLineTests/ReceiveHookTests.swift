@@ -1,5 +1,6 @@
 import Foundation
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
 import HexTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HexHarness
 import HexTestSupport
 import HexTestTools
 import Testing

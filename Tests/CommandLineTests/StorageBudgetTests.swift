@@ -1,6 +1,7 @@
 import Foundation
 import HexCommandLine
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
 import HexTLS

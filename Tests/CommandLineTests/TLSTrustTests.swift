@@ -1,5 +1,6 @@
 import Foundation
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
 import HexTLS
@@ -102,7 +103,8 @@ extension ProcessTests {
                 to: Endpoint(host: "127.0.0.1", port: strictPort), timeout: .seconds(5))
             let connection = StreamConnection(socket: socket, maximumLineLength: 1 << 20)
             let legacyStore =
-                #"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","jmObject":{"senderName":"Old","links":[{"url":"https://old.example"}]}}"#
+                #"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","#
+                + #""jmObject":{"senderName":"Old","links":[{"url":"https://old.example"}]}}"#
             try await connection.writeLine(Array(legacyStore.utf8), timeout: .seconds(5))
             guard case .line(let line)? = try await connection.readLine(timeout: .seconds(5)) else {
                 throw TLSError("read the Ack", reason: "none came")

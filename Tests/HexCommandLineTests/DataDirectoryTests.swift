@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HexCommandLine
+import HexHarness
 import HexStore
 import HexTestSupport
 import HexTestTools

@@ -1,4 +1,5 @@
 import HexDBus
+import HexHarness
 import HexTestSupport
 import HexTestTools
 import Testing

@@ -1,3 +1,4 @@
+import HexHarness
 import HexKit
 import HexNet
 import HexTLS

@@ -1,4 +1,5 @@
 import HexEngine
+import HexHarness
 import HexNet
 import HexTLS
 import HexTestSupport

@@ -1,4 +1,5 @@
 import HexCommandLine
+import HexHarness
 import HexKit
 import HexTestSupport
 import Testing
@@ -22,7 +23,8 @@ import Testing
         #expect(
             FileManager.default.createFile(
                 atPath: home.path + "/.config/user-dirs.dirs",
-                contents: Data("# written by xdg-user-dirs-update\nXDG_DOWNLOAD_DIR=\"$HOME/Téléchargements\"\n".utf8)))
+                contents: Data(
+                    "# written by xdg-user-dirs-update\nXDG_DOWNLOAD_DIR=\"$HOME/Téléchargements\"\n".utf8)))
         #expect(
             DownloadsFolder.defaultPath(environment: ["HOME": home.path], dataDirectory: data)
                 == home.path + "/Téléchargements")

@@ -127,8 +127,10 @@ import Testing
         #expect(Beacon.decode(long.encoded()) == long)
         for stranger in [
             #"{"format":"other"}"#, "[]", "",
-            #"{"format":"hexd-beacon/1","kind":"announce","peer":"not-a-uuid","instance":"i","name":"n","versionID":"v","port":1,"interval":1,"capabilities":[]}"#,
-            #"{"format":"hexd-beacon/1","kind":"dance","peer":"22222222-2222-4222-8222-222222222222","instance":"i","name":"n","versionID":"v","port":1,"interval":1,"capabilities":[]}"#,
+            #"{"format":"hexd-beacon/1","kind":"announce","peer":"not-a-uuid","#
+                + #""instance":"i","name":"n","versionID":"v","port":1,"interval":1,"capabilities":[]}"#,
+            #"{"format":"hexd-beacon/1","kind":"dance","peer":"22222222-2222-4222-8222-222222222222","#
+                + #""instance":"i","name":"n","versionID":"v","port":1,"interval":1,"capabilities":[]}"#,
         ] {
             #expect(Beacon.decode(Array(stranger.utf8)) == nil, "\(stranger)")
         }
@@ -169,7 +171,7 @@ import Testing
     }
 
     @Test func theBeaconRateIsKeptPerSenderAndAddress() {
-        var limiter = BeaconRateLimiter(rate: 10, maximumSources: 3)
+        var limiter = BeaconRateLimiter<IPAddress>(rate: 10, maximumSources: 3)
         let admitted = (0..<100).filter { _ in limiter.admit(peer: Self.other, from: home, at: start) }.count
         #expect(admitted == 20, "a burst of two seconds' worth")
         let otherPeer = limiter.admit(peer: Self.own, from: home, at: start)
@@ -200,7 +202,7 @@ import Testing
     /// Thirty daemons on one host, each at half the rate, are all read; past sixteen times the
     /// rate the host's datagrams are dropped unread, and past 64 times, everyone's.
     @Test func oneAddressMayCarryManyDaemonsWithinACap() {
-        var limiter = BeaconRateLimiter(rate: 2)
+        var limiter = BeaconRateLimiter<IPAddress>(rate: 2)
         let peers = (0..<30).map { String(format: "6F9619FF-8B86-8011-B42D-%012X", $0) }
         var read = 0
         for second in 0..<4 {
@@ -211,10 +213,10 @@ import Testing
             }
         }
         #expect(read == 120, "every daemon's beacon, every second")
-        var flood = BeaconRateLimiter(rate: 2)
+        var flood = BeaconRateLimiter<IPAddress>(rate: 2)
         let fromOneHost = (0..<1_000).filter { _ in flood.admit(home, at: start) }.count
         #expect(fromOneHost == 64, "two seconds of sixteen times the rate")
-        var spoofed = BeaconRateLimiter(rate: 2)
+        var spoofed = BeaconRateLimiter<IPAddress>(rate: 2)
         let fromEverywhere = (0..<1_000).filter { index in
             spoofed.admit(IPAddress("10.0.\(index / 250).\(index % 250)")!, at: start)
         }.count
@@ -224,7 +226,7 @@ import Testing
     /// A flood from everywhere spends the budget of all sources, but not a known peer's: its
     /// beacons are still read (within its own address's budget) until the flood is over.
     @Test func aFloodOfStrangersDoesNotDrownAKnownPeer() {
-        var limiter = BeaconRateLimiter(rate: 2)
+        var limiter = BeaconRateLimiter<IPAddress>(rate: 2)
         limiter.markKnown(home, at: start)
         let strangers = (0..<1_000).filter { index in
             limiter.admit(IPAddress("10.0.\(index / 250).\(index % 250)")!, at: start)
@@ -243,7 +245,8 @@ import Testing
     func extremeNumbersInABeaconAreDroppedOrBounded(_ value: String) {
         func beaconText(port: String, interval: String) -> [UInt8] {
             Array(
-                #"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","instance":"\#(Self.own)","name":"n","versionID":"2.0.0","port":\#(port),"interval":\#(interval),"capabilities":[]}"#
+                (#"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","instance":"\#(Self.own)","#
+                    + #""name":"n","versionID":"2.0.0","port":\#(port),"interval":\#(interval),"capabilities":[]}"#)
                     .utf8)
         }
         #expect(Beacon.decode(beaconText(port: value, interval: "2")) == nil, "port \(value)")
@@ -316,7 +319,9 @@ import Testing
     @Test func receivedStringsAreCutToTheirCaps() {
         let name = String(repeating: "n", count: 500)
         let text =
-            #"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","instance":"\#(Self.own)","name":"\#(name)","versionID":"2.0.0","port":1,"interval":2,"capabilities":["a","b","c","d","e","f","g","h","i","j"]}"#
+            #"{"format":"hexd-beacon/1","kind":"announce","peer":"\#(Self.other)","#
+            + #""instance":"\#(Self.own)","name":"\#(name)","versionID":"2.0.0","#
+            + #""port":1,"interval":2,"capabilities":["a","b","c","d","e","f","g","h","i","j"]}"#
         let beacon = Beacon.decode(Array(text.utf8))
         #expect(beacon?.name.utf8.count == Beacon.maximumNameBytes)
         #expect(beacon?.capabilities.count == Beacon.maximumCapabilities)

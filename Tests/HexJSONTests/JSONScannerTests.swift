@@ -88,7 +88,10 @@ import Testing
         let value = try JSONValue.parse(
             Array(#"["a\"b\\c\/d\b\f\n\r\t", "\u00e9\u4e2d\uD83D\uDE80", "\u0000x", "é"]"#.utf8))
         #expect(
-            value == .array([.string("a\"b\\c/d\u{08}\u{0C}\n\r\t"), .string("é中🚀"), .string("\u{0}x"), .string("é")]))
+            value
+                == .array([
+                    .string("a\"b\\c/d\u{08}\u{0C}\n\r\t"), .string("é中🚀"), .string("\u{0}x"), .string("é"),
+                ]))
     }
 
     @Test(arguments: [#""\uD800""#, #""\uDC00""#, #""\uD800\u0041""#, #""\uD83Dx""#])

@@ -19,7 +19,8 @@ import Testing
 
     @Test func aWellFormedValueDecodes() throws {
         let sample = try decode(
-            #"{"port":18521,"interval":2.5,"name":"Ada","tags":["a","b"],"since":18446744073709551615,"when":"2026-11-22T03:10:00Z","nested":{"x":1},"extra":[1]}"#
+            #"{"port":18521,"interval":2.5,"name":"Ada","tags":["a","b"],"since":18446744073709551615,"#
+                + #""when":"2026-11-22T03:10:00Z","nested":{"x":1},"extra":[1]}"#
         )
         #expect(sample.port == 18_521 && sample.interval == 2.5 && sample.name == "Ada" && sample.tags == ["a", "b"])
         #expect(sample.since == .max)

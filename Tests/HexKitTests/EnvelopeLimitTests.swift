@@ -39,7 +39,8 @@ import Testing
         // An unknown key may be large (the line cap bounds it); an opaque object is kept as raw text.
         let big = String(repeating: "x", count: 1_000)
         let line =
-            #"{"versionID":"1","operationType":"Sync","jmObjectType":"Folder","jmObject":{"links":[{},{},{},{},{}],"name":"\#(big)"},"future":"\#(big)"}"#
+            #"{"versionID":"1","operationType":"Sync","jmObjectType":"Folder","#
+            + #""jmObject":{"links":[{},{},{},{},{}],"name":"\#(big)"},"future":"\#(big)"}"#
         let envelope = try Envelope.decode(from: Array(line.utf8), limits: small)
         guard case .opaque(let raw)? = envelope.jmObject else {
             Issue.record("expected an opaque object")

@@ -44,7 +44,8 @@ import Testing
             as: UTF8.self)
         #expect(
             text
-                == #"{"jmObject":{"links":[{"url":"u"}],"senderName":"A"},"jmObjectType":"Hex","operationType":"Store","versionID":"1.0"}"#
+                == #"{"jmObject":{"links":[{"url":"u"}],"senderName":"A"},"#
+                + #""jmObjectType":"Hex","operationType":"Store","versionID":"1.0"}"#
         )
     }
 
@@ -55,7 +56,11 @@ import Testing
 
     @Test func theOriginalExampleDecodesToTheSameValuesItWasWrittenFrom() throws {
         let original =
-            ##"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","jmObject":{"senderUUID":"6F9619FF-8B86-4011-B42D-00C04FC964FF","senderName":"Jane Doe","hexDescription":"Trip photos","hexColor":"#3498DB","links":[{"url":"https:\/\/example.com\/article","linkDescription":"example.com","service":"Unknown"}]}}"##
+            ##"{"versionID":"1.0","operationType":"Store","jmObjectType":"Hex","##
+            + ##""jmObject":{"senderUUID":"6F9619FF-8B86-4011-B42D-00C04FC964FF","senderName":"Jane Doe","##
+            + ##""hexDescription":"Trip photos","hexColor":"#3498DB","##
+            + ##""links":[{"url":"https:\/\/example.com\/article","linkDescription":"example.com","##
+            + ##""service":"Unknown"}]}}"##
         let envelope = try Envelope.decode(from: Array(original.utf8))
         #expect(
             envelope

@@ -17,7 +17,8 @@ import Testing
     @Test func extraKeysAreIgnoredAtEveryLevel() throws {
         let envelope = try decode(
             #"""
-            {"versionID":"9","operationType":"Store","new":1,"jmObjectType":"Hex","jmObject":{"senderName":"A","more":{"x":[1]},
+            {"versionID":"9","operationType":"Store","new":1,"jmObjectType":"Hex",\#
+            "jmObject":{"senderName":"A","more":{"x":[1]},
              "links":[{"url":"u","service":"Box","size":3,"meta":{"deep":[{"deeper":true}]}}]}}
             """#)
         #expect(envelope.hex == HexJM(senderName: "A", links: [LinkJM(url: "u", service: .box)]))
@@ -84,7 +85,8 @@ import Testing
 
     @Test func unknownValuesAreKeptAsValues() throws {
         let envelope = try decode(
-            #"{"versionID":"7","operationType":"Teleport","jmObjectType":"Folder","jmObject":{"name":"x","n":[1,null]}}"#
+            #"{"versionID":"7","operationType":"Teleport","jmObjectType":"Folder","#
+                + #""jmObject":{"name":"x","n":[1,null]}}"#
         )
         #expect(envelope.operationType == "Teleport")
         #expect(envelope.jmObjectType == "Folder")

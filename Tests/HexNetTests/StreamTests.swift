@@ -1,4 +1,5 @@
 import Glibc
+import HexHarness
 import HexKit
 import HexTestSupport
 import HexTestTools

@@ -1,4 +1,5 @@
 import Foundation
+import HexHarness
 import HexTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import HexCommandLine
+import HexHarness
 import HexKit
 import HexStore
 import HexTestSupport

@@ -1,3 +1,4 @@
+import HexHarness
 import HexKit
 import HexStore
 import HexTestSupport

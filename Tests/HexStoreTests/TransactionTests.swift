@@ -1,4 +1,5 @@
 import Dispatch
+import HexHarness
 import HexKit
 import HexTestSupport
 import Testing

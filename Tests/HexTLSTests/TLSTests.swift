@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HexHarness
 import HexNet
 import HexTLS
 import HexTestSupport

@@ -1,6 +1,7 @@
 // Full Foundation for UUID, ProcessInfo and file reads; processes start through SpawnedProcess.
 import Foundation
 import HexControl
+import HexHarness
 import HexKit
 import HexNet
 

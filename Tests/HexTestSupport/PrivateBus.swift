@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HexHarness
 
 /// A private session bus for a test: Debian's `dbus-daemon --session`, listening on a socket in a
 /// temporary directory, stopped when the value goes away (or by `stop`).

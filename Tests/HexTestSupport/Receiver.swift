@@ -1,5 +1,6 @@
 import Foundation
 import HexCommandLine
+import HexHarness
 import HexKit
 import HexStore
 

@@ -25,8 +25,8 @@ struct ControlHandler: Sendable {
     let logger: Logger
 
     /// Writes the answer to `request` with `write`: one response; for a list one per item and a
-    /// last one with `end`; for a queued send `queued`, then its outcome. A failure is answered as an error response, never thrown; only a
-    /// failing `write` (the client left) ends it early.
+    /// last one with `end`; for a queued send `queued`, then its outcome. A failure is answered as an
+    /// error response, never thrown; only a failing `write` (the client left) ends it early.
     func handle(_ request: ControlRequest, write: (ControlResponse) async throws -> Void) async throws {
         let response: ControlResponse
         do {
@@ -37,7 +37,7 @@ struct ControlHandler: Sendable {
             case .outboxList(let page): response = try await streamOutbox(page, write: write)
             case .alertsList(let page): response = try await streamAlerts(page, write: write)
             case .send(let draft, let options):
-                let hex = try await service.ownHex(
+                let hex = try service.ownHex(
                     description: draft.description, color: draft.color, links: Self.links(draft.links))
                 response = try await send(.hex(hex), options, write: write)
             case .hexlistSend(let id, let options):
@@ -300,7 +300,8 @@ struct ControlHandler: Sendable {
             if orRemembered, let remembered = try await service.knownPeer(matching: text) { return remembered.uuid }
             throw ControlError(
                 .usage,
-                "'\(text.clipped(toUTF8: 80))' is neither a peer UUID nor the name or UUID prefix of a peer in the table (\(error))"
+                "'\(text.clipped(toUTF8: 80))' is neither a peer UUID nor the name or UUID prefix of a peer "
+                    + "in the table (\(error))"
             )
         }
     }
@@ -395,21 +396,25 @@ struct ControlHandler: Sendable {
                 wait: options.wait, timeout: timeout)
             return ControlResponse(send: SendReport(receipt))
         }
-        let entry = try await outbox.enqueue(payload, to: options.to, messageID: messageID, forceLegacy: options.legacy)
-        let queued = ControlResponse(
-            queued: QueuedReport(
-                messageID: entry.messageID, peer: entry.label, peerUUID: entry.peerUUID, expires: entry.expiresAt))
-        guard options.wait else {
-            await outbox.wake()
-            return queued
+        func queued(_ entry: OutboxEntry) -> ControlResponse {
+            ControlResponse(
+                queued: QueuedReport(
+                    messageID: entry.messageID, peer: entry.label, peerUUID: entry.peerUUID, expires: entry.expiresAt))
         }
+        guard options.wait else {
+            let entry = try await outbox.enqueue(
+                payload, to: options.to, messageID: messageID, forceLegacy: options.legacy)
+            return queued(entry)
+        }
+        let held = try await outbox.hold(payload, to: options.to, messageID: messageID, forceLegacy: options.legacy)
         do {
-            try await write(queued)
+            try await write(queued(held.entry))
         } catch {
-            await outbox.wake()
+            await outbox.release(held)
             throw ClientGone()
         }
-        return try Self.response(to: await outbox.attempt(entry.messageID, timeout: timeout), of: entry.messageID)
+        let attempt = await outbox.attempt(held, timeout: timeout)
+        return try Self.response(to: attempt, of: messageID.uuidString)
     }
 
     /// The answer to an attempt at a queued send: the report of a delivery, or the error saying
@@ -421,7 +426,8 @@ struct ControlHandler: Sendable {
         case .retrying(let reason, let next):
             throw ControlError(
                 .queued,
-                "not delivered yet (\(reason)); queued as \(messageID): hexd tries again at \(next.formatted(.iso8601)), "
+                "not delivered yet (\(reason)); queued as \(messageID): "
+                    + "hexd tries again at \(next.formatted(.iso8601)), "
                     + "or as soon as the peer is heard from (see hexctl outbox)")
         case .failed(let reason):
             throw ControlError(.rejected, reason)
@@ -459,7 +465,7 @@ struct ControlHandler: Sendable {
             return ControlResponse(
                 hex: try await service.createHex(description: request.description, color: request.color, links: links))
         case .peer(let options):
-            let hex = try await service.ownHex(description: request.description, color: request.color, links: links)
+            let hex = try service.ownHex(description: request.description, color: request.color, links: links)
             return try await send(.hex(hex), options, write: write)
         }
     }

@@ -1,7 +1,7 @@
 import HexControl
 import HexDBus
-import HexEngine
 import HexDNS
+import HexEngine
 import HexKit
 import HexNet
 

@@ -113,8 +113,8 @@ final class EnvelopeServer: DaemonService {
             trimmer.burstFreed()
             logger.limited(
                 "connection cap", .warning,
-                "\(connections.total) connections open: closed the one from \(stalest) that waited longest without a line"
-            )
+                "\(connections.total) connections open: closed the one from \(stalest) "
+                    + "that waited longest without a line")
         case .admitted:
             break
         }
@@ -393,7 +393,8 @@ final class EnvelopeServer: DaemonService {
         default:
             logger.limited(
                 "refused envelope", .info,
-                "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) (version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)",
+                "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) "
+                    + "(version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)",
                 [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("status", outcome.ackStatus.rawValue)])
         }
     }

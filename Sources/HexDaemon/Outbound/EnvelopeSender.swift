@@ -188,12 +188,14 @@ enum EnvelopeSender {
     /// - Parameter pool: where TLS connections are kept between acknowledged sends; a send that
     ///   waits for an Ack first tries a connection kept there, and keeps its connection after.
     /// - Parameter endpoints: where the receiver may be, in the order to try (see `Channel.open`).
+    /// - Parameter encoded: `envelope` as encoded already (by the outbox, which keeps it), so that
+    ///   it is not encoded twice.
     static func send(
-        _ envelope: Envelope, to endpoints: [Endpoint], security: Security, timeout: Duration, maximumLineLength: Int,
-        awaitReply: Bool = true, pool: ConnectionPool? = nil
+        _ envelope: Envelope, encoded: [UInt8]? = nil, to endpoints: [Endpoint], security: Security,
+        timeout: Duration, maximumLineLength: Int, awaitReply: Bool = true, pool: ConnectionPool? = nil
     ) async throws(SendError) -> Delivery {
         let start = ContinuousClock.now
-        let line = envelope.encodedLine()
+        let line = encoded ?? envelope.encodedLine()
         let allowed = timeout + EnvelopeLimits.ackAllowance(forBytes: line.count)
         let deadline = start + allowed
         let label = endpoints.first?.description ?? "nowhere"

@@ -71,32 +71,101 @@ actor Outbox: DaemonService {
     // MARK: Sending
 
     /// Commits a send to the outbox, due at once, unless `messageID` is queued already (a client
-    /// repeating a send it is unsure of), in which case that entry is returned.
+    /// repeating a send it is unsure of), in which case that entry is returned. The delivery loop
+    /// attempts it.
     /// - Throws: `LookupError` when `peer` names no peer, `SendError.refused` for a send this
     ///   daemon will never make, `OutboxError`, or a store error.
     func enqueue(_ payload: Payload, to peer: String, messageID: UUID, forceLegacy: Bool) async throws -> OutboxEntry {
         let target = try await sender.target(peer)
-        try await sender.check(target, forceLegacy: forceLegacy)
+        _ = try await sender.plan(target, forceLegacy: forceLegacy)
         let envelope = envelope(payload, messageID: messageID)
+        let entry = try await commit(envelope, line: envelope.encodedLine(), to: target, forceLegacy: forceLegacy)
+        wake()
+        return entry
+    }
+
+    /// A send committed for its user to wait for (`hexctl send --wait`), reserved for its first
+    /// attempt: pass it to `attempt(_:timeout:)`, or to `release` when the attempt will not be made.
+    struct Held: Sendable {
+        let entry: OutboxEntry
+        fileprivate let envelope: Envelope
+        /// The envelope as encoded for the table, written as it is to the peer.
+        fileprivate let line: [UInt8]
+        fileprivate let route: PeerRoute?
+        /// Whether the reservation is this caller's: false when the same send was under way already.
+        fileprivate let isReserved: Bool
+    }
+
+    /// Commits a send to the outbox (see `enqueue`) for its user to wait for. The peer is found
+    /// once and its route resolved once; reserved before the commit, the send cannot be started
+    /// by anyone else until `attempt` makes its first attempt, with the entry and envelope as
+    /// committed, not read back.
+    /// - Throws: what `enqueue` throws.
+    func hold(_ payload: Payload, to peer: String, messageID: UUID, forceLegacy: Bool) async throws -> Held {
+        let target = try await sender.target(peer)
+        let route = try await sender.plan(target, forceLegacy: forceLegacy)
+        let envelope = envelope(payload, messageID: messageID)
+        let line = envelope.encodedLine()
+        // Under way already (the same send repeated), or settled in this round: `attempt` then
+        // waits for that attempt, or reads what is left of it.
+        let isReserved = machine.reserve(messageID.uuidString)
+        do {
+            let entry = try await commit(envelope, line: line, to: target, forceLegacy: forceLegacy)
+            return Held(entry: entry, envelope: envelope, line: line, route: route, isReserved: isReserved)
+        } catch {
+            if isReserved { release(messageID.uuidString) }
+            throw error
+        }
+    }
+
+    /// The first attempt at a held send, and how it ended.
+    func attempt(_ held: Held, timeout: Duration) async -> Attempt {
+        let id = held.entry.messageID
+        guard held.isReserved else { return await attempt(id, timeout: timeout) }
+        let outcome = await settle(
+            held.entry, timeout: timeout,
+            prepared: Prepared(envelope: held.envelope, line: held.line, route: held.route))
+        finish(id, outcome)
+        return outcome
+    }
+
+    /// Gives a held send back to the delivery loop, unattempted (its user left).
+    func release(_ held: Held) {
+        if held.isReserved { release(held.entry.messageID) }
+    }
+
+    /// Gives a reserved send back to the delivery loop: a caller that came to wait for it
+    /// meanwhile learns it is still queued.
+    private func release(_ messageID: String) {
+        finish(messageID, .retrying(reason: "its first attempt did not start", next: Date()))
+        wake()
+    }
+
+    /// Writes a send to the outbox table (see `enqueue`), and says so.
+    private func commit(_ envelope: Envelope, line: [UInt8], to target: SendService.Target, forceLegacy: Bool)
+        async throws -> OutboxEntry
+    {
         let now = Date()
+        let kind: OutboxEntry.Kind = envelope.operationType == .alert ? .alert : .hex
+        let messageID = envelope.messageID ?? ""
         let entry = OutboxEntry(
-            messageID: messageID.uuidString, peerUUID: target.peerUUID, address: target.address?.description,
-            label: target.label,
-            kind: payload.kind, envelope: String(decoding: envelope.encodedLine(), as: UTF8.self), legacy: forceLegacy,
-            createdAt: now, expiresAt: now + configuration.outboxLifetime.inSeconds, nextAttemptAt: now)
+            messageID: messageID, peerUUID: target.peerUUID, address: target.address?.description,
+            label: target.label, kind: kind, envelope: String(decoding: line, as: UTF8.self),
+            legacy: forceLegacy, createdAt: now, expiresAt: now + configuration.outboxLifetime.inSeconds,
+            nextAttemptAt: now)
         let (queued, isNew) = try await store.enqueue(entry, capacity: Self.capacity)
         guard isNew else {
             guard queued.envelope == entry.envelope, queued.peerUUID == entry.peerUUID, queued.address == entry.address
             else {
-                throw OutboxError.messageIDTaken(messageID.uuidString)
+                throw OutboxError.messageIDTaken(messageID)
             }
             return queued
         }
         logger.info(
-            "queued \(envelope.operationType) \(entry.messageID) for \(target.label)",
-            [("peer", target.label), ("messageID", entry.messageID)])
+            "queued \(envelope.operationType) \(messageID) for \(target.label)",
+            [("peer", target.label), ("messageID", messageID)])
         await events.publish(
-            .sendQueued, peerUUID: target.peerUUID, peer: target.label, id: entry.messageID,
+            .sendQueued, peerUUID: target.peerUUID, peer: target.label, id: messageID,
             message: "expires \(entry.expiresAt.formatted(.iso8601))")
         return queued
     }
@@ -132,6 +201,7 @@ actor Outbox: DaemonService {
         do {
             let receipt = try await sender.deliver(
                 envelope, to: target, forceLegacy: forceLegacy, wait: wait, timeout: timeout)
+            if receipt.keyProof != nil { await keep(receipt, settling: nil) }
             await events.publish(
                 .sendAcked, peerUUID: target.peerUUID, peer: target.label, id: receipt.messageID,
                 message: receipt.delivery.status?.rawValue ?? "sent")
@@ -246,31 +316,46 @@ actor Outbox: DaemonService {
         for waiter in machine.finished(messageID) { waiters.removeValue(forKey: waiter)?.resume(returning: outcome) }
     }
 
+    /// What the first attempt at a send takes from its commit instead of reading it back.
+    private struct Prepared {
+        var envelope: Envelope
+        var line: [UInt8]
+        /// The route resolved before the commit; nil when the peer was away then.
+        var route: PeerRoute?
+    }
+
     /// One attempt at a reserved entry, its outcome recorded and announced.
-    private func settle(_ entry: OutboxEntry, timeout: Duration) async -> Attempt {
+    /// - Parameter prepared: what the commit had, for the first attempt; later ones read the
+    ///   envelope from the entry and find the peer afresh.
+    private func settle(_ entry: OutboxEntry, timeout: Duration, prepared: Prepared? = nil) async -> Attempt {
         let now = Date()
         let decision = machine.decide(
             expiresAt: entry.expiresAt, attempts: entry.attempts, lastError: entry.lastError,
             now: now)
         if case .giveUp(let reason) = decision { return await giveUp(entry, reason: reason) }
-        var envelope: Envelope
-        do {
-            envelope = try Envelope.decode(from: Array(entry.envelope.utf8), limits: configuration.envelopeLimits)
-        } catch {
-            return await giveUp(entry, reason: "the outbox holds it damaged: \(error)")
+        let envelope: Envelope
+        if let prepared {
+            envelope = prepared.envelope
+        } else {
+            do {
+                envelope = try stored(entry)
+            } catch {
+                return await giveUp(entry, reason: "the outbox holds it damaged: \(error)")
+            }
         }
-        // The outbox holds this daemon's own hexes: they go from its ID of now, even one queued
-        // before the ID came from its key (a receiver refuses any other ID over TLS).
-        if var hex = envelope.hex, hex.senderUUID != store.identity.uuid {
-            hex.senderUUID = store.identity.uuid
-            envelope.jmObject = .hex(hex)
-        }
-        let target = SendService.Target(
-            peerUUID: entry.peerUUID, address: entry.address.flatMap(Endpoint.init(parsing:)), label: entry.label)
         do throws(SendError) {
-            let receipt = try await sender.deliver(
-                envelope, to: target, forceLegacy: entry.legacy, wait: true, timeout: timeout)
-            await remove(entry)
+            let receipt: SendService.Receipt
+            if let prepared, let route = prepared.route {
+                receipt = try await sender.deliver(
+                    envelope, encoded: prepared.line, over: route, wait: true, timeout: timeout)
+            } else {
+                let target = SendService.Target(
+                    peerUUID: entry.peerUUID, address: entry.address.flatMap(Endpoint.init(parsing:)),
+                    label: entry.label)
+                receipt = try await sender.deliver(
+                    envelope, to: target, forceLegacy: entry.legacy, wait: true, timeout: timeout)
+            }
+            await keep(receipt, settling: entry.messageID)
             await events.publish(
                 .sendAcked, peerUUID: entry.peerUUID, peer: receipt.peer, id: entry.messageID,
                 message: receipt.delivery.status?.rawValue ?? "sent")
@@ -279,6 +364,33 @@ actor Outbox: DaemonService {
             return await giveUp(entry, reason: reason)
         } catch {
             return await retryLater(entry, because: error.description, now: now)
+        }
+    }
+
+    /// The envelope an entry holds. The outbox holds this daemon's own hexes: they go from its ID
+    /// of now, even one queued before the ID came from its key (a receiver refuses any other ID
+    /// over TLS).
+    /// - Throws: `EnvelopeDecodingError` for an entry the table holds damaged.
+    private func stored(_ entry: OutboxEntry) throws(EnvelopeDecodingError) -> Envelope {
+        var envelope = try Envelope.decode(from: Array(entry.envelope.utf8), limits: configuration.envelopeLimits)
+        if var hex = envelope.hex, hex.senderUUID != store.identity.uuid {
+            hex.senderUUID = store.identity.uuid
+            envelope.jmObject = .hex(hex)
+        }
+        return envelope
+    }
+
+    /// Keeps what a delivery settled, in one store call: the entry leaves the outbox, and the key
+    /// the delivery proved is pinned (or its pin moved). Should the store fail to remove the
+    /// entry, it is attempted again later: its peer answers `duplicate`, nothing is stored twice.
+    private func keep(_ receipt: SendService.Receipt, settling messageID: String?) async {
+        do {
+            try await store.settleDelivery(of: messageID, keyProof: receipt.keyProof)
+        } catch {
+            logger.error("cannot keep what the delivery to \(receipt.peer) settled: \(error)")
+        }
+        if case .moved(let owner, let peer)? = receipt.keyProof {
+            logger.info("moved the key pinned to \(owner) to \(peer), the ID it derives")
         }
     }
 
@@ -292,7 +404,8 @@ actor Outbox: DaemonService {
             try await store.recordFailedAttempt(messageID: entry.messageID, error: reason, nextAttemptAt: next)
         }
         logger.info(
-            "\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) not delivered (attempt \(attempts)): \(reason)",
+            "\(entry.kind.rawValue) \(entry.messageID) for \(entry.label) not delivered "
+                + "(attempt \(attempts)): \(reason)",
             [("peer", entry.label), ("messageID", entry.messageID), ("attempts", String(attempts))])
         await events.publish(
             .sendRetrying, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID,
@@ -366,13 +479,4 @@ actor Outbox: DaemonService {
 extension OutboxEntry: OutboxItem {
     /// The address the user typed, or else the peer: one lane each.
     public var destination: String { address ?? peerUUID ?? "" }
-}
-
-extension Outbox.Payload {
-    fileprivate var kind: OutboxEntry.Kind {
-        switch self {
-        case .hex: .hex
-        case .alert: .alert
-        }
-    }
 }

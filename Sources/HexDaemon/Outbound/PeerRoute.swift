@@ -12,6 +12,8 @@ struct PeerRoute: Sendable {
     var label: String
     var dialect: Dialect
     var security: EnvelopeSender.Security
+    /// The key pinned to the peer when the route was resolved; nil when none was.
+    var pin: PeerPin?
     /// The peer UUID a key pinned before device IDs were derived from keys belongs to, when the
     /// route reaches that key under its derived ID: a delivery that proves it moves the pin.
     var legacyPinOwner: String?

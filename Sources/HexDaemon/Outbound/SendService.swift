@@ -25,6 +25,9 @@ struct SendService: Sendable {
         var address: Endpoint?
         /// The destination as the user reads it.
         var label: String
+        /// The peer as the lookup found it in the table, so that the route of the first attempt
+        /// does not ask the directory again; nil for a later attempt, which finds it afresh.
+        var found: PeerTable.Peer?
     }
 
     /// A send the peer took.
@@ -34,6 +37,8 @@ struct SendService: Sendable {
         /// The envelope's id; nil when sent to a legacy peer.
         var messageID: String?
         var delivery: EnvelopeSender.Delivery
+        /// What the delivery proved of the peer's key that the store does not hold yet.
+        var keyProof: HexService.KeyProof?
     }
 
     /// The target `text` names: `HOST:PORT`; a peer in the table by name, UUID or unique UUID
@@ -45,12 +50,13 @@ struct SendService: Sendable {
             throw LookupError.unbracketed(text, write: written)
         }
         if let address = Endpoint(parsing: text) {
-            let label = await directory.peer(at: address).map { "\($0.name) (\(address))" } ?? address.description
-            return Target(peerUUID: nil, address: address, label: label)
+            let peer = await directory.peer(at: address)
+            let label = peer.map { "\($0.name) (\(address))" } ?? address.description
+            return Target(peerUUID: nil, address: address, label: label, found: peer)
         }
         do {
             let peer = try await directory.peer(matching: text)
-            return Target(peerUUID: peer.uuid, address: nil, label: peer.name)
+            return Target(peerUUID: peer.uuid, address: nil, label: peer.name, found: peer)
         } catch {
             guard case .noPeer = error else { throw error }
         }
@@ -63,14 +69,16 @@ struct SendService: Sendable {
         return Target(peerUUID: uuid, address: nil, label: uuid)
     }
 
-    /// Refuses now a send that could never be made (plaintext where it is refused, `--legacy` to
-    /// a peer known by its key); a peer away for now is no reason.
+    /// The route of a send about to be queued, handed to its first attempt; nil when the peer is
+    /// away for now (no reason to refuse it). A send that could never be made (plaintext where it
+    /// is refused, `--legacy` to a peer known by its key) is refused now.
     /// - Throws: `SendError.refused`.
-    func check(_ target: Target, forceLegacy: Bool) async throws(SendError) {
+    func plan(_ target: Target, forceLegacy: Bool) async throws(SendError) -> PeerRoute? {
         do {
-            _ = try await route(target, forceLegacy: forceLegacy)
+            return try await route(target, forceLegacy: forceLegacy)
         } catch {
             if case .refused = error { throw error }
+            return nil
         }
     }
 
@@ -85,37 +93,41 @@ struct SendService: Sendable {
     func deliver(_ envelope: Envelope, to target: Target, forceLegacy: Bool, wait: Bool, timeout: Duration)
         async throws(SendError) -> Receipt
     {
-        let route = try await route(target, forceLegacy: forceLegacy)
-        let envelope = route.dialect.adapted(envelope)
+        try await deliver(
+            envelope, over: try await route(target, forceLegacy: forceLegacy), wait: wait, timeout: timeout)
+    }
+
+    /// Delivers `envelope` once over a route resolved already (`plan`, `route`). The directory
+    /// learns what the delivery proved; the key it proved, when the store must keep it, is in the
+    /// receipt, for the caller to keep with the rest of what the send changes (one store call).
+    /// - Parameter encoded: `envelope` as encoded already, written as it is to a current peer.
+    func deliver(
+        _ envelope: Envelope, encoded: [UInt8]? = nil, over route: PeerRoute, wait: Bool, timeout: Duration
+    ) async throws(SendError) -> Receipt {
+        let adapted = route.dialect.adapted(envelope)
         let delivery = try await EnvelopeSender.send(
-            envelope, to: route.endpoints, security: route.security, timeout: timeout,
+            adapted, encoded: route.dialect.generation == .current ? encoded : nil, to: route.endpoints,
+            security: route.security, timeout: timeout,
             maximumLineLength: configuration.maximumLineLength, awaitReply: wait, pool: pool)
-        await delivered(over: route, delivery)
+        let keyProof = await delivered(over: route, delivery)
         let outcome = delivery.status?.rawValue ?? "sent"
         let milliseconds = Int(clamping: delivery.elapsed.inSeconds * 1_000)
         logger.info(
-            "\(envelope.operationType) to \(route.label): \(outcome) in \(milliseconds) ms",
-            [("peer", route.label), ("messageID", envelope.messageID ?? ""), ("status", outcome)])
-        return Receipt(peer: route.label, messageID: envelope.messageID, delivery: delivery)
+            "\(adapted.operationType) to \(route.label): \(outcome) in \(milliseconds) ms",
+            [("peer", route.label), ("messageID", adapted.messageID ?? ""), ("status", outcome)])
+        return Receipt(peer: route.label, messageID: adapted.messageID, delivery: delivery, keyProof: keyProof)
     }
 
-    /// Records what a delivery proved: the peer was exchanged with, its key answered at that
-    /// address (tried first next time), and is pinned on first use or moved from a legacy pin.
-    private func delivered(over route: PeerRoute, _ delivery: EnvelopeSender.Delivery) async {
-        guard let peer = route.peer else { return }
-        await directory.markExchanged([peer.uuid])
-        guard let key = delivery.peerKey else { return }
-        if let address = delivery.endpoint.address { await directory.markProven(peer.uuid, at: address) }
-        do {
-            if let owner = route.legacyPinOwner {
-                try await service.movePeer(from: owner, to: peer.uuid)
-                logger.info("moved the key pinned to \(owner) to \(peer.uuid), the ID it derives")
-            } else {
-                try await service.pinOnFirstUse(peer: peer.uuid, fingerprint: key.description)
-            }
-        } catch {
-            logger.warning("cannot pin the key of \(route.label): \(error)")
-        }
+    /// Records in the directory what a delivery proved: the peer was exchanged with, and its key
+    /// answered at that address (tried first next time). Returns the key to pin (on first use) or
+    /// the pin to move, when the route did not hold it already.
+    private func delivered(over route: PeerRoute, _ delivery: EnvelopeSender.Delivery) async -> HexService.KeyProof? {
+        guard let peer = route.peer else { return nil }
+        await directory.recordDelivery(
+            to: peer.uuid, provenAt: delivery.peerKey == nil ? nil : delivery.endpoint.address)
+        guard let key = delivery.peerKey else { return nil }
+        if let owner = route.legacyPinOwner { return .moved(from: owner, to: peer.uuid) }
+        return route.pin == nil ? .firstUse(peer: peer.uuid, fingerprint: key.description) : nil
     }
 
     /// The one route of a send: where the peer is now, in which dialect, and which key it must
@@ -128,8 +140,11 @@ struct SendService: Sendable {
         var legacyPinOwner: String?
         var pin: PeerPin?
         if let address = target.address {
-            peer = await directory.peer(at: address)
+            peer = if let found = target.found { found } else { await directory.peer(at: address) }
             endpoints = [address]
+        } else if let found = target.found {
+            peer = found
+            endpoints = found.endpoints
         } else if let uuid = target.peerUUID, let found = await directory.peer(uuid: uuid) {
             peer = found
             endpoints = found.endpoints
@@ -154,11 +169,12 @@ struct SendService: Sendable {
         let security = try security(for: peer, labelled: label, pinned: pin, dialect: dialect)
         if case .plaintext = security, configuration.plaintext == .refuse {
             throw .refused(
-                "\(label) speaks no TLS (a legacy peer, or --legacy), and this daemon refuses plaintext (--plaintext refuse)"
+                "\(label) speaks no TLS (a legacy peer, or --legacy), and this daemon refuses plaintext "
+                    + "(--plaintext refuse)"
             )
         }
         return PeerRoute(
-            peer: peer, endpoints: endpoints, label: label, dialect: dialect, security: security,
+            peer: peer, endpoints: endpoints, label: label, dialect: dialect, security: security, pin: pin,
             legacyPinOwner: legacyPinOwner)
     }
 

@@ -183,7 +183,8 @@ actor PairingService {
                 let request = try book.revealed(nonce: nonce, by: key, ownKey: ownKey, at: .now)
                 let code = request.code ?? ""
                 logger.info(
-                    "\(request.name.clipped(toUTF8: 80)) (\(request.peerUUID)) asks to pair: code \(code); accept with: hexctl pair --accept \(request.peerUUID)"
+                    "\(request.name.clipped(toUTF8: 80)) (\(request.peerUUID)) asks to pair: code \(code); "
+                        + "accept with: hexctl pair --accept \(request.peerUUID)"
                 )
                 await events.publish(.pairRequested, peerUUID: request.peerUUID, peer: request.name, message: code)
                 return ack(.received, "waiting for the user of \(service.identity.name) to compare the code and accept")
@@ -234,7 +235,8 @@ actor PairingService {
         if uuid == service.identity.uuid { return "\(uuid) is this daemon's own UUID" }
         if let pin = try await service.pin(forPeer: uuid), pin.fingerprint != key.description {
             return
-                "\(uuid) is pinned to the key \(pin.fingerprint), not \(key); if that peer was reinstalled, its key is reset with: hexctl trust --reset \(uuid)"
+                "\(uuid) is pinned to the key \(pin.fingerprint), not \(key); if that peer was reinstalled, "
+                + "its key is reset with: hexctl trust --reset \(uuid)"
         }
         if let owner = try await service.pinnedPeer(forKey: key.description), owner != uuid {
             return "the key \(key) belongs to the peer \(owner), not to \(uuid)"

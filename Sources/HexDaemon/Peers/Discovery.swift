@@ -41,7 +41,7 @@ actor Discovery: DaemonService {
         rate: Discovery.strangerChecksPerSecond,
         burst: Discovery.strangerChecksPerSecond)
     static let strangerChecksPerSecond = 1_000.0
-    private var rateLimiter: BeaconRateLimiter
+    private var rateLimiter: BeaconRateLimiter<IPAddress>
     private(set) var datagramsReceived = 0
     private(set) var datagramsMalformed = 0
     private(set) var datagramsOversized = 0
@@ -257,9 +257,9 @@ actor Discovery: DaemonService {
             datagramsRateLimited += 1
             logger.limited(
                 "datagram flood", .warning,
-                "dropping datagrams from \(datagram.sender) (or everywhere): "
-                    + "more than \(Int(rateLimiter.rate * BeaconRateLimiter.addressFactor)) a second from one "
-                    + "address, or \(Int(rateLimiter.rate * BeaconRateLimiter.totalFactor)) from all")
+                "dropping datagrams from \(datagram.sender) (or everywhere): more than "
+                    + "\(Int(rateLimiter.rate * BeaconRateLimiter<IPAddress>.addressFactor)) a second from one "
+                    + "address, or \(Int(rateLimiter.rate * BeaconRateLimiter<IPAddress>.totalFactor)) from all")
             return
         }
         guard !datagram.truncated else {

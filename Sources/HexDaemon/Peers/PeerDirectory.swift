@@ -137,9 +137,11 @@ actor PeerDirectory {
         for uuid in uuids { table.markExchanged(uuid) }
     }
 
-    /// Notes that a TLS handshake proved the key of the peer `uuid` at `address`: sends try it first.
-    func markProven(_ uuid: String, at address: IPAddress) {
-        table.markProven(uuid, at: address)
+    /// Notes a delivery to the peer `uuid`, in one call: it was exchanged with, and, when a TLS
+    /// handshake proved its key at `address`, sends try that address first.
+    func recordDelivery(to uuid: String, provenAt address: IPAddress?) {
+        table.markExchanged(uuid)
+        if let address { table.markProven(uuid, at: address) }
     }
 
     /// Forgets the impostors of a UUID whose key was just reset or paired.

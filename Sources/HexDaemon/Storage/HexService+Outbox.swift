@@ -62,6 +62,32 @@ extension HexService {
     func removeFromOutbox(messageID: String) throws -> Bool {
         try database.removeFromOutbox(messageID: messageID)
     }
+
+    /// A key a delivery proved, to be kept: pinned on first use, or a pin moved from the UUID a
+    /// peer had before its ID came from its key.
+    enum KeyProof: Sendable, Equatable {
+        case firstUse(peer: String, fingerprint: String)
+        case moved(from: String, to: String)
+    }
+
+    /// Keeps what a delivery settled, in one call: the send leaves the outbox (when it was
+    /// queued), and the key it proved is pinned or its pin moved. The key is kept even when the
+    /// outbox fails, and the other way round: each is worth keeping alone.
+    /// - Throws: the first store error.
+    func settleDelivery(of messageID: String?, keyProof: KeyProof?) throws {
+        var failure: (any Error)?
+        do {
+            switch keyProof {
+            case .firstUse(let peer, let fingerprint): try pinOnFirstUse(peer: peer, fingerprint: fingerprint)
+            case .moved(let owner, let peer): try movePeer(from: owner, to: peer)
+            case nil: break
+            }
+        } catch {
+            failure = error
+        }
+        if let messageID { _ = try database.removeFromOutbox(messageID: messageID) }
+        if let failure { throw failure }
+    }
 }
 
 /// Why a send was not queued.
@@ -74,7 +100,8 @@ enum OutboxError: Error, Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .full(let usage, let capacity):
-            "the outbox is full (\(usage.entries) sends, \(usage.bytes) bytes waiting; at most \(capacity.entries) and \(capacity.bytes) bytes): "
+            "the outbox is full (\(usage.entries) sends, \(usage.bytes) bytes waiting; "
+                + "at most \(capacity.entries) and \(capacity.bytes) bytes): "
                 + "wait for deliveries, or cancel some with hexctl outbox cancel"
         case .messageIDTaken(let id):
             "message id \(id) is already queued for another send (another peer or other content)"

@@ -323,8 +323,8 @@ actor HexService {
 
     /// A hex of the user's own, not kept anywhere (a one-off send).
     /// - Throws: `HexManagerError.invalidColor`.
-    func ownHex(description: String, color: String, links: [Link]) throws -> Hex {
-        try manager.ownHex(description: description, color: color, links: links)
+    nonisolated func ownHex(description: String, color: String, links: [Link]) throws -> Hex {
+        try HexManager.ownHex(description: description, color: color, links: links, from: identity)
     }
 
     /// The My Hexlist hex to send, by id or unique id prefix.

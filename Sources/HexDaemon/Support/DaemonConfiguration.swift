@@ -127,17 +127,20 @@ public struct DaemonConfiguration: Sendable {
             Option(
                 "plaintext", value: "policy",
                 help:
-                    "accept: speak plain TCP with legacy peers, which have no TLS (the default); refuse: TLS only, with every peer."
+                    "accept: speak plain TCP with legacy peers, which have no TLS (the default); "
+                    + "refuse: TLS only, with every peer."
             ),
             Option(
                 "accept", value: "policy",
                 help:
-                    "Whose hexes and alerts are taken. anyone (the default): a new key is pinned on first use, legacy peers too; "
+                    "Whose hexes and alerts are taken. "
+                    + "anyone (the default): a new key is pinned on first use, legacy peers too; "
                     + "known: only peers whose key is pinned already; paired: only peers paired with 'hexctl pair'."),
             Option(
                 "outbox-ttl", value: "seconds",
                 help:
-                    "How long an undelivered send is retried before it is given up (sendFailed). Default: 604800 (7 days)."
+                    "How long an undelivered send is retried before it is given up (sendFailed). "
+                    + "Default: 604800 (7 days)."
             ),
             Option("log-level", value: "level", help: "error, warning, info or debug. Default: info."),
             Option(
@@ -150,7 +153,8 @@ public struct DaemonConfiguration: Sendable {
             Option(
                 "line-grace", value: "seconds",
                 help:
-                    "Once a line has begun, it must end within this plus one second per --line-min-rate bytes. Default: 10."
+                    "Once a line has begun, it must end within this plus one second per --line-min-rate bytes. "
+                    + "Default: 10."
             ),
             Option(
                 "line-min-rate", value: "bytes",
@@ -158,7 +162,8 @@ public struct DaemonConfiguration: Sendable {
             Option(
                 "max-connections", value: "n",
                 help:
-                    "Peer connections at once (lowered to what the descriptor limit allows); past it, the one waiting longest without a line is closed. Default: 4096."
+                    "Peer connections at once (lowered to what the descriptor limit allows); "
+                    + "past it, the one waiting longest without a line is closed. Default: 4096."
             ),
             Option(
                 "max-connections-per-address", value: "n",
@@ -166,7 +171,8 @@ public struct DaemonConfiguration: Sendable {
             Option(
                 "partial-line-budget", value: "bytes",
                 help:
-                    "Bytes of unfinished lines all peers together may hold; past it, the largest holders are cut off. Default: 67108864 (64 MiB)."
+                    "Bytes of unfinished lines all peers together may hold; past it, the largest holders are cut off. "
+                    + "Default: 67108864 (64 MiB)."
             ),
             Option(
                 "max-links", value: "n",
@@ -177,7 +183,8 @@ public struct DaemonConfiguration: Sendable {
             Option(
                 "max-peers", value: "n",
                 help:
-                    "Peers kept in the table; past it, the one unheard longest makes room (peers hexes were exchanged with last). Default: 1024."
+                    "Peers kept in the table; past it, the one unheard longest makes room "
+                    + "(peers hexes were exchanged with last). Default: 1024."
             ),
             Option(
                 "beacon-rate", value: "n",
@@ -191,7 +198,8 @@ public struct DaemonConfiguration: Sendable {
             Option(
                 "link-service", value: "name",
                 help:
-                    "The service of the command's links (Dropbox, Box, GoogleDrive, Unknown or another). Default: Unknown."
+                    "The service of the command's links (Dropbox, Box, GoogleDrive, Unknown or another). "
+                    + "Default: Unknown."
             ),
             Option("link-concurrency", value: "n", help: "How many link commands run at once. Default: 4."),
             Option("link-timeout", value: "seconds", help: "How long one link command may run. Default: 30."),
@@ -322,7 +330,8 @@ public struct DaemonConfiguration: Sendable {
             ?? configuration.accept
         if configuration.legacy && configuration.accept != .anyone {
             throw UsageError(
-                "--legacy plays a 1.x peer, which knows no keys: it cannot go with --accept \(configuration.accept.rawValue)"
+                "--legacy plays a 1.x peer, which knows no keys: "
+                    + "it cannot go with --accept \(configuration.accept.rawValue)"
             )
         }
         configuration.outboxLifetime =

@@ -19,4 +19,11 @@ final class DispatchQueueExecutor: SerialExecutor {
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
+
+    /// Traps unless it runs on this executor's queue. The runtime asks it where it cannot tell by
+    /// itself (`assumeIsolated`, a `preconditionIsolated` in a callback the queue runs), so that
+    /// code on the store's thread is known isolated to the store, and code elsewhere is caught.
+    func checkIsolated() {
+        dispatchPrecondition(condition: .onQueue(queue))
+    }
 }

@@ -91,7 +91,8 @@ public struct Logger: Sendable {
             if suppressedBefore > 0 {
                 log(
                     messageLevel,
-                    "(\(suppressedBefore) more '\(kind)' lines left out in the last \(Int(LogLimiter.window.inSeconds)) s)",
+                    "(\(suppressedBefore) more '\(kind)' lines left out "
+                        + "in the last \(Int(LogLimiter.window.inSeconds)) s)",
                     [("kind", kind), ("suppressed", String(suppressedBefore))])
             }
             log(messageLevel, message(), fields())

@@ -33,21 +33,25 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
             "\(text.clipped(toUTF8: 80)) cannot be read as an address and a port: write an IPv6 address in brackets, "
                 + "as \(written.clipped(toUTF8: 90))"
         case .noPeer(let text):
-            "no peer named \(text.clipped(toUTF8: 80)) (nor with a UUID starting so); see hexctl peers, or give HOST:PORT"
+            "no peer named \(text.clipped(toUTF8: 80)) (nor with a UUID starting so); "
+                + "see hexctl peers, or give HOST:PORT"
         case .ambiguousPeer(let text, let count):
             "\(text.clipped(toUTF8: 80)) matches \(count) peers; use more of the UUID"
         case .noHex(let text, let place): "no hex \(text.clipped(toUTF8: 80)) in \(place)"
         case .ambiguousHex(let text, let count, let place):
-            "\(text.clipped(toUTF8: 80)) matches \(count < HexService.ambiguityShown ? "" : "at least ")\(count) hexes in \(place); give more of the id"
+            "\(text.clipped(toUTF8: 80)) matches \(count < HexService.ambiguityShown ? "" : "at least ")\(count) hexes "
+                + "in \(place); give more of the id"
         case .noQuery(let text): "no share query \(text.clipped(toUTF8: 80)) in flight"
         case .ambiguousQuery(let text, let count):
             "\(text.clipped(toUTF8: 80)) matches \(count) share queries; give more of the id"
         case .noPairing(let text):
-            "no pairing request from \(text.clipped(toUTF8: 80)) is waiting; on that peer, run: hexctl pair <this daemon>"
+            "no pairing request from \(text.clipped(toUTF8: 80)) is waiting; "
+                + "on that peer, run: hexctl pair <this daemon>"
         case .noPin(let text): "no key is pinned to \(text.clipped(toUTF8: 80))"
         case .notPaired(let text): "\(text.clipped(toUTF8: 80)) is not paired (its key is pinned on first use)"
         case .noOutboxEntry(let text):
-            "no send \(text.clipped(toUTF8: 80)) is waiting in the outbox (delivered, failed or cancelled?); see hexctl outbox"
+            "no send \(text.clipped(toUTF8: 80)) is waiting in the outbox (delivered, failed or cancelled?); "
+                + "see hexctl outbox"
         case .ambiguousOutboxEntry(let text):
             "\(text.clipped(toUTF8: 80)) matches several sends in the outbox; give more of the id"
         case .noAlert(let text): "no alert \(text.clipped(toUTF8: 80)); see hexctl alerts"

@@ -1,6 +1,4 @@
-import HexEngine
 import HexKit
-import HexNet
 
 /// How many beacons are handled, in three token buckets (each holding two seconds' worth):
 ///
@@ -18,28 +16,30 @@ import HexNet
 /// It tracks at most `maximumSources` senders and as many addresses; past that the one heard from
 /// longest ago is forgotten (it starts again with a full bucket), so that invented addresses or
 /// peers cannot grow it.
-struct BeaconRateLimiter {
+/// Generic over the source address, so that it is the same for every kind of peer: the daemon uses
+/// HexNet's `Address`.
+public struct BeaconRateLimiter<Address: Hashable & Sendable>: Sendable {
     /// A sender: a claimed peer at a source address.
-    private struct Sender: Hashable {
-        let address: IPAddress
+    private struct Sender: Hashable, Sendable {
+        let address: Address
         let peer: String
     }
 
-    let rate: Double
-    let maximumSources: Int
+    public let rate: Double
+    public let maximumSources: Int
     /// A source address may send this many times `rate`: sixteen daemons on one host at the full
     /// rate, hundreds at the one or two beacons a second daemons send.
-    static let addressFactor = 16.0
+    public static var addressFactor: Double { 16 }
     /// All sources together may send this many times `rate`.
-    static let totalFactor = 64.0
+    public static var totalFactor: Double { 64 }
 
     private var senders: [Sender: TokenBucket] = [:]
     /// The addresses of peers hexes were exchanged with, and when they were marked so.
-    private var known: [IPAddress: ContinuousClock.Instant] = [:]
-    private var addresses: [IPAddress: TokenBucket] = [:]
+    private var known: [Address: ContinuousClock.Instant] = [:]
+    private var addresses: [Address: TokenBucket] = [:]
     private var total: TokenBucket
 
-    init(rate: Int, maximumSources: Int = 4_096) {
+    public init(rate: Int, maximumSources: Int = 4_096) {
         self.rate = Double(max(rate, 1))
         self.maximumSources = maximumSources
         total = TokenBucket(rate: self.rate * Self.totalFactor, burst: self.rate * Self.totalFactor * 2)
@@ -47,7 +47,7 @@ struct BeaconRateLimiter {
 
     /// Whether a datagram from `source` may be read now (and if so, it is counted against the
     /// address's budget and the total).
-    mutating func admit(_ source: IPAddress, at now: ContinuousClock.Instant) -> Bool {
+    public mutating func admit(_ source: Address, at now: ContinuousClock.Instant) -> Bool {
         let addressRate = rate * Self.addressFactor
         return Self.take(&addresses, source, rate: addressRate, limit: maximumSources, at: now)
             && (known[source] != nil || total.take(at: now))
@@ -55,7 +55,7 @@ struct BeaconRateLimiter {
 
     /// Exempts `address` from the budget of all sources together: a peer hexes were exchanged
     /// with is there (the one marked longest ago is forgotten past `maximumSources`).
-    mutating func markKnown(_ address: IPAddress, at now: ContinuousClock.Instant) {
+    public mutating func markKnown(_ address: Address, at now: ContinuousClock.Instant) {
         if known[address] == nil, known.count >= maximumSources,
             let oldest = known.min(by: { $0.value < $1.value })
         {
@@ -65,7 +65,7 @@ struct BeaconRateLimiter {
     }
 
     /// Whether a beacon claiming `peer`, from `source`, may be handled now (and if so, it is counted).
-    mutating func admit(peer: String, from source: IPAddress, at now: ContinuousClock.Instant) -> Bool {
+    public mutating func admit(peer: String, from source: Address, at now: ContinuousClock.Instant) -> Bool {
         Self.take(&senders, Sender(address: source, peer: peer), rate: rate, limit: maximumSources, at: now)
     }
 

@@ -1,4 +1,3 @@
-import HexEngine
 import HexKit
 
 /// How fast strangers may ask to pair, and when a flood of them began.
@@ -8,19 +7,21 @@ import HexKit
 /// is under way: peers first heard from since it began count as strangers, so that a flood of
 /// fresh keys announcing themselves cannot pass for peers known before it. Pure bookkeeping: the
 /// pairing service feeds it the clock.
-struct PairingAdmission {
-    static let rate = 5.0
-    static let burst = 10.0
+public struct PairingAdmission: Sendable {
+    public static let rate = 5.0
+    public static let burst = 10.0
     /// How long the bucket must stay full again before a flood is over.
-    static let calm = Duration.seconds(10)
+    public static let calm = Duration.seconds(10)
 
     private var bucket = TokenBucket(rate: Self.rate, burst: Self.burst)
     /// When the current flood began; nil when there is none.
-    private(set) var floodSince: ContinuousClock.Instant?
+    public private(set) var floodSince: ContinuousClock.Instant?
     private var fullSince: ContinuousClock.Instant?
 
+    public init() {}
+
     /// Takes a stranger's request if the rate allows it.
-    mutating func admitStranger(at now: ContinuousClock.Instant) -> Bool {
+    public mutating func admitStranger(at now: ContinuousClock.Instant) -> Bool {
         noteCalm(at: now)
         guard bucket.take(at: now) else {
             if floodSince == nil { floodSince = now }
@@ -31,7 +32,7 @@ struct PairingAdmission {
     }
 
     /// Whether a peer first heard from at `firstSeen` was known before any flood under way.
-    mutating func knewBefore(_ firstSeen: ContinuousClock.Instant, at now: ContinuousClock.Instant) -> Bool {
+    public mutating func knewBefore(_ firstSeen: ContinuousClock.Instant, at now: ContinuousClock.Instant) -> Bool {
         noteCalm(at: now)
         return floodSince.map { firstSeen < $0 } ?? true
     }

@@ -337,6 +337,14 @@ public struct HexManager {
     public func ownHex(description: String, color: String = HexColor.fallback, links: [Link], at time: Date = Date())
         throws -> Hex
     {
+        try Self.ownHex(description: description, color: color, links: links, from: identity, at: time)
+    }
+
+    /// A hex of the user of `identity` (see `ownHex`), built without the store: a pure value.
+    public static func ownHex(
+        description: String, color: String = HexColor.fallback, links: [Link], from identity: LocalIdentity,
+        at time: Date = Date()
+    ) throws -> Hex {
         guard let normalizedColor = HexColor.normalized(color) else { throw HexManagerError.invalidColor(color) }
         return Hex(
             location: .myHexlist, senderUUID: identity.uuid, senderName: identity.name,
