@@ -60,6 +60,7 @@ public enum Daemon {
         }
         let controlListener = try StreamListener.unix(path: controlPath)
         let events = EventLog()
+        let arrivals = ArrivalFeed()
         let boot = try await service.nextBootNumber()
         if !boot.stored { logger.warning("cannot store this start's number (\(boot.number)): is the disk full?") }
         let directory = PeerDirectory(
@@ -91,8 +92,7 @@ public enum Daemon {
         let pairing = tls.map {
             PairingService(
                 tls: $0, configuration: configuration, directory: directory, service: service,
-                sender: sender,
-                events: events, logger: logger.named("pair"))
+                sender: sender, events: events, arrivals: arrivals, logger: logger.named("pair"))
         }
         // Files are shared and fetched over TLS only: a daemon playing a legacy peer has neither.
         let grants = tls.map { _ in FileGrants(store: service, settings: configuration.files) }
@@ -110,7 +110,7 @@ public enum Daemon {
         }
         let envelopes = EnvelopeServer(
             listeners: envelopeListeners, service: service, directory: directory,
-            pairing: pairing, files: fileServer, events: events,
+            pairing: pairing, files: fileServer, events: events, arrivals: arrivals,
             configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer,
             logger: logger.named("tcp"))
         let outbox = Outbox(
@@ -133,22 +133,20 @@ public enum Daemon {
             // Watched now, before any envelope is taken: the first hex stored is not missed.
             hook = ReceiveHook(
                 words: words, settings: configuration.receiveHook,
-                hexes: await events.watch(since: .max, kinds: [.hexReceived]), service: service,
-                spool: try dataDirectory.makeSpool(), logger: logger.named("on-receive"))
+                arrivals: arrivals.subscribe(), spool: try dataDirectory.makeSpool(),
+                logger: logger.named("on-receive"))
         }
 
         var autoFetch: AutoFetch?
         if let fetcher, configuration.files.autoFetchPaired {
-            autoFetch = AutoFetch(
-                hexes: await events.watch(since: .max, kinds: [.hexReceived]), service: service,
-                fetcher: fetcher, logger: logger.named("fetch"))
+            autoFetch = AutoFetch(arrivals: arrivals.subscribe(), fetcher: fetcher, logger: logger.named("fetch"))
         }
 
         let web = try WebServer.start(
             configuration.web, dataDirectory: dataDirectory, handler: control.handler,
             events: events, boot: boot.number, logger: logger.named("web"))
-        let notifier = await desktopNotifier(
-            configuration, events: events, service: service,
+        let notifier = desktopNotifier(
+            configuration, arrivals: arrivals,
             page: web.map { _ in dataDirectory.webOpenURL }, logger: logger)
 
         let signals = TerminationSignals()
@@ -187,8 +185,8 @@ public enum Daemon {
     /// The notifier `--notify` asks for (by default, when the environment names a session bus),
     /// watching from now so that the first hex is not missed; nil for none.
     private static func desktopNotifier(
-        _ configuration: DaemonConfiguration, events: EventLog, service: HexService, page: String?, logger: Logger
-    ) async -> DesktopNotifier? {
+        _ configuration: DaemonConfiguration, arrivals: ArrivalFeed, page: String?, logger: Logger
+    ) -> DesktopNotifier? {
         let environment = ProcessInfo.processInfo.environment
         let busText = environment["DBUS_SESSION_BUS_ADDRESS"]
         guard configuration.notify.enabled ?? (busText != nil) else { return nil }
@@ -203,13 +201,7 @@ public enum Daemon {
         }
         return DesktopNotifier(
             address: address,
-            events: await events.watch(
-                since: .max,
-                kinds: [
-                    .hexReceived, .alertReceived,
-                    .pairRequested,
-                ]),
-            service: service, settings: configuration.notify, page: page,
+            arrivals: arrivals.subscribe(), settings: configuration.notify, page: page,
             browser: Browser.command(environment), logger: logger.named("notify"))
     }
 

@@ -1,5 +1,4 @@
 import HexCommandLine
-import HexControl
 import HexDBus
 import HexKit
 import HexNet
@@ -15,9 +14,8 @@ import HexNet
 /// at most every `retryInterval`.
 struct DesktopNotifier: DaemonService {
     let address: DBusAddress
-    /// `hexReceived`, `alertReceived` and `pairRequested`, watched from before the first envelope.
-    let events: AsyncStream<DaemonEvent>
-    let service: HexService
+    /// What arrives, subscribed to before the daemon takes its first envelope.
+    let arrivals: AsyncStream<Arrival>
     let settings: NotifySettings
     /// The page's URL with its token, when hexd serves it.
     let page: String?
@@ -28,7 +26,7 @@ struct DesktopNotifier: DaemonService {
 
     func run() async {
         let session = Session(notifier: self)
-        for await event in events { await session.show(event) }
+        for await arrival in arrivals { await session.show(arrival) }
         await session.end()
     }
 
@@ -56,12 +54,11 @@ struct DesktopNotifier: DaemonService {
             self.notifier = notifier
         }
 
-        func show(_ event: DaemonEvent) async {
+        func show(_ arrival: Arrival) async {
             guard let connection = await connect() else { return }
             let page = notifier.page
-            switch event.kind {
-            case .hexReceived:
-                guard let id = event.id, let hex = try? await notifier.service.show(id) else { return }
+            switch arrival {
+            case .hex(let hex):
                 let now = ContinuousClock.now
                 let sender = hex.senderUUID
                 var fold =
@@ -74,18 +71,13 @@ struct DesktopNotifier: DaemonService {
                 fold.id = shown
                 folds = folds.filter { now - $0.value.last < notifier.settings.foldWindow }
                 folds[sender] = fold
-            case .pairRequested:
+            case .pairRequest(let name, let peerUUID, let code):
                 let content = NotificationContent.pairing(
-                    name: event.peer ?? "", id: event.peerUUID ?? "",
-                    code: event.message ?? "", page: page, markup: markup)
+                    name: name, id: peerUUID, code: code, page: page, markup: markup)
                 _ = await notify(content, replacing: 0, on: connection)
-            case .alertReceived:
-                let content = NotificationContent.alert(
-                    from: event.peer ?? "", message: event.message ?? "",
-                    page: page, markup: markup)
+            case .alert(let sender, let message):
+                let content = NotificationContent.alert(from: sender, message: message, page: page, markup: markup)
                 _ = await notify(content, replacing: 0, on: connection)
-            default:
-                return
             }
         }
 

@@ -14,9 +14,8 @@ import HexNet
 struct ReceiveHook: DaemonService {
     let words: [String]
     let settings: ReceiveHookSettings
-    /// The `hexReceived` events, watched from before the daemon takes its first envelope.
-    let hexes: AsyncStream<DaemonEvent>
-    let service: HexService
+    /// What arrives, subscribed to before the daemon takes its first envelope.
+    let arrivals: AsyncStream<Arrival>
     /// Where each command's standard input is written (0600, removed once it ended).
     let spool: String
     let logger: Logger
@@ -25,30 +24,30 @@ struct ReceiveHook: DaemonService {
 
     func run() async {
         let (queue, continuation) = AsyncStream.makeStream(
-            of: DaemonEvent.self,
+            of: Hex.self,
             bufferingPolicy: .bufferingOldest(Self.queueLimit))
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var skipped = 0
-                for await event in hexes {
-                    guard case .dropped = continuation.yield(event) else { continue }
+                for await case .hex(let hex) in arrivals {
+                    guard case .dropped = continuation.yield(hex) else { continue }
                     skipped += 1
                     logger.limited(
                         "on-receive skipped", .warning,
                         "\(Self.queueLimit) hexes wait for the command already; "
-                            + "skipped hex \(event.id ?? "?") (\(skipped) in all)")
+                            + "skipped hex \(hex.id.uppercaseText) (\(skipped) in all)")
                 }
                 continuation.finish()
             }
             group.addTask {
                 await withTaskGroup(of: Void.self) { commands in
                     var running = 0
-                    for await event in queue {
+                    for await hex in queue {
                         if running == settings.concurrency {
                             await commands.next()
                             running -= 1
                         }
-                        commands.addTask { await runCommand(for: event) }
+                        commands.addTask { await runCommand(for: hex) }
                         running += 1
                     }
                 }
@@ -56,11 +55,8 @@ struct ReceiveHook: DaemonService {
         }
     }
 
-    private func runCommand(for event: DaemonEvent) async {
-        guard let id = event.id, let hex = try? await service.show(id) else {
-            logger.info("hex \(event.id ?? "?") is gone already; the command was not run for it")
-            return
-        }
+    /// Runs the command for `hex`, as it was stored (whatever became of it since).
+    private func runCommand(for hex: Hex) async {
         let input = spool + "/" + hex.id.uppercaseText + ".json"
         defer { unlink(input) }
         guard let json = try? ControlCoding.encode(hex), Self.write(json + [UInt8(ascii: "\n")], to: input) else {

@@ -1,4 +1,3 @@
-import HexControl
 import HexKit
 
 /// Fetches at once the files a paired peer shares (`hexd --auto-fetch paired`): for each hex
@@ -6,15 +5,14 @@ import HexKit
 /// at a time, into the downloads folder. Another sender's files wait until the person asks
 /// (`hexctl fetch`), and so do links a paired peer passes on from someone else.
 struct AutoFetch: DaemonService {
-    /// The `hexReceived` events, watched from before the daemon takes its first envelope.
-    let hexes: AsyncStream<DaemonEvent>
-    let service: HexService
+    /// What arrives, subscribed to before the daemon takes its first envelope.
+    let arrivals: AsyncStream<Arrival>
     let fetcher: FileFetcher
     let logger: Logger
 
     func run() async {
-        for await event in hexes {
-            guard let id = event.id, let hex = try? await service.show(id), hex.senderTrust == .paired else { continue }
+        for await case .hex(let hex) in arrivals {
+            guard hex.senderTrust == .paired else { continue }
             let sender = hex.senderUUID.uppercased()
             for (number, link) in zip(1..., hex.links) where PeerFileLink(link.url)?.ownerID == sender {
                 guard !Task.isCancelled else { return }

@@ -21,6 +21,8 @@ final class EnvelopeServer: DaemonService {
     /// Answers Fetch envelopes; nil when playing a legacy peer (they are then unsupported).
     let files: FileServer?
     let events: EventLog
+    /// Where what was kept goes for the services acting on it.
+    let arrivals: ArrivalFeed
     let configuration: DaemonConfiguration
     let logger: Logger
     private let connections: ConnectionTable
@@ -54,7 +56,7 @@ final class EnvelopeServer: DaemonService {
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
     init(
         listeners: [StreamListener], service: HexService, directory: PeerDirectory, pairing: PairingService?,
-        files: FileServer?, events: EventLog, configuration: DaemonConfiguration,
+        files: FileServer?, events: EventLog, arrivals: ArrivalFeed, configuration: DaemonConfiguration,
         tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger
     ) {
         self.listeners = listeners
@@ -64,6 +66,7 @@ final class EnvelopeServer: DaemonService {
         self.service = service
         self.directory = directory
         self.events = events
+        self.arrivals = arrivals
         self.configuration = configuration
         self.logger = logger
         connections = ConnectionTable(total: maximumConnections, perAddress: configuration.maximumConnectionsPerAddress)
@@ -337,6 +340,7 @@ final class EnvelopeServer: DaemonService {
         // One call each for all the envelopes: a call to another actor is a hop between threads.
         if !record.senders.isEmpty { await directory.markExchanged(record.senders) }
         if !record.events.isEmpty { await events.publish(record.events) }
+        arrivals.publish(record.arrivals)
         return replies
     }
 
@@ -345,6 +349,7 @@ final class EnvelopeServer: DaemonService {
         /// The UUIDs of peers a hex came from.
         var senders: [String] = []
         var events: [EventLog.Draft] = []
+        var arrivals: [Arrival] = []
     }
 
     private func log(
@@ -372,6 +377,7 @@ final class EnvelopeServer: DaemonService {
                     .hexReceived, peerUUID: hex.senderUUID, peer: name ?? remote,
                     versionID: envelope.versionID,
                     id: hex.id.uppercaseText, message: hex.hexDescription))
+            record.arrivals.append(.hex(hex))
         case .alert(let alert):
             // An Alert names no sender: over TLS the proven key does, by its ID and the name it announces.
             let (message, senderID) = (alert.message, alert.senderID)
@@ -388,6 +394,7 @@ final class EnvelopeServer: DaemonService {
                     .alertReceived, peerUUID: senderID, peer: announced ?? remote,
                     versionID: envelope.versionID, id: alert.id.uppercaseText,
                     message: message))
+            record.arrivals.append(.alert(from: announced ?? remote, message: message))
         case .noRoom:
             break  // The store logs it, once a minute per sender.
         default:

@@ -15,6 +15,8 @@ actor PairingService {
     /// Resolves the route to a peer, as for any send.
     private let sender: SendService
     private let events: EventLog
+    /// Where a pairing request goes for a desktop notification.
+    private let arrivals: ArrivalFeed
     private let logger: Logger
     private var book = PairingBook()
     private var admission = PairingAdmission()
@@ -22,7 +24,7 @@ actor PairingService {
     init(
         tls: TLSContext, configuration: DaemonConfiguration, directory: PeerDirectory, service: HexService,
         sender: SendService,
-        events: EventLog, logger: Logger
+        events: EventLog, arrivals: ArrivalFeed, logger: Logger
     ) {
         self.tls = tls
         self.sender = sender
@@ -30,6 +32,7 @@ actor PairingService {
         self.directory = directory
         self.service = service
         self.events = events
+        self.arrivals = arrivals
         self.logger = logger
     }
 
@@ -187,6 +190,7 @@ actor PairingService {
                         + "accept with: hexctl pair --accept \(request.peerUUID)"
                 )
                 await events.publish(.pairRequested, peerUUID: request.peerUUID, peer: request.name, message: code)
+                arrivals.publish([.pairRequest(name: request.name, peerUUID: request.peerUUID, code: code)])
                 return ack(.received, "waiting for the user of \(service.identity.name) to compare the code and accept")
             case .accept:
                 guard let uuid = step.senderUUID, let code = step.code else {
