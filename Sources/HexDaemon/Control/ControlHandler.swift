@@ -314,32 +314,34 @@ struct ControlHandler: Sendable {
         return match
     }
 
+    /// The daemon's state, one read from each service: the store, the directory, discovery and
+    /// DNS-SD (the inbound server's counts are read without a hop).
     private func status() async throws -> StatusReport {
-        let counts = try await service.counts()
+        let store = try await service.statusSnapshot()
+        let census = await directory.census
+        let found = await discovery.snapshot
         let identity = service.identity
         return StatusReport(
             peerUUID: identity.uuid, name: identity.name, versionID: configuration.appVersion,
             legacy: configuration.legacy,
             tcpPort: tcpPort, discoveryPort: discoveryPort, dataDirectory: configuration.dataDirectory.path,
-            peers: await directory.count, inbox: counts.inbox, unchecked: counts.unchecked,
-            hexlist: counts.hexlist,
-            datagramsReceived: await discovery.datagramsReceived,
-            datagramsMalformed: await discovery.datagramsMalformed,
-            datagramsOversized: await discovery.datagramsOversized,
-            datagramsRateLimited: await discovery.datagramsRateLimited,
-            peersEvicted: await directory.peersEvicted, fingerprint: sender.tls?.identity.fingerprint.description,
-            accept: configuration.accept.rawValue, outbox: try await service.outboxUsage().entries,
-            connections: inbound.counts, datagramsForged: await discovery.datagramsForged,
-            datagramsReplayed: await discovery.datagramsReplayed, storage: await service.storageReport(),
-            visibility: VisibilityReport(await discovery.visibility, at: Date()),
-            discoveryHint: await discovery.discoveryHint,
-            interfaces: await discovery.interfacePlan?.map {
+            peers: census.count, inbox: store.counts.inbox, unchecked: store.counts.unchecked,
+            hexlist: store.counts.hexlist,
+            datagramsReceived: found.datagramsReceived, datagramsMalformed: found.datagramsMalformed,
+            datagramsOversized: found.datagramsOversized, datagramsRateLimited: found.datagramsRateLimited,
+            peersEvicted: census.evicted, fingerprint: sender.tls?.identity.fingerprint.description,
+            accept: configuration.accept.rawValue, outbox: store.outbox.entries,
+            connections: inbound.counts, datagramsForged: found.datagramsForged,
+            datagramsReplayed: found.datagramsReplayed, storage: store.storage,
+            visibility: VisibilityReport(found.visibility, at: Date()),
+            discoveryHint: found.discoveryHint,
+            interfaces: found.interfacePlan?.map {
                 InterfaceReport(
                     interface: $0.interface, address: $0.address.description,
                     broadcast: $0.broadcast?.description, skipped: $0.skipped)
             },
-            announceInterval: await discovery.interval.inSeconds,
-            beaconFailures: await discovery.beaconFailures, dnssd: await dnssd.summary)
+            announceInterval: found.interval.inSeconds,
+            beaconFailures: found.beaconFailures, dnssd: await dnssd.summary)
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key
@@ -355,16 +357,18 @@ struct ControlHandler: Sendable {
             }
         }
         let table = await directory.peers
+        let trust = try await service.trust(of: table.map { ($0.uuid, $0.name) })
+        let pairings = await pairing?.pending(for: table.map(\.uuid)) ?? [:]
         var infos: [PeerInfo] = []
         for peer in table {
-            let namesakes = try await service.pinnedNamesakes(of: peer.name, excluding: peer.uuid)
+            let namesakes = trust[peer.uuid]?.namesakes ?? []
             infos.append(
                 PeerInfo(
                     uuid: peer.uuid, name: peer.name, versionID: peer.versionID, endpoint: peer.endpoint.description,
                     addresses: peer.addresses.map(\.description), legacy: peer.isLegacy,
                     lastSeen: (now - peer.lastSeen).inSeconds,
-                    fingerprint: peer.fingerprint, trust: try await service.pin(forPeer: peer.uuid)?.trust,
-                    pairing: await pairing?.pending(for: peer.uuid), keyMismatch: mismatch(peer.uuid),
+                    fingerprint: peer.fingerprint, trust: trust[peer.uuid]?.pin?.trust,
+                    pairing: pairings[peer.uuid], keyMismatch: mismatch(peer.uuid),
                     namesakes: namesakes.isEmpty ? nil : namesakes))
         }
         let listed = Set(table.map(\.uuid))

@@ -128,9 +128,16 @@ actor PairingService {
             code: request.code, awaitingPeer: false)
     }
 
-    /// The pairing under way with a peer, for `hexctl peers`.
-    func pending(for uuid: String) -> PairingStatus? {
-        book.pending(for: uuid, at: .now).map { PairingStatus(code: $0.code, awaitingUs: $0.awaitingUs) }
+    /// The pairings under way with any of `uuids`, by UUID, in one call (for `hexctl peers`).
+    func pending(for uuids: [String]) -> [String: PairingStatus] {
+        let now = ContinuousClock.now
+        var pending: [String: PairingStatus] = [:]
+        for uuid in uuids {
+            pending[uuid] = book.pending(for: uuid, at: now).map {
+                PairingStatus(code: $0.code, awaitingUs: $0.awaitingUs)
+            }
+        }
+        return pending
     }
 
     /// Drops every pairing under way with a peer (its trust was reset).

@@ -463,5 +463,29 @@ actor Discovery: DaemonService {
 
     /// Where beacons could not be sent since the start, and why; nil when nothing failed.
     var beaconFailures: [String]? { failedSends.isEmpty ? nil : failedSends.sorted() }
+
+    /// What discovery did and does, read in one call (for `status`).
+    struct Snapshot: Sendable {
+        var datagramsReceived: Int
+        var datagramsMalformed: Int
+        var datagramsOversized: Int
+        var datagramsRateLimited: Int
+        var datagramsForged: Int
+        var datagramsReplayed: Int
+        var visibility: Visibility
+        var discoveryHint: String?
+        var interfacePlan: [NetworkInterfaces.Target]?
+        var interval: Duration
+        var beaconFailures: [String]?
+    }
+
+    var snapshot: Snapshot {
+        Snapshot(
+            datagramsReceived: datagramsReceived, datagramsMalformed: datagramsMalformed,
+            datagramsOversized: datagramsOversized, datagramsRateLimited: datagramsRateLimited,
+            datagramsForged: datagramsForged, datagramsReplayed: datagramsReplayed, visibility: visibility,
+            discoveryHint: discoveryHint, interfacePlan: interfacePlan, interval: interval,
+            beaconFailures: beaconFailures)
+    }
     static let failuresRemembered = 64
 }

@@ -156,6 +156,9 @@ actor PeerDirectory {
 
     var count: Int { table.peers.count }
 
+    /// The peers in the table and those pushed out since the start, read in one call.
+    var census: (count: Int, evicted: Int) { (table.peers.count, peersEvicted) }
+
     /// The peer a user means by `text` (`PeerTable.peer(matching:)`).
     func peer(matching text: String) throws(LookupError) -> PeerTable.Peer {
         try table.peer(matching: text)

@@ -214,6 +214,11 @@ actor HexService {
     }
 
     /// What the inbox holds against its budgets, and the disk against its floors.
+    /// What `status` says of the store, read in one call: the hexes, the outbox, the disk.
+    func statusSnapshot() throws -> (counts: HexCounts, outbox: OutboxUsage, storage: StorageReport) {
+        (try counts(), try outboxUsage(), storageReport())
+    }
+
     func storageReport() -> StorageReport {
         let usage = manager.usage
         let budget = manager.budget
@@ -280,10 +285,15 @@ actor HexService {
         return matches.first
     }
 
-    /// The other pinned or paired peers seen under this name (see `HexDatabase.pinnedNamesakes`).
-    func pinnedNamesakes(of name: String, excluding uuid: String) throws -> [String] {
+    /// How each of `peers` is trusted here, in one call: the key pinned to it, and the other
+    /// pinned or paired peers seen under its name (see `HexDatabase.pinnedNamesakes`), by UUID.
+    func trust(of peers: [(uuid: String, name: String)]) throws -> [String: (pin: PeerPin?, namesakes: [String])] {
         try writeSightings()
-        return try database.pinnedNamesakes(of: name, excluding: uuid)
+        var trust: [String: (pin: PeerPin?, namesakes: [String])] = [:]
+        for (uuid, name) in peers {
+            trust[uuid] = (try database.pin(forPeer: uuid), try database.pinnedNamesakes(of: name, excluding: uuid))
+        }
+        return trust
     }
 
     func isBlocked(senderUUID uuid: String) throws -> Bool {
