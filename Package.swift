@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "HexDaemonTests",
             dependencies: [
-                "HexDaemon", "HexEngine", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexHarness",
+                "HexDaemon", "HexEngine", "HexControl", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexHarness",
                 "HexTestSupport",
             ],
             swiftSettings: strictSettings),

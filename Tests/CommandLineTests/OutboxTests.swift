@@ -325,28 +325,6 @@ extension ProcessTests {
             #expect(!acked.contains { $0.message == "duplicate" }, "no send reached Grace twice")
         }
 
-        /// The outbox holds 10,000 sends (Protocol.md, section 13): the next one is refused as
-        /// `unreachable`, naming the bound, and what waits stays queued.
-        @Test func theSendPastTheOutboxsTenThousandIsRefused() async throws {
-            let ada = try await DaemonProcess(name: "Ada", discoveryPort: try DaemonProcess.freeDiscoveryPort())
-            let client = try ControlClient(socketPath: ada.dataDirectory + "/hexd.sock")
-            // Nothing listens on port 9 of the loopback: the sends wait, retried now and then.
-            for index in 0..<10_000 {
-                try await Self.queue(index: index, id: UUID(), to: "127.0.0.1:9", on: client)
-            }
-            let past = UUID()
-            let draft = HexDraft(
-                description: "one too many",
-                links: [LinkJM(url: "https://example.com/x", linkDescription: "", service: .unknown)])
-            let options = SendOptions(to: "127.0.0.1:9", wait: false, messageID: past)
-            let refused = try await client.request(.send(draft, options), timeout: .seconds(10))
-            let full = refused.error?.message.contains("the outbox is full (10000 sends") == true
-            #expect(refused.error?.code == .unreachable && full, "\(String(describing: refused.error))")
-            #expect(try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 10_000)
-            let cancelled = try await ada.hexctl(["outbox", "cancel", String(past.uuidString.prefix(8))])
-            #expect(cancelled.status == 1, "the refused send was never queued: \(cancelled.standardError)")
-        }
-
         /// Queues hex `index` with the message id `id` for `peer`, not waiting for its delivery.
         private static func queue(
             index: Int, id: UUID, to peer: String = "Grace", on client: ControlClient

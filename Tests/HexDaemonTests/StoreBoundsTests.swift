@@ -1,4 +1,5 @@
 import HexCommandLine
+import HexControl
 import HexHarness
 import HexKit
 import HexStore
@@ -43,9 +44,13 @@ import Testing
         #expect(try await store.enqueue(first, capacity: capacity).isNew == false, "the same send again is no new send")
         let third = try await store.enqueue(entry(envelope: "{}"), capacity: OutboxUsage(entries: 3, bytes: 1_000))
         #expect(third.isNew)
-        await #expect(throws: OutboxError.self, "a fourth send is past 3 entries") {
+        let refusal = await #expect(throws: OutboxError.self, "a fourth send is past 3 entries") {
             _ = try await store.enqueue(entry(envelope: "{}"), capacity: OutboxUsage(entries: 3, bytes: 1_000))
         }
+        // What the sender's client is told: unreachable for now, naming the bound.
+        let reported = refusal.map { ControlError(reporting: $0) }
+        #expect(reported?.code == .unreachable)
+        #expect(reported?.message.contains("the outbox is full (3 sends") == true, "\(String(describing: reported))")
         withExtendedLifetime(directory) {}
     }
 
