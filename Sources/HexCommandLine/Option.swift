@@ -1,6 +1,19 @@
+/// The name of an option, declared once as a constant (`extension OptionKey { static let json =
+/// OptionKey("json") }`) and used both where a command lists the option and where it reads it:
+/// a misspelt name is then a compile error, not a flag silently never read.
+public struct OptionKey: Hashable, Sendable {
+    /// The name without its dashes: `data-dir` for `--data-dir`.
+    public let name: String
+
+    public init(_ name: String) {
+        self.name = name
+    }
+}
+
 /// An option a command accepts: `--name <value>` or, without a value, a flag `--name`.
 public struct Option: Sendable {
-    public let name: String
+    public let key: OptionKey
+    public var name: String { key.name }
     /// The placeholder shown in help (`<port>`); nil for a flag.
     public let valueName: String?
     public let help: String
@@ -12,10 +25,10 @@ public struct Option: Sendable {
     public let required: Bool
 
     public init(
-        _ name: String, value: String? = nil, short: Character? = nil, repeatable: Bool = false, required: Bool = false,
-        help: String
+        _ key: OptionKey, value: String? = nil, short: Character? = nil, repeatable: Bool = false,
+        required: Bool = false, help: String
     ) {
-        self.name = name
+        self.key = key
         self.valueName = value
         self.help = help
         self.repeatable = repeatable

@@ -39,9 +39,10 @@ public struct ParsedArguments: Sendable {
     }
 
     /// The value of a single-valued option.
-    public func value(_ name: String) -> String? { values[name]?.last }
+    public func value(_ key: OptionKey) -> String? { values[key.name]?.last }
 
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
+    /// Whether a flag was given.
+    public func flag(_ key: OptionKey) -> Bool { flags.contains(key.name) }
 
     private static func split(_ argument: String) -> (String, String?) {
         guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return (argument, nil) }

@@ -15,7 +15,7 @@ public struct Setting<Settings>: Sendable {
         _ name: String, value: String, help: String, expected: String,
         _ keyPath: WritableKeyPath<Settings, Value> & Sendable, parse: @escaping @Sendable (String) -> Value?
     ) {
-        option = Option(name, value: value, help: help)
+        option = Option(OptionKey(name), value: value, help: help)
         self.expected = expected
         assign = { text, settings in
             guard let value = parse(text) else { return false }

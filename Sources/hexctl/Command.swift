@@ -37,18 +37,18 @@ struct Command: Sendable {
 
     static let commonOptions = [
         Option(
-            "data-dir", value: "path",
+            .dataDirectory, value: "path",
             help:
                 "The daemon's data directory. "
                 + "Default: $HEXD_DATA_DIR, else $XDG_DATA_HOME/hexd, else ~/.local/share/hexd."
         ),
         Option(
-            "json",
+            .json,
             help:
                 "Print JSON: a result as one object, a list as one object per line, "
                 + "an error as one object on standard error."
         ),
-        Option("help", short: "h", help: "Show this help."),
+        Option(.help, short: "h", help: "Show this help."),
     ]
 
     /// The usage line: the command, its required options, the rest, its arguments.

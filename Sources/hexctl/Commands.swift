@@ -73,9 +73,9 @@ let commands: [Command] =
                 and links past the first \(ControlLimits.showLinks) are left out,
                 and the output says so; --full shows everything.
                 """,
-            options: [Option("full", help: "Show every field and link whole, however large.")]
+            options: [Option(.full, help: "Show every field and link whole, however large.")]
         ) { invocation in
-            let full = invocation.arguments.flag("full")
+            let full = invocation.arguments.flag(.full)
             let request = ControlRequest.inboxShow(id: try single(invocation, "a hex id"), full: full)
             let response = try await invocation.request(
                 request,
@@ -190,9 +190,9 @@ let commands: [Command] =
                 """,
             options: [
                 Option(
-                    "peer", value: "peer",
+                    .peer, value: "peer",
                     help: "Also wait until this peer (a name, or a UUID prefix) is in the peer table."),
-                Option("timeout", value: "seconds", help: "How long to wait. Default: 30."),
+                Option(.timeout, value: "seconds", help: "How long to wait. Default: 30."),
             ]
         ) { invocation in
             try await waitUntilReady(invocation)
@@ -210,10 +210,10 @@ let commands: [Command] =
                 """,
             options: [
                 Option(
-                    "since", value: "seq",
+                    .since, value: "seq",
                     help: "Start after this sequence number (default: 0, everything retained)."),
-                Option("until", value: "kind", help: "Stop after printing the first event of this kind."),
-                Option("timeout", value: "seconds", help: "With --until: how long to wait for it (default: no limit)."),
+                Option(.until, value: "kind", help: "Stop after printing the first event of this kind."),
+                Option(.timeout, value: "seconds", help: "With --until: how long to wait for it (default: no limit)."),
             ]
         ) { invocation in
             try await watch(invocation)
@@ -229,7 +229,7 @@ let commands: [Command] =
                 (one envelope per line; a final newline is added if missing), then prints each line the peer
                 sends back until it closes the connection or stays silent for --timeout seconds.
                 """,
-            options: [Option("timeout", value: "seconds", help: "How long to wait for more replies. Default: 2.")],
+            options: [Option(.timeout, value: "seconds", help: "How long to wait for more replies. Default: 2.")],
             usesDaemon: false
         ) { invocation in
             try await runRaw(invocation)
@@ -253,8 +253,8 @@ let commands: [Command] =
 /// `--limit` and `--after` of a list; `cursor` is `--after`'s placeholder, `naming` what it is.
 func listOptions(cursor: String, naming item: String) -> [Option] {
     [
-        Option("limit", value: "n", help: "List at most this many (default: all)."),
-        Option("after", value: cursor, help: "Start after this \(item), where the previous page ended."),
+        Option(.limit, value: "n", help: "List at most this many (default: all)."),
+        Option(.after, value: cursor, help: "Start after this \(item), where the previous page ended."),
     ]
 }
 
@@ -277,7 +277,7 @@ func listItems<Item: Encodable>(
 
 /// `--to` of the commands that send to a peer.
 let receivingPeer = Option(
-    "to", value: "peer", required: true,
+    .to, value: "peer", required: true,
     help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT ([IPV6]:PORT).")
 
 /// Prints a list of hexes as it arrives: a line per hex, or a JSON object per line.
@@ -330,18 +330,18 @@ func printResult<T: Encodable>(_ value: T, _ invocation: Invocation, text: (T) -
 
 func watch(_ invocation: Invocation) async throws -> ExitCode {
     var since: UInt64 = 0
-    if let text = invocation.arguments.value("since") {
+    if let text = invocation.arguments.value(.since) {
         guard let value = UInt64(text) else { throw UsageError("--since needs a sequence number, not '\(text)'") }
         since = value
     }
     var until: DaemonEvent.Kind?
-    if let text = invocation.arguments.value("until") {
+    if let text = invocation.arguments.value(.until) {
         guard let kind = DaemonEvent.Kind(rawValue: text) else {
             throw UsageError("--until needs an event kind (see 'hexctl watch --help'), not '\(text)'")
         }
         until = kind
     }
-    let timeout = try invocation.seconds("timeout")
+    let timeout = try invocation.seconds(.timeout)
     if timeout != nil && until == nil {
         throw UsageError("--timeout needs --until: a plain watch runs until interrupted")
     }
@@ -375,8 +375,8 @@ func watch(_ invocation: Invocation) async throws -> ExitCode {
 
 /// `hexctl wait`: polls until the daemon answers `status` (and lists `--peer`), or the timeout.
 func waitUntilReady(_ invocation: Invocation) async throws -> ExitCode {
-    let deadline = ContinuousClock.now + .seconds(try invocation.seconds("timeout") ?? 30)
-    let peer = invocation.arguments.value("peer")
+    let deadline = ContinuousClock.now + .seconds(try invocation.seconds(.timeout) ?? 30)
+    let peer = invocation.arguments.value(.peer)
     while ContinuousClock.now < deadline {
         if let status = try? await invocation.result(\.status, of: .status, timeout: .seconds(5)) {
             guard let peer else {

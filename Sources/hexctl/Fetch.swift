@@ -29,7 +29,7 @@ let fetchCommands = [
             """,
         options: [
             Option(
-                "downloads", value: "path",
+                .downloads, value: "path",
                 help: "Fetch into this folder instead of the daemon's (hexd --downloads).")
         ]
     ) { invocation in
@@ -67,7 +67,7 @@ private func fetch(_ invocation: Invocation) async throws -> ExitCode {
         }
         return number
     }
-    let downloads = invocation.arguments.value("downloads").map {
+    let downloads = invocation.arguments.value(.downloads).map {
         $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
     }
     let showProgress = isatty(STDERR_FILENO) == 1 && !invocation.json

@@ -120,7 +120,7 @@ enum Generated {
         ]
         let top = Array(Set(commands.compactMap(\.words.first))).sorted()
         lines.append("complete -c hexctl -n '__fish_use_subcommand' -a '\(top.joined(separator: " "))'")
-        for option in Command.commonOptions + [Option("version", help: "Show the version.")] {
+        for option in Command.commonOptions + [Option(.version, help: "Show the version.")] {
             lines.append(
                 "complete -c hexctl -n '__fish_use_subcommand' "
                     + "-l \(option.name)\(option.valueName != nil ? " -r" : "") -d '\(fishQuoted(option.help))'"
@@ -185,7 +185,7 @@ enum Generated {
                 ),
                 (
                     title: "Options",
-                    entries: (Command.commonOptions + [Option("version", help: "Show the version.")]).map {
+                    entries: (Command.commonOptions + [Option(.version, help: "Show the version.")]).map {
                         ($0.synopsis, $0.help)
                     }, text: ""
                 ),

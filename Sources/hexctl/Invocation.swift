@@ -10,10 +10,12 @@ struct Invocation: Sendable {
     let environment: [String: String]
 
     /// Print JSON instead of text.
-    var json: Bool { arguments.flag("json") }
+    var json: Bool { arguments.flag(.json) }
 
     /// The daemon's data directory: `--data-dir`, else `HEXD_DATA_DIR`, else the default.
-    var dataDirectory: DataDirectory { DataDirectory(explicit: arguments.value("data-dir"), environment: environment) }
+    var dataDirectory: DataDirectory {
+        DataDirectory(explicit: arguments.value(.dataDirectory), environment: environment)
+    }
 
     /// Sends one request to the daemon and returns its successful response.
     /// - Throws: `CommandFailure` with the exit code for the daemon's error, or 69 when no daemon runs.
@@ -38,13 +40,13 @@ struct Invocation: Sendable {
     }
 
     /// The value of a seconds option (`--timeout`): a number above 0, at most a day.
-    func seconds(_ option: String) throws(UsageError) -> Double? {
+    func seconds(_ option: OptionKey) throws(UsageError) -> Double? {
         guard let text = arguments.value(option) else { return nil }
         guard let seconds = Double(text), Duration.seconds(validating: seconds, in: Self.secondsRange) != nil,
             seconds > 0
         else {
             throw UsageError(
-                "--\(option) needs seconds, more than 0 and at most \(Int(Self.secondsRange.upperBound)), not '\(text)'"
+                "--\(option.name) needs seconds, more than 0 and at most \(Int(Self.secondsRange.upperBound)), not '\(text)'"
             )
         }
         return seconds
@@ -56,13 +58,13 @@ struct Invocation: Sendable {
     /// ask for), handing each item to `item` as it arrives.
     func list(_ make: (ListPage) -> ControlRequest, item: (ControlResponse) throws -> Void) async throws -> ListEnd {
         var page = ListPage()
-        if let text = arguments.value("limit") {
+        if let text = arguments.value(.limit) {
             guard let value = Int(text), value > 0 else {
                 throw UsageError("--limit needs a whole number, 1 or more, not '\(text)'")
             }
             page.limit = value
         }
-        if let text = arguments.value("after") {
+        if let text = arguments.value(.after) {
             guard let id = UUID(uuidString: text) else {
                 throw UsageError("--after needs the id or UUID the previous page ended with, not '\(text)'")
             }

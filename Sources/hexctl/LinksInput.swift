@@ -10,10 +10,10 @@ struct HexInput {
     var links: [LinkJM]
 
     static let options = [
-        Option("description", value: "text", short: "d", help: "The hex's description."),
-        Option("color", value: "#RRGGBB", help: "The hex's colour. Default: #AAAAAA."),
+        Option(.description, value: "text", short: "d", help: "The hex's description."),
+        Option(.color, value: "#RRGGBB", help: "The hex's colour. Default: #AAAAAA."),
         Option(
-            "file", value: "path",
+            .file, value: "path",
             help: "Read the hex from a JSON file ('-' for standard input): a HexJM object "
                 + "({\"hexDescription\":…,\"hexColor\":…,\"links\":[…]}) "
                 + "or an array of links ({\"url\":…,\"linkDescription\":…,\"service\":…})."
@@ -25,7 +25,7 @@ struct HexInput {
     ///   is neither form.
     init(_ invocation: Invocation, urls: [String]) throws {
         var links: [LinkJM] = []
-        if let path = invocation.arguments.value("file") {
+        if let path = invocation.arguments.value(.file) {
             let data = try readInput(path)
             if let hex = try Self.read(path, { () throws(EnvelopeDecodingError) in try HexJM.decode(from: data) }),
                 hex.links != nil || hex.hexDescription != nil
@@ -49,12 +49,12 @@ struct HexInput {
         }
         guard !links.isEmpty else {
             throw UsageError(
-                invocation.arguments.value("file").map { "\($0) holds no link; give links there, or URLs as arguments" }
+                invocation.arguments.value(.file).map { "\($0) holds no link; give links there, or URLs as arguments" }
                     ?? "give at least one URL, or --file")
         }
         self.links = links
-        description = invocation.arguments.value("description") ?? description
-        color = invocation.arguments.value("color") ?? color
+        description = invocation.arguments.value(.description) ?? description
+        color = invocation.arguments.value(.color) ?? color
     }
 
     /// The hex as a request carries it.

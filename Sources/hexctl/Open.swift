@@ -12,11 +12,11 @@ let openCommands = [
             browser or a script (which may send the token as 'Authorization: Bearer TOKEN'). Anyone who can read
             the URL can use the page: do not paste it where others see it.
             """,
-        options: [Option("print", help: "Print the URL instead of opening it.")]
+        options: [Option(.print, help: "Print the URL instead of opening it.")]
     ) { invocation in
         let directory = invocation.dataDirectory
         let url = try pageURL(directory)
-        if invocation.arguments.flag("print") || invocation.json {
+        if invocation.arguments.flag(.print) || invocation.json {
             return printResult(PageURL(url: url), invocation) { $0.url }
         }
         // The browser is given a file that leads on to the URL: its command line, which every

@@ -26,10 +26,10 @@ let outboxCommands = [
         "outbox retry", "<id>", arguments: [("id", "A message id from 'hexctl outbox', or a unique prefix of one.")],
         summary: "Try a queued send now and wait for the peer's acknowledgement, as send does.",
         options: [
-            Option("timeout", value: "seconds", help: "How long to wait for the peer's acknowledgement. Default: 5.")
+            Option(.timeout, value: "seconds", help: "How long to wait for the peer's acknowledgement. Default: 5.")
         ]
     ) { invocation in
-        let timeout = try invocation.seconds("timeout").map { Duration.seconds($0) }
+        let timeout = try invocation.seconds(.timeout).map { Duration.seconds($0) }
         let request = ControlRequest.outboxRetry(id: try single(invocation, "a message id"), timeout: timeout)
         let report = try await invocation.result(
             \.send, of: request, timeout: (timeout ?? SendOptions.defaultTimeout) + .seconds(10))

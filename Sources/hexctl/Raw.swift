@@ -11,7 +11,7 @@ func runRaw(_ invocation: Invocation) async throws -> ExitCode {
     guard words.count == 2, let endpoint = Endpoint(parsing: words[0]) else {
         throw UsageError("give HOST:PORT (or [IPV6]:PORT) and an envelope file")
     }
-    let timeout = Duration.seconds(try invocation.seconds("timeout") ?? 2)
+    let timeout = Duration.seconds(try invocation.seconds(.timeout) ?? 2)
     var bytes = Array(try readInput(words[1]))
     if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
 

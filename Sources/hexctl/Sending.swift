@@ -4,41 +4,41 @@ import HexKit
 
 /// The options every sending command shares; `timeout` names the option for the peer's answer
 /// (`share` uses `--timeout` for gathering links).
-func sendOptions(timeout: String = "timeout") -> [Option] {
+func sendOptions(timeout: OptionKey = .timeout) -> [Option] {
     [
         Option(
             timeout, value: "seconds",
             help: "How long to wait for the peer's acknowledgement, plus 2 s per MiB sent. "
                 + "Default: 5. Past it, the send stays queued."),
-        Option("no-wait", help: "Return once the send is queued; hexd delivers it in the background."),
+        Option(.noWait, help: "Return once the send is queued; hexd delivers it in the background."),
         Option(
-            "no-queue",
+            .noQueue,
             help: "Do not queue the send: try once and forget it (with --no-wait, return once it is written)."),
         Option(
-            "message-id", value: "uuid",
+            .messageID, value: "uuid",
             help: "The send's message id (default: a new one). Sending again with the same id never delivers twice."),
-        Option("legacy", help: "Send only what the original app understood, whatever the peer announced."),
+        Option(.legacy, help: "Send only what the original app understood, whatever the peer announced."),
     ]
 }
 
 /// The send options given, read; `to` is the peer. The message id is chosen here unless given,
 /// so that hexctl can name the send even if the daemon stops before answering.
-func sendOptions(_ invocation: Invocation, to peer: String, timeout: String = "timeout") throws -> SendOptions {
+func sendOptions(_ invocation: Invocation, to peer: String, timeout: OptionKey = .timeout) throws -> SendOptions {
     var messageID = UUID()
-    if let text = invocation.arguments.value("message-id") {
+    if let text = invocation.arguments.value(.messageID) {
         guard let given = UUID(uuidString: text) else { throw UsageError("--message-id needs a UUID, not '\(text)'") }
         messageID = given
     }
     return SendOptions(
-        to: peer, wait: !invocation.arguments.flag("no-wait"),
+        to: peer, wait: !invocation.arguments.flag(.noWait),
         timeout: try invocation.seconds(timeout).map { .seconds($0) },
-        legacy: invocation.arguments.flag("legacy"), queue: !invocation.arguments.flag("no-queue"), messageID: messageID
+        legacy: invocation.arguments.flag(.legacy), queue: !invocation.arguments.flag(.noQueue), messageID: messageID
     )
 }
 
 /// The send options of a command that takes `--to`.
 func sendOptions(_ invocation: Invocation) throws -> SendOptions {
-    guard let peer = invocation.arguments.value("to") else { throw UsageError("--to <peer> is required") }
+    guard let peer = invocation.arguments.value(.to) else { throw UsageError("--to <peer> is required") }
     return try sendOptions(invocation, to: peer)
 }
 

@@ -22,15 +22,15 @@ let shareCommands = [
             With --to, the hex is sent as 'hexctl send' sends: \(queueingHelp)
             """,
         options: [
-            Option("provider", value: "name", help: "peer, file, url or command."),
+            Option(.provider, value: "name", help: "peer, file, url or command."),
             Option(
-                "to", value: "peer",
+                .to, value: "peer",
                 help: "Send the hex to this peer (name, UUID prefix, HOST:PORT or [IPV6]:PORT)."),
-            Option("save", help: "Save the hex to My Hexlist instead."),
-            Option("description", value: "text", short: "d", help: "The hex's description."),
-            Option("color", value: "#RRGGBB", help: "The hex's colour. Default: #AAAAAA."),
-            Option("timeout", value: "seconds", help: "How long gathering the links may take. Default: 120."),
-        ] + sendOptions(timeout: "send-timeout")
+            Option(.save, help: "Save the hex to My Hexlist instead."),
+            Option(.description, value: "text", short: "d", help: "The hex's description."),
+            Option(.color, value: "#RRGGBB", help: "The hex's colour. Default: #AAAAAA."),
+            Option(.timeout, value: "seconds", help: "How long gathering the links may take. Default: 120."),
+        ] + sendOptions(timeout: .sendTimeout)
     ) { invocation in
         try await share(invocation)
     },
@@ -59,24 +59,24 @@ private func share(_ invocation: Invocation) async throws -> ExitCode {
     let arguments = invocation.arguments
     // Relative paths are made absolute for the daemon, which runs elsewhere; URLs for the `url`
     // provider stay as they are, so a mistyped one is reported as given.
-    let keepAsGiven = arguments.value("provider") == "url"
+    let keepAsGiven = arguments.value(.provider) == "url"
     let files = arguments.positionals.map {
         keepAsGiven || $0.contains("://") || $0.hasPrefix("/")
             ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
     }
     guard !files.isEmpty else { throw UsageError("give at least one file") }
-    let save = arguments.flag("save")
-    guard save != (arguments.value("to") != nil) else { throw UsageError("give either --to <peer> or --save") }
+    let save = arguments.flag(.save)
+    guard save != (arguments.value(.to) != nil) else { throw UsageError("give either --to <peer> or --save") }
     let gatherTimeout =
-        try invocation.seconds("timeout").map { Duration.seconds($0) } ?? ShareRequest.defaultGatherTimeout
-    let sending = try arguments.value("to").map { peer in try sendOptions(invocation, to: peer, timeout: "send-timeout")
+        try invocation.seconds(.timeout).map { Duration.seconds($0) } ?? ShareRequest.defaultGatherTimeout
+    let sending = try arguments.value(.to).map { peer in try sendOptions(invocation, to: peer, timeout: .sendTimeout)
     }
     let destination: ShareRequest.Destination = if let sending { .peer(sending) } else { .myHexlist }
     let query = UUID()
     let request = ControlRequest.share(
         ShareRequest(
-            files: files, provider: arguments.value("provider"), query: query, gatherTimeout: gatherTimeout,
-            description: arguments.value("description") ?? "", color: arguments.value("color") ?? HexColor.fallback,
+            files: files, provider: arguments.value(.provider), query: query, gatherTimeout: gatherTimeout,
+            description: arguments.value(.description) ?? "", color: arguments.value(.color) ?? HexColor.fallback,
             destination: destination))
     let progress =
         isatty(STDERR_FILENO) == 1 && !invocation.json ? Task { await showProgress(of: query, invocation) } : nil

@@ -18,14 +18,14 @@ let trustCommands = [
             accept. Paired peers get through 'hexd --accept paired'.
             """,
         options: [
-            Option("accept", help: "Accept the pairing request this peer sent, its code checked."),
-            Option("decline", help: "Decline the pairing request this peer sent (nothing is pinned or sent)."),
-            Option("timeout", value: "seconds", help: "How long to wait for the peer. Default: 5."),
+            Option(.accept, help: "Accept the pairing request this peer sent, its code checked."),
+            Option(.decline, help: "Decline the pairing request this peer sent (nothing is pinned or sent)."),
+            Option(.timeout, value: "seconds", help: "How long to wait for the peer. Default: 5."),
         ]
     ) { invocation in
         let peer = try single(invocation, "a peer")
-        let timeout = try invocation.seconds("timeout").map { Duration.seconds($0) }
-        let (accept, decline) = (invocation.arguments.flag("accept"), invocation.arguments.flag("decline"))
+        let timeout = try invocation.seconds(.timeout).map { Duration.seconds($0) }
+        let (accept, decline) = (invocation.arguments.flag(.accept), invocation.arguments.flag(.decline))
         guard !(accept && decline) else { throw UsageError("--accept and --decline exclude each other") }
         let request =
             decline
@@ -56,9 +56,9 @@ let trustCommands = [
             peer pinned before IDs came from keys, whose beacons now announce another key, it makes the
             next key the peer proves over TLS pinned on first use.
             """,
-        options: [Option("reset", help: "Forget the key pinned to the peer (required: it is the only action).")]
+        options: [Option(.reset, help: "Forget the key pinned to the peer (required: it is the only action).")]
     ) { invocation in
-        guard invocation.arguments.flag("reset") else {
+        guard invocation.arguments.flag(.reset) else {
             throw UsageError("say what to do: hexctl trust --reset <peer>")
         }
         let report = try await invocation.result(\.trust, of: .resetTrust(peer: try single(invocation, "a peer")))

@@ -20,11 +20,11 @@ func overview(width: Int = terminalWidth()) -> String {
         "OPTIONS:\n"
             + optionsHelp(
                 Command.commonOptions + [
-                    Option("version", help: "Show the version."),
+                    Option(.version, help: "Show the version."),
                     Option(
-                        "generate-completion-script", value: "shell",
+                        .generateCompletionScript, value: "shell",
                         help: "Print a completion script for bash, zsh or fish."),
-                    Option("generate-manual", help: "Print the man page, hexctl(1), in troff."),
+                    Option(.generateManual, help: "Print the man page, hexctl(1), in troff."),
                 ], width: width),
         Command.paragraphs(Command.exitCodes, width: width),
     ].joined(separator: "\n\n")
@@ -59,7 +59,7 @@ case .run(let command, let argumentWords):
     runToExit {
         do {
             let arguments = try ParsedArguments(argumentWords, options: command.options)
-            if arguments.flag("help") {
+            if arguments.flag(.help) {
                 print(command.help(among: commands))
                 exit(0)
             }

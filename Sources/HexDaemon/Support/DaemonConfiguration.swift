@@ -91,124 +91,124 @@ public struct DaemonConfiguration: Sendable {
     public static let options: [Option] =
         [
             Option(
-                "data-dir", value: "path",
+                .dataDirectory, value: "path",
                 help: "Where hexd keeps its state. Default: $XDG_DATA_HOME/hexd, else ~/.local/share/hexd."),
-            Option("config", value: "path", help: "Config file. Default: <data-dir>/hexd.conf when it exists."),
+            Option(.config, value: "path", help: "Config file. Default: <data-dir>/hexd.conf when it exists."),
             Option(
-                "name", value: "name",
+                .displayName, value: "name",
                 help: "Display name sent with every hex (stored; kept until changed). "
                     + "Default on a first start: the host name."),
-            Option("port", value: "port", help: "TCP port for envelopes. Default: 18521."),
-            Option("discovery-port", value: "port", help: "UDP port for discovery beacons. Default: 18520."),
+            Option(.port, value: "port", help: "TCP port for envelopes. Default: 18521."),
+            Option(.discoveryPort, value: "port", help: "UDP port for discovery beacons. Default: 18520."),
             Option(
-                "broadcast", value: "address", repeatable: true,
+                .broadcast, value: "address", repeatable: true,
                 help: "Where beacons go. Default: 255.255.255.255 and every interface's broadcast address "
                     + "(the one its prefix gives when it has none)."),
             Option(
-                "interface", value: "name", repeatable: true,
+                .interface, value: "name", repeatable: true,
                 help: "Announce only on this interface (by its broadcast address; then not to 255.255.255.255)."),
             Option(
-                "exclude-interface", value: "pattern", repeatable: true,
+                .excludeInterface, value: "pattern", repeatable: true,
                 help: "Never announce on interfaces whose name matches this shell pattern (docker*, veth?)."),
             Option(
-                "peer", value: "host[:port]", repeatable: true,
+                .peer, value: "host[:port]", repeatable: true,
                 help: "A peer on another subnet: beacons go to its discovery port by unicast (IPv4; an IPv6 address "
                     + "is written in brackets, [fd00::2]:18520)."),
             Option(
-                "announce-interval", value: "seconds",
+                .announceInterval, value: "seconds",
                 help: "Seconds between beacons, 0.1 to 600. Default: 2. A peer is lost after 3 missed intervals. "
                     + "With more than 16 peers, longer in proportion (status shows it)."),
             Option(
-                "app-version", value: "version",
+                .appVersion, value: "version",
                 help: "The versionID to announce and send. Default: \(HexdVersion.current)."),
             Option(
-                "legacy",
+                .legacy,
                 help: "Play a legacy 1.x peer: send only what the original app sent, never answer with an Ack."),
             Option(
-                "plaintext", value: "policy",
+                .plaintext, value: "policy",
                 help:
                     "accept: speak plain TCP with legacy peers, which have no TLS (the default); "
                     + "refuse: TLS only, with every peer."
             ),
             Option(
-                "accept", value: "policy",
+                .accept, value: "policy",
                 help:
                     "Whose hexes and alerts are taken. "
                     + "anyone (the default): a new key is pinned on first use, legacy peers too; "
                     + "known: only peers whose key is pinned already; paired: only peers paired with 'hexctl pair'."),
             Option(
-                "outbox-ttl", value: "seconds",
+                .outboxTTL, value: "seconds",
                 help:
                     "How long an undelivered send is retried before it is given up (sendFailed). "
                     + "Default: 604800 (7 days)."
             ),
-            Option("log-level", value: "level", help: "error, warning, info or debug. Default: info."),
+            Option(.logLevel, value: "level", help: "error, warning, info or debug. Default: info."),
             Option(
-                "log-format", value: "format",
+                .logFormat, value: "format",
                 help: "text (for people), logfmt (key=value records) or json (an object per line). Default: text."),
-            Option("max-line", value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
+            Option(.maxLine, value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
             Option(
-                "idle-timeout", value: "seconds",
+                .idleTimeout, value: "seconds",
                 help: "Close a TCP connection that does not begin a line within this. Default: 60."),
             Option(
-                "line-grace", value: "seconds",
+                .lineGrace, value: "seconds",
                 help:
                     "Once a line has begun, it must end within this plus one second per --line-min-rate bytes. "
                     + "Default: 10."
             ),
             Option(
-                "line-min-rate", value: "bytes",
+                .lineMinRate, value: "bytes",
                 help: "The slowest a line may arrive on average, in bytes per second. Default: 16384."),
             Option(
-                "max-connections", value: "n",
+                .maxConnections, value: "n",
                 help:
                     "Peer connections at once (lowered to what the descriptor limit allows); "
                     + "past it, the one waiting longest without a line is closed. Default: 4096."
             ),
             Option(
-                "max-connections-per-address", value: "n",
+                .maxConnectionsPerAddress, value: "n",
                 help: "Peer connections from one address at once; past it, newcomers are refused. Default: 16."),
             Option(
-                "partial-line-budget", value: "bytes",
+                .partialLineBudget, value: "bytes",
                 help:
                     "Bytes of unfinished lines all peers together may hold; past it, the largest holders are cut off. "
                     + "Default: 67108864 (64 MiB)."
             ),
             Option(
-                "max-links", value: "n",
+                .maxLinks, value: "n",
                 help: "Links one hex may carry; a larger one is refused whole (Ack invalid). Default: 100000."),
             Option(
-                "max-string", value: "bytes",
+                .maxString, value: "bytes",
                 help: "Bytes one string of an envelope may have (URL, description, name...). Default: 65536."),
             Option(
-                "max-peers", value: "n",
+                .maxPeers, value: "n",
                 help:
                     "Peers kept in the table; past it, the one unheard longest makes room "
                     + "(peers hexes were exchanged with last). Default: 1024."
             ),
             Option(
-                "beacon-rate", value: "n",
+                .beaconRate, value: "n",
                 help: "Discovery beacons taken from one sender (a peer at an address) "
                     + "per second, bursts of twice as many; one address may send 16 times as many datagrams, all 64 "
                     + "times. Default: 20."),
             Option(
-                "link-command", value: "template",
+                .linkCommand, value: "template",
                 help: "The 'command' link provider: run once per shared file, {path} replaced by the file (no shell); "
                     + "the first line it prints is the link. Example: \"cloud-tool link {path}\"."),
             Option(
-                "link-service", value: "name",
+                .linkService, value: "name",
                 help:
                     "The service of the command's links (Dropbox, Box, GoogleDrive, Unknown or another). "
                     + "Default: Unknown."
             ),
-            Option("link-concurrency", value: "n", help: "How many link commands run at once. Default: 4."),
-            Option("link-timeout", value: "seconds", help: "How long one link command may run. Default: 30."),
+            Option(.linkConcurrency, value: "n", help: "How many link commands run at once. Default: 4."),
+            Option(.linkTimeout, value: "seconds", help: "How long one link command may run. Default: 30."),
         ] + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
         + WebSettings.declared.map(\.option) + NotifySettings.declared.map(\.option)
         + FileSettings.declared.map(\.option) + DNSSDSettings.declared.map(\.option) + [
-            Option("version", help: "Show the version."),
-            Option("generate-manual", help: "Print the man page, hexd(8), in troff."),
-            Option("help", short: "h", help: "Show this help."),
+            Option(.version, help: "Show the version."),
+            Option(.generateManual, help: "Print the man page, hexd(8), in troff."),
+            Option(.help, short: "h", help: "Show this help."),
         ]
 
     /// What the command line asks for.
@@ -226,13 +226,13 @@ public struct DaemonConfiguration: Sendable {
         arguments: [String], environment: [String: String], readFile: (String) -> String? = Self.readFile
     ) throws(UsageError) -> Request {
         let parsed = try ParsedArguments(arguments, options: options)
-        if parsed.flag("help") { return .help }
-        if parsed.flag("version") { return .version }
-        if parsed.flag("generate-manual") { return .manual }
+        if parsed.flag(.help) { return .help }
+        if parsed.flag(.version) { return .version }
+        if parsed.flag(.generateManual) { return .manual }
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
 
-        let dataDirectory = DataDirectory(explicit: parsed.value("data-dir"), environment: environment)
-        let explicitFile = parsed.value("config") ?? environment["HEXD_CONFIG"]
+        let dataDirectory = DataDirectory(explicit: parsed.value(.dataDirectory), environment: environment)
+        let explicitFile = parsed.value(.config) ?? environment["HEXD_CONFIG"]
         let filePath = explicitFile ?? dataDirectory.configPath
         var fileValues: [String: [String]] = [:]
         if let text = readFile(filePath) {
@@ -243,7 +243,8 @@ public struct DaemonConfiguration: Sendable {
 
         /// The values of an option from the first source that has any, with that source's name
         /// for error messages (`--port`, `HEXD_PORT`, `/path/hexd.conf: port`).
-        func lookup(_ name: String) -> (values: [String], source: String)? {
+        func lookup(_ key: OptionKey) -> (values: [String], source: String)? {
+            let name = key.name
             if let flagged = parsed.values[name] { return (flagged, "--\(name)") }
             let variable = "HEXD_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
             if let fromEnvironment = environment[variable], !fromEnvironment.isEmpty {
@@ -256,8 +257,8 @@ public struct DaemonConfiguration: Sendable {
             return fileValues[name].map { ($0, "\(filePath): \(name)") }
         }
         /// The last value of an option, parsed by `parse`; a failure names the source.
-        func setting<T>(_ name: String, _ parse: (String) -> T?, expected: String) throws(UsageError) -> T? {
-            guard let (values, source) = lookup(name), let text = values.last else { return nil }
+        func setting<T>(_ key: OptionKey, _ parse: (String) -> T?, expected: String) throws(UsageError) -> T? {
+            guard let (values, source) = lookup(key), let text = values.last else { return nil }
             guard let value = parse(text) else { throw UsageError("\(source) needs \(expected), not '\(text)'") }
             return value
         }
@@ -266,20 +267,20 @@ public struct DaemonConfiguration: Sendable {
             return Duration.seconds(validating: seconds, in: 0...86_400)
         }
         /// A whole number in `range`, for counts and sizes.
-        func count(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        func count(_ key: OptionKey, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
             try setting(
-                name, { Int($0).flatMap { range.contains($0) ? $0 : nil } },
+                key, { Int($0).flatMap { range.contains($0) ? $0 : nil } },
                 expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
 
         var configuration = DaemonConfiguration(dataDirectory: dataDirectory)
-        configuration.name = lookup("name")?.values.last
+        configuration.name = lookup(.displayName)?.values.last
         configuration.tcpPort =
-            try setting("port", { UInt16($0) }, expected: "a port from 0 to 65535") ?? configuration.tcpPort
+            try setting(.port, { UInt16($0) }, expected: "a port from 0 to 65535") ?? configuration.tcpPort
         configuration.discoveryPort =
-            try setting("discovery-port", { UInt16($0) }, expected: "a port from 0 to 65535")
+            try setting(.discoveryPort, { UInt16($0) }, expected: "a port from 0 to 65535")
             ?? configuration.discoveryPort
-        if let (values, source) = lookup("broadcast") {
+        if let (values, source) = lookup(.broadcast) {
             configuration.broadcastAddresses = try values.map { text throws(UsageError) in
                 guard let address = IPv4Address(text) else {
                     throw UsageError("\(source) needs an IPv4 address, not '\(text)'")
@@ -288,9 +289,9 @@ public struct DaemonConfiguration: Sendable {
             }
         }
         configuration.interfaces = NetworkInterfaces.Selection(
-            including: lookup("interface")?.values ?? [],
-            excluding: lookup("exclude-interface")?.values ?? [])
-        if let (values, source) = lookup("peer") {
+            including: lookup(.interface)?.values ?? [],
+            excluding: lookup(.excludeInterface)?.values ?? [])
+        if let (values, source) = lookup(.peer) {
             configuration.staticPeers = try values.map { text throws(UsageError) in
                 if let written = Endpoint.bracketed(text, defaultPort: configuration.discoveryPort) {
                     throw UsageError("\(source) needs an IPv6 address in brackets: \(written), not '\(text)'")
@@ -306,27 +307,27 @@ public struct DaemonConfiguration: Sendable {
         }
         configuration.announceInterval =
             try setting(
-                "announce-interval",
+                .announceInterval,
                 { Double($0).flatMap { Duration.seconds(validating: $0, in: Beacon.intervalRange) } },
                 expected: "seconds from \(Beacon.intervalRange.lowerBound) to \(Beacon.intervalRange.upperBound)")
             ?? configuration.announceInterval
         configuration.appVersion =
-            try setting("app-version", { $0.isEmpty ? nil : $0 }, expected: "a version") ?? configuration.appVersion
-        if parsed.flag("legacy") {
+            try setting(.appVersion, { $0.isEmpty ? nil : $0 }, expected: "a version") ?? configuration.appVersion
+        if parsed.flag(.legacy) {
             configuration.legacy = true
         } else {
             let truth = ["true": true, "yes": true, "1": true, "false": false, "no": false, "0": false]
-            configuration.legacy = try setting("legacy", { truth[$0.lowercased()] }, expected: "true or false") ?? false
+            configuration.legacy = try setting(.legacy, { truth[$0.lowercased()] }, expected: "true or false") ?? false
         }
         configuration.plaintext =
-            try setting("plaintext", PlaintextPolicy.init(rawValue:), expected: "accept or refuse")
+            try setting(.plaintext, PlaintextPolicy.init(rawValue:), expected: "accept or refuse")
             ?? configuration.plaintext
         if configuration.legacy && configuration.plaintext == .refuse {
             throw UsageError(
                 "--legacy plays a 1.x peer, which speaks only plaintext: it cannot go with --plaintext refuse")
         }
         configuration.accept =
-            try setting("accept", AcceptPolicy.init(rawValue:), expected: "paired, known or anyone")
+            try setting(.accept, AcceptPolicy.init(rawValue:), expected: "paired, known or anyone")
             ?? configuration.accept
         if configuration.legacy && configuration.accept != .anyone {
             throw UsageError(
@@ -336,49 +337,49 @@ public struct DaemonConfiguration: Sendable {
         }
         configuration.outboxLifetime =
             try setting(
-                "outbox-ttl",
+                .outboxTTL,
                 { Double($0).flatMap { Duration.seconds(validating: $0, in: 1...longestOutboxLifetime) } },
                 expected: "seconds from 1 to \(Int(longestOutboxLifetime))") ?? configuration.outboxLifetime
         configuration.logLevel =
-            try setting("log-level", LogLevel.init(rawValue:), expected: "error, warning, info or debug")
+            try setting(.logLevel, LogLevel.init(rawValue:), expected: "error, warning, info or debug")
             ?? configuration.logLevel
         configuration.logFormat =
-            try setting("log-format", LogFormat.init(rawValue:), expected: "text, logfmt or json")
+            try setting(.logFormat, LogFormat.init(rawValue:), expected: "text, logfmt or json")
             ?? configuration.logFormat
         configuration.maximumLineLength =
-            try count("max-line", in: 1_024...(1 << 30)) ?? configuration.maximumLineLength
+            try count(.maxLine, in: 1_024...(1 << 30)) ?? configuration.maximumLineLength
         configuration.idleTimeout =
-            try setting("idle-timeout", seconds, expected: "seconds (more than 0, at most 86400)")
+            try setting(.idleTimeout, seconds, expected: "seconds (more than 0, at most 86400)")
             ?? configuration.idleTimeout
         configuration.lineGrace =
-            try setting("line-grace", seconds, expected: "seconds (more than 0, at most 86400)")
+            try setting(.lineGrace, seconds, expected: "seconds (more than 0, at most 86400)")
             ?? configuration.lineGrace
-        configuration.lineMinimumRate = try count("line-min-rate", in: 1...(1 << 30)) ?? configuration.lineMinimumRate
+        configuration.lineMinimumRate = try count(.lineMinRate, in: 1...(1 << 30)) ?? configuration.lineMinimumRate
         configuration.maximumConnections =
-            try count("max-connections", in: 1...1_000_000) ?? configuration.maximumConnections
+            try count(.maxConnections, in: 1...1_000_000) ?? configuration.maximumConnections
         configuration.maximumConnectionsPerAddress =
-            try count("max-connections-per-address", in: 1...1_000_000) ?? configuration.maximumConnectionsPerAddress
+            try count(.maxConnectionsPerAddress, in: 1...1_000_000) ?? configuration.maximumConnectionsPerAddress
         configuration.partialLineBudget =
-            try count("partial-line-budget", in: 1_024...(1 << 40)) ?? configuration.partialLineBudget
+            try count(.partialLineBudget, in: 1_024...(1 << 40)) ?? configuration.partialLineBudget
         configuration.envelopeLimits.maximumLinks =
-            try count("max-links", in: 1...10_000_000) ?? configuration.envelopeLimits.maximumLinks
+            try count(.maxLinks, in: 1...10_000_000) ?? configuration.envelopeLimits.maximumLinks
         configuration.envelopeLimits.maximumStringBytes =
-            try count("max-string", in: 64...(1 << 30)) ?? configuration.envelopeLimits.maximumStringBytes
-        configuration.maximumPeers = try count("max-peers", in: 1...1_000_000) ?? configuration.maximumPeers
-        configuration.beaconRate = try count("beacon-rate", in: 1...100_000) ?? configuration.beaconRate
+            try count(.maxString, in: 64...(1 << 30)) ?? configuration.envelopeLimits.maximumStringBytes
+        configuration.maximumPeers = try count(.maxPeers, in: 1...1_000_000) ?? configuration.maximumPeers
+        configuration.beaconRate = try count(.beaconRate, in: 1...100_000) ?? configuration.beaconRate
         configuration.linkCommand = try setting(
-            "link-command", { $0.contains("{path}") ? $0 : nil }, expected: "a command containing {path}")
+            .linkCommand, { $0.contains("{path}") ? $0 : nil }, expected: "a command containing {path}")
         configuration.linkService =
-            try setting("link-service", { $0.isEmpty ? nil : Service(rawValue: $0) }, expected: "a service name")
+            try setting(.linkService, { $0.isEmpty ? nil : Service(rawValue: $0) }, expected: "a service name")
             ?? configuration.linkService
-        configuration.linkConcurrency = try count("link-concurrency", in: 1...64) ?? configuration.linkConcurrency
+        configuration.linkConcurrency = try count(.linkConcurrency, in: 1...64) ?? configuration.linkConcurrency
         configuration.linkTimeout =
-            try setting("link-timeout", seconds, expected: "seconds (more than 0, at most 86400)")
+            try setting(.linkTimeout, seconds, expected: "seconds (more than 0, at most 86400)")
             ?? configuration.linkTimeout
         /// Applies the options a service declares to its settings.
         func apply<Settings>(_ declared: [Setting<Settings>], to settings: inout Settings) throws(UsageError) {
             for setting in declared {
-                guard let (values, source) = lookup(setting.option.name), let text = values.last else { continue }
+                guard let (values, source) = lookup(setting.option.key), let text = values.last else { continue }
                 try setting.apply(text, to: &settings, source: source)
             }
         }

@@ -1,0 +1,35 @@
+import HexCommandLine
+
+/// Every option hexctl reads, named once: commands list them by these keys and read them by
+/// the same keys, so that a misspelt option is a compile error.
+extension OptionKey {
+    static let accept = OptionKey("accept")
+    static let after = OptionKey("after")
+    static let color = OptionKey("color")
+    static let dataDirectory = OptionKey("data-dir")
+    static let decline = OptionKey("decline")
+    static let description = OptionKey("description")
+    static let downloads = OptionKey("downloads")
+    static let file = OptionKey("file")
+    static let full = OptionKey("full")
+    static let generateCompletionScript = OptionKey("generate-completion-script")
+    static let generateManual = OptionKey("generate-manual")
+    static let help = OptionKey("help")
+    static let json = OptionKey("json")
+    static let legacy = OptionKey("legacy")
+    static let limit = OptionKey("limit")
+    static let messageID = OptionKey("message-id")
+    static let noQueue = OptionKey("no-queue")
+    static let noWait = OptionKey("no-wait")
+    static let peer = OptionKey("peer")
+    static let print = OptionKey("print")
+    static let provider = OptionKey("provider")
+    static let reset = OptionKey("reset")
+    static let save = OptionKey("save")
+    static let sendTimeout = OptionKey("send-timeout")
+    static let since = OptionKey("since")
+    static let timeout = OptionKey("timeout")
+    static let to = OptionKey("to")
+    static let until = OptionKey("until")
+    static let version = OptionKey("version")
+}
