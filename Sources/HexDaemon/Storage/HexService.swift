@@ -462,16 +462,13 @@ actor HexService {
     /// 90 days, in seconds.
     static let sightingLifetime: TimeInterval = 90 * 86_400
 
-    /// How many matches of an ambiguous prefix are counted (and the error says "at least" then).
-    static let ambiguityShown = 100
-
     /// The one hex whose id starts with `prefix` (case-insensitive), in `location` or anywhere.
     /// - Throws: `LookupError` when none or several match.
     private func hex(matching prefix: String, in location: HexLocation?) throws -> Hex {
         let place = location.map { $0 == .inbox ? "the inbox" : "My Hexlist" } ?? "the inbox or My Hexlist"
         // An empty prefix would match every hex.
         guard !prefix.isEmpty else { throw LookupError.noHex(prefix, place: place) }
-        let matches = try manager.hexIDs(idPrefix: prefix, in: location, limit: Self.ambiguityShown)
+        let matches = try manager.hexIDs(idPrefix: prefix, in: location, limit: LookupError.matchesCounted)
         guard let match = matches.first else { throw LookupError.noHex(prefix, place: place) }
         guard matches.count == 1 else { throw LookupError.ambiguousHex(prefix, matches: matches.count, place: place) }
         // Only the one hex is loaded with its links.

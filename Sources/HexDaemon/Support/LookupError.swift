@@ -2,6 +2,9 @@
 /// a grant) that matches nothing, or
 /// more than one thing. The text is echoed clipped: it came from a client.
 enum LookupError: Error, Equatable, CustomStringConvertible {
+    /// Matches of an ambiguous prefix counted at most: past it, the message says "at least".
+    static let matchesCounted = 100
+
     case noPeer(String)
     /// An IPv6 address with a port, not in brackets: `write` is how to write it.
     case unbracketed(String, write: String)
@@ -39,7 +42,7 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
             "\(text.clipped(toUTF8: 80)) matches \(count) peers; use more of the UUID"
         case .noHex(let text, let place): "no hex \(text.clipped(toUTF8: 80)) in \(place)"
         case .ambiguousHex(let text, let count, let place):
-            "\(text.clipped(toUTF8: 80)) matches \(count < HexService.ambiguityShown ? "" : "at least ")\(count) hexes "
+            "\(text.clipped(toUTF8: 80)) matches \(count < Self.matchesCounted ? "" : "at least ")\(count) hexes "
                 + "in \(place); give more of the id"
         case .noQuery(let text): "no share query \(text.clipped(toUTF8: 80)) in flight"
         case .ambiguousQuery(let text, let count):
