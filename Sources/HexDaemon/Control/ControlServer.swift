@@ -47,11 +47,13 @@ struct ControlServer: DaemonService {
     }
 
     /// Writes events until the client closes its end (noticed by reading) or a write fails.
-    private func stream(_ events: AsyncStream<DaemonEvent>, to socket: Socket, reader: StreamConnection) async {
+    private func stream(_ events: AsyncStream<EventLog.Recorded>, to socket: Socket, reader: StreamConnection) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in events {
-                    guard (try? await write(ControlResponse(event: event), to: socket)) != nil else { return }
+                    guard (try? await write(ControlResponse(event: DaemonEvent(event)), to: socket)) != nil else {
+                        return
+                    }
                 }
             }
             // Anything the client sends after `watch` is ignored; its end of the stream ends the watch.

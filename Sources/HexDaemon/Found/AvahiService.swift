@@ -1,4 +1,3 @@
-import HexControl
 import HexDBus
 import HexDNS
 import HexEngine

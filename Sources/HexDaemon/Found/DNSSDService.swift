@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import HexControl
 import HexDNS
 import HexEngine
 import HexKit

@@ -348,7 +348,7 @@ final class EnvelopeServer: DaemonService {
     private struct Record {
         /// The UUIDs of peers a hex came from.
         var senders: [String] = []
-        var events: [EventLog.Draft] = []
+        var events: [Happening] = []
         var arrivals: [Arrival] = []
     }
 
@@ -373,7 +373,7 @@ final class EnvelopeServer: DaemonService {
                     ("links", String(hex.links.count)), ("status", "stored"),
                 ])
             record.events.append(
-                EventLog.Draft(
+                Happening(
                     .hexReceived, peerUUID: hex.senderUUID, peer: name ?? remote,
                     versionID: envelope.versionID,
                     id: hex.id.uppercaseText, message: hex.hexDescription))
@@ -390,7 +390,7 @@ final class EnvelopeServer: DaemonService {
                 "alert", .info, "alert from \(from) (version \(version)): \(message.clipped(toUTF8: 200))",
                 [("peer", announced ?? remote), ("peerUUID", senderID ?? ""), ("remote", remote)])
             record.events.append(
-                EventLog.Draft(
+                Happening(
                     .alertReceived, peerUUID: senderID, peer: announced ?? remote,
                     versionID: envelope.versionID, id: alert.id.uppercaseText,
                     message: message))

@@ -1,4 +1,3 @@
-import HexControl
 import HexKit
 import HexNet
 

@@ -227,7 +227,7 @@ struct WebServer: DaemonService {
                 for await event in watched {
                     let message =
                         Array("id: \(boot).\(event.seq)\ndata: ".utf8)
-                        + Self.line(ControlResponse(event: event)) + [0x0A]
+                        + Self.line(ControlResponse(event: DaemonEvent(event))) + [0x0A]
                     guard (try? await socket.write(message, timeout: Self.writeTimeout)) != nil else { return }
                 }
             }
