@@ -32,3 +32,26 @@ public struct Setting<Settings>: Sendable {
         guard assign(text, &settings) else { throw UsageError("\(source) needs \(expected), not '\(text)'") }
     }
 }
+
+extension Setting {
+    /// Seconds above 0 and at most a day (`--idle-timeout 60`).
+    public static func seconds(
+        _ name: String, help: String, _ keyPath: WritableKeyPath<Settings, Duration> & Sendable
+    ) -> Setting {
+        Setting(name, value: "seconds", help: help, expected: "seconds (more than 0, at most 86400)", keyPath) {
+            guard let seconds = Double($0), seconds.isFinite, seconds > 0, seconds <= 86_400 else { return nil }
+            return .seconds(seconds)
+        }
+    }
+
+    /// A whole number within `range`, for counts and sizes (`--max-connections 4096`).
+    public static func count(
+        _ name: String, value: String = "n", in range: ClosedRange<Int>, help: String,
+        _ keyPath: WritableKeyPath<Settings, Int> & Sendable
+    ) -> Setting {
+        Setting(
+            name, value: value, help: help,
+            expected: "a whole number from \(range.lowerBound) to \(range.upperBound)", keyPath
+        ) { Int($0).flatMap { range.contains($0) ? $0 : nil } }
+    }
+}

@@ -77,11 +77,11 @@ public enum Daemon {
             tcpPort: envelopeListener.port, withIPv6: datagrams6 != nil, discovery: discovery,
             directory: directory, events: events, logger: logger.named("mdns"))
         let descriptors = DescriptorLimit.raise()
-        let maximumConnections = min(configuration.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
-        if maximumConnections < configuration.maximumConnections {
+        let maximumConnections = min(configuration.inbound.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
+        if maximumConnections < configuration.inbound.maximumConnections {
             logger.warning(
                 "the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections "
-                    + "at once, not \(configuration.maximumConnections)"
+                    + "at once, not \(configuration.inbound.maximumConnections)"
             )
         }
         let trimmer = MemoryTrimmer()
@@ -121,7 +121,7 @@ public enum Daemon {
             handler: ControlHandler(
                 configuration: configuration, service: service, sender: sender, outbox: outbox,
                 share: ShareService(
-                    configuration: configuration, grants: grants,
+                    links: configuration.links, grants: grants,
                     ownerID: service.identity.uuid, events: events),
                 discovery: discovery, directory: directory, dnssd: dnssd, inbound: envelopes,
                 pairing: pairing, fetcher: fetcher, tcpPort: envelopeListener.port,

@@ -119,9 +119,9 @@ import Testing
             "--link-command", "tool link {path}", "--link-service", "Box", "--link-concurrency", "2", "--link-timeout",
             "1.5",
         ])
-        #expect(configuration.linkCommand == "tool link {path}" && configuration.linkService == .box)
-        #expect(configuration.linkConcurrency == 2 && configuration.linkTimeout == .milliseconds(1_500))
-        #expect(try resolve([]).linkCommand == nil)
+        #expect(configuration.links.command == "tool link {path}" && configuration.links.service == .box)
+        #expect(configuration.links.concurrency == 2 && configuration.links.timeout == .milliseconds(1_500))
+        #expect(try resolve([]).links.command == nil)
         #expect { try resolve(["--link-command", "tool link"]) } throws: {
             "\($0)".contains("a command containing {path}")
         }
@@ -172,7 +172,7 @@ import Testing
                     ["0", "2.5"].contains(value) || value == "0.5" && takesFractions,
                     "--\(setting) \(value) was taken")
                 #expect(
-                    configuration.announceInterval >= .milliseconds(100) && configuration.idleTimeout > .zero
+                    configuration.announceInterval >= .milliseconds(100) && configuration.inbound.idleTimeout > .zero
                         && configuration.maximumPeers >= 1)
             } catch let error as UsageError {
                 #expect(error.description.contains("--\(setting)"), "the error names the setting: \(error)")

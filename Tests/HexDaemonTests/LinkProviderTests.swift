@@ -154,10 +154,9 @@ import Testing
     /// waiting, its commands are stopped, and the registry is empty.
     @Test func aShareThatRunsPastItsTimeoutFailsAndLeavesNothing() async throws {
         let directory = try TemporaryDirectory()
-        var configuration = DaemonConfiguration(
-            dataDirectory: DataDirectory(explicit: directory.path, environment: [:]))
-        configuration.linkCommand = "/bin/sh \(try Self.script(in: directory)) {path}"
-        let share = ShareService(configuration: configuration, grants: nil, ownerID: "", events: EventLog())
+        var links = LinkSettings()
+        links.command = "/bin/sh \(try Self.script(in: directory)) {path}"
+        let share = ShareService(links: links, grants: nil, ownerID: "", events: EventLog())
         await #expect(
             throws: ShareError.linkFailed(
                 path: "/data/hang.txt", reason: "no answer within 0.3 seconds (1 of 1 missing)")
@@ -172,10 +171,9 @@ import Testing
     /// A share whose task is cancelled (the client left) ends as cancelled and leaves the registry.
     @Test func aCancelledShareEndsAndLeavesTheRegistry() async throws {
         let directory = try TemporaryDirectory()
-        var configuration = DaemonConfiguration(
-            dataDirectory: DataDirectory(explicit: directory.path, environment: [:]))
-        configuration.linkCommand = "/bin/sh \(try Self.script(in: directory)) {path}"
-        let share = ShareService(configuration: configuration, grants: nil, ownerID: "", events: EventLog())
+        var links = LinkSettings()
+        links.command = "/bin/sh \(try Self.script(in: directory)) {path}"
+        let share = ShareService(links: links, grants: nil, ownerID: "", events: EventLog())
         let task = Task {
             try await share.links(
                 for: ["/data/hang.txt"], query: UUID(), provider: nil, audience: .myHexlist,

@@ -27,38 +27,22 @@ public struct DaemonConfiguration: Sendable {
     public var logLevel = LogLevel.info
     public var logFormat = LogFormat.text
     public var maximumLineLength = EnvelopeLimits.defaultMaximumLineLength
-    /// How long a TCP connection may wait before it begins a line (a deadline, not restarted by
-    /// blank lines).
-    public var idleTimeout: Duration = .seconds(60)
-    /// Once a line has begun it must arrive within this, plus one second per `lineMinimumRate` bytes.
-    public var lineGrace: Duration = .seconds(10)
-    public var lineMinimumRate = 16_384
-    /// Peer connections served at once; past it, the stalest is closed for the newcomer.
-    public var maximumConnections = 4_096
-    /// Peer connections from one address at once; past it, newcomers are refused.
-    public var maximumConnectionsPerAddress = 16
-    /// Bytes of begun lines all peer connections together may hold; past it, the largest holders are cut off.
-    public var partialLineBudget = 64 << 20
     /// What one envelope may carry.
     public var envelopeLimits = EnvelopeLimits.default
     /// Peers kept in the table; past it, the one unheard longest (strangers first) makes room.
     public var maximumPeers = 1_024
     /// Beacons taken from one source address per second (bursts of twice as many pass).
     public var beaconRate = 20
-    /// The `command` link provider's template (`{path}` is the file); none by default.
-    public var linkCommand: String?
-    /// The `service` of links the command makes.
-    public var linkService: Service = .unknown
-    /// How many link commands run at once.
-    public var linkConcurrency = 4
-    /// How long one link command may run.
-    public var linkTimeout: Duration = .seconds(30)
     /// Whether plain TCP is spoken with peers that have no TLS (legacy peers).
     public var plaintext = PlaintextPolicy.accept
     /// Whose hexes and alerts are stored and shown.
     public var accept = AcceptPolicy.anyone
     /// How long an undelivered send stays in the outbox before it is given up.
     public var outboxLifetime: Duration = .seconds(7 * 86_400)
+    /// The budgets of peer connections.
+    public var inbound = InboundSettings()
+    /// The `command` link provider.
+    public var links = LinkSettings()
     /// The inbox's budgets and the disk's floors.
     public var store = StoreSettings()
     /// The command run for each hex stored.
@@ -148,33 +132,6 @@ public struct DaemonConfiguration: Sendable {
                 help: "text (for people), logfmt (key=value records) or json (an object per line). Default: text."),
             Option(.maxLine, value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
             Option(
-                .idleTimeout, value: "seconds",
-                help: "Close a TCP connection that does not begin a line within this. Default: 60."),
-            Option(
-                .lineGrace, value: "seconds",
-                help:
-                    "Once a line has begun, it must end within this plus one second per --line-min-rate bytes. "
-                    + "Default: 10."
-            ),
-            Option(
-                .lineMinRate, value: "bytes",
-                help: "The slowest a line may arrive on average, in bytes per second. Default: 16384."),
-            Option(
-                .maxConnections, value: "n",
-                help:
-                    "Peer connections at once (lowered to what the descriptor limit allows); "
-                    + "past it, the one waiting longest without a line is closed. Default: 4096."
-            ),
-            Option(
-                .maxConnectionsPerAddress, value: "n",
-                help: "Peer connections from one address at once; past it, newcomers are refused. Default: 16."),
-            Option(
-                .partialLineBudget, value: "bytes",
-                help:
-                    "Bytes of unfinished lines all peers together may hold; past it, the largest holders are cut off. "
-                    + "Default: 67108864 (64 MiB)."
-            ),
-            Option(
                 .maxLinks, value: "n",
                 help: "Links one hex may carry; a larger one is refused whole (Ack invalid). Default: 100000."),
             Option(
@@ -191,19 +148,8 @@ public struct DaemonConfiguration: Sendable {
                 help: "Discovery beacons taken from one sender (a peer at an address) "
                     + "per second, bursts of twice as many; one address may send 16 times as many datagrams, all 64 "
                     + "times. Default: 20."),
-            Option(
-                .linkCommand, value: "template",
-                help: "The 'command' link provider: run once per shared file, {path} replaced by the file (no shell); "
-                    + "the first line it prints is the link. Example: \"cloud-tool link {path}\"."),
-            Option(
-                .linkService, value: "name",
-                help:
-                    "The service of the command's links (Dropbox, Box, GoogleDrive, Unknown or another). "
-                    + "Default: Unknown."
-            ),
-            Option(.linkConcurrency, value: "n", help: "How many link commands run at once. Default: 4."),
-            Option(.linkTimeout, value: "seconds", help: "How long one link command may run. Default: 30."),
-        ] + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
+        ] + InboundSettings.declared.map(\.option) + LinkSettings.declared.map(\.option)
+        + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
         + WebSettings.declared.map(\.option) + NotifySettings.declared.map(\.option)
         + FileSettings.declared.map(\.option) + DNSSDSettings.declared.map(\.option) + [
             Option(.version, help: "Show the version."),
@@ -261,10 +207,6 @@ public struct DaemonConfiguration: Sendable {
             guard let (values, source) = lookup(key), let text = values.last else { return nil }
             guard let value = parse(text) else { throw UsageError("\(source) needs \(expected), not '\(text)'") }
             return value
-        }
-        func seconds(_ text: String) -> Duration? {
-            guard let seconds = Double(text), seconds > 0 else { return nil }
-            return Duration.seconds(validating: seconds, in: 0...86_400)
         }
         /// A whole number in `range`, for counts and sizes.
         func count(_ key: OptionKey, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
@@ -348,34 +290,12 @@ public struct DaemonConfiguration: Sendable {
             ?? configuration.logFormat
         configuration.maximumLineLength =
             try count(.maxLine, in: 1_024...(1 << 30)) ?? configuration.maximumLineLength
-        configuration.idleTimeout =
-            try setting(.idleTimeout, seconds, expected: "seconds (more than 0, at most 86400)")
-            ?? configuration.idleTimeout
-        configuration.lineGrace =
-            try setting(.lineGrace, seconds, expected: "seconds (more than 0, at most 86400)")
-            ?? configuration.lineGrace
-        configuration.lineMinimumRate = try count(.lineMinRate, in: 1...(1 << 30)) ?? configuration.lineMinimumRate
-        configuration.maximumConnections =
-            try count(.maxConnections, in: 1...1_000_000) ?? configuration.maximumConnections
-        configuration.maximumConnectionsPerAddress =
-            try count(.maxConnectionsPerAddress, in: 1...1_000_000) ?? configuration.maximumConnectionsPerAddress
-        configuration.partialLineBudget =
-            try count(.partialLineBudget, in: 1_024...(1 << 40)) ?? configuration.partialLineBudget
         configuration.envelopeLimits.maximumLinks =
             try count(.maxLinks, in: 1...10_000_000) ?? configuration.envelopeLimits.maximumLinks
         configuration.envelopeLimits.maximumStringBytes =
             try count(.maxString, in: 64...(1 << 30)) ?? configuration.envelopeLimits.maximumStringBytes
         configuration.maximumPeers = try count(.maxPeers, in: 1...1_000_000) ?? configuration.maximumPeers
         configuration.beaconRate = try count(.beaconRate, in: 1...100_000) ?? configuration.beaconRate
-        configuration.linkCommand = try setting(
-            .linkCommand, { $0.contains("{path}") ? $0 : nil }, expected: "a command containing {path}")
-        configuration.linkService =
-            try setting(.linkService, { $0.isEmpty ? nil : Service(rawValue: $0) }, expected: "a service name")
-            ?? configuration.linkService
-        configuration.linkConcurrency = try count(.linkConcurrency, in: 1...64) ?? configuration.linkConcurrency
-        configuration.linkTimeout =
-            try setting(.linkTimeout, seconds, expected: "seconds (more than 0, at most 86400)")
-            ?? configuration.linkTimeout
         /// Applies the options a service declares to its settings.
         func apply<Settings>(_ declared: [Setting<Settings>], to settings: inout Settings) throws(UsageError) {
             for setting in declared {
@@ -383,6 +303,8 @@ public struct DaemonConfiguration: Sendable {
                 try setting.apply(text, to: &settings, source: source)
             }
         }
+        try apply(InboundSettings.declared, to: &configuration.inbound)
+        try apply(LinkSettings.declared, to: &configuration.links)
         try apply(StoreSettings.declared, to: &configuration.store)
         try apply(ReceiveHookSettings.declared, to: &configuration.receiveHook)
         try apply(WebSettings.declared, to: &configuration.web)

@@ -69,23 +69,24 @@ final class EnvelopeServer: DaemonService {
         self.arrivals = arrivals
         self.configuration = configuration
         self.logger = logger
-        connections = ConnectionTable(total: maximumConnections, perAddress: configuration.maximumConnectionsPerAddress)
+        connections = ConnectionTable(
+            total: maximumConnections, perAddress: configuration.inbound.maximumConnectionsPerAddress)
         handshakes = HandshakeTable(capacity: Self.handshakesAtOnce)
         self.trimmer = trimmer
         let tally = Tally()
         self.tally = tally
-        budget = PartialLineBudget(limit: configuration.partialLineBudget) { remote, bytes in
+        budget = PartialLineBudget(limit: configuration.inbound.partialLineBudget) { remote, bytes in
             tally.count(\.cutOffForPartialLines)
             trimmer.burstFreed()
             logger.limited(
                 "partial-line budget", .warning,
                 "cut off \(remote?.description ?? "?"), holding \(bytes) bytes of an unfinished line: "
-                    + "all connections together held more than \(configuration.partialLineBudget)")
+                    + "all connections together held more than \(configuration.inbound.partialLineBudget)")
         }
         dialect = Dialect(configuration.legacy ? .legacy : .current, versionID: configuration.appVersion)
         pace = LinePace(
-            idle: configuration.idleTimeout, grace: configuration.lineGrace,
-            minimumBytesPerSecond: configuration.lineMinimumRate)
+            idle: configuration.inbound.idleTimeout, grace: configuration.inbound.lineGrace,
+            minimumBytesPerSecond: configuration.inbound.lineMinimumRate)
     }
 
     /// Accepts until cancelled.

@@ -22,14 +22,14 @@ struct ShareService: Sendable {
     let events: EventLog
 
     /// - Parameters:
+    ///   - links: the `command` provider's settings.
     ///   - grants: where `peer` links are granted; nil when playing a legacy peer (no `peer` provider).
     ///   - ownerID: this device's ID, named by `peer` links.
-    init(configuration: DaemonConfiguration, grants: FileGrants?, ownerID: String, events: EventLog) {
+    init(links: LinkSettings, grants: FileGrants?, ownerID: String, events: EventLog) {
         var providers: [String: any LinkProvider] = ["url": URLLinkProvider(), "file": FileLinkProvider()]
-        if let template = configuration.linkCommand {
+        if let template = links.command {
             providers["command"] = CommandLinkProvider(
-                template: template, service: configuration.linkService,
-                timeout: configuration.linkTimeout, concurrency: configuration.linkConcurrency)
+                template: template, service: links.service, timeout: links.timeout, concurrency: links.concurrency)
         }
         if let grants { providers["peer"] = PeerLinkProvider(grants: grants, ownerID: ownerID) }
         self.providers = providers
