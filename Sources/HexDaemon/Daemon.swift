@@ -27,7 +27,7 @@ public enum Daemon {
         let tls = try deviceTLS(configuration, logger: logger)
         let service = try HexService(
             dataDirectory: dataDirectory, name: configuration.name,
-            deviceID: tls?.identity.deviceID, versionID: configuration.appVersion,
+            deviceID: tls?.identity.deviceID, versionID: configuration.wire.appVersion,
             accepting: configuration.accept, settings: configuration.store,
             logger: logger.named("store"))
         if let replaced = service.replacedUUID {
@@ -77,7 +77,8 @@ public enum Daemon {
             tcpPort: envelopeListener.port, withIPv6: datagrams6 != nil, discovery: discovery,
             directory: directory, events: events, logger: logger.named("mdns"))
         let descriptors = DescriptorLimit.raise()
-        let maximumConnections = min(configuration.inbound.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
+        let maximumConnections = min(
+            configuration.inbound.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
         if maximumConnections < configuration.inbound.maximumConnections {
             logger.warning(
                 "the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections "
@@ -87,17 +88,17 @@ public enum Daemon {
         let trimmer = MemoryTrimmer()
         let pool = ConnectionPool()
         let sender = SendService(
-            configuration: configuration, tls: tls, directory: directory, service: service,
+            wire: configuration.wire, tls: tls, directory: directory, service: service,
             logger: logger.named("send"), pool: pool)
         let pairing = tls.map {
             PairingService(
-                tls: $0, configuration: configuration, directory: directory, service: service,
+                tls: $0, wire: configuration.wire, directory: directory, service: service,
                 sender: sender, events: events, arrivals: arrivals, logger: logger.named("pair"))
         }
         // Files are shared and fetched over TLS only: a daemon playing a legacy peer has neither.
         let grants = tls.map { _ in FileGrants(store: service, settings: configuration.files) }
         let fileServer = grants.map {
-            FileServer(grants: $0, versionID: configuration.appVersion, logger: logger.named("files"))
+            FileServer(grants: $0, versionID: configuration.wire.appVersion, logger: logger.named("files"))
         }
         let downloads =
             configuration.files.downloads
@@ -105,17 +106,19 @@ public enum Daemon {
                 environment: ProcessInfo.processInfo.environment, dataDirectory: dataDirectory)
         let fetcher = tls.map { _ in
             FileFetcher(
-                sender: sender, configuration: configuration, defaultFolder: DownloadsFolder(path: downloads),
+                sender: sender, wire: configuration.wire, store: configuration.store,
+                defaultFolder: DownloadsFolder(path: downloads),
                 events: events, logger: logger.named("fetch"))
         }
         let envelopes = EnvelopeServer(
             listeners: envelopeListeners, service: service, directory: directory,
             pairing: pairing, files: fileServer, events: events, arrivals: arrivals,
-            configuration: configuration, tls: tls, maximumConnections: maximumConnections, trimmer: trimmer,
+            wire: configuration.wire, settings: configuration.inbound, tls: tls, maximumConnections: maximumConnections,
+            trimmer: trimmer,
             logger: logger.named("tcp"))
         let outbox = Outbox(
-            store: service, sender: sender, events: events, configuration: configuration, logger: logger.named("outbox")
-        )
+            store: service, sender: sender, events: events, wire: configuration.wire,
+            lifetime: configuration.outboxLifetime, logger: logger.named("outbox"))
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(
@@ -152,7 +155,7 @@ public enum Daemon {
         let signals = TerminationSignals()
         let identity = service.identity
         logger.info(
-            "hexd \(configuration.appVersion)\(configuration.legacy ? " (playing a legacy peer)" : "") ready: "
+            "hexd \(configuration.wire.appVersion)\(configuration.wire.legacy ? " (playing a legacy peer)" : "") ready: "
                 + "\(identity.name) (\(identity.uuid)), "
                 + "envelopes on TCP \(envelopeListener.port), discovery on UDP \(datagrams.port), "
                 + "control at \(controlPath)"
@@ -231,7 +234,7 @@ public enum Daemon {
             {
                 return .avahi(
                     try AvahiService(
-                        bus: bus, identity: identity, versionID: configuration.appVersion,
+                        bus: bus, identity: identity, versionID: configuration.wire.appVersion,
                         start: start, fingerprint: fingerprint, tcpPort: tcpPort,
                         discovery: discovery, directory: directory, events: events,
                         logger: logger))
@@ -245,7 +248,7 @@ public enum Daemon {
             }
             return .own(
                 try DNSSDService(
-                    identity: identity, versionID: configuration.appVersion, start: start,
+                    identity: identity, versionID: configuration.wire.appVersion, start: start,
                     fingerprint: fingerprint, tcpPort: tcpPort,
                     selection: configuration.interfaces, withIPv6: withIPv6, discovery: discovery,
                     directory: directory, events: events, logger: logger))
@@ -258,7 +261,7 @@ public enum Daemon {
     /// The TLS context of this device, its identity read from the data directory or made there on
     /// first start; nil when playing a legacy peer, which speaks no TLS.
     private static func deviceTLS(_ configuration: DaemonConfiguration, logger: Logger) throws -> TLSContext? {
-        guard !configuration.legacy else { return nil }
+        guard !configuration.wire.legacy else { return nil }
         let directory = configuration.dataDirectory
         let (device, created) = try TLSIdentity.loadOrCreate(
             keyPath: directory.keyPath, certificatePath: directory.certificatePath,

@@ -22,8 +22,9 @@ import Testing
         #expect(configuration.dataDirectory.path == "/home/u/.local/share/hexd")
         #expect(configuration.tcpPort == 18521 && configuration.discoveryPort == 18520)
         #expect(configuration.broadcastAddresses.isEmpty && configuration.staticPeers.isEmpty)
-        #expect(configuration.announceInterval == .seconds(2) && configuration.maximumLineLength == 16 << 20)
-        #expect(configuration.appVersion == "2.0.0" && !configuration.legacy && configuration.logLevel == .info)
+        #expect(configuration.announceInterval == .seconds(2) && configuration.wire.maximumLineLength == 16 << 20)
+        #expect(
+            configuration.wire.appVersion == "2.0.0" && !configuration.wire.legacy && configuration.logLevel == .info)
     }
 
     /// Interfaces to announce on are named by flags, repeated, or comma-separated in the environment.
@@ -73,7 +74,8 @@ import Testing
                 Endpoint(host: "a.example", port: 2000), Endpoint(host: "b.example", port: 99),
             ], "environment, comma-separated")
         #expect(
-            configuration.discoveryPort == 2000 && configuration.name == "From File" && configuration.legacy, "file")
+            configuration.discoveryPort == 2000 && configuration.name == "From File" && configuration.wire.legacy,
+            "file")
         #expect(configuration.broadcastAddresses.map(\.description) == ["10.0.0.255", "10.1.0.255"])
         #expect(try resolve([], environment: environment, file: file).tcpPort == 3000, "environment over file")
         #expect(try resolve(["--port=5000", "--legacy"], environment: [:]).tcpPort == 5000)

@@ -20,25 +20,18 @@ public struct DaemonConfiguration: Sendable {
     /// The interfaces beacons go out on (`--interface`, `--exclude-interface`); all by default.
     public var interfaces = NetworkInterfaces.Selection()
     public var announceInterval: Duration = .seconds(2)
-    /// The `versionID` this daemon announces and writes in its envelopes.
-    public var appVersion = HexdVersion.current
-    /// Play a legacy (1.x) peer: send only what the original app sent, never answer with an Ack.
-    public var legacy = false
     public var logLevel = LogLevel.info
     public var logFormat = LogFormat.text
-    public var maximumLineLength = EnvelopeLimits.defaultMaximumLineLength
-    /// What one envelope may carry.
-    public var envelopeLimits = EnvelopeLimits.default
     /// Peers kept in the table; past it, the one unheard longest (strangers first) makes room.
     public var maximumPeers = 1_024
     /// Beacons taken from one source address per second (bursts of twice as many pass).
     public var beaconRate = 20
-    /// Whether plain TCP is spoken with peers that have no TLS (legacy peers).
-    public var plaintext = PlaintextPolicy.accept
     /// Whose hexes and alerts are stored and shown.
     public var accept = AcceptPolicy.anyone
     /// How long an undelivered send stays in the outbox before it is given up.
     public var outboxLifetime: Duration = .seconds(7 * 86_400)
+    /// How this daemon speaks with peers.
+    public var wire = WireSettings()
     /// The budgets of peer connections.
     public var inbound = InboundSettings()
     /// The `command` link provider.
@@ -57,14 +50,6 @@ public struct DaemonConfiguration: Sendable {
     public var dnssd = DNSSDSettings()
     /// The longest outbox lifetime `--outbox-ttl` takes: a year.
     public static let longestOutboxLifetime = 365.0 * 86_400
-
-    /// Whether plain TCP is spoken with peers that have no TLS.
-    public enum PlaintextPolicy: String, Sendable {
-        /// With legacy peers (1.x, or no `tls` announced) and addresses sent to with `--legacy`.
-        case accept
-        /// Never: every connection is TLS, and legacy peers are neither sent to nor heard.
-        case refuse
-    }
 
     public init(dataDirectory: DataDirectory) {
         self.dataDirectory = dataDirectory
@@ -103,17 +88,8 @@ public struct DaemonConfiguration: Sendable {
                 help: "Seconds between beacons, 0.1 to 600. Default: 2. A peer is lost after 3 missed intervals. "
                     + "With more than 16 peers, longer in proportion (status shows it)."),
             Option(
-                .appVersion, value: "version",
-                help: "The versionID to announce and send. Default: \(HexdVersion.current)."),
-            Option(
                 .legacy,
                 help: "Play a legacy 1.x peer: send only what the original app sent, never answer with an Ack."),
-            Option(
-                .plaintext, value: "policy",
-                help:
-                    "accept: speak plain TCP with legacy peers, which have no TLS (the default); "
-                    + "refuse: TLS only, with every peer."
-            ),
             Option(
                 .accept, value: "policy",
                 help:
@@ -130,13 +106,6 @@ public struct DaemonConfiguration: Sendable {
             Option(
                 .logFormat, value: "format",
                 help: "text (for people), logfmt (key=value records) or json (an object per line). Default: text."),
-            Option(.maxLine, value: "bytes", help: "Largest envelope line accepted. Default: 16777216 (16 MiB)."),
-            Option(
-                .maxLinks, value: "n",
-                help: "Links one hex may carry; a larger one is refused whole (Ack invalid). Default: 100000."),
-            Option(
-                .maxString, value: "bytes",
-                help: "Bytes one string of an envelope may have (URL, description, name...). Default: 65536."),
             Option(
                 .maxPeers, value: "n",
                 help:
@@ -148,7 +117,8 @@ public struct DaemonConfiguration: Sendable {
                 help: "Discovery beacons taken from one sender (a peer at an address) "
                     + "per second, bursts of twice as many; one address may send 16 times as many datagrams, all 64 "
                     + "times. Default: 20."),
-        ] + InboundSettings.declared.map(\.option) + LinkSettings.declared.map(\.option)
+        ] + WireSettings.declared.map(\.option) + InboundSettings.declared.map(\.option)
+        + LinkSettings.declared.map(\.option)
         + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
         + WebSettings.declared.map(\.option) + NotifySettings.declared.map(\.option)
         + FileSettings.declared.map(\.option) + DNSSDSettings.declared.map(\.option) + [
@@ -253,25 +223,29 @@ public struct DaemonConfiguration: Sendable {
                 { Double($0).flatMap { Duration.seconds(validating: $0, in: Beacon.intervalRange) } },
                 expected: "seconds from \(Beacon.intervalRange.lowerBound) to \(Beacon.intervalRange.upperBound)")
             ?? configuration.announceInterval
-        configuration.appVersion =
-            try setting(.appVersion, { $0.isEmpty ? nil : $0 }, expected: "a version") ?? configuration.appVersion
+        /// Applies the options a service declares to its settings.
+        func apply<Settings>(_ declared: [Setting<Settings>], to settings: inout Settings) throws(UsageError) {
+            for setting in declared {
+                guard let (values, source) = lookup(setting.option.key), let text = values.last else { continue }
+                try setting.apply(text, to: &settings, source: source)
+            }
+        }
+        try apply(WireSettings.declared, to: &configuration.wire)
         if parsed.flag(.legacy) {
-            configuration.legacy = true
+            configuration.wire.legacy = true
         } else {
             let truth = ["true": true, "yes": true, "1": true, "false": false, "no": false, "0": false]
-            configuration.legacy = try setting(.legacy, { truth[$0.lowercased()] }, expected: "true or false") ?? false
+            configuration.wire.legacy =
+                try setting(.legacy, { truth[$0.lowercased()] }, expected: "true or false") ?? false
         }
-        configuration.plaintext =
-            try setting(.plaintext, PlaintextPolicy.init(rawValue:), expected: "accept or refuse")
-            ?? configuration.plaintext
-        if configuration.legacy && configuration.plaintext == .refuse {
+        if configuration.wire.legacy && configuration.wire.plaintext == .refuse {
             throw UsageError(
                 "--legacy plays a 1.x peer, which speaks only plaintext: it cannot go with --plaintext refuse")
         }
         configuration.accept =
             try setting(.accept, AcceptPolicy.init(rawValue:), expected: "paired, known or anyone")
             ?? configuration.accept
-        if configuration.legacy && configuration.accept != .anyone {
+        if configuration.wire.legacy && configuration.accept != .anyone {
             throw UsageError(
                 "--legacy plays a 1.x peer, which knows no keys: "
                     + "it cannot go with --accept \(configuration.accept.rawValue)"
@@ -288,21 +262,8 @@ public struct DaemonConfiguration: Sendable {
         configuration.logFormat =
             try setting(.logFormat, LogFormat.init(rawValue:), expected: "text, logfmt or json")
             ?? configuration.logFormat
-        configuration.maximumLineLength =
-            try count(.maxLine, in: 1_024...(1 << 30)) ?? configuration.maximumLineLength
-        configuration.envelopeLimits.maximumLinks =
-            try count(.maxLinks, in: 1...10_000_000) ?? configuration.envelopeLimits.maximumLinks
-        configuration.envelopeLimits.maximumStringBytes =
-            try count(.maxString, in: 64...(1 << 30)) ?? configuration.envelopeLimits.maximumStringBytes
         configuration.maximumPeers = try count(.maxPeers, in: 1...1_000_000) ?? configuration.maximumPeers
         configuration.beaconRate = try count(.beaconRate, in: 1...100_000) ?? configuration.beaconRate
-        /// Applies the options a service declares to its settings.
-        func apply<Settings>(_ declared: [Setting<Settings>], to settings: inout Settings) throws(UsageError) {
-            for setting in declared {
-                guard let (values, source) = lookup(setting.option.key), let text = values.last else { continue }
-                try setting.apply(text, to: &settings, source: source)
-            }
-        }
         try apply(InboundSettings.declared, to: &configuration.inbound)
         try apply(LinkSettings.declared, to: &configuration.links)
         try apply(StoreSettings.declared, to: &configuration.store)

@@ -5,7 +5,6 @@ import HexCommandLine
 extension OptionKey {
     static let accept = OptionKey("accept")
     static let announceInterval = OptionKey("announce-interval")
-    static let appVersion = OptionKey("app-version")
     static let beaconRate = OptionKey("beacon-rate")
     static let broadcast = OptionKey("broadcast")
     static let config = OptionKey("config")
@@ -18,14 +17,10 @@ extension OptionKey {
     static let legacy = OptionKey("legacy")
     static let logFormat = OptionKey("log-format")
     static let logLevel = OptionKey("log-level")
-    static let maxLine = OptionKey("max-line")
-    static let maxLinks = OptionKey("max-links")
     static let maxPeers = OptionKey("max-peers")
-    static let maxString = OptionKey("max-string")
     static let displayName = OptionKey("name")
     static let outboxTTL = OptionKey("outbox-ttl")
     static let peer = OptionKey("peer")
-    static let plaintext = OptionKey("plaintext")
     static let port = OptionKey("port")
     static let version = OptionKey("version")
 }

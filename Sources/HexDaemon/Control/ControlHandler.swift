@@ -322,8 +322,8 @@ struct ControlHandler: Sendable {
         let found = await discovery.snapshot
         let identity = service.identity
         return StatusReport(
-            peerUUID: identity.uuid, name: identity.name, versionID: configuration.appVersion,
-            legacy: configuration.legacy,
+            peerUUID: identity.uuid, name: identity.name, versionID: configuration.wire.appVersion,
+            legacy: configuration.wire.legacy,
             tcpPort: tcpPort, discoveryPort: discoveryPort, dataDirectory: configuration.dataDirectory.path,
             peers: census.count, inbox: store.counts.inbox, unchecked: store.counts.unchecked,
             hexlist: store.counts.hexlist,
@@ -483,7 +483,7 @@ struct ControlHandler: Sendable {
         if let address = target.address, let peer = await directory.peer(at: address), peer.isSigned {
             uuid = peer.uuid
         }
-        guard !options.legacy, !configuration.legacy, let uuid, uuid.isKeyDerivedID else {
+        guard !options.legacy, !configuration.wire.legacy, let uuid, uuid.isKeyDerivedID else {
             return .unkeyedPeer(target.label)
         }
         return .keyedPeer(FileGrants.Recipient(deviceID: uuid, name: target.label))

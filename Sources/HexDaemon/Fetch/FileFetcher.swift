@@ -10,7 +10,9 @@ import Synchronization
 /// holds, and named only once the whole file's SHA-256 is the one granted (Protocol.md, section 15).
 struct FileFetcher: Sendable {
     let sender: SendService
-    let configuration: DaemonConfiguration
+    let wire: WireSettings
+    /// The disk's floors, which a fetch keeps free.
+    let store: StoreSettings
     /// Where files go when a fetch names no folder.
     let defaultFolder: DownloadsFolder
     let events: EventLog
@@ -19,11 +21,12 @@ struct FileFetcher: Sendable {
     private let underWay = UnderWay()
 
     init(
-        sender: SendService, configuration: DaemonConfiguration, defaultFolder: DownloadsFolder, events: EventLog,
+        sender: SendService, wire: WireSettings, store: StoreSettings, defaultFolder: DownloadsFolder, events: EventLog,
         logger: Logger
     ) {
         self.sender = sender
-        self.configuration = configuration
+        self.wire = wire
+        self.store = store
         self.defaultFolder = defaultFolder
         self.events = events
         self.logger = logger
@@ -175,7 +178,7 @@ struct FileFetcher: Sendable {
             }
             return try await EnvelopeSender.Channel.open(
                 to: route.endpoints, security: .tls(context, expected: expected, deviceID: ownerID),
-                deadline: .now + .seconds(10), maximumLineLength: configuration.maximumLineLength)
+                deadline: .now + .seconds(10), maximumLineLength: wire.maximumLineLength)
         } catch let error as FetchError {
             throw error
         } catch let error as LookupError {
@@ -205,7 +208,7 @@ struct FileFetcher: Sendable {
             let messageID = UUID.random().uuidString
             let deadline = ContinuousClock.now + FileFetcher.answerAllowance(forBytes: held)
             try await channel.write(
-                .fetch(fetch, versionID: configuration.appVersion, messageID: messageID),
+                .fetch(fetch, versionID: wire.appVersion, messageID: messageID),
                 deadline: deadline)
             let reply = try await channel.reply(to: messageID, deadline: deadline)
             if let range = reply.fileRange, range.offset == held { return (range, digest) }
@@ -263,7 +266,7 @@ struct FileFetcher: Sendable {
     /// Refuses to go on when `bytes` more would take the folder's disk below the free-space floor.
     private func checkRoom(in folder: DownloadsFolder, for bytes: Int64, holding held: Int64) throws(FetchError) {
         guard let space = DiskWatch.space(of: folder.path) else { return }
-        let floor = configuration.store.freeFloor.bytes(ofDiskSize: space.size)
+        let floor = store.freeFloor.bytes(ofDiskSize: space.size)
         let room = Int64(space.free) - Int64(floor)
         let wanted = min(bytes, Self.roomCheckBytes)
         guard room < wanted else { return }

@@ -8,7 +8,7 @@ import Synchronization
 /// Accepts TCP connections from peers and acts on the envelopes they send, one per line, each
 /// connection in its own task so a slow or hostile peer never delays the others.
 ///
-/// Every connection lives within budgets (see `DaemonConfiguration`): a pace for each line, caps
+/// Every connection lives within budgets (`InboundSettings`): a pace for each line, caps
 /// on connections per address and in all (`ConnectionTable`), and a bound on the bytes of
 /// unfinished lines held by all connections together (`PartialLineBudget`).
 final class EnvelopeServer: DaemonService {
@@ -23,7 +23,8 @@ final class EnvelopeServer: DaemonService {
     let events: EventLog
     /// Where what was kept goes for the services acting on it.
     let arrivals: ArrivalFeed
-    let configuration: DaemonConfiguration
+    let wire: WireSettings
+    let settings: InboundSettings
     let logger: Logger
     private let connections: ConnectionTable
     private let handshakes: HandshakeTable
@@ -56,7 +57,7 @@ final class EnvelopeServer: DaemonService {
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
     init(
         listeners: [StreamListener], service: HexService, directory: PeerDirectory, pairing: PairingService?,
-        files: FileServer?, events: EventLog, arrivals: ArrivalFeed, configuration: DaemonConfiguration,
+        files: FileServer?, events: EventLog, arrivals: ArrivalFeed, wire: WireSettings, settings: InboundSettings,
         tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger
     ) {
         self.listeners = listeners
@@ -67,26 +68,27 @@ final class EnvelopeServer: DaemonService {
         self.directory = directory
         self.events = events
         self.arrivals = arrivals
-        self.configuration = configuration
+        self.wire = wire
+        self.settings = settings
         self.logger = logger
         connections = ConnectionTable(
-            total: maximumConnections, perAddress: configuration.inbound.maximumConnectionsPerAddress)
+            total: maximumConnections, perAddress: settings.maximumConnectionsPerAddress)
         handshakes = HandshakeTable(capacity: Self.handshakesAtOnce)
         self.trimmer = trimmer
         let tally = Tally()
         self.tally = tally
-        budget = PartialLineBudget(limit: configuration.inbound.partialLineBudget) { remote, bytes in
+        budget = PartialLineBudget(limit: settings.partialLineBudget) { remote, bytes in
             tally.count(\.cutOffForPartialLines)
             trimmer.burstFreed()
             logger.limited(
                 "partial-line budget", .warning,
                 "cut off \(remote?.description ?? "?"), holding \(bytes) bytes of an unfinished line: "
-                    + "all connections together held more than \(configuration.inbound.partialLineBudget)")
+                    + "all connections together held more than \(settings.partialLineBudget)")
         }
-        dialect = Dialect(configuration.legacy ? .legacy : .current, versionID: configuration.appVersion)
+        dialect = Dialect(wire.legacy ? .legacy : .current, versionID: wire.appVersion)
         pace = LinePace(
-            idle: configuration.inbound.idleTimeout, grace: configuration.inbound.lineGrace,
-            minimumBytesPerSecond: configuration.inbound.lineMinimumRate)
+            idle: settings.idleTimeout, grace: settings.lineGrace,
+            minimumBytesPerSecond: settings.lineMinimumRate)
     }
 
     /// Accepts until cancelled.
@@ -135,7 +137,7 @@ final class EnvelopeServer: DaemonService {
     private func serve(_ socket: Socket, remote: String, address: String) async {
         guard let stream = await open(socket, remote: remote) else { return }
         let connection = StreamConnection(
-            stream: stream, maximumLineLength: configuration.maximumLineLength, budget: budget)
+            stream: stream, maximumLineLength: wire.maximumLineLength, budget: budget)
         // Over TLS every envelope on the connection is from the key the handshake proved.
         let proof =
             (stream as? TLSStream).map {
@@ -198,8 +200,8 @@ final class EnvelopeServer: DaemonService {
                 tally.count(\.closedForLongLines)
                 logger.limited(
                     "line too long", .warning,
-                    "\(remote) sent a line over \(configuration.maximumLineLength) bytes; closing the connection")
-                await close(stream, after: dialect.reply(toLineLongerThan: configuration.maximumLineLength))
+                    "\(remote) sent a line over \(wire.maximumLineLength) bytes; closing the connection")
+                await close(stream, after: dialect.reply(toLineLongerThan: wire.maximumLineLength))
                 return
             }
         }
@@ -224,7 +226,7 @@ final class EnvelopeServer: DaemonService {
             }
             guard let first else { return nil }
             guard first == 0x16 else {
-                guard configuration.plaintext == .accept else {
+                guard wire.plaintext == .accept else {
                     logger.limited(
                         "plaintext refused", .info, "refused a plaintext connection from \(remote) (--plaintext refuse)"
                     )
@@ -288,7 +290,7 @@ final class EnvelopeServer: DaemonService {
         var machine = InboundRound(servesPairing: pairing != nil, servesFetch: files != nil)
         for (index, bytes) in zip(lines.indices, lines) {
             let line = Result { () throws(EnvelopeDecodingError) in
-                dialect.received(try Envelope.decode(from: bytes, limits: configuration.envelopeLimits))
+                dialect.received(try Envelope.decode(from: bytes, limits: wire.envelopeLimits))
             }
             for step in machine.take(line) {
                 await perform(step, into: &round, from: remote, address: address, proof: proof)

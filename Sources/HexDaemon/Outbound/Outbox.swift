@@ -46,7 +46,9 @@ actor Outbox: DaemonService {
     private let sender: SendService
     private let events: EventLog
     private let logger: Logger
-    private let configuration: DaemonConfiguration
+    private let wire: WireSettings
+    /// How long an undelivered send stays before it is given up.
+    private let lifetime: Duration
     /// Which sends are under way and who waits for them, which go in which order, and when.
     private var machine: OutboxMachine
     /// The callers waiting for an attempt another caller started.
@@ -57,13 +59,15 @@ actor Outbox: DaemonService {
     private var woken = false
 
     init(
-        store: HexService, sender: SendService, events: EventLog, configuration: DaemonConfiguration, logger: Logger,
+        store: HexService, sender: SendService, events: EventLog, wire: WireSettings, lifetime: Duration,
+        logger: Logger,
         schedule: RetrySchedule = RetrySchedule()
     ) {
         self.store = store
         self.sender = sender
         self.events = events
-        self.configuration = configuration
+        self.wire = wire
+        self.lifetime = lifetime
         self.logger = logger
         machine = OutboxMachine(schedule: schedule)
     }
@@ -151,7 +155,7 @@ actor Outbox: DaemonService {
         let entry = OutboxEntry(
             messageID: messageID, peerUUID: target.peerUUID, address: target.address?.description,
             label: target.label, kind: kind, envelope: String(decoding: line, as: UTF8.self),
-            legacy: forceLegacy, createdAt: now, expiresAt: now + configuration.outboxLifetime.inSeconds,
+            legacy: forceLegacy, createdAt: now, expiresAt: now + lifetime.inSeconds,
             nextAttemptAt: now)
         let (queued, isNew) = try await store.enqueue(entry, capacity: Self.capacity)
         guard isNew else {
@@ -372,7 +376,7 @@ actor Outbox: DaemonService {
     /// over TLS).
     /// - Throws: `EnvelopeDecodingError` for an entry the table holds damaged.
     private func stored(_ entry: OutboxEntry) throws(EnvelopeDecodingError) -> Envelope {
-        var envelope = try Envelope.decode(from: Array(entry.envelope.utf8), limits: configuration.envelopeLimits)
+        var envelope = try Envelope.decode(from: Array(entry.envelope.utf8), limits: wire.envelopeLimits)
         if var hex = envelope.hex, hex.senderUUID != store.identity.uuid {
             hex.senderUUID = store.identity.uuid
             envelope.jmObject = .hex(hex)
@@ -468,7 +472,7 @@ actor Outbox: DaemonService {
 
     /// The envelope of `payload`, written for a current peer.
     private func envelope(_ payload: Payload, messageID: UUID) -> Envelope {
-        let dialect = Dialect(.current, versionID: configuration.appVersion)
+        let dialect = Dialect(.current, versionID: wire.appVersion)
         return switch payload {
         case .hex(let hex): dialect.store(hex, from: store.identity, messageID: messageID)
         case .alert(let message): dialect.alert(message, messageID: messageID)

@@ -8,7 +8,7 @@ import HexTLS
 /// dialect the peer understands over the connection its key calls for, and waits for its answer.
 /// The outbox decides when, and what an outcome means.
 struct SendService: Sendable {
-    let configuration: DaemonConfiguration
+    let wire: WireSettings
     /// This device's TLS; nil when playing a legacy peer.
     let tls: TLSContext?
     let directory: PeerDirectory
@@ -108,7 +108,7 @@ struct SendService: Sendable {
         let delivery = try await EnvelopeSender.send(
             adapted, encoded: route.dialect.generation == .current ? encoded : nil, to: route.endpoints,
             security: route.security, timeout: timeout,
-            maximumLineLength: configuration.maximumLineLength, awaitReply: wait, pool: pool)
+            maximumLineLength: wire.maximumLineLength, awaitReply: wait, pool: pool)
         let keyProof = await delivered(over: route, delivery)
         let outcome = delivery.status?.rawValue ?? "sent"
         let milliseconds = Int(clamping: delivery.elapsed.inSeconds * 1_000)
@@ -155,8 +155,8 @@ struct SendService: Sendable {
         }
         // Playing a legacy peer means sending like one, whoever the receiver is.
         let dialect = Dialect(
-            sendingTo: peer?.versionID, forceLegacy: forceLegacy || configuration.legacy,
-            versionID: configuration.appVersion)
+            sendingTo: peer?.versionID, forceLegacy: forceLegacy || wire.legacy,
+            versionID: wire.appVersion)
         if let peer, pin == nil {
             do {
                 pin = try await service.pin(forPeer: peer.uuid)
@@ -167,7 +167,7 @@ struct SendService: Sendable {
         let first = endpoints.first?.description ?? target.label
         let label = peer.map { "\($0.name) (\(first))" } ?? first
         let security = try security(for: peer, labelled: label, pinned: pin, dialect: dialect)
-        if case .plaintext = security, configuration.plaintext == .refuse {
+        if case .plaintext = security, wire.plaintext == .refuse {
             throw .refused(
                 "\(label) speaks no TLS (a legacy peer, or --legacy), and this daemon refuses plaintext "
                     + "(--plaintext refuse)"

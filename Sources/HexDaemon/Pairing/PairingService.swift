@@ -9,7 +9,7 @@ import HexTLS
 /// peer's request once this side's user accepts (`accept`). Exists only where TLS is spoken.
 actor PairingService {
     private let tls: TLSContext
-    private let configuration: DaemonConfiguration
+    private let wire: WireSettings
     private let directory: PeerDirectory
     private let service: HexService
     /// Resolves the route to a peer, as for any send.
@@ -22,13 +22,13 @@ actor PairingService {
     private var admission = PairingAdmission()
 
     init(
-        tls: TLSContext, configuration: DaemonConfiguration, directory: PeerDirectory, service: HexService,
+        tls: TLSContext, wire: WireSettings, directory: PeerDirectory, service: HexService,
         sender: SendService,
         events: EventLog, arrivals: ArrivalFeed, logger: Logger
     ) {
         self.tls = tls
         self.sender = sender
-        self.configuration = configuration
+        self.wire = wire
         self.directory = directory
         self.service = service
         self.events = events
@@ -153,7 +153,7 @@ actor PairingService {
         // A stranger's requests are counted by host: each connection has a port of its own.
         let source = Endpoint(parsing: remote)?.host ?? remote
         func ack(_ status: AckStatus, _ message: String) -> Envelope {
-            .ack(status, messageID: envelope.messageID, message: message, versionID: configuration.appVersion)
+            .ack(status, messageID: envelope.messageID, message: message, versionID: wire.appVersion)
         }
         guard case .key(let proven, let deviceID) = proof, let key = Fingerprint(hex: proven) else {
             return ack(.rejected, "pairing needs TLS: over plaintext there is no key to pair")
@@ -185,7 +185,7 @@ actor PairingService {
                     PairJM(
                         step: .nonce, senderUUID: identity.uuid, senderName: identity.name,
                         nonce: PairingCode.hex(nonce)),
-                    versionID: configuration.appVersion, messageID: messageID)
+                    versionID: wire.appVersion, messageID: messageID)
             case .reveal:
                 guard let nonce = step.nonce.flatMap(PairingCode.nonce(hex:)) else {
                     return ack(.invalid, "a reveal needs a nonce")
@@ -228,8 +228,8 @@ actor PairingService {
     /// A connection over `route`, whose security says which key the peer must prove.
     private func exchange(over route: PeerRoute, timeout: Duration) -> PairingExchange {
         PairingExchange(
-            route: route, versionID: configuration.appVersion,
-            maximumLineLength: configuration.maximumLineLength, timeout: timeout)
+            route: route, versionID: wire.appVersion,
+            maximumLineLength: wire.maximumLineLength, timeout: timeout)
     }
 
     /// Whether a peer asking to pair was known before any flood of strangers: its key is pinned

@@ -376,7 +376,7 @@ actor Discovery: DaemonService {
     private func beacon(_ kind: Beacon.Kind) -> Beacon {
         let beacon = Beacon(
             kind: kind, peer: identity.uuid, instance: instance, name: identity.name,
-            versionID: configuration.appVersion, port: tcpPort,
+            versionID: configuration.wire.appVersion, port: tcpPort,
             interval: schedule.interval.inSeconds,
             capabilities: signer == nil ? [] : ["ack", "tls"],
             fingerprint: signer?.fingerprint.description)
