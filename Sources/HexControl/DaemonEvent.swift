@@ -3,36 +3,8 @@ import HexKit
 /// Something that happened in the daemon, as `watch` streams it. `seq` increases by one per
 /// event for the daemon's lifetime, so a watcher can resume after the last one it saw.
 public struct DaemonEvent: Sendable, Codable, Equatable {
-    public enum Kind: String, Sendable, Codable {
-        case peerFound, peerLost, hexReceived, alertReceived
-        /// A send was committed to the outbox (`id`: its messageID; `message`: when it expires).
-        case sendQueued
-        /// An attempt at a queued send failed in a way worth retrying (`message`: the attempt, why, and when the
-        /// next is).
-        case sendRetrying
-        /// The peer took a send (`message`: the Ack's status, or "sent" for a legacy peer); it left the outbox.
-        case sendAcked
-        /// A send ended undelivered (`message`: the refusal, "expired: …" or "cancelled"); it left the outbox.
-        case sendFailed
-        /// A share query got one more link (`message`: "answered/total").
-        case queryProgress
-        /// A share query ended (`message`: "delivered", "cancelled" or why it failed).
-        case queryFinished
-        /// A beacon claimed a peer's UUID with a key other than the one pinned to it (`message`
-        /// says where from and which keys); it is not used for sending.
-        case peerKeyMismatch
-        /// A peer asked to pair (`message`: the verification code to compare).
-        case pairRequested
-        /// Pairing with a peer completed on this side (`message`: the verification code).
-        case paired
-        /// The daemon hid or showed itself (`message`: `visible`, `hidden`, or until when it is visible).
-        case visibilityChanged
-        /// A shared file was fetched whole into the downloads folder (`id`: the hex's id;
-        /// `message`: the path it landed at).
-        case fileFetched
-        /// A fetch stopped (`id`: the hex's id; `message`: the file and why; a partial file is kept).
-        case fetchFailed
-    }
+    /// What happened: the daemon's own vocabulary, written as its raw value.
+    public typealias Kind = EventKind
 
     public var seq: UInt64
     public var kind: Kind

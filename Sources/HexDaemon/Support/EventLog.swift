@@ -23,7 +23,7 @@ actor EventLog {
     private struct Watcher {
         let continuation: AsyncStream<Recorded>.Continuation
         /// The kinds it is given; nil for all.
-        let kinds: Set<Happening.Kind>?
+        let kinds: Set<EventKind>?
 
         func offer(_ event: Recorded) {
             if kinds?.contains(event.happening.kind) ?? true { continuation.yield(event) }
@@ -32,7 +32,7 @@ actor EventLog {
 
     /// Records an event and hands it to every watcher.
     func publish(
-        _ kind: Happening.Kind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil,
+        _ kind: EventKind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil,
         id: String? = nil, message: String? = nil
     ) {
         publish([Happening(kind, peerUUID: peerUUID, peer: peer, versionID: versionID, id: id, message: message)])
@@ -54,7 +54,7 @@ actor EventLog {
     ///
     /// - Parameter kinds: the kinds wanted; nil for all. A watcher that wants few kinds is not
     ///   woken by the others, and they cannot crowd the few out of its buffer.
-    func watch(since: UInt64, kinds: Set<Happening.Kind>? = nil) -> AsyncStream<Recorded> {
+    func watch(since: UInt64, kinds: Set<EventKind>? = nil) -> AsyncStream<Recorded> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Recorded.self, bufferingPolicy: .bufferingNewest(Self.retained))
         let watcher = Watcher(continuation: continuation, kinds: kinds)

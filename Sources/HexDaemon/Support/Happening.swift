@@ -4,27 +4,7 @@ import HexKit
 /// The control socket (`hexctl watch`) and the page write each one as a `DaemonEvent`, their
 /// wire form; the services never see that form.
 struct Happening: Sendable, Equatable {
-    /// What happened; the control protocol's `DaemonEvent.Kind` documents each.
-    enum Kind: Sendable, Hashable, CaseIterable {
-        case peerFound
-        case peerLost
-        case hexReceived
-        case alertReceived
-        case sendQueued
-        case sendRetrying
-        case sendAcked
-        case sendFailed
-        case queryProgress
-        case queryFinished
-        case peerKeyMismatch
-        case pairRequested
-        case paired
-        case visibilityChanged
-        case fileFetched
-        case fetchFailed
-    }
-
-    let kind: Kind
+    let kind: EventKind
     /// The peer involved: its UUID when known.
     let peerUUID: String?
     /// The peer as the user reads it: its name, or `HOST:PORT` when it has none.
@@ -35,7 +15,7 @@ struct Happening: Sendable, Equatable {
     let message: String?
 
     init(
-        _ kind: Kind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil, id: String? = nil,
+        _ kind: EventKind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil, id: String? = nil,
         message: String? = nil
     ) {
         self.kind = kind
