@@ -151,6 +151,19 @@ extension ProcessTests {
             #expect(result.standardError.hasPrefix("hexd: ") && result.standardError.contains("see hexd --help"))
         }
 
+        /// hexd links FoundationEssentials, never the whole of Foundation: that one brings ICU
+        /// with it, 6 to 8 MiB more resident in every daemon (`hexbench delivery`'s RSS figures),
+        /// and tens of megabytes more in a static build. One `import Foundation` anywhere in the
+        /// daemon's modules did exactly that once.
+        @Test func hexdDoesNotLinkTheWholeOfFoundation() async throws {
+            let linked = try await PackageExecutable.run(
+                "/usr/bin/ldd", [PackageExecutable.binDirectory + "/hexd"], timeout: .seconds(30))
+            #expect(linked.status == 0, "\(linked.standardError)")
+            #expect(linked.standardOutput.contains("libFoundationEssentials"), "\(linked.standardOutput)")
+            #expect(!linked.standardOutput.contains("libFoundation.so"), "\(linked.standardOutput)")
+            #expect(!linked.standardOutput.contains("FoundationICU"), "\(linked.standardOutput)")
+        }
+
         @Test func hexdHelpListsEveryOptionAndVersion() async throws {
             let help = try await PackageExecutable.run("hexd", ["--help"])
             #expect(help.status == 0 && help.standardOutput.contains("USAGE: hexd"))

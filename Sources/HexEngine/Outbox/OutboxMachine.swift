@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the outbox machine needs to know of a queued send.
 public protocol OutboxItem: Sendable {
