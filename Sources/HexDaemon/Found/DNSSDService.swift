@@ -287,10 +287,10 @@ actor DNSSDService: DaemonService {
                 record.cacheFlush = false
                 return record
             }
-            let reply = DNSMessage(
+            let legacyReply = DNSMessage(
                 id: query.id, flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag,
                 questions: query.questions, answers: capped)
-            send(reply, to: datagram.sender, port: datagram.senderPort)
+            send(legacyReply, to: datagram.sender, port: datagram.senderPort)
         case .unicast, .multicast:
             let response = DNSMessage(
                 flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag, answers: answers,
