@@ -1,17 +1,6 @@
 import FoundationEssentials
 import HexKit
 
-/// A change of visibility asked for (`hexctl visibility`).
-public enum VisibilityChange: Sendable, Equatable {
-    case visible
-    case hidden
-    /// Visible for this long, then hidden.
-    case visibleFor(Duration)
-
-    /// The longest `visibleFor`: a day.
-    public static let longest = Duration.seconds(86_400)
-}
-
 /// The daemon's visibility (`visibility`, and `status`): `visible` or `hidden`, and when a
 /// visibility for a while ends (then it is hidden again).
 public struct VisibilityReport: Sendable, Codable, Equatable {
@@ -22,18 +11,11 @@ public struct VisibilityReport: Sendable, Codable, Equatable {
 
     /// For people: `visible`, `hidden`, or `visible until TIME (4 min left), then hidden`.
     public var text: String {
-        guard let visibleUntil else { return visibility }
-        let left = Self.timeLeft(visibleUntil.timeIntervalSince(Date()))
-        return "visible until \(visibleUntil.formatted(.iso8601)) (\(left) left), then hidden"
-    }
-
-    /// `42 s`, `12 min` or `3 h 5 min`, rounded up.
-    static func timeLeft(_ interval: Double) -> String {
-        // Clamped before the conversion: a report read from a socket may say anything.
-        let seconds = Int(min(max(interval.isNaN ? 0 : interval, 0), 1e9).rounded(.up))
-        if seconds < 120 { return "\(seconds) s" }
-        let minutes = (seconds + 59) / 60
-        return minutes < 120 ? "\(minutes) min" : "\(minutes / 60) h \(minutes % 60) min"
+        let visibility: Visibility =
+            if let visibleUntil { .visibleUntil(visibleUntil) } else if self.visibility == "visible" { .visible } else {
+                .hidden
+            }
+        return visibility.text(at: Date())
     }
 
     public init(_ visibility: Visibility, at time: Date) {

@@ -155,7 +155,8 @@ public enum Daemon {
         let signals = TerminationSignals()
         let identity = service.identity
         logger.info(
-            "hexd \(configuration.wire.appVersion)\(configuration.wire.legacy ? " (playing a legacy peer)" : "") ready: "
+            "hexd \(configuration.wire.appVersion)"
+                + "\(configuration.wire.legacy ? " (playing a legacy peer)" : "") ready: "
                 + "\(identity.name) (\(identity.uuid)), "
                 + "envelopes on TCP \(envelopeListener.port), discovery on UDP \(datagrams.port), "
                 + "control at \(controlPath)"

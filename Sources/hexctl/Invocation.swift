@@ -46,8 +46,8 @@ struct Invocation: Sendable {
             seconds > 0
         else {
             throw UsageError(
-                "--\(option.name) needs seconds, more than 0 and at most \(Int(Self.secondsRange.upperBound)), not '\(text)'"
-            )
+                "--\(option.name) needs seconds, more than 0 and at most \(Int(Self.secondsRange.upperBound)), "
+                    + "not '\(text)'")
         }
         return seconds
     }

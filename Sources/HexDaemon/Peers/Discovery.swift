@@ -1,5 +1,4 @@
 import FoundationEssentials
-import HexControl
 import HexEngine
 import HexKit
 import HexNet
@@ -159,9 +158,9 @@ actor Discovery: DaemonService {
         visibility = new
         if wasAnnouncing && !new.isVisible(at: Date()) { await broadcast(.bye) }
         apply(new)
-        let report = VisibilityReport(new, at: Date())
-        logger.info("visibility: \(report.text)")
-        await events.publish(.visibilityChanged, message: report.text)
+        let text = new.text(at: Date())
+        logger.info("visibility: \(text)")
+        await events.publish(.visibilityChanged, message: text)
     }
 
     /// Starts (from a `query`, as at start) or stops the beacons, with the end of a visibility for

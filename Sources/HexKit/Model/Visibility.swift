@@ -23,6 +23,26 @@ public enum Visibility: Sendable, Equatable {
         isVisible(at: time) ? self : .hidden
     }
 
+    /// For people, at `time`: `visible`, `hidden`, or `visible until TIME (4 min left), then hidden`.
+    public func text(at time: Date) -> String {
+        switch settled(at: time) {
+        case .visible: return "visible"
+        case .hidden: return "hidden"
+        case .visibleUntil(let end):
+            let left = Self.timeLeft(end.timeIntervalSince(time))
+            return "visible until \(end.formatted(.iso8601)) (\(left) left), then hidden"
+        }
+    }
+
+    /// `42 s`, `12 min` or `3 h 5 min`, rounded up.
+    static func timeLeft(_ interval: Double) -> String {
+        // Clamped before the conversion: a time read from a socket may say anything.
+        let seconds = Int(min(max(interval.isNaN ? 0 : interval, 0), 1e9).rounded(.up))
+        if seconds < 120 { return "\(seconds) s" }
+        let minutes = (seconds + 59) / 60
+        return minutes < 120 ? "\(minutes) min" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+
     /// How it is kept in the database: `visible`, `hidden`, or `visible-until:` and the seconds
     /// since 1970.
     public var stored: String {
@@ -45,4 +65,15 @@ public enum Visibility: Sendable, Equatable {
             self = .visibleUntil(Date(timeIntervalSince1970: seconds))
         }
     }
+}
+
+/// A change of visibility asked for (`hexctl visibility`).
+public enum VisibilityChange: Sendable, Equatable {
+    case visible
+    case hidden
+    /// Visible for this long, then hidden.
+    case visibleFor(Duration)
+
+    /// The longest `visibleFor`: a day.
+    public static let longest = Duration.seconds(86_400)
 }
