@@ -16,7 +16,7 @@ public enum PackageExecutable {
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let components = executable.split(separator: "/", omittingEmptySubsequences: false)
-        let bundle = components.lastIndex { $0.hasSuffix(".xctest") } ?? components.index(before: components.endIndex)
+        let bundle = components.lastIndex { $0.hasSuffix(".xctest") } ?? max(components.count - 1, 0)
         return components[..<bundle].joined(separator: "/")
     }()
 

@@ -22,19 +22,13 @@ public struct ReceiveHookSettings: Sendable, Hashable {
             let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
             return words.isEmpty ? nil : .some(words)
         },
-        Setting(
-            "on-receive-timeout", value: "seconds",
+        .seconds(
+            "on-receive-timeout",
             help: "How long the on-receive command may run; past it, it is stopped with its children. Default: 30.",
-            expected: "seconds (more than 0, at most 86400)", \.timeout
-        ) { text in
-            Double(text).flatMap { $0 > 0 ? Duration.seconds(validating: $0, in: 0...86_400) : nil }
-        },
-        Setting(
-            "on-receive-concurrency", value: "n",
+            \.timeout),
+        .count(
+            "on-receive-concurrency", in: 1...64,
             help: "How many on-receive commands run at once; more hexes wait (at most 256). Default: 4.",
-            expected: "a whole number from 1 to 64", \.concurrency
-        ) { text in
-            Int(text).flatMap { (1...64).contains($0) ? $0 : nil }
-        },
+            \.concurrency),
     ]
 }
