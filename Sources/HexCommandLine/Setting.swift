@@ -7,6 +7,8 @@ public struct Setting<Settings>: Sendable {
     /// What a refused value is told it should have been ("a size such as 32MiB").
     public let expected: String
     private let assign: @Sendable (String, inout Settings) -> Bool
+    /// For a refused text that looks like a known slip, what to write instead; nil for any other.
+    private let correction: @Sendable (String) -> String?
 
     /// - Parameters:
     ///   - keyPath: where the value goes.
@@ -17,9 +19,31 @@ public struct Setting<Settings>: Sendable {
     ) {
         option = Option(OptionKey(name), value: value, help: help)
         self.expected = expected
+        correction = { _ in nil }
         assign = { text, settings in
             guard let value = parse(text) else { return false }
             settings[keyPath: keyPath] = value
+            return true
+        }
+    }
+
+    /// A repeatable option: each of its values, in order, is appended to a list (`--peer a --peer b`).
+    /// - Parameters:
+    ///   - keyPath: the list the values go to.
+    ///   - parse: one value of a text, or nil when the text is not one the option takes.
+    ///   - correction: for a refused text that looks like a known slip, what to write instead.
+    public init<Value>(
+        _ name: String, value: String, help: String, expected: String,
+        appending keyPath: WritableKeyPath<Settings, [Value]> & Sendable,
+        parse: @escaping @Sendable (String) -> Value?,
+        correction: @escaping @Sendable (String) -> String? = { _ in nil }
+    ) {
+        option = Option(OptionKey(name), value: value, repeatable: true, help: help)
+        self.expected = expected
+        self.correction = correction
+        assign = { text, settings in
+            guard let value = parse(text) else { return false }
+            settings[keyPath: keyPath].append(value)
             return true
         }
     }
@@ -29,7 +53,16 @@ public struct Setting<Settings>: Sendable {
     ///   config file's line), named by the error.
     /// - Throws: `UsageError` when the option does not take `text`.
     public func apply(_ text: String, to settings: inout Settings, source: String) throws(UsageError) {
-        guard assign(text, &settings) else { throw UsageError("\(source) needs \(expected), not '\(text)'") }
+        guard assign(text, &settings) else {
+            let wanted = correction(text).map { "\(expected) (write \($0))" } ?? expected
+            throw UsageError("\(source) needs \(wanted), not '\(text)'")
+        }
+    }
+
+    /// Sets what the texts of one source give: each of them for a repeatable option, else the last.
+    /// - Throws: `UsageError` naming the first text the option does not take.
+    public func apply(_ texts: [String], to settings: inout Settings, source: String) throws(UsageError) {
+        for text in option.repeatable ? texts : texts.suffix(1) { try apply(text, to: &settings, source: source) }
     }
 }
 

@@ -37,7 +37,7 @@ public enum Daemon {
                     + "Peers that pinned its key move their pins to the new ID at the next TLS contact")
         }
         let envelopeListener = try StreamListener.tcp(port: configuration.tcpPort)
-        let datagrams = try DatagramSocket(port: configuration.discoveryPort)
+        let datagrams = try DatagramSocket(port: configuration.discovery.port)
         var envelopeListeners = [envelopeListener]
         var datagrams6: DatagramSocket?
         if NetworkInterfaces.isIPv6TurnedOff {
@@ -64,10 +64,11 @@ public enum Daemon {
         let boot = try await service.nextBootNumber()
         if !boot.stored { logger.warning("cannot store this start's number (\(boot.number)): is the disk full?") }
         let directory = PeerDirectory(
-            ownUUID: service.identity.uuid, capacity: configuration.maximumPeers,
+            ownUUID: service.identity.uuid, capacity: configuration.discovery.maximumPeers,
             service: service, events: events, logger: logger.named("peers"))
         let discovery = Discovery(
-            socket: datagrams, socket6: datagrams6, configuration: configuration,
+            socket: datagrams, socket6: datagrams6, settings: configuration.discovery,
+            versionID: configuration.wire.appVersion,
             identity: service.identity, signer: tls?.identity, boot: boot.number,
             tcpPort: envelopeListener.port, directory: directory, events: events,
             service: service, logger: logger.named("discovery"),
@@ -122,7 +123,8 @@ public enum Daemon {
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(
-                configuration: configuration, service: service, sender: sender, outbox: outbox,
+                wire: configuration.wire, accept: configuration.accept, dataDirectory: dataDirectory.path,
+                service: service, sender: sender, outbox: outbox,
                 share: ShareService(
                     links: configuration.links, grants: grants,
                     ownerID: service.identity.uuid, events: events),
@@ -223,7 +225,7 @@ public enum Daemon {
         switch configuration.dnssd.mode {
         case .off:
             return .off("--mdns off")
-        case .auto where !configuration.broadcastAddresses.isEmpty:
+        case .auto where !configuration.discovery.broadcastAddresses.isEmpty:
             return .off("--broadcast names where beacons go (--mdns on publishes anyway)")
         case .auto, .on:
             break
@@ -251,7 +253,7 @@ public enum Daemon {
                 try DNSSDService(
                     identity: identity, versionID: configuration.wire.appVersion, start: start,
                     fingerprint: fingerprint, tcpPort: tcpPort,
-                    selection: configuration.interfaces, withIPv6: withIPv6, discovery: discovery,
+                    selection: configuration.discovery.interfaces, withIPv6: withIPv6, discovery: discovery,
                     directory: directory, events: events, logger: logger))
         } catch {
             logger.warning("DNS-SD is off: \(error)")

@@ -122,7 +122,7 @@ extension ProcessTests {
                     "python3", "-c", check, examples + "/firewalld/hexd.xml", examples + "/ufw/hexd",
                 ])
             #expect(result.status == 0, "\(result.standardError)")
-            let (tcp, udp) = (defaults.tcpPort, defaults.discoveryPort)
+            let (tcp, udp) = (defaults.tcpPort, defaults.discovery.port)
             #expect(
                 result.standardOutput
                     == "['tcp \(tcp)', 'udp \(udp)', 'udp 5353']\n\(udp)/udp|\(tcp)/tcp|5353/udp\n")

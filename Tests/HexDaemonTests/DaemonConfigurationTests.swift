@@ -20,20 +20,24 @@ import Testing
     @Test func defaults() async throws {
         let configuration = try resolve([], environment: ["HOME": "/home/u"])
         #expect(configuration.dataDirectory.path == "/home/u/.local/share/hexd")
-        #expect(configuration.tcpPort == 18521 && configuration.discoveryPort == 18520)
-        #expect(configuration.broadcastAddresses.isEmpty && configuration.staticPeers.isEmpty)
-        #expect(configuration.announceInterval == .seconds(2) && configuration.wire.maximumLineLength == 16 << 20)
+        #expect(configuration.tcpPort == 18521 && configuration.discovery.port == 18520)
+        #expect(
+            configuration.discovery.broadcastAddresses.isEmpty && configuration.discovery.staticPeerEndpoints.isEmpty)
+        #expect(
+            configuration.discovery.announceInterval == .seconds(2) && configuration.wire.maximumLineLength == 16 << 20)
         #expect(
             configuration.wire.appVersion == "2.0.0" && !configuration.wire.legacy && configuration.logLevel == .info)
     }
 
     /// Interfaces to announce on are named by flags, repeated, or comma-separated in the environment.
     @Test func theInterfacesToAnnounceOnComeFromFlagsAndTheEnvironment() throws {
-        #expect(try resolve([]).interfaces == NetworkInterfaces.Selection())
+        #expect(try resolve([]).discovery.interfaces == NetworkInterfaces.Selection())
         let chosen = try resolve(["--interface", "eth0", "--interface", "wlan0", "--exclude-interface", "docker*"])
-        #expect(chosen.interfaces == NetworkInterfaces.Selection(including: ["eth0", "wlan0"], excluding: ["docker*"]))
+        #expect(
+            chosen.discovery.interfaces
+                == NetworkInterfaces.Selection(including: ["eth0", "wlan0"], excluding: ["docker*"]))
         let fromEnvironment = try resolve([], environment: ["HEXD_EXCLUDE_INTERFACE": "docker*, veth?"])
-        #expect(fromEnvironment.interfaces.excluding == ["docker*", "veth?"])
+        #expect(fromEnvironment.discovery.interfaces.excluding == ["docker*", "veth?"])
     }
 
     /// The store's settings are declared by the store (`StoreSettings.declared`) and read from
@@ -70,13 +74,13 @@ import Testing
         let configuration = try resolve(["--port", "4000"], environment: environment, file: file)
         #expect(configuration.tcpPort == 4000, "flag")
         #expect(
-            configuration.staticPeers == [
+            configuration.discovery.staticPeerEndpoints == [
                 Endpoint(host: "a.example", port: 2000), Endpoint(host: "b.example", port: 99),
             ], "environment, comma-separated")
         #expect(
-            configuration.discoveryPort == 2000 && configuration.name == "From File" && configuration.wire.legacy,
+            configuration.discovery.port == 2000 && configuration.name == "From File" && configuration.wire.legacy,
             "file")
-        #expect(configuration.broadcastAddresses.map(\.description) == ["10.0.0.255", "10.1.0.255"])
+        #expect(configuration.discovery.broadcastAddresses.map(\.description) == ["10.0.0.255", "10.1.0.255"])
         #expect(try resolve([], environment: environment, file: file).tcpPort == 3000, "environment over file")
         #expect(try resolve(["--port=5000", "--legacy"], environment: [:]).tcpPort == 5000)
     }
@@ -108,8 +112,20 @@ import Testing
         }
     }
 
+    @Test func aStaticPeerTakesTheDiscoveryPortUnlessItNamesOneAndIPv6NeedsBrackets() throws {
+        let configuration = try resolve([
+            "--discovery-port", "4000", "--peer", "[fd00::2]", "--peer", "[fd00::3]:99", "--peer", "10.0.0.7",
+        ])
+        #expect(
+            configuration.discovery.staticPeerEndpoints.map(\.description) == [
+                "[fd00::2]:4000", "[fd00::3]:99", "10.0.0.7:4000",
+            ])
+        #expect { try resolve(["--peer", "fd00::2:99"]) } throws: { "\($0)".contains("(write [fd00::2:99])") }
+    }
+
     @Test(arguments: [
-        ["--port", "x"], ["--broadcast", "256.1.1.1"], ["--peer", ":1"], ["--log-level", "loud"], ["--max-line", "10"],
+        ["--port", "x"], ["--broadcast", "256.1.1.1"], ["--peer", ":1"], ["--peer", "fd00::2"],
+        ["--log-level", "loud"], ["--max-line", "10"],
         ["--app-version", ""], ["--idle-timeout", "0"], ["--name"], ["--port", "1", "--port", "2"],
     ])
     func badFlagsAreUsageErrors(_ arguments: [String]) {
@@ -174,8 +190,9 @@ import Testing
                     ["0", "2.5"].contains(value) || value == "0.5" && takesFractions,
                     "--\(setting) \(value) was taken")
                 #expect(
-                    configuration.announceInterval >= .milliseconds(100) && configuration.inbound.idleTimeout > .zero
-                        && configuration.maximumPeers >= 1)
+                    configuration.discovery.announceInterval >= .milliseconds(100)
+                        && configuration.inbound.idleTimeout > .zero
+                        && configuration.discovery.maximumPeers >= 1)
             } catch let error as UsageError {
                 #expect(error.description.contains("--\(setting)"), "the error names the setting: \(error)")
             }

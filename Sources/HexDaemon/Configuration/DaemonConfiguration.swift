@@ -10,22 +10,10 @@ public struct DaemonConfiguration: Sendable {
     /// Replaces the stored display name when given.
     public var name: String?
     public var tcpPort = DefaultPorts.envelopes
-    public var discoveryPort = DefaultPorts.discovery
-    /// Where beacons go; empty means 255.255.255.255 plus each interface's broadcast address (from
-    /// its prefix when it has none),
-    /// read afresh on every round.
-    public var broadcastAddresses: [IPv4Address] = []
-    /// Peers on other subnets, sent beacons by unicast (their discovery port).
-    public var staticPeers: [Endpoint] = []
-    /// The interfaces beacons go out on (`--interface`, `--exclude-interface`); all by default.
-    public var interfaces = NetworkInterfaces.Selection()
-    public var announceInterval: Duration = .seconds(2)
+    /// Where hexd announces itself and how many peers it keeps.
+    public var discovery = DiscoverySettings()
     public var logLevel = LogLevel.info
     public var logFormat = LogFormat.text
-    /// Peers kept in the table; past it, the one unheard longest (strangers first) makes room.
-    public var maximumPeers = 1_024
-    /// Beacons taken from one source address per second (bursts of twice as many pass).
-    public var beaconRate = 20
     /// Whose hexes and alerts are stored and shown.
     public var accept = AcceptPolicy.anyone
     /// How long an undelivered send stays in the outbox before it is given up.
@@ -68,25 +56,7 @@ public struct DaemonConfiguration: Sendable {
                 help: "Display name sent with every hex (stored; kept until changed). "
                     + "Default on a first start: the host name."),
             Option(.port, value: "port", help: "TCP port for envelopes. Default: 18521."),
-            Option(.discoveryPort, value: "port", help: "UDP port for discovery beacons. Default: 18520."),
-            Option(
-                .broadcast, value: "address", repeatable: true,
-                help: "Where beacons go. Default: 255.255.255.255 and every interface's broadcast address "
-                    + "(the one its prefix gives when it has none)."),
-            Option(
-                .interface, value: "name", repeatable: true,
-                help: "Announce only on this interface (by its broadcast address; then not to 255.255.255.255)."),
-            Option(
-                .excludeInterface, value: "pattern", repeatable: true,
-                help: "Never announce on interfaces whose name matches this shell pattern (docker*, veth?)."),
-            Option(
-                .peer, value: "host[:port]", repeatable: true,
-                help: "A peer on another subnet: beacons go to its discovery port by unicast (IPv4; an IPv6 address "
-                    + "is written in brackets, [fd00::2]:18520)."),
-            Option(
-                .announceInterval, value: "seconds",
-                help: "Seconds between beacons, 0.1 to 600. Default: 2. A peer is lost after 3 missed intervals. "
-                    + "With more than 16 peers, longer in proportion (status shows it)."),
+        ] + DiscoverySettings.declared.map(\.option) + [
             Option(
                 .legacy,
                 help: "Play a legacy 1.x peer: send only what the original app sent, never answer with an Ack."),
@@ -106,17 +76,6 @@ public struct DaemonConfiguration: Sendable {
             Option(
                 .logFormat, value: "format",
                 help: "text (for people), logfmt (key=value records) or json (an object per line). Default: text."),
-            Option(
-                .maxPeers, value: "n",
-                help:
-                    "Peers kept in the table; past it, the one unheard longest makes room "
-                    + "(peers hexes were exchanged with last). Default: 1024."
-            ),
-            Option(
-                .beaconRate, value: "n",
-                help: "Discovery beacons taken from one sender (a peer at an address) "
-                    + "per second, bursts of twice as many; one address may send 16 times as many datagrams, all 64 "
-                    + "times. Default: 20."),
         ] + WireSettings.declared.map(\.option) + InboundSettings.declared.map(\.option)
         + LinkSettings.declared.map(\.option)
         + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
@@ -178,58 +137,18 @@ public struct DaemonConfiguration: Sendable {
             guard let value = parse(text) else { throw UsageError("\(source) needs \(expected), not '\(text)'") }
             return value
         }
-        /// A whole number in `range`, for counts and sizes.
-        func count(_ key: OptionKey, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-            try setting(
-                key, { Int($0).flatMap { range.contains($0) ? $0 : nil } },
-                expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
-
         var configuration = DaemonConfiguration(dataDirectory: dataDirectory)
         configuration.name = lookup(.displayName)?.values.last
         configuration.tcpPort =
             try setting(.port, { UInt16($0) }, expected: "a port from 0 to 65535") ?? configuration.tcpPort
-        configuration.discoveryPort =
-            try setting(.discoveryPort, { UInt16($0) }, expected: "a port from 0 to 65535")
-            ?? configuration.discoveryPort
-        if let (values, source) = lookup(.broadcast) {
-            configuration.broadcastAddresses = try values.map { text throws(UsageError) in
-                guard let address = IPv4Address(text) else {
-                    throw UsageError("\(source) needs an IPv4 address, not '\(text)'")
-                }
-                return address
-            }
-        }
-        configuration.interfaces = NetworkInterfaces.Selection(
-            including: lookup(.interface)?.values ?? [],
-            excluding: lookup(.excludeInterface)?.values ?? [])
-        if let (values, source) = lookup(.peer) {
-            configuration.staticPeers = try values.map { text throws(UsageError) in
-                if let written = Endpoint.bracketed(text, defaultPort: configuration.discoveryPort) {
-                    throw UsageError("\(source) needs an IPv6 address in brackets: \(written), not '\(text)'")
-                }
-                guard
-                    let endpoint = Endpoint(parsing: text)
-                        ?? Endpoint(parsing: "\(text):\(configuration.discoveryPort)")
-                else {
-                    throw UsageError("\(source) needs HOST, HOST:PORT or [IPV6]:PORT, not '\(text)'")
-                }
-                return endpoint
-            }
-        }
-        configuration.announceInterval =
-            try setting(
-                .announceInterval,
-                { Double($0).flatMap { Duration.seconds(validating: $0, in: Beacon.intervalRange) } },
-                expected: "seconds from \(Beacon.intervalRange.lowerBound) to \(Beacon.intervalRange.upperBound)")
-            ?? configuration.announceInterval
         /// Applies the options a service declares to its settings.
         func apply<Settings>(_ declared: [Setting<Settings>], to settings: inout Settings) throws(UsageError) {
             for setting in declared {
-                guard let (values, source) = lookup(setting.option.key), let text = values.last else { continue }
-                try setting.apply(text, to: &settings, source: source)
+                guard let (values, source) = lookup(setting.option.key) else { continue }
+                try setting.apply(values, to: &settings, source: source)
             }
         }
+        try apply(DiscoverySettings.declared, to: &configuration.discovery)
         try apply(WireSettings.declared, to: &configuration.wire)
         if parsed.flag(.legacy) {
             configuration.wire.legacy = true
@@ -262,8 +181,6 @@ public struct DaemonConfiguration: Sendable {
         configuration.logFormat =
             try setting(.logFormat, LogFormat.init(rawValue:), expected: "text, logfmt or json")
             ?? configuration.logFormat
-        configuration.maximumPeers = try count(.maxPeers, in: 1...1_000_000) ?? configuration.maximumPeers
-        configuration.beaconRate = try count(.beaconRate, in: 1...100_000) ?? configuration.beaconRate
         try apply(InboundSettings.declared, to: &configuration.inbound)
         try apply(LinkSettings.declared, to: &configuration.links)
         try apply(StoreSettings.declared, to: &configuration.store)

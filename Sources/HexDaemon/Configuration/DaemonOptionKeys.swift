@@ -4,23 +4,15 @@ import HexCommandLine
 /// `resolve` reads them by the same keys, so that a misspelt option is a compile error.
 extension OptionKey {
     static let accept = OptionKey("accept")
-    static let announceInterval = OptionKey("announce-interval")
-    static let beaconRate = OptionKey("beacon-rate")
-    static let broadcast = OptionKey("broadcast")
     static let config = OptionKey("config")
     static let dataDirectory = OptionKey("data-dir")
-    static let discoveryPort = OptionKey("discovery-port")
-    static let excludeInterface = OptionKey("exclude-interface")
     static let generateManual = OptionKey("generate-manual")
     static let help = OptionKey("help")
-    static let interface = OptionKey("interface")
     static let legacy = OptionKey("legacy")
     static let logFormat = OptionKey("log-format")
     static let logLevel = OptionKey("log-level")
-    static let maxPeers = OptionKey("max-peers")
     static let displayName = OptionKey("name")
     static let outboxTTL = OptionKey("outbox-ttl")
-    static let peer = OptionKey("peer")
     static let port = OptionKey("port")
     static let version = OptionKey("version")
 }

@@ -32,11 +32,11 @@ extension ControlHandler {
         let folder = DownloadsFolder(path: request.downloads ?? fetcher.defaultFolder.path)
         var failures: [(number: Int, error: FetchError)] = []
         for (number, link) in chosen {
-            let report = await fetcher.fetch(link, number: number, of: hex, into: folder) { report in
-                try? await write(ControlResponse(fetch: report))
+            let ended = await fetcher.fetch(link, number: number, of: hex, into: folder) { progress in
+                try? await write(ControlResponse(fetch: FetchReport(progress)))
             }
-            try await write(ControlResponse(fetch: report.report))
-            if let error = report.error { failures.append((number, error)) }
+            try await write(ControlResponse(fetch: FetchReport(ended)))
+            if let error = ended.error { failures.append((number, error)) }
         }
         guard let first = failures.first else { return ControlResponse(end: ListEnd(count: chosen.count, more: false)) }
         let code: ControlError.Code =

@@ -6,7 +6,11 @@ import HexStore
 /// Carries out control requests against the daemon's services, and reports their errors in the
 /// control protocol's terms (`ControlError(reporting:)`).
 struct ControlHandler: Sendable {
-    let configuration: DaemonConfiguration
+    let wire: WireSettings
+    /// Whose hexes and alerts are taken (`status`).
+    let accept: AcceptPolicy
+    /// The data directory's path (`status`).
+    let dataDirectory: String
     let service: HexService
     let sender: SendService
     let outbox: Outbox
@@ -248,12 +252,12 @@ struct ControlHandler: Sendable {
         case .pair(let peer, let accept, let timeout):
             let pairing = try pairingService()
             let timeout = timeout ?? SendOptions.defaultTimeout
-            return ControlResponse(
-                trust: accept
-                    ? try await pairing.accept(peer, timeout: timeout)
-                    : try await pairing.request(peer, timeout: timeout))
+            let outcome =
+                accept
+                ? try await pairing.accept(peer, timeout: timeout) : try await pairing.request(peer, timeout: timeout)
+            return ControlResponse(trust: TrustReport(outcome))
         case .declinePairing(let peer):
-            return ControlResponse(trust: try await pairingService().decline(peer))
+            return ControlResponse(trust: TrustReport(try await pairingService().decline(peer)))
         case .unpair(let peer):
             let uuid = try await peerUUID(peer, orRemembered: true)
             let pin = try await service.unpair(peer: uuid, label: peer)
@@ -322,17 +326,17 @@ struct ControlHandler: Sendable {
         let found = await discovery.snapshot
         let identity = service.identity
         return StatusReport(
-            peerUUID: identity.uuid, name: identity.name, versionID: configuration.wire.appVersion,
-            legacy: configuration.wire.legacy,
-            tcpPort: tcpPort, discoveryPort: discoveryPort, dataDirectory: configuration.dataDirectory.path,
+            peerUUID: identity.uuid, name: identity.name, versionID: wire.appVersion,
+            legacy: wire.legacy,
+            tcpPort: tcpPort, discoveryPort: discoveryPort, dataDirectory: dataDirectory,
             peers: census.count, inbox: store.counts.inbox, unchecked: store.counts.unchecked,
             hexlist: store.counts.hexlist,
             datagramsReceived: found.datagramsReceived, datagramsMalformed: found.datagramsMalformed,
             datagramsOversized: found.datagramsOversized, datagramsRateLimited: found.datagramsRateLimited,
             peersEvicted: census.evicted, fingerprint: sender.tls?.identity.fingerprint.description,
-            accept: configuration.accept.rawValue, outbox: store.outbox.entries,
-            connections: inbound.counts, datagramsForged: found.datagramsForged,
-            datagramsReplayed: found.datagramsReplayed, storage: store.storage,
+            accept: accept.rawValue, outbox: store.outbox.entries,
+            connections: ConnectionCounts(inbound.counts), datagramsForged: found.datagramsForged,
+            datagramsReplayed: found.datagramsReplayed, storage: StorageReport(store.storage),
             visibility: VisibilityReport(found.visibility, at: Date()),
             discoveryHint: found.discoveryHint,
             interfaces: found.interfacePlan?.map {
@@ -368,7 +372,7 @@ struct ControlHandler: Sendable {
                     addresses: peer.addresses.map(\.description), legacy: peer.isLegacy,
                     lastSeen: (now - peer.lastSeen).inSeconds,
                     fingerprint: peer.fingerprint, trust: trust[peer.uuid]?.pin?.trust,
-                    pairing: pairings[peer.uuid], keyMismatch: mismatch(peer.uuid),
+                    pairing: pairings[peer.uuid].map(PairingStatus.init), keyMismatch: mismatch(peer.uuid),
                     namesakes: namesakes.isEmpty ? nil : namesakes))
         }
         let listed = Set(table.map(\.uuid))
@@ -483,7 +487,7 @@ struct ControlHandler: Sendable {
         if let address = target.address, let peer = await directory.peer(at: address), peer.isSigned {
             uuid = peer.uuid
         }
-        guard !options.legacy, !configuration.wire.legacy, let uuid, uuid.isKeyDerivedID else {
+        guard !options.legacy, !wire.legacy, let uuid, uuid.isKeyDerivedID else {
             return .unkeyedPeer(target.label)
         }
         return .keyedPeer(FileGrants.Recipient(deviceID: uuid, name: target.label))

@@ -1,4 +1,3 @@
-import HexControl
 import HexEngine
 import HexKit
 import HexNet
@@ -55,37 +54,60 @@ struct FileFetcher: Sendable {
     /// How far a fetch came: bytes held in the partial file, of the file's size.
     typealias Progress = (_ received: Int64, _ size: Int64, _ resumedFrom: Int64) async -> Void
 
+    /// How one file of a fetch goes: while it comes, then how it ended.
+    struct FileProgress: Sendable {
+        enum Phase: Sendable {
+            case fetching
+            case fetched(path: String, sha256: String)
+            /// `partial` is the partial file kept for a later resume, when it holds bytes.
+            case failed(FetchError, partial: String?)
+        }
+
+        /// The link's number in the hex (1 is the first).
+        let link: Int
+        /// The name the file gets (made safe), or the link's text when it is no `hexd://` link.
+        let name: String
+        var phase = Phase.fetching
+        /// Bytes held so far, all of them once fetched.
+        var received: Int64 = 0
+        /// The file's size, once its owner said.
+        var size: Int64?
+        /// The verified bytes a partial file held when the fetch went on from it.
+        var resumedFrom: Int64 = 0
+        /// How long the fetch took, once it ended.
+        var elapsed: Duration?
+
+        /// Why it failed; nil while it comes and once it landed.
+        var error: FetchError? {
+            if case .failed(let error, _) = phase { error } else { nil }
+        }
+    }
+
     /// Fetches link `number` of `hex`, telling `progress` how it goes, and says how it ended, in
-    /// a report, in the log and as an event.
+    /// the log and as an event.
     func fetch(
-        _ link: Link, number: Int, of hex: Hex, into folder: DownloadsFolder, progress: (FetchReport) async -> Void
-    ) async -> (report: FetchReport, error: FetchError?) {
+        _ link: Link, number: Int, of hex: Hex, into folder: DownloadsFolder, progress: (FileProgress) async -> Void
+    ) async -> FileProgress {
         let start = ContinuousClock.now
         guard let peerLink = PeerFileLink(link.url) else {
             let error = FetchError(
                 .refused,
                 "not a hexd:// link; it opens in a browser: \(link.url.clipped(toUTF8: 200))")
-            return (
-                FetchReport(
-                    link: number, name: link.url.clipped(toUTF8: 200), state: .failed,
-                    message: error.description), error
-            )
+            return FileProgress(link: number, name: link.url.clipped(toUTF8: 200), phase: .failed(error, partial: nil))
         }
         let name = SafeFileName.make(from: peerLink.name)
-        var report = FetchReport(link: number, name: name, state: .fetching)
+        var report = FileProgress(link: number, name: name)
         do throws(FetchError) {
             let fetched = try await fetch(peerLink, into: folder) { received, size, resumedFrom in
                 report.received = received
                 report.size = size
-                report.resumedFrom = resumedFrom > 0 ? resumedFrom : nil
+                report.resumedFrom = resumedFrom
                 await progress(report)
             }
-            report.state = .fetched
+            report.phase = .fetched(path: fetched.path, sha256: fetched.sha256)
             report.received = fetched.size
             report.size = fetched.size
-            report.path = fetched.path
-            report.sha256 = fetched.sha256
-            report.milliseconds = (ContinuousClock.now - start).inSeconds * 1_000
+            report.elapsed = ContinuousClock.now - start
             let resumed = fetched.resumedFrom > 0 ? ", resumed from byte \(fetched.resumedFrom)" : ""
             logger.info(
                 "fetched \(name) (\(fetched.size) bytes\(resumed)) from \(hex.senderName.clipped(toUTF8: 200)) "
@@ -93,18 +115,17 @@ struct FileFetcher: Sendable {
             await events.publish(
                 .fileFetched, peerUUID: hex.senderUUID, peer: hex.senderName, id: hex.id.uppercaseText,
                 message: fetched.path)
-            return (report, nil)
+            return report
         } catch {
-            report.state = .failed
-            report.message = error.description
-            report.milliseconds = (ContinuousClock.now - start).inSeconds * 1_000
             let partial = folder.partialPath(for: peerLink)
-            if let held = try? DiskFile.reading(partial).status().size, held > 0 { report.path = partial }
+            let held = (try? DiskFile.reading(partial).status().size).map { $0 > 0 } ?? false
+            report.phase = .failed(error, partial: held ? partial : nil)
+            report.elapsed = ContinuousClock.now - start
             logger.warning("cannot fetch \(name) of hex \(hex.id.shortText): \(error)")
             await events.publish(
                 .fetchFailed, peerUUID: hex.senderUUID, peer: hex.senderName, id: hex.id.uppercaseText,
                 message: "\(name): \(error)")
-            return (report, error)
+            return report
         }
     }
 

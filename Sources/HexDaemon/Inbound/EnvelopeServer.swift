@@ -1,4 +1,3 @@
-import HexControl
 import HexEngine
 import HexKit
 import HexNet
@@ -40,15 +39,12 @@ final class EnvelopeServer: DaemonService {
     private let tally: Tally
 
     private final class Tally: Sendable {
-        let counts = Mutex(ConnectionCounts())
-        func count(_ field: WritableKeyPath<ConnectionCounts, Int>) { counts.withLock { $0[keyPath: field] += 1 } }
-        func count(_ field: WritableKeyPath<ConnectionCounts, Int?>) {
-            counts.withLock { $0[keyPath: field] = ($0[keyPath: field] ?? 0) + 1 }
-        }
+        let counts = Mutex(ConnectionTally())
+        func count(_ field: WritableKeyPath<ConnectionTally, Int>) { counts.withLock { $0[keyPath: field] += 1 } }
     }
 
     /// Peer connections open now, and what the budgets closed since the start.
-    var counts: ConnectionCounts {
+    var counts: ConnectionTally {
         var counts = tally.counts.withLock { $0 }
         counts.open = connections.count
         return counts

@@ -1,4 +1,3 @@
-import HexControl
 import HexEngine
 import HexKit
 import HexNet
@@ -8,6 +7,28 @@ import HexTLS
 /// section 12): asks a peer (`request`), answers a peer's steps (`receive`), and completes a
 /// peer's request once this side's user accepts (`accept`). Exists only where TLS is spoken.
 actor PairingService {
+    /// Where a step of `hexctl pair` left a peer.
+    struct Outcome: Sendable, Equatable {
+        let peerUUID: String
+        /// The peer's name, as it announced it.
+        let name: String
+        let key: Fingerprint
+        /// How the key is trusted now; nil when nothing is pinned to the peer.
+        let trust: SenderTrust?
+        /// The verification code both users compare.
+        let code: String?
+        /// The pairing waits for the peer's user to accept.
+        let awaitingPeer: Bool
+    }
+
+    /// A pairing under way with a peer, as `hexctl peers` shows it.
+    struct Pending: Sendable, Equatable {
+        /// The verification code both sides show.
+        let code: String
+        /// The peer asked, and this side's user accepts; false: this side asked and waits.
+        let awaitingUs: Bool
+    }
+
     private let tls: TLSContext
     private let wire: WireSettings
     private let directory: PeerDirectory
@@ -43,7 +64,7 @@ actor PairingService {
     /// Asks a peer to pair: exchanges nonces with it over TLS (its key proven: the pinned one, or
     /// the one it announced) and returns the code both users compare. The peer's user then accepts.
     /// - Throws: `LookupError`, `SendError`.
-    func request(_ text: String, timeout: Duration) async throws -> TrustReport {
+    func request(_ text: String, timeout: Duration) async throws -> Outcome {
         let peer = try await directory.peer(matching: text)
         let label = "\(peer.name) (\(peer.endpoint))"
         guard peer.speaksTLS else {
@@ -84,15 +105,14 @@ actor PairingService {
                 peerUUID: peer.uuid, name: peer.name, key: theirKey, code: code, expires: .now + PairingBook.lifetime),
             at: .now)
         logger.info("asked \(label) to pair: code \(code), key \(theirKey)")
-        return TrustReport(
-            peerUUID: peer.uuid, peer: peer.name, key: theirKey.description, trust: pin?.trust, code: code,
-            awaitingPeer: true)
+        return Outcome(
+            peerUUID: peer.uuid, name: peer.name, key: theirKey, trust: pin?.trust, code: code, awaitingPeer: true)
     }
 
     /// Accepts a peer's pairing request, its code compared by this side's user: tells the peer
     /// (which must still be waiting, with the same code), then pins its key as paired.
     /// - Throws: `LookupError`, `SendError`.
-    func accept(_ text: String, timeout: Duration) async throws -> TrustReport {
+    func accept(_ text: String, timeout: Duration) async throws -> Outcome {
         let request = try book.request(matching: text, at: .now)
         let label = "\(request.name) (\(request.peerUUID))"
         guard let code = request.code else { throw LookupError.noPairing(text) }
@@ -111,31 +131,29 @@ actor PairingService {
         _ = try await service.pair(peer: request.peerUUID, fingerprint: request.key.description)
         await paired(request.peerUUID, name: request.name, key: request.key, code: code)
         logger.info("paired with \(label): code \(code), key \(request.key)")
-        return TrustReport(
-            peerUUID: request.peerUUID, peer: request.name, key: request.key.description, trust: .paired, code: code,
+        return Outcome(
+            peerUUID: request.peerUUID, name: request.name, key: request.key, trust: .paired, code: code,
             awaitingPeer: false)
     }
 
     /// Drops the request a peer sent, unaccepted: nothing is pinned or sent (the peer's own request
     /// runs out on its side).
     /// - Throws: `LookupError` when no request from that peer waits.
-    func decline(_ text: String) throws -> TrustReport {
+    func decline(_ text: String) throws -> Outcome {
         let request = try book.request(matching: text, at: .now)
         book.closeIncoming(request.key)
         logger.info("declined the pairing request of \(request.name) (\(request.peerUUID))")
-        return TrustReport(
-            peerUUID: request.peerUUID, peer: request.name, key: request.key.description, trust: nil,
-            code: request.code, awaitingPeer: false)
+        return Outcome(
+            peerUUID: request.peerUUID, name: request.name, key: request.key, trust: nil, code: request.code,
+            awaitingPeer: false)
     }
 
     /// The pairings under way with any of `uuids`, by UUID, in one call (for `hexctl peers`).
-    func pending(for uuids: [String]) -> [String: PairingStatus] {
+    func pending(for uuids: [String]) -> [String: Pending] {
         let now = ContinuousClock.now
-        var pending: [String: PairingStatus] = [:]
+        var pending: [String: Pending] = [:]
         for uuid in uuids {
-            pending[uuid] = book.pending(for: uuid, at: now).map {
-                PairingStatus(code: $0.code, awaitingUs: $0.awaitingUs)
-            }
+            pending[uuid] = book.pending(for: uuid, at: now).map { Pending(code: $0.code, awaitingUs: $0.awaitingUs) }
         }
         return pending
     }

@@ -16,7 +16,9 @@ actor Discovery: DaemonService {
     /// hexd's link-local multicast group (Protocol.md, section 9): IPv6 beacons go to it on each
     /// interface, and every daemon joins it on each.
     static let group = IPv6Address("ff02::4865:7864")
-    private let configuration: DaemonConfiguration
+    private let settings: DiscoverySettings
+    /// The version announced in beacons.
+    private let versionID: String
     private let identity: LocalIdentity
     /// This device's key, which signs every beacon; nil exactly when playing a legacy peer,
     /// which speaks no TLS and signs nothing.
@@ -69,15 +71,16 @@ actor Discovery: DaemonService {
     private(set) var discoveryHint: String?
 
     init(
-        socket: DatagramSocket, socket6: DatagramSocket?, configuration: DaemonConfiguration,
+        socket: DatagramSocket, socket6: DatagramSocket?, settings: DiscoverySettings, versionID: String,
         identity: LocalIdentity, signer: TLSIdentity?, boot: UInt64, tcpPort: UInt16,
         directory: PeerDirectory, events: EventLog, service: HexService, logger: Logger, visibility: Visibility
     ) {
         self.visibility = visibility
-        schedule = AnnounceSchedule(interval: configuration.announceInterval)
+        schedule = AnnounceSchedule(interval: settings.announceInterval)
         self.socket = socket
         self.socket6 = socket6
-        self.configuration = configuration
+        self.settings = settings
+        self.versionID = versionID
         self.identity = identity
         self.signer = signer
         self.boot = boot
@@ -86,7 +89,7 @@ actor Discovery: DaemonService {
         self.service = service
         self.directory = directory
         self.logger = logger
-        rateLimiter = BeaconRateLimiter(rate: configuration.beaconRate)
+        rateLimiter = BeaconRateLimiter(rate: settings.beaconRate)
     }
 
     /// Runs until cancelled: receiving, and announcing while visible.
@@ -282,7 +285,7 @@ actor Discovery: DaemonService {
             logger.limited(
                 "beacon flood", .warning,
                 "dropping beacons claiming \(beacon.peer) from \(datagram.sender): "
-                    + "more than \(configuration.beaconRate) a second")
+                    + "more than \(settings.beaconRate) a second")
             return
         }
         guard let signed = await admit(beacon, from: datagram) else { return }
@@ -375,7 +378,7 @@ actor Discovery: DaemonService {
     private func beacon(_ kind: Beacon.Kind) -> Beacon {
         let beacon = Beacon(
             kind: kind, peer: identity.uuid, instance: instance, name: identity.name,
-            versionID: configuration.wire.appVersion, port: tcpPort,
+            versionID: versionID, port: tcpPort,
             interval: schedule.interval.inSeconds,
             capabilities: signer == nil ? [] : ["ack", "tls"],
             fingerprint: signer?.fingerprint.description)
@@ -396,9 +399,9 @@ actor Discovery: DaemonService {
     /// (interfaces read afresh, the group joined on each new one), and to every static peer.
     private func broadcast(_ kind: Beacon.Kind) async {
         let bytes = beacon(kind).encoded()
-        var targets = configuration.broadcastAddresses.map(IPAddress.v4)
+        var targets = settings.broadcastAddresses.map(IPAddress.v4)
         if targets.isEmpty {
-            let selection = configuration.interfaces
+            let selection = settings.interfaces
             var plan = NetworkInterfaces.targets(of: NetworkInterfaces.addresses(), selection: selection)
             if let socket6, let group = Self.group {
                 let links = NetworkInterfaces.multicastTargets(
@@ -419,8 +422,8 @@ actor Discovery: DaemonService {
             let chosen = !selection.including.isEmpty || !selection.excluding.isEmpty
             targets = (chosen ? [] : [.v4(.limitedBroadcast)]) + plan.compactMap(\.broadcast)
         }
-        for address in targets { send(bytes, to: address, port: configuration.discoveryPort) }
-        for peer in configuration.staticPeers {
+        for address in targets { send(bytes, to: address, port: settings.port) }
+        for peer in settings.staticPeerEndpoints {
             do {
                 send(bytes, to: try await StreamConnector.resolve(peer.host), port: peer.port)
             } catch {

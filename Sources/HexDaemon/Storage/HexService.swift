@@ -1,5 +1,4 @@
 import HexCommandLine
-import HexControl
 import HexEngine
 import HexKit
 import HexStore
@@ -214,22 +213,26 @@ actor HexService {
     }
 
     /// What the inbox holds against its budgets, and the disk against its floors.
-    /// What `status` says of the store, read in one call: the hexes, the outbox, the disk.
-    func statusSnapshot() throws -> (counts: HexCounts, outbox: OutboxUsage, storage: StorageReport) {
-        (try counts(), try outboxUsage(), storageReport())
+    struct StorageSnapshot: Sendable {
+        let usage: InboxUsage
+        let budget: InboxBudget
+        /// The disk's free space and floors; nil when it cannot be read.
+        let disk: DiskRoom?
+        /// The bytes held in reserve for a full disk; 0 once given back.
+        let reserveBytes: Int
+
+        /// Whom the disk's free space refuses now.
+        var refusing: DiskWatch.Refusing { disk.map(DiskWatch.Refusing.init) ?? .nothing }
     }
 
-    func storageReport() -> StorageReport {
-        let usage = manager.usage
-        let budget = manager.budget
-        let largest = usage.largestStranger
-        let reading = disk.reading()
-        return StorageReport(
-            inboxBytes: usage.total, inboxBudget: budget.inbox, strangersBytes: usage.strangers,
-            strangersBudget: budget.strangers, largestSender: largest?.account.description,
-            largestSenderBytes: largest?.bytes ?? 0, senderBudget: budget.perSender, diskFree: reading?.free,
-            diskFloor: reading?.floor, diskHardFloor: reading?.hardFloor,
-            refusing: reading.map(DiskWatch.Refusing.init)?.rawValue ?? DiskWatch.Refusing.nothing.rawValue,
+    /// What `status` says of the store, read in one call: the hexes, the outbox, the disk.
+    func statusSnapshot() throws -> (counts: HexCounts, outbox: OutboxUsage, storage: StorageSnapshot) {
+        (try counts(), try outboxUsage(), storageSnapshot())
+    }
+
+    func storageSnapshot() -> StorageSnapshot {
+        StorageSnapshot(
+            usage: manager.usage, budget: manager.budget, disk: disk.reading(),
             reserveBytes: disk.holdsReserve ? reserve : 0)
     }
 
