@@ -12,14 +12,15 @@ extension ProcessTests {
 
         @Test func thirtyDaemonsOnOneHostAllListEachOther() async throws {
             let port = try DaemonProcess.freeDiscoveryPort()
-            var started: [DaemonProcess] = []
-            for index in 0..<Self.daemons {
-                started.append(
-                    try await DaemonProcess(
-                        name: "crowd\(index)", discoveryPort: port,
-                        interval: Self.interval))
+            // Started side by side, as a crowd comes up: each start waits for its daemon to answer.
+            let crowd = try await withThrowingTaskGroup(of: DaemonProcess.self) { group in
+                for index in 0..<Self.daemons {
+                    group.addTask {
+                        try await DaemonProcess(name: "crowd\(index)", discoveryPort: port, interval: Self.interval)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            let crowd = started
             let lastStarted = ContinuousClock.now
             var short: [String] = []
             try await waitUntil("every daemon lists the \(Self.daemons - 1) others", timeout: .seconds(30)) {
@@ -41,10 +42,17 @@ extension ProcessTests {
             #expect(status.datagramsRateLimited == before, "nothing dropped at steady state")
             let crowded = Self.interval * Double(Self.daemons - 1) / 16
             #expect(abs((status.announceInterval ?? 0) - crowded) < 0.01, "\(status.announceInterval ?? 0)")
-            for daemon in crowd {
-                let lost = try await daemon.hexctl(["watch", "--since", "0", "--until", "peerLost", "--timeout", "0.2"])
-                #expect(lost.status == 75, "\(daemon.name) lost a peer: \(lost.standardOutput)")
+            let losses = try await withThrowingTaskGroup(of: (String, Int32, String).self) { group in
+                for daemon in crowd {
+                    group.addTask {
+                        let watch = ["watch", "--since", "0", "--until", "peerLost", "--timeout", "0.2"]
+                        let lost = try await daemon.hexctl(watch)
+                        return (daemon.name, lost.status, lost.standardOutput)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
+            for (name, status, output) in losses { #expect(status == 75, "\(name) lost a peer: \(output)") }
         }
     }
 }

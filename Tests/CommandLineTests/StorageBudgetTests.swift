@@ -169,7 +169,7 @@ extension ProcessTests {
         }
 
         /// Four strangers (two keys over TLS, two plaintext addresses) stream large Stores at a
-        /// daemon whose data directory is on a 64 MiB tmpfs, for at most 6 s each: the directory
+        /// daemon whose data directory is on a 64 MiB tmpfs, for at most 3 s each: the directory
         /// stays within the strangers' budget (twice over for the write-ahead log, plus the
         /// reserve), a paired peer's hexes are acked throughout, and after the attack the daemon
         /// restarts, lists its inbox and takes the paired peer's hexes again.
@@ -191,7 +191,7 @@ extension ProcessTests {
                 (try peerIdentity("One", in: keys), nil), (try peerIdentity("Two", in: keys), nil),
                 (nil, IPAddress("127.0.0.4")), (nil, IPAddress("127.0.0.5")),
             ]
-            let deadline = ContinuousClock.now + .seconds(6)
+            let deadline = ContinuousClock.now + .seconds(3)
             let (answers, pairedSends) = try await withThrowingTaskGroup(of: ([AckStatus?], [Int32]).self) { group in
                 for (identity, source) in strangers {
                     group.addTask {
