@@ -136,6 +136,9 @@ if Context.environment["HEXD_FUZZ"] != nil {
             name: "FuzzBeacon", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzBeacon",
             swiftSettings: strictSettings),
         .executableTarget(
+            name: "FuzzLocalSend", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzLocalSend",
+            swiftSettings: strictSettings),
+        .executableTarget(
             name: "FuzzDBusMessage", dependencies: ["HexDBus", "CFuzzDriver"],
             path: "Tests/Fuzz/FuzzDBusMessage", swiftSettings: strictSettings),
         .executableTarget(

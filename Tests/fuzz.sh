@@ -10,7 +10,7 @@ seconds=${1:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hexd-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest FuzzHTTPRequest FuzzDBusMessage FuzzDNSMessage)
+targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest FuzzHTTPRequest FuzzDBusMessage FuzzDNSMessage FuzzLocalSend)
 flags=(-c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 # A failed build fails the run: fuzzing a stale binary left in .build-fuzz proves nothing.
 for target in "${targets[@]}"; do
@@ -29,6 +29,11 @@ printf '%s' '{"capabilities":[],"format":"hexd-beacon/1","instance":"0C0E7A52-2B
 printf '%s' '{"command":"send","to":"grace","links":[{"url":"https://example.com","service":"Dropbox"}],"timeout":2.5,"wait":true}' > "$work/seeds/FuzzControlRequest/send"
 printf '%s' '{"command":"inbox.list","limit":50,"after":"9B516502-0000-4000-8000-000000000000"}' > "$work/seeds/FuzzControlRequest/list"
 printf '%s' '{"ok":true,"status":{"peerUUID":"A","name":"n","versionID":"2","legacy":false,"tcpPort":1,"discoveryPort":2,"dataDirectory":"/d","peers":0,"inbox":0,"unchecked":0,"hexlist":0,"datagramsReceived":0,"datagramsMalformed":0,"datagramsOversized":0,"datagramsRateLimited":0,"peersEvicted":0,"datagramsForged":0,"datagramsReplayed":0,"connections":{"open":1,"accepted":2,"refusedPerAddress":0,"closedForRoom":0,"closedAtDeadline":1,"cutOffForPartialLines":0,"closedForLongLines":0,"closedInHandshake":0}}}' > "$work/seeds/FuzzControlRequest/status"
+
+# LocalSend: an announcement, and a message offered in prepare-upload.
+printf '%s' '{"alias":"Nice Orange","version":"2.2","deviceModel":"Pixel 8","deviceType":"mobile","fingerprint":"A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C6D7E8F90","port":53317,"protocol":"https","download":false,"announce":true}' > "$work/seeds/FuzzLocalSend/announce"
+printf '%s' '{"info":{"alias":"P","version":"2.1","deviceModel":null,"deviceType":"mobile","fingerprint":"f","port":53317,"protocol":"https","download":false},"files":{"a":{"id":"a","fileName":"a.txt","size":5,"fileType":"text/plain","preview":"hello"},"b":{"id":"b","fileName":"b.jpg","size":9,"fileType":"image/jpeg","sha256":"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}}' > "$work/seeds/FuzzLocalSend/prepare-upload"
+printf '%s' '{"sessionId":"s-1","files":{"a":"t-1","b":"t-2"}}' > "$work/seeds/FuzzLocalSend/session"
 
 # The first byte picks the size of the pieces the request arrives in.
 printf '%s' $'\x05GET /?token=abc HTTP/1.1\r\nHost: 127.0.0.1:18522\r\nCookie: a=b; hexd_session_18522=x\r\n\r\n' \

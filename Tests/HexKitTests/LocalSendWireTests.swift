@@ -1,0 +1,140 @@
+import HexKit
+import Testing
+
+/// LocalSend's JSON as hexd reads and writes it: what the apps send is read, what hexd writes
+/// reads back the same, and nothing a stranger sends can trap or pass a bound.
+@Suite(.timeLimit(.minutes(1))) struct LocalSendWireTests {
+    private static let announcement = Array(
+        #"""
+        {"alias":"Nice Orange","version":"2.2","deviceModel":"Pixel 8","deviceType":"mobile",
+        "fingerprint":"A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C6D7E8F90","port":53317,
+        "protocol":"https","download":false,"announce":true}
+        """#.utf8)
+
+    @Test func anAnnouncementOfTheAppsIsRead() throws {
+        let device = try #require(LocalSendDevice.decode(Self.announcement))
+        #expect(device.alias == "Nice Orange" && device.version == "2.2" && device.deviceModel == "Pixel 8")
+        #expect(device.deviceType == .mobile && device.port == 53_317 && device.scheme == .https)
+        #expect(device.fingerprint.hasPrefix("A1B2C3D4") && device.download == false && device.announce == true)
+    }
+
+    @Test func missingAndUnknownFieldsTakeTheAppsDefaults() throws {
+        let device = try #require(
+            LocalSendDevice.decode(
+                Array(#"{"alias":"Old","fingerprint":"x","deviceType":"toaster","deviceModel":null,"port":70000}"#.utf8)
+            ))
+        #expect(device.version == "1.0", "protocol 1 says no version")
+        #expect(device.deviceType == .desktop, "an unknown type reads as desktop, as the apps read it")
+        #expect(device.deviceModel == nil && device.port == nil && device.scheme == nil && device.announce == nil)
+    }
+
+    @Test(arguments: [
+        #"{"fingerprint":"x"}"#, #"{"alias":"A"}"#, #"{"alias":"A","fingerprint":""}"#,
+        #"{"alias":1,"fingerprint":"x"}"#,
+        #"["alias"]"#, "", "{", #"{"alias":"A","fingerprint":"\#(String(repeating: "f", count: 129))"}"#,
+    ])
+    func aTextWithoutAnAliasOrAFingerprintIsNoDevice(_ text: String) {
+        #expect(LocalSendDevice.decode(Array(text.utf8)) == nil)
+    }
+
+    @Test func longFieldsAreCutAndLongTextsRefused() throws {
+        let long = String(repeating: "é", count: 300)
+        let device = try #require(
+            LocalSendDevice.decode(Array(#"{"alias":"\#(long)","fingerprint":"x","deviceModel":"\#(long)"}"#.utf8)))
+        #expect(device.alias.utf8.count <= LocalSendDevice.maximumAliasBytes && device.alias.hasPrefix("éé"))
+        #expect((device.deviceModel?.utf8.count ?? .max) <= LocalSendDevice.maximumModelBytes)
+        let padded = #"{"alias":"A","fingerprint":"x"}"# + String(repeating: " ", count: LocalSendDevice.maximumSize)
+        #expect(LocalSendDevice.decode(Array(padded.utf8)) == nil)
+    }
+
+    @Test func whatHexdWritesReadsBackTheSame() throws {
+        let device = LocalSendDevice(
+            alias: "hexd \"lab\"", version: "2.2", deviceModel: nil, deviceType: .headless,
+            fingerprint: String(repeating: "AB", count: 32), port: 53_318, scheme: .https, announce: true)
+        #expect(LocalSendDevice.decode(device.encoded()) == device)
+        let request = LocalSendUploadRequest(
+            info: device,
+            files: [
+                LocalSendFile(
+                    id: "1", fileName: "links.txt", size: 27, fileType: "text/plain",
+                    preview: "https://example.com/a\nline 2")
+            ])
+        #expect(LocalSendUploadRequest.decode(request.encoded()) == request)
+        let session = LocalSendUploadSession(sessionID: "s-1", tokens: [("1", "t-1"), ("2", "t-2")])
+        #expect(LocalSendUploadSession.decode(session.encoded()) == session)
+    }
+
+    @Test func aMessageIsOneTextFileWithItsTextInThePreview() throws {
+        func request(_ files: String) -> LocalSendUploadRequest? {
+            LocalSendUploadRequest.decode(Array(#"{"info":{"alias":"P","fingerprint":"f"},"files":{\#(files)}}"#.utf8))
+        }
+        let note = try #require(
+            request(#""a":{"id":"a","fileName":"a.txt","size":5,"fileType":"text/plain","preview":"hello"}"#))
+        #expect(note.message == "hello")
+        let version1 = try #require(
+            request(#""a":{"id":"a","fileName":"a.txt","size":5,"fileType":"text","preview":"hi"}"#))
+        #expect(version1.message == "hi", "protocol 1 names the type text")
+        let photo = try #require(
+            request(#""a":{"id":"a","fileName":"a.jpg","size":5,"fileType":"image/jpeg","sha256":"\#(Self.digest)"}"#))
+        #expect(photo.message == nil && photo.files.first?.sha256 == Self.digest.lowercased())
+        let two = try #require(
+            request(
+                #""a":{"id":"a","fileName":"a.txt","size":1,"fileType":"text/plain","preview":"x"},"#
+                    + #""b":{"id":"b","fileName":"b.txt","size":1,"fileType":"text/plain","preview":"y"}"#))
+        #expect(two.message == nil && two.files.map(\.id) == ["a", "b"], "two texts are files, in the order written")
+        let badDigest = try #require(
+            request(#""a":{"id":"a","fileName":"a","size":1,"fileType":"x/y","sha256":"not hex"}"#))
+        #expect(badDigest.files.first?.sha256 == nil)
+    }
+
+    private static let digest = String(repeating: "0123456789ABCDEF", count: 4)
+
+    @Test func anOfferPastItsBoundsIsRefusedWhole() {
+        func file(_ id: Int, size: String = "1", preview: String? = nil) -> String {
+            #""\#(id)":{"id":"\#(id)","fileName":"f","size":\#(size),"fileType":"x/y""#
+                + (preview.map { #","preview":"\#($0)""# } ?? "") + "}"
+        }
+        func decode(_ files: [String]) -> LocalSendUploadRequest? {
+            LocalSendUploadRequest.decode(
+                Array(#"{"info":{"alias":"P","fingerprint":"f"},"files":{\#(files.joined(separator: ","))}}"#.utf8))
+        }
+        #expect(decode((0..<LocalSendUploadRequest.maximumFiles).map { file($0) })?.files.count == 1_000)
+        #expect(decode((0...LocalSendUploadRequest.maximumFiles).map { file($0) }) == nil, "one file too many")
+        #expect(decode([]) == nil, "no files")
+        #expect(decode([file(1), file(1)]) == nil, "one id twice")
+        #expect(decode([file(1, size: "-1")]) == nil && decode([file(1, size: "1.5")]) == nil)
+        let longest = String(repeating: "x", count: LocalSendFile.maximumPreviewBytes)
+        #expect(decode([file(1, preview: longest)]) != nil)
+        #expect(decode([file(1, preview: longest + "x")]) == nil, "a longer message is refused, never cut")
+    }
+
+    /// Mutations of valid texts and random bytes: every reader answers, none traps. Bounded in count.
+    @Test func noTextTrapsAReader() {
+        var generator = SystemRandomNumberGenerator()
+        let seeds = [
+            Self.announcement,
+            LocalSendUploadRequest(
+                info: LocalSendDevice(
+                    alias: "a", version: "2.1", deviceModel: nil, deviceType: .server, fingerprint: "f"),
+                files: [LocalSendFile(id: "1", fileName: "n", size: 1, fileType: "text/plain", preview: "p")]
+            ).encoded(),
+            LocalSendUploadSession(sessionID: "s", tokens: [("1", "t")]).encoded(),
+        ]
+        var read = 0
+        for round in 0..<3_000 {
+            var bytes = seeds[round % seeds.count]
+            for _ in 0..<Int.random(in: 1...8, using: &generator) where !bytes.isEmpty {
+                let index = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[index] = UInt8.random(in: 0...255, using: &generator)
+                case 1: bytes.remove(at: index)
+                default: bytes.insert(UInt8.random(in: 0...255, using: &generator), at: index)
+                }
+            }
+            if LocalSendDevice.decode(bytes) != nil { read += 1 }
+            if LocalSendUploadRequest.decode(bytes) != nil { read += 1 }
+            if LocalSendUploadSession.decode(bytes) != nil { read += 1 }
+        }
+        #expect(read > 0, "some mutations stay readable, so the readers' paths past parsing ran too")
+    }
+}
