@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
+#include <openssl/rsa.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -49,6 +50,7 @@ static inline size_t hexd_bio_pending(BIO *bio) {
 /// UTF-8 text for X509_NAME_add_entry_by_txt (MBSTRING_UTF8 is a compound macro).
 static const int HEXD_MBSTRING_UTF8 = MBSTRING_UTF8;
 static const int HEXD_EVP_PKEY_ED25519 = EVP_PKEY_ED25519;
+static const int HEXD_EVP_PKEY_RSA = EVP_PKEY_RSA;
 
 /// The largest certificate chain accepted from the other side, in bytes (a macro in OpenSSL).
 static inline long hexd_ssl_ctx_set_max_cert_list(SSL_CTX *context, long bytes) {

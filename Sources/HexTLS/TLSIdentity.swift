@@ -1,34 +1,27 @@
 import COpenSSL
 import FoundationEssentials
-import Glibc
-import HexNet
 
-/// This device's key pair and self-signed certificate: what it proves in every TLS handshake.
+/// This device's key pair and self-signed certificate: what it proves in every TLS handshake
+/// with hexd peers.
 ///
-/// Made once, on first start (an Ed25519 key; a certificate valid for a century, so it never
-/// needs renewing and its fingerprint never changes), and kept in two files of mode 0600.
-public final class TLSIdentity: @unchecked Sendable {
-    // Unchecked: the key and certificate are OpenSSL objects that are only read once made, which
-    // OpenSSL allows from any thread.
-    let key: OpaquePointer
-    let certificate: OpaquePointer
-    public let fingerprint: Fingerprint
+/// Made once, on first start (an Ed25519 key, whose public half derives the device ID; see
+/// `CertifiedKey`), and kept in two files of mode 0600.
+public final class TLSIdentity: Sendable {
+    let certified: CertifiedKey
     /// The public half of the key, which derives this device's ID.
     public let publicKey: DeviceKey
 
-    private init(key: OpaquePointer, certificate: OpaquePointer) throws(TLSError) {
-        guard let der = Self.der(of: certificate), let fingerprint = Fingerprint(certificateDER: der),
-            let publicKey = DeviceKey.of(certificate: certificate)
-        else {
-            EVP_PKEY_free(key)
-            X509_free(certificate)
+    private init(_ certified: CertifiedKey) throws(TLSError) {
+        guard let publicKey = DeviceKey.of(certificate: certified.certificate) else {
             throw TLSError.openSSL("read the certificate's Ed25519 key")
         }
-        self.key = key
-        self.certificate = certificate
-        self.fingerprint = fingerprint
+        self.certified = certified
         self.publicKey = publicKey
     }
+
+    public var fingerprint: Fingerprint { certified.fingerprint }
+    var key: OpaquePointer { certified.key }
+    var certificate: OpaquePointer { certified.certificate }
 
     /// The ID this device goes by: the one its key derives.
     public var deviceID: UUID { publicKey.deviceID }
@@ -49,170 +42,19 @@ public final class TLSIdentity: @unchecked Sendable {
         return signature
     }
 
-    deinit {
-        EVP_PKEY_free(key)
-        X509_free(certificate)
-    }
-
-    /// Reads the identity from its two files, or makes a new one there when neither exists.
-    ///
-    /// The key is written first, each file whole or not at all: a start cut short between the two
-    /// leaves a key without its certificate, and the next start makes the certificate for that key
-    /// (the key is the identity; nobody can have pinned a certificate never written).
+    /// Reads the identity from its two files, or makes a new one there when neither exists (see
+    /// `CertifiedKey.loadOrCreate`).
     /// - Parameter commonName: the new certificate's subject (informative; peers trust the
     ///   fingerprint, not the name).
     /// - Returns: the identity, and whether it was made (or completed) now.
-    /// - Throws: `TLSError` when the files cannot be read or written, or do not hold a matching key
-    ///   and certificate (a certificate without its key is refused: a new key would silently be a
-    ///   new identity to every peer).
+    /// - Throws: `TLSError` when the files cannot be read or written, do not hold a matching key
+    ///   and certificate, or hold a key that is not Ed25519.
     public static func loadOrCreate(keyPath: String, certificatePath: String, commonName: String) throws(TLSError) -> (
         TLSIdentity, created: Bool
     ) {
-        let keyText = try readPrivate(keyPath)
-        let certificateText = try readPrivate(certificatePath)
-        switch (keyText, certificateText) {
-        case (let keyText?, let certificateText?):
-            return (
-                try parse(
-                    key: keyText, certificate: certificateText, keyPath: keyPath, certificatePath: certificatePath),
-                false
-            )
-        case (nil, nil):
-            let identity = try generate(commonName: commonName)
-            // The key first: a certificate without its key would be useless.
-            let key = try identity.pem(writing: { PEM_write_bio_PrivateKey($0, identity.key, nil, nil, 0, nil, nil) })
-            try writePrivate(key, to: keyPath)
-            let certificate = try identity.pem(writing: { PEM_write_bio_X509($0, identity.certificate) })
-            try writePrivate(certificate, to: certificatePath)
-            return (identity, true)
-        case (nil, _?):
-            throw TLSError(
-                "read the device key",
-                reason: "\(certificatePath) exists but \(keyPath) does not; restore the key, "
-                    + "or remove both files to make a new identity "
-                    + "(peers that pinned the old one must then reset their trust)"
-            )
-        case (let keyText?, nil):
-            guard let key = withMemoryBIO(keyText, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
-                throw .openSSL("read the device key \(keyPath)")
-            }
-            let identity = try certify(key, commonName: commonName)
-            let certificate = try identity.pem(writing: { PEM_write_bio_X509($0, identity.certificate) })
-            try writePrivate(certificate, to: certificatePath)
-            return (identity, true)
-        }
-    }
-
-    /// A new Ed25519 key and a self-signed certificate for it.
-    static func generate(commonName: String) throws(TLSError) -> TLSIdentity {
-        guard let context = EVP_PKEY_CTX_new_id(HEXD_EVP_PKEY_ED25519, nil) else { throw .openSSL("make a key") }
-        defer { EVP_PKEY_CTX_free(context) }
-        var generated: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_keygen(context, &generated) == 1, let key = generated else {
-            throw .openSSL("make a key")
-        }
-        return try certify(key, commonName: commonName)
-    }
-
-    /// `key` (owned from here on) with a new self-signed certificate.
-    private static func certify(_ key: OpaquePointer, commonName: String) throws(TLSError) -> TLSIdentity {
-        guard let certificate = X509_new() else {
-            EVP_PKEY_free(key)
-            throw .openSSL("make a certificate")
-        }
-        guard sign(certificate, with: key, commonName: commonName) else {
-            EVP_PKEY_free(key)
-            X509_free(certificate)
-            throw .openSSL("make a certificate")
-        }
-        return try TLSIdentity(key: key, certificate: certificate)
-    }
-
-    /// Fills in a version 3 certificate (a random serial, valid from a day ago for 36,500 days,
-    /// subject and issuer CN = `commonName`) and signs it with `key`.
-    private static func sign(_ certificate: OpaquePointer, with key: OpaquePointer, commonName: String) -> Bool {
-        var serial = [UInt8](repeating: 0, count: 16)
-        guard RAND_bytes(&serial, Int32(serial.count)) == 1 else { return false }
-        serial[0] &= 0x7F  // a positive number
-        guard let number = BN_bin2bn(serial, Int32(serial.count), nil) else { return false }
-        defer { BN_free(number) }
-        guard let name = X509_get_subject_name(certificate) else { return false }
-        return X509_set_version(certificate, 2) == 1
-            && BN_to_ASN1_INTEGER(number, X509_get_serialNumber(certificate)) != nil
-            // A day back, for clocks that disagree.
-            && X509_gmtime_adj(X509_getm_notBefore(certificate), -86_400) != nil
-            && X509_time_adj_ex(X509_getm_notAfter(certificate), 36_500, 0, nil) != nil
-            && X509_set_pubkey(certificate, key) == 1
-            && X509_NAME_add_entry_by_txt(name, "CN", HEXD_MBSTRING_UTF8, commonName, -1, -1, 0) == 1
-            && X509_set_issuer_name(certificate, name) == 1
-            // Ed25519 signs without a separate digest.
-            && X509_sign(certificate, key, nil) > 0
-    }
-
-    private static func parse(
-        key keyText: [UInt8], certificate certificateText: [UInt8], keyPath: String, certificatePath: String
-    ) throws(TLSError) -> TLSIdentity {
-        guard let key = withMemoryBIO(keyText, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
-            throw .openSSL("read the device key \(keyPath)")
-        }
-        guard let certificate = withMemoryBIO(certificateText, { PEM_read_bio_X509($0, nil, nil, nil) }) else {
-            EVP_PKEY_free(key)
-            throw .openSSL("read the device certificate \(certificatePath)")
-        }
-        guard X509_check_private_key(certificate, key) == 1 else {
-            EVP_PKEY_free(key)
-            X509_free(certificate)
-            throw TLSError(
-                "read the device identity", reason: "\(certificatePath) is not the certificate of the key in \(keyPath)"
-            )
-        }
-        return try TLSIdentity(key: key, certificate: certificate)
-    }
-
-    /// The certificate as DER.
-    static func der(of certificate: OpaquePointer) -> [UInt8]? {
-        let length = i2d_X509(certificate, nil)
-        guard length > 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor = buffer.baseAddress
-            return i2d_X509(certificate, &cursor)
-        }
-        return written == length ? bytes : nil
-    }
-
-    /// What `write` puts into a memory BIO, as bytes.
-    private func pem(writing write: (OpaquePointer) -> Int32) throws(TLSError) -> [UInt8] {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw .openSSL("write PEM") }
-        defer { BIO_free(bio) }
-        guard write(bio) == 1 else { throw .openSSL("write PEM") }
-        var bytes = [UInt8](repeating: 0, count: hexd_bio_pending(bio))
-        let read = BIO_read(bio, &bytes, Int32(bytes.count))
-        guard read == bytes.count else { throw .openSSL("write PEM") }
-        return bytes
-    }
-
-    private static func withMemoryBIO(_ bytes: [UInt8], _ body: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
-        bytes.withUnsafeBytes { buffer in
-            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return body(bio)
-        }
-    }
-
-    private static func readPrivate(_ path: String) throws(TLSError) -> [UInt8]? {
-        do {
-            return try PrivateFile.read(path)
-        } catch {
-            throw TLSError(error.operation, reason: error.reason)
-        }
-    }
-
-    private static func writePrivate(_ bytes: [UInt8], to path: String) throws(TLSError) {
-        do {
-            try PrivateFile.write(bytes, to: path)
-        } catch {
-            throw TLSError(error.operation, reason: error.reason)
-        }
+        let (certified, created) = try CertifiedKey.loadOrCreate(
+            keyPath: keyPath, certificatePath: certificatePath, commonName: commonName, algorithm: .ed25519,
+            label: "device")
+        return (try TLSIdentity(certified), created)
     }
 }

@@ -67,7 +67,7 @@ public final class TLSStream: ByteStream {
             throw TLSError("complete the TLS handshake", reason: "the other side showed no certificate")
         }
         defer { X509_free(certificate) }
-        guard let der = TLSIdentity.der(of: certificate), let peer = Fingerprint(certificateDER: der) else {
+        guard let der = CertifiedKey.der(of: certificate), let peer = Fingerprint(certificateDER: der) else {
             throw TLSError.openSSL("read the other side's certificate")
         }
         guard let peerKey = DeviceKey.of(certificate: certificate) else {
