@@ -90,7 +90,7 @@ let package = Package(
             dependencies: ["HexCommandLine", "HexStore", "HexHarness", "HexTestSupport", "HexTestTools"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexHarness", "HexTestSupport"],
+            name: "HexTLSTests", dependencies: ["HexTLS", "HexNet", "HexHarness", "HexTestSupport", "HexTestTools"],
             swiftSettings: strictSettings),
         .testTarget(name: "HexWebTests", dependencies: ["HexWeb"], swiftSettings: strictSettings),
         .testTarget(name: "HexDNSTests", dependencies: ["HexDNS"], swiftSettings: strictSettings),

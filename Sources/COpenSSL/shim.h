@@ -22,6 +22,16 @@ static inline int hexd_accept_any_certificate(int preverified, X509_STORE_CTX *s
     return 1;
 }
 
+/// TLS 1.2 or 1.3, for the devices of other protocols (some apps and their libraries are older).
+static inline int hexd_ssl_ctx_allow_tls12(SSL_CTX *context) {
+    return SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) && SSL_CTX_set_max_proto_version(context, TLS1_3_VERSION);
+}
+
+/// Asks the other side for its certificate, and takes any, or none: the caller checks what it got.
+static inline void hexd_ssl_ctx_ask_peer_certificate(SSL_CTX *context) {
+    SSL_CTX_set_verify(context, SSL_VERIFY_PEER, hexd_accept_any_certificate);
+}
+
 /// Asks the other side for its certificate (mutual TLS); a side without one fails the handshake.
 static inline void hexd_ssl_ctx_require_peer_certificate(SSL_CTX *context) {
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, hexd_accept_any_certificate);

@@ -34,7 +34,7 @@ public final class TLSContext: @unchecked Sendable {
         // A client's tickets are kept by `sessions`, not by OpenSSL's cache (which has no bound of
         // ours); a server keeps its sessions, at most `serverSessions`, and gives out their ids.
         _ = hexd_ssl_ctx_keep_client_sessions_outside(client)
-        SSL_CTX_sess_set_new_cb(client, TLSStream.ticketArrived)
+        SSL_CTX_sess_set_new_cb(client, TLSConnection.ticketArrived)
         _ = hexd_ssl_ctx_keep_server_sessions(server, Self.serverSessions)
         clientContext = client
         serverContext = server
