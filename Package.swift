@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "HexTLS", dependencies: ["COpenSSL", "HexNet"], swiftSettings: strictSettings),
         .target(name: "HexControl", dependencies: ["HexJSON", "HexKit", "HexNet"], swiftSettings: strictSettings),
         .target(name: "HexCommandLine", swiftSettings: strictSettings),
-        // The page's HTTP: a pure request reader, the access rules, and the page's files compiled in.
+        // HTTP/1.1: pure request and response readers, a request writer, the page's access rules and files.
         .target(name: "HexWeb", swiftSettings: strictSettings),
         // A D-Bus client: the wire format as pure code, and a connection on HexNet's sockets.
         .target(name: "HexDBus", dependencies: ["HexNet"], swiftSettings: strictSettings),

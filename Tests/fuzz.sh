@@ -38,6 +38,8 @@ printf '%s' '{"sessionId":"s-1","files":{"a":"t-1","b":"t-2"}}' > "$work/seeds/F
 # The first byte picks the size of the pieces the request arrives in.
 printf '%s' $'\x05GET /?token=abc HTTP/1.1\r\nHost: 127.0.0.1:18522\r\nCookie: a=b; hexd_session_18522=x\r\n\r\n' \
     > "$work/seeds/FuzzHTTPRequest/login"
+printf '%s' $'\x07HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"a"\r\n3\r\n:1}\r\n0\r\n\r\n' \
+    > "$work/seeds/FuzzHTTPRequest/chunked-response"
 printf '%s' $'\x11POST /control HTTP/1.1\r\nHost: localhost:18522\r\nOrigin: http://localhost:18522\r\n' \
     $'Content-Length: 20\r\n\r\n{"command":"status"}' > "$work/seeds/FuzzHTTPRequest/control"
 # D-Bus: a Hello's answer and a signal with a dictionary of variants, marshalled by Python.

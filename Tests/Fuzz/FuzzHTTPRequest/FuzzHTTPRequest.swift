@@ -1,9 +1,9 @@
 import CFuzzDriver
 import HexWeb
 
-/// One input, as the bytes of one connection to the page, fed in pieces whose size the first
-/// byte picks (a request split anywhere must read the same). Any trap is a finding, and so is a
-/// request that breaks the reader's bounds.
+/// One input, as the bytes of one connection to the page, and as a server's answer to one of
+/// hexd's requests, fed in pieces whose size the first byte picks (bytes split anywhere must read
+/// the same). Any trap is a finding, and so is a request or response that breaks its reader's bounds.
 func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : count))
     guard let first = bytes.first else { return 0 }
@@ -26,7 +26,28 @@ func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         }
         _ = WebAccess(token: "0123456789abcdef", host: "127.0.0.1", port: 18_522).decide(request)
     }
+    fuzzHTTPResponse(input, piece: piece)
     return 0
+}
+
+func fuzzHTTPResponse(_ input: ArraySlice<UInt8>, piece: Int) {
+    let limits = HTTPResponseReader.Limits(bodyBytes: 4_096)
+    var reader = HTTPResponseReader(limits: limits)
+    var whole = HTTPResponseReader(limits: limits)
+    var action = HTTPResponseReader.Action.needMore
+    var offset = input.startIndex
+    while offset < input.endIndex, action == .needMore {
+        let end = min(offset + piece, input.endIndex)
+        action = reader.read(input[offset..<end])
+        offset = end
+    }
+    if action == .needMore { action = reader.end() }
+    var wholeAction = whole.read(input)
+    if wholeAction == .needMore { wholeAction = whole.end() }
+    guard action == wholeAction else { fatalError("a response read in pieces of \(piece) reads differently") }
+    if case .response(let response) = action, response.body.count > limits.bodyBytes {
+        fatalError("a response past the reader's limits")
+    }
 }
 
 /// The program's entry point (SwiftPM names it after the module): libFuzzer's driver, calling
