@@ -1,6 +1,6 @@
 /// Lets through one event per key per interval, for a bounded number of keys: a log line per
 /// sender per minute, however many senders a flood invents.
-public struct KeyedThrottle<Key: Hashable> {
+public struct KeyedThrottle<Key: Hashable & Sendable>: Sendable {
     public let interval: Duration
     /// Keys remembered at once; when full, those past their interval are forgotten, and if none
     /// is, new keys are let through unremembered (a flood of keys is already bounded by the log's

@@ -1,0 +1,162 @@
+import HexKit
+
+/// The LocalSend devices hexd knows, and when it announces itself to them (LocalSend's
+/// multicast discovery, as its apps do it): a burst at start (100 ms, 500 ms and 2 s after), then
+/// a refresh every `refreshInterval`, because the apps announce only when they start or are
+/// refreshed and answer an announcement by registering. A device is listed once TLS proved the
+/// fingerprint it claims, and is gone when nothing was heard from it for `lifetime`.
+///
+/// Anyone on the LAN can send an announcement with any fingerprint: an announcement or an
+/// unproven `register` only makes hexd register with the device over HTTPS (which proves the
+/// device's certificate), at most once per `answerSpacing` for a fingerprint and `answerRate` a
+/// second in all. At most `capacity` devices are kept; a new one takes the place of the one
+/// unheard longest.
+///
+/// Pure: the driver passes the time in, performs the actions and waits until `deadline`.
+public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
+    public typealias Instant = ContinuousClock.Instant
+
+    /// A device whose fingerprint TLS proved, where it was last heard from.
+    public struct Device: Sendable, Equatable {
+        public var description: LocalSendDevice
+        public var address: Address
+        public var firstSeen: Instant
+        public var lastSeen: Instant
+
+        /// The fingerprint in upper case, as LocalSend 1.18 writes it: the device's identity.
+        public var fingerprint: String { description.fingerprint.uppercased() }
+    }
+
+    /// What the driver does.
+    public enum Action: Sendable, Equatable {
+        /// Announce hexd to the multicast group.
+        case announce
+        /// Register hexd with the device at `address` (HTTPS `register`); when the server's
+        /// certificate is the one the device claims, tell `proven(_:at:now:)`.
+        case register(LocalSendDevice, at: Address)
+        case found(Device)
+        /// A listed device changed its name, address or anything else it describes.
+        case updated(Device)
+        case lost(Device)
+    }
+
+    /// The apps' start burst, after the start.
+    static var burst: [Duration] { [.milliseconds(100), .milliseconds(500), .seconds(2)] }
+    /// Registers with one device at most this often.
+    public static var answerSpacing: Duration { .seconds(5) }
+    /// Registers with any devices at most this many a second (twice as many at once).
+    public static var answerRate: Double { 4 }
+    /// A refresh asked for by the user goes out at most this often.
+    static var refreshSpacing: Duration { .seconds(1) }
+
+    public let ownFingerprint: String
+    public let refreshInterval: Duration
+    /// Unheard for this long, a device is gone: two refreshes and a margin.
+    public var lifetime: Duration { refreshInterval * 2 + .seconds(15) }
+    public let capacity: Int
+    private var listed: [String: Device] = [:]
+    private var announcements: [Instant] = []
+    private var lastAnnouncement: Instant?
+    private var answers: KeyedThrottle<String>
+    private var answerBudget: TokenBucket
+
+    /// - Parameter ownFingerprint: hexd's persona's, so that its own announcements are ignored.
+    public init(ownFingerprint: String, refreshInterval: Duration = .seconds(30), capacity: Int = 256) {
+        self.ownFingerprint = ownFingerprint.uppercased()
+        self.refreshInterval = refreshInterval
+        self.capacity = capacity
+        answers = KeyedThrottle(interval: Self.answerSpacing, capacity: capacity * 4)
+        answerBudget = TokenBucket(rate: Self.answerRate, burst: Self.answerRate * 2)
+    }
+
+    /// The devices listed, the latest heard first.
+    public var devices: [Device] { listed.values.sorted { $0.lastSeen > $1.lastSeen } }
+
+    /// When the driver must act next: an announcement, or a device running out.
+    public var deadline: Instant? {
+        ([announcements.min()] + [listed.values.map(\.lastSeen).min().map { $0 + lifetime }]).compactMap { $0 }.min()
+    }
+
+    /// Starts announcing at `now`: the burst, then the refreshes.
+    public mutating func start(at now: Instant) {
+        announcements = Self.burst.map { now + $0 }
+    }
+
+    /// The user asked who is there (`hexctl peers --refresh`): an announcement now, unless one
+    /// went out within `refreshSpacing`.
+    public mutating func refresh(at now: Instant) -> [Action] {
+        if let lastAnnouncement, now - lastAnnouncement < Self.refreshSpacing { return [] }
+        lastAnnouncement = now
+        return [.announce]
+    }
+
+    /// Announcements due at `now`, and devices gone by then.
+    public mutating func tick(at now: Instant) -> [Action] {
+        var actions: [Action] = []
+        if announcements.contains(where: { $0 <= now }) {
+            announcements.removeAll { $0 <= now }
+            if announcements.isEmpty { announcements = [now + refreshInterval] }
+            lastAnnouncement = now
+            actions.append(.announce)
+        }
+        for device in listed.values where now - device.lastSeen >= lifetime {
+            listed[device.fingerprint] = nil
+            actions.append(.lost(device))
+        }
+        return actions
+    }
+
+    /// A multicast announcement (or an answer to one) came from `address`: hexd registers with the
+    /// device, which proves it, unless that was done just now.
+    public mutating func heard(_ description: LocalSendDevice, from address: Address, at now: Instant) -> [Action] {
+        let fingerprint = description.fingerprint.uppercased()
+        guard fingerprint != ownFingerprint, description.scheme != .http else { return [] }
+        if var device = listed[fingerprint], device.address == address {
+            // A device already proven at this address is not asked again: it is there.
+            device.lastSeen = now
+            listed[fingerprint] = device
+            return description == device.description ? [] : proven(description, at: address, now: now)
+        }
+        return askToProve(description, at: address, now: now)
+    }
+
+    /// A device registered with hexd from `address`. `proven`: it showed the certificate whose
+    /// fingerprint it claims (LocalSend 1.18 does); otherwise (older apps show none) hexd registers
+    /// with it in turn to prove it.
+    public mutating func registered(
+        _ description: LocalSendDevice, from address: Address, proven: Bool, at now: Instant
+    ) -> [Action] {
+        guard description.fingerprint.uppercased() != ownFingerprint else { return [] }
+        return proven ? self.proven(description, at: address, now: now) : askToProve(description, at: address, now: now)
+    }
+
+    /// hexd's `register` to the device at `address` was answered by a server whose certificate is
+    /// the one the device claims: it is listed.
+    public mutating func proven(_ description: LocalSendDevice, at address: Address, now: Instant) -> [Action] {
+        let fingerprint = description.fingerprint.uppercased()
+        guard fingerprint != ownFingerprint else { return [] }
+        if var device = listed[fingerprint] {
+            let changed = device.description != description || device.address != address
+            device.description = description
+            device.address = address
+            device.lastSeen = now
+            listed[fingerprint] = device
+            return changed ? [.updated(device)] : []
+        }
+        var actions: [Action] = []
+        if listed.count >= capacity, let oldest = listed.values.min(by: { $0.lastSeen < $1.lastSeen }) {
+            listed[oldest.fingerprint] = nil
+            actions.append(.lost(oldest))
+        }
+        let device = Device(description: description, address: address, firstSeen: now, lastSeen: now)
+        listed[fingerprint] = device
+        actions.append(.found(device))
+        return actions
+    }
+
+    private mutating func askToProve(_ description: LocalSendDevice, at address: Address, now: Instant) -> [Action] {
+        let fingerprint = description.fingerprint.uppercased()
+        guard answers.admit(fingerprint, at: now), answerBudget.take(at: now) else { return [] }
+        return [.register(description, at: address)]
+    }
+}

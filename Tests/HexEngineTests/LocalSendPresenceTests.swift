@@ -1,0 +1,96 @@
+import HexEngine
+import HexKit
+import Testing
+
+/// Who hexd lists as LocalSend devices and when it announces itself, event by event on a fake clock.
+@Suite(.timeLimit(.minutes(1))) struct LocalSendPresenceTests {
+    typealias Presence = LocalSendPresence<String>
+    private let start = ContinuousClock.now
+
+    private func at(_ seconds: Double) -> ContinuousClock.Instant { start + .milliseconds(Int(seconds * 1_000)) }
+
+    private static func device(_ alias: String, _ fingerprint: String, announce: Bool? = true) -> LocalSendDevice {
+        LocalSendDevice(
+            alias: alias, version: "2.2", deviceModel: nil, deviceType: .mobile, fingerprint: fingerprint, port: 53_317,
+            scheme: .https, announce: announce)
+    }
+
+    @Test func itAnnouncesInABurstThenAtEachRefresh() {
+        var presence = Presence(ownFingerprint: "OWN", refreshInterval: .seconds(30))
+        presence.start(at: at(0))
+        var announced: [Double] = []
+        while let deadline = presence.deadline, deadline < at(95) {
+            let now = (deadline - start).inSeconds
+            if presence.tick(at: deadline).contains(.announce) { announced.append((now * 10).rounded() / 10) }
+        }
+        #expect(announced == [0.1, 0.5, 2, 32, 62, 92])
+        #expect(presence.refresh(at: at(92.5)) == [], "a refresh just after an announcement adds none")
+        #expect(presence.refresh(at: at(94)) == [.announce])
+    }
+
+    @Test func anAnnouncementIsProvenBeforeTheDeviceIsListed() throws {
+        var presence = Presence(ownFingerprint: "own")
+        let phone = Self.device("Pixel", "ab12")
+        #expect(presence.heard(phone, from: "10.0.0.7", at: at(1)) == [.register(phone, at: "10.0.0.7")])
+        #expect(presence.devices.isEmpty, "a claim alone lists nothing")
+        let found = presence.proven(phone, at: "10.0.0.7", now: at(1.2))
+        let listed = try #require(presence.devices.first)
+        #expect(found == [.found(listed)] && listed.fingerprint == "AB12" && listed.address == "10.0.0.7")
+        #expect(presence.heard(phone, from: "10.0.0.7", at: at(20)) == [], "a proven device is not asked again")
+        #expect(presence.heard(Self.device("Own", "OWN"), from: "10.0.0.1", at: at(2)) == [], "its own echo")
+    }
+
+    @Test func aDeviceAtANewAddressOrUnderANewNameIsProvenAgainAndUpdated() throws {
+        var presence = Presence(ownFingerprint: "own")
+        let phone = Self.device("Pixel", "AB12")
+        _ = presence.proven(phone, at: "10.0.0.7", now: at(1))
+        #expect(presence.heard(phone, from: "10.0.0.9", at: at(10)) == [.register(phone, at: "10.0.0.9")])
+        let renamed = Self.device("Pixel 8", "ab12")
+        let moved = presence.proven(renamed, at: "10.0.0.9", now: at(10.5))
+        #expect(moved.count == 1 && presence.devices.first?.description.alias == "Pixel 8")
+        guard case .updated(let device) = moved.first else {
+            Issue.record("not updated: \(moved)")
+            return
+        }
+        #expect(device.address == "10.0.0.9" && device.firstSeen == at(1))
+    }
+
+    @Test func aRegisterWithItsCertificateListsAndOneWithoutIsCheckedBack() {
+        var presence = Presence(ownFingerprint: "own")
+        let new = Self.device("Mac", "CD34", announce: nil)
+        #expect(presence.registered(new, from: "10.0.0.8", proven: true, at: at(1)).count == 1)
+        #expect(presence.devices.map(\.fingerprint) == ["CD34"])
+        let old = Self.device("Old phone", "EF56", announce: nil)
+        #expect(
+            presence.registered(old, from: "10.0.0.9", proven: false, at: at(1)) == [.register(old, at: "10.0.0.9")])
+        #expect(presence.devices.count == 1, "an older app's register is listed once hexd proved it")
+    }
+
+    @Test func aDeviceUnheardThroughTwoRefreshesIsGone() {
+        var presence = Presence(ownFingerprint: "own", refreshInterval: .seconds(30))
+        presence.start(at: at(0))
+        _ = presence.proven(Self.device("Pixel", "AB12"), at: "10.0.0.7", now: at(1))
+        #expect(presence.tick(at: at(60)).contains { if case .lost = $0 { true } else { false } } == false)
+        #expect(presence.deadline.map { $0 <= at(76) } == true, "the driver wakes for the device's end")
+        let gone = presence.tick(at: at(76))
+        #expect(gone.contains { if case .lost(let device) = $0 { device.fingerprint == "AB12" } else { false } })
+        #expect(presence.devices.isEmpty)
+    }
+
+    @Test func aFloodOfInventedDevicesCostsBoundedRegistersAndCannotGrowTheList() {
+        var presence = Presence(ownFingerprint: "own", capacity: 8)
+        var registers = 0
+        for index in 0..<1_000 {
+            let now = at(Double(index) / 1_000)  // a thousand in one second
+            registers += presence.heard(Self.device("x", "F\(index)"), from: "10.0.0.\(index % 250)", at: now).count
+        }
+        #expect(registers <= 12, "at most the burst and a second's rate: \(registers)")
+        var repeated = 0
+        for second in 0..<10 {
+            repeated += presence.heard(Self.device("x", "SAME"), from: "a", at: at(10 + Double(second))).count
+        }
+        #expect(repeated == 2, "one fingerprint is answered once per 5 s")
+        for index in 0..<20 { _ = presence.proven(Self.device("x", "P\(index)"), at: "b", now: at(30 + Double(index))) }
+        #expect(presence.devices.count == 8 && presence.devices.first?.fingerprint == "P19")
+    }
+}
