@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -98,4 +100,30 @@ static inline int hexd_interface_watch_socket(void) {
         return -1;
     }
     return fd;
+}
+
+/// Where the termination handler writes: the write end of `TerminationSignals`' pipe.
+static int hexd_termination_pipe = -1;
+
+/// Writes the signal's number, one byte, to the pipe (write is async-signal-safe).
+static void hexd_termination_handler(int signal) {
+    int saved = errno;
+    unsigned char number = (unsigned char)signal;
+    (void)write(hexd_termination_pipe, &number, 1);
+    errno = saved;
+}
+
+/// Catches SIGTERM and SIGINT with a handler that writes their number to `writeEnd`: whichever
+/// thread the kernel delivers one to (libdispatch's main thread waits in sigsuspend with every
+/// signal unblocked), it reaches the pipe; none is lost, none ends the process by itself.
+/// Returns 0, or -1 with errno set.
+static inline int hexd_catch_termination_signals(int writeEnd) {
+    hexd_termination_pipe = writeEnd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = hexd_termination_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    if (sigaction(SIGTERM, &action, NULL) != 0) return -1;
+    return sigaction(SIGINT, &action, NULL);
 }

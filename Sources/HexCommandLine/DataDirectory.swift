@@ -14,6 +14,10 @@ public struct DataDirectory: Sendable {
     public static let keyName = "identity.key"
     /// The device's self-signed certificate (PEM), whose hash is its fingerprint.
     public static let certificateName = "identity.crt"
+    /// The key hexd shows LocalSend devices (RSA-2048, PEM), made on first start.
+    public static let localSendKeyName = "localsend.key"
+    /// Its self-signed certificate (PEM), whose hash is hexd's fingerprint to LocalSend devices.
+    public static let localSendCertificateName = "localsend.crt"
     /// Space held back for the day the disk fills up (`hexd --disk-reserve`).
     public static let reserveName = "space.reserve"
     public static let spoolName = "on-receive"
@@ -50,6 +54,8 @@ public struct DataDirectory: Sendable {
     public var keyPath: String { path + "/" + Self.keyName }
     public var certificatePath: String { path + "/" + Self.certificateName }
     public var reservePath: String { path + "/" + Self.reserveName }
+    public var localSendKeyPath: String { path + "/" + Self.localSendKeyName }
+    public var localSendCertificatePath: String { path + "/" + Self.localSendCertificateName }
     /// Where the on-receive command's standard input is written, one file per hex.
     public var spoolPath: String { path + "/" + Self.spoolName }
     public var webAddressPath: String { path + "/" + Self.webAddressName }
@@ -143,7 +149,7 @@ public struct DataDirectory: Sendable {
     /// The files hexd keeps in the directory, which only their owner may read.
     static let privateFiles = [
         databaseName, databaseName + "-wal", databaseName + "-shm", lockName, keyName, certificateName, reserveName,
-        webTokenName, webAddressName, webOpenName,
+        webTokenName, webAddressName, webOpenName, localSendKeyName, localSendCertificateName,
     ]
 }
 

@@ -55,6 +55,8 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// Whether the daemon is found by DNS-SD, as what it published, or why it is off; nil from a
     /// daemon older than this field.
     public var dnssd: String?
+    /// hexd as a LocalSend device; nil when it is not one (`--localsend off`), or from an older daemon.
+    public var localSend: LocalSendStatus?
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
@@ -64,9 +66,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
         outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
         storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil,
         interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil, beaconFailures: [String]? = nil,
-        dnssd: String? = nil
+        dnssd: String? = nil, localSend: LocalSendStatus? = nil
     ) {
         self.dnssd = dnssd
+        self.localSend = localSend
         self.beaconFailures = beaconFailures
         self.interfaces = interfaces
         self.announceInterval = announceInterval
@@ -122,14 +125,23 @@ public struct PeerInfo: Sendable, Codable, Equatable {
     /// Other peers, known here by a pinned or paired key, seen under the same name: a name is no
     /// identity. Nil when there is none.
     public var namesakes: [String]?
+    /// The protocol it speaks; nil from a daemon older than this field (a hexd peer then).
+    public var kind: PeerKind?
+    /// What a device of another protocol says it is (LocalSend: `mobile`, `desktop`, …) and its
+    /// make or system; nil for hexd peers.
+    public var deviceType: String?
+    public var deviceModel: String?
 
     public init(
         uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool,
         lastSeen: Double, fingerprint: String?,
         trust: SenderTrust? = nil, pairing: PairingStatus? = nil, keyMismatch: KeyMismatch? = nil,
-        namesakes: [String]? = nil
+        namesakes: [String]? = nil, kind: PeerKind? = .hexd, deviceType: String? = nil, deviceModel: String? = nil
     ) {
         self.namesakes = namesakes
+        self.kind = kind
+        self.deviceType = deviceType
+        self.deviceModel = deviceModel
         self.fingerprint = fingerprint
         self.trust = trust
         self.pairing = pairing
@@ -141,6 +153,26 @@ public struct PeerInfo: Sendable, Codable, Equatable {
         self.addresses = addresses
         self.legacy = legacy
         self.lastSeen = lastSeen
+    }
+}
+
+/// hexd as a LocalSend device (`status`).
+public struct LocalSendStatus: Sendable, Codable, Equatable {
+    /// The TCP port of its HTTPS API for LocalSend devices.
+    public var port: UInt16
+    /// The fingerprint LocalSend devices know it by: the SHA-256 of its persona's certificate, 64
+    /// upper-case hex digits.
+    public var fingerprint: String
+    /// LocalSend devices listed now.
+    public var devices: Int
+    /// Why it serves on another port than LocalSend's (an app on this host has it); nil when it has it.
+    public var note: String?
+
+    public init(port: UInt16, fingerprint: String, devices: Int, note: String?) {
+        self.port = port
+        self.fingerprint = fingerprint
+        self.devices = devices
+        self.note = note
     }
 }
 

@@ -120,6 +120,8 @@ public enum Daemon {
         let outbox = Outbox(
             store: service, sender: sender, events: events, wire: configuration.wire,
             lifetime: configuration.outboxLifetime, logger: logger.named("outbox"))
+        let localSend = try localSendCarrier(
+            configuration, name: service.identity.name, events: events, logger: logger)
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(
@@ -129,7 +131,7 @@ public enum Daemon {
                     links: configuration.links, grants: grants,
                     ownerID: service.identity.uuid, events: events),
                 discovery: discovery, directory: directory, dnssd: dnssd, inbound: envelopes,
-                pairing: pairing, fetcher: fetcher, tcpPort: envelopeListener.port,
+                pairing: pairing, fetcher: fetcher, localSend: localSend, tcpPort: envelopeListener.port,
                 discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
 
@@ -154,7 +156,9 @@ public enum Daemon {
             configuration, arrivals: arrivals,
             page: web.map { _ in dataDirectory.webOpenURL }, logger: logger)
 
-        let signals = TerminationSignals()
+        // SIGPIPE harms nothing: a peer vanishing mid-write is an EPIPE error, not the daemon's death.
+        Glibc.signal(SIGPIPE, SIG_IGN)
+        let signals = try TerminationSignals()
         let identity = service.identity
         logger.info(
             "hexd \(configuration.wire.appVersion)"
@@ -166,13 +170,20 @@ public enum Daemon {
         let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")
 
-        let optional: [(any DaemonService)?] = [hook, web, notifier, autoFetch, dnssd.service]
+        let optional: [(any DaemonService)?] = [hook, web, notifier, autoFetch, dnssd.service, localSend]
         let services: [any DaemonService] =
             [envelopes, discovery, control, trimmer, pool, outbox]
             + optional.compactMap { $0 }
         await withTaskGroup(of: Void.self) { group in
             for service in services { group.addTask { await service.run() } }
-            let received = await signals.first.value
+            let received: Int32
+            do {
+                received = try await signals.next()
+            } catch {
+                // Safer stopped than unstoppable: a signalfd that fails would hold every signal.
+                logger.error("cannot read SIGTERM or SIGINT (\(error)): stopping")
+                received = SIGTERM
+            }
             logger.info("\(received == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
             serviceManager.notify("STOPPING=1")
             group.cancelAll()
@@ -186,6 +197,19 @@ public enum Daemon {
         }
         withExtendedLifetime((lock, signals)) {}
         logger.info("stopped")
+    }
+
+    /// hexd as a LocalSend device, unless `--localsend off` says not or it plays a legacy peer
+    /// (which speaks only the original app's protocol).
+    private static func localSendCarrier(
+        _ configuration: DaemonConfiguration, name: String, events: EventLog, logger: Logger
+    ) throws -> LocalSendCarrier? {
+        guard configuration.localSend.enabled, !configuration.wire.legacy else { return nil }
+        let directory = configuration.dataDirectory
+        return try LocalSendCarrier.start(
+            configuration.localSend, discovery: configuration.discovery,
+            dataDirectory: .init(key: directory.localSendKeyPath, certificate: directory.localSendCertificatePath),
+            name: name, events: events, logger: logger.named("localsend"))
     }
 
     /// The notifier `--notify` asks for (by default, when the environment names a session bus),
@@ -275,31 +299,5 @@ public enum Daemon {
                     + "fingerprint \(device.fingerprint)")
         }
         return try TLSContext(identity: device)
-    }
-
-    /// Turns SIGTERM and SIGINT into a value to await (they no longer end the process), and makes
-    /// SIGPIPE harmless (a peer vanishing mid-write is an EPIPE error, not the daemon's death).
-    private final class TerminationSignals: @unchecked Sendable {
-        // DispatchSource is thread-safe; the protocol only lacks Sendable on Linux.
-        private var sources: [any DispatchSourceSignal] = []
-        let first: Task<Int32, Never>
-
-        init() {
-            Glibc.signal(SIGPIPE, SIG_IGN)
-            let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
-            for number in [SIGTERM, SIGINT] {
-                Glibc.signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { continuation.yield(number) }
-                source.resume()
-                sources.append(source)
-            }
-            first = Task {
-                for await number in stream { return number }
-                return SIGTERM
-            }
-        }
-
-        deinit { sources.forEach { $0.cancel() } }
     }
 }

@@ -25,6 +25,11 @@ public struct IPv4Address: Sendable, Hashable, CustomStringConvertible {
         networkOrder = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
     }
 
+    /// The address `a.b.c.d`, for constants (`IPv4Address(224, 0, 0, 167)`).
+    public init(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8) {
+        networkOrder = (UInt32(a) << 24 | UInt32(b) << 16 | UInt32(c) << 8 | UInt32(d)).bigEndian
+    }
+
     public static let any = IPv4Address(networkOrder: 0)
     public static let loopback = IPv4Address(networkOrder: UInt32(0x7F00_0001).bigEndian)
     /// 255.255.255.255: leaves through the default interface only.

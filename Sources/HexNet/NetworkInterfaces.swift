@@ -23,6 +23,12 @@ public enum NetworkInterfaces {
             self.isUp = isUp
             self.isLoopback = isLoopback
         }
+
+        /// The broadcast address of its subnet (the one given, else the subnet's highest); nil for
+        /// a /31 or /32.
+        public var subnetBroadcast: IPv4Address? {
+            NetworkInterfaces.directedBroadcast(address: address, netmask: netmask, given: broadcast)
+        }
     }
 
     /// Which interfaces beacons go out on: every one by default; with `including`, only those

@@ -33,10 +33,12 @@ final class BenchDaemon {
                 "--discovery-port", String(discoveryPort), "--broadcast", "127.255.255.255",
                 "--announce-interval", String(interval), "--log-level", "warning",
             ]
-            // No page and no notifications unless asked: many daemons run at once, and a desktop
-            // would show what a benchmark sends.
+            // No page, no notifications and no LocalSend unless asked: many daemons run at once, a
+            // desktop would show what a benchmark sends, and hexd-to-hexd figures stay comparable
+            // with those of daemons before LocalSend.
             + (extraArguments.contains("--web") ? [] : ["--web", "off"])
-            + (extraArguments.contains("--notify") ? [] : ["--notify", "off"]) + extraArguments
+            + (extraArguments.contains("--notify") ? [] : ["--notify", "off"])
+            + (extraArguments.contains("--localsend") ? [] : ["--localsend", "off"]) + extraArguments
         // Its warnings go where hexbench's own output goes.
         let hexd = binDirectory.appendingPathComponent("hexd").path
         process = try SpawnedProcess(hexd, arguments, standardOutput: 1, standardError: 2)

@@ -50,6 +50,15 @@ enum Output {
         return lines.joined(separator: "\n")
     }
 
+    /// What a peer's VERSION column says: hexd's version (legacy or not), or the other protocol
+    /// and its version.
+    private static func version(of peer: PeerInfo) -> String {
+        switch peer.kind ?? .hexd {
+        case .hexd: json(peer.versionID) + (peer.legacy ? " (legacy)" : "")
+        case .localsend: "LocalSend " + json(peer.versionID)
+        }
+    }
+
     /// The peer table, then a line for each pairing under way and each key mismatch.
     static func peers(_ peers: [PeerInfo]) -> String {
         guard !peers.isEmpty else { return "no peers" }
@@ -57,7 +66,7 @@ enum Output {
             [["NAME", "UUID", "VERSION", "ENDPOINT", "KEY", "TRUST", "SEEN"]]
             + peers.map { peer in
                 [
-                    json(peer.name), peer.uuid, json(peer.versionID) + (peer.legacy ? " (legacy)" : ""), peer.endpoint,
+                    json(peer.name), peer.uuid, version(of: peer), peer.endpoint,
                     peer.fingerprint.map { String($0.prefix(16)) } ?? (peer.keyMismatch == nil ? "(plaintext)" : "-"),
                     (peer.trust?.rawValue ?? "-") + (peer.keyMismatch == nil ? "" : " MISMATCH"),
                     String(Int(clamping: peer.lastSeen.rounded())) + "s ago",
@@ -136,6 +145,13 @@ enum Output {
             + (status.beaconFailures ?? []).map { "\nbeacons cannot go: " + $0 }.joined()
             + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
             + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
+            + (status.localSend.map(localSend) ?? "")
+    }
+
+    private static func localSend(_ localSend: LocalSendStatus) -> String {
+        "\nLocalSend: HTTPS on TCP \(localSend.port), fingerprint \(localSend.fingerprint.prefix(16))…, "
+            + "\(localSend.devices) device\(localSend.devices == 1 ? "" : "s") listed"
+            + (localSend.note.map { "\nLocalSend: " + $0 } ?? "")
     }
 
     private static func beaconInterval(_ status: StatusReport) -> String {

@@ -63,6 +63,8 @@ let manual = ManualPage(
                 ("<data-dir>/hexd.lock", "Held while a daemon runs on the data directory."),
                 ("<data-dir>/hexd.conf", "The config file read when --config is not given."),
                 ("<data-dir>/space.reserve", "Space held back for a full disk (--disk-reserve)."),
+                ("<data-dir>/identity.key, identity.crt", "This device's Ed25519 key and certificate (hexd peers)."),
+                ("<data-dir>/localsend.key, localsend.crt", "The RSA key and certificate shown to LocalSend devices."),
                 ("<data-dir>/on-receive/", "The on-receive command's standard input, a file per hex while it runs."),
             ], text: ""
         ),

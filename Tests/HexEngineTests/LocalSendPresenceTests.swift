@@ -38,6 +38,10 @@ import Testing
         #expect(found == [.found(listed)] && listed.fingerprint == "AB12" && listed.address == "10.0.0.7")
         #expect(presence.heard(phone, from: "10.0.0.7", at: at(20)) == [], "a proven device is not asked again")
         #expect(presence.heard(Self.device("Own", "OWN"), from: "10.0.0.1", at: at(2)) == [], "its own echo")
+        var hexd = Self.device("Grace", "9F00")
+        hexd.deviceModel = "hexd"
+        #expect(presence.heard(hexd, from: "10.0.0.2", at: at(3)) == [], "another hexd is found by its beacons")
+        #expect(presence.registered(hexd, from: "10.0.0.2", proven: true, at: at(3)) == [])
     }
 
     @Test func aDeviceAtANewAddressOrUnderANewNameIsProvenAgainAndUpdated() throws {

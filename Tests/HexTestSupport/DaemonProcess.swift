@@ -41,7 +41,9 @@ public final class DaemonProcess: @unchecked Sendable {
             + (extraArguments.contains("--log-level") ? [] : ["--log-level", "debug"])
             // Tests that want the page ask for it, on a port of their own.
             + (extraArguments.contains("--web") ? [] : ["--web", "off"])
-            + (extraArguments.contains("--notify") ? [] : ["--notify", "off"]) + extraArguments
+            + (extraArguments.contains("--notify") ? [] : ["--notify", "off"])
+            // Tests of LocalSend ask for it, on a port of their own.
+            + (extraArguments.contains("--localsend") ? [] : ["--localsend", "off"]) + extraArguments
         var program = hexd
         if let descriptorLimit {
             // The shell sets the limit and becomes hexd (exec), so the process is still hexd's.
@@ -60,10 +62,7 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            process.send(SIGTERM)
-            process.waitBlocking()
-        }
+        if process.isRunning { stop() }
     }
 
     public var dataDirectory: String { directory.file("data") }
@@ -135,12 +134,19 @@ public final class DaemonProcess: @unchecked Sendable {
         }
     }
 
-    /// Stops with SIGTERM (a clean stop) and returns the exit status.
+    /// Stops with SIGTERM (a clean stop) and returns the exit status; a daemon still running
+    /// `stopDeadline` later gets SIGKILL (its status then says so), so that no test waits forever.
     @discardableResult
     public func stop() -> Int32 {
         process.send(SIGTERM)
+        let deadline = ContinuousClock.now + Self.stopDeadline
+        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning { process.send(SIGKILL) }
         return process.waitBlocking()
     }
+
+    /// How long a clean stop may take: the goodbyes and the store's last commit.
+    public static let stopDeadline: Duration = .seconds(20)
 
     /// Ends the process with SIGKILL: no goodbye, like a machine that vanishes.
     public func kill() {

@@ -36,6 +36,8 @@ public struct DaemonConfiguration: Sendable {
     public var files = FileSettings()
     /// Whether hexd is also found, and finds peers, by DNS-SD.
     public var dnssd = DNSSDSettings()
+    /// Whether hexd is a LocalSend device.
+    public var localSend = LocalSendSettings()
     /// The longest outbox lifetime `--outbox-ttl` takes: a year.
     public static let longestOutboxLifetime = 365.0 * 86_400
 
@@ -80,7 +82,8 @@ public struct DaemonConfiguration: Sendable {
         + LinkSettings.declared.map(\.option)
         + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
         + WebSettings.declared.map(\.option) + NotifySettings.declared.map(\.option)
-        + FileSettings.declared.map(\.option) + DNSSDSettings.declared.map(\.option) + [
+        + FileSettings.declared.map(\.option) + DNSSDSettings.declared.map(\.option)
+        + LocalSendSettings.declared.map(\.option) + [
             Option(.version, help: "Show the version."),
             Option(.generateManual, help: "Print the man page, hexd(8), in troff."),
             Option(.help, short: "h", help: "Show this help."),
@@ -189,6 +192,7 @@ public struct DaemonConfiguration: Sendable {
         try apply(NotifySettings.declared, to: &configuration.notify)
         try apply(FileSettings.declared, to: &configuration.files)
         try apply(DNSSDSettings.declared, to: &configuration.dnssd)
+        try apply(LocalSendSettings.declared, to: &configuration.localSend)
         return .run(configuration)
     }
 

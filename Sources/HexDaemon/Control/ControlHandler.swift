@@ -24,6 +24,8 @@ struct ControlHandler: Sendable {
     let pairing: PairingService?
     /// Fetches what peers shared; nil when playing a legacy peer, which speaks no TLS.
     let fetcher: FileFetcher?
+    /// hexd as a LocalSend device; nil when it is not one.
+    let localSend: LocalSendCarrier?
     let tcpPort: UInt16
     let discoveryPort: UInt16
     let logger: Logger
@@ -345,7 +347,15 @@ struct ControlHandler: Sendable {
                     broadcast: $0.broadcast?.description, skipped: $0.skipped)
             },
             announceInterval: found.interval.inSeconds,
-            beaconFailures: found.beaconFailures, dnssd: await dnssd.summary)
+            beaconFailures: found.beaconFailures, dnssd: await dnssd.summary,
+            localSend: await localSendStatus())
+    }
+
+    private func localSendStatus() async -> LocalSendStatus? {
+        guard let localSend else { return nil }
+        return LocalSendStatus(
+            port: localSend.port, fingerprint: localSend.fingerprint, devices: await localSend.devices.count,
+            note: localSend.portNote)
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key
@@ -386,6 +396,17 @@ struct ControlHandler: Sendable {
                     lastSeen: (now - impostor.lastSeen).inSeconds,
                     fingerprint: nil, trust: try await service.pin(forPeer: impostor.uuid)?.trust,
                     keyMismatch: mismatch(impostor.uuid)))
+        }
+        for device in await localSend?.devices ?? [] {
+            let endpoint = Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
+            infos.append(
+                PeerInfo(
+                    uuid: LocalSendCarrier.peerID(device.fingerprint), name: device.description.alias,
+                    versionID: device.description.version, endpoint: endpoint.description,
+                    addresses: [device.address.description], legacy: false, lastSeen: (now - device.lastSeen).inSeconds,
+                    fingerprint: device.fingerprint, kind: .localsend,
+                    deviceType: device.description.deviceType.rawValue,
+                    deviceModel: device.description.deviceModel))
         }
         return infos
     }

@@ -12,6 +12,9 @@ import HexKit
 /// second in all. At most `capacity` devices are kept; a new one takes the place of the one
 /// unheard longest.
 ///
+/// Another hexd (its announcement's `deviceModel` is `hexd`) is not listed: it speaks hexd's own
+/// protocol, and is found by its beacons.
+///
 /// Pure: the driver passes the time in, performs the actions and waits until `deadline`.
 public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     public typealias Instant = ContinuousClock.Instant
@@ -110,7 +113,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     /// device, which proves it, unless that was done just now.
     public mutating func heard(_ description: LocalSendDevice, from address: Address, at now: Instant) -> [Action] {
         let fingerprint = description.fingerprint.uppercased()
-        guard fingerprint != ownFingerprint, description.scheme != .http else { return [] }
+        guard fingerprint != ownFingerprint, description.scheme != .http, !Self.isHexd(description) else { return [] }
         if var device = listed[fingerprint], device.address == address {
             // A device already proven at this address is not asked again: it is there.
             device.lastSeen = now
@@ -126,7 +129,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     public mutating func registered(
         _ description: LocalSendDevice, from address: Address, proven: Bool, at now: Instant
     ) -> [Action] {
-        guard description.fingerprint.uppercased() != ownFingerprint else { return [] }
+        guard description.fingerprint.uppercased() != ownFingerprint, !Self.isHexd(description) else { return [] }
         return proven ? self.proven(description, at: address, now: now) : askToProve(description, at: address, now: now)
     }
 
@@ -153,6 +156,11 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         actions.append(.found(device))
         return actions
     }
+
+    /// The model every hexd announces itself as, which no LocalSend app uses.
+    public static var hexdModel: String { "hexd" }
+
+    static func isHexd(_ description: LocalSendDevice) -> Bool { description.deviceModel == hexdModel }
 
     private mutating func askToProve(_ description: LocalSendDevice, at address: Address, now: Instant) -> [Action] {
         let fingerprint = description.fingerprint.uppercased()

@@ -1,0 +1,323 @@
+import Glibc
+import HexEngine
+import HexKit
+import HexNet
+import HexTLS
+import HexWeb
+import Synchronization
+
+/// hexd as a LocalSend device (LocalSend's protocol 2.x, as its 1.18 apps speak it): announced on
+/// LocalSend's multicast group where beacons go, an HTTPS API that takes `register` and `info`,
+/// and the devices it proved listed beside hexd's peers. `LocalSendPresence` decides; this actor
+/// moves the datagrams and the HTTPS requests.
+actor LocalSendCarrier: DaemonService {
+    /// LocalSend's IPv4 multicast group, 224.0.0.167.
+    static let group = IPv4Address(224, 0, 0, 167)
+    /// The LocalSend protocol version hexd speaks: 2.2, whose clients show a certificate.
+    static let protocolVersion = "2.2"
+    /// HTTPS connections served at once; past it, a new one is closed at once.
+    static let connectionsAtOnce = 32
+    /// A connection's handshake, request and answer, all within this.
+    static let connectionDeadline: Duration = .seconds(30)
+
+    private let socket: DatagramSocket
+    private let listener: StreamListener
+    private let client: LocalSendClient
+    private let discovery: DiscoverySettings
+    private let settings: LocalSendSettings
+    private let name: String
+    private let events: EventLog
+    private let logger: Logger
+    /// Why hexd serves on another port than LocalSend's, said once; nil when it has the port.
+    let portNote: String?
+    private var presence: LocalSendPresence<IPAddress>
+    private let connections = Mutex(0)
+
+    /// The persona's fingerprint as LocalSend writes it: 64 upper-case hex digits.
+    nonisolated var fingerprint: String { client.tls.persona.fingerprint.description.uppercased() }
+    /// The TCP port of hexd's HTTPS API for LocalSend.
+    nonisolated var port: UInt16 { listener.port }
+
+    private init(
+        socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, discovery: DiscoverySettings,
+        settings: LocalSendSettings, name: String, events: EventLog, portNote: String?, logger: Logger
+    ) {
+        self.socket = socket
+        self.listener = listener
+        client = LocalSendClient(tls: tls)
+        self.discovery = discovery
+        self.settings = settings
+        self.name = name
+        self.events = events
+        self.portNote = portNote
+        self.logger = logger
+        presence = LocalSendPresence(ownFingerprint: tls.persona.fingerprint.description)
+    }
+
+    /// Loads or makes the persona, and takes the multicast port and a TCP port: LocalSend's when it
+    /// is free, else the next free one (a LocalSend app on this host keeps its own, and is said
+    /// once to be there).
+    /// - Throws: `TLSError` when the persona cannot be read or made, `SocketError` when no port can
+    ///   be had.
+    static func start(
+        _ settings: LocalSendSettings, discovery: DiscoverySettings, dataDirectory: DataDirectoryPaths, name: String,
+        events: EventLog, logger: Logger
+    ) throws -> LocalSendCarrier {
+        let (persona, created) = try PersonaIdentity.loadOrCreate(
+            keyPath: dataDirectory.key, certificatePath: dataDirectory.certificate, commonName: "hexd",
+            label: "LocalSend")
+        if created {
+            logger.info("made a LocalSend persona: fingerprint \(persona.fingerprint.description.uppercased())")
+        }
+        let socket = try DatagramSocket(port: settings.port)
+        var listener: StreamListener?
+        var note: String?
+        var failure: (any Error)?
+        // LocalSend's port, the 15 after it, then any the system gives.
+        let candidates = (0..<16).map { Int(settings.port) + $0 }.filter { $0 <= Int(UInt16.max) } + [0]
+        for port in candidates {
+            do {
+                listener = try StreamListener.tcp(port: UInt16(port))
+                break
+            } catch {
+                failure = failure ?? error
+                note = note ?? "TCP \(settings.port) is taken (a LocalSend app on this host?)"
+            }
+        }
+        guard let listener else {
+            throw LocalSendError.unreachable(
+                "cannot listen for LocalSend on any TCP port: \(failure.map { "\($0)" } ?? "")")
+        }
+        if let taken = note {
+            note = "\(taken): hexd's LocalSend API is on TCP \(listener.port), announced as such"
+            logger.warning(note ?? taken)
+        }
+        return LocalSendCarrier(
+            socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), discovery: discovery,
+            settings: settings, name: name, events: events, portNote: note, logger: logger)
+    }
+
+    /// The two files of the persona.
+    struct DataDirectoryPaths: Sendable {
+        let key: String
+        let certificate: String
+    }
+
+    /// The LocalSend devices listed now, the latest heard first.
+    var devices: [LocalSendPresence<IPAddress>.Device] { presence.devices }
+
+    /// Asks the LAN who is there now (`hexctl peers --refresh`).
+    func refresh() async {
+        await perform(presence.refresh(at: .now))
+    }
+
+    nonisolated func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.hear() }
+            group.addTask { await self.serve() }
+        }
+    }
+
+    // MARK: Multicast
+
+    /// Receives announcements until cancelled, acting on the schedule's deadlines between them.
+    private func hear() async {
+        presence.start(at: .now)
+        while !Task.isCancelled {
+            do {
+                let longest = LocalSendDevice.maximumSize + 1
+                if let datagram = try await socket.receive(maximumLength: longest, before: presence.deadline) {
+                    guard !datagram.truncated, let device = LocalSendDevice.decode(datagram.bytes) else {
+                        logger.limited(
+                            "localsend datagram", .debug, "an unreadable LocalSend datagram from \(datagram.sender)")
+                        continue
+                    }
+                    await perform(presence.heard(device, from: datagram.sender, at: .now))
+                }
+                if let deadline = presence.deadline, deadline <= .now { await perform(presence.tick(at: .now)) }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.limited("localsend receive", .warning, "LocalSend multicast: \(error)")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private func perform(_ actions: [LocalSendPresence<IPAddress>.Action]) async {
+        for action in actions {
+            switch action {
+            case .announce:
+                announce()
+            case .register(let device, let address):
+                Task { await self.register(with: device, at: address) }
+            case .found(let device):
+                logger.info(
+                    "LocalSend device \(device.description.alias.clipped(toUTF8: 80)) at \(device.address), "
+                        + "fingerprint \(device.fingerprint.prefix(16))")
+                await events.publish(
+                    .peerFound, peerUUID: Self.peerID(device.fingerprint), peer: device.description.alias,
+                    versionID: "LocalSend " + device.description.version)
+            case .updated:
+                break
+            case .lost(let device):
+                logger.info("LocalSend device \(device.description.alias.clipped(toUTF8: 80)) is gone")
+                await events.publish(
+                    .peerLost, peerUUID: Self.peerID(device.fingerprint), peer: device.description.alias)
+            }
+        }
+    }
+
+    /// The ID a LocalSend device goes by in hexd (the directory, events, `hexctl`): its
+    /// certificate's fingerprint, marked as LocalSend's.
+    static func peerID(_ fingerprint: String) -> String { "localsend:" + fingerprint.uppercased() }
+
+    /// hexd as it describes itself to LocalSend devices.
+    private func ownDevice(announce: Bool?) -> LocalSendDevice {
+        LocalSendDevice(
+            alias: name, version: Self.protocolVersion, deviceModel: LocalSendPresence<IPAddress>.hexdModel,
+            deviceType: .headless,
+            fingerprint: fingerprint, port: listener.port, scheme: .https, download: false, announce: announce)
+    }
+
+    /// Multicasts hexd's announcement on every interface beacons go out on.
+    private func announce() {
+        let bytes = ownDevice(announce: true).encoded()
+        for interface in Self.interfaces(of: NetworkInterfaces.addresses(), discovery: discovery) {
+            let index = if_nametoindex(interface)
+            guard index != 0 else { continue }
+            do {
+                try socket.join(Self.group, interface: index)
+                try socket.send(bytes, to: Self.group, port: settings.port, interface: index)
+            } catch {
+                logger.limited("localsend send", .warning, "LocalSend announcement on \(interface): \(error)")
+            }
+        }
+    }
+
+    /// The interfaces LocalSend announcements go out on: where beacons go. With `--broadcast`,
+    /// those whose subnet's broadcast address is named (loopback's too: 127.255.255.255 keeps
+    /// every announcement on this host); else every interface up, chosen by `--interface` and
+    /// `--exclude-interface`, loopback aside.
+    static func interfaces(of addresses: [NetworkInterfaces.Address], discovery: DiscoverySettings) -> [String] {
+        var chosen: [String] = []
+        if discovery.broadcastAddresses.isEmpty {
+            let targets = NetworkInterfaces.targets(of: addresses, selection: discovery.interfaces)
+            chosen = targets.filter { $0.broadcast != nil }.map(\.interface)
+        } else {
+            chosen = addresses.filter {
+                $0.isUp && $0.subnetBroadcast.map(discovery.broadcastAddresses.contains) == true
+            }.map(\.interface)
+        }
+        var seen = Set<String>()
+        return chosen.filter { seen.insert($0).inserted }
+    }
+
+    /// Registers hexd with the device at `address`; when its certificate is the one it claims, it
+    /// is proven.
+    private func register(with device: LocalSendDevice, at address: IPAddress) async {
+        let endpoint = Endpoint(address, port: device.port ?? LocalSendDevice.defaultPort)
+        let request = HTTPRequest(
+            method: "POST", path: "/api/localsend/v2/register",
+            headers: HTTPHeaders([("Content-Type", "application/json")]), body: ownDevice(announce: nil).encoded())
+        do {
+            let response = try await client.send(
+                request, to: endpoint, expecting: device.fingerprint, timeout: .seconds(10))
+            guard response.status == 200 else {
+                throw LocalSendError.refused(status: response.status, "\(endpoint) refused hexd's register")
+            }
+            // The answer describes the device as it is now; the certificate proved the fingerprint.
+            var described = LocalSendDevice.decode(response.body) ?? device
+            described.fingerprint = device.fingerprint
+            described.port = device.port
+            described.scheme = .https
+            await perform(presence.proven(described, at: address, now: .now))
+        } catch {
+            logger.limited(
+                "localsend register", .debug, "cannot register with LocalSend device at \(endpoint): \(error)")
+        }
+    }
+
+    // MARK: HTTPS
+
+    /// Accepts HTTPS connections until cancelled, each served in a task of its own.
+    private func serve() async {
+        while !Task.isCancelled {
+            do {
+                let socket = try await listener.accept()
+                let admitted = connections.withLock {
+                    guard $0 < Self.connectionsAtOnce else { return false }
+                    $0 += 1
+                    return true
+                }
+                guard admitted else { continue }  // closed as it goes
+                Task {
+                    await self.answer(socket)
+                    self.connections.withLock { $0 -= 1 }
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.limited("localsend accept", .warning, "LocalSend API: \(error)")
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// Serves one request on `socket`, then closes it.
+    private nonisolated func answer(_ socket: Socket) async {
+        let deadline = ContinuousClock.now + Self.connectionDeadline
+        let remote = socket.remoteEndpoint
+        do {
+            let connection = try await TLSConnection.handshake(
+                over: socket, context: client.tls, as: .server, timeout: .seconds(10))
+            var reader = HTTPRequestReader(limits: .init(bodyBytes: LocalSendUploadRequest.maximumSize))
+            var response: HTTPResponse?
+            while response == nil {
+                var action = HTTPRequestReader.Action.needMore
+                let count = try await connection.read(maximumCount: 65_536, timeout: deadline - .now) {
+                    action = reader.read($0)
+                }
+                guard count > 0 else { return }
+                switch action {
+                case .needMore: continue
+                case .refuse(let status, let reason): response = .text(status, reason)
+                case .request(let request):
+                    response = await route(request, from: remote, certificate: connection.peerCertificate)
+                }
+            }
+            if let response { try await connection.write(response.serialized(), timeout: deadline - .now) }
+        } catch {
+            logger.limited(
+                "localsend connection", .debug, "LocalSend connection from \(remote?.description ?? "?"): \(error)")
+        }
+    }
+
+    /// The answer to one request of LocalSend's API.
+    private func route(
+        _ request: HTTPRequest, from remote: Endpoint?, certificate: Fingerprint?
+    ) async -> HTTPResponse {
+        switch (request.method, request.path) {
+        case ("GET", "/api/localsend/v2/info"), ("GET", "/api/localsend/v1/info"):
+            return json(ownDevice(announce: nil))
+        case ("POST", "/api/localsend/v2/register"), ("POST", "/api/localsend/v1/register"):
+            guard let device = LocalSendDevice.decode(request.body) else {
+                return .text(.badRequest, "the body is not a LocalSend device's description")
+            }
+            guard device.fingerprint.uppercased() != fingerprint else {
+                return .text(HTTPStatus(412, "Precondition Failed"), "Self-discovered")
+            }
+            if let address = remote.flatMap(\.address) {
+                let proven = certificate?.description == device.fingerprint.lowercased()
+                await perform(presence.registered(device, from: address, proven: proven, at: .now))
+            }
+            return json(ownDevice(announce: nil))
+        default:
+            return .text(.notFound, "no such LocalSend route")
+        }
+    }
+
+    private func json(_ device: LocalSendDevice) -> HTTPResponse {
+        HTTPResponse(.ok, contentType: "application/json", body: device.encoded())
+    }
+}

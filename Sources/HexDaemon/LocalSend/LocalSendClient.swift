@@ -1,0 +1,70 @@
+import HexKit
+import HexNet
+import HexTLS
+import HexWeb
+
+/// hexd's requests to LocalSend devices: one HTTPS request per connection, hexd's persona shown
+/// as the client certificate (LocalSend 1.18 requires one), and the device's certificate checked
+/// against the fingerprint it claims before a byte is written.
+struct LocalSendClient: Sendable {
+    let tls: ForeignTLSContext
+
+    /// The largest answer read: a device's description, or the tokens of `maximumFiles` files.
+    static let maximumAnswer = LocalSendUploadRequest.maximumSize
+
+    /// Sends `request` to the device at `endpoint` whose certificate must hash to `fingerprint`
+    /// (any case), and reads its answer, all within `timeout`.
+    /// - Throws: `LocalSendError`.
+    func send(
+        _ request: HTTPRequest, to endpoint: Endpoint, expecting fingerprint: String, timeout: Duration
+    ) async throws(LocalSendError) -> HTTPResponseReader.Response {
+        let deadline = ContinuousClock.now + timeout
+        do {
+            let socket = try await StreamConnector.tcp(to: endpoint, timeout: timeout)
+            let connection = try await TLSConnection.handshake(
+                over: socket, context: tls, as: .client, timeout: deadline - .now)
+            guard let shown = connection.peerCertificate, shown.description == fingerprint.lowercased() else {
+                throw LocalSendError.impostor(
+                    "\(endpoint) showed the certificate \(connection.peerCertificate?.short ?? "none"), "
+                        + "not the one its announcement claims")
+            }
+            try await connection.write(request.serialized(host: endpoint.description), timeout: deadline - .now)
+            var reader = HTTPResponseReader(limits: .init(bodyBytes: Self.maximumAnswer))
+            while true {
+                var action = HTTPResponseReader.Action.needMore
+                let count = try await connection.read(maximumCount: 65_536, timeout: deadline - .now) {
+                    action = reader.read($0)
+                }
+                if count == 0 { action = reader.end() }
+                switch action {
+                case .needMore: continue
+                case .response(let response): return response
+                case .fail(let reason): throw LocalSendError.unreadable("\(endpoint): \(reason)")
+                }
+            }
+        } catch let error as LocalSendError {
+            throw error
+        } catch {
+            throw LocalSendError.unreachable("\(endpoint): \(error)")
+        }
+    }
+}
+
+/// What went wrong with a LocalSend device.
+enum LocalSendError: Error, Sendable, CustomStringConvertible {
+    /// It could not be reached, or the connection failed.
+    case unreachable(String)
+    /// It showed a certificate other than the one it claims.
+    case impostor(String)
+    /// Its answer is not HTTP, or not the JSON it should be.
+    case unreadable(String)
+    /// It answered with a status that refuses.
+    case refused(status: Int, String)
+
+    var description: String {
+        switch self {
+        case .unreachable(let text), .impostor(let text), .unreadable(let text): text
+        case .refused(let status, let text): "\(text) (HTTP \(status))"
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import HexCommandLine
+import HexKit
+
+/// Whether hexd is a LocalSend device (`--localsend`), and on which port. Each option is declared
+/// once, in `declared`.
+public struct LocalSendSettings: Sendable, Hashable {
+    public var enabled = true
+    /// LocalSend's multicast port, and the TCP port hexd's HTTPS API takes when it is free (else
+    /// the next free one, announced as such).
+    public var port = LocalSendDevice.defaultPort
+
+    public init() {}
+
+    public static let declared: [Setting<LocalSendSettings>] = [
+        Setting(
+            "localsend", value: "on|off",
+            help: "Be a LocalSend device: appear in the LocalSend apps on the LAN, and list the LocalSend devices "
+                + "whose certificates hexd proved in hexctl peers (taking what they send and sending them hexes are "
+                + "not there yet). Announced where beacons go (--broadcast, --interface). Default: on.",
+            expected: "on or off", \.enabled
+        ) { ["on": true, "off": false][$0] },
+        Setting(
+            "localsend-port", value: "port",
+            help: "LocalSend's multicast port, and the TCP port of hexd's HTTPS API for it when that is free (else "
+                + "the next free port, announced as such; a LocalSend app on this host keeps its own). Default: 53317.",
+            expected: "a port from 1 to 65535", \.port
+        ) { UInt16($0).flatMap { $0 > 0 ? $0 : nil } },
+    ]
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# hexd as a LocalSend device, against a LocalSend daemon hexd did not write (PyPI's localsendd,
+# which speaks protocol 2.2 as the 1.18 apps do: client certificates, pinned fingerprints), in
+# network namespaces on one bridge:
+#   - host-a (hexd) and devB (localsendd, on host b) find each other by LocalSend's multicast:
+#     devB lists host-a with the fingerprint host-a's status shows; host-a lists devB as a
+#     LocalSend device with the fingerprint devB's status shows, at devB's address and port;
+#   - host-b (hexd) beside devB on host b finds TCP 53317 taken, says so in its status, serves on
+#     53318 and announces that, and devB still serves on 53317 and lists host-b at 53318;
+#   - host-a lists host-b as a hexd peer, never as a LocalSend device;
+#   - a forged announcement (devB's alias and address, another fingerprint) lists nothing: the
+#     certificate at that address is not the one it claims.
+# Each check is counted; the last line says how many passed. Touches only the namespaces it makes;
+# every wait is bounded.
+#
+# Usage: localsend.sh BIN_DIR   (needs root, iproute2, python3 with localsendd 0.1.1)
+set -euo pipefail
+bin=${1:?usage: localsend.sh BIN_DIR}
+tag=hexdls$$
+work=$(mktemp -d /tmp/hexd-localsend-XXXXXX)
+pids=()
+label=localsend
+# shellcheck source=Tests/netns/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+python3 -c "import localsendd" || { echo "$label: FAILED: localsendd is not installed (pip install localsendd)"; exit 1; }
+
+make_bridge
+join_bridge a 10.68.0.1/24
+join_bridge b 10.68.0.2/24
+# Multicast leaves by the route to the group: the bridge, in each namespace.
+for host in a b; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; done
+
+# localsendd on host b first: it has LocalSend's port, as an app on that host would.
+lsd=(ip netns exec "$tag-b" env XDG_STATE_HOME="$work/lsd-state" XDG_CONFIG_HOME="$work/lsd-config")
+lsctl() { "${lsd[@]}" python3 -c 'import sys; from localsendd.cli import main; sys.exit(main())' --socket "$work/lsd.sock" "$@"; }
+"${lsd[@]}" python3 -m localsendd --port 53317 --socket "$work/lsd.sock" --alias devB --download-dir "$work/lsd-downloads" \
+    --unattended --log-level debug 2>"$work/localsendd.log" &
+pids+=($!)
+for _ in $(seq 100); do [ -S "$work/lsd.sock" ] && break; sleep 0.05; done
+[ -S "$work/lsd.sock" ] || fail "localsendd did not start"
+
+for host in a b; do
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" --announce-interval 1 \
+        --mdns off --web off --notify off --log-level debug 2>"$work/$host.log" &
+    pids+=($!)
+done
+for _ in $(seq 200); do [ -S "$work/a/hexd.sock" ] && [ -S "$work/b/hexd.sock" ] && break; sleep 0.05; done
+for _ in $(seq 100); do ctl a status >/dev/null 2>&1 && ctl b status >/dev/null 2>&1 && break; sleep 0.05; done
+
+json() { python3 -c "import json, sys; data = json.load(sys.stdin); print($1)"; }
+fingerprint_a=$(ctl a status --json | json 'data["localSend"]["fingerprint"]')
+fingerprint_b=$(ctl b status --json | json 'data["localSend"]["fingerprint"]')
+port_b=$(ctl b status --json | json 'data["localSend"]["port"]')
+note_b=$(ctl b status --json | json 'data["localSend"].get("note") or ""')
+fingerprint_devb=$(lsctl status --json | json 'data["self"]["fingerprint"]')
+
+[ "$port_b" = 53318 ] && [[ "$note_b" == *"53317 is taken"* ]] \
+    && pass "host-b found TCP 53317 taken by devB and serves LocalSend on 53318 ($note_b)" \
+    || fail "host-b's LocalSend port is $port_b ($note_b)"
+
+# devB lists both hexd daemons, with their fingerprints and ports.
+listed=""
+for _ in $(seq 150); do
+    listed=$(lsctl devices --json 2>/dev/null || true)
+    echo "$listed" | grep -q "$fingerprint_a" && echo "$listed" | grep -q "$fingerprint_b" && break
+    sleep 0.1
+done
+echo "$listed" | json '[d for d in data if d["alias"] == "host-a" and d["fingerprint"] == "'"$fingerprint_a"'"]' \
+    | grep -q host-a && pass "devB lists host-a with the fingerprint host-a's status shows" \
+    || fail "devB does not list host-a: $listed"
+echo "$listed" | json '[d["port"] for d in data if d["alias"] == "host-b"]' | grep -q 53318 \
+    && pass "devB lists host-b at the port it had to take, 53318" || fail "devB's list: $listed"
+
+# host-a lists devB as a LocalSend device, proven, at its address and port.
+peers=""
+for _ in $(seq 150); do
+    peers=$(ctl a peers --json 2>/dev/null || true)
+    echo "$peers" | grep -q '"localsend"' && echo "$peers" | grep -q host-b && break
+    sleep 0.1
+done
+device=$(echo "$peers" | python3 -c '
+import json, sys
+devices = [p for p in map(json.loads, filter(None, sys.stdin.read().splitlines())) if p.get("kind") == "localsend"]
+print(" ".join("|".join((d["name"], d["fingerprint"], d["endpoint"])) for d in devices))')
+[ "$device" = "devB|$fingerprint_devb|10.68.0.2:53317" ] \
+    && pass "host-a lists devB as a LocalSend device: fingerprint ${fingerprint_devb:0:16}…, 10.68.0.2:53317" \
+    || fail "host-a's LocalSend devices: '$device' (devB is $fingerprint_devb)"
+echo "$peers" | grep '"host-b"' | grep -q '"kind":"hexd"' \
+    && pass "host-a lists host-b as a hexd peer, and not as a LocalSend device" \
+    || fail "host-a's peers: $peers"
+
+# A forged announcement from host b: devB's alias, another fingerprint. The certificate at that
+# address is devB's, so hexd lists nothing new.
+forged=$(printf '%064d' 7)
+ip netns exec "$tag-b" python3 -c '
+import json, socket, sys
+sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+body = {"alias": "devB", "version": "2.2", "deviceModel": None, "deviceType": "mobile", "fingerprint": sys.argv[1],
+        "port": 53317, "protocol": "https", "download": False, "announce": True}
+for _ in range(3):
+    sock.sendto(json.dumps(body).encode(), ("224.0.0.167", 53317))' "$forged"
+sleep 2
+ctl a peers --json | grep -q "$forged" && fail "host-a listed the forged fingerprint" \
+    || pass "a forged announcement lists nothing (the certificate at its address is not the one it claims)"
+grep -q "showed the certificate" "$work/a.log" \
+    && pass "host-a's log says the forged device's certificate did not match" \
+    || fail "host-a did not check the forged device's certificate"
+
+echo "$label: $passed passed, 0 failed"
