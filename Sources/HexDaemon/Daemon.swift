@@ -120,8 +120,8 @@ public enum Daemon {
         let outbox = Outbox(
             store: service, sender: sender, events: events, wire: configuration.wire,
             lifetime: configuration.outboxLifetime, logger: logger.named("outbox"))
-        let localSend = try localSendCarrier(
-            configuration, name: service.identity.name, events: events, logger: logger)
+        let localSend = localSendCarrier(
+            configuration, name: service.identity.name, discovery: discovery, events: events, logger: logger)
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(
@@ -200,16 +200,22 @@ public enum Daemon {
     }
 
     /// hexd as a LocalSend device, unless `--localsend off` says not or it plays a legacy peer
-    /// (which speaks only the original app's protocol).
+    /// (which speaks only the original app's protocol). A carrier that cannot start (its persona's
+    /// files unreadable, no port at all) is logged and left out: hexd serves its own peers anyway.
     private static func localSendCarrier(
-        _ configuration: DaemonConfiguration, name: String, events: EventLog, logger: Logger
-    ) throws -> LocalSendCarrier? {
+        _ configuration: DaemonConfiguration, name: String, discovery: Discovery, events: EventLog, logger: Logger
+    ) -> LocalSendCarrier? {
         guard configuration.localSend.enabled, !configuration.wire.legacy else { return nil }
         let directory = configuration.dataDirectory
-        return try LocalSendCarrier.start(
-            configuration.localSend, discovery: configuration.discovery,
-            dataDirectory: .init(key: directory.localSendKeyPath, certificate: directory.localSendCertificatePath),
-            name: name, events: events, logger: logger.named("localsend"))
+        do {
+            return try LocalSendCarrier.start(
+                configuration.localSend, discovery: configuration.discovery, visibility: discovery,
+                dataDirectory: .init(key: directory.localSendKeyPath, certificate: directory.localSendCertificatePath),
+                name: name, events: events, logger: logger.named("localsend"))
+        } catch {
+            logger.error("LocalSend is off: \(error)")
+            return nil
+        }
     }
 
     /// The notifier `--notify` asks for (by default, when the environment names a session bus),

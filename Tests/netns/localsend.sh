@@ -9,7 +9,9 @@
 #     53318 and announces that, and devB still serves on 53317 and lists host-b at 53318;
 #   - host-a lists host-b as a hexd peer, never as a LocalSend device;
 #   - a forged announcement (devB's alias and address, another fingerprint) lists nothing: the
-#     certificate at that address is not the one it claims.
+#     certificate at that address is not the one it claims;
+#   - hidden (hexctl visibility hidden), host-a sends no announcement and its API answers nothing;
+#     shown again, it announces at once and answers.
 # Each check is counted; the last line says how many passed. Touches only the namespaces it makes;
 # every wait is bounded.
 #
@@ -107,5 +109,60 @@ ctl a peers --json | grep -q "$forged" && fail "host-a listed the forged fingerp
 grep -q "showed the certificate" "$work/a.log" \
     && pass "host-a's log says the forged device's certificate did not match" \
     || fail "host-a did not check the forged device's certificate"
+
+# Hidden: no announcement from host-a, and its API closes connections unanswered. Shown: both again.
+heard() {  # how many announcements from host-a host b hears in $1 seconds
+    ip netns exec "$tag-b" python3 - "$1" <<'PYTHON'
+import json, socket, struct, sys, time
+sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+sock.bind(("", 53317))
+sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, struct.pack("4s4s", socket.inet_aton("224.0.0.167"),
+                socket.inet_aton("0.0.0.0")))
+end, count = time.monotonic() + float(sys.argv[1]), 0
+while (left := end - time.monotonic()) > 0:
+    sock.settimeout(left)
+    try:
+        data, _ = sock.recvfrom(4096)
+    except socket.timeout:
+        break
+    count += json.loads(data).get("alias") == "host-a"
+print(count)
+PYTHON
+}
+answers() {  # what host-a's LocalSend API answers to info: its alias, or "closed"
+    ip netns exec "$tag-b" python3 - <<'PYTHON'
+import json, socket, ssl
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+try:
+    tls = ctx.wrap_socket(socket.create_connection(("10.68.0.1", 53317), timeout=5))
+    tls.sendall(b"GET /api/localsend/v2/info HTTP/1.1\r\nHost: 10.68.0.1:53317\r\n\r\n")
+    reply = b""
+    while chunk := tls.recv(65536):
+        reply += chunk
+    print(json.loads(reply.split(b"\r\n\r\n", 1)[1])["alias"] if reply else "closed")
+except (OSError, ValueError, IndexError):
+    print("closed")
+PYTHON
+}
+[ "$(answers)" = host-a ] || fail "host-a's API does not answer info while visible"
+ctl a visibility hidden >/dev/null
+heard_hidden=$(heard 2)
+answered_hidden=$(answers)
+heard 3 >"$work/heard" &
+listener=$!
+sleep 0.5  # the listener has joined the group
+ctl a visibility visible >/dev/null
+wait "$listener"
+heard_shown=$(cat "$work/heard")
+answered_shown=$(answers)
+[ "$heard_hidden" = 0 ] && [ "$answered_hidden" = closed ] \
+    && pass "hidden, host-a announces nothing and its API answers nothing" \
+    || fail "hidden, host-a was heard $heard_hidden times and its API answered '$answered_hidden'"
+[ "$heard_shown" -ge 1 ] && [ "$answered_shown" = host-a ] \
+    && pass "shown again, host-a announces at once ($heard_shown heard within 2.5 s) and answers" \
+    || fail "shown again, host-a was heard $heard_shown times and its API answered '$answered_shown'"
 
 echo "$label: $passed passed, 0 failed"

@@ -9,7 +9,8 @@ import Synchronization
 /// hexd as a LocalSend device (LocalSend's protocol 2.x, as its 1.18 apps speak it): announced on
 /// LocalSend's multicast group where beacons go, an HTTPS API that takes `register` and `info`,
 /// and the devices it proved listed beside hexd's peers. `LocalSendPresence` decides; this actor
-/// moves the datagrams and the HTTPS requests.
+/// moves the datagrams and the HTTPS requests. It follows the daemon's visibility: hidden, it
+/// announces nothing, answers no announcement and closes its API's connections unanswered.
 actor LocalSendCarrier: DaemonService {
     /// LocalSend's IPv4 multicast group, 224.0.0.167.
     static let group = IPv4Address(224, 0, 0, 167)
@@ -24,11 +25,15 @@ actor LocalSendCarrier: DaemonService {
     private let listener: StreamListener
     private let client: LocalSendClient
     private let discovery: DiscoverySettings
+    /// hexd's discovery, whose visibility the carrier follows.
+    private let visibility: Discovery
+    private var isVisible = true
     private let settings: LocalSendSettings
     private let name: String
     private let events: EventLog
     private let logger: Logger
-    /// Why hexd serves on another port than LocalSend's, said once; nil when it has the port.
+    /// Why hexd serves on another port than LocalSend's, or hears no announcement, said once; nil
+    /// when it has LocalSend's ports.
     let portNote: String?
     private var presence: LocalSendPresence<IPAddress>
     private let connections = Mutex(0)
@@ -40,8 +45,10 @@ actor LocalSendCarrier: DaemonService {
 
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, discovery: DiscoverySettings,
-        settings: LocalSendSettings, name: String, events: EventLog, portNote: String?, logger: Logger
+        visibility: Discovery, settings: LocalSendSettings, name: String, events: EventLog, portNote: String?,
+        logger: Logger
     ) {
+        self.visibility = visibility
         self.socket = socket
         self.listener = listener
         client = LocalSendClient(tls: tls)
@@ -60,8 +67,8 @@ actor LocalSendCarrier: DaemonService {
     /// - Throws: `TLSError` when the persona cannot be read or made, `SocketError` when no port can
     ///   be had.
     static func start(
-        _ settings: LocalSendSettings, discovery: DiscoverySettings, dataDirectory: DataDirectoryPaths, name: String,
-        events: EventLog, logger: Logger
+        _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery,
+        dataDirectory: DataDirectoryPaths, name: String, events: EventLog, logger: Logger
     ) throws -> LocalSendCarrier {
         let (persona, created) = try PersonaIdentity.loadOrCreate(
             keyPath: dataDirectory.key, certificatePath: dataDirectory.certificate, commonName: "hexd",
@@ -69,7 +76,17 @@ actor LocalSendCarrier: DaemonService {
         if created {
             logger.info("made a LocalSend persona: fingerprint \(persona.fingerprint.description.uppercased())")
         }
-        let socket = try DatagramSocket(port: settings.port)
+        var notes: [String] = []
+        let socket: DatagramSocket
+        do {
+            socket = try DatagramSocket(port: settings.port)
+        } catch {
+            // A program that took the port without sharing it: hexd still announces (from another
+            // port) and is registered with by the devices that hear it, but hears none of them.
+            socket = try DatagramSocket(port: 0)
+            notes.append(
+                "UDP \(settings.port) is taken without sharing (\(error)): hexd hears no LocalSend announcement")
+        }
         var listener: StreamListener?
         var note: String?
         var failure: (any Error)?
@@ -89,12 +106,13 @@ actor LocalSendCarrier: DaemonService {
                 "cannot listen for LocalSend on any TCP port: \(failure.map { "\($0)" } ?? "")")
         }
         if let taken = note {
-            note = "\(taken): hexd's LocalSend API is on TCP \(listener.port), announced as such"
-            logger.warning(note ?? taken)
+            notes.append("\(taken): hexd's LocalSend API is on TCP \(listener.port), announced as such")
         }
+        notes.forEach { logger.warning($0) }
         return LocalSendCarrier(
             socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), discovery: discovery,
-            settings: settings, name: name, events: events, portNote: note, logger: logger)
+            visibility: visibility, settings: settings, name: name, events: events,
+            portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
     }
 
     /// The two files of the persona.
@@ -112,10 +130,22 @@ actor LocalSendCarrier: DaemonService {
     }
 
     nonisolated func run() async {
+        let changes = await events.watch(since: .max, kinds: [.visibilityChanged])
+        await followVisibility()
         await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in changes { await self.followVisibility() }
+            }
             group.addTask { await self.hear() }
             group.addTask { await self.serve() }
         }
+    }
+
+    /// Takes the daemon's visibility: shown again, hexd announces itself at once.
+    private func followVisibility() async {
+        let wasVisible = isVisible
+        isVisible = await visibility.isVisible
+        if isVisible && !wasVisible { await perform(presence.refresh(at: .now)) }
     }
 
     // MARK: Multicast
@@ -132,7 +162,7 @@ actor LocalSendCarrier: DaemonService {
                             "localsend datagram", .debug, "an unreadable LocalSend datagram from \(datagram.sender)")
                         continue
                     }
-                    await perform(presence.heard(device, from: datagram.sender, at: .now))
+                    if isVisible { await perform(presence.heard(device, from: datagram.sender, at: .now)) }
                 }
                 if let deadline = presence.deadline, deadline <= .now { await perform(presence.tick(at: .now)) }
             } catch is CancellationError {
@@ -148,7 +178,7 @@ actor LocalSendCarrier: DaemonService {
         for action in actions {
             switch action {
             case .announce:
-                announce()
+                if isVisible { announce() }
             case .register(let device, let address):
                 Task { await self.register(with: device, at: address) }
             case .found(let device):
@@ -283,7 +313,10 @@ actor LocalSendCarrier: DaemonService {
                 case .needMore: continue
                 case .refuse(let status, let reason): response = .text(status, reason)
                 case .request(let request):
-                    response = await route(request, from: remote, certificate: connection.peerCertificate)
+                    // Hidden, the connection closes unanswered.
+                    guard let answer = await route(request, from: remote, certificate: connection.peerCertificate)
+                    else { return }
+                    response = answer
                 }
             }
             if let response { try await connection.write(response.serialized(), timeout: deadline - .now) }
@@ -293,10 +326,11 @@ actor LocalSendCarrier: DaemonService {
         }
     }
 
-    /// The answer to one request of LocalSend's API.
+    /// The answer to one request of LocalSend's API; nil while hidden.
     private func route(
         _ request: HTTPRequest, from remote: Endpoint?, certificate: Fingerprint?
-    ) async -> HTTPResponse {
+    ) async -> HTTPResponse? {
+        guard isVisible else { return nil }
         switch (request.method, request.path) {
         case ("GET", "/api/localsend/v2/info"), ("GET", "/api/localsend/v1/info"):
             return json(ownDevice(announce: nil))
