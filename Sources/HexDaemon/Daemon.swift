@@ -111,9 +111,11 @@ public enum Daemon {
                 defaultFolder: DownloadsFolder(path: downloads),
                 events: events, logger: logger.named("fetch"))
         }
+        let intake = Intake(
+            service: service, directory: directory, events: events, arrivals: arrivals, logger: logger.named("tcp"))
         let envelopes = EnvelopeServer(
-            listeners: envelopeListeners, service: service, directory: directory,
-            pairing: pairing, files: fileServer, events: events, arrivals: arrivals,
+            listeners: envelopeListeners, service: service, intake: intake,
+            pairing: pairing, files: fileServer,
             wire: configuration.wire, settings: configuration.inbound, tls: tls, maximumConnections: maximumConnections,
             trimmer: trimmer,
             logger: logger.named("tcp"))
@@ -121,7 +123,8 @@ public enum Daemon {
             store: service, sender: sender, events: events, wire: configuration.wire,
             lifetime: configuration.outboxLifetime, logger: logger.named("outbox"))
         let localSend = localSendCarrier(
-            configuration, name: service.identity.name, discovery: discovery, events: events, logger: logger)
+            configuration, name: service.identity.name, discovery: discovery, intake: intake, events: events,
+            logger: logger)
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(
@@ -203,13 +206,14 @@ public enum Daemon {
     /// (which speaks only the original app's protocol). A carrier that cannot start (its persona's
     /// files unreadable, no port at all) is logged and left out: hexd serves its own peers anyway.
     private static func localSendCarrier(
-        _ configuration: DaemonConfiguration, name: String, discovery: Discovery, events: EventLog, logger: Logger
+        _ configuration: DaemonConfiguration, name: String, discovery: Discovery, intake: Intake, events: EventLog,
+        logger: Logger
     ) -> LocalSendCarrier? {
         guard configuration.localSend.enabled, !configuration.wire.legacy else { return nil }
         let directory = configuration.dataDirectory
         do {
             return try LocalSendCarrier.start(
-                configuration.localSend, discovery: configuration.discovery, visibility: discovery,
+                configuration.localSend, discovery: configuration.discovery, visibility: discovery, intake: intake,
                 dataDirectory: .init(key: directory.localSendKeyPath, certificate: directory.localSendCertificatePath),
                 name: name, events: events, logger: logger.named("localsend"))
         } catch {

@@ -108,6 +108,32 @@ import Testing
         #expect(decode([file(1, preview: longest + "x")]) == nil, "a longer message is refused, never cut")
     }
 
+    @Test func aMessageBecomesAHexWithEachWebAddressInItALinkOnce() {
+        let text =
+            "Look: https://example.com/a?b=1, (https://example.org/x) \"http://h.example\" ftp://no "
+            + "https://example.com/a again, and mailto:no@example.com or https:// alone."
+        #expect(
+            LocalSendMessage.links(in: text) == [
+                "https://example.com/a?b=1", "https://example.org/x", "http://h.example", "https://example.com/a",
+            ])
+        let hex = LocalSendMessage.hex(text, from: "Pixel", senderID: nil)
+        #expect(hex.hexDescription == text && hex.senderName == "Pixel" && hex.senderUUID == nil)
+        #expect(hex.links?.first?.linkDescription == "example.com" && hex.hexColor == LocalSendMessage.color)
+        let many = (0..<100).map { "https://example.com/\($0)" }.joined(separator: " ")
+        #expect(LocalSendMessage.links(in: many).count == LocalSendMessage.maximumLinks)
+        #expect(LocalSendMessage.links(in: "https://" + String(repeating: "a", count: 9_000) + ".example").isEmpty)
+    }
+
+    @Test func aLocalSendIDIsItsFingerprintMarkedAndNothingElse() {
+        let fingerprint = String(repeating: "ab", count: 32)
+        let id = PeerKind.localSendID(fingerprint: fingerprint)
+        #expect(id == "localsend:" + fingerprint.uppercased())
+        #expect(id?.isKeyDerivedID == true && id?.canonicalPeerID == id)
+        #expect(("LocalSend:" + fingerprint).canonicalPeerID == id, "any case reads as the one spelling")
+        #expect("localsend:abc".canonicalPeerID == nil && PeerKind.localSendID(fingerprint: "xyz") == nil)
+        #expect("6f9619ff-8b86-4011-b42d-00c04fc964ff".canonicalPeerID == "6F9619FF-8B86-4011-B42D-00C04FC964FF")
+    }
+
     /// Mutations of valid texts and random bytes: every reader answers, none traps. Bounded in count.
     @Test func noTextTrapsAReader() {
         var generator = SystemRandomNumberGenerator()

@@ -10,6 +10,12 @@
 #   - host-a lists host-b as a hexd peer, never as a LocalSend device;
 #   - a forged announcement (devB's alias and address, another fingerprint) lists nothing: the
 #     certificate at that address is not the one it claims;
+#   - devB sends host-a a note (a text file, as localsendd sends one, its client certificate shown):
+#     it lands in host-a's inbox as a hex from devB's ID, its text the description and each web
+#     address in it a link; blocked, devB's next note is refused and nothing is stored;
+#   - a message as the 1.18 apps send one (its text the preview of one text file, a script of the
+#     test's own, no client certificate as apps before 1.18): a hex naming no sender ID, answered 204;
+#     the same with a certificate other than the one the device claims: 403, nothing stored;
 #   - hidden (hexctl visibility hidden), host-a sends no announcement and its API answers nothing;
 #     shown again, it announces at once and answers.
 # Each check is counted; the last line says how many passed. Touches only the namespaces it makes;
@@ -109,6 +115,63 @@ ctl a peers --json | grep -q "$forged" && fail "host-a listed the forged fingerp
 grep -q "showed the certificate" "$work/a.log" \
     && pass "host-a's log says the forged device's certificate did not match" \
     || fail "host-a did not check the forged device's certificate"
+
+# devB sends a note as localsendd does: one text file, uploaded with its client certificate.
+printf 'see https://example.com/a and <https://example.org/b>, again https://example.com/a\n' >"$work/note.txt"
+sent=$(lsctl send "$work/note.txt" --to host-a --wait 2>&1 | grep -ao "Last result: .*" || true)
+inbox=$(ctl a inbox --json)
+newest=$(echo "$inbox" | head -1)
+hex_id=$(echo "$newest" | json 'data["id"]')
+shown=$(ctl a inbox show --full --json "$hex_id")
+sender=$(echo "$shown" | json 'data["senderUUID"]')
+links=$(echo "$shown" | json '" ".join(link["url"] for link in data["links"])')
+description=$(echo "$shown" | json 'data["hexDescription"]')
+[ "$sender" = "localsend:$fingerprint_devb" ] && [ "$links" = "https://example.com/a https://example.org/b" ] \
+    && [[ "$description" == "see https://example.com/a and"* ]] \
+    && pass "devB's note landed as a hex from localsend:${fingerprint_devb:0:8}…, its two addresses its links" \
+    || fail "devB's note: $sent; host-a's newest hex: $shown (sender '$sender', links '$links')"
+ctl a block "localsend:$fingerprint_devb" >/dev/null
+before=$(ctl a inbox --json | wc -l)
+blocked=$(lsctl send "$work/note.txt" --to host-a --wait 2>&1 | grep -ao "Last result: .*" || true)
+after=$(ctl a inbox --json | wc -l)
+[ "$before" = "$after" ] && ! echo "$blocked" | grep -q "sent (host-a)" \
+    && pass "blocked, devB's next note is refused and nothing is stored ($blocked)" \
+    || fail "blocked, devB's note: $blocked ($before hexes before, $after after)"
+
+# A message as the LocalSend apps send one: its text the preview of one text file, nothing uploaded;
+# then with a client certificate that is not the one the message claims (devB's fingerprint).
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=impostor -keyout "$work/impostor.key" \
+    -out "$work/impostor.crt" 2>/dev/null
+message() {  # MESSAGE FINGERPRINT [CERTIFICATE KEY]: host-a's status line
+    ip netns exec "$tag-b" python3 - "$@" <<'PYTHON'
+import json, socket, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+if len(sys.argv) > 3:
+    ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+text = sys.argv[1]
+body = json.dumps({"info": {"alias": "Pixel", "version": "2.1", "deviceModel": "Pixel 8", "deviceType": "mobile",
+                            "fingerprint": sys.argv[2], "port": 53317, "protocol": "https", "download": False},
+                   "files": {"m1": {"id": "m1", "fileName": "m1.txt", "size": len(text.encode()),
+                                    "fileType": "text/plain", "preview": text}}}).encode()
+tls = ctx.wrap_socket(socket.create_connection(("10.68.0.1", 53317), timeout=5))
+tls.sendall(b"POST /api/localsend/v2/prepare-upload HTTP/1.1\r\nHost: 10.68.0.1:53317\r\n"
+            + b"Content-Type: application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+print(tls.recv(65536).split(b"\r\n")[0].decode())
+PYTHON
+}
+answer=$(message "https://example.net/from-a-phone" "$(printf 'f%.0s' $(seq 64))")
+newest=$(ctl a inbox --json | head -1)
+[ "$answer" = "HTTP/1.1 204 No Content" ] && echo "$newest" | grep -q '"senderName":"Pixel"' \
+    && ! echo "$newest" | grep -q '"senderUUID":"[^"]' \
+    && pass "a message (its text the preview) is answered 204 and kept as a hex naming no sender ID" \
+    || fail "a message: answered '$answer'; newest hex: $newest"
+before=$(ctl a inbox --json | wc -l)
+forged=$(message "https://example.net/forged" "$fingerprint_devb" "$work/impostor.crt" "$work/impostor.key")
+after=$(ctl a inbox --json | wc -l)
+[ "$forged" = "HTTP/1.1 403 Forbidden" ] && [ "$before" = "$after" ] \
+    && pass "a message whose client certificate is not the one it claims is refused 403, nothing stored" \
+    || fail "a forged message: answered '$forged' ($before hexes before, $after after)"
 
 # Hidden: no announcement from host-a, and its API closes connections unanswered. Shown: both again.
 heard() {  # how many announcements from host-a host b hears in $1 seconds

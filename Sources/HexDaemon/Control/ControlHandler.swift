@@ -295,14 +295,18 @@ struct ControlHandler: Sendable {
         (try? await directory.peer(matching: uuid).name) ?? ""
     }
 
-    /// The peer UUID a user means: a UUID, or the name or unique UUID prefix of a peer in the table.
+    /// The peer ID a user means: a UUID or a LocalSend device's ID, or the name or unique ID
+    /// prefix of a peer in the table or of a LocalSend device listed.
     /// - Parameter orRemembered: also a peer remembered from an earlier sighting, for the trust
     ///   commands: a reinstalled peer's beacons contradict its pin, so it is not in the table.
     private func peerUUID(_ text: String, orRemembered: Bool = false) async throws -> String {
-        if let uuid = UUID(uuidString: text) { return uuid.uuidString }
+        if let id = text.canonicalPeerID { return id }
         do {
             return try await directory.peer(matching: text).uuid
         } catch {
+            if let device = await localSend?.device(matching: text) {
+                return LocalSendCarrier.peerID(device.fingerprint)
+            }
             if orRemembered, let remembered = try await service.knownPeer(matching: text) { return remembered.uuid }
             throw ControlError(
                 .usage,

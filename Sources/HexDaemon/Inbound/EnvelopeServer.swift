@@ -14,14 +14,12 @@ final class EnvelopeServer: DaemonService {
     /// The IPv4 listener, and the IPv6 one beside it on the same port when the host has IPv6.
     let listeners: [StreamListener]
     let service: HexService
-    let directory: PeerDirectory
+    /// Stores what peers send, and says so.
+    let intake: Intake
     /// Answers Pair envelopes; nil when playing a legacy peer (they are then unsupported).
     let pairing: PairingService?
     /// Answers Fetch envelopes; nil when playing a legacy peer (they are then unsupported).
     let files: FileServer?
-    let events: EventLog
-    /// Where what was kept goes for the services acting on it.
-    let arrivals: ArrivalFeed
     let wire: WireSettings
     let settings: InboundSettings
     let logger: Logger
@@ -52,8 +50,8 @@ final class EnvelopeServer: DaemonService {
 
     /// - Parameter maximumConnections: the configured cap, lowered to what the descriptor limit allows.
     init(
-        listeners: [StreamListener], service: HexService, directory: PeerDirectory, pairing: PairingService?,
-        files: FileServer?, events: EventLog, arrivals: ArrivalFeed, wire: WireSettings, settings: InboundSettings,
+        listeners: [StreamListener], service: HexService, intake: Intake, pairing: PairingService?,
+        files: FileServer?, wire: WireSettings, settings: InboundSettings,
         tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger
     ) {
         self.listeners = listeners
@@ -61,9 +59,7 @@ final class EnvelopeServer: DaemonService {
         self.files = files
         self.tls = tls
         self.service = service
-        self.directory = directory
-        self.events = events
-        self.arrivals = arrivals
+        self.intake = intake
         self.wire = wire
         self.settings = settings
         self.logger = logger
@@ -325,83 +321,15 @@ final class EnvelopeServer: DaemonService {
     ) async -> [Envelope] {
         guard !envelopes.isEmpty else { return [] }
         var replies: [Envelope] = []
-        var record = Record()
-        for (envelope, outcome) in zip(envelopes, await service.receive(envelopes, proof: proof, from: address)) {
+        let outcomes = await intake.take(envelopes, proof: proof, from: remote, address: address)
+        for (envelope, outcome) in zip(envelopes, outcomes) {
             switch outcome {
             case .success(let outcome):
-                await log(outcome, of: envelope, from: remote, into: &record)
                 if let reply = dialect.reply(to: envelope, outcome: outcome) { replies.append(reply) }
             case .failure(let error):
-                logger.limited("store failure", .error, "cannot store what \(remote) sent: \(error)")
                 if let reply = dialect.reply(toUnstored: envelope, because: "\(error)") { replies.append(reply) }
             }
         }
-        // One call each for all the envelopes: a call to another actor is a hop between threads.
-        if !record.senders.isEmpty { await directory.markExchanged(record.senders) }
-        if !record.events.isEmpty { await events.publish(record.events) }
-        arrivals.publish(record.arrivals)
         return replies
-    }
-
-    /// What envelopes received together leave to record once they are all logged.
-    private struct Record {
-        /// The UUIDs of peers a hex came from.
-        var senders: [String] = []
-        var events: [Happening] = []
-        var arrivals: [Arrival] = []
-    }
-
-    private func log(
-        _ outcome: ReceiveOutcome, of envelope: Envelope, from remote: String,
-        into record: inout Record
-    ) async {
-        let name = envelope.hex?.senderName.flatMap { $0.isEmpty ? nil : $0 }
-        // A name is no identity: the short ID goes with it.
-        let id = envelope.hex?.senderUUID.flatMap(\.canonicalUUID).map { " (" + $0.prefix(8) + ")" } ?? ""
-        let sender = name.map { $0.clipped(toUTF8: 200) + id } ?? remote
-        switch outcome {
-        case .stored(let hex):
-            record.senders.append(hex.senderUUID)
-            logger.limited(
-                "stored hex", .info,
-                "stored hex \(hex.id.uppercaseText) \"\(hex.hexDescription.clipped(toUTF8: 200))\" "
-                    + "from \(sender) "
-                    + "(version \(envelope.versionID.clipped(toUTF8: 40)), \(hex.links.count) links)",
-                [
-                    ("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("hex", hex.id.uppercaseText),
-                    ("links", String(hex.links.count)), ("status", "stored"),
-                ])
-            record.events.append(
-                Happening(
-                    .hexReceived, peerUUID: hex.senderUUID, peer: name ?? remote,
-                    versionID: envelope.versionID,
-                    id: hex.id.uppercaseText, message: hex.hexDescription))
-            record.arrivals.append(.hex(hex))
-        case .alert(let alert):
-            // An Alert names no sender: over TLS the proven key does, by its ID and the name it announces.
-            let (message, senderID) = (alert.message, alert.senderID)
-            let announced = if let senderID { await directory.peer(uuid: senderID)?.name } else { String?.none }
-            let from =
-                senderID.map { "\(announced ?? "a peer not announced") (\($0)) at \(remote)" }
-                ?? "\(remote) (plaintext: no proven sender)"
-            let version = envelope.versionID.clipped(toUTF8: 40)
-            logger.limited(
-                "alert", .info, "alert from \(from) (version \(version)): \(message.clipped(toUTF8: 200))",
-                [("peer", announced ?? remote), ("peerUUID", senderID ?? ""), ("remote", remote)])
-            record.events.append(
-                Happening(
-                    .alertReceived, peerUUID: senderID, peer: announced ?? remote,
-                    versionID: envelope.versionID, id: alert.id.uppercaseText,
-                    message: message))
-            record.arrivals.append(.alert(from: announced ?? remote, message: message))
-        case .noRoom:
-            break  // The store logs it, once a minute per sender.
-        default:
-            logger.limited(
-                "refused envelope", .info,
-                "\(outcome.ackStatus) from \(sender.clipped(toUTF8: 200)) "
-                    + "(version \(envelope.versionID.clipped(toUTF8: 40))): \(outcome.explanation)",
-                [("peer", sender.clipped(toUTF8: 200)), ("remote", remote), ("status", outcome.ackStatus.rawValue)])
-        }
     }
 }

@@ -24,6 +24,8 @@ actor LocalSendCarrier: DaemonService {
     private let socket: DatagramSocket
     private let listener: StreamListener
     private let client: LocalSendClient
+    /// Stores what devices send, as every carrier does.
+    private let intake: Intake
     private let discovery: DiscoverySettings
     /// hexd's discovery, whose visibility the carrier follows.
     private let visibility: Discovery
@@ -36,6 +38,11 @@ actor LocalSendCarrier: DaemonService {
     /// when it has LocalSend's ports.
     let portNote: String?
     private var presence: LocalSendPresence<IPAddress>
+    private var reception = LocalSendReception<IPAddress>()
+    /// Who prepared the session under way, for the hex its text file becomes.
+    private var preparing: (session: String, sender: Sender)?
+    /// The largest text file taken as a note: LocalSend's command-line senders send a note so.
+    static let maximumTextFile = LocalSendFile.maximumPreviewBytes
     private let connections = Mutex(0)
 
     /// The persona's fingerprint as LocalSend writes it: 64 upper-case hex digits.
@@ -45,10 +52,11 @@ actor LocalSendCarrier: DaemonService {
 
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, discovery: DiscoverySettings,
-        visibility: Discovery, settings: LocalSendSettings, name: String, events: EventLog, portNote: String?,
-        logger: Logger
+        visibility: Discovery, intake: Intake, settings: LocalSendSettings, name: String, events: EventLog,
+        portNote: String?, logger: Logger
     ) {
         self.visibility = visibility
+        self.intake = intake
         self.socket = socket
         self.listener = listener
         client = LocalSendClient(tls: tls)
@@ -67,7 +75,7 @@ actor LocalSendCarrier: DaemonService {
     /// - Throws: `TLSError` when the persona cannot be read or made, `SocketError` when no port can
     ///   be had.
     static func start(
-        _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery,
+        _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery, intake: Intake,
         dataDirectory: DataDirectoryPaths, name: String, events: EventLog, logger: Logger
     ) throws -> LocalSendCarrier {
         let (persona, created) = try PersonaIdentity.loadOrCreate(
@@ -111,7 +119,7 @@ actor LocalSendCarrier: DaemonService {
         notes.forEach { logger.warning($0) }
         return LocalSendCarrier(
             socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), discovery: discovery,
-            visibility: visibility, settings: settings, name: name, events: events,
+            visibility: visibility, intake: intake, settings: settings, name: name, events: events,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
     }
 
@@ -123,6 +131,18 @@ actor LocalSendCarrier: DaemonService {
 
     /// The LocalSend devices listed now, the latest heard first.
     var devices: [LocalSendPresence<IPAddress>.Device] { presence.devices }
+
+    /// The device a user means: its name (any case) or a prefix of its ID (`localsend:A1B2`) or of
+    /// its fingerprint, when one device alone has it.
+    func device(matching text: String) -> LocalSendPresence<IPAddress>.Device? {
+        let wanted = text.uppercased()
+        let byName = presence.devices.filter { $0.description.alias.uppercased() == wanted }
+        if byName.count == 1 { return byName.first }
+        let fingerprint = wanted.hasPrefix("LOCALSEND:") ? String(wanted.dropFirst(10)) : wanted
+        guard fingerprint.count >= 4 else { return nil }
+        let byID = presence.devices.filter { $0.fingerprint.hasPrefix(fingerprint) }
+        return byID.count == 1 ? byID.first : nil
+    }
 
     /// Asks the LAN who is there now (`hexctl peers --refresh`).
     func refresh() async {
@@ -198,9 +218,11 @@ actor LocalSendCarrier: DaemonService {
         }
     }
 
-    /// The ID a LocalSend device goes by in hexd (the directory, events, `hexctl`): its
-    /// certificate's fingerprint, marked as LocalSend's.
-    static func peerID(_ fingerprint: String) -> String { "localsend:" + fingerprint.uppercased() }
+    /// The ID a LocalSend device goes by in hexd (`PeerKind.localSendID`); the fingerprint
+    /// as it came when it is not 64 hex digits (a listed device's always is: TLS proved it).
+    static func peerID(_ fingerprint: String) -> String {
+        PeerKind.localSendID(fingerprint: fingerprint) ?? PeerKind.localSendPrefix + fingerprint.uppercased()
+    }
 
     /// hexd as it describes itself to LocalSend devices.
     private func ownDevice(announce: Bool?) -> LocalSendDevice {
@@ -326,12 +348,24 @@ actor LocalSendCarrier: DaemonService {
         }
     }
 
-    /// The answer to one request of LocalSend's API; nil while hidden.
+    /// The answer to one request of LocalSend's API; nil (the connection closes unanswered) for
+    /// `register` and `info` while hidden, which are how devices find hexd.
     private func route(
         _ request: HTTPRequest, from remote: Endpoint?, certificate: Fingerprint?
     ) async -> HTTPResponse? {
-        guard isVisible else { return nil }
         switch (request.method, request.path) {
+        case ("POST", "/api/localsend/v2/prepare-upload"):
+            return await prepareUpload(request, from: remote, certificate: certificate)
+        case ("POST", "/api/localsend/v2/upload"):
+            return await upload(request, from: remote)
+        case ("POST", "/api/localsend/v2/cancel"):
+            guard let address = remote?.address, let session = request.query["sessionId"],
+                reception.cancel(session: session, from: address)
+            else { return .text(.forbidden, "no such session from this address") }
+            preparing = nil
+            return HTTPResponse(.ok)
+        case _ where !isVisible:
+            return nil
         case ("GET", "/api/localsend/v2/info"), ("GET", "/api/localsend/v1/info"):
             return json(ownDevice(announce: nil))
         case ("POST", "/api/localsend/v2/register"), ("POST", "/api/localsend/v1/register"):
@@ -348,6 +382,115 @@ actor LocalSendCarrier: DaemonService {
             return json(ownDevice(announce: nil))
         default:
             return .text(.notFound, "no such LocalSend route")
+        }
+    }
+
+    /// A device offers something: a message (a note or a link, its text the preview) becomes a
+    /// hex through `Intake`, under the same rules as any peer's; a lone text file is a note to
+    /// upload. Other files are not taken yet.
+    private func prepareUpload(
+        _ request: HTTPRequest, from remote: Endpoint?, certificate: Fingerprint?
+    ) async -> HTTPResponse {
+        guard let upload = LocalSendUploadRequest.decode(request.body), let address = remote?.address else {
+            return .text(.badRequest, "the body is not a LocalSend prepare-upload request")
+        }
+        guard let sender = Sender(upload.info, certificate: certificate, address: address, remote: remote) else {
+            return .text(.forbidden, "the client certificate is not the one the device claims")
+        }
+        if let text = upload.message { return await keep(text, from: sender, answering: .noContent) }
+        // LocalSend's command-line senders send a note as one text file.
+        guard upload.files.count == 1, let file = upload.files.first, file.isText, file.size <= Self.maximumTextFile
+        else {
+            return .text(.forbidden, "hexd takes notes and links from LocalSend devices; files are not taken yet")
+        }
+        do {
+            let session = try reception.prepare(
+                id: UUID().uuidString, files: [(UUID().uuidString, file)], from: address, at: .now)
+            preparing = (session.id, sender)
+            let tokens = session.waiting.map { (fileID: $0.key, token: $0.value.token) }
+            return HTTPResponse(
+                .ok, contentType: "application/json",
+                body: LocalSendUploadSession(sessionID: session.id, tokens: tokens).encoded())
+        } catch {
+            return .text(HTTPStatus(error.status, "Conflict"), "another device is sending to hexd; try again soon")
+        }
+    }
+
+    /// A device sends the bytes of a text file it prepared: its text becomes a hex.
+    private func upload(_ request: HTTPRequest, from remote: Endpoint?) async -> HTTPResponse {
+        guard let address = remote?.address, let session = request.query["sessionId"],
+            let fileID = request.query["fileId"], let token = request.query["token"]
+        else { return .text(.badRequest, "an upload names its sessionId, fileId and token") }
+        let file: LocalSendFile
+        do {
+            file = try reception.upload(session: session, file: fileID, token: token, from: address, at: .now)
+        } catch {
+            return .text(HTTPStatus(error.status, "Forbidden"), "\(error)")
+        }
+        guard let (prepared, sender) = preparing, prepared == session else {
+            return .text(.forbidden, "no such session")
+        }
+        preparing = nil
+        guard request.body.count == file.size else {
+            return .text(.badRequest, "\(request.body.count) bytes came, not the \(file.size) announced")
+        }
+        if let expected = file.sha256 {
+            let digest = try? SHA256Digest()
+            digest?.update(request.body)
+            guard (try? digest?.finish()) == expected else {
+                return .text(.badRequest, "the bytes' SHA-256 is not the one announced")
+            }
+        }
+        return await keep(String(decoding: request.body, as: UTF8.self), from: sender, answering: .ok)
+    }
+
+    /// Who sent an upload: its description, and what TLS proved of it.
+    struct Sender: Sendable {
+        let alias: String
+        let version: String
+        let proof: SenderProof
+        /// The device's ID, when its certificate proved it.
+        let id: String?
+        /// Its IP address, and how the log names it.
+        let address: String
+        let remote: String
+
+        /// Nil when the device showed a certificate other than the one it claims (LocalSend 1.18
+        /// shows its own; another is a lie). One that shows none (an app before 1.18) is no proof.
+        init?(_ info: LocalSendDevice, certificate: Fingerprint?, address: IPAddress, remote: Endpoint?) {
+            (alias, version) = (info.alias, info.version)
+            (self.address, self.remote) = (address.description, remote?.description ?? address.description)
+            guard let certificate else {
+                (proof, id) = (.none, nil)
+                return
+            }
+            guard certificate.description == info.fingerprint.lowercased(),
+                let id = PeerKind.localSendID(fingerprint: info.fingerprint)
+            else { return nil }
+            (proof, self.id) = (.key(fingerprint: certificate.description, deviceID: id), id)
+        }
+    }
+
+    /// Keeps `text` from `sender` as a hex, under the rules every peer's hexes are kept by, and
+    /// answers how that went: `taken` (`204` to a message: nothing to upload; `200` to an
+    /// upload), `507` no room, `403` refused.
+    private func keep(_ text: String, from sender: Sender, answering taken: HTTPStatus) async -> HTTPResponse {
+        let envelope = Envelope.store(
+            LocalSendMessage.hex(text, from: sender.alias, senderID: sender.id),
+            versionID: "LocalSend " + sender.version, messageID: UUID().uuidString)
+        let outcome = await intake.take([envelope], proof: sender.proof, from: sender.remote, address: sender.address)
+            .first
+        switch outcome {
+        case .success(.stored), .success(.duplicate):
+            return HTTPResponse(taken)
+        case .success(.noRoom(let refusal, _)):
+            return .text(HTTPStatus(507, "Insufficient Storage"), "\(refusal)")
+        case .success(let refused):
+            return .text(.forbidden, refused.explanation)
+        case .failure(let error):
+            return .text(HTTPStatus(500, "Internal Server Error"), "\(error)")
+        case nil:
+            return .text(HTTPStatus(500, "Internal Server Error"), "nothing was stored")
         }
     }
 

@@ -14,9 +14,10 @@ public struct LocalSendSettings: Sendable, Hashable {
     public static let declared: [Setting<LocalSendSettings>] = [
         Setting(
             "localsend", value: "on|off",
-            help: "Be a LocalSend device: appear in the LocalSend apps on the LAN, and list the LocalSend devices "
-                + "whose certificates hexd proved in hexctl peers (taking what they send and sending them hexes are "
-                + "not there yet). Announced where beacons go (--broadcast, --interface). Default: on.",
+            help: "Be a LocalSend device: appear in the LocalSend apps on the LAN, list the LocalSend devices whose "
+                + "certificates hexd proved in hexctl peers, and keep the notes and links they send as hexes (files, "
+                + "and sending hexes to them, are not there yet). Announced where beacons go (--broadcast, "
+                + "--interface). Default: on.",
             expected: "on or off", \.enabled
         ) { ["on": true, "off": false][$0] },
         Setting(

@@ -104,9 +104,10 @@ public struct HexManager {
         guard let hexJM = envelope.hex else {
             return .invalid(reason: "a Store needs a Hex object in jmObject")
         }
-        // Read strictly, so that no other spelling of a UUID passes for a second identity: one
-        // that is not a UUID counts as missing (Protocol.md, section 4, rule 12).
-        let sender = hexJM.senderUUID.flatMap(\.canonicalUUID) ?? ""
+        // Read strictly, so that no other spelling of an ID passes for a second identity: one that
+        // is neither a UUID nor a LocalSend device's ID counts as missing (Protocol.md, section 4,
+        // rule 12).
+        let sender = hexJM.senderUUID.flatMap(\.canonicalPeerID) ?? ""
         let trust: SenderTrust
         switch try authenticate(sender, proof: proof) {
         case .known(let known): trust = known
@@ -269,7 +270,7 @@ public struct HexManager {
         return Hex(
             id: .random(using: &ids),
             location: location,
-            senderUUID: hexJM.senderUUID.flatMap(\.canonicalUUID) ?? "",
+            senderUUID: hexJM.senderUUID.flatMap(\.canonicalPeerID) ?? "",
             senderName: hexJM.senderName ?? "",
             hexDescription: hexJM.hexDescription ?? "",
             hexColor: hexJM.hexColor ?? "",

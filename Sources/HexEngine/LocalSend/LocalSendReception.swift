@@ -1,0 +1,93 @@
+import HexKit
+
+/// What a LocalSend device may upload to hexd, as LocalSend's receivers decide it: one session at
+/// a time (another device's `prepare-upload` meanwhile is `409`), its files uploaded only with
+/// their tokens and only from the address that prepared them (`403` otherwise), each once; a
+/// session ends when its last file came, when it is cancelled, or when nothing came for
+/// `idleLimit`.
+///
+/// Pure: the driver makes the session's id and tokens, passes the time in and acts on the answers.
+public struct LocalSendReception<Address: Hashable & Sendable>: Sendable {
+    public typealias Instant = ContinuousClock.Instant
+
+    /// A session under way.
+    public struct Session: Sendable, Equatable {
+        public let id: String
+        public let address: Address
+        /// The files still to come, by id, with their tokens.
+        public var waiting: [String: (token: String, file: LocalSendFile)]
+        public var lastActivity: Instant
+
+        public static func == (left: Self, right: Self) -> Bool {
+            left.id == right.id && left.address == right.address && left.lastActivity == right.lastActivity
+                && left.waiting.mapValues(\.token) == right.waiting.mapValues(\.token)
+        }
+    }
+
+    /// Why a request is refused, with the status LocalSend's receivers answer.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// Another session is under way (`409`).
+        case busy
+        /// No such session, a wrong token or file, or another address (`403`).
+        case forbidden(String)
+
+        public var status: Int {
+            switch self {
+            case .busy: 409
+            case .forbidden: 403
+            }
+        }
+    }
+
+    /// A session with nothing uploaded for this long ends (an app that gave up without cancelling).
+    public let idleLimit: Duration
+    public private(set) var session: Session?
+
+    public init(idleLimit: Duration = .seconds(60)) {
+        self.idleLimit = idleLimit
+    }
+
+    /// A device prepares an upload of `files` (each with the token the driver made for it).
+    /// - Throws: `Refusal.busy` while another session is under way.
+    public mutating func prepare(
+        id: String, files: [(token: String, file: LocalSendFile)], from address: Address, at now: Instant
+    ) throws(Refusal) -> Session {
+        expire(at: now)
+        guard session == nil else { throw .busy }
+        let waiting = Dictionary(files.map { ($0.file.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let started = Session(id: id, address: address, waiting: waiting, lastActivity: now)
+        session = started
+        return started
+    }
+
+    /// A device starts uploading `fileID` of session `id`: the file, when the token and address
+    /// are right. The file is taken off the session (a second upload of it is refused); the last
+    /// one ends the session.
+    /// - Throws: `Refusal.forbidden` with why.
+    public mutating func upload(
+        session id: String, file fileID: String, token: String, from address: Address, at now: Instant
+    ) throws(Refusal) -> LocalSendFile {
+        expire(at: now)
+        guard var current = session, current.id == id else { throw .forbidden("no such session") }
+        guard current.address == address else { throw .forbidden("uploads come from the address that prepared them") }
+        guard let (expected, file) = current.waiting[fileID], expected == token else {
+            throw .forbidden("no such file, or a wrong token")
+        }
+        current.waiting[fileID] = nil
+        current.lastActivity = now
+        session = current.waiting.isEmpty ? nil : current
+        return file
+    }
+
+    /// The device that prepared session `id` cancels it; false when there is no such session or
+    /// another address asks.
+    public mutating func cancel(session id: String, from address: Address) -> Bool {
+        guard let current = session, current.id == id, current.address == address else { return false }
+        session = nil
+        return true
+    }
+
+    private mutating func expire(at now: Instant) {
+        if let current = session, now - current.lastActivity >= idleLimit { session = nil }
+    }
+}

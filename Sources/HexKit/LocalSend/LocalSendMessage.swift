@@ -1,0 +1,39 @@
+/// A LocalSend message as hexd keeps it: a hex whose description is the message's text and whose
+/// links are the web addresses in it, in order, each once.
+public enum LocalSendMessage {
+    /// The colour of hexes that came from LocalSend devices.
+    public static let color = "#0EA5A4"
+    /// The most links one message becomes.
+    public static let maximumLinks = 64
+    /// The longest address taken as a link; a longer one stays text.
+    public static let maximumURLBytes = 8_192
+
+    /// The hex `text` becomes, sent by `alias`.
+    /// - Parameter senderID: the device's ID when its certificate proved it (`PeerKind.localSendID`);
+    ///   nil when it showed none (an app before 1.18), and the hex then names no sender ID.
+    public static func hex(_ text: String, from alias: String, senderID: String?) -> HexJM {
+        HexJM(
+            senderUUID: senderID, senderName: alias, hexDescription: text, hexColor: color,
+            links: links(in: text).map { LinkJM(url: $0, linkDescription: LinkURL.parse($0).map(LinkURL.description)) })
+    }
+
+    /// The `http` and `https` addresses in `text`, in order, each once: words of it (between
+    /// spaces and line ends) without the brackets, quotes and punctuation that surround an
+    /// address in prose.
+    public static func links(in text: String) -> [String] {
+        var links: [String] = []
+        var seen = Set<String>()
+        for word in text.split(whereSeparator: \.isWhitespace) {
+            guard links.count < maximumLinks else { break }
+            let trimmed = word.drop { "<([{\"'".contains($0) }.reversed().drop { ">)]}\"'.,;:!?".contains($0) }
+            let candidate = String(String(trimmed.reversed()))
+            let lowered = candidate.lowercased()
+            guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
+                candidate.utf8.count <= maximumURLBytes,
+                LinkURL.parse(candidate) != nil, seen.insert(candidate).inserted
+            else { continue }
+            links.append(candidate)
+        }
+        return links
+    }
+}

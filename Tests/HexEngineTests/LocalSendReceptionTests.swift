@@ -1,0 +1,66 @@
+import HexEngine
+import HexKit
+import Testing
+
+/// LocalSend's receive rules, event by event on a fake clock: one session, tokens, one address.
+@Suite(.timeLimit(.minutes(1))) struct LocalSendReceptionTests {
+    typealias Reception = LocalSendReception<String>
+    private let start = ContinuousClock.now
+    private static let note = LocalSendFile(id: "n", fileName: "note.txt", size: 5, fileType: "text/plain")
+    private static let photo = LocalSendFile(id: "p", fileName: "a.jpg", size: 9, fileType: "image/jpeg")
+
+    /// Why `attempt` was refused; nil when it was not.
+    private func refusal(
+        _ reception: inout Reception, _ attempt: (inout Reception) throws -> Void
+    ) -> Reception.Refusal? {
+        do {
+            try attempt(&reception)
+            return nil
+        } catch {
+            return error as? Reception.Refusal
+        }
+    }
+
+    @Test func aSessionTakesEachFileOnceWithItsTokenFromItsAddress() throws {
+        var reception = Reception()
+        _ = try reception.prepare(
+            id: "s1", files: [("t1", Self.note), ("t2", Self.photo)], from: "10.0.0.7", at: start)
+        let wrongToken = refusal(&reception) {
+            _ = try $0.upload(session: "s1", file: "n", token: "t2", from: "10.0.0.7", at: start)
+        }
+        #expect(wrongToken == .forbidden("no such file, or a wrong token"))
+        let otherAddress = refusal(&reception) {
+            _ = try $0.upload(session: "s1", file: "n", token: "t1", from: "10.0.0.8", at: start)
+        }
+        #expect(otherAddress == .forbidden("uploads come from the address that prepared them"))
+        let first = try reception.upload(session: "s1", file: "n", token: "t1", from: "10.0.0.7", at: start)
+        #expect(first == Self.note)
+        let again = refusal(&reception) {
+            _ = try $0.upload(session: "s1", file: "n", token: "t1", from: "10.0.0.7", at: start)
+        }
+        #expect(again != nil, "a file is uploaded once")
+        _ = try reception.upload(session: "s1", file: "p", token: "t2", from: "10.0.0.7", at: start)
+        #expect(reception.session == nil, "the last file ends the session")
+    }
+
+    @Test func oneSessionAtATimeUntilItEndsOrIdles() throws {
+        var reception = Reception(idleLimit: .seconds(60))
+        _ = try reception.prepare(id: "s1", files: [("t", Self.note)], from: "a", at: start)
+        let busy = refusal(&reception) {
+            _ = try $0.prepare(id: "s2", files: [("t", Self.photo)], from: "b", at: start + .seconds(59))
+        }
+        #expect(busy == .busy)
+        #expect(Reception.Refusal.busy.status == 409 && Reception.Refusal.forbidden("").status == 403)
+        let cancelledByAnother = reception.cancel(session: "s1", from: "b")
+        #expect(!cancelledByAnother, "another address cannot cancel it")
+        let cancelled = reception.cancel(session: "s1", from: "a")
+        #expect(cancelled)
+        _ = try reception.prepare(id: "s3", files: [("t", Self.note)], from: "b", at: start + .seconds(61))
+        let taken = try reception.prepare(id: "s4", files: [("t", Self.note)], from: "c", at: start + .seconds(122))
+        #expect(taken.id == "s4", "a session idle for a minute gave way")
+        let ended = refusal(&reception) {
+            _ = try $0.upload(session: "s3", file: "n", token: "t", from: "b", at: start + .seconds(122))
+        }
+        #expect(ended == .forbidden("no such session"))
+    }
+}
