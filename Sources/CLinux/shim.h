@@ -102,7 +102,9 @@ static inline int hexd_interface_watch_socket(void) {
     return fd;
 }
 
-/// Where the termination handler writes: the write end of `TerminationSignals`' pipe.
+/// Where the termination handler writes: the write end of `TerminationSignals`' pipe. Static in a
+/// header, so each module that calls these gets its own copy: HexNet's `TerminationSignals` alone
+/// may.
 static int hexd_termination_pipe = -1;
 
 /// Writes the signal's number, one byte, to the pipe (write is async-signal-safe).

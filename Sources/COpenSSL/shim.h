@@ -11,7 +11,8 @@
 
 /// TLS 1.3 only, both ways (SSL_CTX_set_min/max_proto_version are macros).
 static inline int hexd_ssl_ctx_require_tls13(SSL_CTX *context) {
-    return SSL_CTX_set_min_proto_version(context, TLS1_3_VERSION) && SSL_CTX_set_max_proto_version(context, TLS1_3_VERSION);
+    return SSL_CTX_set_min_proto_version(context, TLS1_3_VERSION)
+        && SSL_CTX_set_max_proto_version(context, TLS1_3_VERSION);
 }
 
 /// Accepts any certificate during the handshake: a peer is trusted by the fingerprint of its key,
@@ -24,7 +25,8 @@ static inline int hexd_accept_any_certificate(int preverified, X509_STORE_CTX *s
 
 /// TLS 1.2 or 1.3, for the devices of other protocols (some apps and their libraries are older).
 static inline int hexd_ssl_ctx_allow_tls12(SSL_CTX *context) {
-    return SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) && SSL_CTX_set_max_proto_version(context, TLS1_3_VERSION);
+    return SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
+        && SSL_CTX_set_max_proto_version(context, TLS1_3_VERSION);
 }
 
 /// Asks the other side for its certificate, and takes any, or none: the caller checks what it got.
@@ -50,6 +52,13 @@ static inline long hexd_ssl_ctx_keep_server_sessions(SSL_CTX *context, long coun
     SSL_CTX_set_options(context, SSL_OP_NO_TICKET);
     SSL_CTX_sess_set_cache_size(context, count);
     return SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_SERVER);
+}
+
+/// Keeps no session and gives no ticket, in TLS 1.2 as in 1.3: nothing is resumed (the session
+/// cache mode is a macro).
+static inline long hexd_ssl_ctx_keep_no_sessions(SSL_CTX *context) {
+    SSL_CTX_set_options(context, SSL_OP_NO_TICKET);
+    return SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
 }
 
 /// The bytes a memory BIO holds, waiting to be read (BIO_pending is a macro).

@@ -112,7 +112,7 @@ public enum Daemon {
                 events: events, logger: logger.named("fetch"))
         }
         let intake = Intake(
-            service: service, directory: directory, events: events, arrivals: arrivals, logger: logger.named("tcp"))
+            service: service, directory: directory, events: events, arrivals: arrivals, logger: logger.named("inbox"))
         let envelopes = EnvelopeServer(
             listeners: envelopeListeners, service: service, intake: intake,
             pairing: pairing, files: fileServer,
@@ -183,7 +183,7 @@ public enum Daemon {
             do {
                 received = try await signals.next()
             } catch {
-                // Safer stopped than unstoppable: a signalfd that fails would hold every signal.
+                // Safer stopped than unstoppable: a signal pipe that fails would hold every signal.
                 logger.error("cannot read SIGTERM or SIGINT (\(error)): stopping")
                 received = SIGTERM
             }

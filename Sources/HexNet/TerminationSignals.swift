@@ -27,7 +27,9 @@ public final class TerminationSignals: Sendable {
             var number: UInt8 = 0
             let count = read(reading.descriptor, &number, 1)
             if count == 1 { return Int32(number) }
-            switch count < 0 ? errno : EAGAIN {
+            // The write end lives as long as this object: an end of file cannot come, and would not be waited on.
+            guard count < 0 else { throw SocketError("read a signal: the pipe ended") }
+            switch errno {
             case EAGAIN, EINTR:
                 try await waitUntil(
                     .readable, descriptor: reading.descriptor, timeout: nil, operation: "wait for SIGTERM or SIGINT")

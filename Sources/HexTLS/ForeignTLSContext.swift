@@ -39,9 +39,17 @@ public final class ForeignTLSContext: @unchecked Sendable {
         // The same bound as for hexd peers: a device's chain is one certificate of about 1 KiB.
         _ = hexd_ssl_ctx_set_max_cert_list(context, TLSContext.maximumPeerCertificateChain)
         _ = hexd_ssl_ctx_release_buffers(context)
+        _ = hexd_ssl_ctx_keep_no_sessions(context)
+        // A server that asks for certificates wants a session context, even to refuse a resumption.
+        guard SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count)) == 1 else {
+            SSL_CTX_free(context)
+            return nil
+        }
         hexd_ssl_ctx_ask_peer_certificate(context)
         return context
     }
+
+    private static let sessionContext: [UInt8] = Array("hexd-foreign".utf8)
 
     deinit {
         SSL_CTX_free(clientContext)

@@ -26,6 +26,7 @@ import Testing
         #expect(announced == [0.1, 0.5, 2, 32, 62, 92])
         #expect(presence.refresh(at: at(92.5)) == [], "a refresh just after an announcement adds none")
         #expect(presence.refresh(at: at(94)) == [.announce])
+        #expect(presence.resume(at: at(94.1)) == [.announce], "shown again, it announces whatever went before")
     }
 
     @Test func anAnnouncementIsProvenBeforeTheDeviceIsListed() throws {
@@ -37,6 +38,13 @@ import Testing
         let listed = try #require(presence.devices.first)
         #expect(found == [.found(listed)] && listed.fingerprint == "AB12" && listed.address == "10.0.0.7")
         #expect(presence.heard(phone, from: "10.0.0.7", at: at(20)) == [], "a proven device is not asked again")
+        #expect(presence.devices.first?.lastSeen == at(1.2), "a datagram keeps no device listed")
+        var renamed = phone
+        renamed.alias = "Evil"
+        #expect(
+            presence.heard(renamed, from: "10.0.0.7", at: at(21)) == [.register(renamed, at: "10.0.0.7")],
+            "a datagram changes no listed device: the device is asked to prove it")
+        #expect(presence.devices.first?.description.alias == "Pixel")
         #expect(presence.heard(Self.device("Own", "OWN"), from: "10.0.0.1", at: at(2)) == [], "its own echo")
         var hexd = Self.device("Grace", "9F00")
         hexd.deviceModel = "hexd"

@@ -86,6 +86,40 @@ import Testing
         }
     }
 
+    /// A TLS 1.2 client that offers the session of its last connection (as Python's and Java's
+    /// stacks do) gets a full handshake again, never a refusal: nothing is kept to resume.
+    @Test func aClientOfferingAnOldSessionIsServedAfresh() async throws {
+        let directory = try TemporaryDirectory()
+        let context = try ForeignTLSContext(persona: try Self.persona(in: directory))
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        let server = Task {
+            var resumed: [Bool] = []
+            for _ in 0..<2 {
+                let connection = try await TLSConnection.handshake(
+                    over: try await listener.accept(), context: context, as: .server, timeout: .seconds(10))
+                resumed.append(connection.isResumed)
+                try await connection.write(Array("ok\n".utf8), timeout: .seconds(10))
+            }
+            return resumed
+        }
+        let client = #"""
+            import socket, ssl, sys
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+            ctx.maximum_version = ssl.TLSVersion.TLSv1_2
+            session = None
+            for _ in range(2):
+                tls = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10), session=session)
+                print(tls.recv(16).decode().strip(), tls.session_reused)
+                session = tls.session
+                tls.close()
+            """#
+        let result = try await Self.python(client, [String(listener.port)], in: directory)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "ok False\nok False\n", "\(result.standardOutput)")
+        #expect(try await server.value == [false, false])
+    }
+
     /// A server that asks for the client's certificate (as LocalSend 1.18 does) gets the persona's.
     @Test func asAClientHexdShowsItsPersona() async throws {
         let directory = try TemporaryDirectory()

@@ -27,9 +27,10 @@ for index in $(seq "$count"); do join_bridge "$index" "10.251.0.$index/24"; done
 
 interval=1
 for index in $(seq "$count"); do
-    # The beacons' crowd: DNS-SD (dnssd.sh) is off, so that what is timed is the beacons alone.
+    # The beacons' crowd: DNS-SD (dnssd.sh) and LocalSend (localsend.sh) are off, so that what is
+    # timed is the beacons alone (thirty LocalSend keys made at once would take the cores a while).
     ip netns exec "$tag-$index" "$bin/hexd" --data-dir "$work/$index" --name "host-$index" \
-        --announce-interval "$interval" --mdns off --log-level warning 2>"$work/$index.log" &
+        --announce-interval "$interval" --mdns off --localsend off --log-level warning 2>"$work/$index.log" &
     pids+=($!)
 done
 spawned=$(milliseconds)

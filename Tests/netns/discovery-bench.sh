@@ -43,7 +43,7 @@ round() {
     pids=()
     for host in a b; do
         ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" \
-            --announce-interval 1 --log-level warning 2>"$work/$host.log" &
+            --announce-interval 1 --localsend off --log-level warning 2>"$work/$host.log" &
         pids+=($!)
     done
     for _ in $(seq 1000); do [ -S "$work/a/hexd.sock" ] && [ -S "$work/b/hexd.sock" ] && break; sleep 0.01; done

@@ -31,7 +31,10 @@ label=localsend
 # shellcheck source=Tests/netns/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-python3 -c "import localsendd" || { echo "$label: FAILED: localsendd is not installed (pip install localsendd)"; exit 1; }
+if ! python3 -c "import localsendd"; then
+    echo "$label: FAILED: localsendd is not installed (pip install localsendd)"
+    exit 1
+fi
 
 make_bridge
 join_bridge a 10.68.0.1/24
@@ -41,8 +44,12 @@ for host in a b; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; don
 
 # localsendd on host b first: it has LocalSend's port, as an app on that host would.
 lsd=(ip netns exec "$tag-b" env XDG_STATE_HOME="$work/lsd-state" XDG_CONFIG_HOME="$work/lsd-config")
-lsctl() { "${lsd[@]}" python3 -c 'import sys; from localsendd.cli import main; sys.exit(main())' --socket "$work/lsd.sock" "$@"; }
-"${lsd[@]}" python3 -m localsendd --port 53317 --socket "$work/lsd.sock" --alias devB --download-dir "$work/lsd-downloads" \
+lsctl() {
+    "${lsd[@]}" python3 -c 'import sys; from localsendd.cli import main; sys.exit(main())' \
+        --socket "$work/lsd.sock" "$@"
+}
+"${lsd[@]}" python3 -m localsendd --port 53317 --socket "$work/lsd.sock" --alias devB \
+    --download-dir "$work/lsd-downloads" \
     --unattended --log-level debug 2>"$work/localsendd.log" &
 pids+=($!)
 for _ in $(seq 100); do [ -S "$work/lsd.sock" ] && break; sleep 0.05; done

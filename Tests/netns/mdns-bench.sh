@@ -35,7 +35,7 @@ for host in on-a on-b off-a off-b; do
 done
 for host in on-a on-b off-a off-b; do
     ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "$host" --mdns "${host%-*}" \
-        2>"$work/$host.log" &
+        --localsend off 2>"$work/$host.log" &
     pids+=($!)
     eval "pid_${host%-*}_${host#*-}=$!"
 done

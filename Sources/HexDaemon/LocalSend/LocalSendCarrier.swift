@@ -16,8 +16,10 @@ actor LocalSendCarrier: DaemonService {
     static let group = IPv4Address(224, 0, 0, 167)
     /// The LocalSend protocol version hexd speaks: 2.2, whose clients show a certificate.
     static let protocolVersion = "2.2"
-    /// HTTPS connections served at once; past it, a new one is closed at once.
+    /// HTTPS connections served at once, and from one address; past either, a new one is closed
+    /// at once (one host cannot take every place).
     static let connectionsAtOnce = 32
+    static let connectionsPerAddress = 4
     /// A connection's handshake, request and answer, all within this.
     static let connectionDeadline: Duration = .seconds(30)
 
@@ -43,7 +45,10 @@ actor LocalSendCarrier: DaemonService {
     private var preparing: (session: String, sender: Sender)?
     /// The largest text file taken as a note: LocalSend's command-line senders send a note so.
     static let maximumTextFile = LocalSendFile.maximumPreviewBytes
-    private let connections = Mutex(0)
+    /// The connections served now, by address.
+    private let connections = Mutex([IPAddress: Int]())
+    /// Announcements taken from one address per second (twice as many at once), before they are read.
+    private var datagramBudget = BeaconRateLimiter<IPAddress>(rate: 20)
 
     /// The persona's fingerprint as LocalSend writes it: 64 upper-case hex digits.
     nonisolated var fingerprint: String { client.tls.persona.fingerprint.description.uppercased() }
@@ -165,7 +170,7 @@ actor LocalSendCarrier: DaemonService {
     private func followVisibility() async {
         let wasVisible = isVisible
         isVisible = await visibility.isVisible
-        if isVisible && !wasVisible { await perform(presence.refresh(at: .now)) }
+        if isVisible && !wasVisible { await perform(presence.resume(at: .now)) }
     }
 
     // MARK: Multicast
@@ -177,6 +182,7 @@ actor LocalSendCarrier: DaemonService {
             do {
                 let longest = LocalSendDevice.maximumSize + 1
                 if let datagram = try await socket.receive(maximumLength: longest, before: presence.deadline) {
+                    guard datagramBudget.admit(datagram.sender, at: .now) else { continue }
                     guard !datagram.truncated, let device = LocalSendDevice.decode(datagram.bytes) else {
                         logger.limited(
                             "localsend datagram", .debug, "an unreadable LocalSend datagram from \(datagram.sender)")
@@ -218,11 +224,9 @@ actor LocalSendCarrier: DaemonService {
         }
     }
 
-    /// The ID a LocalSend device goes by in hexd (`PeerKind.localSendID`); the fingerprint
-    /// as it came when it is not 64 hex digits (a listed device's always is: TLS proved it).
-    static func peerID(_ fingerprint: String) -> String {
-        PeerKind.localSendID(fingerprint: fingerprint) ?? PeerKind.localSendPrefix + fingerprint.uppercased()
-    }
+    /// The ID a listed LocalSend device goes by in hexd (`PeerKind.localSendID`: TLS proved its
+    /// fingerprint, 64 hex digits).
+    static func peerID(_ fingerprint: String) -> String { PeerKind.localSendPrefix + fingerprint.uppercased() }
 
     /// hexd as it describes itself to LocalSend devices.
     private func ownDevice(announce: Bool?) -> LocalSendDevice {
@@ -238,8 +242,14 @@ actor LocalSendCarrier: DaemonService {
         for interface in Self.interfaces(of: NetworkInterfaces.addresses(), discovery: discovery) {
             let index = if_nametoindex(interface)
             guard index != 0 else { continue }
+            // Joined to hear the devices there; a join refused (the system's cap on memberships)
+            // still lets hexd be heard.
             do {
                 try socket.join(Self.group, interface: index)
+            } catch {
+                logger.limited("localsend join", .warning, "LocalSend multicast on \(interface): \(error)")
+            }
+            do {
                 try socket.send(bytes, to: Self.group, port: settings.port, interface: index)
             } catch {
                 logger.limited("localsend send", .warning, "LocalSend announcement on \(interface): \(error)")
@@ -274,7 +284,8 @@ actor LocalSendCarrier: DaemonService {
             headers: HTTPHeaders([("Content-Type", "application/json")]), body: ownDevice(announce: nil).encoded())
         do {
             let response = try await client.send(
-                request, to: endpoint, expecting: device.fingerprint, timeout: .seconds(10))
+                request, to: endpoint, expecting: device.fingerprint, answerLimit: LocalSendDevice.maximumSize,
+                timeout: .seconds(10))
             guard response.status == 200 else {
                 throw LocalSendError.refused(status: response.status, "\(endpoint) refused hexd's register")
             }
@@ -297,15 +308,21 @@ actor LocalSendCarrier: DaemonService {
         while !Task.isCancelled {
             do {
                 let socket = try await listener.accept()
-                let admitted = connections.withLock {
-                    guard $0 < Self.connectionsAtOnce else { return false }
-                    $0 += 1
+                guard let address = socket.remoteEndpoint?.address else { continue }
+                let admitted = connections.withLock { open in
+                    guard open.values.reduce(0, +) < Self.connectionsAtOnce,
+                        open[address, default: 0] < Self.connectionsPerAddress
+                    else { return false }
+                    open[address, default: 0] += 1
                     return true
                 }
                 guard admitted else { continue }  // closed as it goes
                 Task {
                     await self.answer(socket)
-                    self.connections.withLock { $0 -= 1 }
+                    self.connections.withLock { open in
+                        open[address, default: 1] -= 1
+                        if open[address] == 0 { open[address] = nil }
+                    }
                 }
             } catch is CancellationError {
                 return
@@ -376,7 +393,7 @@ actor LocalSendCarrier: DaemonService {
                 return .text(HTTPStatus(412, "Precondition Failed"), "Self-discovered")
             }
             if let address = remote.flatMap(\.address) {
-                let proven = certificate?.description == device.fingerprint.lowercased()
+                let proven = certificate?.isClaimed(by: device.fingerprint) == true
                 await perform(presence.registered(device, from: address, proven: proven, at: .now))
             }
             return json(ownDevice(announce: nil))
@@ -464,7 +481,7 @@ actor LocalSendCarrier: DaemonService {
                 (proof, id) = (.none, nil)
                 return
             }
-            guard certificate.description == info.fingerprint.lowercased(),
+            guard certificate.isClaimed(by: info.fingerprint),
                 let id = PeerKind.localSendID(fingerprint: info.fingerprint)
             else { return nil }
             (proof, self.id) = (.key(fingerprint: certificate.description, deviceID: id), id)

@@ -9,27 +9,25 @@ import HexWeb
 struct LocalSendClient: Sendable {
     let tls: ForeignTLSContext
 
-    /// The largest answer read: a device's description, or the tokens of `maximumFiles` files.
-    static let maximumAnswer = LocalSendUploadRequest.maximumSize
-
     /// Sends `request` to the device at `endpoint` whose certificate must hash to `fingerprint`
-    /// (any case), and reads its answer, all within `timeout`.
+    /// (any case), and reads its answer, at most `answerLimit` bytes of body, all within `timeout`.
     /// - Throws: `LocalSendError`.
     func send(
-        _ request: HTTPRequest, to endpoint: Endpoint, expecting fingerprint: String, timeout: Duration
+        _ request: HTTPRequest, to endpoint: Endpoint, expecting fingerprint: String, answerLimit: Int,
+        timeout: Duration
     ) async throws(LocalSendError) -> HTTPResponseReader.Response {
         let deadline = ContinuousClock.now + timeout
         do {
             let socket = try await StreamConnector.tcp(to: endpoint, timeout: timeout)
             let connection = try await TLSConnection.handshake(
                 over: socket, context: tls, as: .client, timeout: deadline - .now)
-            guard let shown = connection.peerCertificate, shown.description == fingerprint.lowercased() else {
+            guard let shown = connection.peerCertificate, shown.isClaimed(by: fingerprint) else {
                 throw LocalSendError.impostor(
                     "\(endpoint) showed the certificate \(connection.peerCertificate?.short ?? "none"), "
                         + "not the one its announcement claims")
             }
             try await connection.write(request.serialized(host: endpoint.description), timeout: deadline - .now)
-            var reader = HTTPResponseReader(limits: .init(bodyBytes: Self.maximumAnswer))
+            var reader = HTTPResponseReader(limits: .init(bodyBytes: answerLimit))
             while true {
                 var action = HTTPResponseReader.Action.needMore
                 let count = try await connection.read(maximumCount: 65_536, timeout: deadline - .now) {
@@ -67,4 +65,9 @@ enum LocalSendError: Error, Sendable, CustomStringConvertible {
         case .refused(let status, let text): "\(text) (HTTP \(status))"
         }
     }
+}
+
+extension Fingerprint {
+    /// Whether this is the fingerprint `text` claims (64 hex digits, in either case).
+    func isClaimed(by text: String) -> Bool { Fingerprint(hex: text) == self }
 }

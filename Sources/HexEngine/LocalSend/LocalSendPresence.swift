@@ -110,17 +110,22 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     }
 
     /// A multicast announcement (or an answer to one) came from `address`: hexd registers with the
-    /// device, which proves it, unless that was done just now.
+    /// device, which proves it, unless that was done just now. A datagram proves nothing (anyone
+    /// can send one from any address), so it changes no listed device and keeps none listed: only
+    /// what TLS proved does.
     public mutating func heard(_ description: LocalSendDevice, from address: Address, at now: Instant) -> [Action] {
         let fingerprint = description.fingerprint.uppercased()
         guard fingerprint != ownFingerprint, description.scheme != .http, !Self.isHexd(description) else { return [] }
-        if var device = listed[fingerprint], device.address == address {
-            // A device already proven at this address is not asked again: it is there.
-            device.lastSeen = now
-            listed[fingerprint] = device
-            return description == device.description ? [] : proven(description, at: address, now: now)
+        if let device = listed[fingerprint], device.address == address, device.description == description {
+            return []  // as listed: it registers with hexd at each refresh, which keeps it listed
         }
         return askToProve(description, at: address, now: now)
+    }
+
+    /// hexd shows itself again: an announcement now, whenever the last one went out.
+    public mutating func resume(at now: Instant) -> [Action] {
+        lastAnnouncement = now
+        return [.announce]
     }
 
     /// A device registered with hexd from `address`. `proven`: it showed the certificate whose
