@@ -1,6 +1,7 @@
 // Full Foundation for ProcessInfo and Thread; the spawning itself is posix_spawn.
 import CLinux
 import Foundation
+import HexNet
 import Synchronization
 
 /// A child process started with `posix_spawn`, for the tests and `hexbench`.
@@ -39,18 +40,11 @@ public final class SpawnedProcess: Sendable {
             }
         }
         posix_spawn_file_actions_addclosefrom_np(&actions, 3)
-        // Signals as a fresh process has them: the spawning thread may block some (dispatch and
-        // test threads do), and a blocked SIGTERM or SIGINT would never stop the child.
+        // Signals as a fresh process has them: test threads block some.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        var all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attributes, FreshSignals.apply(to: &attributes))
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = variables.map { strdup($0) } + [nil]

@@ -195,18 +195,10 @@ private final class Child: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // A group of its own (pgid = its pid), so a timeout stops its children too; and signals as
-        // a fresh process has them: the daemon ignores SIGPIPE, and a thread that spawns may block
-        // signals (dispatch's threads do): a command that kept SIGTERM blocked would not stop at
-        // its timeout.
-        var none = sigset_t()
-        var all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // A group of its own (pgid = its pid), so a timeout stops its children too, and signals as
+        // a fresh process has them.
+        let signals = FreshSignals.apply(to: &attributes)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP) | signals)
         posix_spawnattr_setpgroup(&attributes, 0)
 
         let argv = arguments.map { strdup($0) } + [nil]

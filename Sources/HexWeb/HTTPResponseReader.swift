@@ -206,22 +206,9 @@ public struct HTTPResponseReader: Sendable {
         return action
     }
 
-    /// The end of the head (before its blank line) and the start of the body, once the blank line
-    /// (CRLF CRLF, or bare LF LF) has arrived.
+    /// The end of the head and the start of the body, once the blank line has arrived.
     private mutating func findHeadEnd() -> (Int, Int)? {
-        var index = max(position, scanned - 3)
-        defer { scanned = buffer.count }
-        while index < buffer.count {
-            if buffer[index] == .lineFeed {
-                let next = index + 1
-                if next < buffer.count && buffer[next] == .lineFeed { return (index, next + 1) }
-                if next + 1 < buffer.count && buffer[next] == .carriageReturn && buffer[next + 1] == .lineFeed {
-                    return (index, next + 2)
-                }
-            }
-            index += 1
-        }
-        return nil
+        HTTPHeadEnd.find(in: buffer, from: position, scanned: &scanned)
     }
 
     private struct Unreadable: Error {

@@ -109,7 +109,8 @@ import Testing
             ctx.maximum_version = ssl.TLSVersion.TLSv1_2
             session = None
             for _ in range(2):
-                tls = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10), session=session)
+                connection = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+                tls = ctx.wrap_socket(connection, session=session)
                 print(tls.recv(16).decode().strip(), tls.session_reused)
                 session = tls.session
                 tls.close()
