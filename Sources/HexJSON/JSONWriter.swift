@@ -62,6 +62,18 @@ public struct JSONWriter: Sendable {
         raw(Array(String(value).utf8))
     }
 
+    /// A member whose value is `true` or `false`.
+    public mutating func member(_ key: String, _ value: Bool) {
+        self.key(key)
+        raw(Array((value ? "true" : "false").utf8))
+    }
+
+    /// A member whose value is a string, or `null` when there is none.
+    public mutating func member(_ key: String, orNull value: String?) {
+        self.key(key)
+        if let value { string(value) } else { raw(Array("null".utf8)) }
+    }
+
     /// Writes JSON text that is already compact and valid, as it is.
     public mutating func raw(_ json: some Collection<UInt8>) {
         separate()

@@ -139,17 +139,17 @@ extension ProcessTests {
         /// The Python peer's key and certificate, made by the openssl command, and its fingerprint.
         private func pythonIdentity(in directory: TemporaryDirectory) async throws -> String {
             let made = try await PackageExecutable.run(
-                "/usr/bin/openssl",
+                try ExternalTool.require("openssl"),
                 [
                     "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1", "-subj", "/CN=python peer",
                     "-keyout", directory.file("py.key"), "-out", directory.file("py.crt"),
                 ])
             #expect(made.status == 0, "\(made.standardError)")
             _ = try await PackageExecutable.run(
-                "/usr/bin/openssl",
+                try ExternalTool.require("openssl"),
                 ["x509", "-in", directory.file("py.crt"), "-outform", "DER", "-out", directory.file("py.der")])
             let digest = try await PackageExecutable.run(
-                "/usr/bin/openssl", ["dgst", "-sha256", "-r", directory.file("py.der")])
+                try ExternalTool.require("openssl"), ["dgst", "-sha256", "-r", directory.file("py.der")])
             return String(digest.standardOutput.prefix(64))
         }
 
@@ -231,7 +231,7 @@ extension ProcessTests {
             #expect(FileManager.default.createFile(atPath: directory.file("big.cnf"), contents: Data(config.utf8)))
             for (name, extra) in [("big", ["-config", directory.file("big.cnf")]), ("small", ["-subj", "/CN=small"])] {
                 let made = try await PackageExecutable.run(
-                    "/usr/bin/openssl",
+                    try ExternalTool.require("openssl"),
                     [
                         "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1",
                         "-keyout", directory.file(name + ".key"), "-out", directory.file(name + ".crt"),

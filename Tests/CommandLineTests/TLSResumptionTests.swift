@@ -4,6 +4,7 @@ import HexHarness
 import HexKit
 import HexTLS
 import HexTestSupport
+import HexTestTools
 import Testing
 
 extension ProcessTests {
@@ -23,7 +24,7 @@ extension ProcessTests {
         @Test func theOpensslClientResumesAsTheSameDeviceWithoutEarlyData() async throws {
             let directory = try TemporaryDirectory()
             let made = try await PackageExecutable.run(
-                "/usr/bin/openssl",
+                try ExternalTool.require("openssl"),
                 [
                     "req", "-x509", "-newkey", "ed25519", "-nodes", "-days", "1", "-subj", "/CN=openssl client",
                     "-keyout", directory.file("client.key"), "-out", directory.file("client.crt"),
@@ -47,13 +48,13 @@ extension ProcessTests {
             #expect(FileManager.default.createFile(atPath: directory.file("early"), contents: Data(second.utf8)))
 
             let first = try await PackageExecutable.run(
-                "/usr/bin/openssl", client + ["-sess_out", directory.file("session")],
+                try ExternalTool.require("openssl"), client + ["-sess_out", directory.file("session")],
                 input: Data(Self.store(from: clientID, messageID: "OPENSSL-1").utf8))
             #expect(
                 first.standardOutput.contains("New, TLSv1.3")
                     && first.standardOutput.contains(#""status":"stored""#), "\(first.standardOutput)")
             let resumed = try await PackageExecutable.run(
-                "/usr/bin/openssl",
+                try ExternalTool.require("openssl"),
                 client + [
                     "-sess_in", directory.file("session"), "-early_data", directory.file("early"),
                 ], input: Data(second.utf8))

@@ -4,7 +4,7 @@ import Testing
 
 /// LocalSend's receive rules, event by event on a fake clock: one session, tokens, one address.
 @Suite(.timeLimit(.minutes(1))) struct LocalSendReceptionTests {
-    typealias Reception = LocalSendReception<String>
+    typealias Reception = LocalSendReception<String, String>
     private let start = ContinuousClock.now
     private static let note = LocalSendFile(id: "n", fileName: "note.txt", size: 5, fileType: "text/plain")
     private static let photo = LocalSendFile(id: "p", fileName: "a.jpg", size: 9, fileType: "image/jpeg")
@@ -24,7 +24,7 @@ import Testing
     @Test func aSessionTakesEachFileOnceWithItsTokenFromItsAddress() throws {
         var reception = Reception()
         _ = try reception.prepare(
-            id: "s1", files: [("t1", Self.note), ("t2", Self.photo)], from: "10.0.0.7", at: start)
+            id: "s1", files: [("t1", Self.note), ("t2", Self.photo)], from: "10.0.0.7", sender: "Pixel", at: start)
         let wrongToken = refusal(&reception) {
             _ = try $0.upload(session: "s1", file: "n", token: "t2", from: "10.0.0.7", at: start)
         }
@@ -34,7 +34,7 @@ import Testing
         }
         #expect(otherAddress == .forbidden("uploads come from the address that prepared them"))
         let first = try reception.upload(session: "s1", file: "n", token: "t1", from: "10.0.0.7", at: start)
-        #expect(first == Self.note)
+        #expect(first.file == Self.note && first.sender == "Pixel", "the file, and who prepared it")
         let again = refusal(&reception) {
             _ = try $0.upload(session: "s1", file: "n", token: "t1", from: "10.0.0.7", at: start)
         }
@@ -45,9 +45,9 @@ import Testing
 
     @Test func oneSessionAtATimeUntilItEndsOrIdles() throws {
         var reception = Reception(idleLimit: .seconds(60))
-        _ = try reception.prepare(id: "s1", files: [("t", Self.note)], from: "a", at: start)
+        _ = try reception.prepare(id: "s1", files: [("t", Self.note)], from: "a", sender: "A", at: start)
         let busy = refusal(&reception) {
-            _ = try $0.prepare(id: "s2", files: [("t", Self.photo)], from: "b", at: start + .seconds(59))
+            _ = try $0.prepare(id: "s2", files: [("t", Self.photo)], from: "b", sender: "B", at: start + .seconds(59))
         }
         #expect(busy == .busy)
         #expect(Reception.Refusal.busy.status == 409 && Reception.Refusal.forbidden("").status == 403)
@@ -55,8 +55,9 @@ import Testing
         #expect(!cancelledByAnother, "another address cannot cancel it")
         let cancelled = reception.cancel(session: "s1", from: "a")
         #expect(cancelled)
-        _ = try reception.prepare(id: "s3", files: [("t", Self.note)], from: "b", at: start + .seconds(61))
-        let taken = try reception.prepare(id: "s4", files: [("t", Self.note)], from: "c", at: start + .seconds(122))
+        _ = try reception.prepare(id: "s3", files: [("t", Self.note)], from: "b", sender: "B", at: start + .seconds(61))
+        let taken = try reception.prepare(
+            id: "s4", files: [("t", Self.note)], from: "c", sender: "C", at: start + .seconds(122))
         #expect(taken.id == "s4", "a session idle for a minute gave way")
         let ended = refusal(&reception) {
             _ = try $0.upload(session: "s3", file: "n", token: "t", from: "b", at: start + .seconds(122))

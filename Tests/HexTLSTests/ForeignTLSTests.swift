@@ -49,14 +49,14 @@ import Testing
         let directory = try TemporaryDirectory()
         let context = try ForeignTLSContext(persona: try Self.persona(in: directory))
         let made = try await PackageExecutable.run(
-            "/usr/bin/openssl",
+            try ExternalTool.require("openssl"),
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=LocalSend User",
                 "-keyout", directory.file("app.key"), "-out", directory.file("app.crt"), "-outform", "PEM",
             ])
         #expect(made.status == 0, "\(made.standardError)")
         _ = try await PackageExecutable.run(
-            "/usr/bin/openssl",
+            try ExternalTool.require("openssl"),
             ["x509", "-in", directory.file("app.crt"), "-outform", "DER", "-out", directory.file("app.der")])
         let appFingerprint = Fingerprint(
             certificateDER: Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("app.der")))))
@@ -126,7 +126,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let context = try ForeignTLSContext(persona: try Self.persona(in: directory))
         _ = try await PackageExecutable.run(
-            "/usr/bin/openssl",
+            try ExternalTool.require("openssl"),
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=LocalSend User",
                 "-keyout", directory.file("app.key"), "-out", directory.file("app.crt"),

@@ -2,6 +2,7 @@ import Glibc
 import HexHarness
 import HexTLS
 import HexTestSupport
+import HexTestTools
 import Testing
 
 /// The persona shown to LocalSend devices: RSA-2048 as the apps make, its fingerprint the
@@ -24,14 +25,16 @@ import Testing
         #expect(!createdAgain && reloaded.fingerprint == made.fingerprint, "a restart keeps the persona")
 
         let text = try await PackageExecutable.run(
-            "/usr/bin/openssl", ["x509", "-in", directory.file("localsend.crt"), "-noout", "-text"])
+            try ExternalTool.require("openssl"), ["x509", "-in", directory.file("localsend.crt"), "-noout", "-text"])
         #expect(text.status == 0, "\(text.standardError)")
         #expect(text.standardOutput.contains("Public-Key: (2048 bit)"), "\(text.standardOutput.prefix(600))")
         #expect(text.standardOutput.contains("sha256WithRSAEncryption"))
         let der = directory.file("localsend.der")
         _ = try await PackageExecutable.run(
-            "/usr/bin/openssl", ["x509", "-in", directory.file("localsend.crt"), "-outform", "DER", "-out", der])
-        let digest = try await PackageExecutable.run("/usr/bin/openssl", ["dgst", "-sha256", "-r", der])
+            try ExternalTool.require("openssl"),
+            ["x509", "-in", directory.file("localsend.crt"), "-outform", "DER", "-out", der])
+        let digest = try await PackageExecutable.run(
+            try ExternalTool.require("openssl"), ["dgst", "-sha256", "-r", der])
         #expect(digest.standardOutput.hasPrefix(made.fingerprint.description + " "), "\(digest.standardOutput)")
     }
 

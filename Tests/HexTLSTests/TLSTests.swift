@@ -4,6 +4,7 @@ import HexHarness
 import HexNet
 import HexTLS
 import HexTestSupport
+import HexTestTools
 import Testing
 
 /// Device identities and TLS 1.3 connections over real loopback sockets.
@@ -37,14 +38,14 @@ import Testing
         let directory = try TemporaryDirectory()
         let (identity, _) = try Self.identity(in: directory)
         let der = try await PackageExecutable.run(
-            "/usr/bin/openssl",
+            try ExternalTool.require("openssl"),
             ["x509", "-in", directory.file("device.crt"), "-outform", "DER", "-out", directory.file("device.der")])
         #expect(der.status == 0, "\(der.standardError)")
         let digest = try await PackageExecutable.run(
-            "/usr/bin/openssl", ["dgst", "-sha256", "-r", directory.file("device.der")])
+            try ExternalTool.require("openssl"), ["dgst", "-sha256", "-r", directory.file("device.der")])
         #expect(digest.standardOutput.hasPrefix(identity.fingerprint.description + " "), "\(digest.standardOutput)")
         let text = try await PackageExecutable.run(
-            "/usr/bin/openssl", ["x509", "-in", directory.file("device.crt"), "-noout", "-text"])
+            try ExternalTool.require("openssl"), ["x509", "-in", directory.file("device.crt"), "-noout", "-text"])
         #expect(text.standardOutput.contains("ED25519") && text.standardOutput.contains("CN = hexd device"))
     }
 

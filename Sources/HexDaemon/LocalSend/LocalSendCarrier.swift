@@ -10,7 +10,8 @@ import Synchronization
 /// LocalSend's multicast group where beacons go, an HTTPS API that takes `register` and `info`,
 /// and the devices it proved listed beside hexd's peers. `LocalSendPresence` decides; this actor
 /// moves the datagrams and the HTTPS requests. It follows the daemon's visibility: hidden, it
-/// announces nothing, answers no announcement and closes its API's connections unanswered.
+/// announces nothing, answers no announcement, and closes unanswered the connections that ask
+/// `register` or `info`; what a device that knows its address sends is still taken.
 actor LocalSendCarrier: DaemonService {
     /// LocalSend's IPv4 multicast group, 224.0.0.167.
     static let group = IPv4Address(224, 0, 0, 167)
@@ -40,9 +41,8 @@ actor LocalSendCarrier: DaemonService {
     /// when it has LocalSend's ports.
     let portNote: String?
     private var presence: LocalSendPresence<IPAddress>
-    private var reception = LocalSendReception<IPAddress>()
-    /// Who prepared the session under way, for the hex its text file becomes.
-    private var preparing: (session: String, sender: Sender)?
+    /// The upload session under way, with who prepared it, for the hex its text file becomes.
+    private var reception = LocalSendReception<IPAddress, Sender>()
     /// The largest text file taken as a note: LocalSend's command-line senders send a note so.
     static let maximumTextFile = LocalSendFile.maximumPreviewBytes
     /// The connections served now, by address.
@@ -77,8 +77,8 @@ actor LocalSendCarrier: DaemonService {
     /// Loads or makes the persona, and takes the multicast port and a TCP port: LocalSend's when it
     /// is free, else the next free one (a LocalSend app on this host keeps its own, and is said
     /// once to be there).
-    /// - Throws: `TLSError` when the persona cannot be read or made, `SocketError` when no port can
-    ///   be had.
+    /// - Throws: `TLSError` when the persona cannot be read or made, `SocketError` when not even an
+    ///   ephemeral UDP port can be had, `LocalSendError` when no TCP port can.
     static func start(
         _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery, intake: Intake,
         dataDirectory: DataDirectoryPaths, name: String, events: EventLog, logger: Logger
@@ -379,7 +379,6 @@ actor LocalSendCarrier: DaemonService {
             guard let address = remote?.address, let session = request.query["sessionId"],
                 reception.cancel(session: session, from: address)
             else { return .text(.forbidden, "no such session from this address") }
-            preparing = nil
             return HTTPResponse(.ok)
         case _ where !isVisible:
             return nil
@@ -422,8 +421,7 @@ actor LocalSendCarrier: DaemonService {
         }
         do {
             let session = try reception.prepare(
-                id: UUID().uuidString, files: [(UUID().uuidString, file)], from: address, at: .now)
-            preparing = (session.id, sender)
+                id: UUID().uuidString, files: [(UUID().uuidString, file)], from: address, sender: sender, at: .now)
             let tokens = session.waiting.map { (fileID: $0.key, token: $0.value.token) }
             return HTTPResponse(
                 .ok, contentType: "application/json",
@@ -438,16 +436,12 @@ actor LocalSendCarrier: DaemonService {
         guard let address = remote?.address, let session = request.query["sessionId"],
             let fileID = request.query["fileId"], let token = request.query["token"]
         else { return .text(.badRequest, "an upload names its sessionId, fileId and token") }
-        let file: LocalSendFile
+        let (file, sender): (LocalSendFile, Sender)
         do {
-            file = try reception.upload(session: session, file: fileID, token: token, from: address, at: .now)
+            (file, sender) = try reception.upload(session: session, file: fileID, token: token, from: address, at: .now)
         } catch {
             return .text(HTTPStatus(error.status, "Forbidden"), "\(error)")
         }
-        guard let (prepared, sender) = preparing, prepared == session else {
-            return .text(.forbidden, "no such session")
-        }
-        preparing = nil
         guard request.body.count == file.size else {
             return .text(.badRequest, "\(request.body.count) bytes came, not the \(file.size) announced")
         }

@@ -7,21 +7,18 @@ import HexKit
 /// `idleLimit`.
 ///
 /// Pure: the driver makes the session's id and tokens, passes the time in and acts on the answers.
-public struct LocalSendReception<Address: Hashable & Sendable>: Sendable {
+/// `Sender` is what the driver knows of who prepared a session, handed back with each upload.
+public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
     /// A session under way.
-    public struct Session: Sendable, Equatable {
+    public struct Session: Sendable {
         public let id: String
         public let address: Address
+        public let sender: Sender
         /// The files still to come, by id, with their tokens.
         public var waiting: [String: (token: String, file: LocalSendFile)]
         public var lastActivity: Instant
-
-        public static func == (left: Self, right: Self) -> Bool {
-            left.id == right.id && left.address == right.address && left.lastActivity == right.lastActivity
-                && left.waiting.mapValues(\.token) == right.waiting.mapValues(\.token)
-        }
     }
 
     /// Why a request is refused, with the status LocalSend's receivers answer.
@@ -47,26 +44,27 @@ public struct LocalSendReception<Address: Hashable & Sendable>: Sendable {
         self.idleLimit = idleLimit
     }
 
-    /// A device prepares an upload of `files` (each with the token the driver made for it).
+    /// `sender` at `address` prepares an upload of `files` (each with the token the driver made for it).
     /// - Throws: `Refusal.busy` while another session is under way.
     public mutating func prepare(
-        id: String, files: [(token: String, file: LocalSendFile)], from address: Address, at now: Instant
+        id: String, files: [(token: String, file: LocalSendFile)], from address: Address, sender: Sender,
+        at now: Instant
     ) throws(Refusal) -> Session {
         expire(at: now)
         guard session == nil else { throw .busy }
         let waiting = Dictionary(files.map { ($0.file.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let started = Session(id: id, address: address, waiting: waiting, lastActivity: now)
+        let started = Session(id: id, address: address, sender: sender, waiting: waiting, lastActivity: now)
         session = started
         return started
     }
 
-    /// A device starts uploading `fileID` of session `id`: the file, when the token and address
-    /// are right. The file is taken off the session (a second upload of it is refused); the last
-    /// one ends the session.
+    /// A device starts uploading `fileID` of session `id`: the file and who prepared it, when the
+    /// token and address are right. The file is taken off the session (a second upload of it is
+    /// refused); the last one ends the session.
     /// - Throws: `Refusal.forbidden` with why.
     public mutating func upload(
         session id: String, file fileID: String, token: String, from address: Address, at now: Instant
-    ) throws(Refusal) -> LocalSendFile {
+    ) throws(Refusal) -> (file: LocalSendFile, sender: Sender) {
         expire(at: now)
         guard var current = session, current.id == id else { throw .forbidden("no such session") }
         guard current.address == address else { throw .forbidden("uploads come from the address that prepared them") }
@@ -76,7 +74,7 @@ public struct LocalSendReception<Address: Hashable & Sendable>: Sendable {
         current.waiting[fileID] = nil
         current.lastActivity = now
         session = current.waiting.isEmpty ? nil : current
-        return file
+        return (file, current.sender)
     }
 
     /// The device that prepared session `id` cancels it; false when there is no such session or

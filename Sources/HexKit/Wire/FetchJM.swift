@@ -86,14 +86,9 @@ public struct FileRangeJM: Sendable, Hashable {
             case .string(let name)? = object["name"], case .string(let sha256)? = object["sha256"],
             HexDigits.isHex(sha256, count: 64)
         else { return nil }
-        func integer(_ key: String) -> Int64? {
-            guard case .number(let number)? = object[key], let value = number.integer(as: Int64.self), value >= 0 else {
-                return nil
-            }
-            return value
-        }
-        guard let size = integer("size"), let offset = integer("offset"), let length = integer("length"),
-            offset <= size, length == size - offset
+        guard let size = object.integer("size", as: Int64.self), let offset = object.integer("offset", as: Int64.self),
+            let length = object.integer("length", as: Int64.self), offset >= 0, length >= 0, offset <= size,
+            length == size - offset
         else { return nil }
         self.init(name: name, size: size, sha256: sha256.lowercased(), offset: offset, length: length)
     }
