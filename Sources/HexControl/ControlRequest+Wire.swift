@@ -17,6 +17,7 @@ extension ControlRequest: Codable {
         switch try wire.container.decode(ControlCommand.self, forKey: .command) {
         case .status: self = .status
         case .peers: self = .peers(try wire.page())
+        case .refreshPeers: self = .refreshPeers
         case .send: self = .send(try wire.draft(), try wire.sendOptions(timeoutKey: .timeout))
         case .alert:
             self = .alert(
@@ -61,7 +62,7 @@ extension ControlRequest: Codable {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(command, forKey: .command)
         switch self {
-        case .status, .blocked, .queries, .grants:
+        case .status, .refreshPeers, .blocked, .queries, .grants:
             break
         case .peers(let page), .inboxList(let page), .hexlistList(let page), .outboxList(let page),
             .alertsList(let page):

@@ -9,6 +9,8 @@ import HexKit
 public enum ControlRequest: Sendable, Equatable {
     case status
     case peers(ListPage)
+    /// Ask every kind of peer on the LAN who is there now (`hexctl peers --refresh`).
+    case refreshPeers
     /// Send a one-off hex.
     case send(HexDraft, SendOptions)
     /// Send a message for the peer's user.
@@ -69,6 +71,7 @@ public enum ControlRequest: Sendable, Equatable {
         switch self {
         case .status: .status
         case .peers: .peers
+        case .refreshPeers: .refreshPeers
         case .send: .send
         case .alert: .alert
         case .watch: .watch
@@ -108,6 +111,7 @@ public enum ControlRequest: Sendable, Equatable {
 /// The commands of the control socket, by their wire names.
 public enum ControlCommand: String, Sendable, Codable, CaseIterable {
     case status, peers, send, alert, watch
+    case refreshPeers = "peers.refresh"
     case inboxList = "inbox.list"
     case inboxShow = "inbox.show"
     case inboxCheck = "inbox.check"

@@ -88,9 +88,14 @@ public enum Daemon {
         }
         let trimmer = MemoryTrimmer()
         let pool = ConnectionPool()
+        let intake = Intake(
+            service: service, directory: directory, events: events, arrivals: arrivals, logger: logger.named("inbox"))
+        let localSend = localSendCarrier(
+            configuration, name: service.identity.name, discovery: discovery, intake: intake, directory: directory,
+            events: events, logger: logger)
         let sender = SendService(
             wire: configuration.wire, tls: tls, directory: directory, service: service,
-            logger: logger.named("send"), pool: pool)
+            logger: logger.named("send"), pool: pool, localSend: localSend)
         let pairing = tls.map {
             PairingService(
                 tls: $0, wire: configuration.wire, directory: directory, service: service,
@@ -111,8 +116,6 @@ public enum Daemon {
                 defaultFolder: DownloadsFolder(path: downloads),
                 events: events, logger: logger.named("fetch"))
         }
-        let intake = Intake(
-            service: service, directory: directory, events: events, arrivals: arrivals, logger: logger.named("inbox"))
         let envelopes = EnvelopeServer(
             listeners: envelopeListeners, service: service, intake: intake,
             pairing: pairing, files: fileServer,
@@ -122,9 +125,6 @@ public enum Daemon {
         let outbox = Outbox(
             store: service, sender: sender, events: events, wire: configuration.wire,
             lifetime: configuration.outboxLifetime, logger: logger.named("outbox"))
-        let localSend = localSendCarrier(
-            configuration, name: service.identity.name, discovery: discovery, intake: intake, events: events,
-            logger: logger)
         let control = ControlServer(
             listener: controlListener,
             handler: ControlHandler(
@@ -206,15 +206,16 @@ public enum Daemon {
     /// (which speaks only the original app's protocol). A carrier that cannot start (its persona's
     /// files unreadable, no port at all) is logged and left out: hexd serves its own peers anyway.
     private static func localSendCarrier(
-        _ configuration: DaemonConfiguration, name: String, discovery: Discovery, intake: Intake, events: EventLog,
-        logger: Logger
+        _ configuration: DaemonConfiguration, name: String, discovery: Discovery, intake: Intake,
+        directory: PeerDirectory, events: EventLog, logger: Logger
     ) -> LocalSendCarrier? {
         guard configuration.localSend.enabled, !configuration.wire.legacy else { return nil }
-        let directory = configuration.dataDirectory
+        let files = configuration.dataDirectory
         do {
             return try LocalSendCarrier.start(
                 configuration.localSend, discovery: configuration.discovery, visibility: discovery, intake: intake,
-                dataDirectory: .init(key: directory.localSendKeyPath, certificate: directory.localSendCertificatePath),
+                directory: directory,
+                dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
                 name: name, events: events, logger: logger.named("localsend"))
         } catch {
             logger.error("LocalSend is off: \(error)")

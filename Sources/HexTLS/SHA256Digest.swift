@@ -30,6 +30,13 @@ public final class SHA256Digest: @unchecked Sendable {
         bytes.withUnsafeBytes { update($0) }
     }
 
+    /// The digest of `bytes`, as 64 lowercase hex digits.
+    public static func hex(of bytes: [UInt8]) throws(TLSError) -> String {
+        let digest = try SHA256Digest()
+        digest.update(bytes)
+        return try digest.finish()
+    }
+
     /// The digest of what was given so far, as 64 lowercase hex digits; more can be given after.
     public func current() throws(TLSError) -> String {
         guard let copy = EVP_MD_CTX_new() else { throw .openSSL("copy a SHA-256 digest") }

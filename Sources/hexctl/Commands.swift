@@ -12,9 +12,18 @@ let commands: [Command] =
             printResult(try await invocation.result(\.status, of: .status), invocation) { Output.status($0) }
         },
         Command(
-            "peers", summary: "List the peers discovered on the network.",
-            options: listOptions(cursor: "uuid", naming: "peer UUID")
+            "peers", summary: "List the peers discovered on the network, hexd daemons and LocalSend devices.",
+            options: listOptions(cursor: "uuid", naming: "peer UUID") + [
+                Option(
+                    .refresh,
+                    help: "Ask the LAN who is there first (a beacon query, a LocalSend announcement), "
+                        + "and list after a second for their answers.")
+            ]
         ) { invocation in
+            if invocation.arguments.flag(.refresh) {
+                _ = try await invocation.request(.refreshPeers, timeout: .seconds(10))
+                try await Task.sleep(for: refreshWait)
+            }
             var peers: [PeerInfo] = []
             let end = try await invocation.list(ControlRequest.peers) { response in
                 guard let peer = response.peer else { return }
@@ -37,7 +46,10 @@ let commands: [Command] =
                 The links come from the URL arguments and/or --file. The peer is a name, a UUID (or a unique
                 prefix of one) from 'hexctl peers', or HOST:PORT ([fd00::2]:18521 for IPv6). A peer that
                 announced a 1.x version (or --legacy) is sent only what the original app understood, and
-                sends no acknowledgement.
+                sends no acknowledgement. A LocalSend device (its alias or localsend: ID) gets the hex as one
+                message: a lone link with no description as the bare address, else the description and one
+                address per line; its person may take up to five minutes to answer, and hexd waits for them
+                in the background.
 
                 \(queueingHelp)
                 """,
@@ -276,9 +288,13 @@ func listItems<Item: Encodable>(
 }
 
 /// `--to` of the commands that send to a peer.
+/// How long `peers --refresh` waits for answers: peers on a LAN answer a query within milliseconds,
+/// and LocalSend devices are proven by a TLS handshake each.
+let refreshWait = Duration.seconds(1)
+
 let receivingPeer = Option(
     .to, value: "peer", required: true,
-    help: "The receiving peer: a name, a UUID or a unique prefix of one, or HOST:PORT ([IPV6]:PORT).")
+    help: "The receiving peer: a name, a UUID or localsend: ID or a unique prefix of one, or HOST:PORT ([IPV6]:PORT).")
 
 /// Prints a list of hexes as it arrives: a line per hex, or a JSON object per line.
 func listHexes(_ make: (ListPage) -> ControlRequest, _ invocation: Invocation, empty: String) async throws -> ExitCode {

@@ -24,6 +24,7 @@ extension OptionKey {
     static let peer = OptionKey("peer")
     static let print = OptionKey("print")
     static let provider = OptionKey("provider")
+    static let refresh = OptionKey("refresh")
     static let reset = OptionKey("reset")
     static let save = OptionKey("save")
     static let sendTimeout = OptionKey("send-timeout")

@@ -129,7 +129,7 @@ extension ProcessTests {
                 try await ada.hexctlJSON([String].self, ["unblock", String(graceUUID.prefix(8))]).isEmpty,
                 "by a UUID prefix")
             let unknown = try await ada.hexctl(["block", "nobody"])
-            #expect(unknown.status == 64 && unknown.standardError.contains("neither a peer UUID nor the name"))
+            #expect(unknown.status == 64 && unknown.standardError.contains("neither a peer's ID nor the name"))
             #expect(
                 try await ada.hexctlJSON([String].self, ["block", "6f9619ff-8b86-4011-b42d-00c04fc964ff"]) == [
                     "6F9619FF-8B86-4011-B42D-00C04FC964FF"

@@ -10,7 +10,7 @@ import Testing
         description: "Q3", color: "#112233",
         links: [LinkJM(url: "https://a.example/1", linkDescription: "one", service: .dropbox)])
     static let requests: [ControlRequest] = [
-        .status, .peers(ListPage()), .peers(ListPage(limit: 5, after: UUID())), .send(draft, peer),
+        .status, .refreshPeers, .peers(ListPage()), .peers(ListPage(limit: 5, after: UUID())), .send(draft, peer),
         .send(draft, SendOptions(to: "10.0.0.2:18521")),
         .alert(message: "hello", peer), .watch(since: 42), .inboxList(ListPage(limit: 1)),
         .inboxShow(id: "9B2F", full: true),

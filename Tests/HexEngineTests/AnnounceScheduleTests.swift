@@ -100,17 +100,17 @@ import Testing
 
     @Test func anInterfaceChangeStartsOverWithAQueryButAFlappingLinkCostsFewQueries() {
         var schedule = AnnounceSchedule(interval: interval)
-        schedule.interfacesChanged(at: start)
+        schedule.queryAgain(at: start)
         #expect(schedule.deadline == nil, "nothing while hidden")
         schedule.show(at: start)
         _ = run(&schedule, until: at(300))
-        schedule.interfacesChanged(at: at(5_000))
+        schedule.queryAgain(at: at(5_000))
         #expect(schedule.deadline == at(5_100), "the link, then its addresses: one burst")
-        schedule.interfacesChanged(at: at(5_050))
+        schedule.queryAgain(at: at(5_050))
         #expect(schedule.deadline == at(5_100), "a query already that soon")
         let sent = schedule.fire(at: at(5_100), peers: 0)
         #expect(sent == [.broadcast(.query)])
-        schedule.interfacesChanged(at: at(5_120))
+        schedule.queryAgain(at: at(5_120))
         #expect(schedule.deadline == at(5_350), "at most four queries a second")
     }
 }

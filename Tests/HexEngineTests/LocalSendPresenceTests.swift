@@ -37,12 +37,19 @@ import Testing
         let found = presence.proven(phone, at: "10.0.0.7", now: at(1.2))
         let listed = try #require(presence.devices.first)
         #expect(found == [.found(listed)] && listed.fingerprint == "AB12" && listed.address == "10.0.0.7")
-        #expect(presence.heard(phone, from: "10.0.0.7", at: at(20)) == [], "a proven device is not asked again")
+        var answer = phone
+        answer.announce = false
+        #expect(presence.heard(answer, from: "10.0.0.7", at: at(20)) == [], "a proven device is not asked again")
         #expect(presence.devices.first?.lastSeen == at(1.2), "a datagram keeps no device listed")
+        #expect(
+            presence.heard(phone, from: "10.0.0.7", at: at(20.5)) == [.register(phone, at: "10.0.0.7")],
+            "unless it asks who is there (an app that starts), which only those that answer learn")
+        #expect(presence.proven(phone, at: "10.0.0.7", now: at(21)).map(\.isConfirmed) == [true])
+        #expect(presence.devices.first?.lastSeen == at(21), "proven there again, as it was")
         var renamed = phone
         renamed.alias = "Evil"
         #expect(
-            presence.heard(renamed, from: "10.0.0.7", at: at(21)) == [.register(renamed, at: "10.0.0.7")],
+            presence.heard(renamed, from: "10.0.0.7", at: at(27)) == [.register(renamed, at: "10.0.0.7")],
             "a datagram changes no listed device: the device is asked to prove it")
         #expect(presence.devices.first?.description.alias == "Pixel")
         #expect(presence.heard(Self.device("Own", "OWN"), from: "10.0.0.1", at: at(2)) == [], "its own echo")
@@ -105,4 +112,8 @@ import Testing
         for index in 0..<20 { _ = presence.proven(Self.device("x", "P\(index)"), at: "b", now: at(30 + Double(index))) }
         #expect(presence.devices.count == 8 && presence.devices.first?.fingerprint == "P19")
     }
+}
+
+extension LocalSendPresence.Action {
+    fileprivate var isConfirmed: Bool { if case .confirmed = self { true } else { false } }
 }

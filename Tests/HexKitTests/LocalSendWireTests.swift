@@ -124,6 +124,35 @@ import Testing
         #expect(LocalSendMessage.links(in: "https://" + String(repeating: "a", count: 9_000) + ".example").isEmpty)
     }
 
+    @Test func aHexIsSentAsTheBareAddressOnlyWhenNothingElseWouldBeLost() {
+        func hex(_ description: String?, _ urls: [String]) -> HexJM {
+            HexJM(hexDescription: description, links: urls.map { LinkJM(url: $0) })
+        }
+        #expect(LocalSendMessage.text(of: hex(nil, ["https://example.com/a"])) == "https://example.com/a")
+        #expect(LocalSendMessage.text(of: hex("  \n", ["https://example.com/a"])) == "https://example.com/a")
+        #expect(
+            LocalSendMessage.text(of: hex("Dinner", ["https://example.com/a"])) == "Dinner\nhttps://example.com/a",
+            "a description is kept, even at the cost of the app's Open")
+        #expect(
+            LocalSendMessage.text(of: hex(" Two ", ["https://a.example", "", "https://b.example"]))
+                == "Two\nhttps://a.example\nhttps://b.example")
+        #expect(LocalSendMessage.text(of: hex("Just a note", [])) == "Just a note")
+        #expect(LocalSendMessage.text(of: hex(nil, [])) == nil && LocalSendMessage.text(of: hex("", [""])) == nil)
+        // And back: what hexd sends becomes, at another hexd, the same links.
+        let sent = hex("Two", ["https://a.example/x", "https://b.example/y"])
+        let text = LocalSendMessage.text(of: sent) ?? ""
+        #expect(LocalSendMessage.hex(text, from: "x", senderID: nil).links?.map(\.url) == sent.links?.map(\.url))
+    }
+
+    @Test(arguments: [
+        (204, LocalSendAnswer.shown, false), (200, .uploadWanted, false), (403, .declined, false),
+        (401, .pinRequired, false), (409, .busy, true), (429, .busy, true), (404, .unexpected(404), false),
+        (500, .unexpected(500), true), (302, .unexpected(302), true),
+    ])
+    func aReceiversAnswerSaysWhetherToTryAgain(status: Int, answer: LocalSendAnswer, retry: Bool) {
+        #expect(LocalSendAnswer(status: status) == answer && answer.isWorthRetrying == retry)
+    }
+
     @Test func aLocalSendIDIsItsFingerprintMarkedAndNothingElse() {
         let fingerprint = String(repeating: "ab", count: 32)
         let id = PeerKind.localSendID(fingerprint: fingerprint)

@@ -16,8 +16,12 @@
 #   - a message as the 1.18 apps send one (its text the preview of one text file, a script of the
 #     test's own, no client certificate as apps before 1.18): a hex naming no sender ID, answered 204;
 #     the same with a certificate other than the one the device claims: 403, nothing stored;
+#   - host-a sends devB a link (the bare address) and a hex of two links (its description, then one
+#     address per line) through its outbox, over TLS to the certificate devB announced; a send
+#     while devB is stopped waits, and is delivered once when devB is back;
 #   - hidden (hexctl visibility hidden), host-a sends no announcement and its API answers nothing;
-#     shown again, it announces at once and answers.
+#     shown again, it announces at once and answers;
+#   - hexctl peers --refresh makes devB prove itself again within the second it waits.
 # Each check is counted; the last line says how many passed. Touches only the namespaces it makes;
 # every wait is bounded.
 #
@@ -48,12 +52,17 @@ lsctl() {
     "${lsd[@]}" python3 -c 'import sys; from localsendd.cli import main; sys.exit(main())' \
         --socket "$work/lsd.sock" "$@"
 }
-"${lsd[@]}" python3 -m localsendd --port 53317 --socket "$work/lsd.sock" --alias devB \
-    --download-dir "$work/lsd-downloads" \
-    --unattended --log-level debug 2>"$work/localsendd.log" &
-pids+=($!)
-for _ in $(seq 100); do [ -S "$work/lsd.sock" ] && break; sleep 0.05; done
-[ -S "$work/lsd.sock" ] || fail "localsendd did not start"
+start_localsendd() {
+    rm -f "$work/lsd.sock"
+    "${lsd[@]}" python3 -m localsendd --port 53317 --socket "$work/lsd.sock" --alias devB \
+        --download-dir "$work/lsd-downloads" \
+        --unattended --log-level debug 2>>"$work/localsendd.log" &
+    lsd_pid=$!
+    pids+=("$lsd_pid")
+    for _ in $(seq 100); do [ -S "$work/lsd.sock" ] && break; sleep 0.05; done
+    [ -S "$work/lsd.sock" ] || fail "localsendd did not start"
+}
+start_localsendd
 
 for host in a b; do
     ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" --announce-interval 1 \
@@ -179,6 +188,38 @@ after=$(ctl a inbox --json | wc -l)
     && pass "a message whose client certificate is not the one it claims is refused 403, nothing stored" \
     || fail "a forged message: answered '$forged' ($before hexes before, $after after)"
 
+# host-a sends devB a link, then a note with two links: localsendd, unattended, takes a message as
+# a text file, which hexd uploads (the 1.18 apps answer 204 and show it instead).
+in_downloads() {  # the files in devB's downloads that hold exactly $1
+    for file in "$work"/lsd-downloads/*; do [ -f "$file" ] && [ "$(cat "$file")" = "$1" ] && echo "$file"; done
+    true
+}
+fingerprint_devb_lower=$(echo "$fingerprint_devb" | tr 'A-F' 'a-f')
+sent=$(ctl a send --to devB https://example.com/to-devb 2>&1 || true)
+[[ "$sent" == "received by devB (10.68.0.2:53317) over TLS (key ${fingerprint_devb_lower:0:16})"* ]] \
+    && [ -n "$(in_downloads https://example.com/to-devb)" ] \
+    && pass "host-a sent devB a link, the bare address, over TLS to the certificate devB announced" \
+    || fail "a link to devB: $sent; devB's downloads: $(ls "$work/lsd-downloads" 2>&1)"
+note=$'Two links\nhttps://example.com/one\nhttps://example.org/two'
+sent=$(ctl a send --to devB -d "Two links" https://example.com/one https://example.org/two 2>&1 || true)
+[[ "$sent" == "received by devB"* ]] && [ -n "$(in_downloads "$note")" ] \
+    && pass "a hex of two links reaches devB as its description and one address per line" \
+    || fail "a note to devB: $sent; devB's downloads: $(ls "$work/lsd-downloads" 2>&1)"
+
+# devB stops: a send waits in host-a's outbox, and is delivered once when devB is back (its
+# announcement at start is answered, which proves it there again).
+kill "$lsd_pid"
+wait "$lsd_pid" 2>/dev/null || true
+queued=$(ctl a send --to devB https://example.com/while-away 2>&1) && fail "a send to a stopped devB: $queued"
+start_localsendd
+for _ in $(seq 150); do [ -n "$(in_downloads https://example.com/while-away)" ] && break; sleep 0.1; done
+sleep 1  # a second delivery would land meanwhile
+copies=$(in_downloads https://example.com/while-away | wc -l)
+waiting=$(ctl a outbox)
+[[ "$queued" == *"queued as"* ]] && [ "$copies" = 1 ] && [[ "$waiting" == *"empty"* ]] \
+    && pass "a send while devB was down waited in the outbox and was delivered once when devB came back" \
+    || fail "while devB was away: $queued; then $copies copies, outbox: $waiting"
+
 # Hidden: no announcement from host-a, and its API closes connections unanswered. Shown: both again.
 heard() {  # how many announcements from host-a host b hears in $1 seconds
     ip netns exec "$tag-b" python3 - "$1" <<'PYTHON'
@@ -233,5 +274,21 @@ answered_shown=$(answers)
 [ "$heard_shown" -ge 1 ] && [ "$answered_shown" = host-a ] \
     && pass "shown again, host-a announces at once ($heard_shown heard within 2.5 s) and answers" \
     || fail "shown again, host-a was heard $heard_shown times and its API answered '$answered_shown'"
+
+# hexctl peers --refresh asks at once: devB, last heard a few seconds ago, registers again within
+# the second hexctl waits (without it, not before host-a's next announcement, up to 30 s away).
+seen_devb() { python3 -c '
+import json, sys
+print(min((p["lastSeen"] for p in map(json.loads, filter(None, sys.stdin.read().splitlines()))
+           if p.get("name") == "devB"), default=-1))'; }
+for _ in $(seq 100); do
+    awhile=$(ctl a peers --json | seen_devb)
+    python3 -c "import sys; sys.exit(0 if $awhile >= 3 else 1)" && break
+    sleep 0.1
+done
+refreshed=$(ctl a peers --refresh --json | seen_devb)
+python3 -c "import sys; sys.exit(0 if $awhile >= 3 and 0 <= $refreshed < 1.5 else 1)" \
+    && pass "peers --refresh: devB, last heard ${awhile%.*} s before, proved itself again within the second" \
+    || fail "peers --refresh: devB last heard $awhile s ago, then $refreshed s ago"
 
 echo "$label: $passed passed, 0 failed"

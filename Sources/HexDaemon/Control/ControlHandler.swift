@@ -216,6 +216,10 @@ struct ControlHandler: Sendable {
     private func perform(_ request: ControlRequest) async throws -> ControlResponse {
         switch request {
         case .status: return ControlResponse(status: try await status())
+        case .refreshPeers:
+            await discovery.refresh()
+            await localSend?.refresh()
+            return ControlResponse()
         case .peers, .inboxList, .hexlistList, .outboxList, .alertsList, .send, .hexlistSend, .alert, .share, .watch,
             .fetch, .grants:
             // Lists and sends may answer in several lines: `handle` writes them; `watch` is the control server's.
@@ -301,19 +305,13 @@ struct ControlHandler: Sendable {
     ///   commands: a reinstalled peer's beacons contradict its pin, so it is not in the table.
     private func peerUUID(_ text: String, orRemembered: Bool = false) async throws -> String {
         if let id = text.canonicalPeerID { return id }
-        do {
-            return try await directory.peer(matching: text).uuid
-        } catch {
-            if let device = await localSend?.device(matching: text) {
-                return LocalSendCarrier.peerID(device.fingerprint)
-            }
-            if orRemembered, let remembered = try await service.knownPeer(matching: text) { return remembered.uuid }
-            throw ControlError(
-                .usage,
-                "'\(text.clipped(toUTF8: 80))' is neither a peer UUID nor the name or UUID prefix of a peer "
-                    + "in the table (\(error))"
-            )
-        }
+        if let id = try await sender.listed(text)?.peerUUID { return id }
+        if orRemembered, let remembered = try await service.knownPeer(matching: text) { return remembered.uuid }
+        throw ControlError(
+            .usage,
+            "'\(text.clipped(toUTF8: 80))' is neither a peer's ID nor the name or ID prefix of a peer or a LocalSend "
+                + "device listed now (see hexctl peers)"
+        )
     }
 
     /// The share query in flight whose id is `text` or starts with it (any case).
@@ -466,6 +464,11 @@ struct ControlHandler: Sendable {
             throw ControlError(.rejected, reason)
         case .gone:
             throw ControlError(.notFound, "\(messageID) left the outbox before it was attempted (cancelled?)")
+        case .underWay(let reason):
+            throw ControlError(
+                .queued,
+                "not delivered yet: \(reason); queued as \(messageID): hexd waits for the answer, "
+                    + "and tries again should none come (see hexctl outbox)")
         }
     }
 

@@ -26,9 +26,11 @@ actor LocalSendCarrier: DaemonService {
 
     private let socket: DatagramSocket
     private let listener: StreamListener
-    private let client: LocalSendClient
+    let client: LocalSendClient
     /// Stores what devices send, as every carrier does.
     private let intake: Intake
+    /// Told of each device found, which the outbox follows.
+    private let directory: PeerDirectory
     private let discovery: DiscoverySettings
     /// hexd's discovery, whose visibility the carrier follows.
     private let visibility: Discovery
@@ -57,11 +59,12 @@ actor LocalSendCarrier: DaemonService {
 
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, discovery: DiscoverySettings,
-        visibility: Discovery, intake: Intake, settings: LocalSendSettings, name: String, events: EventLog,
-        portNote: String?, logger: Logger
+        visibility: Discovery, intake: Intake, directory: PeerDirectory, settings: LocalSendSettings, name: String,
+        events: EventLog, portNote: String?, logger: Logger
     ) {
         self.visibility = visibility
         self.intake = intake
+        self.directory = directory
         self.socket = socket
         self.listener = listener
         client = LocalSendClient(tls: tls)
@@ -81,7 +84,7 @@ actor LocalSendCarrier: DaemonService {
     ///   ephemeral UDP port can be had, `LocalSendError` when no TCP port can.
     static func start(
         _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery, intake: Intake,
-        dataDirectory: DataDirectoryPaths, name: String, events: EventLog, logger: Logger
+        directory: PeerDirectory, dataDirectory: DataDirectoryPaths, name: String, events: EventLog, logger: Logger
     ) throws -> LocalSendCarrier {
         let (persona, created) = try PersonaIdentity.loadOrCreate(
             keyPath: dataDirectory.key, certificatePath: dataDirectory.certificate, commonName: "hexd",
@@ -124,7 +127,8 @@ actor LocalSendCarrier: DaemonService {
         notes.forEach { logger.warning($0) }
         return LocalSendCarrier(
             socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), discovery: discovery,
-            visibility: visibility, intake: intake, settings: settings, name: name, events: events,
+            visibility: visibility, intake: intake, directory: directory, settings: settings, name: name,
+            events: events,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
     }
 
@@ -211,11 +215,16 @@ actor LocalSendCarrier: DaemonService {
                 logger.info(
                     "LocalSend device \(device.description.alias.clipped(toUTF8: 80)) at \(device.address), "
                         + "fingerprint \(device.fingerprint.prefix(16))")
+                let versionID = "LocalSend " + device.description.version
                 await events.publish(
                     .peerFound, peerUUID: Self.peerID(device.fingerprint), peer: device.description.alias,
-                    versionID: "LocalSend " + device.description.version)
-            case .updated:
-                break
+                    versionID: versionID)
+                await directory.arrivedElsewhere(
+                    id: Self.peerID(device.fingerprint), name: device.description.alias, versionID: versionID,
+                    address: device.address.description)
+            case .updated(let device), .confirmed(let device):
+                // Proven there again: what waits for it may go now.
+                await directory.heardFromElsewhere(id: Self.peerID(device.fingerprint))
             case .lost(let device):
                 logger.info("LocalSend device \(device.description.alias.clipped(toUTF8: 80)) is gone")
                 await events.publish(
@@ -229,7 +238,7 @@ actor LocalSendCarrier: DaemonService {
     static func peerID(_ fingerprint: String) -> String { PeerKind.localSendPrefix + fingerprint.uppercased() }
 
     /// hexd as it describes itself to LocalSend devices.
-    private func ownDevice(announce: Bool?) -> LocalSendDevice {
+    func ownDevice(announce: Bool?) -> LocalSendDevice {
         LocalSendDevice(
             alias: name, version: Self.protocolVersion, deviceModel: LocalSendPresence<IPAddress>.hexdModel,
             deviceType: .headless,
@@ -446,9 +455,7 @@ actor LocalSendCarrier: DaemonService {
             return .text(.badRequest, "\(request.body.count) bytes came, not the \(file.size) announced")
         }
         if let expected = file.sha256 {
-            let digest = try? SHA256Digest()
-            digest?.update(request.body)
-            guard (try? digest?.finish()) == expected else {
+            guard (try? SHA256Digest.hex(of: request.body)) == expected else {
                 return .text(.badRequest, "the bytes' SHA-256 is not the one announced")
             }
         }

@@ -8,9 +8,13 @@ import HexWeb
 /// against the fingerprint it claims before a byte is written.
 struct LocalSendClient: Sendable {
     let tls: ForeignTLSContext
+    /// The longest the connection and its handshake may take, whatever the request's timeout: a
+    /// device that is there answers them at once, even when its person takes minutes to answer.
+    static let connectTimeout: Duration = .seconds(10)
 
     /// Sends `request` to the device at `endpoint` whose certificate must hash to `fingerprint`
-    /// (any case), and reads its answer, at most `answerLimit` bytes of body, all within `timeout`.
+    /// (any case), and reads its answer, at most `answerLimit` bytes of body, all within `timeout`
+    /// (connected within `connectTimeout`).
     /// - Throws: `LocalSendError`.
     func send(
         _ request: HTTPRequest, to endpoint: Endpoint, expecting fingerprint: String, answerLimit: Int,
@@ -18,9 +22,10 @@ struct LocalSendClient: Sendable {
     ) async throws(LocalSendError) -> HTTPResponseReader.Response {
         let deadline = ContinuousClock.now + timeout
         do {
-            let socket = try await StreamConnector.tcp(to: endpoint, timeout: timeout)
+            let connected = ContinuousClock.now + min(timeout, Self.connectTimeout)
+            let socket = try await StreamConnector.tcp(to: endpoint, timeout: connected - .now)
             let connection = try await TLSConnection.handshake(
-                over: socket, context: tls, as: .client, timeout: deadline - .now)
+                over: socket, context: tls, as: .client, timeout: connected - .now)
             guard let shown = connection.peerCertificate, shown.isClaimed(by: fingerprint) else {
                 throw LocalSendError.impostor(
                     "\(endpoint) showed the certificate \(connection.peerCertificate?.short ?? "none"), "

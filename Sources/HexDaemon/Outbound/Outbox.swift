@@ -28,6 +28,9 @@ actor Outbox: DaemonService {
         case failed(reason: String)
         /// No longer in the outbox (delivered, failed or cancelled meanwhile).
         case gone
+        /// Still under way when its caller's wait ended (a LocalSend device's person has not
+        /// answered yet); it goes on in the background.
+        case underWay(String)
     }
 
     /// At most this many sends, and this many envelope bytes, wait at once.
@@ -124,13 +127,39 @@ actor Outbox: DaemonService {
 
     /// The first attempt at a held send, and how it ended.
     func attempt(_ held: Held, timeout: Duration) async -> Attempt {
-        let id = held.entry.messageID
-        guard held.isReserved else { return await attempt(id, timeout: timeout) }
-        let outcome = await settle(
+        guard held.isReserved else { return await attempt(held.entry.messageID, timeout: timeout) }
+        return await run(
             held.entry, timeout: timeout,
             prepared: Prepared(envelope: held.envelope, line: held.line, route: held.route))
-        finish(id, outcome)
-        return outcome
+    }
+
+    /// Makes the attempt at a reserved entry, and ends it. An attempt that may take longer than
+    /// its caller waits (`SendService.attemptTimeout`) runs in a task of its own: the caller gets
+    /// its outcome, or `underWay` after `timeout`.
+    private func run(_ entry: OutboxEntry, timeout: Duration, prepared: Prepared?) async -> Attempt {
+        let own = sender.attemptTimeout(toPeer: entry.peerUUID, asked: timeout)
+        // Reserved, the entry has an attempt under way: the request waits for it.
+        guard own > timeout, case .wait(let waiter) = machine.request(entry.messageID) else {
+            let outcome = await settle(entry, timeout: own, prepared: prepared)
+            finish(entry.messageID, outcome)
+            return outcome
+        }
+        Task {
+            let outcome = await self.settle(entry, timeout: own, prepared: prepared)
+            self.finish(entry.messageID, outcome)
+        }
+        return await wait(waiter, atMost: timeout, for: entry.label)
+    }
+
+    /// The outcome of the attempt `waiter` waits for, or `underWay` after `limit`.
+    private func wait(_ waiter: OutboxMachine.Waiter, atMost limit: Duration, for label: String) async -> Attempt {
+        let timer = Task {
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            self.waiters.removeValue(forKey: waiter)?.resume(
+                returning: .underWay("\(label) has not answered yet (its person may be looking at it)"))
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { waiters[waiter] = $0 }
     }
 
     /// Gives a held send back to the delivery loop, unattempted (its user left).
@@ -177,16 +206,15 @@ actor Outbox: DaemonService {
     /// Attempts a queued send now, or waits for the attempt under way, and returns how it ended.
     func attempt(_ messageID: String, timeout: Duration) async -> Attempt {
         if case .wait(let waiter) = machine.request(messageID) {
-            return await withCheckedContinuation { waiters[waiter] = $0 }
+            return await wait(waiter, atMost: timeout, for: messageID)
         }
         // Reserved: nobody else attempts it until `finish`, whatever happens while the store reads.
         let outcome: Attempt
         do {
             if let entry = try await store.outboxEntry(messageID: messageID) {
-                outcome = await settle(entry, timeout: timeout)
-            } else {
-                outcome = .gone
+                return await run(entry, timeout: timeout, prepared: nil)
             }
+            outcome = .gone
         } catch {
             logger.error("the outbox's store failed: \(error)")
             outcome = .retrying(reason: "cannot read the outbox: \(error)", next: Date())
@@ -306,7 +334,8 @@ actor Outbox: DaemonService {
     private func deliverInOrder(_ lane: OutboxMachine.Lane<OutboxEntry>) async {
         var lane = lane
         while let entry = lane.next(reservingIn: &machine) {
-            let outcome = await settle(entry, timeout: Self.backgroundTimeout)
+            let timeout = sender.attemptTimeout(toPeer: entry.peerUUID, asked: Self.backgroundTimeout)
+            let outcome = await settle(entry, timeout: timeout)
             finish(entry.messageID, outcome)
             guard case .retrying(_, let next) = outcome else { continue }
             for later in lane.postpone() {
@@ -321,7 +350,7 @@ actor Outbox: DaemonService {
     }
 
     /// What the first attempt at a send takes from its commit instead of reading it back.
-    private struct Prepared {
+    private struct Prepared: Sendable {
         var envelope: Envelope
         var line: [UInt8]
         /// The route resolved before the commit; nil when the peer was away then.

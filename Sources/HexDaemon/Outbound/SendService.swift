@@ -17,6 +17,8 @@ struct SendService: Sendable {
     let logger: Logger
     /// TLS connections kept open between sends to the same peer.
     let pool: ConnectionPool
+    /// hexd as a LocalSend device, which sends to LocalSend devices; nil when it is not one.
+    let localSend: LocalSendCarrier?
 
     /// Where a send goes: a peer by its UUID, sent to wherever it announces itself, or an address
     /// the user typed, which the send stays at.
@@ -54,14 +56,13 @@ struct SendService: Sendable {
             let label = peer.map { "\($0.name) (\(address))" } ?? address.description
             return Target(peerUUID: nil, address: address, label: label, found: peer)
         }
-        do {
-            let peer = try await directory.peer(matching: text)
-            return Target(peerUUID: peer.uuid, address: nil, label: peer.name, found: peer)
-        } catch {
-            guard case .noPeer = error else { throw error }
-        }
+        if let listed = try await listed(text) { return listed }
         if let seen = try await service.knownPeer(matching: text) {
             return Target(peerUUID: seen.uuid, address: nil, label: seen.name)
+        }
+        // A LocalSend device's full ID: its fingerprint, which it proves whenever it is back.
+        if let id = text.canonicalPeerID, id.isLocalSendID, localSend != nil {
+            return Target(peerUUID: id, address: nil, label: id)
         }
         guard let uuid = text.canonicalUUID, try await service.pin(forPeer: uuid) != nil else {
             throw LookupError.noPeer(text)
@@ -69,11 +70,49 @@ struct SendService: Sendable {
         return Target(peerUUID: uuid, address: nil, label: uuid)
     }
 
+    /// The peer in the table, or the LocalSend device listed, that `text` names (its name, its ID
+    /// or a unique prefix of it); nil when none does.
+    /// - Throws: `LookupError` when `text` is ambiguous: it matches several peers, or a hexd peer
+    ///   and a LocalSend device both go by that name.
+    func listed(_ text: String) async throws(LookupError) -> Target? {
+        let device = await localSend?.device(matching: text)
+        let peer: PeerTable.Peer?
+        do {
+            peer = try await directory.peer(matching: text)
+        } catch {
+            guard case .noPeer = error else { throw error }
+            peer = nil
+        }
+        switch (peer, device) {
+        case (let peer?, let device?):
+            throw .twoKinds(text, peer: peer.uuid, device: LocalSendCarrier.peerID(device.fingerprint))
+        case (let peer?, nil):
+            return Target(peerUUID: peer.uuid, address: nil, label: peer.name, found: peer)
+        case (nil, let device?):
+            return Target(
+                peerUUID: LocalSendCarrier.peerID(device.fingerprint), address: nil, label: device.description.alias)
+        case (nil, nil):
+            return nil
+        }
+    }
+
+    /// How long one attempt at a send to `peerID` may take when its caller would wait `asked`:
+    /// a LocalSend device's person may take minutes to answer, and asking again shows a second
+    /// dialog, so that attempt waits `LocalSendCarrier.answerWait` (its caller need not).
+    func attemptTimeout(toPeer peerID: String?, asked: Duration) -> Duration {
+        peerID?.isLocalSendID == true ? max(asked, LocalSendCarrier.answerWait) : asked
+    }
+
     /// The route of a send about to be queued, handed to its first attempt; nil when the peer is
     /// away for now (no reason to refuse it). A send that could never be made (plaintext where it
     /// is refused, `--legacy` to a peer known by its key) is refused now.
     /// - Throws: `SendError.refused`.
     func plan(_ target: Target, forceLegacy: Bool) async throws(SendError) -> PeerRoute? {
+        if target.peerUUID?.isLocalSendID == true {
+            guard localSend != nil else { throw .refused("LocalSend is off here (--localsend off)") }
+            guard !forceLegacy else { throw .refused("--legacy is hexd's own protocol; \(target.label) is not hexd") }
+            return nil
+        }
         do {
             return try await route(target, forceLegacy: forceLegacy)
         } catch {
@@ -93,7 +132,11 @@ struct SendService: Sendable {
     func deliver(_ envelope: Envelope, to target: Target, forceLegacy: Bool, wait: Bool, timeout: Duration)
         async throws(SendError) -> Receipt
     {
-        try await deliver(
+        if let id = target.peerUUID, id.isLocalSendID {
+            _ = try await plan(target, forceLegacy: forceLegacy)
+            return try await deliver(envelope, toLocalSend: id, timeout: timeout)
+        }
+        return try await deliver(
             envelope, over: try await route(target, forceLegacy: forceLegacy), wait: wait, timeout: timeout)
     }
 
@@ -116,6 +159,29 @@ struct SendService: Sendable {
             "\(adapted.operationType) to \(route.label): \(outcome) in \(milliseconds) ms",
             [("peer", route.label), ("messageID", adapted.messageID ?? ""), ("status", outcome)])
         return Receipt(peer: route.label, messageID: adapted.messageID, delivery: delivery, keyProof: keyProof)
+    }
+
+    /// Delivers a hex or an alert to the LocalSend device `id` as one message (its text, as
+    /// `LocalSendMessage.text(of:)` writes a hex), and waits for its answer.
+    private func deliver(_ envelope: Envelope, toLocalSend id: String, timeout: Duration)
+        async throws(SendError) -> Receipt
+    {
+        guard let localSend else { throw .refused("LocalSend is off here (--localsend off)") }
+        let text = if let hex = envelope.hex { LocalSendMessage.text(of: hex) } else { envelope.message }
+        guard let text else {
+            throw .refused("a hex with neither a description nor a link shows nothing on a LocalSend device")
+        }
+        let start = ContinuousClock.now
+        let sent = try await localSend.sendMessage(text, to: id, timeout: timeout)
+        let elapsed = ContinuousClock.now - start
+        let how = sent.uploaded ? "taken as a text file, uploaded" : "shown"
+        logger.info(
+            "message to \(sent.label): \(how) in \(Int(clamping: elapsed.inSeconds * 1_000)) ms",
+            [("peer", sent.label), ("messageID", envelope.messageID ?? ""), ("status", "received")])
+        let delivery = EnvelopeSender.Delivery(
+            status: .received, message: "LocalSend message \(how)", elapsed: elapsed, peerKey: sent.certificate,
+            endpoint: sent.endpoint)
+        return Receipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery, keyProof: nil)
     }
 
     /// Records in the directory what a delivery proved: the peer was exchanged with, and its key

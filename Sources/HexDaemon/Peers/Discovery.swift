@@ -119,7 +119,7 @@ actor Discovery: DaemonService {
     private var interfaceChanges: InterfaceChanges?
 
     /// Waits for the next change of this host's links or addresses, then starts over with a query
-    /// (as at start) on every interface (`AnnounceSchedule.interfacesChanged`): a link that just
+    /// (as at start) on every interface (`AnnounceSchedule.queryAgain`): a link that just
     /// came up is announced on at once, not an interval later. Returning, it makes the receive
     /// loop start over with the new deadline.
     private func follow(_ changes: InterfaceChanges) async {
@@ -132,7 +132,14 @@ actor Discovery: DaemonService {
             interfaceChanges = nil
             return
         }
-        schedule.interfacesChanged(at: .now)
+        schedule.queryAgain(at: .now)
+    }
+
+    /// Asks who is there now (`hexctl peers --refresh`): a query goes out within 100 ms, as when
+    /// an interface comes up; the peers that hear it answer at once.
+    func refresh() {
+        schedule.queryAgain(at: .now)
+        doorbell.ring()
     }
 
     /// Tells every peer this daemon is leaving (a hidden one said it when it hid).

@@ -90,6 +90,24 @@ actor PeerDirectory {
         for follower in followers.values { follower.yield(peer.uuid) }
     }
 
+    /// Says that a device another carrier lists (a LocalSend device, `id` its ID) is there now:
+    /// it is remembered for naming it later, and the followers of `arrivals()` make its queued
+    /// sends due. That carrier logs and publishes the finding itself.
+    func arrivedElsewhere(id: String, name: String, versionID: String, address: String) async {
+        do {
+            try await service.recordSighting(uuid: id, name: name, versionID: versionID, address: address)
+        } catch {
+            logger.warning("cannot record the device \(id): \(error)")
+        }
+        heardFromElsewhere(id: id)
+    }
+
+    /// Says that a device another carrier lists proved again that it is there: the followers of
+    /// `arrivals()` make its queued sends due.
+    func heardFromElsewhere(id: String) {
+        for follower in followers.values { follower.yield(id) }
+    }
+
     /// Says that the full table dropped `peer` for a newcomer.
     private func dropped(_ peer: PeerTable.Peer) async {
         peersEvicted += 1

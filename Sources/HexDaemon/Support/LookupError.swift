@@ -9,6 +9,8 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
     /// An IPv6 address with a port, not in brackets: `write` is how to write it.
     case unbracketed(String, write: String)
     case ambiguousPeer(String, matches: Int)
+    /// A name that a hexd peer and a device of another kind (`device`: its ID) both go by.
+    case twoKinds(String, peer: String, device: String)
     /// `place`: where it was looked for ("the inbox", "My Hexlist"...).
     case noHex(String, place: String)
     case ambiguousHex(String, matches: Int, place: String)
@@ -40,6 +42,9 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
                 + "see hexctl peers, or give HOST:PORT"
         case .ambiguousPeer(let text, let count):
             "\(text.clipped(toUTF8: 80)) matches \(count) peers; use more of the UUID"
+        case .twoKinds(let text, let peer, let device):
+            "\(text.clipped(toUTF8: 80)) names both the hexd peer \(peer) and the LocalSend device \(device); "
+                + "give the ID of the one you mean (or a unique prefix of it, such as \(device.prefix(18)))"
         case .noHex(let text, let place): "no hex \(text.clipped(toUTF8: 80)) in \(place)"
         case .ambiguousHex(let text, let count, let place):
             "\(text.clipped(toUTF8: 80)) matches \(count < Self.matchesCounted ? "" : "at least ")\(count) hexes "

@@ -143,10 +143,11 @@ public struct AnnounceSchedule: Sendable {
         return isQuiet
     }
 
-    /// This host's links or addresses changed: beacons start over with a query 100 ms later, so
-    /// that one change's several messages (the link, then its addresses) make one burst; a link
-    /// that flaps costs at most four queries a second.
-    public mutating func interfacesChanged(at now: Instant) {
+    /// This host's links or addresses changed, or the user asked who is there (`hexctl peers
+    /// --refresh`): beacons start over with a query 100 ms later, so that one change's several
+    /// messages (the link, then its addresses) make one burst; a link that flaps, or a user who
+    /// keeps asking, costs at most four queries a second. Hidden, nothing is sent.
+    public mutating func queryAgain(at now: Instant) {
         guard let scheduled = next else { return }
         let due = max(now + .milliseconds(100), (lastQuery ?? now) + .milliseconds(250))
         if scheduled.step == .query, scheduled.due <= due { return }

@@ -40,6 +40,8 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         case found(Device)
         /// A listed device changed its name, address or anything else it describes.
         case updated(Device)
+        /// A listed device proved again that it is there, as it was.
+        case confirmed(Device)
         case lost(Device)
     }
 
@@ -116,8 +118,12 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     public mutating func heard(_ description: LocalSendDevice, from address: Address, at now: Instant) -> [Action] {
         let fingerprint = description.fingerprint.uppercased()
         guard fingerprint != ownFingerprint, description.scheme != .http, !Self.isHexd(description) else { return [] }
-        if let device = listed[fingerprint], device.address == address, device.description == description {
-            return []  // as listed: it registers with hexd at each refresh, which keeps it listed
+        // As listed, it registers with hexd at each refresh, which keeps it listed; unless it asks
+        // who is there (an app that starts announces so, and lists only those that answer).
+        if let device = listed[fingerprint], device.address == address,
+            Self.describesAlike(device.description, description), description.announce != true
+        {
+            return []
         }
         return askToProve(description, at: address, now: now)
     }
@@ -149,7 +155,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
             device.address = address
             device.lastSeen = now
             listed[fingerprint] = device
-            return changed ? [.updated(device)] : []
+            return changed ? [.updated(device)] : [.confirmed(device)]
         }
         var actions: [Action] = []
         if listed.count >= capacity, let oldest = listed.values.min(by: { $0.lastSeen < $1.lastSeen }) {
@@ -160,6 +166,13 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         listed[fingerprint] = device
         actions.append(.found(device))
         return actions
+    }
+
+    /// Whether two descriptions say the same of a device, whether they ask who is there or not.
+    private static func describesAlike(_ one: LocalSendDevice, _ other: LocalSendDevice) -> Bool {
+        var one = one
+        one.announce = other.announce
+        return one == other
     }
 
     /// The model every hexd announces itself as, which no LocalSend app uses.

@@ -37,3 +37,17 @@ public enum LocalSendMessage {
         return links
     }
 }
+
+extension LocalSendMessage {
+    /// The message `hex` is sent to a LocalSend device as: a lone link with no description as the
+    /// bare address (LocalSend then offers to open it); otherwise the description, then each
+    /// link's address on a line of its own. A description is never dropped to get the bare form.
+    /// Nil for a hex with neither a description nor a link: there is nothing to show.
+    public static func text(of hex: HexJM) -> String? {
+        let urls = (hex.links ?? []).compactMap(\.url).filter { !$0.isEmpty }
+        let description = (hex.hexDescription ?? "").trimmed
+        if description.isEmpty, urls.count == 1, let url = urls.first { return url }
+        let lines = (description.isEmpty ? [] : [description]) + urls
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+}

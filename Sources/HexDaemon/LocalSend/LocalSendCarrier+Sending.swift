@@ -1,0 +1,107 @@
+import HexEngine
+import HexKit
+import HexNet
+import HexTLS
+import HexWeb
+
+extension LocalSendCarrier {
+    /// How long a send waits for a device's answer: its person may look at the dialog for a
+    /// while, and asking again would show a second one.
+    static let answerWait: Duration = .seconds(300)
+
+    /// How a message reached a device.
+    struct Delivery: Sendable {
+        /// The device's name and endpoint.
+        var label: String
+        var endpoint: Endpoint
+        /// The certificate it proved.
+        var certificate: Fingerprint
+        /// Whether it showed the message (204) or took it as a text file, uploaded (200).
+        var uploaded: Bool
+    }
+
+    /// Sends `text` as one LocalSend message to the listed device `peerID` (`localsend:` and its
+    /// fingerprint): offered as one text file whose preview is the whole text, then uploaded if
+    /// the receiver asks for the file (some take a message so). The device's certificate must be
+    /// the one it announced, and hexd shows its persona.
+    /// - Throws: `SendError.undelivered` when the device is away, busy, or did not answer within
+    ///   `timeout` (worth trying again); `.refused` when its person declined it, or it never will
+    ///   take it from hexd.
+    func sendMessage(_ text: String, to peerID: String, timeout: Duration) async throws(SendError) -> Delivery {
+        guard let device = devices.first(where: { Self.peerID($0.fingerprint) == peerID }) else {
+            throw .undelivered("\(peerID.prefix(26))… is away: no LocalSend announcement heard from it lately")
+        }
+        let endpoint = Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
+        let label = "\(device.description.alias.clipped(toUTF8: 80)) (\(endpoint))"
+        guard !device.description.version.hasPrefix("1.") else {
+            throw .refused("\(label) speaks LocalSend \(device.description.version); hexd sends to 2.x devices")
+        }
+        let bytes = Array(text.utf8)
+        let file = LocalSendFile(
+            id: UUID().uuidString, fileName: "message.txt", size: Int64(bytes.count), fileType: "text/plain",
+            sha256: try? SHA256Digest.hex(of: bytes), preview: text)
+        let offer = HTTPRequest(
+            method: "POST", path: "/api/localsend/v2/prepare-upload",
+            headers: HTTPHeaders([("Content-Type", "application/json")]),
+            body: LocalSendUploadRequest(info: ownDevice(announce: nil), files: [file]).encoded())
+        let deadline = ContinuousClock.now + timeout
+        let answer = try await exchange(offer, with: device, at: endpoint, label: label, until: deadline)
+        switch LocalSendAnswer(status: answer.status) {
+        case .shown:
+            return Delivery(label: label, endpoint: endpoint, certificate: answer.certificate, uploaded: false)
+        case .uploadWanted:
+            guard let session = LocalSendUploadSession.decode(answer.body) else {
+                throw .undelivered("\(label) took the message but its answer names no session")
+            }
+            guard let token = session.tokens.first(where: { $0.fileID == file.id })?.token else {
+                throw .refused("\(label) took nothing of the message (its person left it out)")
+            }
+            let upload = HTTPRequest(
+                method: "POST", path: "/api/localsend/v2/upload",
+                query: ["sessionId": session.sessionID, "fileId": file.id, "token": token],
+                headers: HTTPHeaders([("Content-Type", "text/plain")]), body: bytes)
+            let uploaded = try await exchange(upload, with: device, at: endpoint, label: label, until: deadline)
+            guard uploaded.status == 200 else {
+                let reason = "\(label) refused the message's upload (HTTP \(uploaded.status))"
+                throw LocalSendAnswer(status: uploaded.status).isWorthRetrying ? .undelivered(reason) : .refused(reason)
+            }
+            return Delivery(label: label, endpoint: endpoint, certificate: answer.certificate, uploaded: true)
+        case .declined:
+            throw .refused("the person at \(label) declined it (HTTP 403)")
+        case .pinRequired:
+            throw .refused("\(label) asks for a PIN before it takes anything (HTTP 401); hexd sends none")
+        case .busy:
+            throw .undelivered("\(label) is busy with another transfer (HTTP \(answer.status))")
+        case .unexpected(let status):
+            let reason = "\(label) answered HTTP \(status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))"
+            throw LocalSendAnswer(status: status).isWorthRetrying ? .undelivered(reason) : .refused(reason)
+        }
+    }
+
+    /// A device's answer, and the certificate it proved.
+    private struct Answer {
+        var status: Int
+        var body: [UInt8]
+        var certificate: Fingerprint
+    }
+
+    /// One request to `device`, answered before `deadline`.
+    private nonisolated func exchange(
+        _ request: HTTPRequest, with device: LocalSendPresence<IPAddress>.Device, at endpoint: Endpoint,
+        label: String, until deadline: ContinuousClock.Instant
+    ) async throws(SendError) -> Answer {
+        guard let certificate = Fingerprint(hex: device.fingerprint) else {
+            throw .refused("\(label) announces a fingerprint that is not a SHA-256")
+        }
+        let remaining = deadline - .now
+        guard remaining > .zero else { throw .undelivered("\(label) did not answer in time") }
+        do {
+            let response = try await client.send(
+                request, to: endpoint, expecting: device.fingerprint, answerLimit: 65_536, timeout: remaining)
+            return Answer(status: response.status, body: response.body, certificate: certificate)
+        } catch {
+            // An impostor at the device's address is sent nothing, and may be gone next time.
+            throw .undelivered("\(label): \(error)")
+        }
+    }
+}
