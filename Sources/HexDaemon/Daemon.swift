@@ -88,10 +88,16 @@ public enum Daemon {
         }
         let trimmer = MemoryTrimmer()
         let pool = ConnectionPool()
+        let downloads =
+            configuration.files.downloads
+            ?? DownloadsFolder.defaultPath(
+                environment: ProcessInfo.processInfo.environment, dataDirectory: dataDirectory)
         let intake = Intake(
             service: service, directory: directory, events: events, arrivals: arrivals, logger: logger.named("inbox"))
         let localSend = localSendCarrier(
             configuration, name: service.identity.name, discovery: discovery, intake: intake, directory: directory,
+            downloads: LocalSendDownloads(
+                folder: DownloadsFolder(path: downloads), floor: configuration.store.freeFloor),
             events: events, logger: logger)
         let sender = SendService(
             wire: configuration.wire, tls: tls, directory: directory, service: service,
@@ -106,10 +112,6 @@ public enum Daemon {
         let fileServer = grants.map {
             FileServer(grants: $0, versionID: configuration.wire.appVersion, logger: logger.named("files"))
         }
-        let downloads =
-            configuration.files.downloads
-            ?? DownloadsFolder.defaultPath(
-                environment: ProcessInfo.processInfo.environment, dataDirectory: dataDirectory)
         let fetcher = tls.map { _ in
             FileFetcher(
                 sender: sender, wire: configuration.wire, store: configuration.store,
@@ -207,14 +209,14 @@ public enum Daemon {
     /// files unreadable, no port at all) is logged and left out: hexd serves its own peers anyway.
     private static func localSendCarrier(
         _ configuration: DaemonConfiguration, name: String, discovery: Discovery, intake: Intake,
-        directory: PeerDirectory, events: EventLog, logger: Logger
+        directory: PeerDirectory, downloads: LocalSendDownloads, events: EventLog, logger: Logger
     ) -> LocalSendCarrier? {
         guard configuration.localSend.enabled, !configuration.wire.legacy else { return nil }
         let files = configuration.dataDirectory
         do {
             return try LocalSendCarrier.start(
                 configuration.localSend, discovery: configuration.discovery, visibility: discovery, intake: intake,
-                directory: directory,
+                directory: directory, downloads: downloads,
                 dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
                 name: name, events: events, logger: logger.named("localsend"))
         } catch {

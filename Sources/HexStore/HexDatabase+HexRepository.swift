@@ -1,7 +1,7 @@
 import HexKit
 
 extension HexDatabase: HexRepository {
-    public func insert(_ hex: Hex, messageID: String?, account: SenderAccount?) throws -> Bool {
+    public func insert(_ hex: Hex, messageID: String?, account: SenderAccount?, charge: Int) throws -> Bool {
         let hexID = hex.id.databaseText
         return try connection.writeTransaction {
             if let messageID {
@@ -22,7 +22,7 @@ extension HexDatabase: HexRepository {
                     .text(hex.senderUUID), .text(hex.senderName), .text(hex.hexDescription), .text(hex.hexColor),
                     .date(hex.timestamp), .integer(hex.isChecked ? 1 : 0),
                     hex.senderTrust.map { .text($0.rawValue) } ?? .null,
-                    .integer(Int64(hex.storedBytes)), account.map { .text($0.rawValue) } ?? .null,
+                    .integer(Int64(charge)), account.map { .text($0.rawValue) } ?? .null,
                 ])
             try insertLinks(of: hex, row: connection.lastInsertedRow)
             return true

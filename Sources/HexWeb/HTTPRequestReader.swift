@@ -16,6 +16,9 @@ public struct HTTPRequestReader: Sendable {
         public var targetBytes = 4 * 1_024
         public var headerFields = 64
         public var bodyBytes: Int
+        /// The paths whose bodies the caller reads itself, as they come (a file's upload): the
+        /// reader stops after the head, and `bodyBytes` does not bound them.
+        public var streamedPaths: Set<String> = []
 
         public init(bodyBytes: Int) {
             self.bodyBytes = bodyBytes
@@ -28,6 +31,9 @@ public struct HTTPRequestReader: Sendable {
         case needMore
         /// A whole request.
         case request(HTTPRequest)
+        /// The head of a request to one of `streamedPaths`, its body empty: `bodyLength` bytes
+        /// follow, of which `received` came with the head. The caller reads the rest.
+        case head(HTTPRequest, bodyLength: Int, received: [UInt8])
         /// Answer with this status and reason, and close.
         case refuse(HTTPStatus, String)
     }
@@ -71,6 +77,9 @@ public struct HTTPRequestReader: Sendable {
             case .failure(let refusal):
                 return finish(.refuse(refusal.status, refusal.reason))
             case .success(let (request, length)):
+                if limits.streamedPaths.contains(request.path) {
+                    return finish(.head(request, bodyLength: length, received: Array(rest.prefix(length))))
+                }
                 guard length <= limits.bodyBytes else {
                     return finish(.refuse(.contentTooLarge, "the body is larger than \(limits.bodyBytes) bytes"))
                 }

@@ -40,7 +40,28 @@ import Testing
         }
         #expect(again != nil, "a file is uploaded once")
         _ = try reception.upload(session: "s1", file: "p", token: "t2", from: "10.0.0.7", at: start)
-        #expect(reception.session == nil, "the last file ends the session")
+        #expect(reception.isUploading(session: "s1", file: "p") && !reception.isUploading(session: "s1", file: "x"))
+        let noteDone = reception.finished(session: "s1", file: "n", at: start)
+        #expect(!noteDone && reception.session != nil, "the photo's bytes are still coming")
+        let photoDone = reception.finished(session: "s1", file: "p", at: start)
+        #expect(photoDone && reception.session == nil, "the last file done ends the session")
+    }
+
+    @Test func aLongUploadKeepsItsSessionAndACancelStopsIt() throws {
+        var reception = Reception(idleLimit: .seconds(60))
+        _ = try reception.prepare(
+            id: "s1", files: [("t1", Self.photo), ("t2", Self.note)], from: "a", sender: "A", at: start)
+        _ = try reception.upload(session: "s1", file: "p", token: "t1", from: "a", at: start)
+        let busy = refusal(&reception) {
+            _ = try $0.prepare(id: "s2", files: [("t", Self.note)], from: "b", sender: "B", at: start + .seconds(600))
+        }
+        #expect(busy == .busy, "a file still coming after ten minutes is no idle session")
+        let photoDone = reception.finished(session: "s1", file: "p", at: start + .seconds(601))
+        #expect(!photoDone, "the note is still to come")
+        let cancelled = reception.cancel(session: "s1", from: "a")
+        #expect(cancelled && !reception.isUploading(session: "s1", file: "p"))
+        let endedAgain = reception.finished(session: "s1", file: "n", at: start + .seconds(602))
+        #expect(!endedAgain, "nothing ends twice")
     }
 
     @Test func oneSessionAtATimeUntilItEndsOrIdles() throws {

@@ -83,6 +83,40 @@ import Testing
         #expect(receiver.manager.usage.strangers == 0 && receiver.manager.usage.total > 16_000)
     }
 
+    /// A LocalSend device's files are asked about before they are written (`admission`, which
+    /// stores nothing), and count against its share with the hex that links to them, until that
+    /// hex is deleted.
+    @Test func filesCountWithTheirHexAndAreAskedAboutFirst() throws {
+        let receiver = try Receiver()
+        receiver.manager.budget = InboxBudget(inbox: 1 << 30, perSender: 1 << 20, strangers: 1 << 30)
+        let device = "localsend:" + String(repeating: "AB", count: 32)
+        let proof = SenderProof.key(fingerprint: String(repeating: "c", count: 64), deviceID: device)
+        #expect(try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 600_000) == nil)
+        #expect(receiver.manager.usage.total == 0, "asking stores nothing")
+        let files = LocalSendMessage.hex(files: [("a.bin", "/tmp/a.bin")], from: "Pixel", senderID: device)
+        let stored = try receiver.manager.receive(
+            .store(files, versionID: "LocalSend 2.1", messageID: UUID().uuidString), proof: proof,
+            attachedBytes: 600_000)
+        guard case .stored(let hex) = stored else {
+            Issue.record("expected stored, got \(stored)")
+            return
+        }
+        #expect(receiver.manager.usage.used(by: .key(device)) == hex.storedBytes + 600_000)
+        let beyond = try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 600_000)
+        guard case .noRoom(.senderBudget, .key(device))? = beyond else {
+            Issue.record("expected the sender's budget, got \(String(describing: beyond))")
+            return
+        }
+        var reread = receiver.manager
+        try reread.loadUsage()
+        #expect(reread.usage.used(by: .key(device)) == hex.storedBytes + 600_000, "the database holds the charge")
+        try receiver.manager.delete(id: hex.id)
+        #expect(try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 600_000) == nil)
+        _ = try receiver.manager.block(senderUUID: device)
+        let blocked = try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 1)
+        #expect(blocked?.ackStatus == .rejected && blocked?.explanation.contains("blocked") == true)
+    }
+
     private struct RolledBack: Error {}
 
     /// What is counted in memory is what the database holds, read again: after deletes, after a

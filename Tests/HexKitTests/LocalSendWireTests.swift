@@ -144,6 +144,18 @@ import Testing
         #expect(LocalSendMessage.hex(text, from: "x", senderID: nil).links?.map(\.url) == sent.links?.map(\.url))
     }
 
+    @Test func filesBecomeAHexOfLinksToWhereTheyLanded() {
+        let one = LocalSendMessage.hex(
+            files: [("a b#1.jpg", "/home/u/Downloads/a b#1.jpg")], from: "Pixel", senderID: nil)
+        #expect(one.hexDescription == "a b#1.jpg" && one.senderName == "Pixel")
+        #expect(one.links?.first?.url == "file:///home/u/Downloads/a%20b%231.jpg")
+        #expect(one.links?.first.map { LinkURL.parse($0.url ?? "")?.path } == "/home/u/Downloads/a b#1.jpg")
+        #expect(one.links?.first?.service == LocalSendMessage.fileService)
+        let seven = LocalSendMessage.hex(files: (1...7).map { ("f\($0)", "/d/f\($0)") }, from: "Mac", senderID: nil)
+        #expect(seven.hexDescription == "7 files: f1, f2, f3, f4, f5 and 2 more" && seven.links?.count == 7)
+        #expect(LinkURL.file(path: "/tmp/é?") == "file:///tmp/%C3%A9%3F")
+    }
+
     @Test(arguments: [
         (204, LocalSendAnswer.shown, false), (200, .uploadWanted, false), (403, .declined, false),
         (401, .pinRequired, false), (409, .busy, true), (429, .busy, true), (404, .unexpected(404), false),

@@ -37,6 +37,24 @@ import Testing
         for pieces in [1, 2, 3, 7, 64] { #expect(read(text, pieces: pieces) == whole, "in pieces of \(pieces)") }
     }
 
+    @Test func aStreamedPathStopsAtItsHeadWhateverItsBodysSize() {
+        var limits = HTTPRequestReader.Limits(bodyBytes: 10)
+        limits.streamedPaths = ["/upload"]
+        var reader = HTTPRequestReader(limits: limits)
+        let head = "POST /upload?sessionId=s HTTP/1.1\r\nHost: h\r\nContent-Length: 5000000000\r\n\r\n"
+        let action = reader.read(Array((head + "first").utf8))
+        guard case .head(let request, let length, let received) = action else {
+            Issue.record("not a head: \(action)")
+            return
+        }
+        #expect(request.query["sessionId"] == "s" && request.body.isEmpty)
+        #expect(length == 5_000_000_000 && received == Array("first".utf8), "the body's bound is the caller's")
+        #expect(reader.read(Array("more".utf8)) == .needMore, "done: the caller reads the rest")
+        var other = HTTPRequestReader(limits: limits)
+        let elsewhere = other.read(Array("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n".utf8))
+        #expect(status(elsewhere) == 413, "any other path keeps the bound")
+    }
+
     @Test func bareLineFeedsAndHTTP10WithoutHostAreTaken() {
         guard case .request(let request) = read("GET / HTTP/1.0\n\n") else {
             Issue.record("not read")

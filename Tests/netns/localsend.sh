@@ -12,7 +12,9 @@
 #     certificate at that address is not the one it claims;
 #   - devB sends host-a a note (a text file, as localsendd sends one, its client certificate shown):
 #     it lands in host-a's inbox as a hex from devB's ID, its text the description and each web
-#     address in it a link; blocked, devB's next note is refused and nothing is stored;
+#     address in it a link; devB sends a 5 MiB file, which lands whole in host-a's downloads folder
+#     with a hex linking to it; a climbing file name, 10,000 files, a 20 MB body and an upload
+#     without a session are refused; blocked, devB's next note is refused and nothing is stored;
 #   - a message as the 1.18 apps send one (its text the preview of one text file, a script of the
 #     test's own, no client certificate as apps before 1.18): a hex naming no sender ID, answered 204;
 #     the same with a certificate other than the one the device claims: 403, nothing stored;
@@ -145,6 +147,59 @@ description=$(echo "$shown" | json 'data["hexDescription"]')
     && [[ "$description" == "see https://example.com/a and"* ]] \
     && pass "devB's note landed as a hex from localsend:${fingerprint_devb:0:8}…, its two addresses its links" \
     || fail "devB's note: $sent; host-a's newest hex: $shown (sender '$sender', links '$links')"
+# devB sends a 5 MiB file: it lands in host-a's downloads folder under its name, whole, and a hex
+# from devB links to it.
+head -c $((5 << 20)) /dev/urandom >"$work/photo one.bin"
+sent=$(lsctl send "$work/photo one.bin" --to host-a --wait 2>&1 | grep -ao "Last result: .*" || true)
+landed="$work/a/downloads/photo one.bin"
+shown=$(ctl a inbox show --full --json "$(ctl a inbox --json --limit 1 | json 'data["id"]')")
+link=$(echo "$shown" | json 'data["links"][0]["url"]')
+[ -f "$landed" ] && [ "$(sha256sum <"$landed")" = "$(sha256sum <"$work/photo one.bin")" ] \
+    && [ "$link" = "file://$work/a/downloads/photo%20one.bin" ] \
+    && [[ "$shown" == *'"senderUUID":"localsend:'"$fingerprint_devb"'"'* ]] \
+    && pass "devB's 5 MiB file landed whole (SHA-256 equal) in host-a's downloads, a hex from devB linking to it" \
+    || fail "devB's file: $sent; downloads: $(ls -la "$work/a/downloads" 2>&1); newest hex: $shown"
+leftover=$(ls "$work/a/downloads")
+[[ "$leftover" == *.part* ]] && fail "a partial file was left: $leftover"
+
+# Hostile offers from host b, over TLS with no client certificate: a name climbing out of the folder,
+# ten thousand files, a 20 MB body, an upload without a session. Each is refused, nothing is written.
+hostile() {  # prints the status line of each request
+    ip netns exec "$tag-b" python3 - <<'PYTHON'
+import json, socket, ssl
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+info = {"alias": "Mallory", "version": "2.1", "deviceModel": None, "deviceType": "mobile", "fingerprint": "ab" * 32,
+        "port": 53317, "protocol": "https", "download": False}
+def ask(path, body):
+    tls = ctx.wrap_socket(socket.create_connection(("10.68.0.1", 53317), timeout=10))
+    head = f"POST {path} HTTP/1.1\r\nHost: 10.68.0.1\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+    try:
+        tls.sendall(head + body)
+    except OSError:
+        pass
+    reply = b""
+    try:
+        while b"\r\n" not in reply and (chunk := tls.recv(65536)):
+            reply += chunk
+    except OSError:
+        pass
+    return reply.split(b"\r\n")[0].decode() or "closed"
+def offer(files):
+    return json.dumps({"info": info, "files": {f["id"]: f for f in files}}).encode()
+file = lambda i, name: {"id": f"f{i}", "fileName": name, "size": 10, "fileType": "application/octet-stream"}
+print(ask("/api/localsend/v2/prepare-upload", offer([file(0, "../../escaped.txt")])))
+print(ask("/api/localsend/v2/prepare-upload", offer([file(i, f"x{i}") for i in range(10_000)])))
+print(ask("/api/localsend/v2/prepare-upload", b"{" + b" " * (20 << 20) + b"}"))
+print(ask("/api/localsend/v2/upload?sessionId=none&fileId=f0&token=t", b"0123456789"))
+PYTHON
+}
+answers=$(hostile | tr '\n' '|')
+expected="HTTP/1.1 400 Bad Request|HTTP/1.1 400 Bad Request|HTTP/1.1 413 Content Too Large|HTTP/1.1 403 Forbidden|"
+[ "$answers" = "$expected" ] && [ -z "$(find "$work" -name 'escaped*')" ] \
+    && pass "a climbing name, 10,000 files, a 20 MB body, an upload without a session: 400, 400, 413, 403" \
+    || fail "hostile offers answered: $answers"
+
 ctl a block "localsend:$fingerprint_devb" >/dev/null
 before=$(ctl a inbox --json | wc -l)
 blocked=$(lsctl send "$work/note.txt" --to host-a --wait 2>&1 | grep -ao "Last result: .*" || true)

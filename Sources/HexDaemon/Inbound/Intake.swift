@@ -17,11 +17,12 @@ struct Intake: Sendable {
     /// - Parameters:
     ///   - remote: the sender as the log names it (an endpoint).
     ///   - address: its IP address (a sender without proof is accounted by it).
+    ///   - attachedBytes: the bytes of the files that came with a Store's hex (`HexManager.receive`).
     func take(
-        _ envelopes: [Envelope], proof: SenderProof, from remote: String, address: String
+        _ envelopes: [Envelope], proof: SenderProof, from remote: String, address: String, attachedBytes: Int = 0
     ) async -> [Result<ReceiveOutcome, any Error>] {
         guard !envelopes.isEmpty else { return [] }
-        let outcomes = await service.receive(envelopes, proof: proof, from: address)
+        let outcomes = await service.receive(envelopes, proof: proof, from: address, attachedBytes: attachedBytes)
         var record = Record()
         for (envelope, outcome) in zip(envelopes, outcomes) {
             switch outcome {

@@ -28,7 +28,7 @@ actor LocalSendCarrier: DaemonService {
     private let listener: StreamListener
     let client: LocalSendClient
     /// Stores what devices send, as every carrier does.
-    private let intake: Intake
+    let intake: Intake
     /// Told of each device found, which the outbox follows.
     private let directory: PeerDirectory
     private let discovery: DiscoverySettings
@@ -38,15 +38,21 @@ actor LocalSendCarrier: DaemonService {
     private let settings: LocalSendSettings
     private let name: String
     private let events: EventLog
-    private let logger: Logger
+    let logger: Logger
     /// Why hexd serves on another port than LocalSend's, or hears no announcement, said once; nil
     /// when it has LocalSend's ports.
     let portNote: String?
     private var presence: LocalSendPresence<IPAddress>
-    /// The upload session under way, with who prepared it, for the hex its text file becomes.
-    private var reception = LocalSendReception<IPAddress, Sender>()
+    /// The upload session under way, with who offered what.
+    var reception = LocalSendReception<IPAddress, Offer>()
+    /// The files each session under way has saved so far, by session id, with its offer.
+    var received: [String: (offer: Offer, files: [LocalSendDownloads.Saved])] = [:]
+    /// Where uploaded files land.
+    let downloads: LocalSendDownloads
     /// The largest text file taken as a note: LocalSend's command-line senders send a note so.
     static let maximumTextFile = LocalSendFile.maximumPreviewBytes
+    /// The path of uploads, whose bodies are read as they come.
+    static let uploadPath = "/api/localsend/v2/upload"
     /// The connections served now, by address.
     private let connections = Mutex([IPAddress: Int]())
     /// Announcements taken from one address per second (twice as many at once), before they are read.
@@ -59,9 +65,10 @@ actor LocalSendCarrier: DaemonService {
 
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, discovery: DiscoverySettings,
-        visibility: Discovery, intake: Intake, directory: PeerDirectory, settings: LocalSendSettings, name: String,
-        events: EventLog, portNote: String?, logger: Logger
+        visibility: Discovery, intake: Intake, directory: PeerDirectory, downloads: LocalSendDownloads,
+        settings: LocalSendSettings, name: String, events: EventLog, portNote: String?, logger: Logger
     ) {
+        self.downloads = downloads
         self.visibility = visibility
         self.intake = intake
         self.directory = directory
@@ -84,7 +91,8 @@ actor LocalSendCarrier: DaemonService {
     ///   ephemeral UDP port can be had, `LocalSendError` when no TCP port can.
     static func start(
         _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery, intake: Intake,
-        directory: PeerDirectory, dataDirectory: DataDirectoryPaths, name: String, events: EventLog, logger: Logger
+        directory: PeerDirectory, downloads: LocalSendDownloads, dataDirectory: DataDirectoryPaths, name: String,
+        events: EventLog, logger: Logger
     ) throws -> LocalSendCarrier {
         let (persona, created) = try PersonaIdentity.loadOrCreate(
             keyPath: dataDirectory.key, certificatePath: dataDirectory.certificate, commonName: "hexd",
@@ -127,7 +135,8 @@ actor LocalSendCarrier: DaemonService {
         notes.forEach { logger.warning($0) }
         return LocalSendCarrier(
             socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), discovery: discovery,
-            visibility: visibility, intake: intake, directory: directory, settings: settings, name: name,
+            visibility: visibility, intake: intake, directory: directory, downloads: downloads, settings: settings,
+            name: name,
             events: events,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
     }
@@ -349,7 +358,9 @@ actor LocalSendCarrier: DaemonService {
         do {
             let connection = try await TLSConnection.handshake(
                 over: socket, context: client.tls, as: .server, timeout: .seconds(10))
-            var reader = HTTPRequestReader(limits: .init(bodyBytes: LocalSendUploadRequest.maximumSize))
+            var limits = HTTPRequestReader.Limits(bodyBytes: LocalSendUploadRequest.maximumSize)
+            limits.streamedPaths = [Self.uploadPath]
+            var reader = HTTPRequestReader(limits: limits)
             var response: HTTPResponse?
             while response == nil {
                 var action = HTTPRequestReader.Action.needMore
@@ -360,6 +371,8 @@ actor LocalSendCarrier: DaemonService {
                 switch action {
                 case .needMore: continue
                 case .refuse(let status, let reason): response = .text(status, reason)
+                case .head(let request, let length, let received):
+                    response = await upload(request, length: length, first: received, over: connection, from: remote)
                 case .request(let request):
                     // Hidden, the connection closes unanswered.
                     guard let answer = await route(request, from: remote, certificate: connection.peerCertificate)
@@ -382,12 +395,13 @@ actor LocalSendCarrier: DaemonService {
         switch (request.method, request.path) {
         case ("POST", "/api/localsend/v2/prepare-upload"):
             return await prepareUpload(request, from: remote, certificate: certificate)
-        case ("POST", "/api/localsend/v2/upload"):
-            return await upload(request, from: remote)
+        case ("POST", Self.uploadPath):
+            return .text(.badRequest, "an upload names its size (Content-Length)")
         case ("POST", "/api/localsend/v2/cancel"):
             guard let address = remote?.address, let session = request.query["sessionId"],
                 reception.cancel(session: session, from: address)
             else { return .text(.forbidden, "no such session from this address") }
+            await keepEndedSessions()
             return HTTPResponse(.ok)
         case _ where !isVisible:
             return nil
@@ -407,108 +421,6 @@ actor LocalSendCarrier: DaemonService {
             return json(ownDevice(announce: nil))
         default:
             return .text(.notFound, "no such LocalSend route")
-        }
-    }
-
-    /// A device offers something: a message (a note or a link, its text the preview) becomes a
-    /// hex through `Intake`, under the same rules as any peer's; a lone text file is a note to
-    /// upload. Other files are not taken yet.
-    private func prepareUpload(
-        _ request: HTTPRequest, from remote: Endpoint?, certificate: Fingerprint?
-    ) async -> HTTPResponse {
-        guard let upload = LocalSendUploadRequest.decode(request.body), let address = remote?.address else {
-            return .text(.badRequest, "the body is not a LocalSend prepare-upload request")
-        }
-        guard let sender = Sender(upload.info, certificate: certificate, address: address, remote: remote) else {
-            return .text(.forbidden, "the client certificate is not the one the device claims")
-        }
-        if let text = upload.message { return await keep(text, from: sender, answering: .noContent) }
-        // LocalSend's command-line senders send a note as one text file.
-        guard upload.files.count == 1, let file = upload.files.first, file.isText, file.size <= Self.maximumTextFile
-        else {
-            return .text(.forbidden, "hexd takes notes and links from LocalSend devices; files are not taken yet")
-        }
-        do {
-            let session = try reception.prepare(
-                id: UUID().uuidString, files: [(UUID().uuidString, file)], from: address, sender: sender, at: .now)
-            let tokens = session.waiting.map { (fileID: $0.key, token: $0.value.token) }
-            return HTTPResponse(
-                .ok, contentType: "application/json",
-                body: LocalSendUploadSession(sessionID: session.id, tokens: tokens).encoded())
-        } catch {
-            return .text(HTTPStatus(error.status, "Conflict"), "another device is sending to hexd; try again soon")
-        }
-    }
-
-    /// A device sends the bytes of a text file it prepared: its text becomes a hex.
-    private func upload(_ request: HTTPRequest, from remote: Endpoint?) async -> HTTPResponse {
-        guard let address = remote?.address, let session = request.query["sessionId"],
-            let fileID = request.query["fileId"], let token = request.query["token"]
-        else { return .text(.badRequest, "an upload names its sessionId, fileId and token") }
-        let (file, sender): (LocalSendFile, Sender)
-        do {
-            (file, sender) = try reception.upload(session: session, file: fileID, token: token, from: address, at: .now)
-        } catch {
-            return .text(HTTPStatus(error.status, "Forbidden"), "\(error)")
-        }
-        guard request.body.count == file.size else {
-            return .text(.badRequest, "\(request.body.count) bytes came, not the \(file.size) announced")
-        }
-        if let expected = file.sha256 {
-            guard (try? SHA256Digest.hex(of: request.body)) == expected else {
-                return .text(.badRequest, "the bytes' SHA-256 is not the one announced")
-            }
-        }
-        return await keep(String(decoding: request.body, as: UTF8.self), from: sender, answering: .ok)
-    }
-
-    /// Who sent an upload: its description, and what TLS proved of it.
-    struct Sender: Sendable {
-        let alias: String
-        let version: String
-        let proof: SenderProof
-        /// The device's ID, when its certificate proved it.
-        let id: String?
-        /// Its IP address, and how the log names it.
-        let address: String
-        let remote: String
-
-        /// Nil when the device showed a certificate other than the one it claims (LocalSend 1.18
-        /// shows its own; another is a lie). One that shows none (an app before 1.18) is no proof.
-        init?(_ info: LocalSendDevice, certificate: Fingerprint?, address: IPAddress, remote: Endpoint?) {
-            (alias, version) = (info.alias, info.version)
-            (self.address, self.remote) = (address.description, remote?.description ?? address.description)
-            guard let certificate else {
-                (proof, id) = (.none, nil)
-                return
-            }
-            guard certificate.isClaimed(by: info.fingerprint),
-                let id = PeerKind.localSendID(fingerprint: info.fingerprint)
-            else { return nil }
-            (proof, self.id) = (.key(fingerprint: certificate.description, deviceID: id), id)
-        }
-    }
-
-    /// Keeps `text` from `sender` as a hex, under the rules every peer's hexes are kept by, and
-    /// answers how that went: `taken` (`204` to a message: nothing to upload; `200` to an
-    /// upload), `507` no room, `403` refused.
-    private func keep(_ text: String, from sender: Sender, answering taken: HTTPStatus) async -> HTTPResponse {
-        let envelope = Envelope.store(
-            LocalSendMessage.hex(text, from: sender.alias, senderID: sender.id),
-            versionID: "LocalSend " + sender.version, messageID: UUID().uuidString)
-        let outcome = await intake.take([envelope], proof: sender.proof, from: sender.remote, address: sender.address)
-            .first
-        switch outcome {
-        case .success(.stored), .success(.duplicate):
-            return HTTPResponse(taken)
-        case .success(.noRoom(let refusal, _)):
-            return .text(HTTPStatus(507, "Insufficient Storage"), "\(refusal)")
-        case .success(let refused):
-            return .text(.forbidden, refused.explanation)
-        case .failure(let error):
-            return .text(HTTPStatus(500, "Internal Server Error"), "\(error)")
-        case nil:
-            return .text(HTTPStatus(500, "Internal Server Error"), "nothing was stored")
         }
     }
 

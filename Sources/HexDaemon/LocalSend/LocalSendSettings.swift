@@ -15,9 +15,9 @@ public struct LocalSendSettings: Sendable, Hashable {
         Setting(
             "localsend", value: "on|off",
             help: "Be a LocalSend device: appear in the LocalSend apps on the LAN, list the LocalSend devices whose "
-                + "certificates hexd proved in hexctl peers, and keep the notes and links they send as hexes (files, "
-                + "and sending hexes to them, are not there yet). Announced where beacons go (--broadcast, "
-                + "--interface). Default: on.",
+                + "certificates hexd proved in hexctl peers, keep the notes and links they send as hexes and the "
+                + "files they send in the downloads folder (--downloads), and send them hexes (hexctl send --to). "
+                + "Announced where beacons go (--broadcast, --interface). Default: on.",
             expected: "on or off", \.enabled
         ) { ["on": true, "off": false][$0] },
         Setting(

@@ -74,15 +74,16 @@ actor HexService {
     /// at once. Not isolated to the actor: the caller is resumed from the commit directly, so
     /// that a job queued on the actor meanwhile (a checkpoint) never delays its answer.
     /// - Parameter address: the IP address they came from (a plaintext sender's account).
+    /// - Parameter attachedBytes: the bytes of the files that came with a Store's hex, counted
+    ///   against the budgets with it (`HexManager.receive`).
     nonisolated func receive(
-        _ envelopes: [Envelope], proof: SenderProof,
-        from address: String
+        _ envelopes: [Envelope], proof: SenderProof, from address: String, attachedBytes: Int = 0
     ) async -> [Result<ReceiveOutcome, any Error>] {
         await withCheckedContinuation { continuation in
             let scheduleCommit = arrivals.withLock { queue in
                 queue.waiting.append(
                     Arrival(
-                        envelopes: envelopes, proof: proof, address: address,
+                        envelopes: envelopes, proof: proof, address: address, attachedBytes: attachedBytes,
                         continuation: continuation))
                 defer { queue.commitScheduled = true }
                 return !queue.commitScheduled
@@ -97,7 +98,12 @@ actor HexService {
         let envelopes: [Envelope]
         let proof: SenderProof
         let address: String
+        let attachedBytes: Int
         let continuation: CheckedContinuation<[Result<ReceiveOutcome, any Error>], Never>
+
+        func receive(_ envelope: Envelope, by manager: inout HexManager) throws -> ReceiveOutcome {
+            try manager.receive(envelope, proof: proof, from: address, attachedBytes: attachedBytes)
+        }
     }
 
     private struct ArrivalQueue {
@@ -153,7 +159,7 @@ actor HexService {
                 try batch.map { arrival in
                     try arrival.envelopes.map { envelope in
                         do {
-                            return .success(try manager.receive(envelope, proof: arrival.proof, from: arrival.address))
+                            return .success(try arrival.receive(envelope, by: &manager))
                         } catch {
                             throw EnvelopeFailed()
                         }
@@ -177,7 +183,7 @@ actor HexService {
         try database.transaction {
             batch.map { arrival in
                 arrival.envelopes.map { envelope in
-                    Result { try manager.receive(envelope, proof: arrival.proof, from: arrival.address) }
+                    Result { try arrival.receive(envelope, by: &manager) }
                 }
             }
         }
@@ -297,6 +303,15 @@ actor HexService {
             trust[uuid] = (try database.pin(forPeer: uuid), try database.pinnedNamesakes(of: name, excluding: uuid))
         }
         return trust
+    }
+
+    /// Whether a hex of `bytes` from `sender` (with the files that come with it) would be stored
+    /// now: nil when it would, else the outcome that refuses it (`HexManager.admission`).
+    func admission(of sender: String, proof: SenderProof, from address: String, bytes: Int) throws -> ReceiveOutcome? {
+        let (room, changes) = disk.room()
+        for change in changes { Self.log(change, to: logger) }
+        manager.diskRoom = room
+        return try manager.admission(of: sender, proof: proof, from: address, bytes: bytes)
     }
 
     func isBlocked(senderUUID uuid: String) throws -> Bool {

@@ -118,7 +118,8 @@ struct WebServer: DaemonService {
             action = reader.read(chunk)
         }
         switch action {
-        case .needMore: return
+        // No path of the page streams its body: a head alone is never read here.
+        case .needMore, .head: return
         case .refuse(let status, let reason): await send(.text(status, reason), to: socket)
         case .request(let request):
             connections.progressed(socket)

@@ -3,8 +3,8 @@ import HexKit
 /// What a LocalSend device may upload to hexd, as LocalSend's receivers decide it: one session at
 /// a time (another device's `prepare-upload` meanwhile is `409`), its files uploaded only with
 /// their tokens and only from the address that prepared them (`403` otherwise), each once; a
-/// session ends when its last file came, when it is cancelled, or when nothing came for
-/// `idleLimit`.
+/// session ends when its last file came whole, when it is cancelled, or when nothing came for
+/// `idleLimit` while no upload was under way.
 ///
 /// Pure: the driver makes the session's id and tokens, passes the time in and acts on the answers.
 /// `Sender` is what the driver knows of who prepared a session, handed back with each upload.
@@ -18,6 +18,8 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
         public let sender: Sender
         /// The files still to come, by id, with their tokens.
         public var waiting: [String: (token: String, file: LocalSendFile)]
+        /// The files whose bytes are coming now.
+        public var uploading: Set<String> = []
         public var lastActivity: Instant
     }
 
@@ -59,8 +61,8 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
     }
 
     /// A device starts uploading `fileID` of session `id`: the file and who prepared it, when the
-    /// token and address are right. The file is taken off the session (a second upload of it is
-    /// refused); the last one ends the session.
+    /// token and address are right. The file is taken off those waiting (a second upload of it is
+    /// refused); the driver says when its bytes came (`finished`).
     /// - Throws: `Refusal.forbidden` with why.
     public mutating func upload(
         session id: String, file fileID: String, token: String, from address: Address, at now: Instant
@@ -72,9 +74,25 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
             throw .forbidden("no such file, or a wrong token")
         }
         current.waiting[fileID] = nil
+        current.uploading.insert(fileID)
         current.lastActivity = now
-        session = current.waiting.isEmpty ? nil : current
+        session = current
         return (file, current.sender)
+    }
+
+    /// The upload of `fileID` ended (whole or not: a file is uploaded once); true when that
+    /// ended the session, its last file done.
+    public mutating func finished(session id: String, file fileID: String, at now: Instant) -> Bool {
+        guard var current = session, current.id == id, current.uploading.remove(fileID) != nil else { return false }
+        current.lastActivity = now
+        let done = current.waiting.isEmpty && current.uploading.isEmpty
+        session = done ? nil : current
+        return done
+    }
+
+    /// Whether the upload of `fileID` in session `id` is still wanted (not cancelled).
+    public func isUploading(session id: String, file fileID: String) -> Bool {
+        session.map { $0.id == id && $0.uploading.contains(fileID) } == true
     }
 
     /// The device that prepared session `id` cancels it; false when there is no such session or
@@ -86,6 +104,6 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
     }
 
     private mutating func expire(at now: Instant) {
-        if let current = session, now - current.lastActivity >= idleLimit { session = nil }
+        if let current = session, current.uploading.isEmpty, now - current.lastActivity >= idleLimit { session = nil }
     }
 }

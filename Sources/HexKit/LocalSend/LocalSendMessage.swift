@@ -51,3 +51,25 @@ extension LocalSendMessage {
         return lines.isEmpty ? nil : lines.joined(separator: "\n")
     }
 }
+
+extension LocalSendMessage {
+    /// The service of the links to files a LocalSend device sent, saved on this machine.
+    public static let fileService: Service = "File"
+    /// The most names a files hex's description lists.
+    public static let namesDescribed = 5
+
+    /// The hex the files `saved` (their names, and their paths in the downloads folder) become,
+    /// sent by `alias`: a link to each saved file, described by its name, and the names as the
+    /// description.
+    public static func hex(files saved: [(name: String, path: String)], from alias: String, senderID: String?) -> HexJM
+    {
+        let names = saved.prefix(namesDescribed).map(\.name).joined(separator: ", ")
+        let more = saved.count > namesDescribed ? " and \(saved.count - namesDescribed) more" : ""
+        let description = saved.count == 1 ? names : "\(saved.count) files: \(names)\(more)"
+        return HexJM(
+            senderUUID: senderID, senderName: alias, hexDescription: description, hexColor: color,
+            links: saved.map {
+                LinkJM(url: LinkURL.file(path: $0.path), linkDescription: $0.name, service: fileService)
+            })
+    }
+}

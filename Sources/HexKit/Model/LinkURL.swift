@@ -14,4 +14,22 @@ public enum LinkURL {
     public static func description(of url: URL) -> String {
         url.isFileURL ? url.lastPathComponent : url.host() ?? ""
     }
+
+    /// The `file://` URL of the absolute path `path`, every byte outside RFC 3986's unreserved
+    /// characters and `/` percent-encoded.
+    public static func file(path: String) -> String {
+        let digits = Array("0123456789ABCDEF")
+        var url = "file://"
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
+                url.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                url += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
+            }
+        }
+        return url
+    }
 }

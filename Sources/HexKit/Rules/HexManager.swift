@@ -78,15 +78,17 @@ public struct HexManager {
     ///     one pinned to the envelope's `senderUUID` (and is pinned to it on first use), or
     ///     nothing over plain TCP, which cannot speak for a peer known by its key.
     ///   - address: the IP address the envelope came from: a plaintext sender's account.
+    ///   - attachedBytes: the bytes of the files that came with a Store's hex (a LocalSend
+    ///     device's files, saved in the downloads folder), counted against the budgets with it.
     public mutating func receive(
-        _ envelope: Envelope, proof: SenderProof = .none, from address: String = "",
+        _ envelope: Envelope, proof: SenderProof = .none, from address: String = "", attachedBytes: Int = 0,
         at time: Date = Date()
     ) throws -> ReceiveOutcome {
         switch envelope.operationType {
         case .alert:
             return try receiveAlert(envelope, proof: proof, from: address, at: time)
         case .store:
-            return try receiveStore(envelope, proof: proof, from: address, at: time)
+            return try receiveStore(envelope, proof: proof, from: address, attachedBytes: attachedBytes, at: time)
         default:
             return .unsupported(
                 reason: "operationType \"\(envelope.operationType)\" is not supported by hexd \(versionID)")
@@ -94,8 +96,7 @@ public struct HexManager {
     }
 
     private mutating func receiveStore(
-        _ envelope: Envelope, proof: SenderProof, from address: String,
-        at time: Date
+        _ envelope: Envelope, proof: SenderProof, from address: String, attachedBytes: Int, at time: Date
     ) throws -> ReceiveOutcome {
         if let objectType = envelope.jmObjectType, objectType != .hex {
             return .unsupported(
@@ -109,29 +110,71 @@ public struct HexManager {
         // rule 12).
         let sender = hexJM.senderUUID.flatMap(\.canonicalPeerID) ?? ""
         let trust: SenderTrust
-        switch try authenticate(sender, proof: proof) {
-        case .known(let known): trust = known
-        case .disproved(let reason): return .forged(reason: reason)
-        case .notAdmitted: return refusedByPolicy
+        switch try admit(sender, proof: proof) {
+        case .success(let admitted): trust = admitted
+        case .failure(let refusal): return refusal.outcome
         }
-        guard acceptPolicy.admits(trust) else { return refusedByPolicy }
-        if try isBlocked(anyOf: [sender, proof.deviceID]) { return blockedYou }
         var hex = Self.makeHex(from: hexJM, location: .inbox, at: time)
         hex.senderUUID = sender
         hex.senderTrust = trust
-        let account: SenderAccount = if case .key(_, let deviceID) = proof { .key(deviceID) } else { .address(address) }
-        let bytes = hex.storedBytes
+        let account = Self.account(of: proof, at: address)
+        let (sum, overflow) = hex.storedBytes.addingReportingOverflow(max(attachedBytes, 0))
+        let bytes = overflow ? Int.max : sum
         let paired = trust == .paired
-        if let refusal = room(for: bytes, from: account, paired: paired) {
+        if let refusal = room(for: bytes, writing: hex.storedBytes, from: account, paired: paired) {
             // A repeat of a hex stored before was delivered then, whatever room is left now.
             if let messageID = envelope.messageID, try repository.hasReceived(messageID: messageID) {
                 return .duplicate
             }
             return .noRoom(refusal, account: account)
         }
-        guard try repository.insert(hex, messageID: envelope.messageID, account: account) else { return .duplicate }
-        counted(bytes, for: account)
+        guard try repository.insert(hex, messageID: envelope.messageID, account: account, charge: bytes) else {
+            return .duplicate
+        }
+        counted(bytes, writing: hex.storedBytes, for: account)
         return .stored(hex)
+    }
+
+    /// Whether a hex of `bytes` (its own and its files') from `sender`, as `proof` shows it,
+    /// would be stored now: nil when it would, else the outcome that refuses it (forged, not
+    /// admitted by the policy, blocked, or no room). Asked before a LocalSend device uploads its
+    /// files, so that nothing is written for a hex that would be refused. A key met for the first
+    /// time is pinned here, as a Store from it would pin it.
+    public mutating func admission(
+        of sender: String, proof: SenderProof, from address: String, bytes: Int
+    ) throws -> ReceiveOutcome? {
+        let trust: SenderTrust
+        switch try admit(sender.canonicalPeerID ?? "", proof: proof) {
+        case .success(let admitted): trust = admitted
+        case .failure(let refusal): return refusal.outcome
+        }
+        let account = Self.account(of: proof, at: address)
+        let refusal = room(for: max(bytes, 0), writing: Hex.bytesPerHexRow, from: account, paired: trust == .paired)
+        return refusal.map { .noRoom($0, account: account) }
+    }
+
+    /// A Store's sender, authenticated, admitted by the policy and not blocked: its trust.
+    private mutating func admit(_ sender: String, proof: SenderProof) throws -> Result<SenderTrust, Refused> {
+        let trust: SenderTrust
+        switch try authenticate(sender, proof: proof) {
+        case .known(let known): trust = known
+        case .disproved(let reason): return .failure(Refused(outcome: .forged(reason: reason)))
+        case .notAdmitted: return .failure(Refused(outcome: refusedByPolicy))
+        }
+        guard acceptPolicy.admits(trust) else { return .failure(Refused(outcome: refusedByPolicy)) }
+        if try isBlocked(anyOf: [sender, proof.deviceID]) { return .failure(Refused(outcome: blockedYou)) }
+        return .success(trust)
+    }
+
+    /// The outcome of a sender refused before its hex is read.
+    private struct Refused: Error {
+        let outcome: ReceiveOutcome
+    }
+
+    /// Whose share of the budgets a sender's hexes count against: its key's device ID over TLS,
+    /// else its address.
+    private static func account(of proof: SenderProof, at address: String) -> SenderAccount {
+        if case .key(_, let deviceID) = proof { .key(deviceID) } else { .address(address) }
     }
 
     /// The refusal of a sender the accept policy does not admit, in the words the original app
@@ -174,24 +217,29 @@ public struct HexManager {
         guard admitted else { return refusedByPolicy }
         let alert = ReceivedAlert(message: envelope.message ?? "", senderID: sender, address: address, timestamp: time)
         let account: SenderAccount = sender.map(SenderAccount.key) ?? .address(address)
-        if let refusal = room(for: alert.storedBytes, from: account, paired: pin?.trust == .paired) {
+        let bytes = alert.storedBytes
+        if let refusal = room(for: bytes, writing: bytes, from: account, paired: pin?.trust == .paired) {
             return .noRoom(refusal, account: account)
         }
         try repository.insertAlert(alert, account: account)
-        counted(alert.storedBytes, for: account)
+        counted(bytes, writing: bytes, for: account)
         return .alert(alert)
     }
 
-    /// Why `bytes` more from `account` would not fit the inbox's budgets or the disk's floors.
-    private func room(for bytes: Int, from account: SenderAccount, paired: Bool) -> StorageRefusal? {
+    /// Why `bytes` more from `account` would not fit the inbox's budgets, or `stored` bytes more
+    /// in the database the disk's floors (the files that come with a hex are on the downloads
+    /// folder's disk, which their carrier checks).
+    private func room(for bytes: Int, writing stored: Int, from account: SenderAccount, paired: Bool)
+        -> StorageRefusal?
+    {
         usage.refusal(ofBytes: bytes, from: account, paired: paired, budget: budget)
-            ?? diskRoom.refusal(ofBytes: bytes, paired: paired)
+            ?? diskRoom.refusal(ofBytes: stored, paired: paired)
     }
 
-    /// Counts `bytes` just stored for `account`, in the budgets and against the disk.
-    private mutating func counted(_ bytes: Int, for account: SenderAccount) {
+    /// Counts `bytes` just stored for `account` in the budgets, `stored` of them in the database.
+    private mutating func counted(_ bytes: Int, writing stored: Int, for account: SenderAccount) {
         usage.add(bytes, for: account)
-        diskRoom.spend(bytes)
+        diskRoom.spend(stored)
     }
 
     /// How the sender is known, or the outcome for a sender the connection disproves. Over TLS

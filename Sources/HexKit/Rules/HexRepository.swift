@@ -10,8 +10,10 @@ public protocol HexRepository {
     ///   before, nothing is inserted.
     /// - Returns: false when `messageID` had been recorded before (a duplicate), else true.
     /// - Parameter account: whose share of the inbox's budgets the hex counts against (nil for
-    ///   the user's own); recorded with its `storedBytes`.
-    func insert(_ hex: Hex, messageID: String?, account: SenderAccount?) throws -> Bool
+    ///   the user's own); recorded with `charge`.
+    /// - Parameter charge: what it counts against them: its `storedBytes`, and the bytes of the
+    ///   files that came with it (a LocalSend device's).
+    func insert(_ hex: Hex, messageID: String?, account: SenderAccount?, charge: Int) throws -> Bool
 
     /// Whether a hex with this `messageID` was stored.
     func hasReceived(messageID: String) throws -> Bool
@@ -101,6 +103,6 @@ public protocol HexRepository {
 extension HexRepository {
     /// Inserts a hex that counts against no account (the user's own, or a test's).
     public func insert(_ hex: Hex, messageID: String?) throws -> Bool {
-        try insert(hex, messageID: messageID, account: nil)
+        try insert(hex, messageID: messageID, account: nil, charge: hex.storedBytes)
     }
 }

@@ -1,0 +1,246 @@
+import HexEngine
+import HexKit
+import HexNet
+import HexTLS
+import HexWeb
+
+/// What LocalSend devices send hexd: a message (a note or a link) becomes a hex at once; a lone
+/// text file is a note uploaded (as LocalSend's command-line senders send one); files are
+/// admitted whole before a byte is written, uploaded into the downloads folder, and become one
+/// hex that links to them once the session ends.
+extension LocalSendCarrier {
+    /// Who sent an upload: its description, and what TLS proved of it.
+    struct Sender: Sendable {
+        let alias: String
+        let version: String
+        let proof: SenderProof
+        /// The device's ID, when its certificate proved it.
+        let id: String?
+        /// Its IP address, and how the log names it.
+        let address: String
+        let remote: String
+
+        /// Nil when the device showed a certificate other than the one it claims (LocalSend 1.18
+        /// shows its own; another is a lie). One that shows none (an app before 1.18) is no proof.
+        init?(_ info: LocalSendDevice, certificate: Fingerprint?, address: IPAddress, remote: Endpoint?) {
+            (alias, version) = (info.alias, info.version)
+            (self.address, self.remote) = (address.description, remote?.description ?? address.description)
+            guard let certificate else {
+                (proof, id) = (.none, nil)
+                return
+            }
+            guard certificate.isClaimed(by: info.fingerprint),
+                let id = PeerKind.localSendID(fingerprint: info.fingerprint)
+            else { return nil }
+            (proof, self.id) = (.key(fingerprint: certificate.description, deviceID: id), id)
+        }
+    }
+
+    /// What a session was prepared for: who offered, and whether it is a note (one text file,
+    /// its text the hex) or files for the downloads folder.
+    struct Offer: Sendable {
+        let sender: Sender
+        let isNote: Bool
+    }
+
+    /// A device offers something: a message is kept at once (`204`); a lone short text file is a
+    /// note to upload; files are admitted by the rules every peer's hexes are (the accept policy,
+    /// blocks, the budgets, which count their bytes) and by the downloads folder's free space,
+    /// before a session is opened for them.
+    func prepareUpload(_ request: HTTPRequest, from remote: Endpoint?, certificate: Fingerprint?) async -> HTTPResponse
+    {
+        guard let upload = LocalSendUploadRequest.decode(request.body), let address = remote?.address else {
+            return .text(.badRequest, "the body is not a LocalSend prepare-upload request (at most 1,000 files)")
+        }
+        guard let sender = Sender(upload.info, certificate: certificate, address: address, remote: remote) else {
+            return .text(.forbidden, "the client certificate is not the one the device claims")
+        }
+        if let text = upload.message { return await keep(text, from: sender, answering: .noContent) }
+        let isNote = upload.files.count == 1 && upload.files.allSatisfy { $0.isText && $0.size <= Self.maximumTextFile }
+        if !isNote, let refusal = await admit(upload.files, from: sender) { return refusal }
+        await keepEndedSessions()
+        do {
+            let files = upload.files.map { (token: UUID().uuidString, file: $0) }
+            let session = try reception.prepare(
+                id: UUID().uuidString, files: files, from: address, sender: Offer(sender: sender, isNote: isNote),
+                at: .now)
+            received[session.id] = (session.sender, [])
+            let tokens = files.map { (fileID: $0.file.id, token: $0.token) }
+            return HTTPResponse(
+                .ok, contentType: "application/json",
+                body: LocalSendUploadSession(sessionID: session.id, tokens: tokens).encoded())
+        } catch {
+            return .text(HTTPStatus(error.status, "Conflict"), "another device is sending to hexd; try again soon")
+        }
+    }
+
+    /// Why `files` from `sender` are refused before a byte of them is written; nil when they
+    /// may come: names that climb out of the folder, more bytes than the folder's disk has above
+    /// its floor, or a hex that `HexManager` would refuse (policy, block, budgets).
+    private func admit(_ files: [LocalSendFile], from sender: Sender) async -> HTTPResponse? {
+        if let climbing = files.first(where: { Self.climbs($0.fileName) }) {
+            return .text(.badRequest, "the file name \(climbing.fileName.clipped(toUTF8: 80)) leaves its folder")
+        }
+        let total = files.reduce(Int64(0)) { sum, file in
+            let (next, overflow) = sum.addingReportingOverflow(file.size)
+            return overflow ? .max : next
+        }
+        if let problem = downloads.roomProblem(for: total) {
+            return .text(HTTPStatus(507, "Insufficient Storage"), problem)
+        }
+        do {
+            let refused = try await intake.service.admission(
+                of: sender.id ?? "", proof: sender.proof, from: sender.address, bytes: Int(clamping: total))
+            return refused.map(Self.answer(refusing:))
+        } catch {
+            return .text(HTTPStatus(500, "Internal Server Error"), "\(error)")
+        }
+    }
+
+    /// Whether a sender's file name is a path that climbs (`../x`) or starts at the root. Any
+    /// other folders in it are dropped: files land side by side (`SafeFileName`).
+    static func climbs(_ name: String) -> Bool {
+        name.hasPrefix("/") || name.hasPrefix("\\")
+            || name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).contains { $0 == ".." }
+    }
+
+    /// A device sends the bytes of a file it prepared (the request's head read, `first` the bytes
+    /// that came with it): a note's text becomes a hex; a file is streamed to the downloads
+    /// folder, and the session's last one makes the hex of them all.
+    nonisolated func upload(
+        _ request: HTTPRequest, length: Int, first: [UInt8], over connection: TLSConnection, from remote: Endpoint?
+    ) async -> HTTPResponse {
+        guard let address = remote?.address, let session = request.query["sessionId"],
+            let fileID = request.query["fileId"], let token = request.query["token"]
+        else { return .text(.badRequest, "an upload names its sessionId, fileId and token") }
+        let (file, offer): (LocalSendFile, Offer)
+        do {
+            (file, offer) = try await startUpload(session: session, file: fileID, token: token, from: address)
+        } catch {
+            return .text(HTTPStatus(error.status, "Forbidden"), "\(error)")
+        }
+        guard Int64(length) == file.size else {
+            await endUpload(session: session, file: fileID, saved: nil)
+            return .text(.badRequest, "the upload is \(length) bytes, not the \(file.size) announced")
+        }
+        let deadline = ContinuousClock.now + FileServer.allowance(forBytes: file.size)
+        if offer.isNote {
+            let body = await Self.readBody(length: length, first: first, over: connection, until: deadline)
+            await endUpload(session: session, file: fileID, saved: nil)
+            guard let body, file.sha256.map({ (try? SHA256Digest.hex(of: body)) == $0 }) ?? true else {
+                return .text(.badRequest, "the bytes are not the \(file.size) announced, or not their SHA-256")
+            }
+            return await keep(String(decoding: body, as: UTF8.self), from: offer.sender, answering: .ok)
+        }
+        do {
+            let saved = try await downloads.receive(file, over: connection, first: first, deadline: deadline) {
+                await self.reception.isUploading(session: session, file: fileID)
+            }
+            return await endUpload(session: session, file: fileID, saved: saved) ?? HTTPResponse(.ok)
+        } catch {
+            await endUpload(session: session, file: fileID, saved: nil)
+            logger.limited(
+                "localsend upload", .info,
+                "an upload from \(offer.sender.alias.clipped(toUTF8: 80)) (\(offer.sender.remote)) stopped: \(error)")
+            if case .refused(let status, let reason) = error { return .text(HTTPStatus(status, "Refused"), reason) }
+            return .text(.badRequest, "\(error)")
+        }
+    }
+
+    private func startUpload(session: String, file: String, token: String, from address: IPAddress)
+        throws(LocalSendReception<IPAddress, Offer>.Refusal) -> (LocalSendFile, Offer)
+    {
+        let started = try reception.upload(session: session, file: file, token: token, from: address, at: .now)
+        return (started.file, started.sender)
+    }
+
+    /// The upload of `file` ended, `saved` when it landed whole; when that ended its session, the
+    /// session's files become a hex and the answer says how that went (nil: the upload's `200`).
+    @discardableResult
+    private func endUpload(session: String, file: String, saved: LocalSendDownloads.Saved?) async -> HTTPResponse? {
+        if let saved { received[session]?.files.append(saved) }
+        guard reception.finished(session: session, file: file, at: .now) else { return nil }
+        return await keepFiles(of: session)
+    }
+
+    /// Keeps the files of every session that ended without its last upload (cancelled, or idle)
+    /// as the hex they make.
+    func keepEndedSessions() async {
+        for id in received.keys where id != reception.session?.id { await keepFiles(of: id) }
+    }
+
+    /// The hex the saved files of session `id` make, kept under the rules every peer's hexes are
+    /// (their bytes counted against the sender's budgets); refused, the files are removed.
+    @discardableResult
+    private func keepFiles(of id: String) async -> HTTPResponse? {
+        guard let (offer, files) = received.removeValue(forKey: id), !files.isEmpty else { return nil }
+        let sender = offer.sender
+        let hex = LocalSendMessage.hex(files: files.map { ($0.name, $0.path) }, from: sender.alias, senderID: sender.id)
+        let bytes = files.reduce(0) { $0 + Int(clamping: $1.size) }
+        let answer = await keep(hex, from: sender, attachedBytes: bytes, answering: .ok)
+        if answer.status != .ok {
+            for file in files { DiskFile.remove(file.path) }
+        }
+        logger.info(
+            "\(files.count) file(s), \(ByteCount.text(bytes)), from \(sender.alias.clipped(toUTF8: 80)) "
+                + "(\(sender.remote)): \(answer.status == .ok ? "in \(downloads.folder.path)" : "refused, removed")")
+        return answer
+    }
+
+    /// Reads a body of `length` bytes whole (`first` came with the head), or nil when it does not
+    /// come by `deadline`.
+    private static func readBody(
+        length: Int, first: [UInt8], over connection: TLSConnection, until deadline: ContinuousClock.Instant
+    ) async -> [UInt8]? {
+        var body = first
+        while body.count < length {
+            let wanted = length - body.count
+            guard
+                let count = try? await connection.read(
+                    maximumCount: wanted, timeout: deadline - .now,
+                    {
+                        body.append(contentsOf: $0.prefix(wanted))
+                    }), count > 0
+            else { return nil }
+        }
+        return body
+    }
+
+    /// Keeps `text` from `sender` as a hex (see `keep(_:from:attachedBytes:answering:)`).
+    func keep(_ text: String, from sender: Sender, answering taken: HTTPStatus) async -> HTTPResponse {
+        await keep(
+            LocalSendMessage.hex(text, from: sender.alias, senderID: sender.id), from: sender, attachedBytes: 0,
+            answering: taken)
+    }
+
+    /// Keeps `hex` from `sender`, under the rules every peer's hexes are kept by, and answers how
+    /// that went: `taken` (`204` to a message: nothing to upload; `200` to an upload), `507` no
+    /// room, `403` refused.
+    private func keep(_ hex: HexJM, from sender: Sender, attachedBytes: Int, answering taken: HTTPStatus) async
+        -> HTTPResponse
+    {
+        let envelope = Envelope.store(hex, versionID: "LocalSend " + sender.version, messageID: UUID().uuidString)
+        let outcome = await intake.take(
+            [envelope], proof: sender.proof, from: sender.remote, address: sender.address,
+            attachedBytes: attachedBytes
+        ).first
+        switch outcome {
+        case .success(.stored), .success(.duplicate):
+            return HTTPResponse(taken)
+        case .success(let refused):
+            return Self.answer(refusing: refused)
+        case .failure(let error):
+            return .text(HTTPStatus(500, "Internal Server Error"), "\(error)")
+        case nil:
+            return .text(HTTPStatus(500, "Internal Server Error"), "nothing was stored")
+        }
+    }
+
+    /// The answer to what `HexManager` refused: `507` for no room, else `403`, saying why.
+    static func answer(refusing outcome: ReceiveOutcome) -> HTTPResponse {
+        if case .noRoom(let refusal, _) = outcome {
+            return .text(HTTPStatus(507, "Insufficient Storage"), "\(refusal)")
+        }
+        return .text(.forbidden, outcome.explanation)
+    }
+}

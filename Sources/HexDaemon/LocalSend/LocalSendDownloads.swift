@@ -1,0 +1,119 @@
+import HexKit
+import HexNet
+import HexTLS
+
+/// Where the files LocalSend devices upload land: the downloads folder, under the rules of a
+/// fetch (a partial file while the bytes come, the SHA-256 checked when the sender gave one, the
+/// safe name only when whole, never over another file, and never below the free-space floor).
+struct LocalSendDownloads: Sendable {
+    let folder: DownloadsFolder
+    /// The free space kept on the folder's disk (`--min-free`).
+    let floor: FreeSpaceFloor
+
+    /// Bytes read from the connection at a time.
+    static let chunk = 1 << 20
+    /// How often the free space is read again while bytes arrive.
+    static let roomCheckBytes: Int64 = 16 << 20
+    /// The longest an upload may go without a byte.
+    static let idleLimit: Duration = .seconds(30)
+
+    /// A file that landed whole.
+    struct Saved: Sendable, Equatable {
+        /// Its name in the folder (the safe form of the sender's, numbered when that was taken).
+        var name: String
+        var path: String
+        var size: Int64
+    }
+
+    /// Why `bytes` more would not fit above the floor; nil when they fit (or the disk cannot be
+    /// read: the writes then say).
+    func roomProblem(for bytes: Int64) -> String? {
+        guard let space = DiskWatch.space(of: folder.path) else { return nil }
+        let floor = self.floor.bytes(ofDiskSize: space.size)
+        let room = Int64(space.free) - Int64(floor)
+        guard room < bytes else { return nil }
+        return "\(folder.path) has \(ByteCount.text(max(space.free, 0))) free, and keeps \(ByteCount.text(floor)) "
+            + "(--min-free): \(ByteCount.text(Int(clamping: bytes))) do not fit"
+    }
+
+    /// Receives the bytes of `file` from `connection` (`first` came with the request's head) into
+    /// a partial file, then names it. Stops, the partial file removed, when a byte is missing
+    /// at `deadline` or for `idleLimit`, when `stillWanted` says the session ended, when the
+    /// digest is not the one announced, or at the free-space floor.
+    /// - Throws: `LocalSendError.refused` with the status to answer, or `.unreachable` when the
+    ///   connection failed.
+    func receive(
+        _ file: LocalSendFile, over connection: TLSConnection, first: [UInt8], deadline: ContinuousClock.Instant,
+        stillWanted: @Sendable () async -> Bool
+    ) async throws(LocalSendError) -> Saved {
+        let name = SafeFileName.make(from: file.fileName)
+        let partialPath =
+            folder.path + "/" + name + "." + String(UUID().uuidString.filter(\.isHexDigit).prefix(12)).lowercased()
+            + DownloadsFolder.partialSuffix
+        let partial: DiskFile
+        let digest: SHA256Digest
+        do {
+            try folder.prepare()
+            partial = try DiskFile.writing(partialPath)
+            digest = try SHA256Digest()
+        } catch {
+            throw .refused(status: 500, "cannot write into \(folder.path): \(error)")
+        }
+        // Named, the file keeps its new name alone (`place` links it); else nothing of it stays.
+        defer { DiskFile.remove(partialPath) }
+        var position: Int64 = 0
+        var failure: DiskFileError?
+        func take(_ bytes: UnsafeRawBufferPointer) {
+            guard failure == nil else { return }
+            do {
+                try partial.write(bytes, at: position)
+                digest.update(bytes)
+                position += Int64(bytes.count)
+            } catch {
+                failure = error
+            }
+        }
+        first.withUnsafeBytes { take($0) }
+        var checkedAt: Int64 = 0
+        while position < file.size, failure == nil {
+            let wanted = Int(min(Int64(Self.chunk), file.size - position))
+            let timeout = min(deadline - .now, Self.idleLimit)
+            guard timeout > .zero else {
+                throw .refused(status: 408, "\(position) of \(file.size) bytes came before the deadline")
+            }
+            let count: Int
+            do {
+                count = try await connection.read(maximumCount: wanted, timeout: timeout) {
+                    take(UnsafeRawBufferPointer($0))
+                }
+            } catch {
+                throw .unreachable("the upload stopped at byte \(position) of \(file.size): \(error)")
+            }
+            guard count > 0 else { throw .unreachable("the sender closed at byte \(position) of \(file.size)") }
+            if position - checkedAt >= Self.roomCheckBytes {
+                checkedAt = position
+                if let problem = roomProblem(for: min(file.size - position, Self.roomCheckBytes)) {
+                    throw .refused(status: 507, problem)
+                }
+                guard await stillWanted() else { throw .refused(status: 409, "the session was cancelled") }
+            }
+        }
+        if let failure { throw .refused(status: 507, "cannot write \(partialPath): \(failure)") }
+        guard position == file.size else {
+            throw .refused(status: 400, "\(position) bytes came, not the \(file.size) announced")
+        }
+        if let expected = file.sha256 {
+            guard (try? digest.finish()) == expected else {
+                throw .refused(status: 400, "the bytes' SHA-256 is not the one announced")
+            }
+        }
+        do {
+            try partial.sync()
+            let path = try folder.place(partial, named: name)
+            DiskFile.syncDirectory(folder.path)
+            return Saved(name: String(path.split(separator: "/").last ?? Substring(name)), path: path, size: position)
+        } catch {
+            throw .refused(status: 507, "cannot name \(partialPath) \(name): \(error)")
+        }
+    }
+}
