@@ -4,6 +4,12 @@ extension HTTPRequest {
     /// is a POST, `Connection: close` (one request per connection), then the body.
     /// - Parameter host: the `Host` field's value (`192.168.1.20:53317`, `[fd00::2]:53317`).
     public func serialized(host: String) -> [UInt8] {
+        serializedHead(host: host, bodyLength: !body.isEmpty || method == "POST" ? body.count : nil) + body
+    }
+
+    /// The request's head alone, announcing a body of `bodyLength` bytes (none when nil) that the
+    /// caller writes after it, as it reads it (a file's upload).
+    public func serializedHead(host: String, bodyLength: Int?) -> [UInt8] {
         var target = path
         if !query.isEmpty {
             target +=
@@ -17,9 +23,9 @@ extension HTTPRequest {
         for field in headers.fields where field.name != "host" && field.name != "content-length" {
             text += "\(field.name): \(field.value)\r\n"
         }
-        if !body.isEmpty || method == "POST" { text += "Content-Length: \(body.count)\r\n" }
+        if let bodyLength { text += "Content-Length: \(bodyLength)\r\n" }
         text += "Connection: close\r\n\r\n"
-        return Array(text.utf8) + body
+        return Array(text.utf8)
     }
 
     /// Every byte but unreserved ones (RFC 3986: letters, digits, `-._~`) as `%XX`.

@@ -19,7 +19,11 @@ let shareCommands = [
             kept in the order given; if any file fails, nothing is sent or saved and the error names the
             file. On a terminal, progress is shown when it takes more than a moment (never with --json).
 
-            With --to, the hex is sent as 'hexctl send' sends: \(queueingHelp)
+            To a LocalSend device (--to its alias or localsend: ID), the files themselves go, at once and
+            not through the outbox: the device's person may take up to five minutes to accept them, then
+            each is uploaded as it is read (progress on a terminal; 'hexctl watch' shows filesSending).
+
+            With --to a hexd peer, the hex is sent as 'hexctl send' sends: \(queueingHelp)
             """,
         options: [
             Option(.provider, value: "name", help: "peer, file, url or command."),
@@ -112,10 +116,12 @@ private func showProgress(of query: UUID, _ invocation: Invocation) async {
         var response = try? await client.request(.watch(since: UInt64.max), timeout: nil)
     else { return }
     while !Task.isCancelled {
-        if let event = response.event, event.id == query.uuidString, event.kind == .queryProgress,
-            let counts = event.message
-        {
-            printErrorRaw("\r\u{1B}[Kgathering links: \(counts)")
+        if let event = response.event, event.id == query.uuidString, let message = event.message {
+            switch event.kind {
+            case .queryProgress: printErrorRaw("\r\u{1B}[Kgathering links: \(message)")
+            case .filesSending: printErrorRaw("\r\u{1B}[Ksending \(message)")
+            default: break
+            }
         }
         guard let next = try? await client.nextResponse(timeout: nil) else { return }
         response = next

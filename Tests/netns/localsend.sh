@@ -19,8 +19,9 @@
 #     test's own, no client certificate as apps before 1.18): a hex naming no sender ID, answered 204;
 #     the same with a certificate other than the one the device claims: 403, nothing stored;
 #   - host-a sends devB a link (the bare address) and a hex of two links (its description, then one
-#     address per line) through its outbox, over TLS to the certificate devB announced; a send
-#     while devB is stopped waits, and is delivered once when devB is back;
+#     address per line) through its outbox, over TLS to the certificate devB announced, and shares
+#     a 5 MiB file with it; a send while devB is stopped waits, and is delivered once when devB is
+#     back;
 #   - hidden (hexctl visibility hidden), host-a sends no announcement and its API answers nothing;
 #     shown again, it announces at once and answers;
 #   - hexctl peers --refresh makes devB prove itself again within the second it waits.
@@ -260,6 +261,14 @@ sent=$(ctl a send --to devB -d "Two links" https://example.com/one https://examp
 [[ "$sent" == "received by devB"* ]] && [ -n "$(in_downloads "$note")" ] \
     && pass "a hex of two links reaches devB as its description and one address per line" \
     || fail "a note to devB: $sent; devB's downloads: $(ls "$work/lsd-downloads" 2>&1)"
+
+# host-a shares a 5 MiB file with devB: the file itself, uploaded, whole at devB.
+head -c $((5 << 20)) /dev/urandom >"$work/to devB.bin"
+shared=$(ctl a share --to devB "$work/to devB.bin" 2>&1 || true)
+[[ "$shared" == "received by devB"*"LocalSend took 1 of 1 files (5.0 MiB)"* ]] \
+    && [ "$(sha256sum <"$work/lsd-downloads/to devB.bin")" = "$(sha256sum <"$work/to devB.bin")" ] \
+    && pass "host-a shared a 5 MiB file with devB: the file itself, SHA-256 equal at devB" \
+    || fail "a file to devB: $shared; devB's downloads: $(ls "$work/lsd-downloads" 2>&1)"
 
 # devB stops: a send waits in host-a's outbox, and is delivered once when devB is back (its
 # announcement at start is answered, which proves it there again).

@@ -478,6 +478,11 @@ struct ControlHandler: Sendable {
         -> ControlResponse
     {
         let query = request.query ?? UUID()
+        if case .peer(let options) = request.destination, let target = try? await sender.target(options.to),
+            let id = target.peerUUID, id.isLocalSendID
+        {
+            return try await share(request.files, query: query, toLocalSend: id)
+        }
         let audience: ShareAudience =
             switch request.destination {
             case .myHexlist: .myHexlist
@@ -509,6 +514,26 @@ struct ControlHandler: Sendable {
     /// Who a share sent with `options` is for: a peer known by the ID its key derives (in the
     /// table, seen before, or at the address given), to whom `peer` links can be granted; or a
     /// legacy peer or an unknown address, which cannot fetch from this daemon.
+    /// Sends the files themselves to a LocalSend device (LocalSend has no links to files), at
+    /// once: not through the outbox, whose sends are hexes. Progress goes out as `filesSending`
+    /// events under the share's query id.
+    private func share(_ files: [String], query: UUID, toLocalSend id: String) async throws -> ControlResponse {
+        guard let localSend else { throw ControlError(.rejected, "LocalSend is off here (--localsend off)") }
+        let paths = try files.map { try FileLinkProvider.absolutePath($0) }
+        let start = ContinuousClock.now
+        let sent = try await localSend.sendFiles(paths, to: id) { [events = share.events] name, sent, total in
+            await events.publish(.filesSending, id: query.uuidString, message: "\(name): \(sent)/\(total)")
+        }
+        let elapsed = ContinuousClock.now - start
+        let size = ByteCount.text(Int(clamping: sent.bytes))
+        logger.info("\(sent.files) file(s), \(size), to \(sent.label)")
+        return ControlResponse(
+            send: SendReport(
+                peer: sent.label, messageID: nil, status: .received,
+                message: "LocalSend took \(sent.files) of \(paths.count) files (\(size))",
+                milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.certificate.description))
+    }
+
     private func audience(of options: SendOptions) async throws -> ShareAudience {
         let target = try await sender.target(options.to)
         var uuid = target.peerUUID

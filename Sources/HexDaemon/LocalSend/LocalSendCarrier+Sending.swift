@@ -57,7 +57,7 @@ extension LocalSendCarrier {
                 throw .refused("\(label) took nothing of the message (its person left it out)")
             }
             let upload = HTTPRequest(
-                method: "POST", path: "/api/localsend/v2/upload",
+                method: "POST", path: Self.uploadPath,
                 query: ["sessionId": session.sessionID, "fileId": file.id, "token": token],
                 headers: HTTPHeaders([("Content-Type", "text/plain")]), body: bytes)
             let uploaded = try await exchange(upload, with: device, at: endpoint, label: label, until: deadline)
@@ -66,15 +66,107 @@ extension LocalSendCarrier {
                 throw LocalSendAnswer(status: uploaded.status).isWorthRetrying ? .undelivered(reason) : .refused(reason)
             }
             return Delivery(label: label, endpoint: endpoint, certificate: answer.certificate, uploaded: true)
-        case .declined:
-            throw .refused("the person at \(label) declined it (HTTP 403)")
-        case .pinRequired:
-            throw .refused("\(label) asks for a PIN before it takes anything (HTTP 401); hexd sends none")
-        case .busy:
-            throw .undelivered("\(label) is busy with another transfer (HTTP \(answer.status))")
-        case .unexpected(let status):
-            let reason = "\(label) answered HTTP \(status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))"
-            throw LocalSendAnswer(status: status).isWorthRetrying ? .undelivered(reason) : .refused(reason)
+        case .declined, .pinRequired, .busy, .unexpected:
+            throw Self.failure(answer.status, from: label, body: answer.body)
+        }
+    }
+
+    /// Files a device took.
+    struct FilesDelivery: Sendable {
+        var label: String
+        var endpoint: Endpoint
+        var certificate: Fingerprint
+        /// How many of the files offered its person took, and their bytes.
+        var files: Int
+        var bytes: Int64
+    }
+
+    /// Sends the files at `paths` to the listed device `peerID`: offered together
+    /// (`prepare-upload`), then each one the device takes uploaded from disk as it is read. The
+    /// device's person may take `answerWait` to answer the offer; each upload has the time its
+    /// size earns. `progress` hears the file being sent and the bytes sent of all.
+    /// - Throws: `SendError` as `sendMessage` does; `.refused` for a path that is no readable file.
+    func sendFiles(
+        _ paths: [String], to peerID: String, progress: @Sendable (String, Int64, Int64) async -> Void
+    ) async throws(SendError) -> FilesDelivery {
+        guard let device = devices.first(where: { Self.peerID($0.fingerprint) == peerID }) else {
+            throw .undelivered("\(peerID.prefix(26))… is away: no LocalSend announcement heard from it lately")
+        }
+        let endpoint = Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
+        let label = "\(device.description.alias.clipped(toUTF8: 80)) (\(endpoint))"
+        var opened: [(file: DiskFile, offer: LocalSendFile)] = []
+        for path in paths {
+            do {
+                let file = try DiskFile.reading(path)
+                let name = String(path.split(separator: "/").last ?? Substring(path))
+                opened.append(
+                    (
+                        file,
+                        LocalSendFile(
+                            id: UUID().uuidString, fileName: name, size: try file.status().size,
+                            fileType: "application/octet-stream")
+                    ))
+            } catch {
+                throw .refused("cannot send \(path): \(error)")
+            }
+        }
+        let offer = HTTPRequest(
+            method: "POST", path: "/api/localsend/v2/prepare-upload",
+            headers: HTTPHeaders([("Content-Type", "application/json")]),
+            body: LocalSendUploadRequest(info: ownDevice(announce: nil), files: opened.map(\.offer)).encoded())
+        let answer = try await exchange(
+            offer, with: device, at: endpoint, label: label, until: .now + Self.answerWait)
+        switch LocalSendAnswer(status: answer.status) {
+        case .uploadWanted:
+            break
+        case .shown:
+            throw .refused("\(label) took none of the files (HTTP 204)")
+        default:
+            throw Self.failure(answer.status, from: label, body: answer.body)
+        }
+        guard let session = LocalSendUploadSession.decode(answer.body) else {
+            throw .undelivered("\(label) took the files but its answer names no session")
+        }
+        let wanted = opened.filter { item in session.tokens.contains { $0.fileID == item.offer.id } }
+        let total = wanted.reduce(Int64(0)) { $0 + $1.offer.size }
+        var sent: Int64 = 0
+        for (file, offered) in wanted {
+            let token = session.tokens.first { $0.fileID == offered.id }?.token ?? ""
+            let upload = HTTPRequest(
+                method: "POST", path: Self.uploadPath,
+                query: ["sessionId": session.sessionID, "fileId": offered.id, "token": token],
+                headers: HTTPHeaders([("Content-Type", offered.fileType)]))
+            let before = sent
+            let response: HTTPResponseReader.Response
+            do {
+                response = try await client.upload(
+                    file, size: offered.size, as: upload, to: endpoint, expecting: device.fingerprint,
+                    until: .now + FileServer.allowance(forBytes: offered.size)
+                ) { await progress(offered.fileName, before + $0, total) }
+            } catch {
+                throw .undelivered("\(label): \(offered.fileName) stopped: \(error)")
+            }
+            guard response.status == 200 else {
+                throw Self.failure(response.status, from: label, body: response.body)
+            }
+            sent += offered.size
+        }
+        return FilesDelivery(
+            label: label, endpoint: endpoint,
+            certificate: Fingerprint(hex: device.fingerprint) ?? client.tls.persona.fingerprint,
+            files: wanted.count, bytes: sent)
+    }
+
+    /// The error a refusing status makes (see `LocalSendAnswer`).
+    private static func failure(_ status: Int, from label: String, body: [UInt8]) -> SendError {
+        switch LocalSendAnswer(status: status) {
+        case .declined: .refused("the person at \(label) declined it (HTTP 403)")
+        case .pinRequired: .refused("\(label) asks for a PIN before it takes anything (HTTP 401); hexd sends none")
+        case .busy: .undelivered("\(label) is busy with another transfer (HTTP \(status))")
+        case let answer:
+            answer.isWorthRetrying
+                ? .undelivered("\(label) answered HTTP \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
+                : .refused("\(label) answered HTTP \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
         }
     }
 

@@ -21,8 +21,58 @@ struct LocalSendClient: Sendable {
         timeout: Duration
     ) async throws(LocalSendError) -> HTTPResponseReader.Response {
         let deadline = ContinuousClock.now + timeout
+        let connection = try await connect(to: endpoint, expecting: fingerprint, until: deadline)
+        return try await exchange(on: connection, with: endpoint, until: deadline) {
+            try await connection.write(request.serialized(host: endpoint.description), timeout: deadline - .now)
+            return answerLimit
+        }
+    }
+
+    /// Uploads the file `file` of `size` bytes as the body of `request` (its head written, then
+    /// the bytes as they are read), telling `progress` the bytes written at most every 200 ms,
+    /// and reads the answer, all by `deadline`.
+    /// - Throws: `LocalSendError`.
+    func upload(
+        _ file: DiskFile, size: Int64, as request: HTTPRequest, to endpoint: Endpoint, expecting fingerprint: String,
+        until deadline: ContinuousClock.Instant, progress: (Int64) async -> Void
+    ) async throws(LocalSendError) -> HTTPResponseReader.Response {
+        let connection = try await connect(to: endpoint, expecting: fingerprint, until: deadline)
+        return try await exchange(on: connection, with: endpoint, until: deadline) {
+            try await connection.write(
+                request.serializedHead(host: endpoint.description, bodyLength: Int(clamping: size)),
+                timeout: deadline - .now)
+            var buffer = [UInt8](repeating: 0, count: Self.uploadChunk)
+            var position: Int64 = 0
+            var reported = ContinuousClock.now
+            while position < size {
+                let wanted = Int(min(Int64(buffer.count), size - position))
+                let count = try buffer.withUnsafeMutableBytes {
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]), at: position)
+                }
+                guard count > 0 else {
+                    throw LocalSendError.unreadable("\(file.path) ended at byte \(position) of \(size)")
+                }
+                try await connection.write(Array(buffer[..<count]), timeout: deadline - .now)
+                position += Int64(count)
+                if ContinuousClock.now - reported >= .milliseconds(200) {
+                    await progress(position)
+                    reported = .now
+                }
+            }
+            await progress(position)
+            return 4_096
+        }
+    }
+
+    /// Bytes of a file read and written at a time.
+    static let uploadChunk = 1 << 20
+
+    /// A TLS connection to `endpoint`, whose certificate hashes to `fingerprint`.
+    private func connect(
+        to endpoint: Endpoint, expecting fingerprint: String, until deadline: ContinuousClock.Instant
+    ) async throws(LocalSendError) -> TLSConnection {
         do {
-            let connected = ContinuousClock.now + min(timeout, Self.connectTimeout)
+            let connected = min(deadline, ContinuousClock.now + Self.connectTimeout)
             let socket = try await StreamConnector.tcp(to: endpoint, timeout: connected - .now)
             let connection = try await TLSConnection.handshake(
                 over: socket, context: tls, as: .client, timeout: connected - .now)
@@ -31,8 +81,22 @@ struct LocalSendClient: Sendable {
                     "\(endpoint) showed the certificate \(connection.peerCertificate?.short ?? "none"), "
                         + "not the one its announcement claims")
             }
-            try await connection.write(request.serialized(host: endpoint.description), timeout: deadline - .now)
-            var reader = HTTPResponseReader(limits: .init(bodyBytes: answerLimit))
+            return connection
+        } catch let error as LocalSendError {
+            throw error
+        } catch {
+            throw .unreachable("\(endpoint): \(error)")
+        }
+    }
+
+    /// Writes a request on `connection` (`write`, which returns the most body bytes of the answer
+    /// to read), then reads the answer.
+    private func exchange(
+        on connection: TLSConnection, with endpoint: Endpoint, until deadline: ContinuousClock.Instant,
+        write: () async throws -> Int
+    ) async throws(LocalSendError) -> HTTPResponseReader.Response {
+        do {
+            var reader = HTTPResponseReader(limits: .init(bodyBytes: try await write()))
             while true {
                 var action = HTTPResponseReader.Action.needMore
                 let count = try await connection.read(maximumCount: 65_536, timeout: deadline - .now) {
@@ -48,7 +112,7 @@ struct LocalSendClient: Sendable {
         } catch let error as LocalSendError {
             throw error
         } catch {
-            throw LocalSendError.unreachable("\(endpoint): \(error)")
+            throw .unreachable("\(endpoint): \(error)")
         }
     }
 }

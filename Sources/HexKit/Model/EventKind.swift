@@ -30,4 +30,7 @@ public enum EventKind: String, Sendable, Codable, CaseIterable {
     case fileFetched
     /// A fetch stopped (`id`: the hex's id; `message`: the file and why; a partial file is kept).
     case fetchFailed
+    /// Files go to a LocalSend device (`id`: the share's query id; `message`: the file being sent
+    /// and the bytes sent of all, `NAME: SENT/TOTAL`).
+    case filesSending
 }

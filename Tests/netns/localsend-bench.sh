@@ -1,0 +1,397 @@
+#!/usr/bin/env bash
+# hexd as a LocalSend receiver beside LocalSend's own, in one run so that the ratios mean something,
+# in network namespaces on one bridge: host-a runs hexd, host-b PyPI's localsendd (devB, the sender),
+# host-c a second localsendd (devC, the receiver to compare with). It measures:
+#   - throughput: a MIB MiB random file sent by devB (`send FILE --to ALIAS --wait`) to hexd, and to
+#     devC, timed from the send command's start to the file being whole in the receiver's folder (the
+#     SHA-256 checked after timing), median of ROUNDS rounds each (3 unless ROUNDS says), alternating;
+#     then the same from the first byte written to whole (the upload alone: devB hashes the file before
+#     it offers it), and the receivers' CPU time;
+#   - a plain TLS copy of the same bytes between the same namespaces (openssl s_client in host-b to
+#     s_server in host-a writing a file), timed the same way: the ceiling hexd is a percentage of;
+#   - hexd's peak RSS during its transfers (VmRSS every 50 ms) minus its idle RSS before them;
+#   - how soon hexd lists a LocalSend device after its announcement: a scripted device in host-b (a
+#     TLS server of its own certificate) announces once, `hexctl peers --json` polled every 10 ms,
+#     median of 5 devices;
+#   - hexd's idle CPU time and wake-ups (context switches of all its threads) over 20 s with no
+#     LocalSend device around, `--localsend on` against `--localsend off`.
+# A benchmark: it prints figures (lines "localsend-bench: ...") and enforces nothing. Touches only the
+# namespaces it makes; nothing leaves them; every wait is bounded.
+#
+# Usage: localsend-bench.sh BIN_DIR [MIB]   (MIB 256 by default, 16 for CI; needs root, iproute2,
+#        openssl, python3 with localsendd 0.1.1)
+set -euo pipefail
+bin=${1:?usage: localsend-bench.sh BIN_DIR [MIB]}
+mib=${2:-256}
+rounds=${ROUNDS:-3}
+tag=hexdlb$$
+work=$(mktemp -d /tmp/hexd-localsend-bench-XXXXXX)
+pids=()
+label=localsend-bench
+# shellcheck source=Tests/netns/lib.sh
+source "$(dirname "$0")/lib.sh"
+began=$(date +%s)
+
+if ! python3 -c "import localsendd"; then
+    echo "$label: FAILED: localsendd is not installed (pip install localsendd)"
+    exit 1
+fi
+size=$((mib << 20))
+limit=$((60 + mib))     # seconds a transfer may take: at least 1 MiB/s
+budget="$((4 * mib + 64))MiB"  # a stranger's files count against the inbox's budgets
+
+# --- Helpers, in python: the file watcher, the process sampler, the idle counter, the scripted device.
+# watch.py DIR NAME SIZE SECONDS READY: prints when (ns since the epoch) a byte was first in a file of
+# DIR, then when DIR/NAME was SIZE bytes ("0 0" when not within SECONDS), polling every 10 ms.
+cat >"$work/watch.py" <<'PYTHON'
+import os, sys, time
+folder, name, size, seconds, ready = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+open(ready, "w").close()
+first, end = 0, time.monotonic() + seconds
+while time.monotonic() < end:
+    if not first:
+        try:
+            if any(e.is_file() and e.stat().st_size > 0 for e in os.scandir(folder)):
+                first = time.time_ns()
+        except OSError:
+            pass
+    try:
+        if os.stat(os.path.join(folder, name)).st_size == size:
+            print(first or time.time_ns(), time.time_ns())
+            sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.01)
+print(0, 0)
+PYTHON
+# sample.py PID STOP SECONDS: samples VmRSS every 50 ms until the file STOP exists; prints the process's
+# CPU milliseconds meanwhile, its RSS at the start and its peak (KiB).
+cat >"$work/sample.py" <<'PYTHON'
+import os, sys, time
+pid, stop, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+tick = 1000 / os.sysconf("SC_CLK_TCK")
+def cpu():
+    with open(f"/proc/{pid}/stat") as f:
+        return sum(int(x) for x in f.read().rsplit(")", 1)[1].split()[11:13]) * tick
+def rss():
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+start_cpu, start_rss = cpu(), rss()
+peak, end = start_rss, time.monotonic() + seconds
+while not os.path.exists(stop) and time.monotonic() < end:
+    try:
+        peak = max(peak, rss())
+    except (OSError, StopIteration):
+        break
+    time.sleep(0.05)
+try:
+    used = cpu() - start_cpu
+except OSError:
+    used = -1
+print(round(used), start_rss, peak)
+PYTHON
+# idle.py PID SECONDS: the CPU milliseconds (utime + stime) and context switches (voluntary and not,
+# summed over /proc/PID/task/*) of PID over SECONDS, and its thread count.
+cat >"$work/idle.py" <<'PYTHON'
+import os, sys, time
+pid, seconds = sys.argv[1], float(sys.argv[2])
+tick = 1000 / os.sysconf("SC_CLK_TCK")
+def snapshot():
+    with open(f"/proc/{pid}/stat") as f:
+        used = sum(int(x) for x in f.read().rsplit(")", 1)[1].split()[11:13]) * tick
+    switches, tasks = 0, os.listdir(f"/proc/{pid}/task")
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                switches += sum(int(line.split()[1]) for line in f if "ctxt_switches" in line)
+        except OSError:
+            pass
+    return used, switches, len(tasks)
+cpu0, switches0, _ = snapshot()
+time.sleep(seconds)
+cpu1, switches1, threads = snapshot()
+print(round(cpu1 - cpu0), switches1 - switches0, threads)
+PYTHON
+# device.py HEXCTL DATA ADDRESS KEYS COUNT: COUNT scripted LocalSend devices one after another, each a
+# TLS server of its own certificate (KEYS/N.crt, KEYS/N.key) answering register and info, announcing
+# once; prints per device the ms from the announcement to hexd's register and to hexd listing it
+# (hexctl peers --json every 10 ms, at most 10 s; -1 when it did not), and the ms a poll took.
+cat >"$work/device.py" <<'PYTHON'
+import hashlib, http.server, json, os, socket, ssl, subprocess, sys, threading, time
+hexctl, data, address, keys, count = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+env = dict(os.environ, HEXD_DATA_DIR=data)
+for number in range(count):
+    cert, key = f"{keys}/{number}.crt", f"{keys}/{number}.key"
+    with open(cert) as pem:
+        fingerprint = hashlib.sha256(ssl.PEM_cert_to_DER_cert(pem.read())).hexdigest().upper()
+    port = 53340 + number
+    info = {"alias": f"bench-{number}", "version": "2.2", "deviceModel": "script", "deviceType": "desktop",
+            "fingerprint": fingerprint, "port": port, "protocol": "https", "download": False}
+    registered = []
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def log_message(self, *args):
+            pass
+        def do_POST(self):
+            if self.path.endswith("/register") and not registered:
+                registered.append(time.monotonic())
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = json.dumps(info).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        do_GET = do_POST
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server = http.server.ThreadingHTTPServer((address, port), Handler)
+    server.daemon_threads = True
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    time.sleep(0.3)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+    sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(address))
+    announced = time.monotonic()
+    sock.sendto(json.dumps(dict(info, announce=True)).encode(), ("224.0.0.167", 53317))
+    listed, polls, polled = -1.0, 0, 0.0
+    while time.monotonic() < announced + 10:
+        before = time.monotonic()
+        peers = subprocess.run([hexctl, "peers", "--json"], env=env, capture_output=True, text=True, timeout=5)
+        polls, polled = polls + 1, polled + time.monotonic() - before
+        if fingerprint in peers.stdout:
+            listed = (time.monotonic() - announced) * 1000
+            break
+        time.sleep(0.01)
+    register = (registered[0] - announced) * 1000 if registered else -1.0
+    print(f"{listed:.1f} {register:.1f} {polled / max(polls, 1) * 1000:.1f}", flush=True)
+    server.shutdown()
+    server.server_close()
+    time.sleep(0.5)  # hexd registers with at most 4 devices a second
+PYTHON
+
+# --- The namespaces: host-a (hexd), host-b (devB, the sender), host-c (devC), on one bridge.
+make_bridge
+join_bridge a 10.68.0.1/24
+join_bridge b 10.68.0.2/24
+join_bridge c 10.68.0.3/24
+# Multicast leaves by the route to the group: the bridge, in each namespace.
+for host in a b c; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; done
+
+# localsendd in host HOST (b or c), its state, socket and downloads in $work/lsd-HOST.
+lsd() {
+    local host=$1; shift
+    ip netns exec "$tag-$host" env XDG_STATE_HOME="$work/lsd-$host/state" XDG_CONFIG_HOME="$work/lsd-$host/config" "$@"
+}
+lsctl() {
+    local host=$1; shift
+    lsd "$host" python3 -c 'import sys; from localsendd.cli import main; sys.exit(main())' \
+        --socket "$work/lsd-$host.sock" "$@"
+}
+start_localsendd() {  # HOST ALIAS: prints its PID (its output to a file: $(...) waits for nothing)
+    local host=$1 alias=$2
+    mkdir -p "$work/lsd-$host/downloads"
+    lsd "$host" python3 -m localsendd --port 53317 --socket "$work/lsd-$host.sock" --alias "$alias" \
+        --download-dir "$work/lsd-$host/downloads" --unattended --log-level info >/dev/null 2>>"$work/lsd-$host.log" &
+    echo $!
+}
+lsd_b=$(start_localsendd b devB)
+lsd_c=$(start_localsendd c devC)
+pids+=("$lsd_b" "$lsd_c")
+
+start_hexd() {  # DATA LOCALSEND [OPTIONS...]: hexd in host-a; prints its PID once it answers hexctl
+    local data=$1 localsend=$2; shift 2
+    ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/$data" --name host-a --mdns off --web off --notify off \
+        --localsend "$localsend" --log-level debug "$@" >/dev/null 2>"$work/$data.log" &
+    local pid=$!
+    for _ in $(seq 200); do [ -S "$work/$data/hexd.sock" ] && break; sleep 0.05; done
+    for _ in $(seq 100); do
+        HEXD_DATA_DIR="$work/$data" "$bin/hexctl" status >/dev/null 2>&1 && break
+        sleep 0.05
+    done
+    echo "$pid"
+}
+stop() {  # PID: SIGTERM, then SIGKILL after 5 s
+    kill "$1" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.05; done
+    kill -9 "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+hexd_pid=$(start_hexd a on --announce-interval 1 --downloads "$work/a-downloads" \
+    --sender-budget "$budget" --strangers-budget "$budget" --inbox-budget "$budget")
+pids+=("$hexd_pid")
+ctl a status >/dev/null 2>&1 || fail "hexd did not start"
+for host in b c; do
+    for _ in $(seq 100); do [ -S "$work/lsd-$host.sock" ] && break; sleep 0.05; done
+    [ -S "$work/lsd-$host.sock" ] || fail "localsendd did not start in host-$host"
+done
+# devB sends by alias: it has to list both receivers first.
+listed=""
+for _ in $(seq 200); do
+    listed=$(lsctl b devices --json 2>/dev/null || true)
+    [[ "$listed" == *'"host-a"'* && "$listed" == *'"devC"'* ]] && break
+    sleep 0.1
+done
+[[ "$listed" == *'"host-a"'* && "$listed" == *'"devC"'* ]] || fail "devB does not list host-a and devC: $listed"
+
+# --- Announcement to listed: five scripted devices in host-b, one after another.
+mkdir -p "$work/keys"
+for number in $(seq 0 4); do
+    openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=LocalSend -keyout "$work/keys/$number.key" \
+        -out "$work/keys/$number.crt" 2>/dev/null
+done
+ip netns exec "$tag-b" timeout 120 python3 "$work/device.py" "$bin/hexctl" "$work/a" 10.68.0.2 "$work/keys" 5 \
+    >"$work/discovered" || true
+
+# --- Transfers: the file, the TLS server's certificate, the disk's own speed for context.
+head -c "$size" /dev/urandom >"$work/bench.bin"
+digest=$(sha256sum <"$work/bench.bin")
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=ceiling -keyout "$work/tls.key" -out "$work/tls.crt" \
+    2>/dev/null
+mkdir -p "$work/tls-in" "$work/a-downloads"
+disk_start=$(date +%s%N)
+dd if="$work/bench.bin" of="$work/tls-in/dd.bin" bs=1M conv=fsync 2>/dev/null
+disk_ms=$((($(date +%s%N) - disk_start) / 1000000))
+rm -f "$work/tls-in/dd.bin"
+
+# One transfer of the file to KIND (hexd, localsendd or tls), round NUMBER: appends to $work/results
+# "KIND NUMBER START FIRST WHOLE CPU_MS RSS_START_KIB RSS_PEAK_KIB GOOD" (times in ns since the epoch,
+# FIRST and WHOLE 0 when the file did not land whole; GOOD yes when its SHA-256 is the file's).
+transfer() {
+    local kind=$1 number=$2 folder receiver server=""
+    case $kind in
+        hexd) folder=$work/a-downloads receiver=$hexd_pid ;;
+        localsendd) folder=$work/lsd-c/downloads receiver=$lsd_c ;;
+        tls)
+            folder=$work/tls-in
+            ip netns exec "$tag-a" openssl s_server -quiet -naccept 1 -accept 4433 -cert "$work/tls.crt" \
+                -key "$work/tls.key" >"$folder/bench.bin" 2>>"$work/tls.log" &
+            server=$!
+            receiver=$server
+            for _ in $(seq 100); do
+                [ -n "$(ip netns exec "$tag-a" ss -Hltn 'sport = :4433')" ] && break
+                sleep 0.05
+            done
+            ;;
+    esac
+    rm -f "$work/ready" "$work/stop"
+    python3 "$work/watch.py" "$folder" bench.bin "$size" "$limit" "$work/ready" >"$work/watched" &
+    local watcher=$!
+    python3 "$work/sample.py" "$receiver" "$work/stop" "$((limit + 30))" >"$work/sampled" &
+    local sampler=$!
+    for _ in $(seq 100); do [ -f "$work/ready" ] && break; sleep 0.02; done
+    local start
+    start=$(date +%s%N)
+    case $kind in
+        hexd | localsendd)
+            local to=host-a
+            [ "$kind" = localsendd ] && to=devC
+            timeout "$limit" lsctl b send "$work/bench.bin" --to "$to" --wait --quiet >"$work/sent" 2>&1 || true
+            ;;
+        tls)
+            ip netns exec "$tag-b" timeout "$limit" openssl s_client -quiet -no_ign_eof -nocommands \
+                -connect 10.68.0.1:4433 <"$work/bench.bin" >/dev/null 2>>"$work/tls.log" || true
+            echo "sent" >"$work/sent"
+            ;;
+    esac
+    wait "$watcher" || true
+    touch "$work/stop"
+    wait "$sampler" || true
+    [ -n "$server" ] && stop "$server"
+    local first whole cpu rss_start rss_peak good=no
+    read -r first whole <"$work/watched"
+    read -r cpu rss_start rss_peak <"$work/sampled"
+    if [ "$whole" != 0 ]; then
+        [ "$(sha256sum <"$folder/bench.bin")" = "$digest" ] && good=yes
+        [ "$good" = yes ] || echo "$label: round $number to $kind: the file landed, but its SHA-256 differs"
+    else
+        echo "$label: round $number to $kind: no whole file within $limit s ($(tr -d '\r' <"$work/sent" | tail -1))"
+    fi
+    echo "$kind $number $start $first $whole $cpu $rss_start $rss_peak $good" >>"$work/results"
+    rm -rf "${folder:?}"/*
+    sleep 1
+}
+: >"$work/results"
+for number in $(seq "$rounds"); do
+    for kind in hexd localsendd tls; do transfer "$kind" "$number"; done
+done
+
+# --- Idle: no LocalSend device around (devB, devC and the first hexd stopped), a fresh hexd each way.
+stop "$hexd_pid"
+stop "$lsd_b"
+stop "$lsd_c"
+for mode in on off; do
+    idle_pid=$(start_hexd "idle-$mode" "$mode")
+    pids+=("$idle_pid")
+    sleep 3  # past the announcements at start (100 ms, 500 ms, 2 s)
+    python3 "$work/idle.py" "$idle_pid" 20 >"$work/idle-$mode" || echo "-1 -1 0" >"$work/idle-$mode"
+    stop "$idle_pid"
+done
+
+# --- The figures.
+python3 - "$work" "$mib" "$disk_ms" "$(($(date +%s) - began))" <<'PYTHON'
+import statistics, sys
+work, mib, disk, took = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+say = lambda text: print("localsend-bench: " + text)
+rows = {"hexd": [], "localsendd": [], "tls": []}
+with open(f"{work}/results") as results:
+    for line in results:
+        kind, number, start, first, whole, cpu, rss_start, rss_peak, good = line.split()
+        rows[kind].append(dict(start=int(start), first=int(first), whole=int(whole), cpu=int(cpu),
+                               rss_start=int(rss_start), rss_peak=int(rss_peak), good=good == "yes"))
+def landed(kind):
+    return [r for r in rows[kind] if r["whole"] and r["good"]]
+def median_rate(kind, since):
+    seconds = [(r["whole"] - r[since]) / 1e9 for r in landed(kind)]
+    if not seconds:
+        return None, "none landed"
+    return mib / statistics.median(seconds), "/".join(f"{s:.2f}" for s in seconds) + " s"
+def rate_text(rate):
+    return "n/a" if rate is None else f"{rate:.1f} MiB/s"
+def ratio(a, b, scale=1, unit=""):
+    return "n/a" if a is None or b is None or b == 0 else f"{a / b * scale:.2f}{unit}"
+hexd, hexd_rounds = median_rate("hexd", "start")
+lsd, lsd_rounds = median_rate("localsendd", "start")
+say(f"{mib} MiB from localsendd, send start to whole, median of {len(rows['hexd'])} rounds: to hexd "
+    f"{rate_text(hexd)} ({hexd_rounds}), to localsendd {rate_text(lsd)} ({lsd_rounds}); hexd/localsendd "
+    f"{ratio(hexd, lsd)}")
+hexd_up, hexd_up_rounds = median_rate("hexd", "first")
+lsd_up, lsd_up_rounds = median_rate("localsendd", "first")
+say(f"the upload alone (first byte written to whole): hexd {rate_text(hexd_up)} ({hexd_up_rounds}), "
+    f"localsendd {rate_text(lsd_up)} ({lsd_up_rounds}); hexd/localsendd {ratio(hexd_up, lsd_up)}")
+tls, tls_rounds = median_rate("tls", "start")
+say(f"plain TLS copy (openssl s_client -> s_server, same namespaces), median of {len(rows['tls'])}: "
+    f"{rate_text(tls)} ({tls_rounds}); hexd at {ratio(hexd, tls, 100, ' %')} of it "
+    f"(upload alone: {ratio(hexd_up, tls, 100, ' %')})")
+cpu = {k: statistics.median([r["cpu"] for r in rows[k]]) if rows[k] else 0 for k in rows}
+say(f"receiver CPU per {mib} MiB, median: hexd {cpu['hexd']:.0f} ms, localsendd {cpu['localsendd']:.0f} ms, "
+    f"openssl s_server {cpu['tls']:.0f} ms")
+if rows["hexd"]:
+    idle = rows["hexd"][0]["rss_start"] / 1024
+    peak = max(r["rss_peak"] for r in rows["hexd"]) / 1024
+    peaks = "/".join(f"{r['rss_peak'] / 1024:.1f}" for r in rows["hexd"])
+    say(f"hexd RSS: idle {idle:.1f} MiB before the transfers, peak {peak:.1f} MiB during them "
+        f"(+{peak - idle:.1f} MiB; rounds' peaks {peaks} MiB)")
+found = []
+with open(f"{work}/discovered") as discovered:
+    found = [tuple(map(float, line.split())) for line in discovered if line.strip()]
+listed = [f[0] for f in found if f[0] >= 0]
+if listed:
+    say(f"announcement -> listed by hexd, median of {len(listed)} of {len(found)} devices: "
+        f"{statistics.median(listed):.0f} ms (each {'/'.join(f'{x:.0f}' for x in listed)}; hexd's register "
+        f"reached the device after {statistics.median(f[1] for f in found if f[1] >= 0):.0f} ms; a poll "
+        f"takes {statistics.median(f[2] for f in found):.0f} ms)")
+else:
+    say(f"announcement -> listed by hexd: none of {len(found)} devices was listed within 10 s")
+idle = {}
+for mode in ("on", "off"):
+    with open(f"{work}/idle-{mode}") as counted:
+        idle[mode] = tuple(int(x) for x in counted.read().split())
+(on_cpu, on_wakes, on_threads), (off_cpu, off_wakes, off_threads) = idle["on"], idle["off"]
+say(f"idle 20 s, no LocalSend device: --localsend on {on_cpu} ms CPU, {on_wakes} wake-ups ({on_threads} "
+    f"threads); off {off_cpu} ms CPU, {off_wakes} wake-ups ({off_threads} threads); on/off CPU "
+    f"{ratio(on_cpu, off_cpu)}, wake-ups {ratio(on_wakes, off_wakes)}")
+say(f"context: dd writes and fsyncs the {mib} MiB on the receivers' disk in {disk} ms; "
+    f"the run took {took} s")
+PYTHON
