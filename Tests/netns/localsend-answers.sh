@@ -14,7 +14,9 @@
 #     again while the first request is held, and delivers once it is answered;
 #   - 200 with a session and a token (Files): the text is uploaded, once, and the send delivered;
 #   - a name a LocalSend device (host-c) and a hexd peer (host-c, on host b without LocalSend) both
-#     go by is refused naming both, and the device's localsend: ID prefix picks it.
+#     go by is refused naming both, and the device's localsend: ID prefix picks it;
+#   - host-a's PIN (--localsend-pin): none or a wrong one is 401, three wrong lock the address out
+#     (429), another address with the right one gets in.
 # Each check is counted; the last line says how many passed. Touches only the namespaces it makes
 # (10.69.0.0/24); every wait is bounded.
 #
@@ -36,7 +38,7 @@ for host in a b; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; don
 
 # host-a, the sender; host-c, a hexd daemon on host b that is no LocalSend device, whose name one
 # of the devices shares.
-ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/a" --name host-a --announce-interval 1 \
+ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/a" --name host-a --announce-interval 1 --localsend-pin 4711 \
     --mdns off --web off --notify off --log-level debug 2>"$work/a.log" &
 pids+=($!)
 ip netns exec "$tag-b" "$bin/hexd" --data-dir "$work/c" --name host-c --announce-interval 1 --localsend off \
@@ -180,5 +182,33 @@ send --to "${device_id:0:22}" https://example.com/c
     && [ "$(count host-c prepare-upload https://example.com/c)" = 1 ] \
     && pass "the device's ID prefix (${device_id:0:22}) picks it: delivered once" \
     || fail "a send to ${device_id:0:22}: exit $code, $sent; $(count host-c prepare-upload) prepare-upload"
+
+# host-a asks senders for a PIN (--localsend-pin 4711): none or a wrong one is 401, a third wrong
+# one locks the address out (429, the right PIN too), and another address still gets in.
+ip -n "$tag-b" addr add 10.69.0.3/24 dev "sb$$"
+offer() {  # SOURCE_ADDRESS PIN...: the status of a message to host-a from SOURCE_ADDRESS with each PIN
+    ip netns exec "$tag-b" python3 - "$@" <<'PYTHON'
+import json, socket, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+body = json.dumps({"info": {"alias": "Guesser", "version": "2.1", "deviceType": "mobile", "fingerprint": "ab" * 32,
+                            "port": 53317, "protocol": "https", "download": False},
+                   "files": {"m": {"id": "m", "fileName": "m.txt", "size": 3, "fileType": "text/plain",
+                                   "preview": "pin"}}}).encode()
+for pin in sys.argv[2:]:
+    query = "" if pin == "-" else "?pin=" + pin
+    raw = socket.create_connection(("10.69.0.1", 53317), timeout=5, source_address=(sys.argv[1], 0))
+    tls = ctx.wrap_socket(raw)
+    tls.sendall(f"POST /api/localsend/v2/prepare-upload{query} HTTP/1.1\r\nHost: 10.69.0.1\r\n".encode()
+                + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    print(tls.recv(65536).split(b"\r\n")[0].decode().split(" ")[1], end=" ")
+PYTHON
+}
+guessed=$(offer 10.69.0.2 - 1111 2222 3333 4711)
+other=$(offer 10.69.0.3 4711)
+[ "$guessed" = "401 401 401 401 429 " ] && [ "$other" = "204 " ] \
+    && [[ "$(ctl a inbox --json --limit 1)" == *'"senderName":"Guesser"'* ]] \
+    && pass "PIN: none and three wrong are 401, then 429 (the right one too); another address's right PIN: 204" \
+    || fail "PIN answers from 10.69.0.2: $guessed; from 10.69.0.3: $other"
 
 echo "$label: $passed passed, 0 failed"

@@ -49,7 +49,14 @@ extension LocalSendCarrier {
     /// before a session is opened for them.
     func prepareUpload(_ request: HTTPRequest, from remote: Endpoint?, certificate: Fingerprint?) async -> HTTPResponse
     {
-        guard let upload = LocalSendUploadRequest.decode(request.body), let address = remote?.address else {
+        guard let address = remote?.address else { return .text(.badRequest, "no address to answer") }
+        switch pinGate.check(request.query["pin"], from: address, at: .now) {
+        case .pass: break
+        case .required: return .text(HTTPStatus(401, "Unauthorized"), "PIN required")
+        case .wrong: return .text(HTTPStatus(401, "Unauthorized"), "Invalid PIN")
+        case .locked: return .text(HTTPStatus(429, "Too Many Requests"), "too many wrong PINs; try again later")
+        }
+        guard let upload = LocalSendUploadRequest.decode(request.body) else {
             return .text(.badRequest, "the body is not a LocalSend prepare-upload request (at most 1,000 files)")
         }
         guard let sender = Sender(upload.info, certificate: certificate, address: address, remote: remote) else {

@@ -49,6 +49,8 @@ actor LocalSendCarrier: DaemonService {
     var received: [String: (offer: Offer, files: [LocalSendDownloads.Saved])] = [:]
     /// Where uploaded files land.
     let downloads: LocalSendDownloads
+    /// The PIN senders must give (`--localsend-pin`), and who gave wrong ones.
+    var pinGate: LocalSendPinGate<IPAddress>
     /// The largest text file taken as a note: LocalSend's command-line senders send a note so.
     static let maximumTextFile = LocalSendFile.maximumPreviewBytes
     /// The path of uploads, whose bodies are read as they come.
@@ -69,6 +71,7 @@ actor LocalSendCarrier: DaemonService {
         settings: LocalSendSettings, name: String, events: EventLog, portNote: String?, logger: Logger
     ) {
         self.downloads = downloads
+        pinGate = LocalSendPinGate(pin: settings.pin)
         self.visibility = visibility
         self.intake = intake
         self.directory = directory

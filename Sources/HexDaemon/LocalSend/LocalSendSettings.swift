@@ -8,6 +8,8 @@ public struct LocalSendSettings: Sendable, Hashable {
     /// LocalSend's multicast port, and the TCP port hexd's HTTPS API takes when it is free (else
     /// the next free one, announced as such).
     public var port = LocalSendDevice.defaultPort
+    /// The PIN a LocalSend device must give to send hexd anything; nil asks none.
+    public var pin: String?
 
     public init() {}
 
@@ -26,5 +28,14 @@ public struct LocalSendSettings: Sendable, Hashable {
                 + "the next free port, announced as such; a LocalSend app on this host keeps its own). Default: 53317.",
             expected: "a port from 1 to 65535", \.port
         ) { UInt16($0).flatMap { $0 > 0 ? $0 : nil } },
+        Setting(
+            "localsend-pin", value: "pin",
+            help: "A PIN LocalSend devices must give to send hexd anything (the apps ask their person for it). "
+                + "Three wrong ones from an address lock it out for 10 minutes; 30 from all addresses, everyone. "
+                + "Put it in hexd.conf rather than on the command line, where other users can read it. Default: none.",
+            expected: "1 to 64 characters, no spaces", \.pin
+        ) { text in
+            !text.isEmpty && text.utf8.count <= 64 && !text.contains(where: \.isWhitespace) ? .some(text) : nil
+        },
     ]
 }
