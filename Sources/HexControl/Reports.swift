@@ -183,10 +183,14 @@ public struct PairingStatus: Sendable, Codable, Equatable {
     /// True: the peer asked, and this side's user accepts with `hexctl pair --accept`; false:
     /// this side asked, and waits for the peer's user.
     public var awaitingUs: Bool
+    /// A LocalSend device's offer waiting for the user's yes (Protocol.md, section 16.3): what it
+    /// offers; `code` is then empty (LocalSend has none).
+    public var offer: String?
 
-    public init(code: String, awaitingUs: Bool) {
+    public init(code: String, awaitingUs: Bool, offer: String? = nil) {
         self.code = code
         self.awaitingUs = awaitingUs
+        self.offer = offer
     }
 }
 
@@ -219,11 +223,14 @@ public struct TrustReport: Sendable, Codable, Equatable {
     public var code: String?
     /// pair: the pairing waits for the peer's user to accept.
     public var awaitingPeer: Bool?
+    /// A LocalSend device's offer the user answered: what it offered (paired: let in).
+    public var offer: String?
 
     public init(
         peerUUID: String, peer: String, key: String?, trust: SenderTrust?, code: String? = nil,
-        awaitingPeer: Bool? = nil
+        awaitingPeer: Bool? = nil, offer: String? = nil
     ) {
+        self.offer = offer
         self.peerUUID = peerUUID
         self.peer = peer
         self.key = key

@@ -255,8 +255,11 @@ enum PageScript {
             { class: "request", "data-pairing-id": peer.uuid },
             avatar(peer),
             el("div", { class: "grow" },
-              el("strong", {}, peer.name || "(no name)"), " (" + shortID(peer.uuid) + ") asks to pair.",
-              el("div", {}, "Check that their screen shows ", el("span", { class: "code" }, peer.pairing.code))),
+              el("strong", {}, peer.name || "(no name)"), " (" + shortID(peer.uuid) + ")",
+              peer.pairing.offer
+                ? el("span", {}, " wants to send " + peer.pairing.offer + " (LocalSend). Accepting lets it in.")
+                : el("span", {}, " asks to pair.",
+                  el("div", {}, "Check that their screen shows ", el("span", { class: "code" }, peer.pairing.code)))),
             el("div", { class: "actions" },
               el("button", { type: "button", class: "primary", "data-action": "accept",
                 onclick: () => pair(peer, true) }, "Accept"),

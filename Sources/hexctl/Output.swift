@@ -78,7 +78,11 @@ enum Output {
         }
         let notes = peers.flatMap { peer -> [String] in
             var notes: [String] = []
-            if let pairing = peer.pairing {
+            if let pairing = peer.pairing, let offer = pairing.offer {
+                notes.append(
+                    "\(json(peer.name)) wants to send \(offer) (LocalSend), and waits a minute: to let it in "
+                        + "(it is paired then), run: hexctl pair --accept \(peer.uuid.prefix(18))")
+            } else if let pairing = peer.pairing {
                 notes.append(
                     pairing.awaitingUs
                         ? "\(json(peer.name)) asks to pair, code \(pairing.code): "
@@ -107,6 +111,11 @@ enum Output {
     /// How a peer's key is trusted after pair, unpair or trust --reset.
     static func trust(_ report: TrustReport) -> String {
         let peer = report.peer.isEmpty ? report.peerUUID : "\(json(report.peer)) (\(report.peerUUID))"
+        if let offer = report.offer {
+            return report.trust == .paired
+                ? "let \(peer) in: it sends \(offer) now, and is paired, key \(report.key ?? "?")"
+                : "declined what \(peer) offered (\(offer)): nothing is stored"
+        }
         if let code = report.code {
             if report.awaitingPeer != true {
                 return report.trust == .paired

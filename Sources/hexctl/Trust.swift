@@ -16,6 +16,9 @@ let trustCommands = [
             'hexctl pair --accept <this daemon>' there, within five minutes, and both sides then hold
             each other's key as paired. A code that differs means another host is in the middle: do not
             accept. Paired peers get through 'hexd --accept paired'.
+
+            A LocalSend device has no code: when its offer waits for your yes ('hexctl peers' says what it
+            wants to send), 'pair --accept <its name>' lets it in and pairs it; 'pair --decline' refuses it.
             """,
         options: [
             Option(.accept, help: "Accept the pairing request this peer sent, its code checked."),

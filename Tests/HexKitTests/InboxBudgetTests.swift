@@ -91,7 +91,8 @@ import Testing
         receiver.manager.budget = InboxBudget(inbox: 1 << 30, perSender: 1 << 20, strangers: 1 << 30)
         let device = "localsend:" + String(repeating: "AB", count: 32)
         let proof = SenderProof.key(fingerprint: String(repeating: "c", count: 64), deviceID: device)
-        #expect(try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 600_000) == nil)
+        #expect(
+            try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 600_000) == .admitted)
         #expect(receiver.manager.usage.total == 0, "asking stores nothing")
         let files = LocalSendMessage.hex(files: [("a.bin", "/tmp/a.bin")], from: "Pixel", senderID: device)
         let stored = try receiver.manager.receive(
@@ -103,7 +104,7 @@ import Testing
         }
         #expect(receiver.manager.usage.used(by: .key(device)) == hex.storedBytes + 600_000)
         let beyond = try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 600_000)
-        guard case .noRoom(.senderBudget, .key(device))? = beyond else {
+        guard case .askPerson(.noRoom(.senderBudget, .key(device))) = beyond else {
             Issue.record("expected the sender's budget, got \(String(describing: beyond))")
             return
         }
@@ -111,10 +112,20 @@ import Testing
         try reread.loadUsage()
         #expect(reread.usage.used(by: .key(device)) == hex.storedBytes + 600_000, "the database holds the charge")
         try receiver.manager.delete(id: hex.id)
-        #expect(try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 600_000) == nil)
+        #expect(
+            try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 600_000) == .admitted)
+        let plaintext = try receiver.manager.admission(of: "", proof: .none, from: "192.0.2.8", bytes: 2 << 20)
+        guard case .refused(.noRoom) = plaintext else {
+            Issue.record("a sender without a key cannot be let in by its person: \(plaintext)")
+            return
+        }
         _ = try receiver.manager.block(senderUUID: device)
         let blocked = try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 1)
-        #expect(blocked?.ackStatus == .rejected && blocked?.explanation.contains("blocked") == true)
+        guard case .refused(let outcome) = blocked else {
+            Issue.record("blocked, yet \(blocked)")
+            return
+        }
+        #expect(outcome.ackStatus == .rejected && outcome.explanation.contains("blocked"))
     }
 
     private struct RolledBack: Error {}

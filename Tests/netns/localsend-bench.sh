@@ -6,7 +6,7 @@
 #     devC, timed from the send command's start to the file being whole in the receiver's folder (the
 #     SHA-256 checked after timing), median of ROUNDS rounds each (3 unless ROUNDS says), alternating;
 #     then the same from the first byte written to whole (the upload alone: devB hashes the file before
-#     it offers it), and the receivers' CPU time;
+#     it offers it), and the CPU time of the receivers and of devB;
 #   - a plain TLS copy of the same bytes between the same namespaces (openssl s_client in host-b to
 #     s_server in host-a writing a file), timed the same way: the ceiling hexd is a percentage of;
 #   - hexd's peak RSS during its transfers (VmRSS every 50 ms) minus its idle RSS before them;
@@ -64,19 +64,19 @@ while time.monotonic() < end:
     time.sleep(0.01)
 print(0, 0)
 PYTHON
-# sample.py PID STOP SECONDS: samples VmRSS every 50 ms until the file STOP exists; prints the process's
-# CPU milliseconds meanwhile, its RSS at the start and its peak (KiB).
+# sample.py PID STOP SECONDS SENDER: samples VmRSS every 50 ms until the file STOP exists; prints the
+# CPU milliseconds of PID meanwhile, its RSS at the start and its peak (KiB), and SENDER's CPU ms.
 cat >"$work/sample.py" <<'PYTHON'
 import os, sys, time
-pid, stop, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+pid, stop, seconds, sender = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 tick = 1000 / os.sysconf("SC_CLK_TCK")
-def cpu():
+def cpu(pid=pid):
     with open(f"/proc/{pid}/stat") as f:
         return sum(int(x) for x in f.read().rsplit(")", 1)[1].split()[11:13]) * tick
 def rss():
     with open(f"/proc/{pid}/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-start_cpu, start_rss = cpu(), rss()
+start_cpu, start_rss, sender_cpu = cpu(), rss(), cpu(sender)
 peak, end = start_rss, time.monotonic() + seconds
 while not os.path.exists(stop) and time.monotonic() < end:
     try:
@@ -84,11 +84,12 @@ while not os.path.exists(stop) and time.monotonic() < end:
     except (OSError, StopIteration):
         break
     time.sleep(0.05)
-try:
-    used = cpu() - start_cpu
-except OSError:
-    used = -1
-print(round(used), start_rss, peak)
+def since(start, pid):
+    try:
+        return round(cpu(pid) - start)
+    except OSError:
+        return -1
+print(since(start_cpu, pid), start_rss, peak, since(sender_cpu, sender))
 PYTHON
 # idle.py PID SECONDS: the CPU milliseconds (utime + stime) and context switches (voluntary and not,
 # summed over /proc/PID/task/*) of PID over SECONDS, and its thread count.
@@ -184,16 +185,17 @@ lsd() {
     local host=$1; shift
     ip netns exec "$tag-$host" env XDG_STATE_HOME="$work/lsd-$host/state" XDG_CONFIG_HOME="$work/lsd-$host/config" "$@"
 }
-lsctl() {
+lsctl() {  # HOST ARGUMENTS...: localsendd's control CLI, at most $limit s
     local host=$1; shift
-    lsd "$host" python3 -c 'import sys; from localsendd.cli import main; sys.exit(main())' \
+    lsd "$host" timeout "$limit" python3 -c 'import sys; from localsendd.cli import main; sys.exit(main())' \
         --socket "$work/lsd-$host.sock" "$@"
 }
-start_localsendd() {  # HOST ALIAS: prints its PID (its output to a file: $(...) waits for nothing)
+start_localsendd() {  # HOST ALIAS: prints its PID (python's: no function in between; no output kept open)
     local host=$1 alias=$2
     mkdir -p "$work/lsd-$host/downloads"
-    lsd "$host" python3 -m localsendd --port 53317 --socket "$work/lsd-$host.sock" --alias "$alias" \
-        --download-dir "$work/lsd-$host/downloads" --unattended --log-level info >/dev/null 2>>"$work/lsd-$host.log" &
+    ip netns exec "$tag-$host" env XDG_STATE_HOME="$work/lsd-$host/state" XDG_CONFIG_HOME="$work/lsd-$host/config" \
+        python3 -m localsendd --port 53317 --socket "$work/lsd-$host.sock" --alias "$alias" --unattended \
+        --download-dir "$work/lsd-$host/downloads" --log-level info >/dev/null 2>>"$work/lsd-$host.log" &
     echo $!
 }
 lsd_b=$(start_localsendd b devB)
@@ -246,18 +248,22 @@ ip netns exec "$tag-b" timeout 120 python3 "$work/device.py" "$bin/hexctl" "$wor
 
 # --- Transfers: the file, the TLS server's certificate, the disk's own speed for context.
 head -c "$size" /dev/urandom >"$work/bench.bin"
+sync  # no writeback of it meanwhile
 digest=$(sha256sum <"$work/bench.bin")
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=ceiling -keyout "$work/tls.key" -out "$work/tls.crt" \
     2>/dev/null
 mkdir -p "$work/tls-in" "$work/a-downloads"
+mkfifo "$work/silence"
+exec 3<>"$work/silence"  # nothing is ever written to it, and it never ends
 disk_start=$(date +%s%N)
 dd if="$work/bench.bin" of="$work/tls-in/dd.bin" bs=1M conv=fsync 2>/dev/null
 disk_ms=$((($(date +%s%N) - disk_start) / 1000000))
 rm -f "$work/tls-in/dd.bin"
 
 # One transfer of the file to KIND (hexd, localsendd or tls), round NUMBER: appends to $work/results
-# "KIND NUMBER START FIRST WHOLE CPU_MS RSS_START_KIB RSS_PEAK_KIB GOOD" (times in ns since the epoch,
-# FIRST and WHOLE 0 when the file did not land whole; GOOD yes when its SHA-256 is the file's).
+# "KIND NUMBER START FIRST WHOLE CPU_MS RSS_START_KIB RSS_PEAK_KIB SENDER_CPU_MS GOOD" (times in ns since
+# the epoch, FIRST and WHOLE 0 when the file did not land whole; CPU the receiver's, and devB's, which
+# for tls sends nothing; GOOD yes when its SHA-256 is the file's).
 transfer() {
     local kind=$1 number=$2 folder receiver server=""
     case $kind in
@@ -265,8 +271,9 @@ transfer() {
         localsendd) folder=$work/lsd-c/downloads receiver=$lsd_c ;;
         tls)
             folder=$work/tls-in
+            # s_server reads its standard input too: one at its end makes it stop, or spin.
             ip netns exec "$tag-a" openssl s_server -quiet -naccept 1 -accept 4433 -cert "$work/tls.crt" \
-                -key "$work/tls.key" >"$folder/bench.bin" 2>>"$work/tls.log" &
+                -key "$work/tls.key" <&3 >"$folder/bench.bin" 2>>"$work/tls.log" &
             server=$!
             receiver=$server
             for _ in $(seq 100); do
@@ -278,7 +285,7 @@ transfer() {
     rm -f "$work/ready" "$work/stop"
     python3 "$work/watch.py" "$folder" bench.bin "$size" "$limit" "$work/ready" >"$work/watched" &
     local watcher=$!
-    python3 "$work/sample.py" "$receiver" "$work/stop" "$((limit + 30))" >"$work/sampled" &
+    python3 "$work/sample.py" "$receiver" "$work/stop" "$((limit + 30))" "$lsd_b" >"$work/sampled" &
     local sampler=$!
     for _ in $(seq 100); do [ -f "$work/ready" ] && break; sleep 0.02; done
     local start
@@ -287,7 +294,7 @@ transfer() {
         hexd | localsendd)
             local to=host-a
             [ "$kind" = localsendd ] && to=devC
-            timeout "$limit" lsctl b send "$work/bench.bin" --to "$to" --wait --quiet >"$work/sent" 2>&1 || true
+            lsctl b send "$work/bench.bin" --to "$to" --wait --quiet >"$work/sent" 2>&1 || true
             ;;
         tls)
             ip netns exec "$tag-b" timeout "$limit" openssl s_client -quiet -no_ign_eof -nocommands \
@@ -299,16 +306,16 @@ transfer() {
     touch "$work/stop"
     wait "$sampler" || true
     [ -n "$server" ] && stop "$server"
-    local first whole cpu rss_start rss_peak good=no
+    local first whole cpu rss_start rss_peak sender_cpu good=no
     read -r first whole <"$work/watched"
-    read -r cpu rss_start rss_peak <"$work/sampled"
+    read -r cpu rss_start rss_peak sender_cpu <"$work/sampled"
     if [ "$whole" != 0 ]; then
         [ "$(sha256sum <"$folder/bench.bin")" = "$digest" ] && good=yes
         [ "$good" = yes ] || echo "$label: round $number to $kind: the file landed, but its SHA-256 differs"
     else
         echo "$label: round $number to $kind: no whole file within $limit s ($(tr -d '\r' <"$work/sent" | tail -1))"
     fi
-    echo "$kind $number $start $first $whole $cpu $rss_start $rss_peak $good" >>"$work/results"
+    echo "$kind $number $start $first $whole $cpu $rss_start $rss_peak $sender_cpu $good" >>"$work/results"
     rm -rf "${folder:?}"/*
     sleep 1
 }
@@ -325,7 +332,15 @@ for mode in on off; do
     idle_pid=$(start_hexd "idle-$mode" "$mode")
     pids+=("$idle_pid")
     sleep 3  # past the announcements at start (100 ms, 500 ms, 2 s)
-    python3 "$work/idle.py" "$idle_pid" 20 >"$work/idle-$mode" || echo "-1 -1 0" >"$work/idle-$mode"
+    # perf's task-clock, where perf is, counts the CPU time finer than /proc's 10 ms ticks.
+    perf_pid=""
+    if command -v perf >/dev/null; then
+        perf stat -x, -e task-clock -p "$idle_pid" -o "$work/idle-$mode.perf" -- sleep 20 >/dev/null 2>&1 &
+        perf_pid=$!
+    fi
+    python3 "$work/idle.py" "$idle_pid" 20 >"$work/idle-$mode.counted" \
+        || echo "-1 -1 0" >"$work/idle-$mode.counted"
+    [ -n "$perf_pid" ] && { wait "$perf_pid" || true; }
     stop "$idle_pid"
 done
 
@@ -337,9 +352,10 @@ say = lambda text: print("localsend-bench: " + text)
 rows = {"hexd": [], "localsendd": [], "tls": []}
 with open(f"{work}/results") as results:
     for line in results:
-        kind, number, start, first, whole, cpu, rss_start, rss_peak, good = line.split()
+        kind, number, start, first, whole, cpu, rss_start, rss_peak, sender, good = line.split()
         rows[kind].append(dict(start=int(start), first=int(first), whole=int(whole), cpu=int(cpu),
-                               rss_start=int(rss_start), rss_peak=int(rss_peak), good=good == "yes"))
+                               rss_start=int(rss_start), rss_peak=int(rss_peak), sender=int(sender),
+                               good=good == "yes"))
 def landed(kind):
     return [r for r in rows[kind] if r["whole"] and r["good"]]
 def median_rate(kind, since):
@@ -349,8 +365,10 @@ def median_rate(kind, since):
     return mib / statistics.median(seconds), "/".join(f"{s:.2f}" for s in seconds) + " s"
 def rate_text(rate):
     return "n/a" if rate is None else f"{rate:.1f} MiB/s"
-def ratio(a, b, scale=1, unit=""):
-    return "n/a" if a is None or b is None or b == 0 else f"{a / b * scale:.2f}{unit}"
+def ratio(a, b):
+    return "n/a" if a is None or b is None or b == 0 else f"{a / b:.2f}"
+def percent(a, b):
+    return "n/a" if a is None or b is None or b == 0 else f"{a / b * 100:.0f} %"
 hexd, hexd_rounds = median_rate("hexd", "start")
 lsd, lsd_rounds = median_rate("localsendd", "start")
 say(f"{mib} MiB from localsendd, send start to whole, median of {len(rows['hexd'])} rounds: to hexd "
@@ -361,12 +379,15 @@ lsd_up, lsd_up_rounds = median_rate("localsendd", "first")
 say(f"the upload alone (first byte written to whole): hexd {rate_text(hexd_up)} ({hexd_up_rounds}), "
     f"localsendd {rate_text(lsd_up)} ({lsd_up_rounds}); hexd/localsendd {ratio(hexd_up, lsd_up)}")
 tls, tls_rounds = median_rate("tls", "start")
+tls_up, tls_up_rounds = median_rate("tls", "first")
 say(f"plain TLS copy (openssl s_client -> s_server, same namespaces), median of {len(rows['tls'])}: "
-    f"{rate_text(tls)} ({tls_rounds}); hexd at {ratio(hexd, tls, 100, ' %')} of it "
-    f"(upload alone: {ratio(hexd_up, tls, 100, ' %')})")
-cpu = {k: statistics.median([r["cpu"] for r in rows[k]]) if rows[k] else 0 for k in rows}
-say(f"receiver CPU per {mib} MiB, median: hexd {cpu['hexd']:.0f} ms, localsendd {cpu['localsendd']:.0f} ms, "
-    f"openssl s_server {cpu['tls']:.0f} ms")
+    f"{rate_text(tls)} ({tls_rounds}); hexd at {percent(hexd, tls)} of it; first byte written to whole "
+    f"{rate_text(tls_up)} ({tls_up_rounds}), hexd's upload alone at {percent(hexd_up, tls_up)} of it")
+def cpu(kind, key):
+    return statistics.median([r[key] for r in rows[kind]]) if rows[kind] else -1
+say(f"CPU time per {mib} MiB, median: receiving, hexd {cpu('hexd', 'cpu'):.0f} ms, localsendd "
+    f"{cpu('localsendd', 'cpu'):.0f} ms; sending (devB), to hexd {cpu('hexd', 'sender'):.0f} ms, to localsendd "
+    f"{cpu('localsendd', 'sender'):.0f} ms")
 if rows["hexd"]:
     idle = rows["hexd"][0]["rss_start"] / 1024
     peak = max(r["rss_peak"] for r in rows["hexd"]) / 1024
@@ -386,12 +407,20 @@ else:
     say(f"announcement -> listed by hexd: none of {len(found)} devices was listed within 10 s")
 idle = {}
 for mode in ("on", "off"):
-    with open(f"{work}/idle-{mode}") as counted:
+    with open(f"{work}/idle-{mode}.counted") as counted:
         idle[mode] = tuple(int(x) for x in counted.read().split())
-(on_cpu, on_wakes, on_threads), (off_cpu, off_wakes, off_threads) = idle["on"], idle["off"]
-say(f"idle 20 s, no LocalSend device: --localsend on {on_cpu} ms CPU, {on_wakes} wake-ups ({on_threads} "
-    f"threads); off {off_cpu} ms CPU, {off_wakes} wake-ups ({off_threads} threads); on/off CPU "
-    f"{ratio(on_cpu, off_cpu)}, wake-ups {ratio(on_wakes, off_wakes)}")
+    try:
+        with open(f"{work}/idle-{mode}.perf") as counted:
+            clock = next(float(line.split(",")[0]) for line in counted if "task-clock" in line)
+        idle[mode] += (clock, f", perf task-clock {clock:.1f} ms")
+    except (OSError, StopIteration, ValueError):
+        idle[mode] += (None, "")
+(on_cpu, on_wakes, on_threads, on_clock, on_perf) = idle["on"]
+(off_cpu, off_wakes, off_threads, off_clock, off_perf) = idle["off"]
+say(f"idle 20 s, no LocalSend device: --localsend on {on_cpu} ms CPU{on_perf}, {on_wakes} wake-ups "
+    f"({on_threads} threads); off {off_cpu} ms CPU{off_perf}, {off_wakes} wake-ups ({off_threads} threads); "
+    f"on/off CPU {ratio(on_cpu, off_cpu)}{'' if on_clock is None else ' (perf ' + ratio(on_clock, off_clock) + ')'}"
+    f", wake-ups {ratio(on_wakes, off_wakes)}")
 say(f"context: dd writes and fsyncs the {mib} MiB on the receivers' disk in {disk} ms; "
     f"the run took {took} s")
 PYTHON

@@ -14,7 +14,9 @@
 #     it lands in host-a's inbox as a hex from devB's ID, its text the description and each web
 #     address in it a link; devB sends a 5 MiB file, which lands whole in host-a's downloads folder
 #     with a hex linking to it; a climbing file name, 10,000 files, a 20 MB body and an upload
-#     without a session are refused; blocked, devB's next note is refused and nothing is stored;
+#     without a session are refused; host-d (--accept paired) holds devB's note until the person
+#     lets devB in (hexctl pair --accept), then pairs it; a declined offer lands nothing; blocked,
+#     devB's next note is refused and nothing is stored;
 #   - a message as the 1.18 apps send one (its text the preview of one text file, a script of the
 #     test's own, no client certificate as apps before 1.18): a hex naming no sender ID, answered 204;
 #     the same with a certificate other than the one the device claims: 403, nothing stored;
@@ -46,8 +48,9 @@ fi
 make_bridge
 join_bridge a 10.68.0.1/24
 join_bridge b 10.68.0.2/24
+join_bridge d 10.68.0.4/24
 # Multicast leaves by the route to the group: the bridge, in each namespace.
-for host in a b; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; done
+for host in a b d; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; done
 
 # localsendd on host b first: it has LocalSend's port, as an app on that host would.
 lsd=(ip netns exec "$tag-b" env XDG_STATE_HOME="$work/lsd-state" XDG_CONFIG_HOME="$work/lsd-config")
@@ -72,7 +75,14 @@ for host in a b; do
         --mdns off --web off --notify off --log-level debug 2>"$work/$host.log" &
     pids+=($!)
 done
-for _ in $(seq 200); do [ -S "$work/a/hexd.sock" ] && [ -S "$work/b/hexd.sock" ] && break; sleep 0.05; done
+# host-d takes hexes from paired senders alone: a LocalSend device waits there for its person's yes.
+ip netns exec "$tag-d" "$bin/hexd" --data-dir "$work/d" --name host-d --accept paired --announce-interval 1 \
+    --mdns off --web off --notify off --log-level debug 2>"$work/d.log" &
+pids+=($!)
+for _ in $(seq 200); do
+    [ -S "$work/a/hexd.sock" ] && [ -S "$work/b/hexd.sock" ] && [ -S "$work/d/hexd.sock" ] && break
+    sleep 0.05
+done
 for _ in $(seq 100); do ctl a status >/dev/null 2>&1 && ctl b status >/dev/null 2>&1 && break; sleep 0.05; done
 
 json() { python3 -c "import json, sys; data = json.load(sys.stdin); print($1)"; }
@@ -200,6 +210,37 @@ expected="HTTP/1.1 400 Bad Request|HTTP/1.1 400 Bad Request|HTTP/1.1 413 Content
 [ "$answers" = "$expected" ] && [ -z "$(find "$work" -name 'escaped*')" ] \
     && pass "a climbing name, 10,000 files, a 20 MB body, an upload without a session: 400, 400, 413, 403" \
     || fail "hostile offers answered: $answers"
+
+# host-d (--accept paired): devB's note waits for the person, who lets devB in from hexctl; the
+# note lands, devB is paired. Unpaired again, its next note waits, is declined, and nothing lands.
+offer_waiting() {  # waits, at most 15 s, until host-d lists devB's offer
+    for _ in $(seq 150); do
+        ctl d peers --json 2>/dev/null | grep '"devB"' | grep -q '"offer"' && return 0
+        sleep 0.1
+    done
+    return 1
+}
+lsctl send "$work/note.txt" --to host-d --wait >"$work/to-d.out" 2>&1 &
+sending=$!
+offer_waiting || fail "host-d does not list devB's offer: $(ctl d peers --json)"
+listed=$(ctl d peers)
+accepted=$(ctl d pair --accept devB 2>&1 || true)
+wait "$sending" || true
+newest=$(ctl d inbox --json --limit 1 2>/dev/null || true)
+[[ "$listed" == *'"devB" wants to send a note (LocalSend)'* ]] && [[ "$accepted" == "let \"devB\""*"is paired"* ]] \
+    && [[ "$newest" == *'"senderUUID":"localsend:'"$fingerprint_devb"'"'* ]] \
+    && pass "--accept paired: devB's note waited, the person let devB in (hexctl pair --accept), and it landed" \
+    || fail "consent: listed '$listed', accepted '$accepted', host-d's newest: $newest, devB: $(cat "$work/to-d.out")"
+ctl d unpair "localsend:$fingerprint_devb" >/dev/null
+lsctl send "$work/note.txt" --to host-d --wait >"$work/to-d.out" 2>&1 &
+sending=$!
+offer_waiting || fail "host-d does not list devB's second offer"
+declined=$(ctl d pair --decline devB 2>&1 || true)
+wait "$sending" || true
+count=$(ctl d inbox --json | wc -l)
+[[ "$declined" == "declined what \"devB\""* ]] && [ "$count" = 1 ] \
+    && pass "declined (hexctl pair --decline), devB's next note is refused and nothing lands ($count hex on host-d)" \
+    || fail "declined: '$declined', $count hexes on host-d, devB: $(cat "$work/to-d.out")"
 
 ctl a block "localsend:$fingerprint_devb" >/dev/null
 before=$(ctl a inbox --json | wc -l)

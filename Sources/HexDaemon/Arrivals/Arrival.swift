@@ -11,4 +11,6 @@ enum Arrival: Sendable {
     case alert(from: String, message: String)
     /// A pairing request, with the code both users compare.
     case pairRequest(name: String, peerUUID: String, code: String)
+    /// A LocalSend device's offer waiting for the user's yes (`what` it offers), which pairs it.
+    case offerWaiting(name: String, peerUUID: String, what: String)
 }

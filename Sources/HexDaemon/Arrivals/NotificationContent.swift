@@ -63,6 +63,18 @@ struct NotificationContent: Equatable {
             openTargets: page.map { [$0 + "#peers"] } ?? [])
     }
 
+    static func offer(name: String, id: String, what: String, page: String?, markup: Bool) -> NotificationContent {
+        let sender = senderLabel(name: name, id: id, trust: nil)
+        let lines = [
+            "Wants to send \(clean(what)) (LocalSend). It waits a minute for your yes, which lets it send from now on: "
+                + "on the inbox page, or with hexctl pair --accept \(String(id.prefix(18)))."
+        ]
+        return NotificationContent(
+            summary: sender + " wants to send", body: body(lines, markup: markup),
+            actions: page == nil ? [] : [("open", "Open")],
+            openTargets: page.map { [$0 + "#peers"] } ?? [])
+    }
+
     static func alert(from sender: String, message: String, page: String?, markup: Bool) -> NotificationContent {
         NotificationContent(
             summary: "Alert from " + clean(sender, or: "a peer"),

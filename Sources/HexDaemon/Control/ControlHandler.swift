@@ -256,6 +256,13 @@ struct ControlHandler: Sendable {
             return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try await peerUUID(sender)))
         case .blocked: return ControlResponse(blocked: try await service.blockedSenders())
         case .pair(let peer, let accept, let timeout):
+            if accept, let localSend, let offer = await localSend.offerWaiting(matching: peer) {
+                let answered = try await localSend.answerPerson(offer.key, yes: true)
+                return ControlResponse(
+                    trust: TrustReport(
+                        peerUUID: offer.key, peer: offer.name, key: answered.certificate, trust: .paired,
+                        offer: offer.what))
+            }
             let pairing = try pairingService()
             let timeout = timeout ?? SendOptions.defaultTimeout
             let outcome =
@@ -263,6 +270,11 @@ struct ControlHandler: Sendable {
                 ? try await pairing.accept(peer, timeout: timeout) : try await pairing.request(peer, timeout: timeout)
             return ControlResponse(trust: TrustReport(outcome))
         case .declinePairing(let peer):
+            if let localSend, let offer = await localSend.offerWaiting(matching: peer) {
+                _ = try await localSend.answerPerson(offer.key, yes: false)
+                return ControlResponse(
+                    trust: TrustReport(peerUUID: offer.key, peer: offer.name, key: nil, trust: nil, offer: offer.what))
+            }
             return ControlResponse(trust: TrustReport(try await pairingService().decline(peer)))
         case .unpair(let peer):
             let uuid = try await peerUUID(peer, orRemembered: true)
@@ -401,12 +413,16 @@ struct ControlHandler: Sendable {
         }
         for device in await localSend?.devices ?? [] {
             let endpoint = Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
+            let id = LocalSendCarrier.peerID(device.fingerprint)
+            let offer = await localSend?.offerWaiting(matching: id)
+            let trust = try await service.pin(forPeer: id)?.trust
             infos.append(
                 PeerInfo(
-                    uuid: LocalSendCarrier.peerID(device.fingerprint), name: device.description.alias,
+                    uuid: id, name: device.description.alias,
                     versionID: device.description.version, endpoint: endpoint.description,
                     addresses: [device.address.description], legacy: false, lastSeen: (now - device.lastSeen).inSeconds,
-                    fingerprint: device.fingerprint, kind: .localsend,
+                    fingerprint: device.fingerprint, trust: trust,
+                    pairing: offer.map { PairingStatus(code: "", awaitingUs: true, offer: $0.what) }, kind: .localsend,
                     deviceType: device.description.deviceType.rawValue,
                     deviceModel: device.description.deviceModel))
         }

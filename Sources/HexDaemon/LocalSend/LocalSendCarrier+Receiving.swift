@@ -62,9 +62,18 @@ extension LocalSendCarrier {
         guard let sender = Sender(upload.info, certificate: certificate, address: address, remote: remote) else {
             return .text(.forbidden, "the client certificate is not the one the device claims")
         }
-        if let text = upload.message { return await keep(text, from: sender, answering: .noContent) }
+        if let text = upload.message {
+            let bytes = Int64(text.utf8.count)
+            if let refusal = await admit(bytes: bytes, from: sender, offering: "a message") { return refusal }
+            return await keep(text, from: sender, answering: .noContent)
+        }
         let isNote = upload.files.count == 1 && upload.files.allSatisfy { $0.isText && $0.size <= Self.maximumTextFile }
-        if !isNote, let refusal = await admit(upload.files, from: sender) { return refusal }
+        if let refusal = isNote
+            ? await admit(bytes: upload.files.first?.size ?? 0, from: sender, offering: "a note")
+            : await admit(upload.files, from: sender)
+        {
+            return refusal
+        }
         await keepEndedSessions()
         do {
             let files = upload.files.map { (token: UUID().uuidString, file: $0) }
@@ -83,7 +92,7 @@ extension LocalSendCarrier {
 
     /// Why `files` from `sender` are refused before a byte of them is written; nil when they
     /// may come: names that climb out of the folder, more bytes than the folder's disk has above
-    /// its floor, or a hex that `HexManager` would refuse (policy, block, budgets).
+    /// its floor, or a hex that `HexManager` would refuse (see `admit(bytes:from:offering:)`).
     private func admit(_ files: [LocalSendFile], from sender: Sender) async -> HTTPResponse? {
         if let climbing = files.first(where: { Self.climbs($0.fileName) }) {
             return .text(.badRequest, "the file name \(climbing.fileName.clipped(toUTF8: 80)) leaves its folder")
@@ -95,10 +104,34 @@ extension LocalSendCarrier {
         if let problem = downloads.roomProblem(for: total) {
             return .text(HTTPStatus(507, "Insufficient Storage"), problem)
         }
+        let what = files.count == 1 ? "a file" : "\(files.count) files"
+        return await admit(bytes: total, from: sender, offering: "\(what), \(ByteCount.text(Int(clamping: total)))")
+    }
+
+    /// Why an offer of `bytes` from `sender` is refused, as `HexManager` rules (the accept policy,
+    /// blocks, the budgets); nil when it may come. An offer the person may let in (a device the
+    /// policy does not take, or a stranger past the budgets) waits for their yes first
+    /// (`askPerson`), which pairs the device.
+    private func admit(bytes: Int64, from sender: Sender, offering what: String) async -> HTTPResponse? {
         do {
-            let refused = try await intake.service.admission(
-                of: sender.id ?? "", proof: sender.proof, from: sender.address, bytes: Int(clamping: total))
-            return refused.map(Self.answer(refusing:))
+            let asked = try await intake.service.admission(
+                of: sender.id ?? "", proof: sender.proof, from: sender.address, bytes: Int(clamping: bytes))
+            switch asked {
+            case .admitted:
+                return nil
+            case .refused(let outcome):
+                return Self.answer(refusing: outcome)
+            case .askPerson(let outcome):
+                guard await askPerson(about: sender, offering: what) else {
+                    return Self.answer(refusing: outcome, note: "the person at hexd did not let it in")
+                }
+                let again = try await intake.service.admission(
+                    of: sender.id ?? "", proof: sender.proof, from: sender.address, bytes: Int(clamping: bytes))
+                switch again {
+                case .admitted: return nil
+                case .refused(let outcome), .askPerson(let outcome): return Self.answer(refusing: outcome)
+                }
+            }
         } catch {
             return .text(HTTPStatus(500, "Internal Server Error"), "\(error)")
         }
@@ -243,11 +276,13 @@ extension LocalSendCarrier {
         }
     }
 
-    /// The answer to what `HexManager` refused: `507` for no room, else `403`, saying why.
-    static func answer(refusing outcome: ReceiveOutcome) -> HTTPResponse {
+    /// The answer to what `HexManager` refused: `507` for no room, else `403`, saying why (and
+    /// `note`, when given).
+    static func answer(refusing outcome: ReceiveOutcome, note: String? = nil) -> HTTPResponse {
+        let noted = note.map { " (\($0))" } ?? ""
         if case .noRoom(let refusal, _) = outcome {
-            return .text(HTTPStatus(507, "Insufficient Storage"), "\(refusal)")
+            return .text(HTTPStatus(507, "Insufficient Storage"), "\(refusal)\(noted)")
         }
-        return .text(.forbidden, outcome.explanation)
+        return .text(.forbidden, outcome.explanation + noted)
     }
 }

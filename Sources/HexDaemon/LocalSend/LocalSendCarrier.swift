@@ -21,8 +21,10 @@ actor LocalSendCarrier: DaemonService {
     /// at once (one host cannot take every place).
     static let connectionsAtOnce = 32
     static let connectionsPerAddress = 4
-    /// A connection's handshake, request and answer, all within this.
+    /// A connection's handshake and request, all within this.
     static let connectionDeadline: Duration = .seconds(30)
+    /// Writing an answer, within this.
+    static let answerWriteTimeout: Duration = .seconds(10)
 
     private let socket: DatagramSocket
     private let listener: StreamListener
@@ -37,7 +39,7 @@ actor LocalSendCarrier: DaemonService {
     private var isVisible = true
     private let settings: LocalSendSettings
     private let name: String
-    private let events: EventLog
+    let events: EventLog
     let logger: Logger
     /// Why hexd serves on another port than LocalSend's, or hears no announcement, said once; nil
     /// when it has LocalSend's ports.
@@ -51,6 +53,11 @@ actor LocalSendCarrier: DaemonService {
     let downloads: LocalSendDownloads
     /// The PIN senders must give (`--localsend-pin`), and who gave wrong ones.
     var pinGate: LocalSendPinGate<IPAddress>
+    /// Offers waiting for the person's yes, by device ID, with the held requests' continuations
+    /// and the certificates a yes pairs, by request number.
+    var consent = LocalSendConsent<String>()
+    var consentReplies: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+    var consentCertificates: [UInt64: String] = [:]
     /// The largest text file taken as a note: LocalSend's command-line senders send a note so.
     static let maximumTextFile = LocalSendFile.maximumPreviewBytes
     /// The path of uploads, whose bodies are read as they come.
@@ -383,7 +390,8 @@ actor LocalSendCarrier: DaemonService {
                     response = answer
                 }
             }
-            if let response { try await connection.write(response.serialized(), timeout: deadline - .now) }
+            // An answer may come after the person's yes, past the request's deadline: it has its own.
+            if let response { try await connection.write(response.serialized(), timeout: Self.answerWriteTimeout) }
         } catch {
             logger.limited(
                 "localsend connection", .debug, "LocalSend connection from \(remote?.description ?? "?"): \(error)")

@@ -306,8 +306,10 @@ actor HexService {
     }
 
     /// Whether a hex of `bytes` from `sender` (with the files that come with it) would be stored
-    /// now: nil when it would, else the outcome that refuses it (`HexManager.admission`).
-    func admission(of sender: String, proof: SenderProof, from address: String, bytes: Int) throws -> ReceiveOutcome? {
+    /// now (`HexManager.admission`).
+    func admission(of sender: String, proof: SenderProof, from address: String, bytes: Int) throws
+        -> HexManager.Admission
+    {
         let (room, changes) = disk.room()
         for change in changes { Self.log(change, to: logger) }
         manager.diskRoom = room

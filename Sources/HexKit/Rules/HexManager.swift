@@ -135,22 +135,40 @@ public struct HexManager {
         return .stored(hex)
     }
 
-    /// Whether a hex of `bytes` (its own and its files') from `sender`, as `proof` shows it,
-    /// would be stored now: nil when it would, else the outcome that refuses it (forged, not
-    /// admitted by the policy, blocked, or no room). Asked before a LocalSend device uploads its
-    /// files, so that nothing is written for a hex that would be refused. A key met for the first
-    /// time is pinned here, as a Store from it would pin it.
+    /// Whether a hex of `bytes` (its own and its files') from `sender`, as `proof` shows it, would be
+    /// stored now. Asked before a LocalSend device's offer is taken (its files uploaded, or its
+    /// message kept), so that nothing is written for a hex that would be refused. A key met for
+    /// the first time is pinned here, as a Store from it would pin it.
     public mutating func admission(
         of sender: String, proof: SenderProof, from address: String, bytes: Int
-    ) throws -> ReceiveOutcome? {
-        let trust: SenderTrust
-        switch try admit(sender.canonicalPeerID ?? "", proof: proof) {
-        case .success(let admitted): trust = admitted
-        case .failure(let refusal): return refusal.outcome
+    ) throws -> Admission {
+        let id = sender.canonicalPeerID ?? ""
+        if try isBlocked(anyOf: [id, proof.deviceID]) { return .refused(blockedYou) }
+        // Only a sender that proved a key can be paired, and so be let in by its person.
+        let askable = proof.deviceID != nil
+        switch try admit(id, proof: proof) {
+        case .success(let trust):
+            let account = Self.account(of: proof, at: address)
+            guard
+                let refusal = room(
+                    for: max(bytes, 0), writing: Hex.bytesPerHexRow, from: account, paired: trust == .paired)
+            else { return .admitted }
+            let outcome = ReceiveOutcome.noRoom(refusal, account: account)
+            return askable && trust != .paired ? .askPerson(outcome) : .refused(outcome)
+        case .failure(let refused):
+            if case .forged = refused.outcome { return .refused(refused.outcome) }
+            return askable ? .askPerson(refused.outcome) : .refused(refused.outcome)
         }
-        let account = Self.account(of: proof, at: address)
-        let refusal = room(for: max(bytes, 0), writing: Hex.bytesPerHexRow, from: account, paired: trust == .paired)
-        return refusal.map { .noRoom($0, account: account) }
+    }
+
+    /// What `admission` says of an offer.
+    public enum Admission: Equatable, Sendable {
+        case admitted
+        /// Refused as `outcome` says, unless its person lets the sender in (pairs it): a key the
+        /// accept policy does not take, or one past the budgets strangers have.
+        case askPerson(ReceiveOutcome)
+        /// Refused, whatever the person says: blocked, forged, or past what even a paired sender has.
+        case refused(ReceiveOutcome)
     }
 
     /// A Store's sender, authenticated, admitted by the policy and not blocked: its trust.
