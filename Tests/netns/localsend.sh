@@ -24,6 +24,7 @@
 #     address per line) through its outbox, over TLS to the certificate devB announced, and shares
 #     a 5 MiB file with it; a send while devB is stopped waits, and is delivered once when devB is
 #     back;
+#   - host-a answers the v1 info probe older apps send;
 #   - hidden (hexctl visibility hidden), host-a sends no announcement and its API answers nothing;
 #     shown again, it announces at once and answers;
 #   - hexctl peers --refresh makes devB prove itself again within the second it waits.
@@ -346,14 +347,14 @@ while (left := end - time.monotonic()) > 0:
 print(count)
 PYTHON
 }
-answers() {  # what host-a's LocalSend API answers to info: its alias, or "closed"
-    ip netns exec "$tag-b" python3 - <<'PYTHON'
-import json, socket, ssl
+answers() {  # what host-a's LocalSend API answers to info (v2, or $1): its alias, or "closed"
+    ip netns exec "$tag-b" python3 - "${1:-v2}" <<'PYTHON'
+import json, socket, ssl, sys
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
 try:
     tls = ctx.wrap_socket(socket.create_connection(("10.68.0.1", 53317), timeout=5))
-    tls.sendall(b"GET /api/localsend/v2/info HTTP/1.1\r\nHost: 10.68.0.1:53317\r\n\r\n")
+    tls.sendall(f"GET /api/localsend/{sys.argv[1]}/info HTTP/1.1\r\nHost: 10.68.0.1:53317\r\n\r\n".encode())
     reply = b""
     while chunk := tls.recv(65536):
         reply += chunk
@@ -363,6 +364,8 @@ except (OSError, ValueError, IndexError):
 PYTHON
 }
 [ "$(answers)" = host-a ] || fail "host-a's API does not answer info while visible"
+[ "$(answers v1)" = host-a ] && pass "host-a answers the v1 info probe older apps send" \
+    || fail "host-a does not answer /api/localsend/v1/info"
 ctl a visibility hidden >/dev/null
 heard_hidden=$(heard 2)
 answered_hidden=$(answers)
