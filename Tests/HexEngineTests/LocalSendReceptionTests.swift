@@ -85,4 +85,13 @@ import Testing
         }
         #expect(ended == .forbidden("no such session"))
     }
+
+    @Test func aSessionNothingComesForEndsWhenAskedAfterItsIdleLimit() throws {
+        var reception = Reception(idleLimit: .seconds(60))
+        _ = try reception.prepare(id: "s1", files: [("t", Self.photo)], from: "a", sender: "A", at: start)
+        reception.expire(at: start + .seconds(59))
+        #expect(reception.session != nil)
+        reception.expire(at: start + .seconds(60))
+        #expect(reception.session == nil)
+    }
 }

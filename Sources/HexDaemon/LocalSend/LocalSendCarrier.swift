@@ -213,7 +213,12 @@ actor LocalSendCarrier: DaemonService {
                     }
                     if isVisible { await perform(presence.heard(device, from: datagram.sender, at: .now)) }
                 }
-                if let deadline = presence.deadline, deadline <= .now { await perform(presence.tick(at: .now)) }
+                if let deadline = presence.deadline, deadline <= .now {
+                    await perform(presence.tick(at: .now))
+                    // An upload session its sender abandoned: the files that landed become their hex.
+                    reception.expire(at: .now)
+                    await keepEndedSessions()
+                }
             } catch is CancellationError {
                 return
             } catch {

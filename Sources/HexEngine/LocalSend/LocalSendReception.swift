@@ -103,7 +103,9 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
         return true
     }
 
-    private mutating func expire(at now: Instant) {
+    /// Ends the session when it has been idle for `idleLimit` at `now` (called by every other
+    /// change; the driver calls it too, so that an abandoned session's files are kept in time).
+    public mutating func expire(at now: Instant) {
         if let current = session, current.uploading.isEmpty, now - current.lastActivity >= idleLimit { session = nil }
     }
 }
