@@ -7,7 +7,8 @@
 /// status RFC 9110/9112 names: a head past its bound (431), a long target (414), a body past its
 /// bound (413), a chunked body (411), an HTTP version other than 1.0 and 1.1 (505), and any
 /// malformed line, folded field, bare control character, conflicting length or missing or doubled
-/// `Host` (400). After `.request` or `.refuse` the reader is done; the server answers and closes.
+/// `Host` (400). After `.request`, `.head` (a path whose body the caller reads) or `.refuse` the
+/// reader is done; the server answers and closes.
 public struct HTTPRequestReader: Sendable {
     public struct Limits: Sendable {
         /// The request line and all header fields, with their line ends.

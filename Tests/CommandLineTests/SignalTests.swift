@@ -41,7 +41,9 @@ extension ProcessTests {
         @Test func theOnReceiveCommandGetsSignalsAsAFreshProcess() async throws {
             let work = try TemporaryDirectory()
             let hook = work.file("hook.sh")
-            try "#!/bin/sh\ncat >/dev/null\ngrep -E '^Sig(Blk|Ign):' /proc/$$/status > \"$1\"\n".write(
+            // `exec`: grep reads its own mask, inherited from the shell as hexd started it, never the
+            // shell's while it waits for a child (dash blocks SIGINT and SIGTERM then).
+            try "#!/bin/sh\ncat >/dev/null\nexec grep -E '^Sig(Blk|Ign):' /proc/self/status > \"$1\"\n".write(
                 toFile: hook, atomically: true, encoding: .utf8)
             #expect(chmod(hook, 0o700) == 0)
             let daemon = try await DaemonProcess(

@@ -21,7 +21,7 @@ import Testing
     @Test func oneOfferPerDeviceWaitsUntilAnsweredOrItsTimeIsOver() throws {
         var consent = Consent(wait: .seconds(60), capacity: 4)
         let first = try consent.open("localsend:AB", named: "Pixel", offering: "3 files, 1 MiB", at: at(0))
-        #expect(first.until == at(60) && consent.request(of: "localsend:AB")?.what == "3 files, 1 MiB")
+        #expect(first.until == at(60) && consent.waiting.first?.what == "3 files, 1 MiB")
         #expect(refusal(&consent, "localsend:AB", at: at(1)) == .waitingAlready, "one offer per device")
         let second = try consent.open("localsend:CD", named: "Mac", offering: "a message", at: at(2))
         #expect(second.number != first.number)
@@ -36,6 +36,8 @@ import Testing
         _ = try consent.open("a", named: "a", offering: "x", at: at(0))
         _ = try consent.open("b", named: "b", offering: "x", at: at(0))
         #expect(refusal(&consent, "c", at: at(1)) == .full)
-        #expect(refusal(&consent, "c", at: at(60)) == nil, "the first two's time is over: room again")
+        #expect(refusal(&consent, "c", at: at(60)) == .full, "over, but not yet handed to the driver")
+        #expect(consent.expire(at: at(60)).count == 2)
+        #expect(refusal(&consent, "c", at: at(60)) == nil, "handed over and refused: room again")
     }
 }

@@ -10,7 +10,7 @@ import Testing
 
     @Test func noPinPassesEveryone() {
         var gate = Gate(pin: nil)
-        #expect(!gate.isRequired && gate.check(nil, from: "a", at: start) == .pass)
+        #expect(gate.check(nil, from: "a", at: start) == .pass)
         var empty = Gate(pin: "")
         #expect(empty.check("x", from: "a", at: start) == .pass, "an empty PIN asks none")
     }
@@ -24,10 +24,19 @@ import Testing
         #expect(gate.check("4711", from: "a", at: at(5)) == .locked, "locked, the right PIN too")
         #expect(Gate.Verdict.locked.status == 429)
         #expect(gate.check("4711", from: "b", at: at(5)) == .pass, "another address is not locked")
-        #expect(gate.check("4711", from: "a", at: at(602)) == .pass, "a lockout ends")
-        #expect(
-            gate.check("471", from: "a", at: at(603)) == .wrong && gate.check("47111", from: "a", at: at(603)) == .wrong
-        )
+        #expect(gate.check("4711", from: "a", at: at(603)) == .locked, "ten minutes from the third wrong try")
+        #expect(gate.check("4711", from: "a", at: at(604)) == .pass, "a lockout ends")
+        let short = gate.check("471", from: "a", at: at(605))
+        let long = gate.check("47111", from: "a", at: at(605))
+        #expect(short == .wrong && long == .wrong)
+    }
+
+    @Test func wrongTriesFarApartAgeOutBeforeTheyLock() {
+        var gate = Gate(pin: "4711", lockout: .seconds(600))
+        _ = gate.check("1", from: "a", at: at(0))
+        _ = gate.check("2", from: "a", at: at(300))
+        #expect(gate.check("3", from: "a", at: at(600)) == .wrong)
+        #expect(gate.check("4711", from: "a", at: at(601)) == .pass, "the first try aged out: two within ten minutes")
     }
 
     @Test func theRightPinClearsAnAddresssWrongTries() {

@@ -44,8 +44,9 @@ import Testing
         #expect(
             presence.heard(phone, from: "10.0.0.7", at: at(20.5)) == [.register(phone, at: "10.0.0.7")],
             "unless it asks who is there (an app that starts), which only those that answer learn")
-        #expect(presence.proven(phone, at: "10.0.0.7", now: at(21)).map(\.isConfirmed) == [true])
+        #expect(presence.proven(phone, at: "10.0.0.7", now: at(21)).map(\.isAnnouncedAgain) == [true])
         #expect(presence.devices.first?.lastSeen == at(21), "proven there again, as it was")
+        #expect(presence.proven(phone, at: "10.0.0.7", now: at(22)) == [], "a refresh's register is no return")
         var renamed = phone
         renamed.alias = "Evil"
         #expect(
@@ -66,7 +67,8 @@ import Testing
         #expect(presence.heard(phone, from: "10.0.0.9", at: at(10)) == [.register(phone, at: "10.0.0.9")])
         let renamed = Self.device("Pixel 8", "ab12")
         let moved = presence.proven(renamed, at: "10.0.0.9", now: at(10.5))
-        #expect(moved.count == 1 && presence.devices.first?.description.alias == "Pixel 8")
+        #expect(presence.devices.first?.description.alias == "Pixel 8")
+        #expect(moved.map(\.isAnnouncedAgain) == [false, true], "updated, and back: it announced itself")
         guard case .updated(let device) = moved.first else {
             Issue.record("not updated: \(moved)")
             return
@@ -115,5 +117,5 @@ import Testing
 }
 
 extension LocalSendPresence.Action {
-    fileprivate var isConfirmed: Bool { if case .confirmed = self { true } else { false } }
+    fileprivate var isAnnouncedAgain: Bool { if case .announcedAgain = self { true } else { false } }
 }

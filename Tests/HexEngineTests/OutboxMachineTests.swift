@@ -85,6 +85,27 @@ import Testing
         #expect(third == nil)
     }
 
+    @Test func aLaneThatOutlivesItsRoundIsLeftOutOfLaterRoundsUntilItEnds() {
+        var machine = OutboxMachine()
+        let due = [
+            Send(messageID: "1", destination: "localsend:AB"), Send(messageID: "2", destination: "grace"),
+            Send(messageID: "3", destination: "localsend:AB"),
+        ]
+        machine.roundStarts()
+        var phone = machine.lanes(of: due)[0]
+        machine.laneOutlivesRound("localsend:AB")
+        _ = phone.next(reservingIn: &machine)
+        machine.roundEnds()
+        machine.roundStarts()
+        #expect(
+            machine.lanes(of: due).map(\.destination) == ["grace"],
+            "the phone's later send waits for its lane: it neither overtakes nor goes twice")
+        machine.roundEnds()
+        _ = machine.finished("1")
+        machine.outlivingLaneEnded("localsend:AB")
+        #expect(machine.lanes(of: due).map(\.destination) == ["localsend:AB", "grace"])
+    }
+
     @Test func onceASendMustWaitTheRestOfItsLaneWaitsAsLong() {
         var machine = OutboxMachine()
         let due = (1...3).map { Send(messageID: "\($0)", destination: "grace") }

@@ -27,7 +27,9 @@
 #   - host-a answers the v1 info probe older apps send;
 #   - hidden (hexctl visibility hidden), host-a sends no announcement and its API answers nothing;
 #     shown again, it announces at once and answers;
-#   - hexctl peers --refresh makes devB prove itself again within the second it waits.
+#   - hexctl peers --refresh makes devB prove itself again within the second it waits;
+#   - devB reinstalled (a new certificate, the same name) is a new device: a send to the old ID
+#     is not delivered to it, the name two devices share is refused, the new ID is sent to.
 # Each check is counted; the last line says how many passed. Touches only the namespaces it makes;
 # every wait is bounded.
 #
@@ -398,5 +400,28 @@ refreshed=$(ctl a peers --refresh --json | seen_devb)
 python3 -c "import sys; sys.exit(0 if $awhile >= 3 and 0 <= $refreshed < 1.5 else 1)" \
     && pass "peers --refresh: devB, last heard ${awhile%.*} s before, proved itself again within the second" \
     || fail "peers --refresh: devB last heard $awhile s ago, then $refreshed s ago"
+
+# devB reinstalled: a new certificate under the same name is a new device, never the old one. A
+# send to the old ID is not delivered to it; the name, now two devices', is refused; the new ID works.
+kill "$lsd_pid"
+wait "$lsd_pid" 2>/dev/null || true
+mv "$work/lsd-state" "$work/lsd-state-old"
+start_localsendd
+fingerprint_new=$(lsctl status --json | json 'data["self"]["fingerprint"]')
+for _ in $(seq 150); do [[ "$(ctl a peers --json)" == *"$fingerprint_new"* ]] && break; sleep 0.1; done
+before=$(ls "$work/lsd-downloads" | wc -l)
+old_code=0
+old_send=$(ctl a send --timeout 3 --to "localsend:$fingerprint_devb" https://example.com/old 2>&1) || old_code=$?
+name_code=0
+by_name=$(ctl a send --to devB https://example.com/name 2>&1) || name_code=$?
+new_send=$(ctl a send --to "localsend:${fingerprint_new:0:16}" https://example.com/new 2>&1 || true)
+[ "$fingerprint_new" != "$fingerprint_devb" ] && [ "$old_code" = 75 ] \
+    && [[ "$old_send" == *"showed the certificate"* ]] \
+    && [ "$name_code" != 0 ] && [[ "$by_name" == *"matches 2"* ]] && [[ "$new_send" == "received by devB"* ]] \
+    && [ -n "$(in_downloads https://example.com/new)" ] && [ -z "$(in_downloads https://example.com/old)" ] \
+    && [ "$(ls "$work/lsd-downloads" | wc -l)" = $((before + 1)) ] \
+    && pass "devB with a new certificate is a new device: the old ID's send waits, the shared name is refused" \
+    || fail "a reinstalled devB (${fingerprint_new:0:8}, was ${fingerprint_devb:0:8}): old ID: exit $old_code," \
+        "$old_send; by name: exit $name_code, $by_name; new ID: $new_send"
 
 echo "$label: $passed passed, 0 failed"

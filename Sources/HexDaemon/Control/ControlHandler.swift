@@ -527,9 +527,6 @@ struct ControlHandler: Sendable {
         }
     }
 
-    /// Who a share sent with `options` is for: a peer known by the ID its key derives (in the
-    /// table, seen before, or at the address given), to whom `peer` links can be granted; or a
-    /// legacy peer or an unknown address, which cannot fetch from this daemon.
     /// Sends the files themselves to a LocalSend device (LocalSend has no links to files), at
     /// once: not through the outbox, whose sends are hexes. Progress goes out as `filesSending`
     /// events under the share's query id.
@@ -550,6 +547,9 @@ struct ControlHandler: Sendable {
                 milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.certificate.description))
     }
 
+    /// Who a share sent with `options` is for: a peer known by the ID its key derives (in the
+    /// table, seen before, or at the address given), to whom `peer` links can be granted; or a
+    /// legacy peer or an unknown address, which cannot fetch from this daemon.
     private func audience(of options: SendOptions) async throws -> ShareAudience {
         let target = try await sender.target(options.to)
         var uuid = target.peerUUID

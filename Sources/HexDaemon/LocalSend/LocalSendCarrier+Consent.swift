@@ -6,20 +6,38 @@ import HexKit
 /// `hexctl pair --accept` (or `--decline`) answers it; a yes pairs the device.
 extension LocalSendCarrier {
     /// Asks the person whether `sender` may send `what`, and waits for the answer, at most
-    /// `LocalSendConsent.wait`; true when they said yes (the device is paired then).
-    func askPerson(about sender: Sender, offering what: String) async -> Bool {
-        guard let id = sender.id, case .key(let certificate, _) = sender.proof else { return false }
+    /// `LocalSendConsent.wait`: nil when they said yes (the device is paired then), else why not.
+    func askPerson(about sender: Sender, offering what: String) async -> String? {
+        guard let id = sender.id, case .key(let certificate, _) = sender.proof else {
+            return "it showed no certificate, so it cannot be let in"
+        }
+        expireConsents()
         let request: LocalSendConsent<String>.Request
         do {
             request = try consent.open(id, named: sender.alias, offering: what, at: .now)
         } catch {
+            let why = error == .full ? "as many offers wait for the person as may" : "an offer of it waits already"
             logger.limited(
-                "localsend consent", .info,
-                "\(sender.alias.clipped(toUTF8: 80)) (\(Intake.short(id))) cannot wait for a yes: "
-                    + (error == .full ? "as many offers wait as may" : "it has an offer waiting"))
-            return false
+                "localsend consent", .info, "\(sender.alias.clipped(toUTF8: 80)) (\(Intake.short(id))): \(why)")
+            return why
         }
         consentCertificates[request.number] = certificate
+        let timer = Task {
+            guard (try? await Task.sleep(for: consent.wait)) != nil else { return }
+            self.expireConsents()
+        }
+        defer { timer.cancel() }
+        // The continuation is kept before the person is told: an answer never comes before it.
+        let yes = await withCheckedContinuation { continuation in
+            consentReplies[request.number] = continuation
+            Task { await self.tellPerson(about: sender, id: id, offering: what) }
+        }
+        return yes ? nil : "the person at hexd did not let it in"
+    }
+
+    /// Tells the person of an offer waiting: the log, a `pairRequested` event, the arrivals (a
+    /// notification).
+    private func tellPerson(about sender: Sender, id: String, offering what: String) async {
         logger.info(
             "\(sender.alias.clipped(toUTF8: 80)) (\(Intake.short(id)), \(sender.remote)) wants to send \(what): "
                 + "waiting for hexctl pair --accept \(id.prefix(18))")
@@ -27,12 +45,6 @@ extension LocalSendCarrier {
             .pairRequested, peerUUID: id, peer: sender.alias, versionID: "LocalSend " + sender.version,
             message: "wants to send \(what) (LocalSend)")
         intake.arrivals.publish([.offerWaiting(name: sender.alias, peerUUID: id, what: what)])
-        let timer = Task {
-            guard (try? await Task.sleep(for: consent.wait)) != nil else { return }
-            self.expireConsents()
-        }
-        defer { timer.cancel() }
-        return await withCheckedContinuation { consentReplies[request.number] = $0 }
     }
 
     /// The person's answer to the offer the device `id` has waiting: a yes pairs the device with
@@ -60,17 +72,14 @@ extension LocalSendCarrier {
     /// The offer waiting that `text` names: by the device's ID, a prefix of it (or of its
     /// fingerprint) of 4 digits or more, or its name (any case), when one offer alone matches.
     func offerWaiting(matching text: String) -> LocalSendConsent<String>.Request? {
-        let wanted = text.uppercased()
-        let fingerprint = wanted.hasPrefix("LOCALSEND:") ? String(wanted.dropFirst(10)) : wanted
         let matches = consent.waiting.filter {
-            $0.name.uppercased() == wanted
-                || (fingerprint.count >= 4 && $0.key.dropFirst(PeerKind.localSendPrefix.count).hasPrefix(fingerprint))
+            Self.names(text, alias: $0.name, fingerprint: String($0.key.dropFirst(PeerKind.localSendPrefix.count)))
         }
         return matches.count == 1 ? matches.first : nil
     }
 
     /// Refuses the offers whose wait is over.
-    private func expireConsents() {
+    func expireConsents() {
         for request in consent.expire(at: .now) {
             consentCertificates[request.number] = nil
             consentReplies.removeValue(forKey: request.number)?.resume(returning: false)

@@ -50,11 +50,12 @@ extension LocalSendCarrier {
     func prepareUpload(_ request: HTTPRequest, from remote: Endpoint?, certificate: Fingerprint?) async -> HTTPResponse
     {
         guard let address = remote?.address else { return .text(.badRequest, "no address to answer") }
-        switch pinGate.check(request.query["pin"], from: address, at: .now) {
+        let verdict = pinGate.check(request.query["pin"], from: address, at: .now)
+        switch verdict {
         case .pass: break
-        case .required: return .text(HTTPStatus(401, "Unauthorized"), "PIN required")
-        case .wrong: return .text(HTTPStatus(401, "Unauthorized"), "Invalid PIN")
-        case .locked: return .text(HTTPStatus(429, "Too Many Requests"), "too many wrong PINs; try again later")
+        case .required: return .text(HTTPStatus(verdict.status, "Unauthorized"), "PIN required")
+        case .wrong: return .text(HTTPStatus(verdict.status, "Unauthorized"), "Invalid PIN")
+        case .locked: return .text(HTTPStatus(verdict.status, "Too Many Requests"), "too many wrong PINs; try later")
         }
         guard let upload = LocalSendUploadRequest.decode(request.body) else {
             return .text(.badRequest, "the body is not a LocalSend prepare-upload request (at most 1,000 files)")
@@ -63,14 +64,17 @@ extension LocalSendCarrier {
             return .text(.forbidden, "the client certificate is not the one the device claims")
         }
         if let text = upload.message {
-            let bytes = Int64(text.utf8.count)
-            if let refusal = await admit(bytes: bytes, from: sender, offering: "a message") { return refusal }
+            let hex = LocalSendMessage.hex(text, from: sender.alias, senderID: sender.id)
+            if let refusal = await admit(bytes: Self.charge(of: hex), from: sender, offering: "a message") {
+                return refusal
+            }
             return await keep(text, from: sender, answering: .noContent)
         }
         let isNote = upload.files.count == 1 && upload.files.allSatisfy { $0.isText && $0.size <= Self.maximumTextFile }
+        // A note's hex holds its text twice at most: the description, and the addresses in it.
+        let note = (upload.files.first?.size ?? 0) * 2 + Int64(Hex.bytesPerHexRow)
         if let refusal = isNote
-            ? await admit(bytes: upload.files.first?.size ?? 0, from: sender, offering: "a note")
-            : await admit(upload.files, from: sender)
+            ? await admit(bytes: note, from: sender, offering: "a note") : await admit(upload.files, from: sender)
         {
             return refusal
         }
@@ -104,8 +108,25 @@ extension LocalSendCarrier {
         if let problem = downloads.roomProblem(for: total) {
             return .text(HTTPStatus(507, "Insufficient Storage"), problem)
         }
+        // The hex the files will make counts too, its links to where they will land.
+        let landing = files.map { file in
+            let name = SafeFileName.make(from: file.fileName)
+            return (name: name, path: downloads.folder.path + "/" + name)
+        }
+        let hex = LocalSendMessage.hex(files: landing, from: sender.alias, senderID: sender.id)
+        let (charge, overflow) = total.addingReportingOverflow(Self.charge(of: hex))
         let what = files.count == 1 ? "a file" : "\(files.count) files"
-        return await admit(bytes: total, from: sender, offering: "\(what), \(ByteCount.text(Int(clamping: total)))")
+        let offering = "\(what), \(ByteCount.text(Int(clamping: total)))"
+        if let refusal = await admit(bytes: overflow ? .max : charge, from: sender, offering: offering) {
+            return refusal
+        }
+        // The person may have taken a minute: the disk is asked again.
+        return downloads.roomProblem(for: total).map { .text(HTTPStatus(507, "Insufficient Storage"), $0) }
+    }
+
+    /// What `hex` counts against its sender's budgets once stored (its files aside).
+    private static func charge(of hex: HexJM) -> Int64 {
+        Int64(HexManager.makeHex(from: hex, location: .inbox, at: Date()).storedBytes)
     }
 
     /// Why an offer of `bytes` from `sender` is refused, as `HexManager` rules (the accept policy,
@@ -122,8 +143,8 @@ extension LocalSendCarrier {
             case .refused(let outcome):
                 return Self.answer(refusing: outcome)
             case .askPerson(let outcome):
-                guard await askPerson(about: sender, offering: what) else {
-                    return Self.answer(refusing: outcome, note: "the person at hexd did not let it in")
+                if let why = await askPerson(about: sender, offering: what) {
+                    return Self.answer(refusing: outcome, note: why)
                 }
                 let again = try await intake.service.admission(
                     of: sender.id ?? "", proof: sender.proof, from: sender.address, bytes: Int(clamping: bytes))
@@ -150,6 +171,11 @@ extension LocalSendCarrier {
     nonisolated func upload(
         _ request: HTTPRequest, length: Int, first: [UInt8], over connection: TLSConnection, from remote: Endpoint?
     ) async -> HTTPResponse {
+        guard request.method == "POST" else { return .text(HTTPStatus(405, "Method Not Allowed"), "POST an upload") }
+        // Checked before the token is spent: a sender can send again what it sends right.
+        guard request.headers["content-length"] != nil else {
+            return .text(HTTPStatus(411, "Length Required"), "an upload names its size (Content-Length)")
+        }
         guard let address = remote?.address, let session = request.query["sessionId"],
             let fileID = request.query["fileId"], let token = request.query["token"]
         else { return .text(.badRequest, "an upload names its sessionId, fileId and token") }
@@ -196,9 +222,17 @@ extension LocalSendCarrier {
 
     /// The upload of `file` ended, `saved` when it landed whole; when that ended its session, the
     /// session's files become a hex and the answer says how that went (nil: the upload's `200`).
+    /// A file that landed after its session ended (cancelled meanwhile) is removed: no hex would
+    /// link it, nor any budget count it.
     @discardableResult
     private func endUpload(session: String, file: String, saved: LocalSendDownloads.Saved?) async -> HTTPResponse? {
-        if let saved { received[session]?.files.append(saved) }
+        if let saved {
+            guard received[session] != nil else {
+                DiskFile.remove(saved.path)
+                return .text(HTTPStatus(409, "Conflict"), "the session was cancelled")
+            }
+            received[session]?.files.append(saved)
+        }
         guard reception.finished(session: session, file: file, at: .now) else { return nil }
         return await keepFiles(of: session)
     }

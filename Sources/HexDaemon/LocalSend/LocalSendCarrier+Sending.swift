@@ -28,14 +28,7 @@ extension LocalSendCarrier {
     ///   `timeout` (worth trying again); `.refused` when its person declined it, or it never will
     ///   take it from hexd.
     func sendMessage(_ text: String, to peerID: String, timeout: Duration) async throws(SendError) -> Delivery {
-        guard let device = devices.first(where: { Self.peerID($0.fingerprint) == peerID }) else {
-            throw .undelivered("\(peerID.prefix(26))… is away: no LocalSend announcement heard from it lately")
-        }
-        let endpoint = Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
-        let label = "\(device.description.alias.clipped(toUTF8: 80)) (\(endpoint))"
-        guard !device.description.version.hasPrefix("1.") else {
-            throw .refused("\(label) speaks LocalSend \(device.description.version); hexd sends to 2.x devices")
-        }
+        let (device, endpoint, label) = try destination(peerID)
         let bytes = Array(text.utf8)
         let file = LocalSendFile(
             id: UUID().uuidString, fileName: "message.txt", size: Int64(bytes.count), fileType: "text/plain",
@@ -89,22 +82,22 @@ extension LocalSendCarrier {
     func sendFiles(
         _ paths: [String], to peerID: String, progress: @Sendable (String, Int64, Int64) async -> Void
     ) async throws(SendError) -> FilesDelivery {
-        guard let device = devices.first(where: { Self.peerID($0.fingerprint) == peerID }) else {
-            throw .undelivered("\(peerID.prefix(26))… is away: no LocalSend announcement heard from it lately")
+        guard paths.count <= LocalSendUploadRequest.maximumFiles else {
+            throw .refused("LocalSend takes at most \(LocalSendUploadRequest.maximumFiles) files at once")
         }
-        let endpoint = Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
-        let label = "\(device.description.alias.clipped(toUTF8: 80)) (\(endpoint))"
-        var opened: [(file: DiskFile, offer: LocalSendFile)] = []
+        let (device, endpoint, label) = try destination(peerID)
+        // Each file is opened for its size now, and again when its bytes go: a thousand files hold
+        // no thousand descriptors through the person's answer.
+        var offered: [(path: String, offer: LocalSendFile)] = []
         for path in paths {
             do {
-                let file = try DiskFile.reading(path)
+                let size = try DiskFile.reading(path).status().size
                 let name = String(path.split(separator: "/").last ?? Substring(path))
-                opened.append(
+                offered.append(
                     (
-                        file,
+                        path,
                         LocalSendFile(
-                            id: UUID().uuidString, fileName: name, size: try file.status().size,
-                            fileType: "application/octet-stream")
+                            id: UUID().uuidString, fileName: name, size: size, fileType: "application/octet-stream")
                     ))
             } catch {
                 throw .refused("cannot send \(path): \(error)")
@@ -113,7 +106,7 @@ extension LocalSendCarrier {
         let offer = HTTPRequest(
             method: "POST", path: "/api/localsend/v2/prepare-upload",
             headers: HTTPHeaders([("Content-Type", "application/json")]),
-            body: LocalSendUploadRequest(info: ownDevice(announce: nil), files: opened.map(\.offer)).encoded())
+            body: LocalSendUploadRequest(info: ownDevice(announce: nil), files: offered.map(\.offer)).encoded())
         let answer = try await exchange(
             offer, with: device, at: endpoint, label: label, until: .now + Self.answerWait)
         switch LocalSendAnswer(status: answer.status) {
@@ -127,10 +120,19 @@ extension LocalSendCarrier {
         guard let session = LocalSendUploadSession.decode(answer.body) else {
             throw .undelivered("\(label) took the files but its answer names no session")
         }
-        let wanted = opened.filter { item in session.tokens.contains { $0.fileID == item.offer.id } }
+        let wanted = offered.filter { item in session.tokens.contains { $0.fileID == item.offer.id } }
         let total = wanted.reduce(Int64(0)) { $0 + $1.offer.size }
         var sent: Int64 = 0
-        for (file, offered) in wanted {
+        for (path, offered) in wanted {
+            let file: DiskFile
+            do {
+                file = try DiskFile.reading(path)
+                guard try file.status().size == offered.size else {
+                    throw DiskFileError("read \(path)", reason: "it changed size since it was offered")
+                }
+            } catch {
+                throw .refused("cannot send \(path): \(error)")
+            }
             let token = session.tokens.first { $0.fileID == offered.id }?.token ?? ""
             let upload = HTTPRequest(
                 method: "POST", path: Self.uploadPath,
@@ -152,9 +154,23 @@ extension LocalSendCarrier {
             sent += offered.size
         }
         return FilesDelivery(
-            label: label, endpoint: endpoint,
-            certificate: Fingerprint(hex: device.fingerprint) ?? client.tls.persona.fingerprint,
-            files: wanted.count, bytes: sent)
+            label: label, endpoint: endpoint, certificate: answer.certificate, files: wanted.count, bytes: sent)
+    }
+
+    /// The listed device `peerID`, where its API is, and how the user reads it.
+    /// - Throws: `SendError.undelivered` when it is not listed (away), `.refused` for a 1.0 device.
+    private func destination(_ peerID: String) throws(SendError)
+        -> (device: LocalSendPresence<IPAddress>.Device, endpoint: Endpoint, label: String)
+    {
+        guard let device = devices.first(where: { Self.peerID($0.fingerprint) == peerID }) else {
+            throw .undelivered("\(peerID.prefix(26))… is away: no LocalSend announcement heard from it lately")
+        }
+        let endpoint = Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
+        let label = "\(device.description.alias.clipped(toUTF8: 80)) (\(endpoint))"
+        guard !device.description.version.hasPrefix("1.") else {
+            throw .refused("\(label) speaks LocalSend \(device.description.version); hexd sends to 2.x devices")
+        }
+        return (device, endpoint, label)
     }
 
     /// The error a refusing status makes (see `LocalSendAnswer`).

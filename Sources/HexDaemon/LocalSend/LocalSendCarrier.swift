@@ -166,10 +166,18 @@ actor LocalSendCarrier: DaemonService {
         let wanted = text.uppercased()
         let byName = presence.devices.filter { $0.description.alias.uppercased() == wanted }
         if byName.count == 1 { return byName.first }
-        let fingerprint = wanted.hasPrefix("LOCALSEND:") ? String(wanted.dropFirst(10)) : wanted
-        guard fingerprint.count >= 4 else { return nil }
-        let byID = presence.devices.filter { $0.fingerprint.hasPrefix(fingerprint) }
+        let byID = presence.devices.filter { Self.names(text, alias: nil, fingerprint: $0.fingerprint) }
         return byID.count == 1 ? byID.first : nil
+    }
+
+    /// Whether `text` names a device: its alias (any case), when one is given, or a prefix of its
+    /// ID (`localsend:A1B2`) or of its `fingerprint` (upper case), 4 digits at least.
+    static func names(_ text: String, alias: String?, fingerprint: String) -> Bool {
+        let wanted = text.uppercased()
+        if let alias, alias.uppercased() == wanted { return true }
+        let prefix = PeerKind.localSendPrefix.uppercased()
+        let digits = wanted.hasPrefix(prefix) ? String(wanted.dropFirst(prefix.count)) : wanted
+        return digits.count >= 4 && fingerprint.hasPrefix(digits)
     }
 
     /// Asks the LAN who is there now (`hexctl peers --refresh`).
@@ -246,8 +254,10 @@ actor LocalSendCarrier: DaemonService {
                 await directory.arrivedElsewhere(
                     id: Self.peerID(device.fingerprint), name: device.description.alias, versionID: versionID,
                     address: device.address.description)
-            case .updated(let device), .confirmed(let device):
-                // Proven there again: what waits for it may go now.
+            case .updated:
+                break
+            case .announcedAgain(let device):
+                // Back (an app that started announces so): what waits for it may go now.
                 await directory.heardFromElsewhere(id: Self.peerID(device.fingerprint))
             case .lost(let device):
                 logger.info("LocalSend device \(device.description.alias.clipped(toUTF8: 80)) is gone")
@@ -411,8 +421,6 @@ actor LocalSendCarrier: DaemonService {
         switch (request.method, request.path) {
         case ("POST", "/api/localsend/v2/prepare-upload"):
             return await prepareUpload(request, from: remote, certificate: certificate)
-        case ("POST", Self.uploadPath):
-            return .text(.badRequest, "an upload names its size (Content-Length)")
         case ("POST", "/api/localsend/v2/cancel"):
             guard let address = remote?.address, let session = request.query["sessionId"],
                 reception.cancel(session: session, from: address)

@@ -107,6 +107,7 @@ struct LocalSendDownloads: Sendable {
                 throw .refused(status: 400, "the bytes' SHA-256 is not the one announced")
             }
         }
+        guard await stillWanted() else { throw .refused(status: 409, "the session was cancelled") }
         do {
             try partial.sync()
             let path = try folder.place(partial, named: name)

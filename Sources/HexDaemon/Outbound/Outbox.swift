@@ -148,15 +148,15 @@ actor Outbox: DaemonService {
             let outcome = await self.settle(entry, timeout: own, prepared: prepared)
             self.finish(entry.messageID, outcome)
         }
-        return await wait(waiter, atMost: timeout, for: entry.label)
+        return await wait(
+            waiter, atMost: timeout, saying: "\(entry.label) has not answered yet (its person may be looking at it)")
     }
 
-    /// The outcome of the attempt `waiter` waits for, or `underWay` after `limit`.
-    private func wait(_ waiter: OutboxMachine.Waiter, atMost limit: Duration, for label: String) async -> Attempt {
+    /// The outcome of the attempt `waiter` waits for, or `underWay` with `reason` after `limit`.
+    private func wait(_ waiter: OutboxMachine.Waiter, atMost limit: Duration, saying reason: String) async -> Attempt {
         let timer = Task {
             guard (try? await Task.sleep(for: limit)) != nil else { return }
-            self.waiters.removeValue(forKey: waiter)?.resume(
-                returning: .underWay("\(label) has not answered yet (its person may be looking at it)"))
+            self.waiters.removeValue(forKey: waiter)?.resume(returning: .underWay(reason))
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { waiters[waiter] = $0 }
@@ -206,7 +206,7 @@ actor Outbox: DaemonService {
     /// Attempts a queued send now, or waits for the attempt under way, and returns how it ended.
     func attempt(_ messageID: String, timeout: Duration) async -> Attempt {
         if case .wait(let waiter) = machine.request(messageID) {
-            return await wait(waiter, atMost: timeout, for: messageID)
+            return await wait(waiter, atMost: timeout, saying: "the attempt under way has not ended yet")
         }
         // Reserved: nobody else attempts it until `finish`, whatever happens while the store reads.
         let outcome: Attempt
@@ -322,9 +322,24 @@ actor Outbox: DaemonService {
         guard let due = await logged({ try await store.dueOutboxEntries(at: Date(), limit: Self.batchSize) }) else {
             return
         }
+        var started = 0
         await withTaskGroup(of: Void.self) { group in
-            for (index, lane) in machine.lanes(of: due).enumerated() {
-                if index >= Self.concurrentPeers { await group.next() }
+            for lane in machine.lanes(of: due) {
+                // A lane whose attempts may wait minutes for a person (a LocalSend device's) goes on
+                // by itself: the round, and every other destination's sends, do not wait for it.
+                if sender.attemptTimeout(toPeer: lane.destination, asked: Self.backgroundTimeout)
+                    > Self.backgroundTimeout
+                {
+                    machine.laneOutlivesRound(lane.destination)
+                    Task {
+                        await self.deliverInOrder(lane)
+                        self.machine.outlivingLaneEnded(lane.destination)
+                        self.wake()
+                    }
+                    continue
+                }
+                if started >= Self.concurrentPeers { await group.next() }
+                started += 1
                 group.addTask { await self.deliverInOrder(lane) }
             }
         }

@@ -102,8 +102,8 @@ actor PeerDirectory {
         heardFromElsewhere(id: id)
     }
 
-    /// Says that a device another carrier lists proved again that it is there: the followers of
-    /// `arrivals()` make its queued sends due.
+    /// Says that a device another carrier lists is back (it announced itself again, and proved
+    /// it): the followers of `arrivals()` make its queued sends due.
     func heardFromElsewhere(id: String) {
         for follower in followers.values { follower.yield(id) }
     }
@@ -120,8 +120,9 @@ actor PeerDirectory {
             message: "dropped: the peer table is full")
     }
 
-    /// The UUIDs of peers as they are found or restart, from now on: the outbox makes their
-    /// queued sends due. A follower that falls behind loses the oldest (it reads the store anyway).
+    /// The IDs of peers as they are found or restart, and of other carriers' devices as they are
+    /// found or come back, from now on: the outbox makes their queued sends due. A follower that
+    /// falls behind loses the oldest (it reads the store anyway).
     func arrivals() -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
         let id = nextFollower

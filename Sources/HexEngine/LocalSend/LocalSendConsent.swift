@@ -37,12 +37,12 @@ public struct LocalSendConsent<Key: Hashable & Sendable>: Sendable {
         self.capacity = capacity
     }
 
-    /// An offer from `key` starts waiting at `now`: its number.
+    /// An offer from `key` starts waiting at `now`: its number. Offers whose wait is over still
+    /// count until `expire` hands them to the driver, which refuses each.
     /// - Throws: `Refusal`.
     public mutating func open(_ key: Key, named name: String, offering what: String, at now: Instant)
         throws(Refusal) -> Request
     {
-        _ = expire(at: now)
         guard !waiting.contains(where: { $0.key == key }) else { throw .waitingAlready }
         guard waiting.count < capacity else { throw .full }
         issued += 1
@@ -64,6 +64,4 @@ public struct LocalSendConsent<Key: Hashable & Sendable>: Sendable {
         return over
     }
 
-    /// The request `key` has waiting, if any.
-    public func request(of key: Key) -> Request? { waiting.first { $0.key == key } }
 }

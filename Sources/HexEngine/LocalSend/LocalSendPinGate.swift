@@ -1,9 +1,10 @@
 /// The PIN a LocalSend sender must give (`--localsend-pin`, the `pin` query of `prepare-upload`),
 /// as LocalSend 1.18 asks it: none given or a wrong one is `401`; after `triesPerAddress` wrong
-/// ones an address is refused `429`, the right PIN too. Unlike 1.18, which locks an address until
-/// it restarts, a lockout ends after `lockout`; and wrong tries from every address together are
-/// bounded too (`triesInAll` per `lockout`), so that a host that takes many addresses cannot
-/// guess a short PIN by spreading its tries.
+/// ones (within `lockout` of the first) an address is refused `429`, the right PIN too, for
+/// `lockout` from the last of them. Unlike 1.18, which locks an address until it restarts, a
+/// lockout ends; and wrong tries from every address together are bounded too (`triesInAll` per
+/// `lockout`), so that a host that takes many addresses cannot guess a short PIN by spreading
+/// its tries.
 ///
 /// Pure: the driver passes the time in.
 public struct LocalSendPinGate<Address: Hashable & Sendable>: Sendable {
@@ -34,8 +35,9 @@ public struct LocalSendPinGate<Address: Hashable & Sendable>: Sendable {
     public let triesInAll: Int
     public let lockout: Duration
     public let capacity: Int
-    /// Wrong tries by address: how many, and when the first of them was.
-    private var wrong: [Address: (count: Int, since: Instant)] = [:]
+    /// Wrong tries by address: how many, when the first of them was, and until when the address
+    /// is locked out once they are too many.
+    private var wrong: [Address: (count: Int, since: Instant, lockedUntil: Instant?)] = [:]
     /// The wrong tries from every address within the last `lockout`, oldest first.
     private var recentWrong: [Instant] = []
 
@@ -51,15 +53,15 @@ public struct LocalSendPinGate<Address: Hashable & Sendable>: Sendable {
         self.capacity = capacity
     }
 
-    /// Whether a PIN is asked at all.
-    public var isRequired: Bool { pin != nil }
-
     /// The verdict on `given` (the request's `pin`, nil when it has none) from `address` at `now`.
     public mutating func check(_ given: String?, from address: Address, at now: Instant) -> Verdict {
         guard let pin else { return .pass }
         recentWrong.removeAll { now - $0 >= lockout }
-        if let tries = wrong[address], now - tries.since >= lockout { wrong[address] = nil }
-        if (wrong[address]?.count ?? 0) >= triesPerAddress || recentWrong.count >= triesInAll { return .locked }
+        if let tries = wrong[address] {
+            let over = tries.lockedUntil.map { now >= $0 } ?? (now - tries.since >= lockout)
+            if over { wrong[address] = nil }
+        }
+        if wrong[address]?.lockedUntil != nil || recentWrong.count >= triesInAll { return .locked }
         guard let given else { return .required }
         if Self.equal(Array(given.utf8), pin) {
             wrong[address] = nil
@@ -70,7 +72,10 @@ public struct LocalSendPinGate<Address: Hashable & Sendable>: Sendable {
         {
             wrong[oldest] = nil
         }
-        wrong[address, default: (0, now)].count += 1
+        var tries = wrong[address] ?? (0, now, nil)
+        tries.count += 1
+        if tries.count >= triesPerAddress { tries.lockedUntil = now + lockout }
+        wrong[address] = tries
         recentWrong.append(now)
         return .wrong
     }

@@ -40,8 +40,9 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         case found(Device)
         /// A listed device changed its name, address or anything else it describes.
         case updated(Device)
-        /// A listed device proved again that it is there, as it was.
-        case confirmed(Device)
+        /// A listed device announced itself again (an app that started, or its person refreshed)
+        /// and proved it: what waits for it may go now.
+        case announcedAgain(Device)
         case lost(Device)
     }
 
@@ -60,6 +61,8 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     public var lifetime: Duration { refreshInterval * 2 + .seconds(15) }
     public let capacity: Int
     private var listed: [String: Device] = [:]
+    /// Listed devices that announced themselves since they last proved who they are.
+    private var announcedSinceProof: Set<String> = []
     private var announcements: [Instant] = []
     private var lastAnnouncement: Instant?
     private var answers: KeyedThrottle<String>
@@ -106,6 +109,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         }
         for device in listed.values where now - device.lastSeen >= lifetime {
             listed[device.fingerprint] = nil
+            announcedSinceProof.remove(device.fingerprint)
             actions.append(.lost(device))
         }
         return actions
@@ -125,6 +129,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         {
             return []
         }
+        if listed[fingerprint] != nil, description.announce == true { announcedSinceProof.insert(fingerprint) }
         return askToProve(description, at: address, now: now)
     }
 
@@ -155,11 +160,13 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
             device.address = address
             device.lastSeen = now
             listed[fingerprint] = device
-            return changed ? [.updated(device)] : [.confirmed(device)]
+            let announced = announcedSinceProof.remove(fingerprint) != nil
+            return (changed ? [.updated(device)] : []) + (announced ? [.announcedAgain(device)] : [])
         }
         var actions: [Action] = []
         if listed.count >= capacity, let oldest = listed.values.min(by: { $0.lastSeen < $1.lastSeen }) {
             listed[oldest.fingerprint] = nil
+            announcedSinceProof.remove(oldest.fingerprint)
             actions.append(.lost(oldest))
         }
         let device = Device(description: description, address: address, firstSeen: now, lastSeen: now)

@@ -3,8 +3,8 @@ import HexKit
 /// What a LocalSend device may upload to hexd, as LocalSend's receivers decide it: one session at
 /// a time (another device's `prepare-upload` meanwhile is `409`), its files uploaded only with
 /// their tokens and only from the address that prepared them (`403` otherwise), each once; a
-/// session ends when its last file came whole, when it is cancelled, or when nothing came for
-/// `idleLimit` while no upload was under way.
+/// session ends when the upload of its last file ended (whole or not: each file is uploaded
+/// once), when it is cancelled, or when nothing came for `idleLimit` while no upload was under way.
 ///
 /// Pure: the driver makes the session's id and tokens, passes the time in and acts on the answers.
 /// `Sender` is what the driver knows of who prepared a session, handed back with each upload.

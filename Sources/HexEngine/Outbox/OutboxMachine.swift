@@ -46,6 +46,9 @@ public struct OutboxMachine: Sendable {
     /// At most every queued send, and emptied at each round.
     private var roundOpen = false
     private var settledThisRound: Set<String> = []
+    /// Destinations whose lane goes on past its round (its attempts may wait minutes for a person):
+    /// later rounds leave them out, so that none of their sends overtakes another or goes twice.
+    private var lanesOutliving: Set<String> = []
 
     public init(schedule: RetrySchedule = RetrySchedule()) {
         self.schedule = schedule
@@ -124,15 +127,29 @@ public struct OutboxMachine: Sendable {
     }
 
     /// A round's due sends as lanes, one per destination, in the order their first send came;
-    /// sends under way, or settled since the round started, are left out.
+    /// sends under way, or settled since the round started, and destinations whose lane outlives
+    /// its round, are left out.
     public func lanes<Item: OutboxItem>(of due: [Item]) -> [Lane<Item>] {
         var byDestination: [String: [Item]] = [:]
         var order: [String] = []
-        for item in due where inFlight[item.messageID] == nil && !settledThisRound.contains(item.messageID) {
+        for item in due
+        where inFlight[item.messageID] == nil && !settledThisRound.contains(item.messageID)
+            && !lanesOutliving.contains(item.destination)
+        {
             if byDestination[item.destination] == nil { order.append(item.destination) }
             byDestination[item.destination, default: []].append(item)
         }
         return order.map { Lane(destination: $0, items: byDestination[$0] ?? []) }
+    }
+
+    /// The lane of `destination` goes on apart from its round, which does not wait for it.
+    public mutating func laneOutlivesRound(_ destination: String) {
+        lanesOutliving.insert(destination)
+    }
+
+    /// The lane of `destination` that outlived its round ended: its sends go in later rounds again.
+    public mutating func outlivingLaneEnded(_ destination: String) {
+        lanesOutliving.remove(destination)
     }
 
     // MARK: Outcomes
