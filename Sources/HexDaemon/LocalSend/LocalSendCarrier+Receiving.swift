@@ -168,8 +168,10 @@ extension LocalSendCarrier {
     /// A device sends the bytes of a file it prepared (the request's head read, `first` the bytes
     /// that came with it): a note's text becomes a hex; a file is streamed to the downloads
     /// folder, and the session's last one makes the hex of them all.
+    /// - Parameter progressed: told as a file's bytes come (its connection is no idle one).
     nonisolated func upload(
-        _ request: HTTPRequest, length: Int, first: [UInt8], over connection: TLSConnection, from remote: Endpoint?
+        _ request: HTTPRequest, length: Int, first: [UInt8], over connection: TLSConnection, from remote: Endpoint?,
+        progressed: @escaping @Sendable () -> Void
     ) async -> HTTPResponse {
         guard request.method == "POST" else { return .text(HTTPStatus(405, "Method Not Allowed"), "POST an upload") }
         // Checked before the token is spent: a sender can send again what it sends right.
@@ -199,7 +201,9 @@ extension LocalSendCarrier {
             return await keep(String(decoding: body, as: UTF8.self), from: offer.sender, answering: .ok)
         }
         do {
-            let saved = try await downloads.receive(file, over: connection, first: first, deadline: deadline) {
+            let saved = try await downloads.receive(
+                file, over: connection, first: first, deadline: deadline, progressed: progressed
+            ) {
                 await self.reception.isUploading(session: session, file: fileID)
             }
             return await endUpload(session: session, file: fileID, saved: saved) ?? HTTPResponse(.ok)

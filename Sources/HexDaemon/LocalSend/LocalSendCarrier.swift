@@ -4,7 +4,6 @@ import HexKit
 import HexNet
 import HexTLS
 import HexWeb
-import Synchronization
 
 /// hexd as a LocalSend device (LocalSend's protocol 2.x, as its 1.18 apps speak it): announced on
 /// LocalSend's multicast group where beacons go, an HTTPS API that takes `register` and `info`,
@@ -17,10 +16,14 @@ actor LocalSendCarrier: DaemonService {
     static let group = IPv4Address(224, 0, 0, 167)
     /// The LocalSend protocol version hexd speaks: 2.2, whose clients show a certificate.
     static let protocolVersion = "2.2"
-    /// HTTPS connections served at once, and from one address; past either, a new one is closed
-    /// at once (one host cannot take every place).
+    /// HTTPS connections served at once, and from one address: past the first, the connection
+    /// that went longest without progress is closed for a newcomer (one that holds its place
+    /// idle, or trickles, makes room first); past the second, a newcomer is closed at once (one
+    /// host cannot take every place). The same rule as hexd's envelope listener (`ConnectionTable`).
     static let connectionsAtOnce = 32
     static let connectionsPerAddress = 4
+    /// TLS handshakes under way at most; past it, the one that began longest ago is closed.
+    static let handshakesAtOnce = 64
     /// A connection's handshake and request, all within this.
     static let connectionDeadline: Duration = .seconds(30)
     /// Writing an answer, within this.
@@ -62,8 +65,9 @@ actor LocalSendCarrier: DaemonService {
     static let maximumTextFile = LocalSendFile.maximumPreviewBytes
     /// The path of uploads, whose bodies are read as they come.
     static let uploadPath = "/api/localsend/v2/upload"
-    /// The connections served now, by address.
-    private let connections = Mutex([IPAddress: Int]())
+    /// The connections served now, and those in their TLS handshake.
+    private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
+    private let handshakes = HandshakeTable(capacity: handshakesAtOnce)
     /// Announcements taken from one address per second (twice as many at once), before they are read.
     private var datagramBudget = BeaconRateLimiter<IPAddress>(rate: 20)
 
@@ -351,21 +355,25 @@ actor LocalSendCarrier: DaemonService {
         while !Task.isCancelled {
             do {
                 let socket = try await listener.accept()
-                guard let address = socket.remoteEndpoint?.address else { continue }
-                let admitted = connections.withLock { open in
-                    guard open.values.reduce(0, +) < Self.connectionsAtOnce,
-                        open[address, default: 0] < Self.connectionsPerAddress
-                    else { return false }
-                    open[address, default: 0] += 1
-                    return true
+                let address = socket.remoteEndpoint?.host ?? "?"
+                switch connections.admit(socket, from: address) {
+                case .refused:
+                    logger.limited(
+                        "localsend per address", .info,
+                        "LocalSend API: refused a connection from \(address): it has \(Self.connectionsPerAddress) open"
+                    )
+                    continue  // closed as it goes
+                case .admittedByClosing(let stalest):
+                    logger.limited(
+                        "localsend connection cap", .info,
+                        "LocalSend API: \(Self.connectionsAtOnce) connections open: closed the one from \(stalest) "
+                            + "that went longest without progress")
+                case .admitted:
+                    break
                 }
-                guard admitted else { continue }  // closed as it goes
                 Task {
                     await self.answer(socket)
-                    self.connections.withLock { open in
-                        open[address, default: 1] -= 1
-                        if open[address] == 0 { open[address] = nil }
-                    }
+                    self.connections.remove(socket)
                 }
             } catch is CancellationError {
                 return
@@ -381,8 +389,17 @@ actor LocalSendCarrier: DaemonService {
         let deadline = ContinuousClock.now + Self.connectionDeadline
         let remote = socket.remoteEndpoint
         do {
-            let connection = try await TLSConnection.handshake(
-                over: socket, context: client.tls, as: .server, timeout: .seconds(10))
+            if handshakes.begin(socket) {
+                logger.limited(
+                    "localsend handshake cap", .info,
+                    "LocalSend API: \(Self.handshakesAtOnce) TLS handshakes under way: closed the oldest")
+            }
+            let connection: TLSConnection
+            do {
+                defer { handshakes.end(socket) }
+                connection = try await TLSConnection.handshake(
+                    over: socket, context: client.tls, as: .server, timeout: .seconds(10))
+            }
             var limits = HTTPRequestReader.Limits(bodyBytes: LocalSendUploadRequest.maximumSize)
             limits.streamedPaths = [Self.uploadPath]
             var reader = HTTPRequestReader(limits: limits)
@@ -397,8 +414,12 @@ actor LocalSendCarrier: DaemonService {
                 case .needMore: continue
                 case .refuse(let status, let reason): response = .text(status, reason)
                 case .head(let request, let length, let received):
-                    response = await upload(request, length: length, first: received, over: connection, from: remote)
+                    connections.progressed(socket)
+                    response = await upload(
+                        request, length: length, first: received, over: connection, from: remote
+                    ) { [connections] in connections.progressed(socket) }
                 case .request(let request):
+                    connections.progressed(socket)
                     // Hidden, the connection closes unanswered.
                     guard let answer = await route(request, from: remote, certificate: connection.peerCertificate)
                     else { return }

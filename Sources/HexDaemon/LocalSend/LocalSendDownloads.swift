@@ -39,12 +39,13 @@ struct LocalSendDownloads: Sendable {
     /// Receives the bytes of `file` from `connection` (`first` came with the request's head) into
     /// a partial file, then names it. Stops, the partial file removed, when a byte is missing
     /// at `deadline` or for `idleLimit`, when `stillWanted` says the session ended, when the
-    /// digest is not the one announced, or at the free-space floor.
+    /// digest is not the one announced, or at the free-space floor. `progressed` is told after each
+    /// piece written.
     /// - Throws: `LocalSendError.refused` with the status to answer, or `.unreachable` when the
     ///   connection failed.
     func receive(
         _ file: LocalSendFile, over connection: TLSConnection, first: [UInt8], deadline: ContinuousClock.Instant,
-        stillWanted: @Sendable () async -> Bool
+        progressed: @Sendable () -> Void, stillWanted: @Sendable () async -> Bool
     ) async throws(LocalSendError) -> Saved {
         let name = SafeFileName.make(from: file.fileName)
         let partialPath =
@@ -90,6 +91,7 @@ struct LocalSendDownloads: Sendable {
                 throw .unreachable("the upload stopped at byte \(position) of \(file.size): \(error)")
             }
             guard count > 0 else { throw .unreachable("the sender closed at byte \(position) of \(file.size)") }
+            progressed()
             if position - checkedAt >= Self.roomCheckBytes {
                 checkedAt = position
                 if let problem = roomProblem(for: min(file.size - position, Self.roomCheckBytes)) {
