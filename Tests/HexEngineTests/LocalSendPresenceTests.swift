@@ -76,6 +76,19 @@ import Testing
         #expect(device.address == "10.0.0.9" && device.firstSeen == at(1))
     }
 
+    @Test func aDeviceHeardAtTwoAddressesKeepsTheOneItIsKeptAt() {
+        var presence = Presence(ownFingerprint: "own") { listed, heard in
+            listed.hasPrefix("10.") && heard.hasPrefix("fe80")
+        }
+        let phone = Self.device("Pixel", "AB12", announce: false)
+        _ = presence.proven(phone, at: "10.0.0.7", now: at(1))
+        #expect(presence.heard(phone, from: "fe80::7%2", at: at(2)) == [], "the same device over IPv6: as listed")
+        #expect(
+            presence.proven(phone, at: "fe80::7%2", now: at(3)) == [] && presence.devices.first?.address == "10.0.0.7")
+        #expect(presence.devices.first?.lastSeen == at(3), "proven there all the same")
+        #expect(presence.proven(phone, at: "10.0.0.9", now: at(4)).count == 1, "another IPv4 address moves it")
+    }
+
     @Test func aRegisterWithItsCertificateListsAndOneWithoutIsCheckedBack() {
         var presence = Presence(ownFingerprint: "own")
         let new = Self.device("Mac", "CD34", announce: nil)

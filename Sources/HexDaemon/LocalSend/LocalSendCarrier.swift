@@ -14,6 +14,8 @@ import HexWeb
 actor LocalSendCarrier: DaemonService {
     /// LocalSend's IPv4 multicast group, 224.0.0.167.
     static let group = IPv4Address(224, 0, 0, 167)
+    /// The IPv6 group LocalSend 1.18 announces on beside IPv4 (its own extension), ff12::fd3a:e420.
+    static let group6 = IPv6Address("ff12::fd3a:e420")
     /// The LocalSend protocol version hexd speaks: 2.2, whose clients show a certificate.
     static let protocolVersion = "2.2"
     /// HTTPS connections served at once, and from one address: past the first, the connection
@@ -31,6 +33,9 @@ actor LocalSendCarrier: DaemonService {
 
     private let socket: DatagramSocket
     private let listener: StreamListener
+    /// The IPv6 socket and listener, on the same ports; nil on a host without IPv6.
+    private let socket6: DatagramSocket?
+    private let listener6: StreamListener?
     let client: LocalSendClient
     /// Stores what devices send, as every carrier does.
     let intake: Intake
@@ -77,7 +82,8 @@ actor LocalSendCarrier: DaemonService {
     nonisolated var port: UInt16 { listener.port }
 
     private init(
-        socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, discovery: DiscoverySettings,
+        socket: DatagramSocket, listener: StreamListener, socket6: DatagramSocket?, listener6: StreamListener?,
+        tls: ForeignTLSContext, discovery: DiscoverySettings,
         visibility: Discovery, intake: Intake, directory: PeerDirectory, downloads: LocalSendDownloads,
         settings: LocalSendSettings, name: String, events: EventLog, portNote: String?, logger: Logger
     ) {
@@ -88,6 +94,8 @@ actor LocalSendCarrier: DaemonService {
         self.directory = directory
         self.socket = socket
         self.listener = listener
+        self.socket6 = socket6
+        self.listener6 = listener6
         client = LocalSendClient(tls: tls)
         self.discovery = discovery
         self.settings = settings
@@ -95,7 +103,11 @@ actor LocalSendCarrier: DaemonService {
         self.events = events
         self.portNote = portNote
         self.logger = logger
-        presence = LocalSendPresence(ownFingerprint: tls.persona.fingerprint.description)
+        // A device heard over both families stays at its IPv4 address: its address would otherwise
+        // flip at each announcement.
+        presence = LocalSendPresence(ownFingerprint: tls.persona.fingerprint.description) { listed, heard in
+            if case .v4 = listed, case .v6 = heard { true } else { false }
+        }
     }
 
     /// Loads or makes the persona, and takes the multicast port and a TCP port: LocalSend's when it
@@ -147,8 +159,13 @@ actor LocalSendCarrier: DaemonService {
             notes.append("\(taken): hexd's LocalSend API is on TCP \(listener.port), announced as such")
         }
         notes.forEach { logger.warning($0) }
+        // IPv6 beside, on the same ports: LocalSend 1.18's group, and the API for devices found there.
+        let socket6 = try? DatagramSocket(address: .anyV6, port: socket.port)
+        let listener6 = try? StreamListener.tcp(address: .anyV6, port: listener.port)
+        if socket6 == nil || listener6 == nil { logger.info("LocalSend goes over IPv4 only here (no IPv6)") }
         return LocalSendCarrier(
-            socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), discovery: discovery,
+            socket: socket, listener: listener, socket6: socket6, listener6: listener6,
+            tls: try ForeignTLSContext(persona: persona), discovery: discovery,
             visibility: visibility, intake: intake, directory: directory, downloads: downloads, settings: settings,
             name: name,
             events: events,
@@ -197,7 +214,9 @@ actor LocalSendCarrier: DaemonService {
                 for await _ in changes { await self.followVisibility() }
             }
             group.addTask { await self.hear() }
-            group.addTask { await self.serve() }
+            group.addTask { await self.serve(self.listener) }
+            if let socket6 = self.socket6 { group.addTask { await self.hear(socket6) } }
+            if let listener6 = self.listener6 { group.addTask { await self.serve(listener6) } }
         }
     }
 
@@ -217,13 +236,7 @@ actor LocalSendCarrier: DaemonService {
             do {
                 let longest = LocalSendDevice.maximumSize + 1
                 if let datagram = try await socket.receive(maximumLength: longest, before: presence.deadline) {
-                    guard datagramBudget.admit(datagram.sender, at: .now) else { continue }
-                    guard !datagram.truncated, let device = LocalSendDevice.decode(datagram.bytes) else {
-                        logger.limited(
-                            "localsend datagram", .debug, "an unreadable LocalSend datagram from \(datagram.sender)")
-                        continue
-                    }
-                    if isVisible { await perform(presence.heard(device, from: datagram.sender, at: .now)) }
+                    await take(datagram)
                 }
                 if let deadline = presence.deadline, deadline <= .now {
                     await perform(presence.tick(at: .now))
@@ -238,6 +251,30 @@ actor LocalSendCarrier: DaemonService {
                 try? await Task.sleep(for: .seconds(1))
             }
         }
+    }
+
+    /// Receives announcements on LocalSend's IPv6 group until cancelled (`hear()` keeps the time).
+    private func hear(_ socket6: DatagramSocket) async {
+        while !Task.isCancelled {
+            do {
+                await take(try await socket6.receive(maximumLength: LocalSendDevice.maximumSize + 1))
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.limited("localsend receive6", .warning, "LocalSend IPv6 multicast: \(error)")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// One announcement: at most 20 a second from an address are read, and only when visible.
+    private func take(_ datagram: DatagramSocket.Datagram) async {
+        guard datagramBudget.admit(datagram.sender, at: .now) else { return }
+        guard !datagram.truncated, let device = LocalSendDevice.decode(datagram.bytes) else {
+            logger.limited("localsend datagram", .debug, "an unreadable LocalSend datagram from \(datagram.sender)")
+            return
+        }
+        if isVisible { await perform(presence.heard(device, from: datagram.sender, at: .now)) }
     }
 
     private func perform(_ actions: [LocalSendPresence<IPAddress>.Action]) async {
@@ -302,6 +339,17 @@ actor LocalSendCarrier: DaemonService {
                 logger.limited("localsend send", .warning, "LocalSend announcement on \(interface): \(error)")
             }
         }
+        guard let socket6, let group6 = Self.group6, discovery.broadcastAddresses.isEmpty else { return }
+        let links = NetworkInterfaces.multicastTargets(
+            of: NetworkInterfaces.ipv6Links(), group: group6, selection: discovery.interfaces)
+        for case .v6(let destination)? in links.map(\.broadcast) {
+            do {
+                try socket6.join(group6, interface: destination.scope)
+                try socket6.send(bytes, to: .v6(destination), port: settings.port)
+            } catch {
+                logger.limited("localsend send6", .warning, "LocalSend IPv6 announcement: \(error)")
+            }
+        }
     }
 
     /// The interfaces LocalSend announcements go out on: where beacons go. With `--broadcast`,
@@ -350,8 +398,8 @@ actor LocalSendCarrier: DaemonService {
 
     // MARK: HTTPS
 
-    /// Accepts HTTPS connections until cancelled, each served in a task of its own.
-    private func serve() async {
+    /// Accepts HTTPS connections on `listener` until cancelled, each served in a task of its own.
+    private func serve(_ listener: StreamListener) async {
         while !Task.isCancelled {
             do {
                 let socket = try await listener.accept()

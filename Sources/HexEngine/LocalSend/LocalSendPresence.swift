@@ -67,9 +67,19 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     private var lastAnnouncement: Instant?
     private var answers: KeyedThrottle<String>
     private var answerBudget: TokenBucket
+    /// Whether a device listed at the first address stays there when heard or proven at the
+    /// second (one heard over IPv4 and IPv6 keeps its IPv4 address).
+    private let keepsAddress: @Sendable (Address, Address) -> Bool
 
-    /// - Parameter ownFingerprint: hexd's persona's, so that its own announcements are ignored.
-    public init(ownFingerprint: String, refreshInterval: Duration = .seconds(30), capacity: Int = 256) {
+    /// - Parameters:
+    ///   - ownFingerprint: hexd's persona's, so that its own announcements are ignored.
+    ///   - keepsAddress: whether a device listed at the first address stays there when it is heard
+    ///     or proven at the second.
+    public init(
+        ownFingerprint: String, refreshInterval: Duration = .seconds(30), capacity: Int = 256,
+        keepsAddress: @escaping @Sendable (Address, Address) -> Bool = { _, _ in false }
+    ) {
+        self.keepsAddress = keepsAddress
         self.ownFingerprint = ownFingerprint.uppercased()
         self.refreshInterval = refreshInterval
         self.capacity = capacity
@@ -124,7 +134,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         guard fingerprint != ownFingerprint, description.scheme != .http, !Self.isHexd(description) else { return [] }
         // As listed, it registers with hexd at each refresh, which keeps it listed; unless it asks
         // who is there (an app that starts announces so, and lists only those that answer).
-        if let device = listed[fingerprint], device.address == address,
+        if let device = listed[fingerprint], device.address == address || keepsAddress(device.address, address),
             Self.describesAlike(device.description, description), description.announce != true
         {
             return []
@@ -155,6 +165,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         let fingerprint = description.fingerprint.uppercased()
         guard fingerprint != ownFingerprint else { return [] }
         if var device = listed[fingerprint] {
+            let address = keepsAddress(device.address, address) ? device.address : address
             let changed = device.description != description || device.address != address
             device.description = description
             device.address = address
