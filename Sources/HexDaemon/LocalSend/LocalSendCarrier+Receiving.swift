@@ -121,7 +121,15 @@ extension LocalSendCarrier {
             return refusal
         }
         // The person may have taken a minute: the disk is asked again.
-        return downloads.roomProblem(for: total).map { .text(HTTPStatus(507, "Insufficient Storage"), $0) }
+        if let problem = downloads.roomProblem(for: total) {
+            return .text(HTTPStatus(507, "Insufficient Storage"), problem)
+        }
+        do {
+            try downloads.folder.prepare()
+        } catch {
+            return .text(HTTPStatus(500, "Internal Server Error"), "cannot make \(downloads.folder.path): \(error)")
+        }
+        return nil
     }
 
     /// What `hex` counts against its sender's budgets once stored (its files aside).

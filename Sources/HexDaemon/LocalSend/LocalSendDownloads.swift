@@ -54,7 +54,8 @@ struct LocalSendDownloads: Sendable {
         let partial: DiskFile
         let digest: SHA256Digest
         do {
-            try folder.prepare()
+            // The folder is made (and cleared of stale partial files) once for each session, when
+            // it is admitted.
             partial = try DiskFile.writing(partialPath)
             digest = try SHA256Digest()
         } catch {
