@@ -13,8 +13,9 @@
 #   - how soon hexd lists a LocalSend device after its announcement: a scripted device in host-b (a
 #     TLS server of its own certificate) announces once, `hexctl peers --json` polled every 10 ms,
 #     median of 5 devices;
-#   - hexd's idle CPU time and wake-ups (context switches of all its threads) over 20 s with no
-#     LocalSend device around, `--localsend on` against `--localsend off`.
+#   - hexd's idle CPU time (/proc's ticks, and perf's task-clock where perf is) and wake-ups (context
+#     switches of all its threads) over 20 s with no LocalSend device around, a fresh hexd each way,
+#     `--localsend on` against `--localsend off`.
 # A benchmark: it prints figures (lines "localsend-bench: ...") and enforces nothing. Touches only the
 # namespaces it makes; nothing leaves them; every wait is bounded.
 #
@@ -91,8 +92,9 @@ def since(start, pid):
         return -1
 print(since(start_cpu, pid), start_rss, peak, since(sender_cpu, sender))
 PYTHON
-# idle.py PID SECONDS: the CPU milliseconds (utime + stime) and context switches (voluntary and not,
-# summed over /proc/PID/task/*) of PID over SECONDS, and its thread count.
+# idle.py PID SECONDS: the CPU milliseconds (utime + stime) of PID over SECONDS, its context switches
+# (voluntary and not, of each thread in /proc/PID/task/* at the end, less what it had at the start), its
+# threads at the end, and how many came and went meanwhile (the switches of those that went are lost).
 cat >"$work/idle.py" <<'PYTHON'
 import os, sys, time
 pid, seconds = sys.argv[1], float(sys.argv[2])
@@ -100,18 +102,19 @@ tick = 1000 / os.sysconf("SC_CLK_TCK")
 def snapshot():
     with open(f"/proc/{pid}/stat") as f:
         used = sum(int(x) for x in f.read().rsplit(")", 1)[1].split()[11:13]) * tick
-    switches, tasks = 0, os.listdir(f"/proc/{pid}/task")
-    for task in tasks:
+    switches = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{task}/status") as f:
-                switches += sum(int(line.split()[1]) for line in f if "ctxt_switches" in line)
+                switches[task] = sum(int(line.split()[1]) for line in f if "ctxt_switches" in line)
         except OSError:
             pass
-    return used, switches, len(tasks)
-cpu0, switches0, _ = snapshot()
+    return used, switches
+cpu0, before = snapshot()
 time.sleep(seconds)
-cpu1, switches1, threads = snapshot()
-print(round(cpu1 - cpu0), switches1 - switches0, threads)
+cpu1, after = snapshot()
+woken = sum(count - before.get(task, 0) for task, count in after.items())
+print(round(cpu1 - cpu0), woken, len(after), len(after.keys() - before.keys()), len(before.keys() - after.keys()))
 PYTHON
 # device.py HEXCTL DATA ADDRESS KEYS COUNT: COUNT scripted LocalSend devices one after another, each a
 # TLS server of its own certificate (KEYS/N.crt, KEYS/N.key) answering register and info, announcing
@@ -307,8 +310,10 @@ transfer() {
     wait "$sampler" || true
     [ -n "$server" ] && stop "$server"
     local first whole cpu rss_start rss_peak sender_cpu good=no
-    read -r first whole <"$work/watched"
-    read -r cpu rss_start rss_peak sender_cpu <"$work/sampled"
+    read -r first whole <"$work/watched" || true
+    read -r cpu rss_start rss_peak sender_cpu <"$work/sampled" || true
+    first=${first:-0} whole=${whole:-0} cpu=${cpu:--1} rss_start=${rss_start:-0} rss_peak=${rss_peak:-0}
+    sender_cpu=${sender_cpu:--1}
     if [ "$whole" != 0 ]; then
         [ "$(sha256sum <"$folder/bench.bin")" = "$digest" ] && good=yes
         [ "$good" = yes ] || echo "$label: round $number to $kind: the file landed, but its SHA-256 differs"
@@ -339,7 +344,7 @@ for mode in on off; do
         perf_pid=$!
     fi
     python3 "$work/idle.py" "$idle_pid" 20 >"$work/idle-$mode.counted" \
-        || echo "-1 -1 0" >"$work/idle-$mode.counted"
+        || echo "-1 -1 0 0 0" >"$work/idle-$mode.counted"
     [ -n "$perf_pid" ] && { wait "$perf_pid" || true; }
     stop "$idle_pid"
 done
@@ -415,10 +420,13 @@ for mode in ("on", "off"):
         idle[mode] += (clock, f", perf task-clock {clock:.1f} ms")
     except (OSError, StopIteration, ValueError):
         idle[mode] += (None, "")
-(on_cpu, on_wakes, on_threads, on_clock, on_perf) = idle["on"]
-(off_cpu, off_wakes, off_threads, off_clock, off_perf) = idle["off"]
+def threads(mode):
+    _, _, count, came, went = idle[mode][:5]
+    return f"{count} threads" + (f", {came} came and {went} went" if came or went else "")
+(on_cpu, on_wakes, _, _, _, on_clock, on_perf) = idle["on"]
+(off_cpu, off_wakes, _, _, _, off_clock, off_perf) = idle["off"]
 say(f"idle 20 s, no LocalSend device: --localsend on {on_cpu} ms CPU{on_perf}, {on_wakes} wake-ups "
-    f"({on_threads} threads); off {off_cpu} ms CPU{off_perf}, {off_wakes} wake-ups ({off_threads} threads); "
+    f"({threads('on')}); off {off_cpu} ms CPU{off_perf}, {off_wakes} wake-ups ({threads('off')}); "
     f"on/off CPU {ratio(on_cpu, off_cpu)}{'' if on_clock is None else ' (perf ' + ratio(on_clock, off_clock) + ')'}"
     f", wake-ups {ratio(on_wakes, off_wakes)}")
 say(f"context: dd writes and fsyncs the {mib} MiB on the receivers' disk in {disk} ms; "
