@@ -475,10 +475,33 @@ actor LocalSendCarrier: DaemonService {
                 }
             }
             // An answer may come after the person's yes, past the request's deadline: it has its own.
-            if let response { try await connection.write(response.serialized(), timeout: Self.answerWriteTimeout) }
+            if let response {
+                try await connection.write(response.serialized(), timeout: Self.answerWriteTimeout)
+                await Self.drain(connection, over: socket)
+            }
         } catch {
             logger.limited(
                 "localsend connection", .debug, "LocalSend connection from \(remote?.description ?? "?"): \(error)")
+        }
+    }
+
+    /// How long, and how much of, what a client still sends after its answer is read and dropped.
+    static let drainTime: Duration = .seconds(2)
+    static let drainBytes = 64 << 20
+
+    /// Half-closes the connection and reads what the client still sends, dropped, until it
+    /// closes, at most `drainTime` and `drainBytes`: a client that writes its whole body before it
+    /// reads (an upload refused before its bytes were read) would otherwise get a reset, which
+    /// loses the answer (RFC 9112, section 9.6).
+    private static func drain(_ connection: TLSConnection, over socket: Socket) async {
+        socket.shutdownWrite()
+        let deadline = ContinuousClock.now + drainTime
+        var dropped = 0
+        while dropped < drainBytes && ContinuousClock.now < deadline {
+            guard let count = try? await connection.read(maximumCount: 65_536, timeout: deadline - .now, { _ in }),
+                count > 0
+            else { return }
+            dropped += count
         }
     }
 
