@@ -61,8 +61,9 @@ import Testing
         } throws: {
             "\($0)".contains("no answer within")
         }
-        // Bounded well below the script's 30 s: the grandchild `sleep` did not hold the daemon.
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // Bounded well below the script's 30 s (and loosely: a loaded machine is slow to reap): the grandchild
+        // `sleep` did not hold the daemon.
+        #expect(ContinuousClock.now - start < .seconds(20))
     }
 
     @Test func aFileNameCannotInjectACommand() async throws {
