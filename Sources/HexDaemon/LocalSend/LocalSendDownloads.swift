@@ -112,9 +112,13 @@ struct LocalSendDownloads: Sendable {
         }
         guard await stillWanted() else { throw .refused(status: 409, "the session was cancelled") }
         do {
-            try partial.sync()
-            let path = try folder.place(partial, named: name)
-            DiskFile.syncDirectory(folder.path)
+            // Syncing waits for the disk: on a thread of the blocking pool, not the daemon's own.
+            let path = try await BlockingPool.shared.run { [folder] in
+                try partial.sync()
+                let path = try folder.place(partial, named: name)
+                DiskFile.syncDirectory(folder.path)
+                return path
+            }
             return Saved(name: String(path.split(separator: "/").last ?? Substring(name)), path: path, size: position)
         } catch {
             throw .refused(status: 507, "cannot name \(partialPath) \(name): \(error)")
