@@ -76,6 +76,16 @@ import Testing
         #expect(device.address == "10.0.0.9" && device.firstSeen == at(1))
     }
 
+    @Test func onlyAProofFromWhereTheAnnouncementCameMakesAReturn() {
+        var presence = Presence(ownFingerprint: "own")
+        let phone = Self.device("Pixel", "AB12")
+        _ = presence.proven(phone, at: "10.0.0.7", now: at(1))
+        #expect(presence.heard(phone, from: "10.0.0.66", at: at(10)).count == 1, "anyone may claim its fingerprint")
+        #expect(presence.proven(phone, at: "10.0.0.7", now: at(11)) == [], "its own routine register is no return")
+        _ = presence.heard(phone, from: "10.0.0.7", at: at(20))
+        #expect(presence.proven(phone, at: "10.0.0.7", now: at(21)).map(\.isAnnouncedAgain) == [true])
+    }
+
     @Test func aDeviceHeardAtTwoAddressesKeepsTheOneItIsKeptAt() {
         var presence = Presence(ownFingerprint: "own") { listed, heard in
             listed.hasPrefix("10.") && heard.hasPrefix("fe80")

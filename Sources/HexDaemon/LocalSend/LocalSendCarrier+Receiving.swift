@@ -79,19 +79,31 @@ extension LocalSendCarrier {
             return refusal
         }
         await keepEndedSessions()
+        let files = upload.files.map { (token: UUID().uuidString, file: $0) }
+        let session: LocalSendReception<IPAddress, Offer>.Session
         do {
-            let files = upload.files.map { (token: UUID().uuidString, file: $0) }
-            let session = try reception.prepare(
+            session = try reception.prepare(
                 id: UUID().uuidString, files: files, from: address, sender: Offer(sender: sender, isNote: isNote),
                 at: .now)
-            received[session.id] = (session.sender, [])
-            let tokens = files.map { (fileID: $0.file.id, token: $0.token) }
-            return HTTPResponse(
-                .ok, contentType: "application/json",
-                body: LocalSendUploadSession(sessionID: session.id, tokens: tokens).encoded())
         } catch {
             return .text(HTTPStatus(error.status, "Conflict"), "another device is sending to hexd; try again soon")
         }
+        received[session.id] = (session.sender, [])
+        if !isNote {
+            // Made, and cleared of stale partial files, once for each session: on the pool, as it
+            // lists the folder.
+            do {
+                try await BlockingPool.shared.run { [folder = downloads.folder] in try folder.prepare() }
+            } catch {
+                _ = reception.cancel(session: session.id, from: address)
+                received[session.id] = nil
+                return .text(HTTPStatus(500, "Internal Server Error"), "cannot make \(downloads.folder.path): \(error)")
+            }
+        }
+        let tokens = files.map { (fileID: $0.file.id, token: $0.token) }
+        return HTTPResponse(
+            .ok, contentType: "application/json",
+            body: LocalSendUploadSession(sessionID: session.id, tokens: tokens).encoded())
     }
 
     /// Why `files` from `sender` are refused before a byte of them is written; nil when they
@@ -121,15 +133,7 @@ extension LocalSendCarrier {
             return refusal
         }
         // The person may have taken a minute: the disk is asked again.
-        if let problem = downloads.roomProblem(for: total) {
-            return .text(HTTPStatus(507, "Insufficient Storage"), problem)
-        }
-        do {
-            try downloads.folder.prepare()
-        } catch {
-            return .text(HTTPStatus(500, "Internal Server Error"), "cannot make \(downloads.folder.path): \(error)")
-        }
-        return nil
+        return downloads.roomProblem(for: total).map { .text(HTTPStatus(507, "Insufficient Storage"), $0) }
     }
 
     /// What `hex` counts against its sender's budgets once stored (its files aside).

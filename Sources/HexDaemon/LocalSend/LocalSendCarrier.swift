@@ -19,13 +19,15 @@ actor LocalSendCarrier: DaemonService {
     /// The LocalSend protocol version hexd speaks: 2.2, whose clients show a certificate.
     static let protocolVersion = "2.2"
     /// HTTPS connections served at once, and from one address: past the first, the connection
-    /// that went longest without progress is closed for a newcomer (one that holds its place
-    /// idle, or trickles, makes room first); past the second, a newcomer is closed at once (one
-    /// host cannot take every place). The same rule as hexd's envelope listener (`ConnectionTable`).
+    /// that went longest without progress (a request read, an upload's bytes) is closed for a
+    /// newcomer (one that holds its place idle makes room first); past the second, a newcomer is
+    /// closed at once (one host cannot take every place). The same rule as hexd's envelope
+    /// listener (`ConnectionTable`).
     static let connectionsAtOnce = 32
     static let connectionsPerAddress = 4
-    /// TLS handshakes under way at most; past it, the one that began longest ago is closed.
-    static let handshakesAtOnce = 64
+    /// TLS handshakes under way at most, fewer than the connections: past it, the one that began
+    /// longest ago is closed (a storm of bare ClientHellos closes its own).
+    static let handshakesAtOnce = 16
     /// A connection's handshake and request, all within this.
     static let connectionDeadline: Duration = .seconds(30)
     /// Writing an answer, within this.
@@ -160,9 +162,14 @@ actor LocalSendCarrier: DaemonService {
         }
         notes.forEach { logger.warning($0) }
         // IPv6 beside, on the same ports: LocalSend 1.18's group, and the API for devices found there.
-        let socket6 = try? DatagramSocket(address: .anyV6, port: socket.port)
-        let listener6 = try? StreamListener.tcp(address: .anyV6, port: listener.port)
-        if socket6 == nil || listener6 == nil { logger.info("LocalSend goes over IPv4 only here (no IPv6)") }
+        var socket6: DatagramSocket?
+        var listener6: StreamListener?
+        do {
+            socket6 = try DatagramSocket(address: .anyV6, port: socket.port)
+            listener6 = try StreamListener.tcp(address: .anyV6, port: listener.port)
+        } catch {
+            logger.info("LocalSend goes over IPv4 only here: \(error)")
+        }
         return LocalSendCarrier(
             socket: socket, listener: listener, socket6: socket6, listener6: listener6,
             tls: try ForeignTLSContext(persona: persona), discovery: discovery,
@@ -339,12 +346,19 @@ actor LocalSendCarrier: DaemonService {
                 logger.limited("localsend send", .warning, "LocalSend announcement on \(interface): \(error)")
             }
         }
-        guard let socket6, let group6 = Self.group6, discovery.broadcastAddresses.isEmpty else { return }
+        // Over IPv6 only where hexd's API answers on IPv6 too.
+        guard let socket6, listener6 != nil, let group6 = Self.group6, discovery.broadcastAddresses.isEmpty else {
+            return
+        }
         let links = NetworkInterfaces.multicastTargets(
             of: NetworkInterfaces.ipv6Links(), group: group6, selection: discovery.interfaces)
         for case .v6(let destination)? in links.map(\.broadcast) {
             do {
                 try socket6.join(group6, interface: destination.scope)
+            } catch {
+                logger.limited("localsend join6", .warning, "LocalSend IPv6 multicast: \(error)")
+            }
+            do {
                 try socket6.send(bytes, to: .v6(destination), port: settings.port)
             } catch {
                 logger.limited("localsend send6", .warning, "LocalSend IPv6 announcement: \(error)")
@@ -468,9 +482,14 @@ actor LocalSendCarrier: DaemonService {
                     ) { [connections] in connections.progressed(socket) }
                 case .request(let request):
                     connections.progressed(socket)
+                    // A request held for the person's answer (at most 16 are) is no idle connection.
+                    let held = Task { [connections] in
+                        while (try? await Task.sleep(for: .seconds(5))) != nil { connections.progressed(socket) }
+                    }
+                    let answer = await route(request, from: remote, certificate: connection.peerCertificate)
+                    held.cancel()
                     // Hidden, the connection closes unanswered.
-                    guard let answer = await route(request, from: remote, certificate: connection.peerCertificate)
-                    else { return }
+                    guard let answer else { return }
                     response = answer
                 }
             }

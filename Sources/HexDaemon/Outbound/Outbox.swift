@@ -147,6 +147,8 @@ actor Outbox: DaemonService {
         Task {
             let outcome = await self.settle(entry, timeout: own, prepared: prepared)
             self.finish(entry.messageID, outcome)
+            // The delivery loop may wait for this attempt's end to look at the table again.
+            self.wake()
         }
         return await wait(
             waiter, atMost: timeout, saying: "\(entry.label) has not answered yet (its person may be looking at it)")
@@ -301,8 +303,15 @@ actor Outbox: DaemonService {
 
     private func deliveryLoop() async {
         while !Task.isCancelled {
-            await deliverDue()
-            await nap(until: await logged { try await store.nextOutboxAttempt() } ?? nil)
+            // Due sends none of which could go (each under way elsewhere) stay due: the loop waits for
+            // a wake-up (an attempt or a lane that ends), not for their time, which has come.
+            let next: Date? =
+                if await deliverDue() {
+                    Date() + Self.longestNap.inSeconds
+                } else {
+                    await logged { try await store.nextOutboxAttempt() } ?? nil
+                }
+            await nap(until: next)
         }
     }
 
@@ -316,26 +325,23 @@ actor Outbox: DaemonService {
     }
 
     /// One round: the due entries, each destination's in order, several destinations at once.
-    private func deliverDue() async {
+    /// - Returns: whether sends were due but none could go (each under way elsewhere).
+    private func deliverDue() async -> Bool {
         machine.roundStarts()
         defer { machine.roundEnds() }
         guard let due = await logged({ try await store.dueOutboxEntries(at: Date(), limit: Self.batchSize) }) else {
-            return
+            return false
         }
+        let lanes = machine.lanes(of: due)
         var started = 0
         await withTaskGroup(of: Void.self) { group in
-            for lane in machine.lanes(of: due) {
+            for lane in lanes {
                 // A lane whose attempts may wait minutes for a person (a LocalSend device's) goes on
                 // by itself: the round, and every other destination's sends, do not wait for it.
                 if sender.attemptTimeout(toPeer: lane.destination, asked: Self.backgroundTimeout)
                     > Self.backgroundTimeout
                 {
-                    machine.laneOutlivesRound(lane.destination)
-                    Task {
-                        await self.deliverInOrder(lane)
-                        self.machine.outlivingLaneEnded(lane.destination)
-                        self.wake()
-                    }
+                    await outlive(lane)
                     continue
                 }
                 if started >= Self.concurrentPeers { await group.next() }
@@ -343,12 +349,40 @@ actor Outbox: DaemonService {
                 group.addTask { await self.deliverInOrder(lane) }
             }
         }
+        return !due.isEmpty && lanes.isEmpty
+    }
+
+    /// Lets `lane` go on apart from its round. Its sends are put off in the table for as long as
+    /// an attempt may wait, so that later rounds do not read them again (they would find them
+    /// under way, and read them over and over); each is read afresh before it is attempted (the
+    /// user may have cancelled it meanwhile).
+    private func outlive(_ lane: OutboxMachine.Lane<OutboxEntry>) async {
+        machine.laneOutlivesRound(lane.destination)
+        let later = Date() + sender.attemptTimeout(toPeer: lane.destination, asked: Self.backgroundTimeout).inSeconds
+        for entry in lane.remaining {
+            await logged { try await store.scheduleOutbox(messageID: entry.messageID, at: later) }
+        }
+        Task {
+            await self.deliverInOrder(lane, readingAfresh: true)
+            self.machine.outlivingLaneEnded(lane.destination)
+            self.wake()
+        }
     }
 
     /// Delivers one destination's entries in order; once one must wait, the rest wait as long.
-    private func deliverInOrder(_ lane: OutboxMachine.Lane<OutboxEntry>) async {
+    /// - Parameter readingAfresh: read each entry again before its attempt (a lane that outlives
+    ///   its round).
+    private func deliverInOrder(_ lane: OutboxMachine.Lane<OutboxEntry>, readingAfresh: Bool = false) async {
         var lane = lane
-        while let entry = lane.next(reservingIn: &machine) {
+        while let read = lane.next(reservingIn: &machine) {
+            var entry = read
+            if readingAfresh {
+                guard let fresh = await logged({ try await store.outboxEntry(messageID: read.messageID) }) ?? nil else {
+                    finish(read.messageID, .gone)
+                    continue
+                }
+                entry = fresh
+            }
             let timeout = sender.attemptTimeout(toPeer: entry.peerUUID, asked: Self.backgroundTimeout)
             let outcome = await settle(entry, timeout: timeout)
             finish(entry.messageID, outcome)

@@ -61,8 +61,10 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     public var lifetime: Duration { refreshInterval * 2 + .seconds(15) }
     public let capacity: Int
     private var listed: [String: Device] = [:]
-    /// Listed devices that announced themselves since they last proved who they are.
-    private var announcedSinceProof: Set<String> = []
+    /// Listed devices that announced themselves since they last proved who they are, with the
+    /// address each announcement came from: only a proof from there makes it a return (anyone can
+    /// announce a device's fingerprint).
+    private var announcedSinceProof: [String: Address] = [:]
     private var announcements: [Instant] = []
     private var lastAnnouncement: Instant?
     private var answers: KeyedThrottle<String>
@@ -119,7 +121,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         }
         for device in listed.values where now - device.lastSeen >= lifetime {
             listed[device.fingerprint] = nil
-            announcedSinceProof.remove(device.fingerprint)
+            announcedSinceProof[device.fingerprint] = nil
             actions.append(.lost(device))
         }
         return actions
@@ -139,7 +141,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         {
             return []
         }
-        if listed[fingerprint] != nil, description.announce == true { announcedSinceProof.insert(fingerprint) }
+        if listed[fingerprint] != nil, description.announce == true { announcedSinceProof[fingerprint] = address }
         return askToProve(description, at: address, now: now)
     }
 
@@ -165,19 +167,20 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         let fingerprint = description.fingerprint.uppercased()
         guard fingerprint != ownFingerprint else { return [] }
         if var device = listed[fingerprint] {
+            let announced = announcedSinceProof[fingerprint] == address
+            if announced { announcedSinceProof[fingerprint] = nil }
             let address = keepsAddress(device.address, address) ? device.address : address
             let changed = device.description != description || device.address != address
             device.description = description
             device.address = address
             device.lastSeen = now
             listed[fingerprint] = device
-            let announced = announcedSinceProof.remove(fingerprint) != nil
             return (changed ? [.updated(device)] : []) + (announced ? [.announcedAgain(device)] : [])
         }
         var actions: [Action] = []
         if listed.count >= capacity, let oldest = listed.values.min(by: { $0.lastSeen < $1.lastSeen }) {
             listed[oldest.fingerprint] = nil
-            announcedSinceProof.remove(oldest.fingerprint)
+            announcedSinceProof[oldest.fingerprint] = nil
             actions.append(.lost(oldest))
         }
         let device = Device(description: description, address: address, firstSeen: now, lastSeen: now)

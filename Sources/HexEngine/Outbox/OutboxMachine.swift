@@ -118,6 +118,9 @@ public struct OutboxMachine: Sendable {
             return nil
         }
 
+        /// The sends not yet attempted, in order.
+        public var remaining: [Item] { Array(pending) }
+
         /// Ends the lane after an attempt that must wait: the sends not yet attempted wait as
         /// long, so that none overtakes the one before it.
         public mutating func postpone() -> [Item] {
