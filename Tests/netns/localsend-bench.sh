@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # hexd as a LocalSend receiver beside LocalSend's own, in one run so that the ratios mean something,
 # in network namespaces on one bridge: host-a runs hexd, host-b PyPI's localsendd (devB, the sender),
-# host-c a second localsendd (devC, the receiver to compare with). It measures:
+# host-c a second localsendd (devC, the receiver to compare with); and hexd as a LocalSend sender
+# beside devC, both sending to devB. It measures:
 #   - throughput: a MIB MiB random file sent by devB (`send FILE --to ALIAS --wait`) to hexd, and to
 #     devC, timed from the send command's start to the file being whole in the receiver's folder (the
 #     SHA-256 checked after timing), median of ROUNDS rounds each (3 unless ROUNDS says), alternating;
 #     then the same from the first byte written to whole (the upload alone: devB hashes the file before
 #     it offers it), and the CPU time of the receivers and of devB;
+#   - throughput the other way: the same file sent to devB (`--unattended`, its downloads folder) by
+#     hexd (`hexctl share --to devB FILE`, which sends a LocalSend device the file itself) and by devC
+#     (`send FILE --to devB --wait`), timed from the command's start to the file being whole in devB's
+#     folder (the SHA-256 checked after timing, the file removed after each round), median of ROUNDS
+#     rounds each, alternating; the upload alone as above (devC hashes the file before it offers it,
+#     hexd offers it unhashed), and the CPU time of the senders (hexd's daemon, devC's) and of devB;
 #   - a plain TLS copy of the same bytes between the same namespaces (openssl s_client in host-b to
 #     s_server in host-a writing a file), timed the same way: the ceiling hexd is a percentage of;
 #   - hexd's peak RSS during its transfers (VmRSS every 50 ms) minus its idle RSS before them;
@@ -263,15 +270,19 @@ dd if="$work/bench.bin" of="$work/tls-in/dd.bin" bs=1M conv=fsync 2>/dev/null
 disk_ms=$((($(date +%s%N) - disk_start) / 1000000))
 rm -f "$work/tls-in/dd.bin"
 
-# One transfer of the file to KIND (hexd, localsendd or tls), round NUMBER: appends to $work/results
-# "KIND NUMBER START FIRST WHOLE CPU_MS RSS_START_KIB RSS_PEAK_KIB SENDER_CPU_MS GOOD" (times in ns since
-# the epoch, FIRST and WHOLE 0 when the file did not land whole; CPU the receiver's, and devB's, which
-# for tls sends nothing; GOOD yes when its SHA-256 is the file's).
+# One transfer of the file, round NUMBER, by KIND: hexd, localsendd or tls (devB, or s_client, to
+# hexd, devC or s_server), or from-hexd or from-localsendd (hexd or devC to devB). Appends to
+# $work/results "KIND NUMBER START FIRST WHOLE CPU_MS RSS_START_KIB RSS_PEAK_KIB SENDER_CPU_MS GOOD"
+# (times in ns since the epoch, FIRST and WHOLE 0 when the file did not land whole; CPU the
+# receiver's, and the sender's: devB's, which for tls sends nothing, or hexd's or devC's; GOOD yes
+# when its SHA-256 is the file's).
 transfer() {
-    local kind=$1 number=$2 folder receiver server=""
+    local kind=$1 number=$2 folder receiver sender=$lsd_b server=""
     case $kind in
         hexd) folder=$work/a-downloads receiver=$hexd_pid ;;
         localsendd) folder=$work/lsd-c/downloads receiver=$lsd_c ;;
+        from-hexd) folder=$work/lsd-b/downloads receiver=$lsd_b sender=$hexd_pid ;;
+        from-localsendd) folder=$work/lsd-b/downloads receiver=$lsd_b sender=$lsd_c ;;
         tls)
             folder=$work/tls-in
             # s_server reads its standard input too: one at its end makes it stop, or spin.
@@ -288,7 +299,7 @@ transfer() {
     rm -f "$work/ready" "$work/stop"
     python3 "$work/watch.py" "$folder" bench.bin "$size" "$limit" "$work/ready" >"$work/watched" &
     local watcher=$!
-    python3 "$work/sample.py" "$receiver" "$work/stop" "$((limit + 30))" "$lsd_b" >"$work/sampled" &
+    python3 "$work/sample.py" "$receiver" "$work/stop" "$((limit + 30))" "$sender" >"$work/sampled" &
     local sampler=$!
     for _ in $(seq 100); do [ -f "$work/ready" ] && break; sleep 0.02; done
     local start
@@ -298,6 +309,13 @@ transfer() {
             local to=host-a
             [ "$kind" = localsendd ] && to=devC
             lsctl b send "$work/bench.bin" --to "$to" --wait --quiet >"$work/sent" 2>&1 || true
+            ;;
+        from-hexd)
+            HEXD_DATA_DIR="$work/a" ip netns exec "$tag-a" timeout "$limit" "$bin/hexctl" share --to devB \
+                --send-timeout "$limit" "$work/bench.bin" >"$work/sent" 2>&1 || true
+            ;;
+        from-localsendd)
+            lsctl c send "$work/bench.bin" --to devB --wait --quiet >"$work/sent" 2>&1 || true
             ;;
         tls)
             ip netns exec "$tag-b" timeout "$limit" openssl s_client -quiet -no_ign_eof -nocommands \
@@ -328,6 +346,19 @@ transfer() {
 for number in $(seq "$rounds"); do
     for kind in hexd localsendd tls; do transfer "$kind" "$number"; done
 done
+# hexd and devC send to devB by alias: each has to list it first.
+by_a="" by_c=""
+for _ in $(seq 200); do
+    by_a=$(ctl a peers --json 2>/dev/null || true)
+    by_c=$(lsctl c devices --json 2>/dev/null || true)
+    [[ "$by_a" == *'"devB"'* && "$by_c" == *'"devB"'* ]] && break
+    sleep 0.1
+done
+[[ "$by_a" == *'"devB"'* ]] || fail "hexd does not list devB: $by_a"
+[[ "$by_c" == *'"devB"'* ]] || fail "devC does not list devB: $by_c"
+for number in $(seq "$rounds"); do
+    for kind in from-hexd from-localsendd; do transfer "$kind" "$number"; done
+done
 
 # --- Idle: no LocalSend device around (devB, devC and the first hexd stopped), a fresh hexd each way.
 stop "$hexd_pid"
@@ -354,7 +385,7 @@ python3 - "$work" "$mib" "$disk_ms" "$(($(date +%s) - began))" <<'PYTHON'
 import statistics, sys
 work, mib, disk, took = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 say = lambda text: print("localsend-bench: " + text)
-rows = {"hexd": [], "localsendd": [], "tls": []}
+rows = {"hexd": [], "localsendd": [], "tls": [], "from-hexd": [], "from-localsendd": []}
 with open(f"{work}/results") as results:
     for line in results:
         kind, number, start, first, whole, cpu, rss_start, rss_peak, sender, good = line.split()
@@ -393,6 +424,18 @@ def cpu(kind, key):
 say(f"CPU time per {mib} MiB, median: receiving, hexd {cpu('hexd', 'cpu'):.0f} ms, localsendd "
     f"{cpu('localsendd', 'cpu'):.0f} ms; sending (devB), to hexd {cpu('hexd', 'sender'):.0f} ms, to localsendd "
     f"{cpu('localsendd', 'sender'):.0f} ms")
+out, out_rounds = median_rate("from-hexd", "start")
+lsd_out, lsd_out_rounds = median_rate("from-localsendd", "start")
+say(f"{mib} MiB to localsendd (devB), send start to whole, median of {len(rows['from-hexd'])}: from hexd "
+    f"{rate_text(out)} ({out_rounds}), from localsendd {rate_text(lsd_out)} ({lsd_out_rounds}); hexd/localsendd "
+    f"{ratio(out, lsd_out)}")
+out_up, out_up_rounds = median_rate("from-hexd", "first")
+lsd_out_up, lsd_out_up_rounds = median_rate("from-localsendd", "first")
+say(f"to devB, the upload alone (first byte written to whole): from hexd {rate_text(out_up)} ({out_up_rounds}), "
+    f"from localsendd {rate_text(lsd_out_up)} ({lsd_out_up_rounds}); hexd/localsendd {ratio(out_up, lsd_out_up)}")
+say(f"CPU time per {mib} MiB to devB, median: sending, hexd {cpu('from-hexd', 'sender'):.0f} ms, localsendd (devC) "
+    f"{cpu('from-localsendd', 'sender'):.0f} ms; receiving (devB), from hexd {cpu('from-hexd', 'cpu'):.0f} ms, "
+    f"from localsendd {cpu('from-localsendd', 'cpu'):.0f} ms")
 if rows["hexd"]:
     idle = rows["hexd"][0]["rss_start"] / 1024
     peak = max(r["rss_peak"] for r in rows["hexd"]) / 1024
