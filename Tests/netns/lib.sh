@@ -5,7 +5,8 @@
 # pass/fail count the checks; fail prints every daemon's log and the count, and exits 1; ctl and
 # wait_for_each_other speak to the daemons of host-a and host-b; make_hosts, make_bridge,
 # join_bridge and wait_for_link_local set up namespaces and wait for their addresses; drop_beacons
-# keeps a host from hearing beacons; browse and peer_id serve the DNS-SD tests.
+# keeps a host from hearing beacons; browse and peer_id serve the DNS-SD tests; start_hexd starts
+# host HOST's daemon as the LocalSend tests do, and json reads a JSON answer with Python.
 
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -100,3 +101,20 @@ browse() {
 
 # The peer ID of host HOST's daemon.
 peer_id() { ctl "$1" status --json | "$python" -c 'import json, sys; print(json.load(sys.stdin)["peerUUID"])'; }
+
+# Starts hexd as host-HOST in the namespace "$tag-HOST" (data in $work/HOST, log in $work/HOST.log),
+# with the options every LocalSend test gives and any more given, and waits at most 15 s until it
+# answers ($bin set by the script).
+start_hexd() {
+    local host=$1
+    shift
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" --announce-interval 1 \
+        --mdns off --web off --notify off --log-level debug "$@" 2>"$work/$host.log" &
+    pids+=($!)
+    for _ in $(seq 200); do [ -S "$work/$host/hexd.sock" ] && break; sleep 0.05; done
+    for _ in $(seq 100); do ctl "$host" status >/dev/null 2>&1 && break; sleep 0.05; done
+    ctl "$host" status >/dev/null 2>&1 || fail "host-$host's hexd did not start"
+}
+
+# What the Python expression $1 makes of the JSON on standard input, as `data`.
+json() { python3 -c "import json, sys; data = json.load(sys.stdin); print($1)"; }

@@ -212,7 +212,7 @@ lsd_b=$(start_localsendd b devB)
 lsd_c=$(start_localsendd c devC)
 pids+=("$lsd_b" "$lsd_c")
 
-start_hexd() {  # DATA LOCALSEND [OPTIONS...]: hexd in host-a; prints its PID once it answers hexctl
+bench_hexd() {  # DATA LOCALSEND [OPTIONS...]: hexd in host-a; prints its PID once it answers hexctl
     local data=$1 localsend=$2; shift 2
     ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/$data" --name host-a --mdns off --web off --notify off \
         --localsend "$localsend" --log-level debug "$@" >/dev/null 2>"$work/$data.log" &
@@ -230,7 +230,7 @@ stop() {  # PID: SIGTERM, then SIGKILL after 5 s
     kill -9 "$1" 2>/dev/null || true
     wait "$1" 2>/dev/null || true
 }
-hexd_pid=$(start_hexd a on --announce-interval 1 --downloads "$work/a-downloads" \
+hexd_pid=$(bench_hexd a on --announce-interval 1 --downloads "$work/a-downloads" \
     --sender-budget "$budget" --strangers-budget "$budget" --inbox-budget "$budget")
 pids+=("$hexd_pid")
 ctl a status >/dev/null 2>&1 || fail "hexd did not start"
@@ -365,7 +365,7 @@ stop "$hexd_pid"
 stop "$lsd_b"
 stop "$lsd_c"
 for mode in on off; do
-    idle_pid=$(start_hexd "idle-$mode" "$mode")
+    idle_pid=$(bench_hexd "idle-$mode" "$mode")
     pids+=("$idle_pid")
     sleep 3  # past the announcements at start (100 ms, 500 ms, 2 s)
     # perf's task-clock, where perf is, counts the CPU time finer than /proc's 10 ms ticks.

@@ -52,14 +52,8 @@ on_b=(env -u REQUESTS_CA_BUNDLE -u CURL_CA_BUNDLE NO_PROXY='*' no_proxy='*' HOME
 entry='import sys; from localsend_cli.main import main; sys.exit(main())'  # its console script's
 alias_b=localsend-cli@devB
 
-ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/a" --name host-a --announce-interval 1 \
-    --mdns off --web off --notify off --log-level debug 2>"$work/a.log" &
-pids+=($!)
-for _ in $(seq 200); do [ -S "$work/a/hexd.sock" ] && break; sleep 0.05; done
-for _ in $(seq 100); do ctl a status >/dev/null 2>&1 && break; sleep 0.05; done
-ctl a status >/dev/null || fail "host-a's hexd did not start"
+start_hexd a
 
-json() { python3 -c "import json, sys; data = json.load(sys.stdin); print($1)"; }
 # The objects among lines of output (localsend-cli prints a line or two that are not JSON when it
 # makes its certificate), filtered by the Python expression $1 over each object o, printed with $2.
 objects() {

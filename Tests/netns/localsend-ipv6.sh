@@ -62,14 +62,8 @@ for _ in $(seq 100); do joined b "vb$$" && break; sleep 0.05; done
 joined b "vb$$" || fail "the listener on host b did not join $group on vb$$"
 
 started=$(milliseconds)
-ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/a" --name host-a --announce-interval 1 \
-    --mdns off --web off --notify off --log-level debug 2>"$work/a.log" &
-pids+=($!)
-for _ in $(seq 200); do [ -S "$work/a/hexd.sock" ] && break; sleep 0.05; done
-for _ in $(seq 100); do ctl a status >/dev/null 2>&1 && break; sleep 0.05; done
-ctl a status >/dev/null || fail "host-a's hexd did not start"
+start_hexd a
 
-json() { python3 -c "import json, sys; data = json.load(sys.stdin); print($1)"; }
 fingerprint_a=$(ctl a status --json | json 'data["localSend"]["fingerprint"]')
 port_a=$(ctl a status --json | json 'data["localSend"]["port"]')
 [ "$port_a" = 53317 ] || fail "host-a serves LocalSend on $port_a, not 53317"

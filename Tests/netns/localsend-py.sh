@@ -88,14 +88,8 @@ on() {
 mkdir -p "$work/b-home/run" "$work/c-home/run"
 chmod 700 "$work/b-home/run" "$work/c-home/run"
 
-ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/a" --name host-a --announce-interval 1 \
-    --mdns off --web off --notify off --log-level debug 2>"$work/a.log" &
-pids+=($!)
-for _ in $(seq 200); do [ -S "$work/a/hexd.sock" ] && break; sleep 0.05; done
-for _ in $(seq 100); do ctl a status >/dev/null 2>&1 && break; sleep 0.05; done
-ctl a status >/dev/null || fail "host-a's hexd did not start"
+start_hexd a
 
-json() { python3 -c "import json, sys; data = json.load(sys.stdin); print($1)"; }
 # The objects among lines of output (the library logs lines that are not JSON), filtered by the
 # Python expression $1 over each object o, printed with $2.
 objects() {

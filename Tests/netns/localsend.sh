@@ -73,22 +73,11 @@ start_localsendd() {
 }
 start_localsendd
 
-for host in a b; do
-    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" --announce-interval 1 \
-        --mdns off --web off --notify off --log-level debug 2>"$work/$host.log" &
-    pids+=($!)
-done
+start_hexd a
+start_hexd b
 # host-d takes hexes from paired senders alone: a LocalSend device waits there for its person's yes.
-ip netns exec "$tag-d" "$bin/hexd" --data-dir "$work/d" --name host-d --accept paired --announce-interval 1 \
-    --mdns off --web off --notify off --log-level debug 2>"$work/d.log" &
-pids+=($!)
-for _ in $(seq 200); do
-    [ -S "$work/a/hexd.sock" ] && [ -S "$work/b/hexd.sock" ] && [ -S "$work/d/hexd.sock" ] && break
-    sleep 0.05
-done
-for _ in $(seq 100); do ctl a status >/dev/null 2>&1 && ctl b status >/dev/null 2>&1 && break; sleep 0.05; done
+start_hexd d --accept paired
 
-json() { python3 -c "import json, sys; data = json.load(sys.stdin); print($1)"; }
 fingerprint_a=$(ctl a status --json | json 'data["localSend"]["fingerprint"]')
 fingerprint_b=$(ctl b status --json | json 'data["localSend"]["fingerprint"]')
 port_b=$(ctl b status --json | json 'data["localSend"]["port"]')
