@@ -6,7 +6,7 @@
 # wait_for_each_other speak to the daemons of host-a and host-b; make_hosts, make_bridge,
 # join_bridge and wait_for_link_local set up namespaces and wait for their addresses; drop_beacons
 # keeps a host from hearing beacons; browse and peer_id serve the DNS-SD tests; start_hexd starts
-# host HOST's daemon as the LocalSend tests do, and json reads a JSON answer with Python.
+# host HOST's daemon as the LocalSend tests do; json and objects read JSON answers with Python.
 
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -118,3 +118,17 @@ start_hexd() {
 
 # What the Python expression $1 makes of the JSON on standard input, as `data`.
 json() { python3 -c "import json, sys; data = json.load(sys.stdin); print($1)"; }
+
+# The JSON objects among lines of standard input (a tool's output may mix in lines that are not
+# JSON), filtered by the Python expression $1 over each object o, each printed as $2 makes it.
+objects() {
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        o = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(o, dict) and ('"$1"'):
+        print('"$2"')'
+}

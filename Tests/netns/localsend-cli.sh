@@ -54,19 +54,6 @@ alias_b=localsend-cli@devB
 
 start_hexd a
 
-# The objects among lines of output (localsend-cli prints a line or two that are not JSON when it
-# makes its certificate), filtered by the Python expression $1 over each object o, printed with $2.
-objects() {
-    python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        o = json.loads(line)
-    except ValueError:
-        continue
-    if isinstance(o, dict) and ('"$1"'):
-        print('"$2"')'
-}
 fingerprint_a=$(ctl a status --json | json 'data["localSend"]["fingerprint"]')
 port_a=$(ctl a status --json | json 'data["localSend"]["port"]')
 [ "$port_a" = 53317 ] || fail "host-a serves LocalSend on $port_a, not 53317"

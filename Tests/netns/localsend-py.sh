@@ -90,19 +90,6 @@ chmod 700 "$work/b-home/run" "$work/c-home/run"
 
 start_hexd a
 
-# The objects among lines of output (the library logs lines that are not JSON), filtered by the
-# Python expression $1 over each object o, printed with $2.
-objects() {
-    python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        o = json.loads(line)
-    except ValueError:
-        continue
-    if isinstance(o, dict) and ('"$1"'):
-        print('"$2"')'
-}
 port_a=$(ctl a status --json | json 'data["localSend"]["port"]')
 [ "$port_a" = 53317 ] || fail "host-a serves LocalSend on $port_a, not 53317"
 
