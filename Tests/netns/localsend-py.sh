@@ -77,10 +77,12 @@ for host in a b c; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; d
 for host in b c; do ip -n "$tag-$host" route add default via 10.71.0.254 dev "s$host$$"; done
 
 # The library keeps its key, certificate and alias in the XDG folders (platformdirs): one home a host.
+# Always run in a subshell (in the background, or for its output): `exec` makes the subshell the
+# program, so that the PID the script keeps is the one its cleanup stops.
 on() {
     local host=$1
     shift
-    env -u HTTP_PROXY -u HTTPS_PROXY -u ALL_PROXY -u http_proxy -u https_proxy -u all_proxy \
+    exec env -u HTTP_PROXY -u HTTPS_PROXY -u ALL_PROXY -u http_proxy -u https_proxy -u all_proxy \
         NO_PROXY='*' no_proxy='*' HOME="$work/$host-home" XDG_STATE_HOME="$work/$host-home/state" \
         XDG_CONFIG_HOME="$work/$host-home/config" XDG_CACHE_HOME="$work/$host-home/cache" \
         XDG_RUNTIME_DIR="$work/$host-home/run" ip netns exec "$tag-$host" "$@"
