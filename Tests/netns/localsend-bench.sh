@@ -16,6 +16,12 @@
 #     hexd offers it unhashed), and the CPU time of the senders (hexd's daemon, devC's) and of devB;
 #   - a plain TLS copy of the same bytes between the same namespaces (openssl s_client in host-b to
 #     s_server in host-a writing a file), timed the same way: the ceiling hexd is a percentage of;
+#   - a fast sender, as localsendd's 8 KiB writes cap what devB's sends can show: a script in host-b
+#     (Python's ssl, no client certificate, so an older app's offer) posting prepare-upload (no
+#     sha256: neither side hashes) and then upload with the file in 1 MiB writes, to hexd and to devC,
+#     timed from the upload request's first byte to the receiver's answer (the file whole in its folder
+#     by then, its SHA-256 checked after timing), median of ROUNDS, alternating with the rounds above;
+#     against the TLS copy, and hexd's and devC's CPU time per transfer;
 #   - hexd's peak RSS during its transfers (VmRSS every 50 ms) minus its idle RSS before them;
 #   - how soon hexd lists a LocalSend device after its announcement: a scripted device in host-b (a
 #     TLS server of its own certificate) announces once, `hexctl peers --json` polled every 10 ms,
@@ -46,7 +52,8 @@ if ! python3 -c "import localsendd"; then
 fi
 size=$((mib << 20))
 limit=$((60 + mib))     # seconds a transfer may take: at least 1 MiB/s
-budget="$((4 * mib + 64))MiB"  # a stranger's files count against the inbox's budgets
+# A stranger's files count against the inbox's budgets, and stay counted once removed: every round's.
+budget="$(((2 * rounds + 2) * mib + 64))MiB"
 
 # --- Helpers, in python: the file watcher, the process sampler, the idle counter, the scripted device.
 # watch.py DIR NAME SIZE SECONDS READY: prints when (ns since the epoch) a byte was first in a file of
@@ -182,6 +189,59 @@ for number in range(count):
     time.sleep(0.5)  # hexd registers with at most 4 devices a second
 PYTHON
 
+# fast.py ADDRESS FILE NAME: LocalSend's upload of FILE, as NAME, to ADDRESS:53317 over TLS (no client
+# certificate, the receiver's not checked), prepare-upload without sha256, then upload in 1 MiB writes;
+# prints the ns since the epoch of the upload's first byte and of the answer, and its status ("0 0 ..."
+# when it failed, with why).
+cat >"$work/fast.py" <<'PYTHON'
+import json, os, socket, ssl, sys, time
+address, path, name = sys.argv[1], sys.argv[2], sys.argv[3]
+size = os.path.getsize(path)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+def connect():
+    return context.wrap_socket(socket.create_connection((address, 53317), timeout=60))
+def answer(sock):
+    reader = sock.makefile("rb")
+    status = int(reader.readline().split()[1])
+    length = 0
+    while (line := reader.readline().strip()):
+        key, _, value = line.decode().partition(":")
+        length = int(value) if key.strip().lower() == "content-length" else length
+    return status, reader.read(length)
+def request(sock, target, length, kind):
+    head = (f"POST {target} HTTP/1.1\r\nHost: {address}:53317\r\nContent-Type: {kind}\r\n"
+            f"Content-Length: {length}\r\nConnection: close\r\n\r\n")
+    sock.sendall(head.encode())
+try:
+    info = {"alias": "fast", "version": "2.1", "deviceModel": None, "deviceType": "desktop",
+            "fingerprint": "ab" * 32, "port": 53317, "protocol": "https", "download": False}
+    files = {"f1": {"id": "f1", "fileName": name, "size": size, "fileType": "application/octet-stream"}}
+    body = json.dumps({"info": info, "files": files}).encode()
+    with connect() as sock:
+        request(sock, "/api/localsend/v2/prepare-upload", len(body), "application/json")
+        sock.sendall(body)
+        status, reply = answer(sock)
+    if status != 200:
+        print(0, 0, f"prepare-upload {status} {reply[:200]!r}")
+        sys.exit(0)
+    reply = json.loads(reply)
+    session, token = reply["sessionId"], reply["files"]["f1"]
+    with connect() as sock, open(path, "rb", buffering=0) as data:
+        block = bytearray(1 << 20)
+        view = memoryview(block)
+        first = time.time_ns()
+        request(sock, f"/api/localsend/v2/upload?sessionId={session}&fileId=f1&token={token}", size,
+                "application/octet-stream")
+        while (count := data.readinto(block)):
+            sock.sendall(view[:count])
+        status, reply = answer(sock)
+        done = time.time_ns()
+    print(first if status == 200 else 0, done if status == 200 else 0, f"upload {status} {reply[:200]!r}")
+except Exception as error:
+    print(0, 0, f"{type(error).__name__}: {error}")
+PYTHON
+
 # --- The namespaces: host-a (hexd), host-b (devB, the sender), host-c (devC), on one bridge.
 make_bridge
 join_bridge a 10.68.0.1/24
@@ -279,8 +339,8 @@ rm -f "$work/tls-in/dd.bin"
 transfer() {
     local kind=$1 number=$2 folder receiver sender=$lsd_b server=""
     case $kind in
-        hexd) folder=$work/a-downloads receiver=$hexd_pid ;;
-        localsendd) folder=$work/lsd-c/downloads receiver=$lsd_c ;;
+        hexd | fast-hexd) folder=$work/a-downloads receiver=$hexd_pid ;;
+        localsendd | fast-localsendd) folder=$work/lsd-c/downloads receiver=$lsd_c ;;
         from-hexd) folder=$work/lsd-b/downloads receiver=$lsd_b sender=$hexd_pid ;;
         from-localsendd) folder=$work/lsd-b/downloads receiver=$lsd_b sender=$lsd_c ;;
         tls)
@@ -317,6 +377,12 @@ transfer() {
         from-localsendd)
             lsctl c send "$work/bench.bin" --to devB --wait --quiet >"$work/sent" 2>&1 || true
             ;;
+        fast-hexd | fast-localsendd)
+            local address=10.68.0.1
+            [ "$kind" = fast-localsendd ] && address=10.68.0.3
+            ip netns exec "$tag-b" timeout "$limit" python3 "$work/fast.py" "$address" "$work/bench.bin" bench.bin \
+                >"$work/sent" 2>&1 || true
+            ;;
         tls)
             ip netns exec "$tag-b" timeout "$limit" openssl s_client -quiet -no_ign_eof -nocommands \
                 -connect 10.68.0.1:4433 <"$work/bench.bin" >/dev/null 2>>"$work/tls.log" || true
@@ -330,6 +396,12 @@ transfer() {
     local first whole cpu rss_start rss_peak sender_cpu good=no
     read -r first whole <"$work/watched" || true
     read -r cpu rss_start rss_peak sender_cpu <"$work/sampled" || true
+    if [[ "$kind" == fast-* ]]; then  # timed by the sender: the upload's first byte to the answer
+        local upload=0 answered=0
+        read -r upload answered _ <"$work/sent" || true
+        [ "$answered" = 0 ] && whole=0
+        [ "$whole" = 0 ] || whole=$answered first=$upload start=$upload
+    fi
     first=${first:-0} whole=${whole:-0} cpu=${cpu:--1} rss_start=${rss_start:-0} rss_peak=${rss_peak:-0}
     sender_cpu=${sender_cpu:--1}
     if [ "$whole" != 0 ]; then
@@ -344,7 +416,7 @@ transfer() {
 }
 : >"$work/results"
 for number in $(seq "$rounds"); do
-    for kind in hexd localsendd tls; do transfer "$kind" "$number"; done
+    for kind in hexd localsendd tls fast-hexd fast-localsendd; do transfer "$kind" "$number"; done
 done
 # hexd and devC send to devB by alias: each has to list it first.
 by_a="" by_c=""
@@ -385,7 +457,8 @@ python3 - "$work" "$mib" "$disk_ms" "$(($(date +%s) - began))" <<'PYTHON'
 import statistics, sys
 work, mib, disk, took = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 say = lambda text: print("localsend-bench: " + text)
-rows = {"hexd": [], "localsendd": [], "tls": [], "from-hexd": [], "from-localsendd": []}
+rows = {kind: [] for kind in ("hexd", "localsendd", "tls", "fast-hexd", "fast-localsendd", "from-hexd",
+                              "from-localsendd")}
 with open(f"{work}/results") as results:
     for line in results:
         kind, number, start, first, whole, cpu, rss_start, rss_peak, sender, good = line.split()
@@ -421,6 +494,15 @@ say(f"plain TLS copy (openssl s_client -> s_server, same namespaces), median of 
     f"{rate_text(tls_up)} ({tls_up_rounds}), hexd's upload alone at {percent(hexd_up, tls_up)} of it")
 def cpu(kind, key):
     return statistics.median([r[key] for r in rows[kind]]) if rows[kind] else -1
+fast, fast_rounds = median_rate("fast-hexd", "first")
+fast_lsd, fast_lsd_rounds = median_rate("fast-localsendd", "first")
+say(f"a fast sender (Python ssl, 1 MiB writes) to hexd: {rate_text(fast)} ({fast_rounds}, the upload's first "
+    f"byte to the answer, median of {len(rows['fast-hexd'])}); plain TLS copy {rate_text(tls_up)} first byte "
+    f"to whole ({rate_text(tls)} from the start); hexd at {percent(fast, tls_up)} of it "
+    f"({percent(fast, tls)}); hexd's CPU {cpu('fast-hexd', 'cpu'):.0f} ms per {mib} MiB")
+say(f"the fast sender to localsendd (devC): {rate_text(fast_lsd)} ({fast_lsd_rounds}), its CPU "
+    f"{cpu('fast-localsendd', 'cpu'):.0f} ms per {mib} MiB; receivers hexd/localsendd {ratio(fast, fast_lsd)}; "
+    f"localsendd at {percent(fast_lsd, tls_up)} of the TLS copy")
 say(f"CPU time per {mib} MiB, median: receiving, hexd {cpu('hexd', 'cpu'):.0f} ms, localsendd "
     f"{cpu('localsendd', 'cpu'):.0f} ms; sending (devB), to hexd {cpu('hexd', 'sender'):.0f} ms, to localsendd "
     f"{cpu('localsendd', 'sender'):.0f} ms")

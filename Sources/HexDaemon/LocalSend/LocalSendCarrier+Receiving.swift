@@ -66,7 +66,7 @@ extension LocalSendCarrier {
         if let text = upload.message {
             let hex = LocalSendMessage.hex(text, from: sender.alias, senderID: sender.id)
             if let refusal = await admit(bytes: Self.charge(of: hex), from: sender, offering: "a message") {
-                return refusal
+                return logged(refusal, of: sender)
             }
             return await keep(text, from: sender, answering: .noContent)
         }
@@ -76,7 +76,7 @@ extension LocalSendCarrier {
         if let refusal = isNote
             ? await admit(bytes: note, from: sender, offering: "a note") : await admit(upload.files, from: sender)
         {
-            return refusal
+            return logged(refusal, of: sender)
         }
         await keepEndedSessions()
         let files = upload.files.map { (token: UUID().uuidString, file: $0) }
@@ -104,6 +104,15 @@ extension LocalSendCarrier {
         return HTTPResponse(
             .ok, contentType: "application/json",
             body: LocalSendUploadSession(sessionID: session.id, tokens: tokens).encoded())
+    }
+
+    /// `refusal`, said in the log, a few lines a window at most (a refused sender may keep asking).
+    private func logged(_ refusal: HTTPResponse, of sender: Sender) -> HTTPResponse {
+        logger.limited(
+            "localsend refused", .info,
+            "refused what \(sender.alias.clipped(toUTF8: 80)) (\(sender.remote)) offered: HTTP \(refusal.status.code) "
+                + String(decoding: refusal.body.prefix(300), as: UTF8.self))
+        return refusal
     }
 
     /// Why `files` from `sender` are refused before a byte of them is written; nil when they
