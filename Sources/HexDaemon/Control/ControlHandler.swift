@@ -494,16 +494,18 @@ struct ControlHandler: Sendable {
         -> ControlResponse
     {
         let query = request.query ?? UUID()
-        if case .peer(let options) = request.destination, let target = try? await sender.target(options.to),
-            let id = target.peerUUID, id.isLocalSendID
-        {
-            return try await share(request.files, query: query, toLocalSend: id)
-        }
-        let audience: ShareAudience =
-            switch request.destination {
-            case .myHexlist: .myHexlist
-            case .peer(let options): try await audience(of: options)
+        let audience: ShareAudience
+        switch request.destination {
+        case .myHexlist:
+            audience = .myHexlist
+        case .peer(let options):
+            // The peer is looked up once: a LocalSend device gets the files themselves.
+            let target = try await sender.target(options.to)
+            if let id = target.peerUUID, id.isLocalSendID {
+                return try await share(request.files, query: query, toLocalSend: id)
             }
+            audience = await shareAudience(of: target, options)
+        }
         let gathered: [LinkJM]
         do {
             gathered = try await share.links(
@@ -547,11 +549,10 @@ struct ControlHandler: Sendable {
                 milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.certificate.description))
     }
 
-    /// Who a share sent with `options` is for: a peer known by the ID its key derives (in the
+    /// Who a share sent to `target` with `options` is for: a peer known by the ID its key derives (in the
     /// table, seen before, or at the address given), to whom `peer` links can be granted; or a
     /// legacy peer or an unknown address, which cannot fetch from this daemon.
-    private func audience(of options: SendOptions) async throws -> ShareAudience {
-        let target = try await sender.target(options.to)
+    private func shareAudience(of target: SendService.Target, _ options: SendOptions) async -> ShareAudience {
         var uuid = target.peerUUID
         if let address = target.address, let peer = await directory.peer(at: address), peer.isSigned {
             uuid = peer.uuid

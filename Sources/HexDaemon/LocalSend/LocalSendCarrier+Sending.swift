@@ -54,10 +54,7 @@ extension LocalSendCarrier {
                 query: ["sessionId": session.sessionID, "fileId": file.id, "token": token],
                 headers: HTTPHeaders([("Content-Type", "text/plain")]), body: bytes)
             let uploaded = try await exchange(upload, with: device, at: endpoint, label: label, until: deadline)
-            guard uploaded.status == 200 else {
-                let reason = "\(label) refused the message's upload (HTTP \(uploaded.status))"
-                throw LocalSendAnswer(status: uploaded.status).isWorthRetrying ? .undelivered(reason) : .refused(reason)
-            }
+            guard uploaded.status == 200 else { throw Self.failure(uploaded.status, from: label, body: uploaded.body) }
             return Delivery(label: label, endpoint: endpoint, certificate: answer.certificate, uploaded: true)
         case .declined, .pinRequired, .busy, .unexpected:
             throw Self.failure(answer.status, from: label, body: answer.body)
