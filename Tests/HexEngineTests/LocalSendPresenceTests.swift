@@ -110,6 +110,31 @@ import Testing
         #expect(presence.devices.count == 1, "an older app's register is listed once hexd proved it")
     }
 
+    @Test func aDeviceWithItsEncryptionOffIsListedApartAndNeverAsACertificatesDevice() throws {
+        var presence = Presence(ownFingerprint: "own")
+        let fingerprint = String(repeating: "AB", count: 32)
+        let phone = Self.device("Pixel", fingerprint)
+        _ = presence.proven(phone, at: "10.0.0.7", now: at(1))
+        // The same fingerprint, claimed by a device that says its encryption is off: asked to prove
+        // it (over HTTP), and then listed beside the phone, never in its place.
+        var plain = phone
+        plain.scheme = .http
+        plain.alias = "Pixel (forged)"
+        #expect(presence.heard(plain, from: "10.0.0.66", at: at(2)) == [.register(plain, at: "10.0.0.66")])
+        #expect(presence.proven(plain, at: "10.0.0.66", now: at(2.1)).count == 1)
+        let byID = Dictionary(uniqueKeysWithValues: presence.devices.map { ($0.peerID, $0) })
+        let proven = try #require(byID["localsend:" + fingerprint])
+        #expect(proven.address == "10.0.0.7" && proven.description.alias == "Pixel" && !proven.isPlainHTTP)
+        let claimed = try #require(byID["localsend-http:" + fingerprint])
+        #expect(claimed.address == "10.0.0.66" && claimed.isPlainHTTP)
+        // A claim hexd takes no ID from lists nothing and costs no register.
+        var odd = plain
+        odd.fingerprint = "not/an id"
+        #expect(presence.heard(odd, from: "10.0.0.67", at: at(3)) == [])
+        #expect(presence.registered(odd, from: "10.0.0.67", proven: false, at: at(3)) == [])
+        #expect(presence.devices.count == 2)
+    }
+
     @Test func aDeviceUnheardThroughTwoRefreshesIsGone() {
         var presence = Presence(ownFingerprint: "own", refreshInterval: .seconds(30))
         presence.start(at: at(0))

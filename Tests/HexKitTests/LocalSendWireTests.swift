@@ -175,6 +175,20 @@ import Testing
         #expect("6f9619ff-8b86-4011-b42d-00c04fc964ff".canonicalPeerID == "6F9619FF-8B86-4011-B42D-00C04FC964FF")
     }
 
+    @Test func aPlainHTTPDevicesIDIsItsOwnKindAndProvesNothing() {
+        let id = PeerKind.localSendHTTPID(fingerprint: "3f2a-b_9")
+        #expect(id == "localsend-http:3F2A-B_9")
+        #expect(id?.isLocalSendHTTPID == true && id?.isLocalSendDeviceID == true && id?.canonicalPeerID == id)
+        #expect(id?.isLocalSendID == false && id?.isKeyDerivedID == false, "nothing proves it")
+        #expect(id?.canonicalSenderID == nil, "no hex names it as its sender")
+        let hexLike = PeerKind.localSendHTTPID(fingerprint: String(repeating: "ab", count: 32))
+        #expect(hexLike?.isLocalSendID == false, "a fingerprint of 64 hex digits over HTTP is still no certificate's")
+        #expect(("LocalSend-HTTP:3f2a-b_9").canonicalPeerID == id, "any case reads as the one spelling")
+        for refused in ["", String(repeating: "a", count: 65), "a b", "a/../b", "ä", "a\u{0}"] {
+            #expect(PeerKind.localSendHTTPID(fingerprint: refused) == nil, "\(refused.debugDescription)")
+        }
+    }
+
     /// Mutations of valid texts and random bytes: every reader answers, none traps. Bounded in count.
     @Test func noTextTrapsAReader() {
         var generator = SystemRandomNumberGenerator()

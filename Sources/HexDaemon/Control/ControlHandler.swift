@@ -413,7 +413,7 @@ struct ControlHandler: Sendable {
         }
         for device in await localSend?.devices ?? [] {
             let endpoint = Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
-            let id = LocalSendCarrier.peerID(device.fingerprint)
+            let id = device.peerID
             let offer = await localSend?.offerWaiting(matching: id)
             let trust = try await service.pin(forPeer: id)?.trust
             infos.append(
@@ -421,7 +421,7 @@ struct ControlHandler: Sendable {
                     uuid: id, name: device.description.alias,
                     versionID: device.description.version, endpoint: endpoint.description,
                     addresses: [device.address.description], legacy: false, lastSeen: (now - device.lastSeen).inSeconds,
-                    fingerprint: device.fingerprint, trust: trust,
+                    fingerprint: device.isPlainHTTP ? nil : device.fingerprint, trust: trust,
                     pairing: offer.map { PairingStatus(code: "", awaitingUs: true, offer: $0.what) }, kind: .localsend,
                     deviceType: device.description.deviceType.rawValue,
                     deviceModel: device.description.deviceModel))
@@ -501,7 +501,7 @@ struct ControlHandler: Sendable {
         case .peer(let options):
             // The peer is looked up once: a LocalSend device gets the files themselves.
             let target = try await sender.target(options.to)
-            if let id = target.peerUUID, id.isLocalSendID {
+            if let id = target.peerUUID, id.isLocalSendDeviceID {
                 return try await share(request.files, query: query, toLocalSend: id)
             }
             audience = await shareAudience(of: target, options)
@@ -545,8 +545,9 @@ struct ControlHandler: Sendable {
         return ControlResponse(
             send: SendReport(
                 peer: sent.label, messageID: nil, status: .received,
-                message: "LocalSend took \(sent.files) of \(paths.count) files (\(size))",
-                milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.certificate.description))
+                message: "LocalSend took \(sent.files) of \(paths.count) files (\(size))"
+                    + (sent.certificate == nil ? ", over plain HTTP" : ""),
+                milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.certificate?.description))
     }
 
     /// Who a share sent to `target` with `options` is for: a peer known by the ID its key derives (in the

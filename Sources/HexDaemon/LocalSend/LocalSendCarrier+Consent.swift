@@ -73,7 +73,7 @@ extension LocalSendCarrier {
     /// fingerprint) of 4 digits or more, or its name (any case), when one offer alone matches.
     func offerWaiting(matching text: String) -> LocalSendConsent<String>.Request? {
         let matches = consent.waiting.filter {
-            Self.names(text, alias: $0.name, fingerprint: String($0.key.dropFirst(PeerKind.localSendPrefix.count)))
+            Self.names(text, alias: $0.name, id: $0.key)
         }
         return matches.count == 1 ? matches.first : nil
     }

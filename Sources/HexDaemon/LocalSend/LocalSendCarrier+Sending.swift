@@ -14,8 +14,8 @@ extension LocalSendCarrier {
         /// The device's name and endpoint.
         var label: String
         var endpoint: Endpoint
-        /// The certificate it proved.
-        var certificate: Fingerprint
+        /// The certificate it proved; nil over plain HTTP.
+        var certificate: Fingerprint?
         /// Whether it showed the message (204) or took it as a text file, uploaded (200).
         var uploaded: Bool
     }
@@ -65,7 +65,7 @@ extension LocalSendCarrier {
     struct FilesDelivery: Sendable {
         var label: String
         var endpoint: Endpoint
-        var certificate: Fingerprint
+        var certificate: Fingerprint?
         /// How many of the files offered its person took, and their bytes.
         var files: Int
         var bytes: Int64
@@ -139,7 +139,7 @@ extension LocalSendCarrier {
             let response: HTTPResponseReader.Response
             do {
                 response = try await client.upload(
-                    file, size: offered.size, as: upload, to: endpoint, expecting: device.fingerprint,
+                    file, size: offered.size, as: upload, to: endpoint, over: Self.channel(to: device),
                     until: .now + FileServer.allowance(forBytes: offered.size)
                 ) { await progress(offered.fileName, before + $0, total) }
             } catch {
@@ -155,11 +155,13 @@ extension LocalSendCarrier {
     }
 
     /// The listed device `peerID`, where its API is, and how the user reads it.
-    /// - Throws: `SendError.undelivered` when it is not listed (away), `.refused` for a 1.0 device.
+    /// - Throws: `SendError.undelivered` when it is not listed (away), `.refused` for a 1.0 device
+    ///   or, unless `--localsend-http on`, one whose encryption is off.
     private func destination(_ peerID: String) throws(SendError)
         -> (device: LocalSendPresence<IPAddress>.Device, endpoint: Endpoint, label: String)
     {
-        guard let device = devices.first(where: { Self.peerID($0.fingerprint) == peerID }) else {
+        try refuseUnlessAllowed(peerID)
+        guard let device = devices.first(where: { $0.peerID == peerID }) else {
             throw .undelivered("\(peerID.prefix(26))… is away: no LocalSend announcement heard from it lately")
         }
         let endpoint = Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
@@ -168,6 +170,23 @@ extension LocalSendCarrier {
             throw .refused("\(label) speaks LocalSend \(device.description.version); hexd sends to 2.x devices")
         }
         return (device, endpoint, label)
+    }
+
+    /// Refuses a send to `peerID` when it is a device whose encryption is off and hexd is not told
+    /// to send such devices anything (`--localsend-http`).
+    /// - Throws: `SendError.refused`.
+    nonisolated func refuseUnlessAllowed(_ peerID: String) throws(SendError) {
+        guard peerID.isLocalSendHTTPID, !settings.sendsPlainHTTP else { return }
+        throw .refused(
+            "\(peerID.prefix(40)) has LocalSend's encryption off: what hexd sent it would cross the LAN as plain "
+                + "HTTP, to whoever answers at its address. Turn encryption on in its LocalSend settings, or let "
+                + "hexd send such devices anything with --localsend-http on")
+    }
+
+    /// How a request reaches `device`: TLS pinned to the fingerprint it announced, or plain HTTP
+    /// when its encryption is off.
+    private nonisolated static func channel(to device: LocalSendPresence<IPAddress>.Device) -> LocalSendClient.Channel {
+        device.isPlainHTTP ? .plain : .pinned(device.fingerprint)
     }
 
     /// The error a refusing status makes (see `LocalSendAnswer`).
@@ -183,11 +202,11 @@ extension LocalSendCarrier {
         }
     }
 
-    /// A device's answer, and the certificate it proved.
+    /// A device's answer, and the certificate it proved (nil over plain HTTP).
     private struct Answer {
         var status: Int
         var body: [UInt8]
-        var certificate: Fingerprint
+        var certificate: Fingerprint?
     }
 
     /// One request to `device`, answered before `deadline`.
@@ -195,14 +214,15 @@ extension LocalSendCarrier {
         _ request: HTTPRequest, with device: LocalSendPresence<IPAddress>.Device, at endpoint: Endpoint,
         label: String, until deadline: ContinuousClock.Instant
     ) async throws(SendError) -> Answer {
-        guard let certificate = Fingerprint(hex: device.fingerprint) else {
+        let certificate = device.isPlainHTTP ? nil : Fingerprint(hex: device.fingerprint)
+        guard certificate != nil || device.isPlainHTTP else {
             throw .refused("\(label) announces a fingerprint that is not a SHA-256")
         }
         let remaining = deadline - .now
         guard remaining > .zero else { throw .undelivered("\(label) did not answer in time") }
         do {
             let response = try await client.send(
-                request, to: endpoint, expecting: device.fingerprint, answerLimit: 65_536, timeout: remaining)
+                request, to: endpoint, over: Self.channel(to: device), answerLimit: 65_536, timeout: remaining)
             return Answer(status: response.status, body: response.body, certificate: certificate)
         } catch {
             // An impostor at the device's address is sent nothing, and may be gone next time.

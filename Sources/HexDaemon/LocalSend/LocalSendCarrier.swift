@@ -47,7 +47,7 @@ actor LocalSendCarrier: DaemonService {
     /// hexd's discovery, whose visibility the carrier follows.
     private let visibility: Discovery
     private var isVisible = true
-    private let settings: LocalSendSettings
+    let settings: LocalSendSettings
     private let name: String
     let events: EventLog
     let logger: Logger
@@ -194,16 +194,19 @@ actor LocalSendCarrier: DaemonService {
         let wanted = text.uppercased()
         let byName = presence.devices.filter { $0.description.alias.uppercased() == wanted }
         if byName.count == 1 { return byName.first }
-        let byID = presence.devices.filter { Self.names(text, alias: nil, fingerprint: $0.fingerprint) }
+        let byID = presence.devices.filter { Self.names(text, alias: nil, id: $0.peerID) }
         return byID.count == 1 ? byID.first : nil
     }
 
-    /// Whether `text` names a device: its alias (any case), when one is given, or a prefix of its
-    /// ID (`localsend:A1B2`) or of its `fingerprint` (upper case), 4 digits at least.
-    static func names(_ text: String, alias: String?, fingerprint: String) -> Bool {
+    /// Whether `text` names the device `id`: its alias (any case), when one is given, or a prefix
+    /// of its ID (`localsend:A1B2`, `localsend-http:0F3C`) or of the fingerprint in it, 4
+    /// characters at least.
+    static func names(_ text: String, alias: String?, id: String) -> Bool {
         let wanted = text.uppercased()
         if let alias, alias.uppercased() == wanted { return true }
-        let prefix = PeerKind.localSendPrefix.uppercased()
+        guard let colon = id.firstIndex(of: ":") else { return false }
+        let prefix = id[...colon].uppercased()
+        let fingerprint = id[id.index(after: colon)...]
         let digits = wanted.hasPrefix(prefix) ? String(wanted.dropFirst(prefix.count)) : wanted
         return digits.count >= 4 && fingerprint.hasPrefix(digits)
     }
@@ -294,30 +297,27 @@ actor LocalSendCarrier: DaemonService {
             case .found(let device):
                 logger.info(
                     "LocalSend device \(device.description.alias.clipped(toUTF8: 80)) at \(device.address), "
-                        + "fingerprint \(device.fingerprint.prefix(16))")
+                        + (device.isPlainHTTP
+                            ? "encryption off (plain HTTP)" : "fingerprint \(device.fingerprint.prefix(16))"))
                 let versionID = "LocalSend " + device.description.version
                 await events.publish(
-                    .peerFound, peerUUID: Self.peerID(device.fingerprint), peer: device.description.alias,
+                    .peerFound, peerUUID: device.peerID, peer: device.description.alias,
                     versionID: versionID)
                 await directory.arrivedElsewhere(
-                    id: Self.peerID(device.fingerprint), name: device.description.alias, versionID: versionID,
+                    id: device.peerID, name: device.description.alias, versionID: versionID,
                     address: device.address.description)
             case .updated:
                 break
             case .announcedAgain(let device):
                 // Back (an app that started announces so): what waits for it may go now.
-                await directory.heardFromElsewhere(id: Self.peerID(device.fingerprint))
+                await directory.heardFromElsewhere(id: device.peerID)
             case .lost(let device):
                 logger.info("LocalSend device \(device.description.alias.clipped(toUTF8: 80)) is gone")
                 await events.publish(
-                    .peerLost, peerUUID: Self.peerID(device.fingerprint), peer: device.description.alias)
+                    .peerLost, peerUUID: device.peerID, peer: device.description.alias)
             }
         }
     }
-
-    /// The ID a listed LocalSend device goes by in hexd (`PeerKind.localSendID`: TLS proved its
-    /// fingerprint, 64 hex digits).
-    static func peerID(_ fingerprint: String) -> String { PeerKind.localSendPrefix + fingerprint.uppercased() }
 
     /// hexd as it describes itself to LocalSend devices.
     func ownDevice(announce: Bool?) -> LocalSendDevice {
@@ -385,24 +385,30 @@ actor LocalSendCarrier: DaemonService {
     }
 
     /// Registers hexd with the device at `address`; when its certificate is the one it claims, it
-    /// is proven.
+    /// is proven. A device whose encryption is off is registered with over plain HTTP (what hexd
+    /// says of itself is no secret), and is listed when its answer claims the same fingerprint.
     private func register(with device: LocalSendDevice, at address: IPAddress) async {
         let endpoint = Endpoint(address, port: device.port ?? LocalSendDevice.defaultPort)
         let request = HTTPRequest(
             method: "POST", path: "/api/localsend/v2/register",
             headers: HTTPHeaders([("Content-Type", "application/json")]), body: ownDevice(announce: nil).encoded())
+        let plain = device.scheme == .http
         do {
             let response = try await client.send(
-                request, to: endpoint, expecting: device.fingerprint, answerLimit: LocalSendDevice.maximumSize,
-                timeout: .seconds(10))
+                request, to: endpoint, over: plain ? .plain : .pinned(device.fingerprint),
+                answerLimit: LocalSendDevice.maximumSize, timeout: .seconds(10))
             guard response.status == 200 else {
                 throw LocalSendError.refused(status: response.status, "\(endpoint) refused hexd's register")
             }
             // The answer describes the device as it is now; the certificate proved the fingerprint.
             var described = LocalSendDevice.decode(response.body) ?? device
+            if plain && described.fingerprint != device.fingerprint {
+                throw LocalSendError.impostor(
+                    "\(endpoint) answered as \(described.fingerprint.prefix(64)), not as announced")
+            }
             described.fingerprint = device.fingerprint
             described.port = device.port
-            described.scheme = .https
+            described.scheme = plain ? .http : .https
             await perform(presence.proven(described, at: address, now: .now))
         } catch {
             logger.limited(

@@ -5,23 +5,30 @@ import HexWeb
 
 /// hexd's requests to LocalSend devices: one HTTPS request per connection, hexd's persona shown
 /// as the client certificate (LocalSend 1.18 requires one), and the device's certificate checked
-/// against the fingerprint it claims before a byte is written.
+/// against the fingerprint it claims before a byte is written; or, to a device whose encryption is
+/// off, one plain HTTP request, which proves nothing and anyone on the LAN can read.
 struct LocalSendClient: Sendable {
+    /// How a device's API is reached.
+    enum Channel: Sendable {
+        /// TLS, the device's certificate hashing to this fingerprint (any case).
+        case pinned(String)
+        /// Plain HTTP: the device's encryption is off.
+        case plain
+    }
+
     let tls: ForeignTLSContext
     /// The longest the connection and its handshake may take, whatever the request's timeout: a
     /// device that is there answers them at once, even when its person takes minutes to answer.
     static let connectTimeout: Duration = .seconds(10)
 
-    /// Sends `request` to the device at `endpoint` whose certificate must hash to `fingerprint`
-    /// (any case), and reads its answer, at most `answerLimit` bytes of body, all within `timeout`
-    /// (connected within `connectTimeout`).
+    /// Sends `request` to the device at `endpoint` over `channel`, and reads its answer, at most
+    /// `answerLimit` bytes of body, all within `timeout` (connected within `connectTimeout`).
     /// - Throws: `LocalSendError`.
     func send(
-        _ request: HTTPRequest, to endpoint: Endpoint, expecting fingerprint: String, answerLimit: Int,
-        timeout: Duration
+        _ request: HTTPRequest, to endpoint: Endpoint, over channel: Channel, answerLimit: Int, timeout: Duration
     ) async throws(LocalSendError) -> HTTPResponseReader.Response {
         let deadline = ContinuousClock.now + timeout
-        let connection = try await connect(to: endpoint, expecting: fingerprint, until: deadline)
+        let connection = try await connect(to: endpoint, over: channel, until: deadline)
         return try await exchange(on: connection, with: endpoint, until: deadline) {
             try await connection.write(request.serialized(host: endpoint.description), timeout: deadline - .now)
             return answerLimit
@@ -33,10 +40,10 @@ struct LocalSendClient: Sendable {
     /// and reads the answer, all by `deadline`.
     /// - Throws: `LocalSendError`.
     func upload(
-        _ file: DiskFile, size: Int64, as request: HTTPRequest, to endpoint: Endpoint, expecting fingerprint: String,
+        _ file: DiskFile, size: Int64, as request: HTTPRequest, to endpoint: Endpoint, over channel: Channel,
         until deadline: ContinuousClock.Instant, progress: (Int64) async -> Void
     ) async throws(LocalSendError) -> HTTPResponseReader.Response {
-        let connection = try await connect(to: endpoint, expecting: fingerprint, until: deadline)
+        let connection = try await connect(to: endpoint, over: channel, until: deadline)
         return try await exchange(on: connection, with: endpoint, until: deadline) {
             try await connection.write(
                 request.serializedHead(host: endpoint.description, bodyLength: Int(clamping: size)),
@@ -70,13 +77,15 @@ struct LocalSendClient: Sendable {
     /// Bytes of a file read and written at a time.
     static let uploadChunk = 1 << 20
 
-    /// A TLS connection to `endpoint`, whose certificate hashes to `fingerprint`.
+    /// A connection to `endpoint` over `channel`: over TLS, the certificate hashes to the
+    /// fingerprint the channel names.
     private func connect(
-        to endpoint: Endpoint, expecting fingerprint: String, until deadline: ContinuousClock.Instant
-    ) async throws(LocalSendError) -> TLSConnection {
+        to endpoint: Endpoint, over channel: Channel, until deadline: ContinuousClock.Instant
+    ) async throws(LocalSendError) -> any ByteStream {
         do {
             let connected = min(deadline, ContinuousClock.now + Self.connectTimeout)
             let socket = try await StreamConnector.tcp(to: endpoint, timeout: connected - .now)
+            guard case .pinned(let fingerprint) = channel else { return socket }
             let connection = try await TLSConnection.handshake(
                 over: socket, context: tls, as: .client, timeout: connected - .now)
             guard let shown = connection.peerCertificate, shown.isClaimed(by: fingerprint) else {
@@ -95,7 +104,7 @@ struct LocalSendClient: Sendable {
     /// Writes a request on `connection` (`write`, which returns the most body bytes of the answer
     /// to read), then reads the answer.
     private func exchange(
-        on connection: TLSConnection, with endpoint: Endpoint, until deadline: ContinuousClock.Instant,
+        on connection: any ByteStream, with endpoint: Endpoint, until deadline: ContinuousClock.Instant,
         write: () async throws -> Int
     ) async throws(LocalSendError) -> HTTPResponseReader.Response {
         do {

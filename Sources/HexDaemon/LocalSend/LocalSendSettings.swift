@@ -10,6 +10,8 @@ public struct LocalSendSettings: Sendable, Hashable {
     public var port = LocalSendDevice.defaultPort
     /// The PIN a LocalSend device must give to send hexd anything; nil asks none.
     public var pin: String?
+    /// Whether hexd sends to LocalSend devices whose encryption is off, over plain HTTP.
+    public var sendsPlainHTTP = false
 
     public init() {}
 
@@ -37,5 +39,12 @@ public struct LocalSendSettings: Sendable, Hashable {
         ) { text in
             !text.isEmpty && text.utf8.count <= 64 && !text.contains(where: \.isWhitespace) ? .some(text) : nil
         },
+        Setting(
+            "localsend-http", value: "on|off",
+            help: "Send to LocalSend devices whose encryption is off (they announce protocol http; hexctl peers "
+                + "shows them with no key): what hexd sends them crosses the LAN as plain HTTP, readable by anyone "
+                + "on it, to whoever answers at the device's address. They are listed either way. Default: off.",
+            expected: "on or off", \.sendsPlainHTTP
+        ) { ["on": true, "off": false][$0] },
     ]
 }

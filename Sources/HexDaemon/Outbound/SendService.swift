@@ -60,8 +60,9 @@ struct SendService: Sendable {
         if let seen = try await service.knownPeer(matching: text) {
             return Target(peerUUID: seen.uuid, address: nil, label: seen.name)
         }
-        // A LocalSend device's full ID: its fingerprint, which it proves whenever it is back.
-        if let id = text.canonicalPeerID, id.isLocalSendID, localSend != nil {
+        // A LocalSend device's full ID: its fingerprint, which it proves whenever it is back (or,
+        // its encryption off, claims).
+        if let id = text.canonicalPeerID, id.isLocalSendDeviceID, localSend != nil {
             return Target(peerUUID: id, address: nil, label: id)
         }
         guard let uuid = text.canonicalUUID, try await service.pin(forPeer: uuid) != nil else {
@@ -85,12 +86,11 @@ struct SendService: Sendable {
         }
         switch (peer, device) {
         case (let peer?, let device?):
-            throw .twoKinds(text, peer: peer.uuid, device: LocalSendCarrier.peerID(device.fingerprint))
+            throw .twoKinds(text, peer: peer.uuid, device: device.peerID)
         case (let peer?, nil):
             return Target(peerUUID: peer.uuid, address: nil, label: peer.name, found: peer)
         case (nil, let device?):
-            return Target(
-                peerUUID: LocalSendCarrier.peerID(device.fingerprint), address: nil, label: device.description.alias)
+            return Target(peerUUID: device.peerID, address: nil, label: device.description.alias)
         case (nil, nil):
             return nil
         }
@@ -100,7 +100,7 @@ struct SendService: Sendable {
     /// a LocalSend device's person may take minutes to answer, and asking again shows a second
     /// dialog, so that attempt waits `LocalSendCarrier.answerWait` (its caller need not).
     func attemptTimeout(toPeer peerID: String?, asked: Duration) -> Duration {
-        peerID?.isLocalSendID == true ? max(asked, LocalSendCarrier.answerWait) : asked
+        peerID?.isLocalSendDeviceID == true ? max(asked, LocalSendCarrier.answerWait) : asked
     }
 
     /// The route of a send about to be queued, handed to its first attempt; nil when the peer is
@@ -108,9 +108,10 @@ struct SendService: Sendable {
     /// is refused, `--legacy` to a peer known by its key) is refused now.
     /// - Throws: `SendError.refused`.
     func plan(_ target: Target, forceLegacy: Bool) async throws(SendError) -> PeerRoute? {
-        if target.peerUUID?.isLocalSendID == true {
-            guard localSend != nil else { throw .refused("LocalSend is off here (--localsend off)") }
+        if let id = target.peerUUID, id.isLocalSendDeviceID {
+            guard let localSend else { throw .refused("LocalSend is off here (--localsend off)") }
             guard !forceLegacy else { throw .refused("--legacy is hexd's own protocol; \(target.label) is not hexd") }
+            try localSend.refuseUnlessAllowed(id)
             return nil
         }
         do {
@@ -132,7 +133,7 @@ struct SendService: Sendable {
     func deliver(_ envelope: Envelope, to target: Target, forceLegacy: Bool, wait: Bool, timeout: Duration)
         async throws(SendError) -> Receipt
     {
-        if let id = target.peerUUID, id.isLocalSendID {
+        if let id = target.peerUUID, id.isLocalSendDeviceID {
             _ = try await plan(target, forceLegacy: forceLegacy)
             return try await deliver(envelope, toLocalSend: id, timeout: timeout)
         }
@@ -174,7 +175,9 @@ struct SendService: Sendable {
         let start = ContinuousClock.now
         let sent = try await localSend.sendMessage(text, to: id, timeout: timeout)
         let elapsed = ContinuousClock.now - start
-        let how = sent.uploaded ? "taken as a text file, uploaded" : "shown"
+        let how =
+            (sent.uploaded ? "taken as a text file, uploaded" : "shown")
+            + (sent.certificate == nil ? ", over plain HTTP" : "")
         logger.info(
             "message to \(sent.label): \(how) in \(Int(clamping: elapsed.inSeconds * 1_000)) ms",
             [("peer", sent.label), ("messageID", envelope.messageID ?? ""), ("status", "received")])

@@ -4,7 +4,11 @@ import HexKit
 /// multicast discovery, as its apps do it): a burst at start (100 ms, 500 ms and 2 s after), then
 /// a refresh every `refreshInterval`, because the apps announce only when they start or are
 /// refreshed and answer an announcement by registering. A device is listed once TLS proved the
-/// fingerprint it claims, and is gone when nothing was heard from it for `lifetime`.
+/// fingerprint it claims, and is gone when nothing was heard from it for `lifetime`. A device
+/// whose encryption is off (it announces `protocol: http`) has no certificate: it is listed once
+/// its API at the address it announced from answers with the fingerprint it claims, a random text
+/// that proves nothing, under an ID of its own kind (`PeerKind.localSendHTTPID`), which can never
+/// take the place of a device proven by its certificate.
 ///
 /// Anyone on the LAN can send an announcement with any fingerprint: an announcement or an
 /// unproven `register` only makes hexd register with the device over HTTPS (which proves the
@@ -21,6 +25,9 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
 
     /// A device whose fingerprint TLS proved, where it was last heard from.
     public struct Device: Sendable, Equatable {
+        /// The ID it goes by in hexd (`PeerKind.localSendID`, or `localSendHTTPID` when plain), by
+        /// which it is listed.
+        public let peerID: String
         public var description: LocalSendDevice
         public var address: Address
         public var firstSeen: Instant
@@ -28,14 +35,17 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
 
         /// The fingerprint in upper case, as LocalSend 1.18 writes it: the device's identity.
         public var fingerprint: String { description.fingerprint.uppercased() }
+        /// Whether its encryption is off: its API is plain HTTP, and its fingerprint proves nothing.
+        public var isPlainHTTP: Bool { description.scheme == .http }
     }
 
     /// What the driver does.
     public enum Action: Sendable, Equatable {
         /// Announce hexd to the multicast group.
         case announce
-        /// Register hexd with the device at `address` (HTTPS `register`); when the server's
-        /// certificate is the one the device claims, tell `proven(_:at:now:)`.
+        /// Register hexd with the device at `address` (HTTPS `register`, or HTTP when the device
+        /// says its encryption is off); when the server's certificate is the one the device claims
+        /// (over HTTP: when its answer claims the same fingerprint), tell `proven(_:at:now:)`.
         case register(LocalSendDevice, at: Address)
         case found(Device)
         /// A listed device changed its name, address or anything else it describes.
@@ -120,8 +130,8 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
             actions.append(.announce)
         }
         for device in listed.values where now - device.lastSeen >= lifetime {
-            listed[device.fingerprint] = nil
-            announcedSinceProof[device.fingerprint] = nil
+            listed[device.peerID] = nil
+            announcedSinceProof[device.peerID] = nil
             actions.append(.lost(device))
         }
         return actions
@@ -132,17 +142,18 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     /// can send one from any address), so it changes no listed device and keeps none listed: only
     /// what TLS proved does.
     public mutating func heard(_ description: LocalSendDevice, from address: Address, at now: Instant) -> [Action] {
-        let fingerprint = description.fingerprint.uppercased()
-        guard fingerprint != ownFingerprint, description.scheme != .http, !Self.isHexd(description) else { return [] }
+        guard description.fingerprint.uppercased() != ownFingerprint, !Self.isHexd(description),
+            let id = Self.id(of: description)
+        else { return [] }
         // As listed, it registers with hexd at each refresh, which keeps it listed; unless it asks
         // who is there (an app that starts announces so, and lists only those that answer).
-        if let device = listed[fingerprint], device.address == address || keepsAddress(device.address, address),
+        if let device = listed[id], device.address == address || keepsAddress(device.address, address),
             Self.describesAlike(device.description, description), description.announce != true
         {
             return []
         }
-        if listed[fingerprint] != nil, description.announce == true { announcedSinceProof[fingerprint] = address }
-        return askToProve(description, at: address, now: now)
+        if listed[id] != nil, description.announce == true { announcedSinceProof[id] = address }
+        return askToProve(description, id: id, at: address, now: now)
     }
 
     /// hexd shows itself again: an announcement now, whenever the last one went out.
@@ -157,34 +168,38 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     public mutating func registered(
         _ description: LocalSendDevice, from address: Address, proven: Bool, at now: Instant
     ) -> [Action] {
-        guard description.fingerprint.uppercased() != ownFingerprint, !Self.isHexd(description) else { return [] }
-        return proven ? self.proven(description, at: address, now: now) : askToProve(description, at: address, now: now)
+        guard description.fingerprint.uppercased() != ownFingerprint, !Self.isHexd(description),
+            let id = Self.id(of: description)
+        else { return [] }
+        return proven
+            ? self.proven(description, at: address, now: now) : askToProve(description, id: id, at: address, now: now)
     }
 
     /// hexd's `register` to the device at `address` was answered by a server whose certificate is
-    /// the one the device claims: it is listed.
+    /// the one the device claims (over plain HTTP, by one that claims its fingerprint): it is listed.
     public mutating func proven(_ description: LocalSendDevice, at address: Address, now: Instant) -> [Action] {
-        let fingerprint = description.fingerprint.uppercased()
-        guard fingerprint != ownFingerprint else { return [] }
-        if var device = listed[fingerprint] {
-            let announced = announcedSinceProof[fingerprint] == address
-            if announced { announcedSinceProof[fingerprint] = nil }
+        guard description.fingerprint.uppercased() != ownFingerprint, let id = Self.id(of: description) else {
+            return []
+        }
+        if var device = listed[id] {
+            let announced = announcedSinceProof[id] == address
+            if announced { announcedSinceProof[id] = nil }
             let address = keepsAddress(device.address, address) ? device.address : address
             let changed = device.description != description || device.address != address
             device.description = description
             device.address = address
             device.lastSeen = now
-            listed[fingerprint] = device
+            listed[id] = device
             return (changed ? [.updated(device)] : []) + (announced ? [.announcedAgain(device)] : [])
         }
         var actions: [Action] = []
         if listed.count >= capacity, let oldest = listed.values.min(by: { $0.lastSeen < $1.lastSeen }) {
-            listed[oldest.fingerprint] = nil
-            announcedSinceProof[oldest.fingerprint] = nil
+            listed[oldest.peerID] = nil
+            announcedSinceProof[oldest.peerID] = nil
             actions.append(.lost(oldest))
         }
-        let device = Device(description: description, address: address, firstSeen: now, lastSeen: now)
-        listed[fingerprint] = device
+        let device = Device(peerID: id, description: description, address: address, firstSeen: now, lastSeen: now)
+        listed[id] = device
         actions.append(.found(device))
         return actions
     }
@@ -201,9 +216,19 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
 
     static func isHexd(_ description: LocalSendDevice) -> Bool { description.deviceModel == hexdModel }
 
-    private mutating func askToProve(_ description: LocalSendDevice, at address: Address, now: Instant) -> [Action] {
-        let fingerprint = description.fingerprint.uppercased()
-        guard answers.admit(fingerprint, at: now), answerBudget.take(at: now) else { return [] }
+    private mutating func askToProve(
+        _ description: LocalSendDevice, id: String, at address: Address, now: Instant
+    ) -> [Action] {
+        guard answers.admit(id, at: now), answerBudget.take(at: now) else { return [] }
         return [.register(description, at: address)]
+    }
+
+    /// The ID a device `description` describes goes by, by which it is listed: its certificate's
+    /// fingerprint, or, with its encryption off, the text it claims instead (nil when that is not
+    /// one hexd takes, `PeerKind.localSendHTTPID`). One kind never takes the other's place.
+    static func id(of description: LocalSendDevice) -> String? {
+        description.scheme == .http
+            ? PeerKind.localSendHTTPID(fingerprint: description.fingerprint)
+            : PeerKind.localSendPrefix + description.fingerprint.uppercased()
     }
 }

@@ -3,7 +3,8 @@
 public enum PeerKind: String, Sendable, Codable, CaseIterable {
     case hexd
     /// A LocalSend app (or another program speaking LocalSend's protocol), known by the
-    /// fingerprint of its certificate.
+    /// fingerprint of its certificate; or, with its encryption off (plain HTTP), by the random
+    /// text it announces instead, which proves nothing.
     case localsend
 }
 
@@ -16,19 +17,59 @@ extension PeerKind {
     public static func localSendID(fingerprint: String) -> String? {
         HexDigits.isHex(fingerprint, count: 64) ? localSendPrefix + fingerprint.uppercased() : nil
     }
+
+    /// What the ID of a LocalSend device with its encryption off starts with; the random text it
+    /// announces as its fingerprint follows.
+    public static let localSendHTTPPrefix = "localsend-http:"
+
+    /// The ID a LocalSend device whose encryption is off goes by in hexd: `localsend-http:` and
+    /// the text it announces as its fingerprint, in upper case. That text is any the device likes
+    /// (the apps make a random one), so hexd takes 1 to 64 letters, digits, `-` and `_`, and no
+    /// other: nil otherwise. Nothing proves it; it is never a key-derived ID.
+    public static func localSendHTTPID(fingerprint: String) -> String? {
+        let allowed = fingerprint.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                true
+            default: false
+            }
+        }
+        return allowed && (1...64).contains(fingerprint.utf8.count)
+            ? localSendHTTPPrefix + fingerprint.uppercased() : nil
+    }
 }
 
 extension String {
     /// The text as a peer ID in the one spelling hexd keeps: a UUID in upper case, or a LocalSend
-    /// device's ID (`PeerKind.localSendID`); nil for anything else.
+    /// device's ID (`PeerKind.localSendID`, `PeerKind.localSendHTTPID`); nil for anything else.
     public var canonicalPeerID: String? {
         if let uuid = canonicalUUID { return uuid }
         let text = trimmed
-        guard text.lowercased().hasPrefix(PeerKind.localSendPrefix) else { return nil }
-        return PeerKind.localSendID(fingerprint: String(text.dropFirst(PeerKind.localSendPrefix.count)))
+        let lowered = text.lowercased()
+        if lowered.hasPrefix(PeerKind.localSendPrefix) {
+            return PeerKind.localSendID(fingerprint: String(text.dropFirst(PeerKind.localSendPrefix.count)))
+        }
+        if lowered.hasPrefix(PeerKind.localSendHTTPPrefix) {
+            return PeerKind.localSendHTTPID(fingerprint: String(text.dropFirst(PeerKind.localSendHTTPPrefix.count)))
+        }
+        return nil
+    }
+
+    /// The text as the ID a hex may name as its sender (`canonicalPeerID`), never a LocalSend
+    /// device's whose encryption is off: nothing proves that one, and what hexd takes from such a
+    /// device is counted by its address.
+    public var canonicalSenderID: String? {
+        canonicalPeerID.flatMap { $0.isLocalSendHTTPID ? nil : $0 }
     }
 
     /// Whether the text is a LocalSend device's ID, which its certificate proves (as a key-derived
     /// ID its key does): plaintext never speaks for it.
     public var isLocalSendID: Bool { hasPrefix(PeerKind.localSendPrefix) && canonicalPeerID == self }
+
+    /// Whether the text is the ID of a LocalSend device whose encryption is off: nothing proves it.
+    public var isLocalSendHTTPID: Bool { hasPrefix(PeerKind.localSendHTTPPrefix) && canonicalPeerID == self }
+
+    /// Whether the text is a LocalSend device's ID, either kind: sends to it go by LocalSend.
+    public var isLocalSendDeviceID: Bool { isLocalSendID || isLocalSendHTTPID }
 }

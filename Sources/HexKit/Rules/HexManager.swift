@@ -108,7 +108,7 @@ public struct HexManager {
         // Read strictly, so that no other spelling of an ID passes for a second identity: one that
         // is neither a UUID nor a LocalSend device's ID counts as missing (Protocol.md, section 4,
         // rule 12).
-        let sender = hexJM.senderUUID.flatMap(\.canonicalPeerID) ?? ""
+        let sender = hexJM.senderUUID.flatMap(\.canonicalSenderID) ?? ""
         let trust: SenderTrust
         switch try admit(sender, proof: proof) {
         case .success(let admitted): trust = admitted
@@ -142,7 +142,7 @@ public struct HexManager {
     public mutating func admission(
         of sender: String, proof: SenderProof, from address: String, bytes: Int
     ) throws -> Admission {
-        let id = sender.canonicalPeerID ?? ""
+        let id = sender.canonicalSenderID ?? ""
         if try isBlocked(anyOf: [id, proof.deviceID]) { return .refused(blockedYou) }
         // Only a sender that proved a key can be paired, and so be let in by its person.
         let askable = proof.deviceID != nil
@@ -336,7 +336,7 @@ public struct HexManager {
         return Hex(
             id: .random(using: &ids),
             location: location,
-            senderUUID: hexJM.senderUUID.flatMap(\.canonicalPeerID) ?? "",
+            senderUUID: hexJM.senderUUID.flatMap(\.canonicalSenderID) ?? "",
             senderName: hexJM.senderName ?? "",
             hexDescription: hexJM.hexDescription ?? "",
             hexColor: hexJM.hexColor ?? "",
