@@ -24,12 +24,20 @@ public struct ConnectionCounts: Sendable, Codable, Equatable {
     /// Of those, the ones that resumed a session of an earlier connection (no certificates
     /// exchanged); nil from a daemon older than this field.
     public var resumedHandshakes: Int?
+    /// Connections to any of the daemon's TLS listeners (hexd's, LocalSend's) closed before their
+    /// handshake: strangers past `--stranger-handshakes`; nil from a daemon older than this field.
+    public var refusedBeforeHandshake: Int?
+    /// Connections to those listeners from an address a known peer was last seen at, let through
+    /// whatever strangers do; nil from a daemon older than this field.
+    public var fromKnownPeers: Int?
 
     public init(
         open: Int = 0, accepted: Int = 0, refusedPerAddress: Int = 0, closedForRoom: Int = 0, closedAtDeadline: Int = 0,
         cutOffForPartialLines: Int = 0, closedForLongLines: Int = 0, closedInHandshake: Int? = 0,
-        tlsHandshakes: Int? = 0, resumedHandshakes: Int? = 0
+        tlsHandshakes: Int? = 0, resumedHandshakes: Int? = 0, refusedBeforeHandshake: Int? = 0, fromKnownPeers: Int? = 0
     ) {
+        self.refusedBeforeHandshake = refusedBeforeHandshake
+        self.fromKnownPeers = fromKnownPeers
         self.closedInHandshake = closedInHandshake
         self.tlsHandshakes = tlsHandshakes
         self.resumedHandshakes = resumedHandshakes

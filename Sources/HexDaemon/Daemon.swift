@@ -87,6 +87,7 @@ public enum Daemon {
             )
         }
         let trimmer = MemoryTrimmer()
+        let gate = HandshakeGate(budgets: configuration.inbound.handshakeBudgets, logger: logger.named("tcp"))
         let pool = ConnectionPool()
         let downloads =
             configuration.files.downloads
@@ -98,10 +99,10 @@ public enum Daemon {
             configuration, name: service.identity.name, discovery: discovery, intake: intake, directory: directory,
             downloads: LocalSendDownloads(
                 folder: DownloadsFolder(path: downloads), floor: configuration.store.freeFloor),
-            events: events, logger: logger)
+            gate: gate, events: events, logger: logger)
         let sender = SendService(
             wire: configuration.wire, tls: tls, directory: directory, service: service,
-            logger: logger.named("send"), pool: pool, localSend: localSend)
+            logger: logger.named("send"), pool: pool, gate: gate, localSend: localSend)
         let pairing = tls.map {
             PairingService(
                 tls: $0, wire: configuration.wire, directory: directory, service: service,
@@ -122,7 +123,7 @@ public enum Daemon {
             listeners: envelopeListeners, service: service, intake: intake,
             pairing: pairing, files: fileServer,
             wire: configuration.wire, settings: configuration.inbound, tls: tls, maximumConnections: maximumConnections,
-            trimmer: trimmer,
+            trimmer: trimmer, gate: gate,
             logger: logger.named("tcp"))
         let outbox = Outbox(
             store: service, sender: sender, events: events, wire: configuration.wire,
@@ -209,7 +210,8 @@ public enum Daemon {
     /// files unreadable, no port at all) is logged and left out: hexd serves its own peers anyway.
     private static func localSendCarrier(
         _ configuration: DaemonConfiguration, name: String, discovery: Discovery, intake: Intake,
-        directory: PeerDirectory, downloads: LocalSendDownloads, events: EventLog, logger: Logger
+        directory: PeerDirectory, downloads: LocalSendDownloads, gate: HandshakeGate, events: EventLog,
+        logger: Logger
     ) -> LocalSendCarrier? {
         guard configuration.localSend.enabled, !configuration.wire.legacy else { return nil }
         let files = configuration.dataDirectory
@@ -218,7 +220,7 @@ public enum Daemon {
                 configuration.localSend, discovery: configuration.discovery, visibility: discovery, intake: intake,
                 directory: directory, downloads: downloads,
                 dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
-                name: name, events: events, logger: logger.named("localsend"))
+                name: name, gate: gate, events: events, logger: logger.named("localsend"))
         } catch {
             logger.error("LocalSend is off: \(error)")
             return nil

@@ -40,6 +40,16 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The network a host on the LAN can hold addresses in: this address's /24 (IPv4) or /64
+    /// (IPv6, without its zone), its host bits zero. Budgets per prefix bound what a host that
+    /// took many addresses of its subnet can spend.
+    public var prefix: IPAddress {
+        switch self {
+        case .v4(let address): .v4(IPv4Address(networkOrder: address.networkOrder & UInt32(0xFFFF_FF00).bigEndian))
+        case .v6(let address): .v6(IPv6Address(bytes: Array(address.bytes.prefix(8)) + Array(repeating: 0, count: 8)))
+        }
+    }
+
     /// The address family, for `socket(2)`.
     var family: Int32 {
         switch self {

@@ -34,6 +34,14 @@ public final class Socket: Sendable {
         _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
     }
 
+    /// Makes closing this socket reset the connection rather than end it: nothing more is sent
+    /// or kept for it (no FIN, no TIME_WAIT on this side), which is all a connection refused
+    /// before it said anything is owed.
+    public func resetOnClose() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+    }
+
     /// Turns off Nagle's algorithm on a TCP socket. The protocols here are request and answer:
     /// a TLS handshake writes several small records in a row, and Nagle holding them back for the
     /// peer's delayed ACK would add some 40 ms to every exchange.
@@ -58,6 +66,9 @@ public final class Socket: Sendable {
     public var remoteEndpoint: Endpoint? {
         name(getpeername).map { Endpoint($0.address, port: $0.port) }
     }
+
+    /// The remote address of a connected TCP socket; nil for a Unix socket.
+    public var remoteAddress: IPAddress? { name(getpeername)?.address }
 
     /// The address and port `call` (getpeername, getsockname) gives, of either family.
     private func name(

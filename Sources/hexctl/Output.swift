@@ -214,7 +214,9 @@ enum Output {
         \(counts.cutOffForPartialLines) holding unfinished lines, \
         \(counts.closedForLongLines) after a line over the cap, \
         \(counts.closedInHandshake ?? 0) in their TLS handshake to make room; \
-        TLS handshakes: \(counts.tlsHandshakes ?? 0), \(counts.resumedHandshakes ?? 0) of them resumed
+        TLS handshakes: \(counts.tlsHandshakes ?? 0), \(counts.resumedHandshakes ?? 0) of them resumed; \
+        before any handshake (every TLS listener): \(counts.refusedBeforeHandshake ?? 0) strangers' connections \
+        closed past --stranger-handshakes, \(counts.fromKnownPeers ?? 0) from known peers' addresses let through
         """
     }
 

@@ -5,13 +5,14 @@ import HexKit
 // service's types can change without changing what `hexctl --json` reads.
 
 extension ConnectionCounts {
-    init(_ tally: ConnectionTally) {
+    init(_ tally: ConnectionTally, gate: HandshakeGate.Counts) {
         self.init(
             open: tally.open, accepted: tally.accepted, refusedPerAddress: tally.refusedPerAddress,
             closedForRoom: tally.closedForRoom, closedAtDeadline: tally.closedAtDeadline,
             cutOffForPartialLines: tally.cutOffForPartialLines, closedForLongLines: tally.closedForLongLines,
             closedInHandshake: tally.closedInHandshake, tlsHandshakes: tally.tlsHandshakes,
-            resumedHandshakes: tally.resumedHandshakes)
+            resumedHandshakes: tally.resumedHandshakes, refusedBeforeHandshake: gate.refused,
+            fromKnownPeers: gate.known)
     }
 }
 

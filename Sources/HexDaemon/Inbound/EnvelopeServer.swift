@@ -27,6 +27,8 @@ final class EnvelopeServer: DaemonService {
     private let handshakes: HandshakeTable
     /// Gives memory back after a storm of connections was cut short.
     private let trimmer: MemoryTrimmer
+    /// Decides which connections get a TLS handshake, and learns where known peers are.
+    private let gate: HandshakeGate
     private let budget: PartialLineBudget
     private let pace: LinePace
     /// How this daemon answers: as hexd, or as the original app when it plays one.
@@ -41,6 +43,9 @@ final class EnvelopeServer: DaemonService {
         func count(_ field: WritableKeyPath<ConnectionTally, Int>) { counts.withLock { $0[keyPath: field] += 1 } }
     }
 
+    /// What the handshake gate, which every TLS listener shares, decided since the start.
+    var gateCounts: HandshakeGate.Counts { gate.counts }
+
     /// Peer connections open now, and what the budgets closed since the start.
     var counts: ConnectionTally {
         var counts = tally.counts.withLock { $0 }
@@ -52,8 +57,9 @@ final class EnvelopeServer: DaemonService {
     init(
         listeners: [StreamListener], service: HexService, intake: Intake, pairing: PairingService?,
         files: FileServer?, wire: WireSettings, settings: InboundSettings,
-        tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, logger: Logger
+        tls: TLSContext?, maximumConnections: Int, trimmer: MemoryTrimmer, gate: HandshakeGate, logger: Logger
     ) {
+        self.gate = gate
         self.listeners = listeners
         self.pairing = pairing
         self.files = files
@@ -135,6 +141,12 @@ final class EnvelopeServer: DaemonService {
             (stream as? TLSStream).map {
                 SenderProof.key(fingerprint: $0.peer.description, deviceID: $0.peerKey.deviceID.uppercaseText)
             } ?? .none
+        // A known peer's key proved: its address gets its handshakes whatever strangers do.
+        if case .key(let fingerprint, let deviceID) = proof, let known = socket.remoteAddress,
+            await intake.knows(deviceID, byKey: fingerprint)
+        {
+            gate.markKnown(known)
+        }
         while true {
             let first: LineFramer.Item?
             do {
@@ -231,6 +243,8 @@ final class EnvelopeServer: DaemonService {
                 logger.debug("plaintext connection from \(remote)")
                 return socket
             }
+            // A stranger past its budget is reset before any cryptography.
+            guard gate.admit(socket, on: "hexd's TCP") else { return nil }
             if handshakes.begin(socket) {
                 tally.count(\.closedInHandshake)
                 trimmer.burstFreed()

@@ -1,4 +1,6 @@
 import HexCommandLine
+import HexEngine
+import HexNet
 
 /// The budgets of peer connections (Protocol.md, "Budgets"): how long a connection may wait
 /// before a line and take to send one, and how many connections and unfinished bytes it may
@@ -17,8 +19,19 @@ public struct InboundSettings: Sendable, Hashable {
     /// Bytes of begun lines all peer connections together may hold; past it, the largest holders
     /// are cut off.
     public var partialLineBudget = 64 << 20
+    /// TLS handshakes a second strangers' connections get in all (`HandshakeAdmission`).
+    public var strangerHandshakes = 100
 
     public init() {}
+
+    /// The budgets `strangerHandshakes` makes: an address a tenth of it, a prefix half, new
+    /// addresses a tenth beside; each bucket holds 4 s of its rate.
+    var handshakeBudgets: HandshakeAdmission<IPAddress>.Budgets {
+        let rate = Double(strangerHandshakes)
+        return .init(
+            perAddress: max(rate / 10, 1), perPrefix: max(rate / 2, 1), total: rate, newcomers: max(rate / 10, 1),
+            burstSeconds: 4)
+    }
 
     public static let declared: [Setting<InboundSettings>] = [
         .seconds(
@@ -47,5 +60,12 @@ public struct InboundSettings: Sendable, Hashable {
             help: "Bytes of unfinished lines all peers together may hold; past it, the largest holders are cut "
                 + "off. Default: 67108864 (64 MiB).",
             \.partialLineBudget),
+        .count(
+            "stranger-handshakes", value: "per-second", in: 1...1_000_000,
+            help: "TLS handshakes a second that connections from strangers (addresses no known peer was last seen "
+                + "at) get, on every listener together: one address gets a tenth of it, one /24 or /64 half, and "
+                + "addresses new to hexd a tenth beside; past those, a stranger's connection is closed before its "
+                + "handshake. Default: 100.",
+            \.strangerHandshakes),
     ]
 }

@@ -39,11 +39,18 @@ struct Intake: Sendable {
         return outcomes
     }
 
+    /// Whether `id` is a peer whose pinned key is `fingerprint` (any case): one hexd knows, whose
+    /// address the handshake gate lets through. A store that cannot be read knows no one.
+    func knows(_ id: String, byKey fingerprint: String) async -> Bool {
+        guard let pin = try? await service.pin(forPeer: id) else { return false }
+        return pin.fingerprint.lowercased() == fingerprint.lowercased()
+    }
+
     /// A peer ID as the log shows it beside a name: a UUID's first 8 digits, a LocalSend device's
-    /// `localsend:` and the first 8 of its fingerprint.
+    /// kind (`localsend:`) and the first 8 of its fingerprint.
     static func short(_ id: String) -> String {
-        id.hasPrefix(PeerKind.localSendPrefix)
-            ? String(id.prefix(PeerKind.localSendPrefix.count + 8)) : String(id.prefix(8))
+        guard let colon = id.firstIndex(of: ":") else { return String(id.prefix(8)) }
+        return String(id[...colon]) + id[id.index(after: colon)...].prefix(8)
     }
 
     /// What envelopes received together leave to record once they are all logged.

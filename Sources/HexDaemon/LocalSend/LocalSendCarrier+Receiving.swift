@@ -63,6 +63,10 @@ extension LocalSendCarrier {
         guard let sender = Sender(upload.info, certificate: certificate, address: address, remote: remote) else {
             return .text(.forbidden, "the client certificate is not the one the device claims")
         }
+        // A device paired or pinned before: its address gets its handshakes whatever strangers do.
+        if let id = sender.id, let certificate, await intake.knows(id, byKey: certificate.description) {
+            gate.markKnown(address)
+        }
         if let text = upload.message {
             let hex = LocalSendMessage.hex(text, from: sender.alias, senderID: sender.id)
             if let refusal = await admit(bytes: Self.charge(of: hex), from: sender, offering: "a message") {

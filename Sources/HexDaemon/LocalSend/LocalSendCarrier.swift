@@ -75,6 +75,8 @@ actor LocalSendCarrier: DaemonService {
     /// The connections served now, and those in their TLS handshake.
     private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
     private let handshakes = HandshakeTable(capacity: handshakesAtOnce)
+    /// The daemon's admission of handshakes, which every TLS listener shares.
+    let gate: HandshakeGate
     /// Announcements taken from one address per second (twice as many at once), before they are read.
     private var datagramBudget = BeaconRateLimiter<IPAddress>(rate: 20)
 
@@ -87,8 +89,10 @@ actor LocalSendCarrier: DaemonService {
         socket: DatagramSocket, listener: StreamListener, socket6: DatagramSocket?, listener6: StreamListener?,
         tls: ForeignTLSContext, discovery: DiscoverySettings,
         visibility: Discovery, intake: Intake, directory: PeerDirectory, downloads: LocalSendDownloads,
-        settings: LocalSendSettings, name: String, events: EventLog, portNote: String?, logger: Logger
+        settings: LocalSendSettings, name: String, gate: HandshakeGate, events: EventLog, portNote: String?,
+        logger: Logger
     ) {
+        self.gate = gate
         self.downloads = downloads
         pinGate = LocalSendPinGate(pin: settings.pin)
         self.visibility = visibility
@@ -120,7 +124,7 @@ actor LocalSendCarrier: DaemonService {
     static func start(
         _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery, intake: Intake,
         directory: PeerDirectory, downloads: LocalSendDownloads, dataDirectory: DataDirectoryPaths, name: String,
-        events: EventLog, logger: Logger
+        gate: HandshakeGate, events: EventLog, logger: Logger
     ) throws -> LocalSendCarrier {
         let (persona, created) = try PersonaIdentity.loadOrCreate(
             keyPath: dataDirectory.key, certificatePath: dataDirectory.certificate, commonName: "hexd",
@@ -174,8 +178,7 @@ actor LocalSendCarrier: DaemonService {
             socket: socket, listener: listener, socket6: socket6, listener6: listener6,
             tls: try ForeignTLSContext(persona: persona), discovery: discovery,
             visibility: visibility, intake: intake, directory: directory, downloads: downloads, settings: settings,
-            name: name,
-            events: events,
+            name: name, gate: gate, events: events,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
     }
 
@@ -423,6 +426,7 @@ actor LocalSendCarrier: DaemonService {
         while !Task.isCancelled {
             do {
                 let socket = try await listener.accept()
+                guard gate.admit(socket, on: "LocalSend API") else { continue }
                 let address = socket.remoteEndpoint?.host ?? "?"
                 switch connections.admit(socket, from: address) {
                 case .refused:

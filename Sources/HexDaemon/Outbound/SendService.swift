@@ -17,6 +17,8 @@ struct SendService: Sendable {
     let logger: Logger
     /// TLS connections kept open between sends to the same peer.
     let pool: ConnectionPool
+    /// Learns where known peers are: a delivery that proved a key.
+    let gate: HandshakeGate
     /// hexd as a LocalSend device, which sends to LocalSend devices; nil when it is not one.
     let localSend: LocalSendCarrier?
 
@@ -191,6 +193,8 @@ struct SendService: Sendable {
     /// answered at that address (tried first next time). Returns the key to pin (on first use) or
     /// the pin to move, when the route did not hold it already.
     private func delivered(over route: PeerRoute, _ delivery: EnvelopeSender.Delivery) async -> HexService.KeyProof? {
+        // A key proved where hexd chose to send: that address is a known peer's from now on.
+        if delivery.peerKey != nil, let address = delivery.endpoint.address { gate.markKnown(address) }
         guard let peer = route.peer else { return nil }
         await directory.recordDelivery(
             to: peer.uuid, provenAt: delivery.peerKey == nil ? nil : delivery.endpoint.address)

@@ -1,7 +1,7 @@
 /// Keys in the order they were last touched, oldest first: insert, touch, remove and finding the
 /// oldest are all O(1) (a doubly linked list in arrays, with a free list for reused slots).
-public struct RecencyList<Key: Hashable> {
-    private struct Node {
+public struct RecencyList<Key: Hashable & Sendable>: Sendable {
+    private struct Node: Sendable {
         var key: Key?
         var previous = -1
         var next = -1

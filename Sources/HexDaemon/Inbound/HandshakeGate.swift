@@ -1,0 +1,61 @@
+import HexEngine
+import HexNet
+import Synchronization
+
+/// The daemon's one `HandshakeAdmission`, asked by every TLS listener (hexd's envelopes and
+/// files, LocalSend's API) for each connection it accepts, before any cryptography: a connection
+/// refused is reset at once, and costs an accept and a close. Told by the daemon where known peers
+/// were last seen (a connection their pinned key proved, a delivery to it).
+final class HandshakeGate: Sendable {
+    /// What the gate decided since the daemon started, for `status`.
+    struct Counts: Sendable, Equatable {
+        var known = 0
+        var strangers = 0
+        var refused = 0
+    }
+
+    private let admission: Mutex<HandshakeAdmission<IPAddress>>
+    private let tally = Mutex(Counts())
+    private let logger: Logger
+
+    init(budgets: HandshakeAdmission<IPAddress>.Budgets, logger: Logger) {
+        admission = Mutex(HandshakeAdmission(budgets: budgets) { $0.prefix })
+        self.logger = logger
+    }
+
+    var counts: Counts { tally.withLock { $0 } }
+
+    /// Whether `socket`, just accepted on `listener` (named for the log), gets its handshake. One
+    /// refused is made to reset when it is closed: the caller drops it.
+    func admit(_ socket: Socket, on listener: String) -> Bool {
+        // A connection that is gone already (no peer name) is no one's: the handshake fails at once.
+        guard let address = socket.remoteAddress else { return true }
+        let decision = admission.withLock { $0.decide(address, at: .now) }
+        tally.withLock { counts in
+            switch decision {
+            case .known: counts.known += 1
+            case .stranger: counts.strangers += 1
+            case .refused: counts.refused += 1
+            }
+        }
+        guard case .refused(let budget, let newOffence) = decision else { return true }
+        socket.resetOnClose()
+        if newOffence {
+            logger.limited(
+                "handshake budget", .warning,
+                "\(listener): closing connections from \(address) before their TLS handshake: it is past its "
+                    + "budget of handshakes (--stranger-handshakes)")
+        } else if budget != .address {
+            logger.limited(
+                "handshake budget all", .warning,
+                "\(listener): strangers are past their \(budget == .total ? "total" : "subnet's") budget of TLS "
+                    + "handshakes (--stranger-handshakes): closing their connections before the handshake")
+        }
+        return false
+    }
+
+    /// A known peer (its pinned key proved) was just at `address`.
+    func markKnown(_ address: IPAddress) {
+        admission.withLock { $0.markKnown(address, at: .now) }
+    }
+}
