@@ -44,20 +44,26 @@ import Testing
         #expect(admission.decide("10.7", at: at(3_601)) != .known, "known for an hour after it was last seen")
     }
 
-    @Test func anHonestStrangerGetsThroughDuringTheFlood() {
+    @Test(arguments: [4_000, 400])
+    func anHonestStrangerGetsThroughDuringTheFlood(perSecond: Int) {
         var admission = Self.admission()
-        // The flood's addresses all ran their own buckets dry within its first second.
-        _ = flood(&admission, perSecond: 4_000, seconds: 3, hosts: 192)
+        // A flood comes again and again from the addresses it holds (fast enough to run their own
+        // buckets dry, or slow enough not to): after its first second, none of them is new.
+        _ = flood(&admission, perSecond: perSecond, seconds: 3, hosts: 192)
         // A new address in the same prefix, whose bucket and the total are drained by the flood,
-        // takes the newcomers' reserve, which the flood's offenders cannot touch.
-        var admittedHonest = 0
+        // takes the newcomers' reserve, which the flood's addresses cannot touch any more.
+        var admitted = 0
         for second in 0..<4 {
             let base = 3 + Double(second)
-            _ = flood(&admission, perSecond: 4_000, seconds: 0.5, hosts: 192, from: base)
-            if admission.decide("10.250", at: at(base + 0.5)) == .stranger { admittedHonest += 1 }
-            if admission.decide("10.\(251 + second)", at: at(base + 0.5)) == .stranger { admittedHonest += 1 }
+            _ = flood(&admission, perSecond: perSecond, seconds: 0.5, hosts: 192, from: base)
+            if admission.decide("10.\(250 + second)", at: at(base + 0.5)) == .stranger { admitted += 1 }
         }
-        #expect(admittedHonest == 8, "its connection, and a new newcomer's each second: \(admittedHonest) of 8")
+        #expect(admitted == 4, "a newcomer's first connection each second: \(admitted) of 4")
+        // Heard before, it is held to the budgets like the flood: at 400 a second the flood keeps the
+        // subnet's bucket dry (at 4,000 its own addresses are held so hard that the subnet's has room).
+        _ = flood(&admission, perSecond: 400, seconds: 1, hosts: 192, from: 7)
+        let again = admission.decide("10.250", at: at(8))
+        #expect(again == .refused(.prefix, newOffence: false), "once heard, it is held to the budgets: \(again)")
     }
 
     @Test func anotherPrefixIsNotHeldToTheFloodingOne() {

@@ -48,8 +48,9 @@ final class HandshakeGate: Sendable {
         } else if budget != .address {
             logger.limited(
                 "handshake budget all", .warning,
-                "\(listener): strangers are past their \(budget == .total ? "total" : "subnet's") budget of TLS "
-                    + "handshakes (--stranger-handshakes): closing their connections before the handshake")
+                "\(listener): closing strangers' connections (from \(address) and others) before their TLS "
+                    + "handshake: they are past \(budget == .total ? "all strangers'" : "their subnet's") budget of "
+                    + "handshakes (--stranger-handshakes)")
         }
         return false
     }

@@ -8,10 +8,10 @@
 ///   second), its prefix's (a /24 or a /64, as the daemon maps it: `Budgets.perPrefix`), and all
 ///   strangers' together (`Budgets.total`). An address whose own bucket ran dry is an offender for
 ///   `offenceMemory`.
-/// - A stranger whose address is no offender, refused by its prefix's or the total bucket, takes
-///   one from the newcomers' reserve instead (`Budgets.newcomers` a second): a flood's addresses
-///   soon run their own buckets dry, so an honest stranger arriving during it still gets through,
-///   at a bounded rate.
+/// - A stranger's first connection from an address not heard from within `newcomerMemory`,
+///   refused by its prefix's or the total bucket, takes one from the newcomers' reserve instead
+///   (`Budgets.newcomers` a second): a flood comes again and again from the addresses it holds,
+///   so an honest stranger arriving during it still gets through, at a bounded rate.
 ///
 /// What strangers' handshakes cost is so bounded by `total` plus `newcomers` a second, whatever
 /// they send. Each bucket holds `Budgets.burstSeconds` of its rate. At most `capacity` addresses
@@ -60,6 +60,8 @@ public struct HandshakeAdmission<Address: Hashable & Sendable>: Sendable {
     public static var offenceMemory: Duration { .seconds(60) }
     /// An address marked known stays so this long after it was last marked.
     public static var knownMemory: Duration { .seconds(3_600) }
+    /// An address is a newcomer again when not heard from for this long.
+    public static var newcomerMemory: Duration { .seconds(600) }
 
     private let prefix: @Sendable (Address) -> Address
     private var addresses: BucketTable<Address>
@@ -68,6 +70,8 @@ public struct HandshakeAdmission<Address: Hashable & Sendable>: Sendable {
     private var newcomers: TokenBucket
     private var offenders: ExpiringSet<Address>
     private var known: ExpiringSet<Address>
+    /// Strangers' addresses heard from lately: the others are newcomers.
+    private var heard: ExpiringSet<Address>
 
     /// - Parameters:
     ///   - prefix: the prefix an address is in, as an address (its host bits zero).
@@ -82,6 +86,7 @@ public struct HandshakeAdmission<Address: Hashable & Sendable>: Sendable {
         newcomers = TokenBucket(rate: budgets.newcomers, burst: budgets.newcomers * burst)
         offenders = ExpiringSet(lifetime: Self.offenceMemory, capacity: capacity)
         known = ExpiringSet(lifetime: Self.knownMemory, capacity: capacity)
+        heard = ExpiringSet(lifetime: Self.newcomerMemory, capacity: capacity)
     }
 
     /// A known peer was seen at `address` (a beacon its key signed, a connection its key proved).
@@ -92,6 +97,8 @@ public struct HandshakeAdmission<Address: Hashable & Sendable>: Sendable {
     /// Whether the connection just accepted from `address` gets its handshake.
     public mutating func decide(_ address: Address, at now: ContinuousClock.Instant) -> Decision {
         if known.contains(address, at: now) { return .known }
+        let isNewcomer = !heard.contains(address, at: now)
+        heard.insert(address, at: now)
         guard addresses.take(address, at: now) else {
             let new = !offenders.contains(address, at: now)
             offenders.insert(address, at: now)
@@ -99,7 +106,7 @@ public struct HandshakeAdmission<Address: Hashable & Sendable>: Sendable {
         }
         let prefixAdmits = prefixes.take(prefix(address), at: now)
         if prefixAdmits && total.take(at: now) { return .stranger }
-        if !offenders.contains(address, at: now) && newcomers.take(at: now) { return .stranger }
+        if isNewcomer && newcomers.take(at: now) { return .stranger }
         return .refused(prefixAdmits ? .total : .prefix, newOffence: false)
     }
 }
