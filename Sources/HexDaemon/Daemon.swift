@@ -99,7 +99,7 @@ public enum Daemon {
             configuration, name: service.identity.name, discovery: discovery, intake: intake, directory: directory,
             downloads: LocalSendDownloads(
                 folder: DownloadsFolder(path: downloads), floor: configuration.store.freeFloor),
-            gate: gate, events: events, logger: logger)
+            gate: gate, trimmer: trimmer, events: events, logger: logger)
         let sender = SendService(
             wire: configuration.wire, tls: tls, directory: directory, service: service,
             logger: logger.named("send"), pool: pool, gate: gate, localSend: localSend)
@@ -210,8 +210,8 @@ public enum Daemon {
     /// files unreadable, no port at all) is logged and left out: hexd serves its own peers anyway.
     private static func localSendCarrier(
         _ configuration: DaemonConfiguration, name: String, discovery: Discovery, intake: Intake,
-        directory: PeerDirectory, downloads: LocalSendDownloads, gate: HandshakeGate, events: EventLog,
-        logger: Logger
+        directory: PeerDirectory, downloads: LocalSendDownloads, gate: HandshakeGate, trimmer: MemoryTrimmer,
+        events: EventLog, logger: Logger
     ) -> LocalSendCarrier? {
         guard configuration.localSend.enabled, !configuration.wire.legacy else { return nil }
         let files = configuration.dataDirectory
@@ -220,7 +220,7 @@ public enum Daemon {
                 configuration.localSend, discovery: configuration.discovery, visibility: discovery, intake: intake,
                 directory: directory, downloads: downloads,
                 dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
-                name: name, gate: gate, events: events, logger: logger.named("localsend"))
+                name: name, gate: gate, trimmer: trimmer, events: events, logger: logger.named("localsend"))
         } catch {
             logger.error("LocalSend is off: \(error)")
             return nil

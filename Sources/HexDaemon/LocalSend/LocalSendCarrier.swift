@@ -77,6 +77,8 @@ actor LocalSendCarrier: DaemonService {
     private let handshakes = HandshakeTable(capacity: handshakesAtOnce)
     /// The daemon's admission of handshakes, which every TLS listener shares.
     let gate: HandshakeGate
+    /// Gives back what connections held once they end.
+    private let trimmer: MemoryTrimmer
     /// Announcements taken from one address per second (twice as many at once), before they are read.
     private var datagramBudget = BeaconRateLimiter<IPAddress>(rate: 20)
 
@@ -89,10 +91,11 @@ actor LocalSendCarrier: DaemonService {
         socket: DatagramSocket, listener: StreamListener, socket6: DatagramSocket?, listener6: StreamListener?,
         tls: ForeignTLSContext, discovery: DiscoverySettings,
         visibility: Discovery, intake: Intake, directory: PeerDirectory, downloads: LocalSendDownloads,
-        settings: LocalSendSettings, name: String, gate: HandshakeGate, events: EventLog, portNote: String?,
-        logger: Logger
+        settings: LocalSendSettings, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog,
+        portNote: String?, logger: Logger
     ) {
         self.gate = gate
+        self.trimmer = trimmer
         self.downloads = downloads
         pinGate = LocalSendPinGate(pin: settings.pin)
         self.visibility = visibility
@@ -124,7 +127,7 @@ actor LocalSendCarrier: DaemonService {
     static func start(
         _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery, intake: Intake,
         directory: PeerDirectory, downloads: LocalSendDownloads, dataDirectory: DataDirectoryPaths, name: String,
-        gate: HandshakeGate, events: EventLog, logger: Logger
+        gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog, logger: Logger
     ) throws -> LocalSendCarrier {
         let (persona, created) = try PersonaIdentity.loadOrCreate(
             keyPath: dataDirectory.key, certificatePath: dataDirectory.certificate, commonName: "hexd",
@@ -178,7 +181,7 @@ actor LocalSendCarrier: DaemonService {
             socket: socket, listener: listener, socket6: socket6, listener6: listener6,
             tls: try ForeignTLSContext(persona: persona), discovery: discovery,
             visibility: visibility, intake: intake, directory: directory, downloads: downloads, settings: settings,
-            name: name, gate: gate, events: events,
+            name: name, gate: gate, trimmer: trimmer, events: events,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
     }
 
@@ -446,6 +449,7 @@ actor LocalSendCarrier: DaemonService {
                 Task {
                     await self.answer(socket)
                     self.connections.remove(socket)
+                    self.trimmer.burstFreed()
                 }
             } catch is CancellationError {
                 return
