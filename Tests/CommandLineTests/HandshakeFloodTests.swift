@@ -122,7 +122,8 @@ extension ProcessTests {
         /// holds them for SECONDS, and closes them all.
         static let holder = #"""
             import asyncio, resource, ssl, sys
-            cert, key, port, count, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+            cert, key = sys.argv[1], sys.argv[2]
+            port, count, seconds = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
             soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
