@@ -72,7 +72,8 @@ let package = Package(
             ], swiftSettings: strictSettings),
         // Real processes and sockets for hexbench and the tests: spawning and watching processes,
         // temporary directories, and the attackers of the hostile-network tests and benchmarks.
-        .target(name: "HexHarness", dependencies: ["CLinux", "HexKit", "HexNet"], swiftSettings: strictSettings),
+        .target(
+            name: "HexHarness", dependencies: ["CLinux", "HexKit", "HexNet", "HexTLS"], swiftSettings: strictSettings),
         // What only the tests use: daemons started for a test, a private D-Bus, a receiving store.
         .target(
             name: "HexTestSupport",

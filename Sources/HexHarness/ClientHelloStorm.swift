@@ -1,4 +1,5 @@
 import HexNet
+import HexTLS
 import Synchronization
 
 /// A storm of bare TLS handshakes for the hostile-network tests and `hexbench identity`: each
@@ -6,6 +7,31 @@ import Synchronization
 /// daemon's answer without ever finishing the handshake. What came back tells whether the daemon
 /// did its half of the handshake (it answered) or closed the connection before any cryptography.
 public enum ClientHelloStorm {
+    /// The first flight a TLS client proving `identity`'s key sends (its ClientHello), caught by a
+    /// listener of its own: what a storm of bare handshakes replays.
+    public static func hello(as identity: TLSIdentity) async throws -> [UInt8] {
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        let port = listener.port
+        let client = Task {
+            let socket = try await StreamConnector.tcp(
+                to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
+            // Fails once the listener closes the connection: only its first flight is wanted.
+            _ = try? await TLSStream.handshake(
+                over: socket, context: try TLSContext(identity: identity), as: .client, timeout: .seconds(5))
+        }
+        defer { client.cancel() }
+        let accepted = try await listener.accept()
+        defer { accepted.shutdown() }
+        var hello: [UInt8] = []
+        // One TLS record: a 5-byte header whose last two bytes are the length of what follows.
+        while hello.count < 5 || hello.count < 5 + (Int(hello[3]) << 8 | Int(hello[4])) {
+            guard try await accepted.read(maximumCount: 16_384, timeout: .seconds(5), { hello += $0 }) > 0 else {
+                throw TLSError("read a ClientHello", reason: "the client closed first")
+            }
+        }
+        return hello
+    }
+
     /// What the storm's connections saw.
     public struct Outcome: Sendable, Equatable, CustomStringConvertible {
         /// Connections made.

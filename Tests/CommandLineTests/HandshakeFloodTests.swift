@@ -28,7 +28,7 @@ extension ProcessTests {
             let before = try #require(try await daemon.hexctlJSON(StatusReport.self, ["status"]).connections)
 
             // 1,600 bare ClientHellos, 400 a second, from 192 addresses of 127.21.0.0/24.
-            let hello = try await cannedClientHello(as: try peerIdentity("attacker", in: directory))
+            let hello = try await ClientHelloStorm.hello(as: try peerIdentity("attacker", in: directory))
             let storm = Task {
                 await ClientHelloStorm.run(
                     hello, count: 1_600, perSecond: 400, to: port, from: loopbackHosts(192, network: 21))

@@ -49,27 +49,3 @@ func peerIdentity(_ name: String, in directory: TemporaryDirectory) throws -> TL
         commonName: name
     ).0
 }
-
-/// The first flight a TLS client proving `identity`'s key sends (its ClientHello), caught by a
-/// listener of the test's own: what a storm of bare handshakes replays.
-func cannedClientHello(as identity: TLSIdentity) async throws -> [UInt8] {
-    let listener = try StreamListener.tcp(address: .loopback, port: 0)
-    let port = listener.port
-    let client = Task {
-        let socket = try await StreamConnector.tcp(to: Endpoint(host: "127.0.0.1", port: port), timeout: .seconds(5))
-        // Fails once the listener closes the connection: only its first flight is wanted.
-        _ = try? await TLSStream.handshake(
-            over: socket, context: try TLSContext(identity: identity), as: .client, timeout: .seconds(5))
-    }
-    defer { client.cancel() }
-    let accepted = try await listener.accept()
-    defer { accepted.shutdown() }
-    var hello: [UInt8] = []
-    // One TLS record: a 5-byte header whose last two bytes are the length of what follows.
-    while hello.count < 5 || hello.count < 5 + (Int(hello[3]) << 8 | Int(hello[4])) {
-        guard try await accepted.read(maximumCount: 16_384, timeout: .seconds(5), { hello += $0 }) > 0 else {
-            throw TLSError("read a ClientHello", reason: "the client closed first")
-        }
-    }
-    return hello
-}
