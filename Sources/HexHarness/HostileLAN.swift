@@ -179,6 +179,19 @@ public enum ProcessFigures {
         return kilobytes * 1_024
     }
 
+    /// How many times this network namespace's TCP listen queues overflowed (a connection the
+    /// kernel dropped because its listener did not accept fast enough: `TcpExt: ListenOverflows`
+    /// of `/proc/net/netstat`), or nil when it cannot be read.
+    public static func listenOverflows() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/net/netstat", encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n").filter { $0.hasPrefix("TcpExt:") }
+        guard lines.count == 2, let column = lines[0].split(separator: " ").firstIndex(of: "ListenOverflows") else {
+            return nil
+        }
+        let values = lines[1].split(separator: " ")
+        return column < values.count ? Int(values[column]) : nil
+    }
+
     /// User plus system CPU time in seconds, or nil when the process is gone.
     public static func cpuSeconds(of pid: Int32) -> Double? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

@@ -346,6 +346,7 @@ struct IdentityBenchmark {
                 String(rate * seconds), String(rate),
             ], standardOutput: output.write, standardError: 2)
         close(output.write)
+        let overflowsBefore = ProcessFigures.listenOverflows() ?? 0
         try await Task.sleep(for: .seconds(2))
         let before = ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0
         let start = ContinuousClock.now
@@ -353,6 +354,7 @@ struct IdentityBenchmark {
         let stormedSends = try await sendTimes(send)
         let cpu = ((ProcessFigures.cpuSeconds(of: daemon.pid) ?? 0) - before) / (ContinuousClock.now - start).inSeconds
         let said = outputOnExit(of: storm, reading: output.read)
+        let overflows = (ProcessFigures.listenOverflows() ?? 0) - overflowsBefore
         let counts = try await daemon.status().connections
         let (quietP95, stormedP95) = (percentile(quiet, 0.95), percentile(stormed, 0.95))
         let (quietSend, stormedSend) = (percentile(quietSends, 0.95), percentile(stormedSends, 0.95))
@@ -367,7 +369,7 @@ struct IdentityBenchmark {
             "      the storm:           p50 \(format(median(stormedSends))) ms, p95 \(format(stormedSend)) ms "
                 + "(\(format(stormedSend / quietSend)) x the baseline; target <= 5 x)",
             "    hexd's CPU while the storm lasted: \(percent(cpu)) of a core (target <= 50 %)",
-            "    the storm: \(said)",
+            "    the storm: \(said); listen queues overflowed \(overflows) times meanwhile",
             "    hexd's gate: \(counts?.refusedBeforeHandshake ?? 0) strangers' connections closed before their "
                 + "handshake, \(counts?.fromKnownPeers ?? 0) from a known peer's address let through; "
                 + "TLS handshakes completed \(counts?.tlsHandshakes ?? 0)",
