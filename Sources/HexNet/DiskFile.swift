@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// An open regular file read or written at offsets (`pread`, `pwrite`): a shared file being
@@ -97,6 +98,12 @@ public final class DiskFile: @unchecked Sendable {
     /// Cuts the file to `size` bytes.
     public func truncate(to size: Int64) throws(DiskFileError) {
         guard ftruncate(descriptor, off_t(size)) == 0 else { throw DiskFileError("truncate \(path)") }
+    }
+
+    /// Starts writing `count` bytes from `offset` to the disk, without waiting: what a large
+    /// write leaves for `sync` is then only its last part. Best effort: `sync` reports failures.
+    public func startWriteback(from offset: Int64, count: Int64) {
+        _ = hexd_start_writeback(descriptor, offset, count)
     }
 
     /// Waits until what was written is on the disk.

@@ -256,6 +256,7 @@ struct FileFetcher: Sendable {
         var position = range.offset
         var checkedAt = position
         var reportedAt = ContinuousClock.now
+        var writeback = Writeback(of: partial, from: position)
         defer { try? partial.truncate(to: position) }
         while position < range.size {
             let wanted = Int(min(Int64(Self.chunk), range.size - position))
@@ -273,6 +274,7 @@ struct FileFetcher: Sendable {
                         + "fetch again to resume")
             }
             position += Int64(count)
+            await writeback.wrote(upTo: position)
             if position - checkedAt >= Self.roomCheckBytes {
                 try checkRoom(in: folder, for: range.size - position, holding: position)
                 checkedAt = position
@@ -282,6 +284,7 @@ struct FileFetcher: Sendable {
                 reportedAt = .now
             }
         }
+        await writeback.finish()
     }
 
     /// Refuses to go on when `bytes` more would take the folder's disk below the free-space floor.

@@ -78,6 +78,7 @@ struct LocalSendDownloads: Sendable {
         }
         first.withUnsafeBytes { take($0) }
         var checkedAt: Int64 = 0
+        var writeback = Writeback(of: partial)
         while position < file.size, failure == nil {
             let wanted = Int(min(Int64(Self.chunk), file.size - position))
             let timeout = min(deadline - .now, Self.idleLimit)
@@ -94,6 +95,7 @@ struct LocalSendDownloads: Sendable {
             }
             guard count > 0 else { throw .unreachable("the sender closed at byte \(position) of \(file.size)") }
             progressed()
+            await writeback.wrote(upTo: position)
             if position - checkedAt >= Self.roomCheckBytes {
                 checkedAt = position
                 if let problem = roomProblem(for: min(file.size - position, Self.roomCheckBytes)) {
@@ -112,6 +114,7 @@ struct LocalSendDownloads: Sendable {
             }
         }
         guard await stillWanted() else { throw .refused(status: 409, "the session was cancelled") }
+        await writeback.finish()
         do {
             // Syncing waits for the disk: on a thread of the blocking pool, not the daemon's own.
             let path = try await BlockingPool.shared.run { [folder] in
