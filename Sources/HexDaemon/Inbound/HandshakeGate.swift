@@ -7,10 +7,10 @@ import Synchronization
 /// refused is reset at once, and costs an accept and a close. Told by the daemon where known peers
 /// were last seen (a connection their pinned key proved, a delivery to it).
 final class HandshakeGate: Sendable {
-    /// What the gate decided since the daemon started, for `status`.
+    /// What the gate decided since the daemon started, for `status`: connections let through
+    /// from known peers' addresses, and strangers' refused.
     struct Counts: Sendable, Equatable {
         var known = 0
-        var strangers = 0
         var refused = 0
     }
 
@@ -34,7 +34,7 @@ final class HandshakeGate: Sendable {
         tally.withLock { counts in
             switch decision {
             case .known: counts.known += 1
-            case .stranger: counts.strangers += 1
+            case .stranger: break
             case .refused: counts.refused += 1
             }
         }

@@ -407,11 +407,12 @@ actor LocalSendCarrier: DaemonService {
                 throw LocalSendError.refused(status: response.status, "\(endpoint) refused hexd's register")
             }
             // The answer describes the device as it is now; the certificate proved the fingerprint.
-            var described = LocalSendDevice.decode(response.body) ?? device
-            if plain && described.fingerprint != device.fingerprint {
-                throw LocalSendError.impostor(
-                    "\(endpoint) answered as \(described.fingerprint.prefix(64)), not as announced")
+            let answer = LocalSendDevice.decode(response.body)
+            // Over plain HTTP the answer is all there is: it must claim what was announced.
+            if plain && answer?.fingerprint != device.fingerprint {
+                throw LocalSendError.impostor("\(endpoint) did not answer as the device it announced")
             }
+            var described = answer ?? device
             described.fingerprint = device.fingerprint
             described.port = device.port
             described.scheme = plain ? .http : .https
