@@ -32,11 +32,14 @@ static inline int hexd_pidfd_open(pid_t pid) {
 #endif
 }
 
+// sync_file_range is declared by glibc only under _GNU_SOURCE.
+int sync_file_range(int fd, int64_t offset, int64_t count, unsigned int flags);
+
 /// Starts writing the dirty pages of `count` bytes of `fd` from `offset` to the disk, without
-/// waiting for them (sync_file_range with SYNC_FILE_RANGE_WRITE, declared only under
-/// _GNU_SOURCE): a later fdatasync then has only the rest to wait for. 0, or -1 with errno set.
+/// waiting for them (SYNC_FILE_RANGE_WRITE): a later fdatasync then has only the rest to wait
+/// for. 0, or -1 with errno set.
 static inline int hexd_start_writeback(int fd, int64_t offset, int64_t count) {
-    return (int)syscall(SYS_sync_file_range, fd, offset, count, 2 /* SYNC_FILE_RANGE_WRITE */);
+    return sync_file_range(fd, offset, count, 2 /* SYNC_FILE_RANGE_WRITE */);
 }
 
 /// Makes glibc serve every allocation of 128 KiB or more with its own mapping, returned to the

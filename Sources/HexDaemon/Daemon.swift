@@ -87,7 +87,7 @@ public enum Daemon {
             )
         }
         let trimmer = MemoryTrimmer()
-        let gate = HandshakeGate(budgets: configuration.inbound.handshakeBudgets, logger: logger.named("tcp"))
+        let gate = HandshakeGate(budgets: configuration.inbound.handshakeBudgets, logger: logger.named("admission"))
         let pool = ConnectionPool()
         let downloads =
             configuration.files.downloads

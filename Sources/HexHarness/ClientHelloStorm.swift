@@ -55,6 +55,7 @@ public enum ClientHelloStorm {
         _ hello: [UInt8], count: Int, perSecond: Int, to port: UInt16, from sources: [String],
         wait: Duration = .seconds(3)
     ) async -> Outcome {
+        guard !sources.isEmpty else { return Outcome() }
         let tally = Tally()
         let start = ContinuousClock.now
         let spacing = Duration.seconds(1.0 / Double(max(perSecond, 1)))

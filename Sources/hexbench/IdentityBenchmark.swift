@@ -326,12 +326,12 @@ struct IdentityBenchmark {
         let friend = try BenchDaemon(name: "friend", discoveryPort: 0, interval: 2)
         let friendPort = try await friend.waitForStatus().tcpPort
         try await pin(daemon.pid, toCore: 0)
-        let known = try TLSContext(identity: try identities(1, in: directory)[0])
-        // Its first Store pins its key: from then on, the address its key proved is a known peer's.
-        _ = try await tlsLatencies(port: port, context: known, count: 2)
-        let quiet = try await tlsLatencies(port: port, context: known)
+        // hexd's deliveries to the friend, at 127.0.0.1 over TLS, make that address a known peer's,
+        // and the known peer's Stores below come from it.
         let send = [hexctl, "send", "--data-dir", daemon.directory, "--to", "127.0.0.1:\(friendPort)"]
         let quietSends = try await sendTimes(send)
+        let known = try TLSContext(identity: try identities(1, in: directory)[0])
+        let quiet = try await tlsLatencies(port: port, context: known)
         let hello = try await ClientHelloStorm.hello(as: try identities(2, in: directory)[1])
         guard FileManager.default.createFile(atPath: directory.file("hello"), contents: Data(hello)) else {
             throw BenchFailure("cannot write the ClientHello")
@@ -410,12 +410,11 @@ struct IdentityBenchmark {
         return 0
     }
 
-    /// `count` (`samples` unless given) Stores, each on a fresh TLS connection: connect,
-    /// handshake, Store, Ack (ms).
-    private func tlsLatencies(port: UInt16, context: TLSContext, count: Int? = nil) async throws -> [Double] {
+    /// `samples` Stores, each on a fresh TLS connection: connect, handshake, Store, Ack (ms).
+    private func tlsLatencies(port: UInt16, context: TLSContext) async throws -> [Double] {
         let sender = context.identity.deviceID.uppercaseText
         var latencies: [Double] = []
-        for index in 0..<(count ?? samples) {
+        for index in 0..<samples {
             let line = Envelope.store(
                 HexJM(
                     senderUUID: sender, senderName: "Honest", hexDescription: "sample \(index)",

@@ -251,7 +251,14 @@ struct ControlHandler: Sendable {
             guard await share.registry.cancel(id) else { throw LookupError.noQuery(id.uuidString) }
             return .done
         case .block(let sender):
-            return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: try await peerUUID(sender)))
+            let id = try await peerUUID(sender)
+            guard !id.isLocalSendHTTPID else {
+                throw ControlError(
+                    .usage,
+                    "\(id.prefix(40)) has LocalSend's encryption off: nothing proves who sends from it, and what it "
+                        + "sends names no sender, so there is no ID to block (hexd --accept known keeps strangers out)")
+            }
+            return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: id))
         case .unblock(let sender):
             return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try await peerUUID(sender)))
         case .blocked: return ControlResponse(blocked: try await service.blockedSenders())

@@ -141,9 +141,9 @@ final class EnvelopeServer: DaemonService {
             (stream as? TLSStream).map {
                 SenderProof.key(fingerprint: $0.peer.description, deviceID: $0.peerKey.deviceID.uppercaseText)
             } ?? .none
-        // A known peer's key proved: its address gets its handshakes whatever strangers do.
+        // A paired peer's key proved: its address gets its handshakes whatever strangers do.
         if case .key(let fingerprint, let deviceID) = proof, let known = socket.remoteAddress,
-            await intake.knows(deviceID, byKey: fingerprint)
+            await intake.hasPaired(deviceID, byKey: fingerprint)
         {
             gate.markKnown(known)
         }

@@ -5,7 +5,7 @@ import Synchronization
 /// The daemon's one `HandshakeAdmission`, asked by every TLS listener (hexd's envelopes and
 /// files, LocalSend's API) for each connection it accepts, before any cryptography: a connection
 /// refused is reset at once, and costs an accept and a close. Told by the daemon where known peers
-/// were last seen (a connection their pinned key proved, a delivery to it).
+/// were last seen (a connection their paired key proved, a delivery to them over TLS).
 final class HandshakeGate: Sendable {
     /// What the gate decided since the daemon started, for `status`: connections let through
     /// from known peers' addresses, and strangers' refused.
@@ -55,7 +55,7 @@ final class HandshakeGate: Sendable {
         return false
     }
 
-    /// A known peer (its pinned key proved) was just at `address`.
+    /// A known peer (its paired key proved, or hexd delivered to it over TLS) was just at `address`.
     func markKnown(_ address: IPAddress) {
         admission.withLock { $0.markKnown(address, at: .now) }
     }

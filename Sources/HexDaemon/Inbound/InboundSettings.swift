@@ -24,14 +24,8 @@ public struct InboundSettings: Sendable, Hashable {
 
     public init() {}
 
-    /// The budgets `strangerHandshakes` makes: an address a tenth of it, a prefix half, new
-    /// addresses a tenth beside; each bucket holds 4 s of its rate.
-    var handshakeBudgets: HandshakeAdmission<IPAddress>.Budgets {
-        let rate = Double(strangerHandshakes)
-        return .init(
-            perAddress: max(rate / 10, 1), perPrefix: max(rate / 2, 1), total: rate, newcomers: max(rate / 10, 1),
-            burstSeconds: 4)
-    }
+    /// The budgets `strangerHandshakes` makes (`HandshakeAdmission.Budgets`).
+    var handshakeBudgets: HandshakeAdmission<IPAddress>.Budgets { .init(strangerHandshakes: strangerHandshakes) }
 
     public static let declared: [Setting<InboundSettings>] = [
         .seconds(
@@ -62,10 +56,11 @@ public struct InboundSettings: Sendable, Hashable {
             \.partialLineBudget),
         .count(
             "stranger-handshakes", value: "per-second", in: 1...1_000_000,
-            help: "TLS handshakes a second that connections from strangers (addresses no known peer was last seen "
-                + "at) get, on every listener together: one address gets a tenth of it, one /24 or /64 half, and "
-                + "addresses new to hexd a tenth beside; past those, a stranger's connection is closed before its "
-                + "handshake. Default: 100.",
+            help: "TLS handshakes a second that connections from strangers (addresses no paired peer, and no peer "
+                + "hexd delivered to, was last seen at) get, on every listener together: one address gets a tenth "
+                + "of it, one /24 or /64 half, and addresses new to hexd a tenth beside (each at least 1, each "
+                + "taking bursts of 4 s of its rate); past those, a stranger's connection is reset before its "
+                + "handshake. A known peer's address gets ten times it. Default: 100.",
             \.strangerHandshakes),
     ]
 }

@@ -39,10 +39,12 @@ struct Intake: Sendable {
         return outcomes
     }
 
-    /// Whether `id` is a peer whose pinned key is `fingerprint` (any case): one hexd knows, whose
-    /// address the handshake gate lets through. A store that cannot be read knows no one.
-    func knows(_ id: String, byKey fingerprint: String) async -> Bool {
-        guard let pin = try? await service.pin(forPeer: id) else { return false }
+    /// Whether `id` is a peer paired with its key `fingerprint` (any case): one hexd knows, whose
+    /// address the handshake gate lets through. A key pinned on first use is no such peer: under
+    /// `--accept anyone` any stranger gets one pinned by sending one hex. A store that cannot be
+    /// read knows no one.
+    func hasPaired(_ id: String, byKey fingerprint: String) async -> Bool {
+        guard let pin = try? await service.pin(forPeer: id), pin.trust == .paired else { return false }
         return pin.fingerprint.lowercased() == fingerprint.lowercased()
     }
 

@@ -63,8 +63,8 @@ extension LocalSendCarrier {
         guard let sender = Sender(upload.info, certificate: certificate, address: address, remote: remote) else {
             return .text(.forbidden, "the client certificate is not the one the device claims")
         }
-        // A device paired or pinned before: its address gets its handshakes whatever strangers do.
-        if let id = sender.id, let certificate, await intake.knows(id, byKey: certificate.description) {
+        // A device paired before: its address gets its handshakes whatever strangers do.
+        if let id = sender.id, let certificate, await intake.hasPaired(id, byKey: certificate.description) {
             gate.markKnown(address)
         }
         if let text = upload.message {

@@ -205,15 +205,23 @@ actor LocalSendCarrier: DaemonService {
     }
 
     /// Whether `text` names the device `id`: its alias (any case), when one is given, or a prefix
-    /// of its ID (`localsend:A1B2`, `localsend-http:0F3C`) or of the fingerprint in it, 4
-    /// characters at least.
+    /// of its ID (`localsend:A1B2`, `localsend-http:0F3C`), 4 characters after the colon at least,
+    /// or of a certificate's fingerprint alone (`A1B2`). A device whose encryption is off claims any
+    /// text it likes (another device's fingerprint, a peer's name): it is never named by a bare one.
     static func names(_ text: String, alias: String?, id: String) -> Bool {
         let wanted = text.uppercased()
         if let alias, alias.uppercased() == wanted { return true }
         guard let colon = id.firstIndex(of: ":") else { return false }
         let prefix = id[...colon].uppercased()
         let fingerprint = id[id.index(after: colon)...]
-        let digits = wanted.hasPrefix(prefix) ? String(wanted.dropFirst(prefix.count)) : wanted
+        let digits: String
+        if wanted.hasPrefix(prefix) {
+            digits = String(wanted.dropFirst(prefix.count))
+        } else if id.isLocalSendHTTPID {
+            return false
+        } else {
+            digits = wanted
+        }
         return digits.count >= 4 && fingerprint.hasPrefix(digits)
     }
 

@@ -33,24 +33,25 @@ public struct BeaconRateLimiter<Address: Hashable & Sendable>: Sendable {
     /// All sources together may send this many times `rate`.
     public static var totalFactor: Double { 64 }
 
-    private var senders: [Sender: TokenBucket] = [:]
+    private var senders: BucketTable<Sender>
     /// The addresses of peers hexes were exchanged with, and when they were marked so.
     private var known: [Address: ContinuousClock.Instant] = [:]
-    private var addresses: [Address: TokenBucket] = [:]
+    private var addresses: BucketTable<Address>
     private var total: TokenBucket
 
     public init(rate: Int, maximumSources: Int = 4_096) {
         self.rate = Double(max(rate, 1))
         self.maximumSources = maximumSources
         total = TokenBucket(rate: self.rate * Self.totalFactor, burst: self.rate * Self.totalFactor * 2)
+        senders = BucketTable(rate: self.rate, burst: self.rate * 2, capacity: maximumSources)
+        let addressRate = self.rate * Self.addressFactor
+        addresses = BucketTable(rate: addressRate, burst: addressRate * 2, capacity: maximumSources)
     }
 
     /// Whether a datagram from `source` may be read now (and if so, it is counted against the
     /// address's budget and the total).
     public mutating func admit(_ source: Address, at now: ContinuousClock.Instant) -> Bool {
-        let addressRate = rate * Self.addressFactor
-        return Self.take(&addresses, source, rate: addressRate, limit: maximumSources, at: now)
-            && (known[source] != nil || total.take(at: now))
+        addresses.take(source, at: now) && (known[source] != nil || total.take(at: now))
     }
 
     /// Exempts `address` from the budget of all sources together: a peer hexes were exchanged
@@ -66,21 +67,6 @@ public struct BeaconRateLimiter<Address: Hashable & Sendable>: Sendable {
 
     /// Whether a beacon claiming `peer`, from `source`, may be handled now (and if so, it is counted).
     public mutating func admit(peer: String, from source: Address, at now: ContinuousClock.Instant) -> Bool {
-        Self.take(&senders, Sender(address: source, peer: peer), rate: rate, limit: maximumSources, at: now)
-    }
-
-    /// Takes a token of `key`'s bucket (made full when new, the stalest forgotten past `limit`).
-    private static func take<Key: Hashable>(
-        _ buckets: inout [Key: TokenBucket], _ key: Key, rate: Double, limit: Int, at now: ContinuousClock.Instant
-    ) -> Bool {
-        var bucket = buckets[key] ?? TokenBucket(rate: rate, burst: rate * 2)
-        let admitted = bucket.take(at: now)
-        if buckets[key] == nil, buckets.count >= limit,
-            let oldest = buckets.min(by: { ($0.value.last ?? now) < ($1.value.last ?? now) })
-        {
-            buckets[oldest.key] = nil
-        }
-        buckets[key] = bucket
-        return admitted
+        senders.take(Sender(address: source, peer: peer), at: now)
     }
 }
