@@ -6,7 +6,8 @@
 # wait_for_each_other speak to the daemons of host-a and host-b; make_hosts, make_bridge,
 # join_bridge and wait_for_link_local set up namespaces and wait for their addresses; drop_beacons
 # keeps a host from hearing beacons; browse and peer_id serve the DNS-SD tests; start_hexd starts
-# host HOST's daemon as the LocalSend tests do; json and objects read JSON answers with Python.
+# host HOST's daemon as the LocalSend tests do, start_localsendd PyPI's localsendd, and lsctl
+# speaks to it; json and objects read JSON answers with Python.
 
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -131,4 +132,25 @@ for line in sys.stdin:
         continue
     if isinstance(o, dict) and ('"$1"'):
         print('"$2"')'
+}
+
+# Starts PyPI's localsendd as device ALIAS in host HOST's namespace, on LocalSend's port, with any
+# more options given (its state in $work/lsd-state and lsd-config, its control socket
+# $work/lsd.sock, what it receives in $work/lsd-downloads, its log $work/localsendd.log), and waits
+# at most 5 s for its socket. Sets lsd_pid; lsctl speaks to it.
+start_localsendd() {
+    local alias=$2
+    lsd_env=(ip netns exec "$tag-$1" env XDG_STATE_HOME="$work/lsd-state" XDG_CONFIG_HOME="$work/lsd-config")
+    shift 2
+    rm -f "$work/lsd.sock"
+    # The command itself in the background (no function between): its PID is python's, which stops.
+    "${lsd_env[@]}" python3 -m localsendd --port 53317 --socket "$work/lsd.sock" --alias "$alias" \
+        --download-dir "$work/lsd-downloads" --unattended --log-level debug "$@" 2>>"$work/localsendd.log" &
+    lsd_pid=$!
+    pids+=("$lsd_pid")
+    for _ in $(seq 100); do [ -S "$work/lsd.sock" ] && break; sleep 0.05; done
+    [ -S "$work/lsd.sock" ] || fail "localsendd did not start"
+}
+lsctl() {
+    "${lsd_env[@]}" python3 -c 'import sys; from localsendd.cli import main; sys.exit(main())' --socket "$work/lsd.sock" "$@"
 }

@@ -31,16 +31,7 @@ join_bridge c 10.69.0.3/24
 join_bridge h 10.69.0.8/24
 for host in a c h; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; done
 
-lsd=(ip netns exec "$tag-h" env XDG_STATE_HOME="$work/lsd-state" XDG_CONFIG_HOME="$work/lsd-config")
-lsctl() {
-    "${lsd[@]}" python3 -c 'import sys; from localsendd.cli import main; sys.exit(main())' \
-        --socket "$work/lsd.sock" "$@"
-}
-"${lsd[@]}" python3 -m localsendd --port 53317 --socket "$work/lsd.sock" --alias devH --no-encryption \
-    --download-dir "$work/lsd-downloads" --unattended --log-level debug 2>>"$work/localsendd.log" &
-pids+=($!)
-for _ in $(seq 100); do [ -S "$work/lsd.sock" ] && break; sleep 0.05; done
-[ -S "$work/lsd.sock" ] || fail "localsendd did not start"
+start_localsendd h devH --no-encryption
 
 start_hexd a
 start_hexd c --localsend-http on
@@ -99,4 +90,4 @@ link=$(echo "$shown" | json '" ".join(link["url"] for link in data["links"])')
     && pass "devH's note landed in host-a's inbox, naming no sender ID" \
     || fail "devH's note: $sent; host-a's newest hex: $shown"
 
-echo "$label: $passed passed"
+echo "$label: $passed passed, 0 failed"

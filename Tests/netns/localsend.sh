@@ -56,22 +56,7 @@ join_bridge d 10.68.0.4/24
 for host in a b d; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; done
 
 # localsendd on host b first: it has LocalSend's port, as an app on that host would.
-lsd=(ip netns exec "$tag-b" env XDG_STATE_HOME="$work/lsd-state" XDG_CONFIG_HOME="$work/lsd-config")
-lsctl() {
-    "${lsd[@]}" python3 -c 'import sys; from localsendd.cli import main; sys.exit(main())' \
-        --socket "$work/lsd.sock" "$@"
-}
-start_localsendd() {
-    rm -f "$work/lsd.sock"
-    "${lsd[@]}" python3 -m localsendd --port 53317 --socket "$work/lsd.sock" --alias devB \
-        --download-dir "$work/lsd-downloads" \
-        --unattended --log-level debug 2>>"$work/localsendd.log" &
-    lsd_pid=$!
-    pids+=("$lsd_pid")
-    for _ in $(seq 100); do [ -S "$work/lsd.sock" ] && break; sleep 0.05; done
-    [ -S "$work/lsd.sock" ] || fail "localsendd did not start"
-}
-start_localsendd
+start_localsendd b devB
 
 start_hexd a
 start_hexd b
@@ -308,7 +293,7 @@ shared=$(ctl a share --to devB "$work/to devB.bin" 2>&1 || true)
 kill "$lsd_pid"
 wait "$lsd_pid" 2>/dev/null || true
 queued=$(ctl a send --to devB https://example.com/while-away 2>&1) && fail "a send to a stopped devB: $queued"
-start_localsendd
+start_localsendd b devB
 for _ in $(seq 150); do [ -n "$(in_downloads https://example.com/while-away)" ] && break; sleep 0.1; done
 sleep 1  # a second delivery would land meanwhile
 copies=$(in_downloads https://example.com/while-away | wc -l)
@@ -395,7 +380,7 @@ python3 -c "import sys; sys.exit(0 if $awhile >= 3 and 0 <= $refreshed < 1.5 els
 kill "$lsd_pid"
 wait "$lsd_pid" 2>/dev/null || true
 mv "$work/lsd-state" "$work/lsd-state-old"
-start_localsendd
+start_localsendd b devB
 fingerprint_new=$(lsctl status --json | json 'data["self"]["fingerprint"]')
 for _ in $(seq 150); do [[ "$(ctl a peers --json)" == *"$fingerprint_new"* ]] && break; sleep 0.1; done
 before=$(ls "$work/lsd-downloads" | wc -l)
