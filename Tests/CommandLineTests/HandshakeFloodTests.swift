@@ -84,6 +84,7 @@ extension ProcessTests {
             #expect(FileManager.default.createFile(atPath: directory.file("padded.cnf"), contents: Data(config.utf8)))
             #expect(FileManager.default.createFile(atPath: directory.file("hold.py"), contents: Data(Self.holder.utf8)))
             let openssl = try ExternalTool.require("openssl")
+            let python = try ExternalTool.require("python3")
             let made = try await PackageExecutable.run(
                 openssl,
                 [
@@ -104,9 +105,9 @@ extension ProcessTests {
 
             let holder = Task {
                 try await PackageExecutable.run(
-                    "/usr/bin/env",
+                    python,
                     [
-                        "python3", directory.file("hold.py"), directory.file("padded.crt"),
+                        directory.file("hold.py"), directory.file("padded.crt"),
                         directory.file("padded.key"),
                         String(port), "1024", "3",
                     ], timeout: .seconds(60))
