@@ -54,6 +54,17 @@ static inline long hexd_ssl_ctx_keep_server_sessions(SSL_CTX *context, long coun
     return SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_SERVER);
 }
 
+/// Makes one server connection give a stateless ticket (the session itself, encrypted with the
+/// context's ticket key) and keep nothing in the cache (SSL_OP_NO_TICKET is a compound macro).
+static inline void hexd_ssl_give_stateless_ticket(SSL *ssl) {
+    SSL_clear_options(ssl, SSL_OP_NO_TICKET);
+}
+
+/// The sessions a context keeps in its cache (SSL_CTX_sess_number is a macro).
+static inline long hexd_ssl_ctx_kept_sessions(SSL_CTX *context) {
+    return SSL_CTX_sess_number(context);
+}
+
 /// Keeps no session and gives no ticket, in TLS 1.2 as in 1.3: nothing is resumed (the session
 /// cache mode is a macro).
 static inline long hexd_ssl_ctx_keep_no_sessions(SSL_CTX *context) {

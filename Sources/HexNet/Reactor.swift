@@ -143,6 +143,7 @@ final class Reactor: Sendable {
     /// one, must not wake the thread.
     private func forget(_ wait: Wait) {
         state.withLock { state in
+            if wait.deadline != nil { state.deadlines.noteEnded() }
             guard var registration = state.registrations[wait.descriptor] else { return }
             if registration.reader === wait { registration.reader = nil }
             if registration.writer === wait { registration.writer = nil }
@@ -208,6 +209,7 @@ final class Reactor: Sendable {
             ready.append(writer)
             registration.writer = nil
         }
+        for wait in ready where wait.deadline != nil { state.deadlines.noteEnded() }
         _ = arm(&registration, descriptor: descriptor)
         state.registrations[descriptor] = registration
         return ready
@@ -266,31 +268,43 @@ final class Wait: Sendable {
     }
 }
 
-/// The deadlines of the waits, earliest first: a binary heap. A wait that ended otherwise stays
-/// until its deadline comes up and is then skipped, or until the heap is compacted: whenever it
-/// has doubled since the last compaction, the waits that ended are dropped, so it holds at most
-/// about twice the waits in progress however many come and go. The thread sleeps until the
+/// The deadlines of the waits, earliest first: a binary heap. A wait that ended otherwise (ready,
+/// cancelled) stays until its deadline comes up and is then skipped, or until the heap is
+/// compacted: once the waits said to have ended since the last compaction are half the heap (and
+/// at least `endedBeforeCompaction`), the ended ones are dropped, into a new array of their size.
+/// So the heap holds at most about twice the waits in progress, plus a few, however many come and
+/// go: a burst of connections leaves no waits (nor an array sized for it) behind for the minutes
+/// their deadlines were set for, each pinning a page of freed memory. The thread sleeps until the
 /// earliest deadline, ended or not: a task that waits again for the same deadline (discovery's
 /// loop, after each datagram, until its next beacon) then needs no wake-up to say so.
 struct DeadlineHeap {
     private var entries: [(deadline: ContinuousClock.Instant, wait: Wait)] = []
-    private var compactionSize = 1_024
+    /// Waits said to have ended since the last compaction; some may not have been in the heap, or
+    /// may have left it at their deadline: that only brings a compaction forward.
+    private var ended = 0
+    static let endedBeforeCompaction = 64
 
     var count: Int { entries.count }
 
     var earliest: ContinuousClock.Instant? { entries.first?.deadline }
 
     mutating func insert(_ deadline: ContinuousClock.Instant, _ wait: Wait) {
-        if entries.count >= compactionSize { compact() }
         entries.append((deadline, wait))
         siftUp(entries.count - 1)
     }
 
-    /// Drops the waits that ended and rebuilds the heap.
+    /// Says that a wait with a deadline ended otherwise than by it. Compacting costs the heap's
+    /// size, and comes after at least half as many of these: O(log n) each, amortized.
+    mutating func noteEnded() {
+        ended += 1
+        if ended >= max(Self.endedBeforeCompaction, entries.count / 2) { compact() }
+    }
+
+    /// Drops the waits that ended and rebuilds the heap, in an array of its new size.
     private mutating func compact() {
-        entries.removeAll { $0.wait.isFinished }
+        entries = entries.filter { !$0.wait.isFinished }
         entries.sort { $0.deadline < $1.deadline }  // a sorted array is a heap
-        compactionSize = max(1_024, entries.count * 2)
+        ended = 0
     }
 
     private mutating func siftUp(_ index: Int) {

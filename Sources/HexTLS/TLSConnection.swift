@@ -207,6 +207,13 @@ public final class TLSConnection: ByteStream {
             SSL_free(ssl)
         }
 
+        /// As a server, keeps nothing of this session: the client's ticket carries the session
+        /// itself, encrypted with the context's ticket key (a stateless ticket), rather than an id
+        /// to look up in the server's cache.
+        func keepNoSession() {
+            hexd_ssl_give_stateless_ticket(ssl)
+        }
+
         /// Keeps a ticket that arrived on this connection for its peer.
         func keep(_ session: OpaquePointer) {
             guard let sessions, let peerID else { return }

@@ -25,6 +25,9 @@ public final class TLSContext: @unchecked Sendable {
     /// The sessions a server keeps for clients to resume, the oldest dropped first.
     public static let serverSessions = 1_024
 
+    /// The sessions the server keeps now, for known peers to resume (at most `serverSessions`).
+    public var keptSessions: Int { hexd_ssl_ctx_kept_sessions(serverContext) }
+
     public init(identity: TLSIdentity) throws(TLSError) {
         guard let client = try? Self.make(identity) else { throw .openSSL("configure the TLS context") }
         guard let server = try? Self.make(identity) else {

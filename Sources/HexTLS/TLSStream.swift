@@ -30,15 +30,20 @@ public final class TLSStream: ByteStream {
     /// - Parameter peerID: a client's: the device ID the other side is expected to prove. A session
     ///   kept from an earlier connection to it is resumed, and the ticket this connection gets is
     ///   kept for the next. Without it, nothing is resumed or kept.
+    /// - Parameter keepingSession: a server's: whether the session stays in the server's cache for
+    ///   the client to resume (its ticket is then an id); otherwise the ticket carries the session,
+    ///   encrypted, and the server keeps nothing.
     /// - Throws: `TLSError` when the handshake fails or the other side shows no certificate (or
     ///   one without an Ed25519 key),
     ///   `SocketError` (a timeout, a closed connection).
     public static func handshake(
-        over socket: Socket, context: TLSContext, as role: Role, expecting peerID: UUID? = nil, timeout: Duration
+        over socket: Socket, context: TLSContext, as role: Role, expecting peerID: UUID? = nil,
+        keepingSession: Bool = true, timeout: Duration
     ) async throws -> TLSStream {
         let engine = try TLSConnection.Engine(
             context: role == .client ? context.clientContext : context.serverContext, role: role,
             sessions: context.sessions, peerID: role == .client ? peerID : nil)
+        if role == .server && !keepingSession { engine.keepNoSession() }
         let connection = try await TLSConnection.handshake(over: socket, engine: engine, timeout: timeout)
         guard let peer = connection.peerCertificate, let certificate = connection.copyPeerCertificate() else {
             throw TLSError("complete the TLS handshake", reason: "the other side showed no certificate")

@@ -89,15 +89,40 @@ final class Locked<Value: Sendable>: Sendable {
         let waits = (0..<10_000).map {
             Wait(readiness: .readable, descriptor: 0, deadline: nil, operation: "test \($0)")
         }
+        var largest = 0
         for (index, wait) in waits.enumerated() {
             heap.insert(start + .seconds(60 + (index * 7_919) % 10_000), wait)
+            largest = max(largest, heap.count)
             // Almost every wait ends by readiness long before its deadline.
-            if index % 100 != 0 { wait.finish(.success(())) }
+            if index % 100 != 0 {
+                wait.finish(.success(()))
+                heap.noteEnded()
+            }
         }
-        #expect(heap.count < 2_100, "ended waits are dropped: \(heap.count) entries for 100 waits in progress")
+        #expect(largest < 300, "ended waits are dropped: \(largest) entries at most for 100 waits in progress")
         #expect(heap.earliest == start + .seconds(60))
         let due = heap.popDue(at: start + .seconds(60 + 10_000))
         #expect(due.count == 100)
         #expect(heap.earliest == nil)
+    }
+
+    /// A burst of waits in progress at once, all ending before their deadlines: once it is over,
+    /// the heap keeps a few of them at most, not the burst's.
+    @Test func aBurstThatEndedLeavesAFewWaitsAtMost() {
+        var heap = DeadlineHeap()
+        let start = ContinuousClock.now
+        let lasting = Wait(readiness: .readable, descriptor: 0, deadline: nil, operation: "lasting")
+        heap.insert(start + .seconds(30), lasting)
+        let burst = (0..<4_096).map {
+            Wait(readiness: .readable, descriptor: 0, deadline: nil, operation: "burst \($0)")
+        }
+        for wait in burst { heap.insert(start + .seconds(600), wait) }
+        #expect(heap.count == 4_097)
+        for wait in burst {
+            wait.finish(.failure(CancellationError()))
+            heap.noteEnded()
+        }
+        #expect(heap.count <= DeadlineHeap.endedBeforeCompaction + 1, "\(heap.count) entries left")
+        #expect(heap.popDue(at: start + .seconds(600)).map { $0 === lasting } == [true])
     }
 }

@@ -104,11 +104,12 @@ import Testing
     /// answers it, and the client reads the answer (which is when a ticket arrives). Returns both
     /// ends' streams.
     private static func exchange(
-        client: TLSContext, server: TLSContext, listener: StreamListener, expecting peerID: UUID?
+        client: TLSContext, server: TLSContext, listener: StreamListener, expecting peerID: UUID?,
+        keepingSession: Bool = true
     ) async throws -> (client: TLSStream, server: TLSStream) {
         async let accepted: TLSStream = {
             let stream = try await TLSStream.handshake(
-                over: try await listener.accept(), context: server, as: .server,
+                over: try await listener.accept(), context: server, as: .server, keepingSession: keepingSession,
                 timeout: .seconds(10))
             let connection = StreamConnection(stream: stream, maximumLineLength: 1_000)
             guard case .line? = try await connection.readLine(timeout: .seconds(10)) else {
@@ -157,6 +158,28 @@ import Testing
         #expect(!unnamed.client.isResumed, "a client that names no peer resumes nothing")
         let again = try await Self.exchange(client: client, server: server, listener: listener, expecting: serverID)
         #expect(again.client.isResumed, "and leaves the kept ticket for the next connection that names it")
+    }
+
+    /// A server that keeps no session for a client (hexd's, for a stranger) gives it a ticket that
+    /// carries the session itself: the client still resumes, and the server's cache stays empty.
+    @Test func aSessionNotKeptByTheServerStillResumesFromItsTicket() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try TLSContext(identity: try Self.identity(in: directory, "server").0)
+        let client = try TLSContext(identity: try Self.identity(in: directory, "client").0)
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        let serverID = server.identity.deviceID
+        var resumed: [Bool] = []
+        for _ in 0..<3 {
+            let (clientSide, serverSide) = try await Self.exchange(
+                client: client, server: server, listener: listener, expecting: serverID, keepingSession: false)
+            #expect(clientSide.isResumed == serverSide.isResumed)
+            #expect(serverSide.peerKey.deviceID == client.identity.deviceID)
+            resumed.append(clientSide.isResumed)
+        }
+        #expect(resumed == [false, true, true])
+        #expect(server.keptSessions == 0, "the server kept no session")
+        _ = try await Self.exchange(client: client, server: server, listener: listener, expecting: serverID)
+        #expect(server.keptSessions == 1, "a session it keeps is counted")
     }
 
     /// A ticket is only offered to a connection expecting the ID it was got from, and another

@@ -244,7 +244,7 @@ final class EnvelopeServer: DaemonService {
                 return socket
             }
             // A stranger past its budget is reset before any cryptography.
-            guard gate.admit(socket, on: "hexd's TCP") else { return nil }
+            guard let admitted = gate.admit(socket, on: "hexd's TCP") else { return nil }
             if handshakes.begin(socket) {
                 tally.count(\.closedInHandshake)
                 trimmer.burstFreed()
@@ -254,7 +254,11 @@ final class EnvelopeServer: DaemonService {
                         + "closed the one that began longest ago")
             }
             defer { handshakes.end(socket) }
-            let stream = try await TLSStream.handshake(over: socket, context: tls, as: .server, timeout: pace.grace)
+            // A stranger's session is kept in its ticket, not in the server's cache: a burst of
+            // strangers then leaves no session behind (each holds a parsed certificate, scattered
+            // through the heap for hours) and evicts no known peer's.
+            let stream = try await TLSStream.handshake(
+                over: socket, context: tls, as: .server, keepingSession: admitted == .knownPeer, timeout: pace.grace)
             tally.count(\.tlsHandshakes)
             if stream.isResumed { tally.count(\.resumedHandshakes) }
             logger.debug("TLS connection from \(remote), key \(stream.peer)\(stream.isResumed ? " (resumed)" : "")")

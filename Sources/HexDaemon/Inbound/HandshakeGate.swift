@@ -25,11 +25,20 @@ final class HandshakeGate: Sendable {
 
     var counts: Counts { tally.withLock { $0 } }
 
-    /// Whether `socket`, just accepted on `listener` (named for the log), gets its handshake. One
-    /// refused is made to reset when it is closed: the caller drops it.
-    func admit(_ socket: Socket, on listener: String) -> Bool {
+    /// Who a connection let through is from.
+    enum Admitted: Sendable, Equatable {
+        /// An address a known peer was last seen at.
+        case knownPeer
+        /// Anyone else.
+        case stranger
+    }
+
+    /// Whether `socket`, just accepted on `listener` (named for the log), gets its handshake, and
+    /// as whose; nil when it does not. One refused is made to reset when it is closed: the caller
+    /// drops it.
+    func admit(_ socket: Socket, on listener: String) -> Admitted? {
         // A connection that is gone already (no peer name) is no one's: the handshake fails at once.
-        guard let address = socket.remoteAddress else { return true }
+        guard let address = socket.remoteAddress else { return .stranger }
         let decision = admission.withLock { $0.decide(address, at: .now) }
         tally.withLock { counts in
             switch decision {
@@ -38,7 +47,20 @@ final class HandshakeGate: Sendable {
             case .refused: counts.refused += 1
             }
         }
-        guard case .refused(let budget, let newOffence) = decision else { return true }
+        switch decision {
+        case .known: return .knownPeer
+        case .stranger: return .stranger
+        case .refused(let budget, let newOffence):
+            refuse(socket, from: address, on: listener, past: budget, newOffence: newOffence)
+            return nil
+        }
+    }
+
+    private func refuse(
+        _ socket: Socket, from address: IPAddress, on listener: String,
+        past budget: HandshakeAdmission<IPAddress>.Refusal,
+        newOffence: Bool
+    ) {
         socket.resetOnClose()
         if newOffence {
             logger.limited(
@@ -52,7 +74,6 @@ final class HandshakeGate: Sendable {
                     + "handshake: they are past \(budget == .total ? "all strangers'" : "their subnet's") budget of "
                     + "handshakes (--stranger-handshakes)")
         }
-        return false
     }
 
     /// A known peer (its paired key proved, or hexd delivered to it over TLS) was just at `address`.

@@ -438,7 +438,7 @@ actor LocalSendCarrier: DaemonService {
         while !Task.isCancelled {
             do {
                 let socket = try await listener.accept()
-                guard gate.admit(socket, on: "LocalSend API") else { continue }
+                guard gate.admit(socket, on: "LocalSend API") != nil else { continue }
                 let address = socket.remoteEndpoint?.host ?? "?"
                 switch connections.admit(socket, from: address) {
                 case .refused:
