@@ -1,0 +1,132 @@
+import HexJSON
+import HexKit
+import Testing
+
+/// KDE Connect's packets as hexd reads and writes them: what the apps send is read, the rules
+/// the current apps enforce on an identity hold, what hexd writes reads back the same, and no
+/// line a stranger sends traps or passes a bound.
+@Suite(.timeLimit(.minutes(1))) struct KDEConnectWireTests {
+    /// An identity as kdeconnectd 22.12 broadcasts it (its device ID: a UUID with `_` for `-`).
+    private static let broadcast = Array(
+        #"""
+        {"id":1764198000123,"type":"kdeconnect.identity","body":{"deviceId":"_4b0b6a0e_9c44_4f5e_8a51_d0c5f2c3e7aa_",\#
+        "deviceName":"kde-b","deviceType":"desktop","protocolVersion":7,\#
+        "incomingCapabilities":["kdeconnect.ping","kdeconnect.share.request"],\#
+        "outgoingCapabilities":["kdeconnect.ping","kdeconnect.share.request"],"tcpPort":1716}}
+        """#.utf8)
+
+    private static func identity(_ text: String, broadcast: Bool = true) throws -> KDEConnectIdentity {
+        try KDEConnectIdentity(try KDEConnectPacket.decode(Array(text.utf8)), broadcast: broadcast)
+    }
+
+    @Test func anIdentityOfTheAppsIsRead() throws {
+        let identity = try KDEConnectIdentity(try KDEConnectPacket.decode(Self.broadcast), broadcast: true)
+        #expect(identity.deviceID == "_4b0b6a0e_9c44_4f5e_8a51_d0c5f2c3e7aa_" && identity.name == "kde-b")
+        #expect(identity.deviceType == .desktop && identity.protocolVersion == 7 && identity.tcpPort == 1_716)
+        #expect(identity.takes("kdeconnect.share.request") && !identity.takes("kdeconnect.sftp"))
+        #expect(identity.outgoingCapabilities.count == 2 && identity.targetDeviceID == nil)
+    }
+
+    @Test func whatHexdWritesReadsBackTheSame() throws {
+        let identity = KDEConnectIdentity(
+            deviceID: "0123456789abcdef0123456789abcdef", name: "hexd (laptop)", deviceType: .laptop,
+            protocolVersion: 8, incomingCapabilities: ["kdeconnect.share.request"],
+            outgoingCapabilities: ["kdeconnect.share.request"], tcpPort: 1_730,
+            targetDeviceID: "_4b0b6a0e_9c44_4f5e_8a51_d0c5f2c3e7aa_", targetProtocolVersion: 7)
+        #expect(identity.name == "hexd laptop", "the characters the apps forbid are left out")
+        let line = identity.encoded(id: 42)
+        #expect(line.last == UInt8(ascii: "\n") && line.dropLast().allSatisfy { $0 != UInt8(ascii: "\n") })
+        let read = try KDEConnectIdentity(try KDEConnectPacket.decode(line.dropLast()), broadcast: true)
+        #expect(read == identity)
+    }
+
+    @Test(arguments: [
+        ("short", "0123456789abcdef0123456789abcde"),
+        ("long", String(repeating: "a", count: 39)),
+        ("dots", "0123456789abcdef.0123456789abcdef"),
+        ("space", "0123456789abcdef 0123456789abcdef"),
+    ])
+    func aDeviceIDOutsideTheAppsRuleIsRefused(_ label: String, _ deviceID: String) {
+        let text =
+            #"{"id":1,"type":"kdeconnect.identity","body":{"deviceId":"\#(deviceID)","deviceName":"x","#
+            + #""protocolVersion":7,"tcpPort":1716}}"#
+        #expect(throws: KDEConnectIdentity.Refusal.badDeviceID, "\(label)") { try Self.identity(text) }
+    }
+
+    @Test func theNameVersionAndPortRulesHold() throws {
+        func text(name: String = "phone", version: String = "7", port: String = "1716") -> String {
+            #"{"id":1,"type":"kdeconnect.identity","body":{"deviceId":"0123456789abcdef0123456789abcdef","#
+                + #""deviceName":"\#(name)","protocolVersion":\#(version),"tcpPort":\#(port)}}"#
+        }
+        #expect(throws: KDEConnectIdentity.Refusal.badName) { try Self.identity(text(name: "...!?")) }
+        #expect(throws: KDEConnectIdentity.Refusal.badName) { try Self.identity(text(name: " \\u0007 ")) }
+        #expect(try Self.identity(text(name: String(repeating: "é", count: 40))).name.count == 32)
+        #expect(throws: KDEConnectIdentity.Refusal.unsupportedVersion(6)) { try Self.identity(text(version: "6")) }
+        #expect(throws: KDEConnectIdentity.Refusal.unsupportedVersion(nil)) {
+            try Self.identity(text(version: "\"8\""))
+        }
+        #expect(try Self.identity(text(version: "9")).protocolVersion == 9, "a later version is taken")
+        for port in ["1715", "1765", "0", "70000", "null"] {
+            #expect(throws: KDEConnectIdentity.Refusal.badPort, "\(port)") { try Self.identity(text(port: port)) }
+        }
+        #expect(try Self.identity(text(port: "null"), broadcast: false).tcpPort == nil, "a TCP identity needs none")
+        #expect(throws: KDEConnectIdentity.Refusal.notAnIdentity("kdeconnect.ping")) {
+            try KDEConnectIdentity(KDEConnectPacket(type: "kdeconnect.ping"), broadcast: false)
+        }
+    }
+
+    @Test func theVersionSpokenIsTheLowerOfBothAtMostEight() throws {
+        let seven = try KDEConnectIdentity(try KDEConnectPacket.decode(Self.broadcast), broadcast: true)
+        var later = seven
+        later.protocolVersion = 9
+        var eight = seven
+        eight.protocolVersion = 8
+        #expect(seven.versionSpoken(with: later) == 7 && later.versionSpoken(with: later) == 8)
+        #expect(eight.versionSpoken(with: later) == 8)
+    }
+
+    @Test(arguments: [
+        "", "{", "[]", #"{"type":"kdeconnect.ping"}"#, #"{"type":"other.ping","body":{}}"#,
+        #"{"type":7,"body":{}}"#, #"{"type":"kdeconnect.ping","body":[]}"#,
+        #"{"type":"kdeconnect.ping","body":{"a":[[[[[[[[1]]]]]]]]}}"#,
+    ])
+    func aLineThatIsNoPacketIsRefused(_ text: String) {
+        #expect(throws: KDEConnectPacket.Refusal.self) { try KDEConnectPacket.decode(Array(text.utf8)) }
+    }
+
+    @Test func aLinePastTheCapIsRefusedUnread() {
+        let long =
+            Array(#"{"type":"kdeconnect.identity","body":{"deviceName":""#.utf8)
+            + [UInt8](repeating: UInt8(ascii: "a"), count: 9_000) + Array(#""}}"#.utf8)
+        #expect(throws: KDEConnectPacket.Refusal.tooLong(long.count)) {
+            try KDEConnectPacket.decode(long, maximumSize: KDEConnectPacket.maximumIdentitySize)
+        }
+    }
+
+    @Test func sharesAreReadAndWritten() throws {
+        let url = try KDEConnectShare(
+            KDEConnectPacket.decode(
+                Array(#"{"id":1,"type":"kdeconnect.share.request","body":{"url":"https://example.com/a?b=c"}}"#.utf8)))
+        #expect(url == .url("https://example.com/a?b=c"))
+        let file = KDEConnectShare.file(
+            KDEConnectSharedFile(name: "photo.jpg", size: 1_234, port: 1_739, numberOfFiles: 2, totalSize: 5_000))
+        for share in [url, .text("see https://example.org\nand more"), file] {
+            #expect(try KDEConnectShare(KDEConnectPacket.decode(share.encoded(id: 7).dropLast())) == share)
+        }
+        let noPayload = Array(#"{"id":1,"type":"kdeconnect.share.request","body":{"filename":"a"}}"#.utf8)
+        #expect(throws: KDEConnectShare.Refusal.noPayload) { try KDEConnectShare(KDEConnectPacket.decode(noPayload)) }
+        let empty = Array(#"{"id":1,"type":"kdeconnect.share.request","body":{}}"#.utf8)
+        #expect(throws: KDEConnectShare.Refusal.empty) { try KDEConnectShare(KDEConnectPacket.decode(empty)) }
+        let longURL = KDEConnectShare.url("https://example.com/" + String(repeating: "a", count: 8_200))
+        #expect(throws: KDEConnectShare.Refusal.urlTooLong) {
+            try KDEConnectShare(KDEConnectPacket.decode(longURL.encoded(id: 1).dropLast()))
+        }
+    }
+
+    @Test func pairPacketsAreReadAndWritten() throws {
+        for pair in [KDEConnectPair(pair: true, timestamp: 1_764_198_000), KDEConnectPair(pair: false)] {
+            #expect(KDEConnectPair(try KDEConnectPacket.decode(pair.encoded(id: 3).dropLast())) == pair)
+        }
+        #expect(KDEConnectPair(KDEConnectPacket(type: "kdeconnect.pair")) == nil, "no pair member")
+    }
+}
