@@ -81,6 +81,12 @@ static inline size_t hexd_bio_pending(BIO *bio) {
 static const int HEXD_MBSTRING_UTF8 = MBSTRING_UTF8;
 static const int HEXD_EVP_PKEY_ED25519 = EVP_PKEY_ED25519;
 static const int HEXD_EVP_PKEY_RSA = EVP_PKEY_RSA;
+static const int HEXD_EVP_PKEY_EC = EVP_PKEY_EC;
+
+/// A new EC key on the P-256 curve (EVP_EC_gen is a variadic macro), or NULL.
+static inline EVP_PKEY *hexd_generate_p256_key(void) {
+    return EVP_EC_gen("P-256");
+}
 
 /// The largest certificate chain accepted from the other side, in bytes (a macro in OpenSSL).
 static inline long hexd_ssl_ctx_set_max_cert_list(SSL_CTX *context, long bytes) {

@@ -20,6 +20,22 @@ final class CertifiedKey: @unchecked Sendable {
         case ed25519
         /// What the LocalSend apps make and surely accept (RSA-2048, SHA-256 signatures).
         case rsa2048
+        /// What the KDE Connect apps make since 2024 (EC P-256, SHA-512 signatures), and accept
+        /// back to 22.12.
+        case p256
+    }
+
+    /// Whom a new certificate names, as subject and issuer (it is self-signed).
+    struct Subject: Sendable {
+        var commonName: String
+        var organization: String?
+        var organizationalUnit: String?
+
+        init(commonName: String, organization: String? = nil, organizationalUnit: String? = nil) {
+            self.commonName = commonName
+            self.organization = organization
+            self.organizationalUnit = organizationalUnit
+        }
     }
 
     /// Takes `key` and `certificate` (owned from here on).
@@ -46,14 +62,15 @@ final class CertifiedKey: @unchecked Sendable {
     /// leaves a key without its certificate, and the next start makes the certificate for that key
     /// (the key is the identity; nobody can have pinned a certificate never written).
     /// - Parameters:
-    ///   - commonName: the new certificate's subject (informative; peers trust the fingerprint).
+    ///   - subject: whom a new certificate names (informative for hexd peers and LocalSend, which
+    ///     trust the fingerprint; KDE Connect takes the device ID from the common name).
     ///   - label: what the key is to the user, in errors (`device`, `LocalSend`).
     /// - Returns: the key, and whether it was made (or completed) now.
     /// - Throws: `TLSError` when the files cannot be read or written, or do not hold a matching key
     ///   and certificate (a certificate without its key is refused: a new key would silently be a
     ///   new identity to every peer).
     static func loadOrCreate(
-        keyPath: String, certificatePath: String, commonName: String, algorithm: Algorithm, label: String
+        keyPath: String, certificatePath: String, subject: Subject, algorithm: Algorithm, label: String
     ) throws(TLSError) -> (CertifiedKey, created: Bool) {
         let keyText = try readPrivate(keyPath)
         let certificateText = try readPrivate(certificatePath)
@@ -66,7 +83,7 @@ final class CertifiedKey: @unchecked Sendable {
                 false
             )
         case (nil, nil):
-            let made = try generate(commonName: commonName, algorithm: algorithm)
+            let made = try generate(subject: subject, algorithm: algorithm)
             // The key first: a certificate without its key would be useless.
             try writePrivate(
                 try made.pem(writing: { PEM_write_bio_PrivateKey($0, made.key, nil, nil, 0, nil, nil) }), to: keyPath)
@@ -83,38 +100,42 @@ final class CertifiedKey: @unchecked Sendable {
             guard let key = withMemoryBIO(keyText, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
                 throw .openSSL("read the \(label) key \(keyPath)")
             }
-            let made = try certify(key, commonName: commonName)
+            let made = try certify(key, subject: subject)
             try writePrivate(try made.pem(writing: { PEM_write_bio_X509($0, made.certificate) }), to: certificatePath)
             return (made, true)
         }
     }
 
     /// A new key of `algorithm` and a self-signed certificate for it.
-    static func generate(commonName: String, algorithm: Algorithm) throws(TLSError) -> CertifiedKey {
-        let type: Int32 =
-            switch algorithm {
-            case .ed25519: HEXD_EVP_PKEY_ED25519
-            case .rsa2048: HEXD_EVP_PKEY_RSA
-            }
-        guard let context = EVP_PKEY_CTX_new_id(type, nil) else { throw .openSSL("make a key") }
+    static func generate(subject: Subject, algorithm: Algorithm) throws(TLSError) -> CertifiedKey {
+        guard let key = makeKey(algorithm) else { throw .openSSL("make a key") }
+        return try certify(key, subject: subject)
+    }
+
+    private static func makeKey(_ algorithm: Algorithm) -> OpaquePointer? {
+        let type: Int32
+        switch algorithm {
+        case .p256: return hexd_generate_p256_key()
+        case .ed25519: type = HEXD_EVP_PKEY_ED25519
+        case .rsa2048: type = HEXD_EVP_PKEY_RSA
+        }
+        guard let context = EVP_PKEY_CTX_new_id(type, nil) else { return nil }
         defer { EVP_PKEY_CTX_free(context) }
         var generated: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1,
             algorithm != .rsa2048 || EVP_PKEY_CTX_set_rsa_keygen_bits(context, 2_048) == 1,
-            EVP_PKEY_keygen(context, &generated) == 1, let key = generated
-        else {
-            throw .openSSL("make a key")
-        }
-        return try certify(key, commonName: commonName)
+            EVP_PKEY_keygen(context, &generated) == 1
+        else { return nil }
+        return generated
     }
 
     /// `key` (owned from here on) with a new self-signed certificate.
-    private static func certify(_ key: OpaquePointer, commonName: String) throws(TLSError) -> CertifiedKey {
+    private static func certify(_ key: OpaquePointer, subject: Subject) throws(TLSError) -> CertifiedKey {
         guard let certificate = X509_new() else {
             EVP_PKEY_free(key)
             throw .openSSL("make a certificate")
         }
-        guard sign(certificate, with: key, commonName: commonName) else {
+        guard sign(certificate, with: key, subject: subject) else {
             EVP_PKEY_free(key)
             X509_free(certificate)
             throw .openSSL("make a certificate")
@@ -123,23 +144,35 @@ final class CertifiedKey: @unchecked Sendable {
     }
 
     /// Fills in a version 3 certificate (a random serial, valid from a day ago for 36,500 days,
-    /// subject and issuer CN = `commonName`) and signs it with `key`.
-    private static func sign(_ certificate: OpaquePointer, with key: OpaquePointer, commonName: String) -> Bool {
+    /// subject and issuer `subject`) and signs it with `key`.
+    private static func sign(_ certificate: OpaquePointer, with key: OpaquePointer, subject: Subject) -> Bool {
         var serial = [UInt8](repeating: 0, count: 16)
         guard RAND_bytes(&serial, Int32(serial.count)) == 1 else { return false }
         serial[0] &= 0x7F  // a positive number
         guard let number = BN_bin2bn(serial, Int32(serial.count), nil) else { return false }
         defer { BN_free(number) }
         guard let name = X509_get_subject_name(certificate) else { return false }
-        // Ed25519 signs without a separate digest; RSA with SHA-256.
-        let digest = EVP_PKEY_get_id(key) == HEXD_EVP_PKEY_ED25519 ? nil : EVP_sha256()
+        let entries = [
+            ("O", subject.organization), ("OU", subject.organizationalUnit), ("CN", subject.commonName),
+        ]
+        for case (let field, let value?) in entries {
+            guard X509_NAME_add_entry_by_txt(name, field, HEXD_MBSTRING_UTF8, value, -1, -1, 0) == 1 else {
+                return false
+            }
+        }
+        // Ed25519 signs without a separate digest; RSA with SHA-256, EC with SHA-512 (as KDE's).
+        let digest: OpaquePointer? =
+            switch EVP_PKEY_get_id(key) {
+            case HEXD_EVP_PKEY_ED25519: nil
+            case HEXD_EVP_PKEY_EC: EVP_sha512()
+            default: EVP_sha256()
+            }
         return X509_set_version(certificate, 2) == 1
             && BN_to_ASN1_INTEGER(number, X509_get_serialNumber(certificate)) != nil
             // A day back, for clocks that disagree.
             && X509_gmtime_adj(X509_getm_notBefore(certificate), -86_400) != nil
             && X509_time_adj_ex(X509_getm_notAfter(certificate), 36_500, 0, nil) != nil
             && X509_set_pubkey(certificate, key) == 1
-            && X509_NAME_add_entry_by_txt(name, "CN", HEXD_MBSTRING_UTF8, commonName, -1, -1, 0) == 1
             && X509_set_issuer_name(certificate, name) == 1
             && X509_sign(certificate, key, digest) > 0
     }

@@ -72,6 +72,21 @@ public final class TLSConnection: ByteStream {
         SSL_get1_peer_certificate(engine.ssl)
     }
 
+    /// The common name of the certificate the other side showed (KDE Connect's device ID); nil
+    /// when it showed none, or its name has no common name that reads as UTF-8.
+    public var peerCommonName: String? {
+        guard let certificate = copyPeerCertificate() else { return nil }
+        defer { X509_free(certificate) }
+        return CertificateFields.commonName(of: certificate)
+    }
+
+    /// The public key of the certificate the other side showed, as DER (SubjectPublicKeyInfo).
+    public var peerPublicKeyDER: [UInt8]? {
+        guard let certificate = copyPeerCertificate() else { return nil }
+        defer { X509_free(certificate) }
+        return CertificateFields.publicKeyDER(of: certificate)
+    }
+
     /// Reads what is available: every record OpenSSL has whole, up to `maximumCount` bytes (at
     /// most `Engine.batch` at a time); waits while there is none.
     public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws

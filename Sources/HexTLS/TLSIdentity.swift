@@ -53,7 +53,8 @@ public final class TLSIdentity: Sendable {
         TLSIdentity, created: Bool
     ) {
         let (certified, created) = try CertifiedKey.loadOrCreate(
-            keyPath: keyPath, certificatePath: certificatePath, commonName: commonName, algorithm: .ed25519,
+            keyPath: keyPath, certificatePath: certificatePath, subject: .init(commonName: commonName),
+            algorithm: .ed25519,
             label: "device")
         return (try TLSIdentity(certified), created)
     }

@@ -6,13 +6,14 @@ import Testing
 /// the current apps enforce on an identity hold, what hexd writes reads back the same, and no
 /// line a stranger sends traps or passes a bound.
 @Suite(.timeLimit(.minutes(1))) struct KDEConnectWireTests {
-    /// An identity as kdeconnectd 22.12 broadcasts it (its device ID: a UUID with `_` for `-`).
+    /// An identity as kdeconnectd 22.12 broadcasts it (captured; capabilities shortened): the body
+    /// first, `id` a string, the device ID a UUID with `_` for `-` and around it.
     private static let broadcast = Array(
         #"""
-        {"id":1764198000123,"type":"kdeconnect.identity","body":{"deviceId":"_4b0b6a0e_9c44_4f5e_8a51_d0c5f2c3e7aa_",\#
-        "deviceName":"kde-b","deviceType":"desktop","protocolVersion":7,\#
+        {"body":{"deviceId":"_8bac2e5f_965d_4fa4_b4ac_247d1b8170e8_","deviceName":"kde-b","deviceType":"desktop",\#
         "incomingCapabilities":["kdeconnect.ping","kdeconnect.share.request"],\#
-        "outgoingCapabilities":["kdeconnect.ping","kdeconnect.share.request"],"tcpPort":1716}}
+        "outgoingCapabilities":["kdeconnect.ping","kdeconnect.share.request","kdeconnect.share.request.update"],\#
+        "protocolVersion":7,"tcpPort":1716},"id":"1795737687735","type":"kdeconnect.identity"}
         """#.utf8)
 
     private static func identity(_ text: String, broadcast: Bool = true) throws -> KDEConnectIdentity {
@@ -21,10 +22,10 @@ import Testing
 
     @Test func anIdentityOfTheAppsIsRead() throws {
         let identity = try KDEConnectIdentity(try KDEConnectPacket.decode(Self.broadcast), broadcast: true)
-        #expect(identity.deviceID == "_4b0b6a0e_9c44_4f5e_8a51_d0c5f2c3e7aa_" && identity.name == "kde-b")
+        #expect(identity.deviceID == "_8bac2e5f_965d_4fa4_b4ac_247d1b8170e8_" && identity.name == "kde-b")
         #expect(identity.deviceType == .desktop && identity.protocolVersion == 7 && identity.tcpPort == 1_716)
         #expect(identity.takes("kdeconnect.share.request") && !identity.takes("kdeconnect.sftp"))
-        #expect(identity.outgoingCapabilities.count == 2 && identity.targetDeviceID == nil)
+        #expect(identity.outgoingCapabilities.count == 3 && identity.targetDeviceID == nil)
     }
 
     @Test func whatHexdWritesReadsBackTheSame() throws {

@@ -86,6 +86,41 @@ import Testing
         }
     }
 
+    /// What KDE Connect reads from the other side's certificate: its common name (the device ID)
+    /// and its public key (which the verification code covers), from a client `openssl` made.
+    @Test func theCommonNameAndKeyOfTheOtherSideAreRead() async throws {
+        let directory = try TemporaryDirectory()
+        let context = try ForeignTLSContext(persona: try Self.persona(in: directory))
+        let openssl = try ExternalTool.require("openssl")
+        let made = try await PackageExecutable.run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+                "-subj", "/O=KDE/OU=KDE Connect/CN=_8bac2e5f_965d_4fa4_b4ac_247d1b8170e8_",
+                "-keyout", directory.file("app.key"), "-out", directory.file("app.crt"),
+            ])
+        #expect(made.status == 0, "\(made.standardError)")
+        let spki = try await PackageExecutable.run(
+            openssl,
+            ["pkey", "-in", directory.file("app.key"), "-pubout", "-outform", "DER", "-out", directory.file("k")])
+        #expect(spki.status == 0, "\(spki.standardError)")
+        let key = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("k"))))
+        let listener = try StreamListener.tcp(address: .loopback, port: 0)
+        async let seen: (String?, [UInt8]?) = {
+            let connection = try await TLSConnection.handshake(
+                over: try await listener.accept(), context: context, as: .server, timeout: .seconds(10))
+            try await connection.write(Array("ok\n".utf8), timeout: .seconds(10))
+            return (connection.peerCommonName, connection.peerPublicKeyDER)
+        }()
+        let result = try await Self.python(
+            Self.client, [String(listener.port), "1.3", directory.file("app.crt"), directory.file("app.key")],
+            in: directory)
+        #expect(result.status == 0, "\(result.standardError)")
+        let (name, der) = try await seen
+        #expect(name == "_8bac2e5f_965d_4fa4_b4ac_247d1b8170e8_")
+        #expect(der == key && key.count == 91)
+    }
+
     /// A TLS 1.2 client that offers the session of its last connection (as Python's and Java's
     /// stacks do) gets a full handshake again, never a refusal: nothing is kept to resume.
     @Test func aClientOfferingAnOldSessionIsServedAfresh() async throws {

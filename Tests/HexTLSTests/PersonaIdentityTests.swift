@@ -38,6 +38,35 @@ import Testing
         #expect(digest.standardOutput.hasPrefix(made.fingerprint.description + " "), "\(digest.standardOutput)")
     }
 
+    /// KDE Connect's persona: an EC P-256 key, its certificate signed with SHA-512 and naming
+    /// O=KDE, OU=KDE Connect and the device ID as its common name, which reads back after a restart.
+    @Test func aKDEConnectPersonaIsAP256KeyNamedByItsDeviceID() async throws {
+        let directory = try TemporaryDirectory()
+        let deviceID = "0123456789abcdef0123456789abcdef"
+        func persona() throws -> (PersonaIdentity, created: Bool) {
+            try PersonaIdentity.loadOrCreate(
+                keyPath: directory.file("kdeconnect.key"), certificatePath: directory.file("kdeconnect.crt"),
+                kind: .p256, commonName: deviceID, organization: "KDE", organizationalUnit: "KDE Connect",
+                label: "KDE Connect")
+        }
+        let (made, created) = try persona()
+        #expect(created && made.commonName == deviceID)
+        let (reloaded, createdAgain) = try persona()
+        #expect(!createdAgain && reloaded.commonName == deviceID && reloaded.fingerprint == made.fingerprint)
+        #expect(reloaded.publicKeyDER == made.publicKeyDER && (made.publicKeyDER?.count ?? 0) == 91, "P-256 SPKI")
+        let text = try await PackageExecutable.run(
+            try ExternalTool.require("openssl"),
+            ["x509", "-in", directory.file("kdeconnect.crt"), "-noout", "-text", "-nameopt", "RFC2253"])
+        #expect(text.standardOutput.contains("Public-Key: (256 bit)") && text.standardOutput.contains("prime256v1"))
+        #expect(text.standardOutput.contains("ecdsa-with-SHA512"), "\(text.standardOutput.prefix(800))")
+        #expect(text.standardOutput.contains("Subject: CN=\(deviceID),OU=KDE Connect,O=KDE"))
+        #expect(throws: TLSError.self, "a P-256 key is no LocalSend persona") {
+            try PersonaIdentity.loadOrCreate(
+                keyPath: directory.file("kdeconnect.key"), certificatePath: directory.file("kdeconnect.crt"),
+                commonName: "hexd", label: "LocalSend")
+        }
+    }
+
     @Test func aDeviceKeyIsNoPersonaAndAPersonaNoDeviceKey() throws {
         let directory = try TemporaryDirectory()
         _ = try Self.persona(in: directory)
