@@ -1,0 +1,157 @@
+import HexKit
+
+/// The KDE Connect devices hexd has a link with (one TLS connection each), and when it dials one
+/// or broadcasts its own identity, so that each device keeps exactly one link with hexd.
+///
+/// A device that hears an identity broadcast connects to its sender; so does hexd. The apps
+/// broadcast only when they start or are refreshed, and Debian's 22.12 loses a device when the
+/// link it uses is closed under it or both sides dial each other at once. So hexd:
+/// - broadcasts when it starts, when asked, and every `waitingInterval` while something waits for
+///   a device that has no link (the device then dials hexd);
+/// - dials a device it hears `dialDelay` after the broadcast, unless the device dialed hexd
+///   meanwhile (it heard hexd's own broadcast), and never while a link or a dial is up;
+/// - takes a device's new link in place of its old one and leaves the old one for the device to
+///   close (the app closes it once its new handshake is done);
+/// - keeps at most `maximumUnpairedLinks` links with devices not paired (the apps' own cap).
+///
+/// Anyone on the LAN can broadcast any identity: one per device per `identitySpacing` is heard,
+/// a device's own ID is ignored, and a dial only opens a TCP connection, whose TLS handshake then
+/// proves the ID (the certificate's common name).
+///
+/// Pure: the driver passes the time in, performs the actions and calls `tick` at `deadline`.
+public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
+    public typealias Instant = ContinuousClock.Instant
+
+    public enum Action: Sendable, Equatable {
+        /// Send hexd's identity to every broadcast address.
+        case broadcast
+        /// Dial `identity.tcpPort` at `address`, send hexd's identity, and then take the TLS
+        /// server's role; say how it went with `linkUp` or `dialFailed`.
+        case dial(KDEConnectIdentity, at: Address)
+    }
+
+    /// The apps drop a second identity of a device within this long.
+    public static var identitySpacing: Duration { .milliseconds(500) }
+    /// How long hexd leaves a device it heard to dial it first.
+    public static var dialDelay: Duration { .milliseconds(500) }
+    /// Broadcasts at most this often while a device with no link is waited for.
+    public static var waitingInterval: Duration { .seconds(60) }
+    /// A broadcast asked for goes out at most this often.
+    static var refreshSpacing: Duration { .seconds(1) }
+    /// The apps' `MAX_UNPAIRED_CONNECTIONS`.
+    public static var maximumUnpairedLinks: Int { 42 }
+    /// Devices remembered at most (their last identity, a dial due); the one heard longest ago goes.
+    public static var capacity: Int { 1_024 }
+
+    public let ownDeviceID: String
+    private var linked: [String: Bool] = [:]  // device ID -> paired
+    private var dialing: Set<String> = []
+    private var dialsDue: [String: (identity: KDEConnectIdentity, address: Address, at: Instant)] = [:]
+    private var lastHeard = RecencyList<String>()
+    private var heardAt: [String: Instant] = [:]
+    private var waitedFor: Set<String> = []
+    private var lastBroadcast: Instant?
+
+    public init(ownDeviceID: String) {
+        self.ownDeviceID = ownDeviceID
+    }
+
+    /// The devices with a link now.
+    public var linkedDevices: Set<String> { Set(linked.keys) }
+
+    /// When `tick` is due next: a dial, or the next broadcast for a device waited for.
+    public var deadline: Instant? {
+        let dial = dialsDue.values.map(\.at).min()
+        let waiting = isWaiting ? lastBroadcast.map { $0 + Self.waitingInterval } : nil
+        return [dial, waiting].compactMap { $0 }.min()
+    }
+
+    /// Whether a device waited for has no link.
+    private var isWaiting: Bool { waitedFor.contains { linked[$0] == nil } }
+
+    /// hexd started, or its network changed: broadcast.
+    public mutating func started(at now: Instant) -> [Action] {
+        lastBroadcast = now
+        return [.broadcast]
+    }
+
+    /// The user asked for a refresh: broadcast, at most once per `refreshSpacing`.
+    public mutating func refresh(at now: Instant) -> [Action] {
+        if let last = lastBroadcast, now - last < Self.refreshSpacing { return [] }
+        lastBroadcast = now
+        return [.broadcast]
+    }
+
+    /// A device's identity arrived in a datagram from `address` (the driver checked its rules and
+    /// the downgrade guard).
+    public mutating func heard(_ identity: KDEConnectIdentity, from address: Address, at now: Instant) -> [Action] {
+        let id = identity.deviceID
+        guard id != ownDeviceID else { return [] }
+        if let last = heardAt[id], now - last < Self.identitySpacing { return [] }
+        remember(id, at: now)
+        guard linked[id] == nil, !dialing.contains(id) else { return [] }
+        dialsDue[id] = (identity, address, dialsDue[id]?.at ?? now + Self.dialDelay)
+        return []
+    }
+
+    /// Whether a link with a device whose TLS handshake just proved `deviceID` is taken (the
+    /// driver closes it when not): a device paired always; one not paired while fewer than
+    /// `maximumUnpairedLinks` such are up, or in place of its own old link.
+    public mutating func linkUp(_ deviceID: String, paired: Bool, at now: Instant) -> Bool {
+        dialing.remove(deviceID)
+        dialsDue[deviceID] = nil
+        if !paired && linked[deviceID] == nil && linked.values.count(where: { !$0 }) >= Self.maximumUnpairedLinks {
+            return false
+        }
+        linked[deviceID] = paired
+        remember(deviceID, at: now)
+        return true
+    }
+
+    /// A device was paired or unpaired while its link is up.
+    public mutating func setPaired(_ deviceID: String, _ paired: Bool) {
+        if linked[deviceID] != nil { linked[deviceID] = paired }
+    }
+
+    /// The device's link ended (closed by either side, or failed), and no newer link of it is up.
+    public mutating func linkDown(_ deviceID: String) {
+        linked[deviceID] = nil
+    }
+
+    /// A dial of `deviceID` failed before a link was up.
+    public mutating func dialFailed(_ deviceID: String) {
+        dialing.remove(deviceID)
+    }
+
+    /// Something waits for the device (a send in the outbox) or no longer does: while one waits
+    /// and has no link, hexd broadcasts every `waitingInterval` so that it dials hexd.
+    public mutating func wait(for deviceID: String, _ waiting: Bool) {
+        if waiting { waitedFor.insert(deviceID) } else { waitedFor.remove(deviceID) }
+    }
+
+    /// The dials due, and a broadcast when one is due for a device waited for.
+    public mutating func tick(at now: Instant) -> [Action] {
+        var actions: [Action] = []
+        for (id, due) in dialsDue where due.at <= now {
+            dialsDue[id] = nil
+            guard linked[id] == nil, !dialing.contains(id) else { continue }
+            dialing.insert(id)
+            actions.append(.dial(due.identity, at: due.address))
+        }
+        if isWaiting, lastBroadcast.map({ now - $0 >= Self.waitingInterval }) ?? true {
+            lastBroadcast = now
+            actions.append(.broadcast)
+        }
+        return actions
+    }
+
+    private mutating func remember(_ id: String, at now: Instant) {
+        heardAt[id] = now
+        lastHeard.touch(id)
+        while lastHeard.count > Self.capacity, let oldest = lastHeard.oldest {
+            lastHeard.remove(oldest)
+            heardAt[oldest] = nil
+            dialsDue[oldest] = nil
+        }
+    }
+}
