@@ -1,0 +1,102 @@
+import HexEngine
+import HexKit
+import Testing
+
+/// Pairing with a KDE Connect device, both ways, on fake clocks: the person decides, requests
+/// expire after 30 s, protocol 8's dates are checked, and hexd never asks a device it holds paired.
+@Suite(.timeLimit(.minutes(1))) struct KDEConnectPairingTests {
+    private let start = ContinuousClock.now
+    private let now: Int64 = 1_764_198_000
+    private static let request = KDEConnectPair(pair: true)
+    private static let refusal = KDEConnectPair(pair: false)
+
+    @Test func aRequestFromTheDeviceWaitsForThePerson() throws {
+        var pairing = KDEConnectPairing(paired: false, version: 7)
+        let asked = pairing.received(Self.request, at: start, wallClock: now)
+        #expect(asked == [.askPerson(timestamp: nil)] && pairing.deadline == start + .seconds(30))
+        let again = pairing.received(Self.request, at: start + .seconds(1), wallClock: now)
+        #expect(again.isEmpty, "a repeat asks nothing more")
+        let accepted = try pairing.accept()
+        #expect(accepted == [.send(KDEConnectPair(pair: true)), .trust] && pairing.isPaired)
+        #expect(pairing.deadline == nil)
+    }
+
+    @Test func aRequestDeclinedOrLeftUnansweredEnds() throws {
+        var declined = KDEConnectPairing(paired: false, version: 7)
+        _ = declined.received(Self.request, at: start, wallClock: now)
+        let no = try declined.decline()
+        #expect(no == [.send(Self.refusal), .ended(.declinedByPerson)] && declined.state == .notPaired)
+        #expect(throws: KDEConnectPairing.Refusal.noRequest) { try declined.accept() }
+
+        var forgotten = KDEConnectPairing(paired: false, version: 7)
+        _ = forgotten.received(Self.request, at: start, wallClock: now)
+        let early = forgotten.tick(at: start + .seconds(29))
+        #expect(early.isEmpty)
+        let late = forgotten.tick(at: start + .seconds(30))
+        #expect(late == [.send(Self.refusal), .ended(.expired)])
+        #expect(throws: KDEConnectPairing.Refusal.noRequest, "too late to accept") { try forgotten.accept() }
+    }
+
+    @Test func hexdsRequestIsDatedAndAcceptedOrDeclinedByTheDevice() throws {
+        var pairing = KDEConnectPairing(paired: false, version: 7)
+        let sent = try pairing.request(at: start, wallClock: now)
+        #expect(sent == [.send(KDEConnectPair(pair: true, timestamp: now))], "dated for every version")
+        let accepted = pairing.received(Self.request, at: start + .seconds(3), wallClock: now)
+        #expect(accepted == [.trust] && pairing.isPaired)
+        #expect(throws: KDEConnectPairing.Refusal.alreadyPaired, "never pair: true to a paired device") {
+            try pairing.request(at: start, wallClock: now)
+        }
+
+        var declined = KDEConnectPairing(paired: false, version: 8)
+        _ = try declined.request(at: start, wallClock: now)
+        let no = declined.received(Self.refusal, at: start + .seconds(1), wallClock: now)
+        #expect(no == [.ended(.declinedByDevice)] && declined.state == .notPaired)
+    }
+
+    @Test func protocol8RequestsNeedADateCloseToHexdsClock() {
+        for (timestamp, taken) in [(nil, false), (now - 1_801, false), (now + 1_800, true), (now, true)] {
+            var pairing = KDEConnectPairing(paired: false, version: 8)
+            let actions = pairing.received(KDEConnectPair(pair: true, timestamp: timestamp), at: start, wallClock: now)
+            if taken {
+                #expect(actions == [.askPerson(timestamp: timestamp)])
+            } else {
+                #expect(actions == [.send(Self.refusal), .ended(.clocksApart)] && pairing.state == .notPaired)
+            }
+        }
+    }
+
+    @Test func unpairingGoesBothWays() throws {
+        var byPerson = KDEConnectPairing(paired: true, version: 7)
+        let unpaired = try byPerson.unpair()
+        #expect(unpaired == [.send(Self.refusal), .distrust] && !byPerson.isPaired)
+        #expect(throws: KDEConnectPairing.Refusal.notPaired) { try byPerson.unpair() }
+
+        var byDevice = KDEConnectPairing(paired: true, version: 7)
+        let told = byDevice.received(Self.refusal, at: start, wallClock: now)
+        #expect(told == [.distrust] && !byDevice.isPaired)
+    }
+
+    @Test func aPairedDeviceThatAsksAgainIsForgottenAndAsksThePerson() {
+        var pairing = KDEConnectPairing(paired: true, version: 7)
+        let actions = pairing.received(Self.request, at: start, wallClock: now)
+        #expect(actions == [.distrust, .askPerson(timestamp: nil)])
+        #expect(pairing.state == .requestedByPeer(since: start, timestamp: nil))
+    }
+
+    @Test func packetsOfADeviceNotPairedAreRefusedAtAPace() {
+        var pairing = KDEConnectPairing(paired: false, version: 7)
+        let first = pairing.otherPacket(at: start)
+        let second = pairing.otherPacket(at: start + .milliseconds(500))
+        let third = pairing.otherPacket(at: start + .seconds(1))
+        #expect(!first.taken && first.actions == [.send(Self.refusal)])
+        #expect(!second.taken && second.actions.isEmpty)
+        #expect(third.actions == [.send(Self.refusal)])
+        var requesting = KDEConnectPairing(paired: false, version: 7)
+        _ = requesting.received(Self.request, at: start, wallClock: now)
+        let during = requesting.otherPacket(at: start)
+        #expect(!during.taken && during.actions.isEmpty, "its request stays")
+        var paired = KDEConnectPairing(paired: true, version: 7)
+        let taken = paired.otherPacket(at: start)
+        #expect(taken.taken && taken.actions.isEmpty)
+    }
+}
