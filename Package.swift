@@ -140,6 +140,9 @@ if Context.environment["HEXD_FUZZ"] != nil {
             name: "FuzzLocalSend", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzLocalSend",
             swiftSettings: strictSettings),
         .executableTarget(
+            name: "FuzzKDEConnect", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzKDEConnect",
+            swiftSettings: strictSettings),
+        .executableTarget(
             name: "FuzzDBusMessage", dependencies: ["HexDBus", "CFuzzDriver"],
             path: "Tests/Fuzz/FuzzDBusMessage", swiftSettings: strictSettings),
         .executableTarget(

@@ -10,7 +10,8 @@ seconds=${1:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hexd-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest FuzzHTTPRequest FuzzDBusMessage FuzzDNSMessage FuzzLocalSend)
+targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest FuzzHTTPRequest FuzzDBusMessage FuzzDNSMessage FuzzLocalSend
+    FuzzKDEConnect)
 flags=(-c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 # A failed build fails the run: fuzzing a stale binary left in .build-fuzz proves nothing.
 for target in "${targets[@]}"; do
@@ -34,6 +35,12 @@ printf '%s' '{"ok":true,"status":{"peerUUID":"A","name":"n","versionID":"2","leg
 printf '%s' '{"alias":"Nice Orange","version":"2.2","deviceModel":"Pixel 8","deviceType":"mobile","fingerprint":"A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C6D7E8F90","port":53317,"protocol":"https","download":false,"announce":true}' > "$work/seeds/FuzzLocalSend/announce"
 printf '%s' '{"info":{"alias":"P","version":"2.1","deviceModel":null,"deviceType":"mobile","fingerprint":"f","port":53317,"protocol":"https","download":false},"files":{"a":{"id":"a","fileName":"a.txt","size":5,"fileType":"text/plain","preview":"hello"},"b":{"id":"b","fileName":"b.jpg","size":9,"fileType":"image/jpeg","sha256":"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}}' > "$work/seeds/FuzzLocalSend/prepare-upload"
 printf '%s' '{"sessionId":"s-1","files":{"a":"t-1","b":"t-2"}}' > "$work/seeds/FuzzLocalSend/session"
+
+# KDE Connect: an identity as 22.12 broadcasts it, a URL share, a file share, a pairing request.
+printf '%s' '{"body":{"deviceId":"_8bac2e5f_965d_4fa4_b4ac_247d1b8170e8_","deviceName":"lab-a","deviceType":"desktop","incomingCapabilities":["kdeconnect.ping","kdeconnect.share.request"],"outgoingCapabilities":["kdeconnect.share.request"],"protocolVersion":7,"tcpPort":1716},"id":"1795737687735","type":"kdeconnect.identity"}' > "$work/seeds/FuzzKDEConnect/identity"
+printf '%s' '{"id":1764198000123,"type":"kdeconnect.share.request","body":{"url":"https://example.com/a?b=c"}}' > "$work/seeds/FuzzKDEConnect/url"
+printf '%s' '{"body":{"creationTime":1,"filename":"testfile.txt","lastModified":2,"numberOfFiles":1,"open":false,"totalPayloadSize":19},"id":"3","payloadSize":19,"payloadTransferInfo":{"port":1739},"type":"kdeconnect.share.request"}' > "$work/seeds/FuzzKDEConnect/file"
+printf '%s' '{"id":5,"type":"kdeconnect.pair","body":{"pair":true,"timestamp":1764198000}}' > "$work/seeds/FuzzKDEConnect/pair"
 
 # The first byte picks the size of the pieces the request arrives in.
 printf '%s' $'\x05GET /?token=abc HTTP/1.1\r\nHost: 127.0.0.1:18522\r\nCookie: a=b; hexd_session_18522=x\r\n\r\n' \

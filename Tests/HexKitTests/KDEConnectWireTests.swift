@@ -114,10 +114,16 @@ import Testing
         for share in [url, .text("see https://example.org\nand more"), file] {
             #expect(try KDEConnectShare(KDEConnectPacket.decode(share.encoded(id: 7).dropLast())) == share)
         }
-        let noPayload = Array(#"{"id":1,"type":"kdeconnect.share.request","body":{"filename":"a"}}"#.utf8)
-        #expect(throws: KDEConnectShare.Refusal.noPayload) { try KDEConnectShare(KDEConnectPacket.decode(noPayload)) }
-        let empty = Array(#"{"id":1,"type":"kdeconnect.share.request","body":{}}"#.utf8)
-        #expect(throws: KDEConnectShare.Refusal.empty) { try KDEConnectShare(KDEConnectPacket.decode(empty)) }
+        let noPort = Array(#"{"id":1,"type":"kdeconnect.share.request","body":{"filename":"a"},"payloadSize":5}"#.utf8)
+        #expect(throws: KDEConnectShare.Refusal.noPayload) { try KDEConnectShare(KDEConnectPacket.decode(noPort)) }
+        let empty = Array(#"{"id":1,"type":"kdeconnect.share.request","body":{"filename":"e"}}"#.utf8)
+        #expect(
+            try KDEConnectShare(KDEConnectPacket.decode(empty))
+                == .file(KDEConnectSharedFile(name: "e", size: 0, port: nil)))
+        let both = Array(#"{"id":1,"type":"kdeconnect.share.request","body":{"url":"https://a","text":"t"}}"#.utf8)
+        #expect(try KDEConnectShare(KDEConnectPacket.decode(both)) == .text("t"), "the apps' order: text before URL")
+        let nothing = Array(#"{"id":1,"type":"kdeconnect.share.request","body":{}}"#.utf8)
+        #expect(throws: KDEConnectShare.Refusal.empty) { try KDEConnectShare(KDEConnectPacket.decode(nothing)) }
         let longURL = KDEConnectShare.url("https://example.com/" + String(repeating: "a", count: 8_200))
         #expect(throws: KDEConnectShare.Refusal.urlTooLong) {
             try KDEConnectShare(KDEConnectPacket.decode(longURL.encoded(id: 1).dropLast()))

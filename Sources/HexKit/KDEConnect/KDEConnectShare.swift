@@ -27,7 +27,7 @@ public enum KDEConnectShare: Sendable, Equatable {
             switch self {
             case .notAShare(let type): "a \(type) packet, not a share"
             case .urlTooLong: "a URL longer than \(KDEConnectShare.maximumURLBytes) bytes"
-            case .noPayload: "a file without a payload size and port"
+            case .noPayload: "a file with a size but no payload port"
             case .empty: "nothing shared (no url, text or filename)"
             }
         }
@@ -38,18 +38,22 @@ public enum KDEConnectShare: Sendable, Equatable {
     public init(_ packet: KDEConnectPacket) throws(Refusal) {
         guard packet.type == Self.packetType else { throw .notAShare(packet.type) }
         let body = packet.body
-        if let url = body.string("url") {
-            guard url.utf8.count <= Self.maximumURLBytes else { throw .urlTooLong }
-            self = .url(url)
-        } else if let text = body.string("text") {
-            self = .text(text.clipped(toUTF8: Self.maximumTextBytes))
-        } else if let name = body.string("filename") {
-            guard let size = packet.payloadSize, let port = packet.payloadPort else { throw .noPayload }
+        // The apps' order: a file first, then a text, then a URL.
+        if let name = body.string("filename") {
+            let size = packet.payloadSize ?? 0
+            // An empty file comes without a payload (the current apps send none for it).
+            guard size == 0 || packet.payloadPort != nil else { throw .noPayload }
             self = .file(
                 KDEConnectSharedFile(
-                    name: name.clipped(toUTF8: 1_024), size: size, port: port,
+                    name: name.clipped(toUTF8: KDEConnectSharedFile.maximumNameBytes), size: size,
+                    port: size == 0 ? nil : packet.payloadPort,
                     numberOfFiles: body.integer("numberOfFiles", as: Int.self),
                     totalSize: body.integer("totalPayloadSize", as: Int64.self)))
+        } else if let text = body.string("text") {
+            self = .text(text.clipped(toUTF8: Self.maximumTextBytes))
+        } else if let url = body.string("url") {
+            guard url.utf8.count <= Self.maximumURLBytes else { throw .urlTooLong }
+            self = .url(url)
         } else {
             throw .empty
         }
@@ -64,7 +68,9 @@ public enum KDEConnectShare: Sendable, Equatable {
         case .text(let text):
             KDEConnectPacket.encoded(type: Self.packetType, id: id) { $0.member("text", text) }
         case .file(let file):
-            KDEConnectPacket.encoded(type: Self.packetType, id: id, payloadSize: file.size, payloadPort: file.port) {
+            KDEConnectPacket.encoded(
+                type: Self.packetType, id: id, payloadSize: file.port == nil ? nil : file.size, payloadPort: file.port
+            ) {
                 $0.member("filename", file.name)
                 if let count = file.numberOfFiles { $0.member("numberOfFiles", Int64(count)) }
                 if let total = file.totalSize { $0.member("totalPayloadSize", total) }
@@ -77,13 +83,16 @@ public enum KDEConnectShare: Sendable, Equatable {
 public struct KDEConnectSharedFile: Sendable, Equatable {
     public var name: String
     public var size: Int64
-    /// The sender's TCP port its bytes are fetched from, over TLS.
-    public var port: UInt16
+    /// The sender's TCP port its bytes are fetched from, over TLS; nil for an empty file.
+    public var port: UInt16?
     /// How many files the sender is sharing in all, and their total size, when it says.
     public var numberOfFiles: Int?
     public var totalSize: Int64?
 
-    public init(name: String, size: Int64, port: UInt16, numberOfFiles: Int? = nil, totalSize: Int64? = nil) {
+    /// Longer names are cut (a safe name is made of it before it touches the disk).
+    public static let maximumNameBytes = 1_024
+
+    public init(name: String, size: Int64, port: UInt16?, numberOfFiles: Int? = nil, totalSize: Int64? = nil) {
         self.name = name
         self.size = size
         self.port = port
