@@ -136,4 +136,39 @@ import Testing
         }
         #expect(KDEConnectPair(KDEConnectPacket(type: "kdeconnect.pair")) == nil, "no pair member")
     }
+
+    private func hex(_ description: String?, _ urls: [String]) -> HexJM {
+        HexJM(senderName: "me", hexDescription: description, links: urls.map { LinkJM(url: $0) })
+    }
+
+    @Test func aHexIsSentAsTheSharesThePersonExpects() {
+        #expect(KDEConnectShare.shares(of: hex(nil, ["https://example.com/a"])) == [.url("https://example.com/a")])
+        #expect(
+            KDEConnectShare.shares(of: hex("Dinner", ["https://example.com/a"]))
+                == [.text("Dinner\nhttps://example.com/a")], "a description is never dropped")
+        #expect(
+            KDEConnectShare.shares(of: hex(nil, ["https://a.example", "https://b.example"]))
+                == [.text("https://a.example\nhttps://b.example")])
+        #expect(
+            KDEConnectShare.shares(of: hex("Two", ["https://a.example", "https://b.example"]), eachLink: true)
+                == [.text("Two"), .url("https://a.example"), .url("https://b.example")])
+        #expect(KDEConnectShare.shares(of: hex(nil, [])).isEmpty && KDEConnectShare.shares(of: hex(" ", [])).isEmpty)
+    }
+
+    @Test func aSharedURLOrTextBecomesAHex() throws {
+        let id = "_8bac2e5f_965d_4fa4_b4ac_247d1b8170e8_"
+        let url = try #require(KDEConnectShare.url("https://example.com/x").hex(from: "Phone", senderID: id))
+        #expect(url.links?.map(\.url) == ["https://example.com/x"] && url.hexDescription == nil)
+        #expect(url.senderName == "Phone" && url.senderUUID == id && url.hexColor == ForeignMessage.kdeConnect.color)
+        let text = try #require(
+            KDEConnectShare.text("Read (https://example.org/a), then https://example.org/b.").hex(
+                from: "P", senderID: id))
+        #expect(text.hexDescription == "Read (https://example.org/a), then https://example.org/b.")
+        #expect(text.links?.map(\.url) == ["https://example.org/a", "https://example.org/b"])
+        let odd = try #require(KDEConnectShare.url("not a link").hex(from: "P", senderID: id))
+        #expect(odd.hexDescription == "not a link" && (odd.links ?? []).isEmpty, "kept as text")
+        #expect(
+            KDEConnectShare.file(KDEConnectSharedFile(name: "a", size: 0, port: nil)).hex(from: "P", senderID: id)
+                == nil)
+    }
 }

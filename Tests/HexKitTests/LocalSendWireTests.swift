@@ -113,45 +113,47 @@ import Testing
             "Look: https://example.com/a?b=1, (https://example.org/x) \"http://h.example\" ftp://no "
             + "https://example.com/a again, and mailto:no@example.com or https:// alone."
         #expect(
-            LocalSendMessage.links(in: text) == [
+            ForeignMessage.links(in: text) == [
                 "https://example.com/a?b=1", "https://example.org/x", "http://h.example", "https://example.com/a",
             ])
-        let hex = LocalSendMessage.hex(text, from: "Pixel", senderID: nil)
+        let hex = ForeignMessage.localSend.hex(text, from: "Pixel", senderID: nil)
         #expect(hex.hexDescription == text && hex.senderName == "Pixel" && hex.senderUUID == nil)
-        #expect(hex.links?.first?.linkDescription == "example.com" && hex.hexColor == LocalSendMessage.color)
+        #expect(hex.links?.first?.linkDescription == "example.com" && hex.hexColor == ForeignMessage.localSend.color)
         let many = (0..<100).map { "https://example.com/\($0)" }.joined(separator: " ")
-        #expect(LocalSendMessage.links(in: many).count == LocalSendMessage.maximumLinks)
-        #expect(LocalSendMessage.links(in: "https://" + String(repeating: "a", count: 9_000) + ".example").isEmpty)
+        #expect(ForeignMessage.links(in: many).count == ForeignMessage.maximumLinks)
+        #expect(ForeignMessage.links(in: "https://" + String(repeating: "a", count: 9_000) + ".example").isEmpty)
     }
 
     @Test func aHexIsSentAsTheBareAddressOnlyWhenNothingElseWouldBeLost() {
         func hex(_ description: String?, _ urls: [String]) -> HexJM {
             HexJM(hexDescription: description, links: urls.map { LinkJM(url: $0) })
         }
-        #expect(LocalSendMessage.text(of: hex(nil, ["https://example.com/a"])) == "https://example.com/a")
-        #expect(LocalSendMessage.text(of: hex("  \n", ["https://example.com/a"])) == "https://example.com/a")
+        #expect(ForeignMessage.text(of: hex(nil, ["https://example.com/a"])) == "https://example.com/a")
+        #expect(ForeignMessage.text(of: hex("  \n", ["https://example.com/a"])) == "https://example.com/a")
         #expect(
-            LocalSendMessage.text(of: hex("Dinner", ["https://example.com/a"])) == "Dinner\nhttps://example.com/a",
+            ForeignMessage.text(of: hex("Dinner", ["https://example.com/a"])) == "Dinner\nhttps://example.com/a",
             "a description is kept, even at the cost of the app's Open")
         #expect(
-            LocalSendMessage.text(of: hex(" Two ", ["https://a.example", "", "https://b.example"]))
+            ForeignMessage.text(of: hex(" Two ", ["https://a.example", "", "https://b.example"]))
                 == "Two\nhttps://a.example\nhttps://b.example")
-        #expect(LocalSendMessage.text(of: hex("Just a note", [])) == "Just a note")
-        #expect(LocalSendMessage.text(of: hex(nil, [])) == nil && LocalSendMessage.text(of: hex("", [""])) == nil)
+        #expect(ForeignMessage.text(of: hex("Just a note", [])) == "Just a note")
+        #expect(ForeignMessage.text(of: hex(nil, [])) == nil && ForeignMessage.text(of: hex("", [""])) == nil)
         // And back: what hexd sends becomes, at another hexd, the same links.
         let sent = hex("Two", ["https://a.example/x", "https://b.example/y"])
-        let text = LocalSendMessage.text(of: sent) ?? ""
-        #expect(LocalSendMessage.hex(text, from: "x", senderID: nil).links?.map(\.url) == sent.links?.map(\.url))
+        let text = ForeignMessage.text(of: sent) ?? ""
+        #expect(
+            ForeignMessage.localSend.hex(text, from: "x", senderID: nil).links?.map(\.url) == sent.links?.map(\.url))
     }
 
     @Test func filesBecomeAHexOfLinksToWhereTheyLanded() {
-        let one = LocalSendMessage.hex(
+        let one = ForeignMessage.localSend.hex(
             files: [("a b#1.jpg", "/home/u/Downloads/a b#1.jpg")], from: "Pixel", senderID: nil)
         #expect(one.hexDescription == "a b#1.jpg" && one.senderName == "Pixel")
         #expect(one.links?.first?.url == "file:///home/u/Downloads/a%20b%231.jpg")
         #expect(one.links?.first.map { LinkURL.parse($0.url ?? "")?.path } == "/home/u/Downloads/a b#1.jpg")
-        #expect(one.links?.first?.service == LocalSendMessage.fileService)
-        let seven = LocalSendMessage.hex(files: (1...7).map { ("f\($0)", "/d/f\($0)") }, from: "Mac", senderID: nil)
+        #expect(one.links?.first?.service == ForeignMessage.fileService)
+        let seven = ForeignMessage.localSend.hex(
+            files: (1...7).map { ("f\($0)", "/d/f\($0)") }, from: "Mac", senderID: nil)
         #expect(seven.hexDescription == "7 files: f1, f2, f3, f4, f5 and 2 more" && seven.links?.count == 7)
         #expect(LinkURL.file(path: "/tmp/é?") == "file:///tmp/%C3%A9%3F")
     }

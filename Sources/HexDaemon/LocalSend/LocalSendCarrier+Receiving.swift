@@ -68,7 +68,7 @@ extension LocalSendCarrier {
             gate.markKnown(address)
         }
         if let text = upload.message {
-            let hex = LocalSendMessage.hex(text, from: sender.alias, senderID: sender.id)
+            let hex = ForeignMessage.localSend.hex(text, from: sender.alias, senderID: sender.id)
             if let refusal = await admit(bytes: Self.charge(of: hex), from: sender, offering: "a message") {
                 return logged(refusal, of: sender)
             }
@@ -138,7 +138,7 @@ extension LocalSendCarrier {
             let name = SafeFileName.make(from: file.fileName)
             return (name: name, path: downloads.folder.path + "/" + name)
         }
-        let hex = LocalSendMessage.hex(files: landing, from: sender.alias, senderID: sender.id)
+        let hex = ForeignMessage.localSend.hex(files: landing, from: sender.alias, senderID: sender.id)
         let (charge, overflow) = total.addingReportingOverflow(Self.charge(of: hex))
         let what = files.count == 1 ? "a file" : "\(files.count) files"
         let offering = "\(what), \(ByteCount.text(Int(clamping: total)))"
@@ -278,7 +278,8 @@ extension LocalSendCarrier {
     private func keepFiles(of id: String) async -> HTTPResponse? {
         guard let (offer, files) = received.removeValue(forKey: id), !files.isEmpty else { return nil }
         let sender = offer.sender
-        let hex = LocalSendMessage.hex(files: files.map { ($0.name, $0.path) }, from: sender.alias, senderID: sender.id)
+        let hex = ForeignMessage.localSend.hex(
+            files: files.map { ($0.name, $0.path) }, from: sender.alias, senderID: sender.id)
         let bytes = files.reduce(0) { $0 + Int(clamping: $1.size) }
         let answer = await keep(hex, from: sender, attachedBytes: bytes, answering: .ok)
         if answer.status != .ok {
@@ -312,7 +313,7 @@ extension LocalSendCarrier {
     /// Keeps `text` from `sender` as a hex (see `keep(_:from:attachedBytes:answering:)`).
     func keep(_ text: String, from sender: Sender, answering taken: HTTPStatus) async -> HTTPResponse {
         await keep(
-            LocalSendMessage.hex(text, from: sender.alias, senderID: sender.id), from: sender, attachedBytes: 0,
+            ForeignMessage.localSend.hex(text, from: sender.alias, senderID: sender.id), from: sender, attachedBytes: 0,
             answering: taken)
     }
 

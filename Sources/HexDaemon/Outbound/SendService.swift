@@ -165,12 +165,12 @@ struct SendService: Sendable {
     }
 
     /// Delivers a hex or an alert to the LocalSend device `id` as one message (its text, as
-    /// `LocalSendMessage.text(of:)` writes a hex), and waits for its answer.
+    /// `ForeignMessage.text(of:)` writes a hex), and waits for its answer.
     private func deliver(_ envelope: Envelope, toLocalSend id: String, timeout: Duration)
         async throws(SendError) -> Receipt
     {
         guard let localSend else { throw .refused("LocalSend is off here (--localsend off)") }
-        let text = if let hex = envelope.hex { LocalSendMessage.text(of: hex) } else { envelope.message }
+        let text = if let hex = envelope.hex { ForeignMessage.text(of: hex) } else { envelope.message }
         guard let text else {
             throw .refused("a hex with neither a description nor a link shows nothing on a LocalSend device")
         }

@@ -1,8 +1,15 @@
-/// A LocalSend message as hexd keeps it: a hex whose description is the message's text and whose
-/// links are the web addresses in it, in order, each once.
-public enum LocalSendMessage {
-    /// The colour of hexes that came from LocalSend devices.
-    public static let color = "#0EA5A4"
+/// A message from a device of another protocol (a LocalSend message, a KDE Connect share) as
+/// hexd keeps it: a hex whose description is the message's text and whose links are the web
+/// addresses in it, in order, each once, in the colour of the protocol; and a hex as such a
+/// message.
+public struct ForeignMessage: Sendable {
+    /// The colour of hexes that came from the protocol's devices.
+    public let color: String
+
+    public static let localSend = ForeignMessage(color: "#0EA5A4")
+    /// KDE's blue.
+    public static let kdeConnect = ForeignMessage(color: "#1D99F3")
+
     /// The most links one message becomes.
     public static let maximumLinks = 64
     /// The longest address taken as a link; a longer one stays text.
@@ -11,10 +18,12 @@ public enum LocalSendMessage {
     /// The hex `text` becomes, sent by `alias`.
     /// - Parameter senderID: the device's ID when its certificate proved it (`PeerKind.localSendID`);
     ///   nil when it showed none (an app before 1.18), and the hex then names no sender ID.
-    public static func hex(_ text: String, from alias: String, senderID: String?) -> HexJM {
+    public func hex(_ text: String, from alias: String, senderID: String?) -> HexJM {
         HexJM(
             senderUUID: senderID, senderName: alias, hexDescription: text, hexColor: color,
-            links: links(in: text).map { LinkJM(url: $0, linkDescription: LinkURL.parse($0).map(LinkURL.description)) })
+            links: Self.links(in: text).map {
+                LinkJM(url: $0, linkDescription: LinkURL.parse($0).map(LinkURL.description))
+            })
     }
 
     /// The `http` and `https` addresses in `text`, in order, each once: words of it (between
@@ -38,11 +47,12 @@ public enum LocalSendMessage {
     }
 }
 
-extension LocalSendMessage {
-    /// The message `hex` is sent to a LocalSend device as: a lone link with no description as the
-    /// bare address (LocalSend then offers to open it); otherwise the description, then each
-    /// link's address on a line of its own. A description is never dropped to get the bare form.
-    /// Nil for a hex with neither a description nor a link: there is nothing to show.
+extension ForeignMessage {
+    /// The text `hex` is sent to a LocalSend or KDE Connect device as: a lone link with no
+    /// description as the bare address (the device then offers to open it, or opens it);
+    /// otherwise the description, then each link's address on a line of its own. A description is
+    /// never dropped to get the bare form. Nil for a hex with neither a description nor a link:
+    /// there is nothing to show.
     public static func text(of hex: HexJM) -> String? {
         let urls = (hex.links ?? []).compactMap(\.url).filter { !$0.isEmpty }
         let description = (hex.hexDescription ?? "").trimmed
@@ -52,8 +62,8 @@ extension LocalSendMessage {
     }
 }
 
-extension LocalSendMessage {
-    /// The service of the links to files a LocalSend device sent, saved on this machine.
+extension ForeignMessage {
+    /// The service of the links to files a device of another protocol sent, saved on this machine.
     public static let fileService: Service = "File"
     /// The most names a files hex's description lists.
     public static let namesDescribed = 5
@@ -61,15 +71,14 @@ extension LocalSendMessage {
     /// The hex the files `saved` (their names, and their paths in the downloads folder) become,
     /// sent by `alias`: a link to each saved file, described by its name, and the names as the
     /// description.
-    public static func hex(files saved: [(name: String, path: String)], from alias: String, senderID: String?) -> HexJM
-    {
-        let names = saved.prefix(namesDescribed).map(\.name).joined(separator: ", ")
-        let more = saved.count > namesDescribed ? " and \(saved.count - namesDescribed) more" : ""
+    public func hex(files saved: [(name: String, path: String)], from alias: String, senderID: String?) -> HexJM {
+        let names = saved.prefix(Self.namesDescribed).map(\.name).joined(separator: ", ")
+        let more = saved.count > Self.namesDescribed ? " and \(saved.count - Self.namesDescribed) more" : ""
         let description = saved.count == 1 ? names : "\(saved.count) files: \(names)\(more)"
         return HexJM(
             senderUUID: senderID, senderName: alias, hexDescription: description, hexColor: color,
             links: saved.map {
-                LinkJM(url: LinkURL.file(path: $0.path), linkDescription: $0.name, service: fileService)
+                LinkJM(url: LinkURL.file(path: $0.path), linkDescription: $0.name, service: Self.fileService)
             })
     }
 }
