@@ -130,6 +130,13 @@ public final class TLSConnection: ByteStream {
         }
     }
 
+    /// Sends what the handshake's last step wrote and waits to go with the first bytes written
+    /// (a client's Finished): for a protocol whose client may have nothing to write or read at
+    /// first, while the server waits for the handshake's end (KDE Connect's protocol 7).
+    public func flush(timeout: Duration) async throws {
+        try await engine.flush(to: socket, deadline: .now + timeout)
+    }
+
     public func write(_ bytes: [UInt8], timeout: Duration?) async throws {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         var offset = 0
