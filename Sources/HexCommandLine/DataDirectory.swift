@@ -18,6 +18,10 @@ public struct DataDirectory: Sendable {
     public static let localSendKeyName = "localsend.key"
     /// Its self-signed certificate (PEM), whose hash is hexd's fingerprint to LocalSend devices.
     public static let localSendCertificateName = "localsend.crt"
+    /// The key hexd shows KDE Connect devices (EC P-256, PEM), made on first start.
+    public static let kdeConnectKeyName = "kdeconnect.key"
+    /// Its self-signed certificate (PEM), whose common name is hexd's KDE Connect device ID.
+    public static let kdeConnectCertificateName = "kdeconnect.crt"
     /// Space held back for the day the disk fills up (`hexd --disk-reserve`).
     public static let reserveName = "space.reserve"
     public static let spoolName = "on-receive"
@@ -56,6 +60,8 @@ public struct DataDirectory: Sendable {
     public var reservePath: String { path + "/" + Self.reserveName }
     public var localSendKeyPath: String { path + "/" + Self.localSendKeyName }
     public var localSendCertificatePath: String { path + "/" + Self.localSendCertificateName }
+    public var kdeConnectKeyPath: String { path + "/" + Self.kdeConnectKeyName }
+    public var kdeConnectCertificatePath: String { path + "/" + Self.kdeConnectCertificateName }
     /// Where the on-receive command's standard input is written, one file per hex.
     public var spoolPath: String { path + "/" + Self.spoolName }
     public var webAddressPath: String { path + "/" + Self.webAddressName }

@@ -100,6 +100,8 @@ public enum Daemon {
             downloads: LocalSendDownloads(
                 folder: DownloadsFolder(path: downloads), floor: configuration.store.freeFloor),
             gate: gate, trimmer: trimmer, events: events, logger: logger)
+        let kdeConnect = kdeConnectCarrier(
+            configuration, name: service.identity.name, gate: gate, trimmer: trimmer, events: events, logger: logger)
         let sender = SendService(
             wire: configuration.wire, tls: tls, directory: directory, service: service,
             logger: logger.named("send"), pool: pool, gate: gate, localSend: localSend)
@@ -137,7 +139,8 @@ public enum Daemon {
                     links: configuration.links, grants: grants,
                     ownerID: service.identity.uuid, events: events),
                 discovery: discovery, directory: directory, dnssd: dnssd, inbound: envelopes,
-                pairing: pairing, fetcher: fetcher, localSend: localSend, tcpPort: envelopeListener.port,
+                pairing: pairing, fetcher: fetcher, localSend: localSend, kdeConnect: kdeConnect,
+                tcpPort: envelopeListener.port,
                 discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
 
@@ -176,7 +179,7 @@ public enum Daemon {
         let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")
 
-        let optional: [(any DaemonService)?] = [hook, web, notifier, autoFetch, dnssd.service, localSend]
+        let optional: [(any DaemonService)?] = [hook, web, notifier, autoFetch, dnssd.service, localSend, kdeConnect]
         let services: [any DaemonService] =
             [envelopes, discovery, control, trimmer, pool, outbox]
             + optional.compactMap { $0 }
@@ -223,6 +226,25 @@ public enum Daemon {
                 name: name, gate: gate, trimmer: trimmer, events: events, logger: logger.named("localsend"))
         } catch {
             logger.error("LocalSend is off: \(error)")
+            return nil
+        }
+    }
+
+    /// hexd as a KDE Connect device when `--kdeconnect on` says so (never while it plays a legacy
+    /// peer). A carrier that cannot start is logged and left out: hexd serves its own peers anyway.
+    private static func kdeConnectCarrier(
+        _ configuration: DaemonConfiguration, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer,
+        events: EventLog, logger: Logger
+    ) -> KDEConnectCarrier? {
+        guard configuration.kdeConnect.enabled, !configuration.wire.legacy else { return nil }
+        let files = configuration.dataDirectory
+        do {
+            return try KDEConnectCarrier.start(
+                configuration.kdeConnect, discovery: configuration.discovery, name: name,
+                keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath, gate: gate,
+                trimmer: trimmer, events: events, logger: logger.named("kdeconnect"))
+        } catch {
+            logger.error("KDE Connect is off: \(error)")
             return nil
         }
     }

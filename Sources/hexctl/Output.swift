@@ -56,6 +56,7 @@ enum Output {
         switch peer.kind ?? .hexd {
         case .hexd: json(peer.versionID) + (peer.legacy ? " (legacy)" : "")
         case .localsend: "LocalSend " + json(peer.versionID)
+        case .kdeconnect: "KDE Connect " + (Int(peer.versionID).map(String.init) ?? json(peer.versionID))
         }
     }
 

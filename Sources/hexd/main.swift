@@ -65,6 +65,10 @@ let manual = ManualPage(
                 ("<data-dir>/space.reserve", "Space held back for a full disk (--disk-reserve)."),
                 ("<data-dir>/identity.key, identity.crt", "This device's Ed25519 key and certificate (hexd peers)."),
                 ("<data-dir>/localsend.key, localsend.crt", "The RSA key and certificate shown to LocalSend devices."),
+                (
+                    "<data-dir>/kdeconnect.key, kdeconnect.crt",
+                    "The EC P-256 key and certificate shown to KDE Connect devices (common name: the device ID)."
+                ),
                 ("<data-dir>/on-receive/", "The on-receive command's standard input, a file per hex while it runs."),
             ], text: ""
         ),

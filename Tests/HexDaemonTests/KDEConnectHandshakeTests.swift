@@ -89,22 +89,23 @@ import Testing
     }
 
     /// What a stranger sends before TLS: too long, more than one line, a target that is another
-    /// device, nothing at all. Each is refused, within the deadline.
-    @Test(arguments: [
-        ("long", Array(repeating: UInt8(ascii: "a"), count: 9_000)),
-        ("two lines", identity(alice, name: "A", version: 7).encoded(id: 1) + Array("{}\n".utf8)),
-        ("not JSON", Array("hello\n".utf8)),
-        (
-            "another target",
-            {
-                var meant = identity(alice, name: "A", version: 8)
-                meant.targetDeviceID = "c0c00000000000000000000000000ccc"
-                return meant.encoded(id: 1)
-            }()
-        ),
-        ("silence", []),
-    ])
-    func aStrangersFirstBytesAreRefused(_ label: String, _ bytes: [UInt8]) async throws {
+    /// device, nothing at all. Each is refused: silence at the deadline, the others at once.
+    private static func firstBytes(_ label: String) -> [UInt8] {
+        switch label {
+        case "long": return Array(repeating: UInt8(ascii: "a"), count: 9_000)
+        case "two lines": return identity(alice, name: "A", version: 7).encoded(id: 1) + Array("{}\n".utf8)
+        case "not JSON": return Array("hello\n".utf8)
+        case "another target":
+            var meant = identity(alice, name: "A", version: 8)
+            meant.targetDeviceID = "c0c00000000000000000000000000ccc"
+            return meant.encoded(id: 1)
+        default: return []
+        }
+    }
+
+    @Test(arguments: ["long", "two lines", "not JSON", "another target", "silence"])
+    func aStrangersFirstBytesAreRefused(_ label: String) async throws {
+        let bytes = Self.firstBytes(label)
         let directory = try TemporaryDirectory()
         let bobTLS = try Self.tls(Self.bob, in: directory)
         let listener = try StreamListener.tcp(address: .loopback, port: 0)
@@ -116,8 +117,13 @@ import Testing
             try await KDEConnectHandshake.accept(
                 try await listener.accept(), own: Self.identity(Self.bob, name: "Bob", version: 8), tls: bobTLS, now: 1)
         }
-        #expect(throws: (any Error).self, "\(label)") { try result.get() }
-        #expect(ContinuousClock.now - started < KDEConnectHandshake.acceptDeadline + .seconds(1), "\(label)")
+        guard case .failure(let error) = result else {
+            Issue.record("\(label): a link was made")
+            return
+        }
+        // Silence ends at the deadline, not later: the wait is a deadline, whatever the load.
+        #expect(((error as? SocketError)?.isTimeout ?? false) == (label == "silence"), "\(label): \(error)")
+        #expect(ContinuousClock.now - started < .seconds(30), "\(label)")
         socket.shutdown()
     }
 }

@@ -23,22 +23,22 @@ import Testing
 
     @Test func byDefaultEveryInterfaceUpButLoopback() {
         #expect(
-            LocalSendCarrier.interfaces(of: Self.host, discovery: DiscoverySettings()) == ["eth0", "wlan0", "docker0"])
+            DiscoverySettings().announcingInterfaces(of: Self.host) == ["eth0", "wlan0", "docker0"])
         var chosen = DiscoverySettings()
         chosen.interfaces = NetworkInterfaces.Selection(excluding: ["docker*"])
-        #expect(LocalSendCarrier.interfaces(of: Self.host, discovery: chosen) == ["eth0", "wlan0"])
+        #expect(chosen.announcingInterfaces(of: Self.host) == ["eth0", "wlan0"])
         chosen.interfaces = NetworkInterfaces.Selection(including: ["wlan0"])
-        #expect(LocalSendCarrier.interfaces(of: Self.host, discovery: chosen) == ["wlan0"])
+        #expect(chosen.announcingInterfaces(of: Self.host) == ["wlan0"])
     }
 
     @Test func broadcastAddressesNameTheInterfacesLoopbackIncluded() {
         var loopbackOnly = DiscoverySettings()
         loopbackOnly.broadcastAddresses = [IPv4Address(127, 255, 255, 255)]
         #expect(
-            LocalSendCarrier.interfaces(of: Self.host, discovery: loopbackOnly) == ["lo"],
+            loopbackOnly.announcingInterfaces(of: Self.host) == ["lo"],
             "a daemon told to announce on loopback sends nothing anywhere else")
         var lan = DiscoverySettings()
         lan.broadcastAddresses = [IPv4Address(192, 168, 1, 255), IPv4Address(192, 168, 7, 255)]
-        #expect(LocalSendCarrier.interfaces(of: Self.host, discovery: lan) == ["eth0"], "eth1 is down")
+        #expect(lan.announcingInterfaces(of: Self.host) == ["eth0"], "eth1 is down")
     }
 }

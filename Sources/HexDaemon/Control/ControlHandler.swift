@@ -26,6 +26,8 @@ struct ControlHandler: Sendable {
     let fetcher: FileFetcher?
     /// hexd as a LocalSend device; nil when it is not one.
     let localSend: LocalSendCarrier?
+    /// hexd as a KDE Connect device; nil when it is not one.
+    let kdeConnect: KDEConnectCarrier?
     let tcpPort: UInt16
     let discoveryPort: UInt16
     let logger: Logger
@@ -219,6 +221,7 @@ struct ControlHandler: Sendable {
         case .refreshPeers:
             await discovery.refresh()
             await localSend?.refresh()
+            await kdeConnect?.refresh()
             return ControlResponse()
         case .peers, .inboxList, .hexlistList, .outboxList, .alertsList, .send, .hexlistSend, .alert, .share, .watch,
             .fetch, .grants:
@@ -433,6 +436,16 @@ struct ControlHandler: Sendable {
                     pairing: offer.map { PairingStatus(code: "", awaitingUs: true, offer: $0.what) }, kind: .localsend,
                     deviceType: device.description.deviceType.rawValue,
                     deviceModel: device.description.deviceModel))
+        }
+        for device in await kdeConnect?.linkedDevices ?? [] {
+            let identity = device.identity
+            infos.append(
+                PeerInfo(
+                    uuid: PeerKind.kdeConnectPrefix + identity.deviceID, name: identity.name,
+                    versionID: String(device.version), endpoint: device.address.description,
+                    addresses: [device.address.description], legacy: false,
+                    lastSeen: (now - device.linkedAt).inSeconds, fingerprint: device.certificate.description,
+                    trust: nil, kind: .kdeconnect, deviceType: identity.deviceType.rawValue))
         }
         return infos
     }

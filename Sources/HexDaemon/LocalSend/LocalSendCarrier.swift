@@ -344,7 +344,7 @@ actor LocalSendCarrier: DaemonService {
     /// Multicasts hexd's announcement on every interface beacons go out on.
     private func announce() {
         let bytes = ownDevice(announce: true).encoded()
-        for interface in Self.interfaces(of: NetworkInterfaces.addresses(), discovery: discovery) {
+        for interface in discovery.announcingInterfaces(of: NetworkInterfaces.addresses()) {
             let index = if_nametoindex(interface)
             guard index != 0 else { continue }
             // Joined to hear the devices there; a join refused (the system's cap on memberships)
@@ -378,24 +378,6 @@ actor LocalSendCarrier: DaemonService {
                 logger.limited("localsend send6", .warning, "LocalSend IPv6 announcement: \(error)")
             }
         }
-    }
-
-    /// The interfaces LocalSend announcements go out on: where beacons go. With `--broadcast`,
-    /// those whose subnet's broadcast address is named (loopback's too: 127.255.255.255 keeps
-    /// every announcement on this host); else every interface up, chosen by `--interface` and
-    /// `--exclude-interface`, loopback aside.
-    static func interfaces(of addresses: [NetworkInterfaces.Address], discovery: DiscoverySettings) -> [String] {
-        var chosen: [String] = []
-        if discovery.broadcastAddresses.isEmpty {
-            let targets = NetworkInterfaces.targets(of: addresses, selection: discovery.interfaces)
-            chosen = targets.filter { $0.broadcast != nil }.map(\.interface)
-        } else {
-            chosen = addresses.filter {
-                $0.isUp && $0.subnetBroadcast.map(discovery.broadcastAddresses.contains) == true
-            }.map(\.interface)
-        }
-        var seen = Set<String>()
-        return chosen.filter { seen.insert($0).inserted }
     }
 
     /// Registers hexd with the device at `address`; when its certificate is the one it claims, it

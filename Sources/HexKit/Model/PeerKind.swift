@@ -6,9 +6,15 @@ public enum PeerKind: String, Sendable, Codable, CaseIterable {
     /// fingerprint of its certificate; or, with its encryption off (plain HTTP), by the random
     /// text it announces instead, which proves nothing.
     case localsend
+    /// A KDE Connect app (or GSConnect, Valent), known by its device ID, which its certificate's
+    /// common name carries.
+    case kdeconnect
 }
 
 extension PeerKind {
+    /// What a KDE Connect device's ID in hexd starts with; its own device ID follows, as it is.
+    public static let kdeConnectPrefix = "kdeconnect:"
+
     /// What a LocalSend device's ID in hexd starts with; its certificate's fingerprint follows.
     public static let localSendPrefix = "localsend:"
 

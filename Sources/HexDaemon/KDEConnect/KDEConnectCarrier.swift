@@ -1,0 +1,358 @@
+import FoundationEssentials
+import Glibc
+import HexEngine
+import HexKit
+import HexNet
+import HexTLS
+
+/// hexd as a KDE Connect device (protocol 7 and 8): its identity broadcast where beacons go, a
+/// TCP listener in 1716–1764, one TLS link with each device heard or that dials hexd, and the
+/// devices linked listed beside hexd's peers. `KDEConnectLinks` decides when to dial and
+/// broadcast, `KDEConnectPairing` answers pairing; this actor moves the datagrams and the links.
+///
+/// For now (issue 38 under way) a pairing request is declined with the reason in the log, and
+/// every other packet of a device not paired is answered `pair: false`, as the apps do.
+actor KDEConnectCarrier: DaemonService {
+    /// A device with a link up.
+    struct Device: Sendable {
+        let identity: KDEConnectIdentity
+        let address: IPAddress
+        /// The version spoken: 7 or 8.
+        let version: Int
+        let certificate: Fingerprint
+        let linkedAt: ContinuousClock.Instant
+    }
+
+    /// Links served at once, and from one address (a link is one connection, kept open).
+    static let connectionsAtOnce = 64
+    static let connectionsPerAddress = 4
+
+    private let socket: DatagramSocket
+    private let listener: StreamListener
+    private let tls: ForeignTLSContext
+    /// hexd's identity as it writes it on a link (no TCP port).
+    private let own: KDEConnectIdentity
+    private let settings: KDEConnectSettings
+    private let discovery: DiscoverySettings
+    private let gate: HandshakeGate
+    private let trimmer: MemoryTrimmer
+    /// Told of each device found and lost (`peerFound`, `peerLost`), for `watch` and the page.
+    private let events: EventLog
+    private let logger: Logger
+    /// Why hexd hears no identity or listens on another port than the first, said once; nil when
+    /// it has KDE Connect's ports.
+    let portNote: String?
+    private var links: KDEConnectLinks<IPAddress>
+    /// The devices with a link up, by device ID, with the number of their newest link: a device
+    /// that dials again replaces its link, and the old one ending says nothing.
+    private var devices: [String: (device: Device, link: Int)] = [:]
+    private var pairings: [String: KDEConnectPairing] = [:]
+    private var nextLink = 0
+    private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
+    /// Identities read from one address per second (twice as many at once), before they are parsed.
+    private var datagramBudget = BeaconRateLimiter<IPAddress>(rate: 10)
+
+    /// hexd's KDE Connect device ID: its certificate's common name.
+    nonisolated var deviceID: String { own.deviceID }
+    /// The TCP port of hexd's links.
+    nonisolated var port: UInt16 { listener.port }
+
+    private init(
+        socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
+        settings: KDEConnectSettings, discovery: DiscoverySettings, gate: HandshakeGate, trimmer: MemoryTrimmer,
+        events: EventLog, portNote: String?, logger: Logger
+    ) {
+        self.events = events
+        self.socket = socket
+        self.listener = listener
+        self.tls = tls
+        self.own = own
+        self.settings = settings
+        self.discovery = discovery
+        self.gate = gate
+        self.trimmer = trimmer
+        self.portNote = portNote
+        self.logger = logger
+        links = KDEConnectLinks(ownDeviceID: own.deviceID)
+    }
+
+    /// Loads or makes the persona (its common name a new device ID: 32 hex digits, as the current
+    /// apps make), takes the UDP port (shared, as another KDE Connect program on this host may
+    /// hold it too) and the first free TCP port from it up to 1764.
+    /// - Throws: `TLSError` when the persona cannot be read or made, or names no valid device ID;
+    ///   `SocketError` when not even an ephemeral UDP port can be had, `Unavailable` when no TCP
+    ///   port can.
+    static func start(
+        _ settings: KDEConnectSettings, discovery: DiscoverySettings, name: String, keyPath: String,
+        certificatePath: String, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog, logger: Logger
+    ) throws -> KDEConnectCarrier {
+        let newID = String(UUID().uuidString.filter { $0 != "-" }).lowercased()
+        let (persona, created) = try PersonaIdentity.loadOrCreate(
+            keyPath: keyPath, certificatePath: certificatePath, kind: .p256, commonName: newID,
+            organization: "KDE", organizationalUnit: "KDE Connect", label: "KDE Connect")
+        guard let deviceID = persona.commonName, KDEConnectIdentity.isValidDeviceID(deviceID) else {
+            throw TLSError("read the KDE Connect identity", reason: "\(certificatePath) names no KDE Connect device ID")
+        }
+        if created { logger.info("made a KDE Connect identity: device ID \(deviceID)") }
+        var notes: [String] = []
+        let socket: DatagramSocket
+        do {
+            socket = try DatagramSocket(port: settings.port)
+        } catch {
+            socket = try DatagramSocket(port: 0)
+            notes.append("UDP \(settings.port) is taken without sharing (\(error)): hexd hears no KDE Connect identity")
+        }
+        let first = Int(settings.port)
+        let last = max(first, Int(KDEConnectIdentity.tcpPorts.upperBound))
+        var listener: StreamListener?
+        for port in first...last {
+            if let taken = try? StreamListener.tcp(port: UInt16(port)) {
+                listener = taken
+                break
+            }
+        }
+        guard let listener else {
+            throw Unavailable(description: "cannot listen on any TCP port from \(first) to \(last): all are taken")
+        }
+        if listener.port != settings.port {
+            notes.append(
+                "TCP \(settings.port) is taken (kdeconnectd on this host?): hexd's links are on \(listener.port)")
+        }
+        notes.forEach { logger.warning($0) }
+        let own = KDEConnectIdentity(
+            deviceID: deviceID, name: name, deviceType: .desktop,
+            protocolVersion: KDEConnectIdentity.protocolVersions.upperBound,
+            incomingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"],
+            outgoingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"])
+        return KDEConnectCarrier(
+            socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), own: own,
+            settings: settings, discovery: discovery, gate: gate, trimmer: trimmer, events: events,
+            portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
+    }
+
+    /// The devices with a link up, the latest linked first.
+    var linkedDevices: [Device] {
+        devices.values.map(\.device).sorted { $0.linkedAt > $1.linkedAt }
+    }
+
+    /// Asks the LAN who is there now (`hexctl peers --refresh`).
+    func refresh() {
+        perform(links.refresh(at: .now))
+    }
+
+    nonisolated func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.hear() }
+            group.addTask { await self.serve() }
+        }
+    }
+
+    // MARK: Broadcasts
+
+    /// Receives identities until cancelled, acting on the links' deadlines between them.
+    private func hear() async {
+        perform(links.started(at: .now))
+        while !Task.isCancelled {
+            do {
+                let longest = KDEConnectPacket.maximumIdentitySize + 1
+                if let datagram = try await socket.receive(maximumLength: longest, before: links.deadline) {
+                    take(datagram)
+                }
+                if let deadline = links.deadline, deadline <= .now { perform(links.tick(at: .now)) }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.limited("kdeconnect receive", .warning, "KDE Connect broadcasts: \(error)")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// One identity: at most 10 a second from an address are read.
+    private func take(_ datagram: DatagramSocket.Datagram) {
+        guard datagramBudget.admit(datagram.sender, at: .now), !datagram.truncated else { return }
+        let identity: KDEConnectIdentity
+        do {
+            identity = try KDEConnectIdentity(
+                try KDEConnectPacket.decode(datagram.bytes, maximumSize: KDEConnectPacket.maximumIdentitySize),
+                broadcast: true)
+        } catch {
+            logger.limited("kdeconnect datagram", .debug, "a KDE Connect datagram from \(datagram.sender): \(error)")
+            return
+        }
+        perform(links.heard(identity, from: datagram.sender, at: .now))
+    }
+
+    private func perform(_ actions: [KDEConnectLinks<IPAddress>.Action]) {
+        for action in actions {
+            switch action {
+            case .broadcast: broadcast()
+            case .dial(let identity, let address):
+                Task { await self.dial(identity, at: address) }
+            }
+        }
+    }
+
+    /// hexd's identity, with its TCP port, to the broadcast address of every interface beacons go
+    /// out on.
+    private func broadcast() {
+        var identity = own
+        identity.tcpPort = listener.port
+        let bytes = identity.encoded(id: Self.milliseconds())
+        for destination in discovery.announcingBroadcasts(of: NetworkInterfaces.addresses()) {
+            do {
+                try socket.send(bytes, to: .v4(destination), port: settings.port)
+            } catch {
+                logger.limited("kdeconnect send", .warning, "KDE Connect identity to \(destination): \(error)")
+            }
+        }
+    }
+
+    // MARK: Links
+
+    /// Dials a device heard, and keeps the link if its handshake proves the device.
+    private nonisolated func dial(_ identity: KDEConnectIdentity, at address: IPAddress) async {
+        do {
+            guard let port = identity.tcpPort else { throw KDEConnectHandshake.Failure.identity("no TCP port") }
+            let socket = try await StreamConnector.tcp(to: Endpoint(address, port: port), timeout: .seconds(5))
+            let link = try await KDEConnectHandshake.dial(
+                socket, own: own, heard: identity, tls: tls, now: Self.milliseconds())
+            guard link.identity.deviceID == identity.deviceID else {
+                socket.shutdown()
+                throw KDEConnectHandshake.Failure.mismatch("another device answered at \(address)")
+            }
+            await keep(link, from: address)
+            socket.shutdown()
+        } catch {
+            await dialFailed(identity.deviceID)
+            logger.limited(
+                "kdeconnect dial", .info,
+                "cannot link with KDE Connect device \(identity.name) at \(address): \(error)")
+        }
+    }
+
+    private func dialFailed(_ deviceID: String) {
+        links.dialFailed(deviceID)
+    }
+
+    /// Accepts links until cancelled: each connection within the tables' bounds and the
+    /// handshake gate's budget.
+    private nonisolated func serve() async {
+        await acceptConnections(on: listener, logger: logger) { socket in
+            guard let address = socket.remoteAddress, self.gate.admit(socket, on: "KDE Connect") != nil else {
+                socket.shutdown()
+                return
+            }
+            await self.accepted(socket, from: address)
+        }
+    }
+
+    private nonisolated func accepted(_ socket: Socket, from address: IPAddress) async {
+        guard connections.admit(socket, from: address.description) != .refused else {
+            socket.shutdown()
+            return
+        }
+        do {
+            let link = try await KDEConnectHandshake.accept(socket, own: own, tls: tls, now: Self.milliseconds())
+            await keep(link, from: address)
+        } catch {
+            logger.limited("kdeconnect accept", .info, "closed a KDE Connect connection from \(address): \(error)")
+        }
+        connections.remove(socket)
+        socket.shutdown()
+        trimmer.burstFreed()
+    }
+
+    /// A link whose handshake proved its device: listed (in place of the device's older link,
+    /// which the device closes itself), then read until it ends.
+    private nonisolated func keep(_ link: KDEConnectHandshake.Link, from address: IPAddress) async {
+        let device = Device(
+            identity: link.identity, address: address, version: link.version, certificate: link.certificate,
+            linkedAt: .now)
+        guard let number = await linkUp(device) else {
+            logger.limited("kdeconnect cap", .info, "closed a link with \(link.identity.name): too many unpaired links")
+            return
+        }
+        await read(link)
+        await linkEnded(device.identity, number: number)
+    }
+
+    /// Lists a device whose link is up; nil when the link is not taken.
+    private func linkUp(_ device: Device) async -> Int? {
+        let id = device.identity.deviceID
+        guard links.linkUp(id, paired: pairings[id]?.isPaired ?? false, at: .now) else { return nil }
+        nextLink += 1
+        let number = nextLink
+        let isNew = devices[id] == nil
+        devices[id] = (device, number)
+        if pairings[id] == nil { pairings[id] = KDEConnectPairing(paired: false, version: device.version) }
+        if isNew {
+            logger.info(
+                "KDE Connect device \(device.identity.name) (\(device.identity.deviceType.rawValue)) at "
+                    + "\(device.address), protocol \(device.version)")
+            await events.publish(
+                .peerFound, peerUUID: PeerKind.kdeConnectPrefix + id, peer: device.identity.name,
+                versionID: "KDE Connect \(device.version)")
+        }
+        return number
+    }
+
+    /// A link ended: its device is gone unless a newer link of it is up.
+    private func linkEnded(_ identity: KDEConnectIdentity, number: Int) async {
+        guard devices[identity.deviceID]?.link == number else { return }
+        devices[identity.deviceID] = nil
+        links.linkDown(identity.deviceID)
+        logger.info("KDE Connect device \(identity.name) is gone")
+        await events.publish(.peerLost, peerUUID: PeerKind.kdeConnectPrefix + identity.deviceID, peer: identity.name)
+    }
+
+    /// Reads the link's packets until it ends, answering pairing.
+    private nonisolated func read(_ link: KDEConnectHandshake.Link) async {
+        while !Task.isCancelled {
+            guard case .line(let line)? = try? await link.lines.readLine(timeout: nil) else { return }
+            guard let packet = try? KDEConnectPacket.decode(line) else {
+                logger.limited("kdeconnect packet", .info, "an unreadable packet from \(link.identity.name)")
+                continue
+            }
+            for reply in await answer(packet, from: link.identity) {
+                let bytes = reply.encoded(id: Self.milliseconds()).dropLast()
+                guard (try? await link.lines.writeLine(bytes, timeout: .seconds(10))) != nil else { return }
+            }
+        }
+    }
+
+    /// What hexd answers a packet with: pairing, for now declined.
+    private func answer(_ packet: KDEConnectPacket, from identity: KDEConnectIdentity) -> [KDEConnectPair] {
+        let id = identity.deviceID
+        var pairing = pairings[id] ?? KDEConnectPairing(paired: false, version: own.versionSpoken(with: identity))
+        defer { pairings[id] = pairing }
+        var actions: [KDEConnectPairing.Action]
+        if let pair = KDEConnectPair(packet) {
+            actions = pairing.received(pair, at: .now, wallClock: Self.seconds())
+            if actions.contains(where: { if case .askPerson = $0 { true } else { false } }) {
+                logger.info(
+                    "declined a pairing request from KDE Connect device \(identity.name): hexd does not pair with "
+                        + "KDE Connect devices yet")
+                actions += (try? pairing.decline()) ?? []
+            }
+        } else {
+            actions = pairing.otherPacket(at: .now).actions
+        }
+        return actions.compactMap { if case .send(let pair) = $0 { pair } else { nil } }
+    }
+
+    /// Why the carrier cannot start.
+    struct Unavailable: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    // MARK: Clocks
+
+    private nonisolated static func milliseconds() -> Int64 {
+        Int64(Date().timeIntervalSince1970 * 1_000)
+    }
+
+    private nonisolated static func seconds() -> Int64 {
+        Int64(Date().timeIntervalSince1970)
+    }
+}

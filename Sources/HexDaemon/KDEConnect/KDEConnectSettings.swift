@@ -1,0 +1,32 @@
+import HexCommandLine
+import HexKit
+
+/// Whether hexd is a KDE Connect device (`--kdeconnect`), and on which port. Each option is
+/// declared once, in `declared`.
+public struct KDEConnectSettings: Sendable, Hashable {
+    /// Off by default while pairing and shares are being built (issue 38): on, hexd is found by
+    /// KDE Connect devices, finds them and keeps a link with each, and declines their pairing.
+    public var enabled = false
+    /// The UDP port of identity broadcasts, and the first TCP port hexd tries for links (then the
+    /// next free one up to 1764, as the apps do).
+    public var port = KDEConnectIdentity.port
+
+    public init() {}
+
+    public static let declared: [Setting<KDEConnectSettings>] = [
+        Setting(
+            "kdeconnect", value: "on|off",
+            help:
+                "Be a KDE Connect device (protocol 7 and 8): broadcast hexd's identity where beacons go (--broadcast, "
+                + "--interface), keep a TLS link with each KDE Connect device heard, and list them in hexctl peers. "
+                + "Pairing requests are declined for now: shares come later. Default: off.",
+            expected: "on or off", \.enabled
+        ) { ["on": true, "off": false][$0] },
+        Setting(
+            "kdeconnect-port", value: "port",
+            help: "KDE Connect's UDP port, and the first TCP port hexd tries for links (then the next free one). "
+                + "Default: 1716.",
+            expected: "a port from 1 to 65535", \.port
+        ) { UInt16($0).flatMap { $0 > 0 ? $0 : nil } },
+    ]
+}
