@@ -88,6 +88,18 @@ public final class Socket: Sendable {
         try await write(Array(line) + [UInt8(ascii: "\n")], timeout: timeout)
     }
 
+    /// Has the kernel probe an idle TCP connection: after `idle` seconds of silence, every
+    /// `interval` seconds, `probes` times, then fail it; and fail it when sent data stays
+    /// unacknowledged for as long. A peer that vanished (suspended, off the network) is then seen
+    /// gone within about a minute, as KDE Connect's apps see it.
+    public func keepAlive(idle: Int32, interval: Int32, probes: Int32) throws(SocketError) {
+        try setOption(SO_KEEPALIVE)
+        try setOption(TCP_KEEPIDLE, level: Int32(IPPROTO_TCP), idle)
+        try setOption(TCP_KEEPINTVL, level: Int32(IPPROTO_TCP), interval)
+        try setOption(TCP_KEEPCNT, level: Int32(IPPROTO_TCP), probes)
+        try setOption(TCP_USER_TIMEOUT, level: Int32(IPPROTO_TCP), (idle + interval * probes) * 1_000)
+    }
+
     func setOption(_ option: Int32, level: Int32 = SOL_SOCKET, _ value: Int32 = 1) throws(SocketError) {
         var value = value
         guard setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {

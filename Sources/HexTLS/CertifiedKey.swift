@@ -143,7 +143,7 @@ final class CertifiedKey: @unchecked Sendable {
         return try CertifiedKey(key: key, certificate: certificate)
     }
 
-    /// Fills in a version 3 certificate (a random serial, valid from a day ago for 36,500 days,
+    /// Fills in a version 3 certificate (a random serial, valid from a day ago (a year for EC) for 36,500 days,
     /// subject and issuer `subject`) and signs it with `key`.
     private static func sign(_ certificate: OpaquePointer, with key: OpaquePointer, subject: Subject) -> Bool {
         var serial = [UInt8](repeating: 0, count: 16)
@@ -169,8 +169,11 @@ final class CertifiedKey: @unchecked Sendable {
             }
         return X509_set_version(certificate, 2) == 1
             && BN_to_ASN1_INTEGER(number, X509_get_serialNumber(certificate)) != nil
-            // A day back, for clocks that disagree.
-            && X509_gmtime_adj(X509_getm_notBefore(certificate), -86_400) != nil
+            // Back, for clocks that disagree: a day; a year for KDE Connect's kind, whose apps refuse
+            // a certificate not yet valid, before pairing too (and date theirs so).
+            && X509_gmtime_adj(
+                X509_getm_notBefore(certificate), EVP_PKEY_get_id(key) == HEXD_EVP_PKEY_EC ? -31_536_000 : -86_400)
+                != nil
             && X509_time_adj_ex(X509_getm_notAfter(certificate), 36_500, 0, nil) != nil
             && X509_set_pubkey(certificate, key) == 1
             && X509_set_issuer_name(certificate, name) == 1

@@ -123,7 +123,43 @@ import Testing
         for index in 0..<(Links.capacity * 3) {
             _ = links.heard(identity(index), from: "10.0.\(index / 250).\(index % 250)", at: start)
         }
-        let dials = links.tick(at: start + .seconds(1))
-        #expect(dials.count == Links.capacity, "the dials of the devices heard last, no more")
+        // Every dial fails at once: the next ones start, until none is left.
+        var dialed = 0
+        for round in 0..<(Links.capacity * 3) {
+            let due = links.tick(at: start + .seconds(1))
+            #expect(due.count <= Links.dialsAtOnce)
+            guard !due.isEmpty else { break }
+            dialed += due.count
+            for case .dial(let identity, _) in due { links.dialFailed(identity.deviceID, at: start + .seconds(1)) }
+            #expect(round < Links.capacity)
+        }
+        #expect(dialed == Links.capacity, "the dials of the devices heard last, no more")
+    }
+
+    @Test func dialsAreBoundedAndAFailedDeviceWaitsItsBackoff() {
+        var links = Links(ownDeviceID: Self.own)
+        for index in 0..<20 { _ = links.heard(identity(index), from: "10.0.0.\(index)", at: start) }
+        let first = links.tick(at: start + .seconds(1))
+        #expect(first.count == Links.dialsAtOnce)
+        #expect(links.deadline == nil, "the others wait for a dial to end")
+        let dialed = first.compactMap { action -> String? in
+            if case .dial(let identity, _) = action { identity.deviceID } else { nil }
+        }
+        links.dialFailed(dialed[0], at: start + .seconds(2))
+        let next = links.tick(at: start + .seconds(2))
+        #expect(next.count == 1, "one ended, one more starts")
+        _ = links.heard(identity(0), from: "10.0.0.0", at: start + .seconds(3))
+        let retry = links.tick(at: start + .seconds(4))
+        #expect(
+            !retry.contains { if case .dial(let identity, _) = $0 { identity.deviceID == dialed[0] } else { false } })
+    }
+
+    @Test func aDialGoesToTheFirstAddressHeard() {
+        var links = Links(ownDeviceID: Self.own)
+        let phone = identity(1)
+        _ = links.heard(phone, from: "10.0.0.2", at: start)
+        _ = links.heard(phone, from: "10.0.0.66", at: start + .milliseconds(600))
+        let due = links.tick(at: start + .seconds(1))
+        #expect(due == [.dial(phone, at: "10.0.0.2")])
     }
 }

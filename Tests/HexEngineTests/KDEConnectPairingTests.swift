@@ -24,7 +24,7 @@ import Testing
     @Test func aRequestDeclinedOrLeftUnansweredEnds() throws {
         var declined = KDEConnectPairing(paired: false, version: 7)
         _ = declined.received(Self.request, at: start, wallClock: now)
-        let no = try declined.decline()
+        let no = try declined.decline(at: start)
         #expect(no == [.send(Self.refusal), .ended(.declinedByPerson)] && declined.state == .notPaired)
         #expect(throws: KDEConnectPairing.Refusal.noRequest) { try declined.accept() }
 
@@ -54,7 +54,8 @@ import Testing
     }
 
     @Test func protocol8RequestsNeedADateCloseToHexdsClock() {
-        for (timestamp, taken) in [(nil, false), (now - 1_801, false), (now + 1_800, true), (now, true)] {
+        let extremes: [(Int64?, Bool)] = [(Int64.min, false), (Int64.max, false)]
+        for (timestamp, taken) in [(nil, false), (now - 1_801, false), (now + 1_800, true), (now, true)] + extremes {
             var pairing = KDEConnectPairing(paired: false, version: 8)
             let actions = pairing.received(KDEConnectPair(pair: true, timestamp: timestamp), at: start, wallClock: now)
             if taken {
@@ -65,11 +66,21 @@ import Testing
         }
     }
 
+    @Test func aDeviceAskingAgainAtOnceAfterARefusalIsNotAnsweredEachTime() throws {
+        var pairing = KDEConnectPairing(paired: false, version: 7)
+        _ = pairing.received(Self.request, at: start, wallClock: now)
+        _ = try pairing.decline(at: start)
+        let again = pairing.received(Self.request, at: start + .milliseconds(100), wallClock: now)
+        #expect(again.isEmpty && pairing.state == .notPaired)
+        let later = pairing.received(Self.request, at: start + .seconds(1), wallClock: now)
+        #expect(later == [.askPerson(timestamp: nil)])
+    }
+
     @Test func unpairingGoesBothWays() throws {
         var byPerson = KDEConnectPairing(paired: true, version: 7)
-        let unpaired = try byPerson.unpair()
+        let unpaired = try byPerson.unpair(at: start)
         #expect(unpaired == [.send(Self.refusal), .distrust] && !byPerson.isPaired)
-        #expect(throws: KDEConnectPairing.Refusal.notPaired) { try byPerson.unpair() }
+        #expect(throws: KDEConnectPairing.Refusal.notPaired) { try byPerson.unpair(at: start) }
 
         var byDevice = KDEConnectPairing(paired: true, version: 7)
         let told = byDevice.received(Self.refusal, at: start, wallClock: now)

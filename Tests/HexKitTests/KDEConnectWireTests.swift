@@ -62,6 +62,9 @@ import Testing
         #expect(throws: KDEConnectIdentity.Refusal.badName) { try Self.identity(text(name: "...!?")) }
         #expect(throws: KDEConnectIdentity.Refusal.badName) { try Self.identity(text(name: " \\u0007 ")) }
         #expect(try Self.identity(text(name: String(repeating: "é", count: 40))).name.count == 32)
+        let marks = "ab" + String(repeating: "\u{0301}", count: 2_000)
+        #expect(try Self.identity(text(name: marks)).name == "a", "a character of 4 KB is past the byte cap")
+        #expect(try Self.identity(text(name: "evil\u{202E}gnp.exe")).name == "evilgnpexe", "no format characters")
         #expect(throws: KDEConnectIdentity.Refusal.unsupportedVersion(6)) { try Self.identity(text(version: "6")) }
         #expect(throws: KDEConnectIdentity.Refusal.unsupportedVersion(nil)) {
             try Self.identity(text(version: "\"8\""))

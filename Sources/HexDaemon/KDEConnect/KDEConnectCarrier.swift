@@ -43,14 +43,16 @@ actor KDEConnectCarrier: DaemonService {
     /// it has KDE Connect's ports.
     let portNote: String?
     private var links: KDEConnectLinks<IPAddress>
-    /// The devices with a link up, by device ID, with the number of their newest link: a device
-    /// that dials again replaces its link, and the old one ending says nothing.
-    private var devices: [String: (device: Device, link: Int)] = [:]
+    /// The links up, by device ID, each by its number: the newest is the device's. A device that
+    /// dials again replaces its link (it closes the old one itself); when the newest ends, the
+    /// next newest still open takes over, and the device is gone once none is left.
+    private var openLinks: [String: [Int: Device]] = [:]
+    /// The pairing of each device with a link up (none is paired yet: dropped with its last link).
     private var pairings: [String: KDEConnectPairing] = [:]
     private var nextLink = 0
     private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
-    /// Identities read from one address per second (twice as many at once), before they are parsed.
-    private var datagramBudget = BeaconRateLimiter<IPAddress>(rate: 10)
+    /// Identities read from one address: 10 a second (20 at once), before they are parsed.
+    private var datagramBudget = BucketTable<IPAddress>(rate: 10, burst: 20, capacity: 4_096)
 
     /// hexd's KDE Connect device ID: its certificate's common name.
     nonisolated var deviceID: String { own.deviceID }
@@ -130,9 +132,9 @@ actor KDEConnectCarrier: DaemonService {
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
     }
 
-    /// The devices with a link up, the latest linked first.
+    /// The devices with a link up (as their newest link describes them), the latest linked first.
     var linkedDevices: [Device] {
-        devices.values.map(\.device).sorted { $0.linkedAt > $1.linkedAt }
+        openLinks.values.compactMap { $0.max { $0.key < $1.key }?.value }.sorted { $0.linkedAt > $1.linkedAt }
     }
 
     /// Asks the LAN who is there now (`hexctl peers --refresh`).
@@ -170,7 +172,7 @@ actor KDEConnectCarrier: DaemonService {
 
     /// One identity: at most 10 a second from an address are read.
     private func take(_ datagram: DatagramSocket.Datagram) {
-        guard datagramBudget.admit(datagram.sender, at: .now), !datagram.truncated else { return }
+        guard datagramBudget.take(datagram.sender, at: .now), !datagram.truncated else { return }
         let identity: KDEConnectIdentity
         do {
             identity = try KDEConnectIdentity(
@@ -215,6 +217,7 @@ actor KDEConnectCarrier: DaemonService {
         do {
             guard let port = identity.tcpPort else { throw KDEConnectHandshake.Failure.identity("no TCP port") }
             let socket = try await StreamConnector.tcp(to: Endpoint(address, port: port), timeout: .seconds(5))
+            try? socket.keepAlive(idle: 10, interval: 5, probes: 3)
             let link = try await KDEConnectHandshake.dial(
                 socket, own: own, heard: identity, tls: tls, now: Self.milliseconds())
             guard link.identity.deviceID == identity.deviceID else {
@@ -231,8 +234,10 @@ actor KDEConnectCarrier: DaemonService {
         }
     }
 
+    /// A dial ended without a link: the next one waiting may start.
     private func dialFailed(_ deviceID: String) {
-        links.dialFailed(deviceID)
+        links.dialFailed(deviceID, at: .now)
+        perform(links.tick(at: .now))
     }
 
     /// Accepts links until cancelled: each connection within the tables' bounds and the
@@ -252,13 +257,18 @@ actor KDEConnectCarrier: DaemonService {
             socket.shutdown()
             return
         }
+        try? socket.keepAlive(idle: 10, interval: 5, probes: 3)
         do {
             let link = try await KDEConnectHandshake.accept(socket, own: own, tls: tls, now: Self.milliseconds())
+            // Proved, the link leaves the table of connections in their handshake (which closes the
+            // stalest for a newcomer): links are bounded by `KDEConnectLinks`, and one is never
+            // closed under its device (22.12 then loses it).
+            connections.remove(socket)
             await keep(link, from: address)
         } catch {
+            connections.remove(socket)
             logger.limited("kdeconnect accept", .info, "closed a KDE Connect connection from \(address): \(error)")
         }
-        connections.remove(socket)
         socket.shutdown()
         trimmer.burstFreed()
     }
@@ -277,16 +287,27 @@ actor KDEConnectCarrier: DaemonService {
         await linkEnded(device.identity, number: number)
     }
 
-    /// Lists a device whose link is up; nil when the link is not taken.
+    /// Lists a device whose link is up; nil when the link is not taken: past the cap of unpaired
+    /// links, or claiming a device whose link up showed another certificate (anyone can put any
+    /// device ID in a certificate of their own).
     private func linkUp(_ device: Device) async -> Int? {
         let id = device.identity.deviceID
-        guard links.linkUp(id, paired: pairings[id]?.isPaired ?? false, at: .now) else { return nil }
+        let open = openLinks[id] ?? [:]
+        if let current = open.max(by: { $0.key < $1.key })?.value, current.certificate != device.certificate {
+            logger.limited(
+                "kdeconnect impostor", .warning,
+                "refused a link from \(device.address) claiming KDE Connect device \(device.identity.name): its "
+                    + "certificate is not the one of that device's link up")
+            return nil
+        }
+        let taken = links.linkUp(id, paired: pairings[id]?.isPaired ?? false, at: .now)
+        // A dial may have ended: the next one waiting may start.
+        perform(links.tick(at: .now))
+        guard taken else { return nil }
         nextLink += 1
-        let number = nextLink
-        let isNew = devices[id] == nil
-        devices[id] = (device, number)
-        if pairings[id] == nil { pairings[id] = KDEConnectPairing(paired: false, version: device.version) }
-        if isNew {
+        openLinks[id, default: [:]][nextLink] = device
+        pairings[id, default: KDEConnectPairing(paired: false, version: device.version)].version = device.version
+        if open.isEmpty {
             logger.info(
                 "KDE Connect device \(device.identity.name) (\(device.identity.deviceType.rawValue)) at "
                     + "\(device.address), protocol \(device.version)")
@@ -294,22 +315,29 @@ actor KDEConnectCarrier: DaemonService {
                 .peerFound, peerUUID: PeerKind.kdeConnectPrefix + id, peer: device.identity.name,
                 versionID: "KDE Connect \(device.version)")
         }
-        return number
+        return nextLink
     }
 
-    /// A link ended: its device is gone unless a newer link of it is up.
+    /// A link ended: its device is gone once no link of it is left.
     private func linkEnded(_ identity: KDEConnectIdentity, number: Int) async {
-        guard devices[identity.deviceID]?.link == number else { return }
-        devices[identity.deviceID] = nil
-        links.linkDown(identity.deviceID)
+        let id = identity.deviceID
+        openLinks[id]?[number] = nil
+        guard openLinks[id]?.isEmpty ?? false else { return }
+        openLinks[id] = nil
+        links.linkDown(id)
+        if pairings[id]?.isPaired == false { pairings[id] = nil }
         logger.info("KDE Connect device \(identity.name) is gone")
-        await events.publish(.peerLost, peerUUID: PeerKind.kdeConnectPrefix + identity.deviceID, peer: identity.name)
+        await events.publish(.peerLost, peerUUID: PeerKind.kdeConnectPrefix + id, peer: identity.name)
     }
+
+    static let pace = LinePace(idle: .seconds(7 * 86_400), grace: .seconds(10), minimumBytesPerSecond: 64 * 1_024)
 
     /// Reads the link's packets until it ends, answering pairing.
     private nonisolated func read(_ link: KDEConnectHandshake.Link) async {
         while !Task.isCancelled {
-            guard case .line(let line)? = try? await link.lines.readLine(timeout: nil) else { return }
+            // Idle for long (a device that vanished is seen by TCP keepalive), but a line begun must
+            // keep coming.
+            guard case .line(let line)? = try? await link.lines.readLine(pace: Self.pace) else { return }
             guard let packet = try? KDEConnectPacket.decode(line) else {
                 logger.limited("kdeconnect packet", .info, "an unreadable packet from \(link.identity.name)")
                 continue
@@ -324,16 +352,18 @@ actor KDEConnectCarrier: DaemonService {
     /// What hexd answers a packet with: pairing, for now declined.
     private func answer(_ packet: KDEConnectPacket, from identity: KDEConnectIdentity) -> [KDEConnectPair] {
         let id = identity.deviceID
-        var pairing = pairings[id] ?? KDEConnectPairing(paired: false, version: own.versionSpoken(with: identity))
+        // A packet comes on a link, whose device has its pairing (dropped with its last link).
+        guard var pairing = pairings[id] else { return [] }
         defer { pairings[id] = pairing }
         var actions: [KDEConnectPairing.Action]
         if let pair = KDEConnectPair(packet) {
             actions = pairing.received(pair, at: .now, wallClock: Self.seconds())
             if actions.contains(where: { if case .askPerson = $0 { true } else { false } }) {
-                logger.info(
+                logger.limited(
+                    "kdeconnect pairing", .info,
                     "declined a pairing request from KDE Connect device \(identity.name): hexd does not pair with "
                         + "KDE Connect devices yet")
-                actions += (try? pairing.decline()) ?? []
+                actions += (try? pairing.decline(at: .now)) ?? []
             }
         } else {
             actions = pairing.otherPacket(at: .now).actions
@@ -349,10 +379,10 @@ actor KDEConnectCarrier: DaemonService {
     // MARK: Clocks
 
     private nonisolated static func milliseconds() -> Int64 {
-        Int64(Date().timeIntervalSince1970 * 1_000)
+        Int64(exactly: (Date().timeIntervalSince1970 * 1_000).rounded(.down)) ?? 0
     }
 
     private nonisolated static func seconds() -> Int64 {
-        Int64(Date().timeIntervalSince1970)
+        Int64(exactly: Date().timeIntervalSince1970.rounded(.down)) ?? 0
     }
 }

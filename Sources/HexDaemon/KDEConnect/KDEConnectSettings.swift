@@ -26,7 +26,7 @@ public struct KDEConnectSettings: Sendable, Hashable {
             "kdeconnect-port", value: "port",
             help: "KDE Connect's UDP port, and the first TCP port hexd tries for links (then the next free one). "
                 + "Default: 1716.",
-            expected: "a port from 1 to 65535", \.port
-        ) { UInt16($0).flatMap { $0 > 0 ? $0 : nil } },
+            expected: "a port from 1716 to 1764 (the apps drop a device announcing another)", \.port
+        ) { UInt16($0).flatMap { KDEConnectIdentity.tcpPorts.contains($0) ? $0 : nil } },
     ]
 }

@@ -6,7 +6,7 @@ import HexKit
 /// A device that hears an identity broadcast connects to its sender; so does hexd. The apps
 /// broadcast only when they start or are refreshed, and Debian's 22.12 loses a device when the
 /// link it uses is closed under it or both sides dial each other at once. So hexd:
-/// - broadcasts when it starts, when asked, and every `waitingInterval` while something waits for
+/// - broadcasts when it starts, when the person asks, and every `waitingInterval` while something waits for
 ///   a device that has no link (the device then dials hexd);
 /// - dials a device it hears `dialDelay` after the broadcast, unless the device dialed hexd
 ///   meanwhile (it heard hexd's own broadcast), and never while a link or a dial is up;
@@ -15,8 +15,9 @@ import HexKit
 /// - keeps at most `maximumUnpairedLinks` links with devices not paired (the apps' own cap).
 ///
 /// Anyone on the LAN can broadcast any identity: one per device per `identitySpacing` is heard,
-/// a device's own ID is ignored, and a dial only opens a TCP connection, whose TLS handshake then
-/// proves the ID (the certificate's common name).
+/// a device's own ID is ignored, at most `dialsAtOnce` dials are under way (the others wait their
+/// turn), a device whose dial failed is not dialed again for `dialBackoff`, and a dial only opens a
+/// TCP connection, whose TLS handshake then proves the ID (the certificate's common name).
 ///
 /// Pure: the driver passes the time in, performs the actions and calls `tick` at `deadline`.
 public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
@@ -38,6 +39,10 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     public static var waitingInterval: Duration { .seconds(60) }
     /// A broadcast asked for goes out at most this often.
     static var refreshSpacing: Duration { .seconds(1) }
+    /// Dials under way at most: each holds a socket for up to 15 s.
+    public static var dialsAtOnce: Int { 8 }
+    /// A device whose dial failed is not dialed again for this long.
+    public static var dialBackoff: Duration { .seconds(30) }
     /// The apps' `MAX_UNPAIRED_CONNECTIONS`.
     public static var maximumUnpairedLinks: Int { 42 }
     /// Devices remembered at most (their last identity, a dial due); the one heard longest ago goes.
@@ -50,6 +55,7 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     private var lastHeard = RecencyList<String>()
     private var heardAt: [String: Instant] = [:]
     private var waitedFor: Set<String> = []
+    private var failedAt: [String: Instant] = [:]
     private var lastBroadcast: Instant?
 
     public init(ownDeviceID: String) {
@@ -59,9 +65,11 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     /// The devices with a link now.
     public var linkedDevices: Set<String> { Set(linked.keys) }
 
-    /// When `tick` is due next: a dial, or the next broadcast for a device waited for.
+    /// When `tick` is due next: a dial (while fewer than `dialsAtOnce` are under way: else once
+    /// one ends, which the driver says, and then ticks), or the next broadcast for a device waited
+    /// for.
     public var deadline: Instant? {
-        let dial = dialsDue.values.map(\.at).min()
+        let dial = dialing.count < Self.dialsAtOnce ? dialsDue.values.map(\.at).min() : nil
         let waiting = isWaiting ? lastBroadcast.map { $0 + Self.waitingInterval } : nil
         return [dial, waiting].compactMap { $0 }.min()
     }
@@ -69,7 +77,7 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     /// Whether a device waited for has no link.
     private var isWaiting: Bool { waitedFor.contains { linked[$0] == nil } }
 
-    /// hexd started, or its network changed: broadcast.
+    /// hexd started: broadcast.
     public mutating func started(at now: Instant) -> [Action] {
         lastBroadcast = now
         return [.broadcast]
@@ -89,8 +97,11 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
         guard id != ownDeviceID else { return [] }
         if let last = heardAt[id], now - last < Self.identitySpacing { return [] }
         remember(id, at: now)
-        guard linked[id] == nil, !dialing.contains(id) else { return [] }
-        dialsDue[id] = (identity, address, dialsDue[id]?.at ?? now + Self.dialDelay)
+        guard linked[id] == nil, !dialing.contains(id), dialsDue[id] == nil else { return [] }
+        // The first address heard is the one dialed: a later datagram claiming the device from
+        // elsewhere does not move the dial.
+        let after = failedAt[id].map { max($0 + Self.dialBackoff, now + Self.dialDelay) } ?? now + Self.dialDelay
+        dialsDue[id] = (identity, address, after)
         return []
     }
 
@@ -100,6 +111,7 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     public mutating func linkUp(_ deviceID: String, paired: Bool, at now: Instant) -> Bool {
         dialing.remove(deviceID)
         dialsDue[deviceID] = nil
+        failedAt[deviceID] = nil
         if !paired && linked[deviceID] == nil && linked.values.count(where: { !$0 }) >= Self.maximumUnpairedLinks {
             return false
         }
@@ -119,8 +131,9 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     }
 
     /// A dial of `deviceID` failed before a link was up.
-    public mutating func dialFailed(_ deviceID: String) {
+    public mutating func dialFailed(_ deviceID: String, at now: Instant) {
         dialing.remove(deviceID)
+        failedAt[deviceID] = now
     }
 
     /// Something waits for the device (a send in the outbox) or no longer does: while one waits
@@ -132,7 +145,8 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     /// The dials due, and a broadcast when one is due for a device waited for.
     public mutating func tick(at now: Instant) -> [Action] {
         var actions: [Action] = []
-        for (id, due) in dialsDue where due.at <= now {
+        for (id, due) in dialsDue.sorted(by: { $0.value.at < $1.value.at }) where due.at <= now {
+            guard dialing.count < Self.dialsAtOnce else { break }
             dialsDue[id] = nil
             guard linked[id] == nil, !dialing.contains(id) else { continue }
             dialing.insert(id)
@@ -152,6 +166,7 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
             lastHeard.remove(oldest)
             heardAt[oldest] = nil
             dialsDue[oldest] = nil
+            failedAt[oldest] = nil
         }
     }
 }

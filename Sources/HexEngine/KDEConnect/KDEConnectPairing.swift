@@ -109,8 +109,14 @@ public struct KDEConnectPairing: Sendable, Equatable {
     }
 
     private mutating func askedByDevice(_ packet: KDEConnectPair, at now: Instant, wallClock: Int64) -> [Action] {
+        // A device that asks again at once after a refusal is not answered each time.
+        if let last = lastRefusal, now - last < Self.refusalSpacing { return [] }
         if version >= 8 {
-            guard let timestamp = packet.timestamp, abs(timestamp - wallClock) <= Self.maximumClockSkew else {
+            // Only hexd's own clock is added to (a peer's date can be any Int64).
+            guard let timestamp = packet.timestamp, timestamp >= wallClock - Self.maximumClockSkew,
+                timestamp <= wallClock + Self.maximumClockSkew
+            else {
+                lastRefusal = now
                 return [.send(KDEConnectPair(pair: false)), .ended(.clocksApart)]
             }
         }
@@ -140,17 +146,18 @@ public struct KDEConnectPairing: Sendable, Equatable {
         return [.send(KDEConnectPair(pair: true)), .trust]
     }
 
-    /// The person declines the device's request.
+    /// The person (or hexd, for them) declines the device's request.
     /// - Throws: `Refusal.noRequest`.
-    public mutating func decline() throws(Refusal) -> [Action] {
+    public mutating func decline(at now: Instant) throws(Refusal) -> [Action] {
         guard case .requestedByPeer = state else { throw .noRequest }
         state = .notPaired
+        lastRefusal = now
         return [.send(KDEConnectPair(pair: false)), .ended(.declinedByPerson)]
     }
 
     /// The person unpairs the device, or withdraws hexd's request.
     /// - Throws: `Refusal.notPaired` when there is neither.
-    public mutating func unpair() throws(Refusal) -> [Action] {
+    public mutating func unpair(at now: Instant) throws(Refusal) -> [Action] {
         switch state {
         case .paired:
             state = .notPaired
@@ -158,7 +165,7 @@ public struct KDEConnectPairing: Sendable, Equatable {
         case .requestedByUs:
             state = .notPaired
             return [.send(KDEConnectPair(pair: false))]
-        case .requestedByPeer: return try decline()
+        case .requestedByPeer: return try decline(at: now)
         case .notPaired: throw .notPaired
         }
     }

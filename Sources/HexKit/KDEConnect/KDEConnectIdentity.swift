@@ -37,6 +37,7 @@ public struct KDEConnectIdentity: Sendable, Equatable {
     /// and the Android app since 1.33), whose identity is sent again inside TLS.
     public static let protocolVersions: ClosedRange<Int> = 7...8
     public static let maximumNameCharacters = 32
+    public static let maximumNameBytes = 128
     /// Characters the apps remove from a name (`DeviceInfo::filterName`).
     static let forbiddenNameCharacters: Set<Character> = [
         "\"", "'", ",", ";", ":", ".", "!", "?", "(", ")", "[", "]", "<", ">",
@@ -105,8 +106,11 @@ public struct KDEConnectIdentity: Sendable, Equatable {
             outgoingCapabilities: body.strings(
                 "outgoingCapabilities", atMost: Self.maximumCapabilities, ofAtMost: Self.maximumCapabilityBytes),
             tcpPort: port,
-            targetDeviceID: body.string("targetDeviceId").flatMap { Self.isValidDeviceID($0) ? $0 : nil },
-            targetProtocolVersion: body.integer("targetProtocolVersion", as: Int.self))
+            // A target that is no device ID stays as it came, and names no device hexd is.
+            targetDeviceID: body.string("targetDeviceId").map { $0.clipped(toUTF8: 64) },
+            // The Android app writes it as a string.
+            targetProtocolVersion: body.integer("targetProtocolVersion", as: Int.self)
+                ?? body.string("targetProtocolVersion").flatMap { Int($0) })
     }
 
     /// The version two devices speak: the lower of theirs, at most hexd's highest.
@@ -132,14 +136,17 @@ public struct KDEConnectIdentity: Sendable, Equatable {
             }
     }
 
-    /// A name as the apps accept it: without the characters they forbid and control characters,
-    /// trimmed, at most 32 characters.
+    /// A name as the apps accept it: without the characters they forbid, control and format
+    /// characters (a right-to-left override would turn a log line around), trimmed, at most 32
+    /// characters and `maximumNameBytes` bytes (a character can carry any number of combining marks).
     public static func filteredName(_ name: String) -> String {
         let kept = name.filter { character in
             !forbiddenNameCharacters.contains(character)
-                && !character.unicodeScalars.contains { $0.properties.generalCategory == .control }
+                && !character.unicodeScalars.contains {
+                    [.control, .format].contains($0.properties.generalCategory)
+                }
         }
-        return String(kept.trimmed.prefix(maximumNameCharacters)).trimmed
+        return String(kept.trimmed.prefix(maximumNameCharacters)).clipped(toUTF8: maximumNameBytes).trimmed
     }
 
     /// The identity packet as a line.

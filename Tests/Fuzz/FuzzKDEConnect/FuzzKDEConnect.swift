@@ -12,6 +12,7 @@ func fuzzKDEConnect(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         guard let identity = try? KDEConnectIdentity(packet, broadcast: broadcast) else { continue }
         guard KDEConnectIdentity.isValidDeviceID(identity.deviceID), !identity.name.isEmpty,
             identity.name.count <= KDEConnectIdentity.maximumNameCharacters,
+            identity.name.utf8.count <= KDEConnectIdentity.maximumNameBytes,
             identity.incomingCapabilities.count <= 128, identity.outgoingCapabilities.count <= 128,
             !broadcast || identity.tcpPort.map(KDEConnectIdentity.tcpPorts.contains) == true,
             let again = try? KDEConnectIdentity(
