@@ -12,12 +12,13 @@ let commands: [Command] =
             printResult(try await invocation.result(\.status, of: .status), invocation) { Output.status($0) }
         },
         Command(
-            "peers", summary: "List the peers discovered on the network, hexd daemons and LocalSend devices.",
+            "peers",
+            summary: "List the peers discovered on the network: hexd daemons, LocalSend and KDE Connect devices.",
             options: listOptions(cursor: "uuid", naming: "peer UUID") + [
                 Option(
                     .refresh,
-                    help: "Ask the LAN who is there first (a beacon query, a LocalSend announcement), "
-                        + "and list after a second for their answers.")
+                    help: "Ask the LAN who is there first (a beacon query, a LocalSend announcement, a KDE Connect "
+                        + "identity), and list after a second for their answers.")
             ]
         ) { invocation in
             if invocation.arguments.flag(.refresh) {
