@@ -294,6 +294,8 @@ actor KDEConnectCarrier: DaemonService {
         let id = device.identity.deviceID
         let open = openLinks[id] ?? [:]
         if let current = open.max(by: { $0.key < $1.key })?.value, current.certificate != device.certificate {
+            // Ends a dial of hexd's own that reached it, as a failure: the device stays dialable.
+            links.dialFailed(id, at: .now)
             logger.limited(
                 "kdeconnect impostor", .warning,
                 "refused a link from \(device.address) claiming KDE Connect device \(device.identity.name): its "
