@@ -39,9 +39,6 @@ actor KDEConnectCarrier: DaemonService {
     /// Told of each device found and lost (`peerFound`, `peerLost`), for `watch` and the page.
     private let events: EventLog
     private let logger: Logger
-    /// Why hexd hears no identity or listens on another port than the first, said once; nil when
-    /// it has KDE Connect's ports.
-    let portNote: String?
     private var links: KDEConnectLinks<IPAddress>
     /// The links up, by device ID, each by its number: the newest is the device's. A device that
     /// dials again replaces its link (it closes the old one itself); when the newest ends, the
@@ -54,15 +51,10 @@ actor KDEConnectCarrier: DaemonService {
     /// Identities read from one address: 10 a second (20 at once), before they are parsed.
     private var datagramBudget = BucketTable<IPAddress>(rate: 10, burst: 20, capacity: 4_096)
 
-    /// hexd's KDE Connect device ID: its certificate's common name.
-    nonisolated var deviceID: String { own.deviceID }
-    /// The TCP port of hexd's links.
-    nonisolated var port: UInt16 { listener.port }
-
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
         settings: KDEConnectSettings, discovery: DiscoverySettings, gate: HandshakeGate, trimmer: MemoryTrimmer,
-        events: EventLog, portNote: String?, logger: Logger
+        events: EventLog, logger: Logger
     ) {
         self.events = events
         self.socket = socket
@@ -73,7 +65,6 @@ actor KDEConnectCarrier: DaemonService {
         self.discovery = discovery
         self.gate = gate
         self.trimmer = trimmer
-        self.portNote = portNote
         self.logger = logger
         links = KDEConnectLinks(ownDeviceID: own.deviceID)
     }
@@ -96,13 +87,13 @@ actor KDEConnectCarrier: DaemonService {
             throw TLSError("read the KDE Connect identity", reason: "\(certificatePath) names no KDE Connect device ID")
         }
         if created { logger.info("made a KDE Connect identity: device ID \(deviceID)") }
-        var notes: [String] = []
         let socket: DatagramSocket
         do {
             socket = try DatagramSocket(port: settings.port)
         } catch {
             socket = try DatagramSocket(port: 0)
-            notes.append("UDP \(settings.port) is taken without sharing (\(error)): hexd hears no KDE Connect identity")
+            logger.warning(
+                "UDP \(settings.port) is taken without sharing (\(error)): hexd hears no KDE Connect identity")
         }
         let first = Int(settings.port)
         let last = max(first, Int(KDEConnectIdentity.tcpPorts.upperBound))
@@ -117,10 +108,9 @@ actor KDEConnectCarrier: DaemonService {
             throw Unavailable(description: "cannot listen on any TCP port from \(first) to \(last): all are taken")
         }
         if listener.port != settings.port {
-            notes.append(
+            logger.warning(
                 "TCP \(settings.port) is taken (kdeconnectd on this host?): hexd's links are on \(listener.port)")
         }
-        notes.forEach { logger.warning($0) }
         let own = KDEConnectIdentity(
             deviceID: deviceID, name: name, deviceType: .desktop,
             protocolVersion: KDEConnectIdentity.protocolVersions.upperBound,
@@ -129,7 +119,7 @@ actor KDEConnectCarrier: DaemonService {
         return KDEConnectCarrier(
             socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), own: own,
             settings: settings, discovery: discovery, gate: gate, trimmer: trimmer, events: events,
-            portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
+            logger: logger)
     }
 
     /// The devices with a link up (as their newest link describes them), the latest linked first.
