@@ -101,10 +101,10 @@ public enum Daemon {
                 folder: DownloadsFolder(path: downloads), floor: configuration.store.freeFloor),
             gate: gate, trimmer: trimmer, events: events, logger: logger)
         let kdeConnect = kdeConnectCarrier(
-            configuration, name: service.identity.name, gate: gate, trimmer: trimmer, events: events, logger: logger)
+            configuration, name: service.identity.name, gate: gate, trimmer: trimmer, intake: intake, logger: logger)
         let sender = SendService(
             wire: configuration.wire, tls: tls, directory: directory, service: service,
-            logger: logger.named("send"), pool: pool, gate: gate, localSend: localSend)
+            logger: logger.named("send"), pool: pool, gate: gate, localSend: localSend, kdeConnect: kdeConnect)
         let pairing = tls.map {
             PairingService(
                 tls: $0, wire: configuration.wire, directory: directory, service: service,
@@ -234,7 +234,7 @@ public enum Daemon {
     /// peer). A carrier that cannot start is logged and left out: hexd serves its own peers anyway.
     private static func kdeConnectCarrier(
         _ configuration: DaemonConfiguration, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer,
-        events: EventLog, logger: Logger
+        intake: Intake, logger: Logger
     ) -> KDEConnectCarrier? {
         guard configuration.kdeConnect.enabled, !configuration.wire.legacy else { return nil }
         let files = configuration.dataDirectory
@@ -242,7 +242,7 @@ public enum Daemon {
             return try KDEConnectCarrier.start(
                 configuration.kdeConnect, discovery: configuration.discovery, name: name,
                 keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath, gate: gate,
-                trimmer: trimmer, events: events, logger: logger.named("kdeconnect"))
+                trimmer: trimmer, intake: intake, logger: logger.named("kdeconnect"))
         } catch {
             logger.error("KDE Connect is off: \(error)")
             return nil

@@ -84,7 +84,8 @@ extension HexDatabase {
         }
     }
 
-    /// Makes the entries for `peerUUID` (not those bound to an address), or every entry when it
+    /// Makes the entries for `peerUUID` (any case: a UUID is kept in upper case, a device of
+    /// another kind in its own spelling; not those bound to an address), or every entry when it
     /// is nil, due at `time` if they were due later. Returns how many.
     @discardableResult
     public func makeOutboxDue(peerUUID: String?, at time: Date) throws -> Int {
@@ -92,7 +93,7 @@ extension HexDatabase {
             if let peerUUID {
                 try connection.run(
                     "UPDATE outbox SET next_attempt_at = ? "
-                        + "WHERE peer_uuid = ? AND address IS NULL AND next_attempt_at > ?",
+                        + "WHERE upper(peer_uuid) = ? AND address IS NULL AND next_attempt_at > ?",
                     [.date(time), .text(peerUUID.uppercased()), .date(time)])
             } else {
                 try connection.run(

@@ -56,4 +56,15 @@ import Testing
                 && !database.removeFromOutbox(messageID: byPeer.messageID))
         #expect(try database.makeOutboxDue(peerUUID: nil, at: now) == 2)
     }
+
+    @Test func aDeviceOfAnotherKindIsMadeDueByItsOwnSpelling() throws {
+        let directory = try TemporaryDirectory()
+        let database = try HexDatabase(path: directory.file("db.sqlite"))
+        let device = "kdeconnect:" + String(repeating: "ab", count: 16)
+        let queued = entry(1, peer: device)
+        _ = try database.enqueue(queued)
+        let now = Date(timeIntervalSinceReferenceDate: 50)
+        #expect(try database.makeOutboxDue(peerUUID: device, at: now) == 1, "the ID as the device goes by it")
+        #expect(try database.dueOutboxEntries(at: now, limit: 10).map(\.peerUUID) == [device], "kept as it was given")
+    }
 }

@@ -6,7 +6,14 @@
 #     object, named);
 #   - kdeconnectd in host-l starts after hexd: hexd hears l's broadcast and dials it; each lists
 #     the other;
-#   - a pairing request from k is declined by hexd (pairing comes later) and k does not trust it;
+#   - k asks to pair: hexd shows the request with the code k shows; declined (hexctl pair --decline),
+#     k gets the refusal; asked again and accepted (hexctl pair --accept), both sides are paired;
+#   - k shares a URL and a text (kdeconnect-cli --share, --share-text): each lands in hexd's inbox
+#     as a hex from kdeconnect:<k's ID>; a hex sent to k (hexctl send --to kde-k) is opened on k
+#     (its stub opener records the URL);
+#   - hexd asks l to pair (hexctl pair kde-l) with the code l shows, and l accepts (KDE's D-Bus
+#     acceptPairing): both sides are paired; l unpairs (kdeconnect-cli --unpair), hexd forgets it;
+#     hexd unpairs k (hexctl unpair), k forgets hexd;
 #   - seconds later both links still stand (22.12 loses a device whose link is closed under it).
 # Broadcasts stay inside the namespaces. Each check is counted; the last line says how many
 # passed. Every wait is bounded.
@@ -37,8 +44,11 @@ for host in a k l; do ip -n "$tag-$host" route add default dev "s$host$$"; done
 # (nothing is activated behind the test's back), its files under $work/HOST-kde.
 start_kdeconnectd() {
     local host=$1 home=$work/$1-kde
-    mkdir -p "$home/config/kdeconnect" "$home/runtime" "$home/cwd"
+    mkdir -p "$home/config/kdeconnect" "$home/runtime" "$home/cwd" "$home/bin"
     chmod 700 "$home/runtime"
+    # The opener Qt hands URLs to: it records them.
+    printf '#!/bin/sh\necho "$1" >>"%s"\n' "$work/$host-opened" >"$home/bin/xdg-open"
+    chmod +x "$home/bin/xdg-open"
     printf '[General]\nname=kde-%s\n' "$host" >"$home/config/kdeconnect/config"
     cat >"$home/bus.conf" <<EOF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -72,9 +82,11 @@ EOF
 }
 kde_env() {
     local home=$work/$1-kde
-    kenv=(env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$home" XDG_CONFIG_HOME="$home/config"
+    # Qt's offscreen platform opens no URL; vnc (its server only inside the namespace) hands them to
+    # xdg-open.
+    kenv=(env -i PATH="$home/bin:/usr/sbin:/usr/bin:/sbin:/bin" HOME="$home" XDG_CONFIG_HOME="$home/config"
         XDG_DATA_HOME="$home/data" XDG_CACHE_HOME="$home/cache" XDG_RUNTIME_DIR="$home/runtime"
-        DBUS_SESSION_BUS_ADDRESS="unix:path=$home/bus" QT_QPA_PLATFORM=offscreen QT_EXCLUDE_GENERIC_BEARER=1
+        DBUS_SESSION_BUS_ADDRESS="unix:path=$home/bus" QT_QPA_PLATFORM=vnc:size=64x64 QT_EXCLUDE_GENERIC_BEARER=1
         QT_LOGGING_RULES="kdeconnect.*.debug=true" LANG=C.UTF-8)
 }
 kde() { local host=$1; shift; kde_env "$host"; ip netns exec "$tag-$host" "${kenv[@]}" "$@"; }
@@ -133,32 +145,97 @@ listed=$(wait_listed l) || fail "host-a and kde-l did not list each other: $(ctl
 grep -q "KDE Connect device kde-l" "$work/a.log" || fail "hexd did not log kde-l"
 pass "hexd dialed kdeconnectd (started later) on its broadcast; each lists the other ${listed} ms after l was up"
 
-# A pairing request from k: hexd declines it, and k does not trust hexd.
+# Waits at most 10 s for the shell condition $1 to hold.
+wait_until() {
+    for _ in $(seq 100); do
+        eval "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# The code kdeconnectd in HOST shows for hexd: the first 8 digits of its verification key, which
+# its D-Bus method returns as bytes ([byte 0x61, …]).
+kde_code() {
+    kde "$1" timeout 10 gdbus call --session --dest org.kde.kdeconnect \
+        --object-path "/modules/kdeconnect/devices/$hexd_id" --method org.kde.kdeconnect.device.verificationKey 2>&1 \
+        | python3 -c 'import re, sys; text = sys.stdin.read(); digits = re.findall(r"0x([0-9a-f]{2})", text)
+print(("".join(chr(int(d, 16)) for d in digits) if digits else text.split("\x27")[1])[:8].upper())'
+}
+peer_json() { ctl a peers --json | objects "o.get('name') == '$1'" 'json.dumps(o, separators=(",", ":"))'; }
+
+# k asks to pair: hexd shows the request with the code k shows, and declines it.
 kde k timeout 10 kdeconnect-cli --pair -d "$hexd_id" >/dev/null 2>&1 || true
-declined=""
-for _ in $(seq 50); do
-    grep -q "declined a pairing request from KDE Connect device kde-k" "$work/a.log" && declined=yes && break
-    sleep 0.1
-done
-[ -n "$declined" ] || fail "hexd did not decline kde-k's pairing request"
-# Declined, not left pending: 22.12 says so when the answer reaches it (a request left unanswered
-# stays for 30 s).
-cancelled=""
-for _ in $(seq 50); do
-    grep -q 'Device pairing error "Canceled by other peer"' "$work/k-kdeconnectd.log" && cancelled=yes && break
-    sleep 0.1
-done
-[ -n "$cancelled" ] || fail "kde-k did not get hexd's refusal"
+asked=$(ctl a watch --since 0 --until pairRequested --timeout 10 --json) || fail "no pairRequested event: $asked"
+code=$(echo "$asked" | tail -1 | json 'data["message"]')
+k_code=$(kde_code k)
+row=$(peer_json kde-k)
+[ "$code" = "$k_code" ] && [[ "$row" == *'"awaitingUs":true'* && "$row" == *"\"code\":\"$code\""* ]] \
+    || fail "hexd's code '$code' (peers: $row) is not kde-k's '$k_code'"
+ctl a pair --decline kde-k >/dev/null || fail "hexctl pair --decline kde-k failed"
+wait_until 'grep -q "Device pairing error \"Canceled by other peer\"" "$work/k-kdeconnectd.log"' \
+    || fail "kde-k did not get hexd's refusal"
 trusted=$(kde_device k "$hexd_id" isTrusted)
 [[ "$trusted" == *"false"* ]] || fail "kde-k trusts hexd after a declined request: $trusted"
-pass "kde-k's pairing request was declined by hexd (pairing comes later): kde-k got the refusal, trusts nothing"
+pass "kde-k asked to pair: hexd showed the code kde-k shows ($code); declined, kde-k got the refusal"
+
+# Asked again, accepted: both sides are paired.
+sleep 1.2
+kde k timeout 10 kdeconnect-cli --pair -d "$hexd_id" >/dev/null 2>&1 || true
+wait_until '[[ "$(peer_json kde-k)" == *"awaitingUs\":true"* ]]' || fail "kde-k's second request is not shown"
+accepted=$(ctl a pair --accept kde-k --json) || fail "hexctl pair --accept kde-k failed: $accepted"
+wait_until '[[ "$(kde_device k "$hexd_id" isTrusted)" == *true* ]]' || fail "kde-k does not trust hexd"
+[[ "$accepted" == *'"trust":"paired"'* && "$(peer_json kde-k)" == *'"trust":"paired"'* ]] \
+    || fail "hexd does not say kde-k is paired: $accepted / $(peer_json kde-k)"
+pass "kde-k asked again and hexctl pair --accept paired them: both sides trust the other"
+
+# k shares a URL and a text: each lands in hexd's inbox as a hex from k.
+newest_hex() { ctl a inbox show --full --json "$(ctl a inbox --json --limit 1 | json 'data["id"]')"; }
+kde k timeout 10 kdeconnect-cli --share https://example.com/shared -d "$hexd_id" >/dev/null 2>&1 || true
+wait_until '[[ "$(newest_hex)" == *example.com/shared* ]]' \
+    || fail "kde-k's URL is not in the inbox: $(ctl a inbox --json) $(grep -i kdeconnect "$work/a.log" | tail -5)"
+shown=$(newest_hex)
+[ "$(echo "$shown" | json 'data["senderUUID"]')" = "kdeconnect:$k_id" ] \
+    && [ "$(echo "$shown" | json 'data["links"][0]["url"]')" = "https://example.com/shared" ] \
+    || fail "the URL's hex: $shown"
+kde k timeout 10 kdeconnect-cli --share-text 'read https://example.org/note later' -d "$hexd_id" >/dev/null 2>&1 || true
+wait_until '[[ "$(ctl a inbox --json --limit 1)" == *"read https"* ]]' || fail "kde-k's text is not in the inbox"
+shown=$(newest_hex)
+[ "$(echo "$shown" | json 'data["hexDescription"]')" = "read https://example.org/note later" ] \
+    && [ "$(echo "$shown" | json 'data["links"][0]["url"]')" = "https://example.org/note" ] \
+    || fail "the text's hex: $shown"
+pass "kde-k's shared URL and text landed in hexd's inbox as hexes from kdeconnect:${k_id:0:8}…"
+
+# A hex to k: opened there.
+sent=$(ctl a send --to kde-k https://example.net/from-hexd 2>&1) || fail "hexctl send --to kde-k: $sent"
+wait_until '[ -s "$work/k-opened" ]' || fail "kde-k opened nothing: $sent"
+[ "$(cat "$work/k-opened")" = "https://example.net/from-hexd" ] || fail "kde-k opened $(cat "$work/k-opened")"
+pass "hexctl send --to kde-k: kde-k opened the link ($sent)"
+
+# hexd asks l: the code is l's, and l accepts.
+asked=$(ctl a pair kde-l --json) || fail "hexctl pair kde-l failed: $asked"
+code=$(echo "$asked" | json 'data["code"]')
+wait_until '[[ "$(kde_device l "$hexd_id" hasPairingRequests)" == *true* ]]' || fail "kde-l got no request"
+[ "$code" = "$(kde_code l)" ] || fail "hexd's code $code is not kde-l's $(kde_code l)"
+kde l timeout 10 gdbus call --session --dest org.kde.kdeconnect --object-path "/modules/kdeconnect/devices/$hexd_id" \
+    --method org.kde.kdeconnect.device.acceptPairing >/dev/null || fail "kde-l could not accept"
+wait_until '[[ "$(peer_json kde-l)" == *"\"trust\":\"paired\""* ]]' || fail "hexd is not paired with kde-l"
+[[ "$(kde_device l "$hexd_id" isTrusted)" == *true* ]] || fail "kde-l does not trust hexd"
+pass "hexctl pair kde-l showed kde-l's code ($code); kde-l accepted, both sides are paired"
+
+# l unpairs: hexd forgets it. hexd unpairs k: k forgets hexd.
+kde l timeout 10 kdeconnect-cli --unpair -d "$hexd_id" >/dev/null 2>&1 || true
+wait_until '[[ "$(peer_json kde-l)" != *"\"trust\":\"paired\""* ]]' || fail "hexd still holds kde-l paired"
+ctl a unpair kde-k >/dev/null || fail "hexctl unpair kde-k failed"
+wait_until '[[ "$(kde_device k "$hexd_id" isTrusted)" == *false* ]]' || fail "kde-k still trusts hexd"
+[[ "$(peer_json kde-k)" != *"\"trust\":\"paired\""* ]] || fail "hexd still holds kde-k paired"
+pass "kde-l unpaired and hexd forgot it; hexctl unpair kde-k and kde-k forgot hexd"
 
 # Seconds later both links stand: no device lost on either side, and no link crossed.
 sleep 3
 kde_sees k "$hexd_id" && kde_sees l "$hexd_id" || fail "a kdeconnectd lost hexd's device object"
 peers=$(ctl a peers)
 [[ "$peers" == *kde-k* && "$peers" == *kde-l* ]] || fail "hexd lost a device: $peers"
-arrivals=$(grep -c "KDE Connect device kde-k (" "$work/a.log" || true)
+arrivals=$(grep -c "KDE Connect device kde-k (.*), desktop" "$work/a.log" || true)
 [ "$arrivals" -eq 1 ] && ! grep -q "KDE Connect device kde-. is gone" "$work/a.log" \
     || fail "hexd lost or found kde-k again ($arrivals arrivals): $(grep 'KDE Connect device' "$work/a.log")"
 [ -n "$k_id" ] && [ -n "$l_id" ] || fail "no device IDs"

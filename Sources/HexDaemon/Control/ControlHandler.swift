@@ -273,6 +273,10 @@ struct ControlHandler: Sendable {
                         peerUUID: offer.key, peer: offer.name, key: answered.certificate, trust: .paired,
                         offer: offer.what))
             }
+            if let kdeConnect, let device = await kdeConnect.device(matching: peer) {
+                return ControlResponse(
+                    trust: try await Self.kdeConnectPairing { try await kdeConnect.pair(device, accepting: accept) })
+            }
             let pairing = try pairingService()
             let timeout = timeout ?? SendOptions.defaultTimeout
             let outcome =
@@ -285,9 +289,19 @@ struct ControlHandler: Sendable {
                 return ControlResponse(
                     trust: TrustReport(peerUUID: offer.key, peer: offer.name, key: nil, trust: nil, offer: offer.what))
             }
+            if let kdeConnect, let device = await kdeConnect.device(matching: peer) {
+                return ControlResponse(trust: try await Self.kdeConnectPairing { try await kdeConnect.decline(device) })
+            }
             return ControlResponse(trust: TrustReport(try await pairingService().decline(peer)))
         case .unpair(let peer):
             let uuid = try await peerUUID(peer, orRemembered: true)
+            if uuid.isKDEConnectID {
+                // KDE Connect's unpairing forgets the certificate, on both sides.
+                guard let kdeConnect else {
+                    throw ControlError(.rejected, "KDE Connect is off here (--kdeconnect off)")
+                }
+                return ControlResponse(trust: try await kdeConnect.unpair(peerID: uuid, label: peer))
+            }
             let pin = try await service.unpair(peer: uuid, label: peer)
             return ControlResponse(
                 trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: pin.fingerprint, trust: pin.trust))
@@ -308,6 +322,15 @@ struct ControlHandler: Sendable {
         }
     }
 
+    /// A step of pairing with a KDE Connect device, its refusals in the person's words.
+    private static func kdeConnectPairing(_ step: () async throws -> TrustReport) async throws -> TrustReport {
+        do {
+            return try await step()
+        } catch let refusal as KDEConnectCarrier.Refusal {
+            throw ControlError(.rejected, refusal.description)
+        }
+    }
+
     /// The pairing service; a legacy peer has none.
     private func pairingService() throws(ControlError) -> PairingService {
         guard let pairing else {
@@ -321,18 +344,21 @@ struct ControlHandler: Sendable {
         (try? await directory.peer(matching: uuid).name) ?? ""
     }
 
-    /// The peer ID a user means: a UUID or a LocalSend device's ID, or the name or unique ID
-    /// prefix of a peer in the table or of a LocalSend device listed.
+    /// The peer ID a user means: a UUID, a LocalSend or KDE Connect device's ID, or the name or
+    /// unique ID prefix of a peer in the table or of a LocalSend or KDE Connect device listed.
     /// - Parameter orRemembered: also a peer remembered from an earlier sighting, for the trust
     ///   commands: a reinstalled peer's beacons contradict its pin, so it is not in the table.
     private func peerUUID(_ text: String, orRemembered: Bool = false) async throws -> String {
         if let id = text.canonicalPeerID { return id }
         if let id = try await sender.listed(text)?.peerUUID { return id }
-        if orRemembered, let remembered = try await service.knownPeer(matching: text) { return remembered.uuid }
+        if orRemembered, let remembered = try await service.knownPeer(matching: text) {
+            // The store keeps IDs in upper case; a device of another kind has its own spelling.
+            return remembered.uuid.canonicalPeerID ?? remembered.uuid
+        }
         throw ControlError(
             .usage,
-            "'\(text.clipped(toUTF8: 80))' is neither a peer's ID nor the name or ID prefix of a peer or a LocalSend "
-                + "device listed now (see hexctl peers)"
+            "'\(text.clipped(toUTF8: 80))' is neither a peer's ID nor the name or ID prefix of a peer, a LocalSend "
+                + "or a KDE Connect device listed now (see hexctl peers)"
         )
     }
 
@@ -441,11 +467,13 @@ struct ControlHandler: Sendable {
             let identity = device.identity
             infos.append(
                 PeerInfo(
-                    uuid: PeerKind.kdeConnectPrefix + identity.deviceID, name: identity.name,
+                    uuid: device.peerID, name: identity.name,
                     versionID: String(device.version), endpoint: device.address.description,
                     addresses: [device.address.description], legacy: false,
                     lastSeen: (now - device.linkedAt).inSeconds, fingerprint: device.certificate.description,
-                    trust: nil, kind: .kdeconnect, deviceType: identity.deviceType.rawValue))
+                    trust: await kdeConnect?.isPaired(peerID: device.peerID) == true ? .paired : nil,
+                    pairing: await kdeConnect?.pendingPairing(of: device), kind: .kdeconnect,
+                    deviceType: identity.deviceType.rawValue))
         }
         return infos
     }

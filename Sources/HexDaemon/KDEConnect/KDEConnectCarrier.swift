@@ -8,10 +8,10 @@ import HexTLS
 /// hexd as a KDE Connect device (protocol 7 and 8): its identity broadcast where beacons go, a
 /// TCP listener in 1716–1764, one TLS link with each device heard or that dials hexd, and the
 /// devices linked listed beside hexd's peers. `KDEConnectLinks` decides when to dial and
-/// broadcast, `KDEConnectPairing` answers pairing; this actor moves the datagrams and the links.
-///
-/// For now (issue 38 under way) a pairing request is declined with the reason in the log, and
-/// every other packet of a device not paired is answered `pair: false`, as the apps do.
+/// broadcast, `KDEConnectPairing` when pairing moves; this actor moves the datagrams, the links
+/// and the packets. Pairing is the person's (`+Pairing`); a paired device's shares become hexes
+/// (`+Receiving`), and hexes go to it as shares (`+Sending`). A device not paired that sends
+/// anything else than pairing is answered `pair: false`, as the apps do.
 actor KDEConnectCarrier: DaemonService {
     /// A device with a link up.
     struct Device: Sendable {
@@ -20,7 +20,20 @@ actor KDEConnectCarrier: DaemonService {
         /// The version spoken: 7 or 8.
         let version: Int
         let certificate: Fingerprint
+        /// Its public key (SubjectPublicKeyInfo), for the verification code.
+        let publicKey: [UInt8]
         let linkedAt: ContinuousClock.Instant
+        /// The packets others queue for the device on this link.
+        let outgoing: KDEConnectOutgoing
+
+        /// The ID the device goes by in hexd (`kdeconnect:` and its device ID).
+        var peerID: String { PeerKind.kdeConnectPrefix + identity.deviceID.lowercased() }
+
+        /// What its TLS handshake proved: its certificate, which speaks for `peerID`.
+        var proof: SenderProof { .key(fingerprint: certificate.description, deviceID: peerID) }
+
+        /// The device as the log and the person read it: its name, and where it is.
+        var label: String { "\(identity.name) (\(address))" }
     }
 
     /// Links served at once, and from one address (a link is one connection, kept open).
@@ -31,21 +44,25 @@ actor KDEConnectCarrier: DaemonService {
     private let listener: StreamListener
     private let tls: ForeignTLSContext
     /// hexd's identity as it writes it on a link (no TCP port).
-    private let own: KDEConnectIdentity
+    let own: KDEConnectIdentity
+    /// hexd's public key (SubjectPublicKeyInfo), for the verification code.
+    let ownKey: [UInt8]
     private let settings: KDEConnectSettings
     private let discovery: DiscoverySettings
     private let gate: HandshakeGate
     private let trimmer: MemoryTrimmer
-    /// Told of each device found and lost (`peerFound`, `peerLost`), for `watch` and the page.
-    private let events: EventLog
-    private let logger: Logger
+    /// Where shares become hexes (under the rules every peer's are kept by), pairings are kept,
+    /// and devices are told of (`peerFound`, `peerLost`, `pairRequested`, `paired`).
+    let intake: Intake
+    let logger: Logger
     private var links: KDEConnectLinks<IPAddress>
     /// The links up, by device ID, each by its number: the newest is the device's. A device that
     /// dials again replaces its link (it closes the old one itself); when the newest ends, the
     /// next newest still open takes over, and the device is gone once none is left.
     private var openLinks: [String: [Int: Device]] = [:]
-    /// The pairing of each device with a link up (none is paired yet: dropped with its last link).
-    private var pairings: [String: KDEConnectPairing] = [:]
+    /// The pairing of each device with a link up, by device ID (dropped with its last link: a
+    /// paired one is read again from the store when it is back).
+    var pairings: [String: KDEConnectPairing] = [:]
     private var nextLink = 0
     private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
     /// Identities read from one address: 10 a second (20 at once), before they are parsed.
@@ -53,14 +70,15 @@ actor KDEConnectCarrier: DaemonService {
 
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
-        settings: KDEConnectSettings, discovery: DiscoverySettings, gate: HandshakeGate, trimmer: MemoryTrimmer,
-        events: EventLog, logger: Logger
+        ownKey: [UInt8], settings: KDEConnectSettings, discovery: DiscoverySettings, gate: HandshakeGate,
+        trimmer: MemoryTrimmer, intake: Intake, logger: Logger
     ) {
-        self.events = events
+        self.intake = intake
         self.socket = socket
         self.listener = listener
         self.tls = tls
         self.own = own
+        self.ownKey = ownKey
         self.settings = settings
         self.discovery = discovery
         self.gate = gate
@@ -77,13 +95,15 @@ actor KDEConnectCarrier: DaemonService {
     ///   port can.
     static func start(
         _ settings: KDEConnectSettings, discovery: DiscoverySettings, name: String, keyPath: String,
-        certificatePath: String, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog, logger: Logger
+        certificatePath: String, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake, logger: Logger
     ) throws -> KDEConnectCarrier {
         let newID = String(UUID().uuidString.filter { $0 != "-" }).lowercased()
         let (persona, created) = try PersonaIdentity.loadOrCreate(
             keyPath: keyPath, certificatePath: certificatePath, kind: .p256, commonName: newID,
             organization: "KDE", organizationalUnit: "KDE Connect", label: "KDE Connect")
-        guard let deviceID = persona.commonName, KDEConnectIdentity.isValidDeviceID(deviceID) else {
+        guard let deviceID = persona.commonName, KDEConnectIdentity.isValidDeviceID(deviceID),
+            let ownKey = persona.publicKeyDER
+        else {
             throw TLSError("read the KDE Connect identity", reason: "\(certificatePath) names no KDE Connect device ID")
         }
         if created { logger.info("made a KDE Connect identity: device ID \(deviceID)") }
@@ -117,9 +137,8 @@ actor KDEConnectCarrier: DaemonService {
             incomingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"],
             outgoingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"])
         return KDEConnectCarrier(
-            socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), own: own,
-            settings: settings, discovery: discovery, gate: gate, trimmer: trimmer, events: events,
-            logger: logger)
+            socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), own: own, ownKey: ownKey,
+            settings: settings, discovery: discovery, gate: gate, trimmer: trimmer, intake: intake, logger: logger)
     }
 
     /// The devices with a link up (as their newest link describes them), the latest linked first.
@@ -127,9 +146,15 @@ actor KDEConnectCarrier: DaemonService {
         openLinks.values.compactMap { $0.max { $0.key < $1.key }?.value }.sorted { $0.linkedAt > $1.linkedAt }
     }
 
+    /// The device `deviceID` as its newest link describes it, the one its packets go on; nil
+    /// when it has no link up.
+    func linked(_ deviceID: String) -> Device? {
+        openLinks[deviceID]?.max { $0.key < $1.key }?.value
+    }
+
     /// Asks the LAN who is there now (`hexctl peers --refresh`).
     func refresh() {
-        perform(links.refresh(at: .now))
+        act(on: links.refresh(at: .now))
     }
 
     nonisolated func run() async {
@@ -143,14 +168,14 @@ actor KDEConnectCarrier: DaemonService {
 
     /// Receives identities until cancelled, acting on the links' deadlines between them.
     private func hear() async {
-        perform(links.started(at: .now))
+        act(on: links.started(at: .now))
         while !Task.isCancelled {
             do {
                 let longest = KDEConnectPacket.maximumIdentitySize + 1
                 if let datagram = try await socket.receive(maximumLength: longest, before: links.deadline) {
                     take(datagram)
                 }
-                if let deadline = links.deadline, deadline <= .now { perform(links.tick(at: .now)) }
+                if let deadline = links.deadline, deadline <= .now { act(on: links.tick(at: .now)) }
             } catch is CancellationError {
                 return
             } catch {
@@ -172,10 +197,10 @@ actor KDEConnectCarrier: DaemonService {
             logger.limited("kdeconnect datagram", .debug, "a KDE Connect datagram from \(datagram.sender): \(error)")
             return
         }
-        perform(links.heard(identity, from: datagram.sender, at: .now))
+        act(on: links.heard(identity, from: datagram.sender, at: .now))
     }
 
-    private func perform(_ actions: [KDEConnectLinks<IPAddress>.Action]) {
+    private func act(on actions: [KDEConnectLinks<IPAddress>.Action]) {
         for action in actions {
             switch action {
             case .broadcast: broadcast()
@@ -227,7 +252,7 @@ actor KDEConnectCarrier: DaemonService {
     /// A dial ended without a link: the next one waiting may start.
     private func dialFailed(_ deviceID: String) {
         links.dialFailed(deviceID, at: .now)
-        perform(links.tick(at: .now))
+        act(on: links.tick(at: .now))
     }
 
     /// Accepts links until cancelled: each connection within the tables' bounds and the
@@ -264,23 +289,66 @@ actor KDEConnectCarrier: DaemonService {
     }
 
     /// A link whose handshake proved its device: listed (in place of the device's older link,
-    /// which the device closes itself), then read until it ends.
+    /// which the device closes itself), then served until it ends. A device paired here must show
+    /// the certificate paired, and speak no lower version than it did.
     private nonisolated func keep(_ link: KDEConnectHandshake.Link, from address: IPAddress) async {
         let device = Device(
             identity: link.identity, address: address, version: link.version, certificate: link.certificate,
-            linkedAt: .now)
-        guard let number = await linkUp(device) else {
-            logger.limited("kdeconnect cap", .info, "closed a link with \(link.identity.name): too many unpaired links")
+            publicKey: link.publicKey, linkedAt: .now, outgoing: KDEConnectOutgoing())
+        let paired: Bool
+        do {
+            paired = try await isPaired(device)
+        } catch {
+            logger.limited(
+                "kdeconnect trust", .warning, "refused a link from KDE Connect device \(device.label): \(error)")
             return
         }
-        await read(link)
+        guard let number = await linkUp(device, paired: paired) else { return }
+        await serve(link, of: device)
         await linkEnded(device.identity, number: number)
+    }
+
+    /// Why a device is not linked (or a pairing cannot be kept).
+    struct Refusal: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Whether the device is paired here: its pin in the store is `paired` with this certificate.
+    /// - Throws: `Refusal` when it is paired with another certificate (an impostor, or a device
+    ///   reinstalled: `hexctl unpair` forgets the old one), or now speaks a lower version than when
+    ///   last linked (a downgrade); a store error.
+    private nonisolated func isPaired(_ device: Device) async throws -> Bool {
+        guard let pin = try await intake.service.pin(forPeer: device.peerID), pin.trust == .paired else {
+            return false
+        }
+        guard pin.fingerprint == device.certificate.description else {
+            throw Refusal(
+                description: "it is paired with another certificate (\(pin.fingerprint.prefix(16))…); if it was "
+                    + "reinstalled, forget it with hexctl unpair \(device.peerID) and pair again")
+        }
+        let known = try await intake.service.knownPeer(matching: device.peerID)
+        if let known, let spoken = Self.version(known.versionID), device.version < spoken {
+            throw Refusal(
+                description: "it spoke protocol \(spoken) when last linked and now speaks \(device.version): "
+                    + "a downgrade is refused")
+        }
+        return true
+    }
+
+    /// What the peers listing and the sightings call a version: `KDE Connect 8`.
+    static func versionID(_ version: Int) -> String { "KDE Connect \(version)" }
+
+    /// The protocol version a sighting recorded (`versionID`); nil for another text.
+    static func version(_ versionID: String) -> Int? {
+        let prefix = "KDE Connect "
+        guard versionID.hasPrefix(prefix) else { return nil }
+        return Int(versionID.dropFirst(prefix.count))
     }
 
     /// Lists a device whose link is up; nil when the link is not taken: past the cap of unpaired
     /// links, or claiming a device whose link up showed another certificate (anyone can put any
     /// device ID in a certificate of their own).
-    private func linkUp(_ device: Device) async -> Int? {
+    private func linkUp(_ device: Device, paired: Bool) async -> Int? {
         let id = device.identity.deviceID
         let open = openLinks[id] ?? [:]
         if let current = open.max(by: { $0.key < $1.key })?.value, current.certificate != device.certificate {
@@ -292,22 +360,36 @@ actor KDEConnectCarrier: DaemonService {
                     + "certificate is not the one of that device's link up")
             return nil
         }
-        let taken = links.linkUp(id, paired: pairings[id]?.isPaired ?? false, at: .now)
+        let taken = links.linkUp(id, paired: paired || pairings[id]?.isPaired == true, at: .now)
         // A dial may have ended: the next one waiting may start.
-        perform(links.tick(at: .now))
-        guard taken else { return nil }
+        act(on: links.tick(at: .now))
+        guard taken else {
+            logger.limited(
+                "kdeconnect cap", .info, "closed a link with \(device.identity.name): too many unpaired links")
+            return nil
+        }
         nextLink += 1
         openLinks[id, default: [:]][nextLink] = device
-        pairings[id, default: KDEConnectPairing(paired: false, version: device.version)].version = device.version
+        if pairings[id] == nil { pairings[id] = KDEConnectPairing(paired: paired, version: device.version) }
+        pairings[id]?.version = device.version
         if open.isEmpty {
             logger.info(
-                "KDE Connect device \(device.identity.name) (\(device.identity.deviceType.rawValue)) at "
-                    + "\(device.address), protocol \(device.version)")
-            await events.publish(
-                .peerFound, peerUUID: PeerKind.kdeConnectPrefix + id, peer: device.identity.name,
-                versionID: "KDE Connect \(device.version)")
+                "KDE Connect device \(device.label), \(device.identity.deviceType.rawValue), protocol \(device.version)"
+                    + (paired ? ", paired" : ""))
+            await intake.events.publish(
+                .peerFound, peerUUID: device.peerID, peer: device.identity.name,
+                versionID: Self.versionID(device.version))
         }
+        if pairings[id]?.isPaired == true { await cameBack(device) }
         return nextLink
+    }
+
+    /// A paired device is linked: remembered (its name for `--to`, its version for the downgrade
+    /// guard), and its queued sends made due.
+    func cameBack(_ device: Device) async {
+        await intake.directory.arrivedElsewhere(
+            id: device.peerID, name: device.identity.name, versionID: Self.versionID(device.version),
+            address: device.address.description)
     }
 
     /// A link ended: its device is gone once no link of it is left.
@@ -317,50 +399,123 @@ actor KDEConnectCarrier: DaemonService {
         guard openLinks[id]?.isEmpty ?? false else { return }
         openLinks[id] = nil
         links.linkDown(id)
-        if pairings[id]?.isPaired == false { pairings[id] = nil }
+        pairingsLinkLost(id)
         logger.info("KDE Connect device \(identity.name) is gone")
-        await events.publish(.peerLost, peerUUID: PeerKind.kdeConnectPrefix + id, peer: identity.name)
+        await intake.events.publish(
+            .peerLost, peerUUID: PeerKind.kdeConnectPrefix + id.lowercased(), peer: identity.name)
     }
 
     static let pace = LinePace(idle: .seconds(7 * 86_400), grace: .seconds(10), minimumBytesPerSecond: 64 * 1_024)
 
-    /// Reads the link's packets until it ends, answering pairing.
-    private nonisolated func read(_ link: KDEConnectHandshake.Link) async {
+    /// How long writing one batch of packets may take.
+    static let writeTimeout: Duration = .seconds(10)
+
+    /// Serves the link until it ends: reads the device's packets and answers them, and writes what
+    /// others queue for the device between them (the link's task alone uses its connection).
+    private nonisolated func serve(_ link: KDEConnectHandshake.Link, of device: Device) async {
+        let outgoing = device.outgoing
+        defer { outgoing.close() }
         while !Task.isCancelled {
-            // Idle for long (a device that vanished is seen by TCP keepalive), but a line begun must
-            // keep coming.
-            guard case .line(let line)? = try? await link.lines.readLine(pace: Self.pace) else { return }
-            guard let packet = try? KDEConnectPacket.decode(line) else {
-                logger.limited("kdeconnect packet", .info, "an unreadable packet from \(link.identity.name)")
-                continue
+            for batch in outgoing.take() {
+                let written = await Self.write(batch.lines, on: link)
+                batch.done(written)
+                guard written else { return }
             }
-            for reply in await answer(packet, from: link.identity) {
-                let bytes = reply.encoded(id: Self.milliseconds()).dropLast()
-                guard (try? await link.lines.writeLine(bytes, timeout: .seconds(10))) != nil else { return }
+            switch await Self.next(from: link, or: outgoing.bell) {
+            case .rung:
+                continue
+            case .ended:
+                return
+            case .line(let line):
+                guard let packet = try? KDEConnectPacket.decode(line) else {
+                    logger.limited("kdeconnect packet", .info, "an unreadable packet from \(device.label)")
+                    continue
+                }
+                let replies = await answer(packet, from: device)
+                guard await Self.write(replies.map { Array($0.encoded(id: Self.milliseconds()).dropLast()) }, on: link)
+                else { return }
             }
         }
     }
 
-    /// What hexd answers a packet with: pairing, for now declined.
-    private func answer(_ packet: KDEConnectPacket, from identity: KDEConnectIdentity) -> [KDEConnectPair] {
-        let id = identity.deviceID
+    /// Writes packets (each without its line ending) on the link; false when it failed.
+    private static func write(_ lines: [[UInt8]], on link: KDEConnectHandshake.Link) async -> Bool {
+        guard !lines.isEmpty else { return true }
+        return (try? await link.lines.writeLines(lines, timeout: writeTimeout)) != nil
+    }
+
+    /// What happened first on a link.
+    private enum Next: Sendable {
+        case line([UInt8])
+        /// Packets were queued (or the link closed): the read waiting was stopped.
+        case rung
+        /// The link ended (closed, failed, too long a line, or past its pace).
+        case ended
+    }
+
+    /// The link's task alone uses the connection: while the child reads, the parent only waits.
+    private struct Reading: @unchecked Sendable {
+        let link: KDEConnectHandshake.Link
+    }
+
+    /// The next line from the device, or a ring of `bell`, whichever comes first. A read stopped
+    /// by a ring loses nothing: it stops only while it waits for the socket, and the bytes of a
+    /// line begun stay in the link's framer. A line that came as the ring did is still returned.
+    private static func next(from link: KDEConnectHandshake.Link, or bell: Doorbell) async -> Next {
+        let reading = Reading(link: link)
+        return await withTaskGroup(of: Next?.self) { group in
+            group.addTask {
+                // Idle for long (a device that vanished is seen by TCP keepalive), but a line begun
+                // must keep coming.
+                do {
+                    guard case .line(let line)? = try await reading.link.lines.readLine(pace: pace) else {
+                        return .ended
+                    }
+                    return .line(line)
+                } catch is CancellationError {
+                    return nil
+                } catch {
+                    return .ended
+                }
+            }
+            group.addTask {
+                await bell.wait()
+                return Task.isCancelled ? nil : .rung
+            }
+            var outcome: Next?
+            while let next = await group.next() {
+                group.cancelAll()
+                switch (outcome, next) {
+                case (_, nil): break
+                case (nil, let next?), (.rung?, let next?): outcome = next
+                default: break
+                }
+            }
+            return outcome ?? .rung
+        }
+    }
+
+    /// What hexd answers a packet with: pairing moves as the person and the protocol say; a paired
+    /// device's share is kept; anything else from a device not paired is refused.
+    private func answer(_ packet: KDEConnectPacket, from device: Device) async -> [KDEConnectPair] {
+        let id = device.identity.deviceID
         // A packet comes on a link, whose device has its pairing (dropped with its last link).
         guard var pairing = pairings[id] else { return [] }
-        defer { pairings[id] = pairing }
-        var actions: [KDEConnectPairing.Action]
         if let pair = KDEConnectPair(packet) {
-            actions = pairing.received(pair, at: .now, wallClock: Self.seconds())
-            if actions.contains(where: { if case .askPerson = $0 { true } else { false } }) {
-                logger.limited(
-                    "kdeconnect pairing", .info,
-                    "declined a pairing request from KDE Connect device \(identity.name): hexd does not pair with "
-                        + "KDE Connect devices yet")
-                actions += (try? pairing.decline(at: .now)) ?? []
-            }
-        } else {
-            actions = pairing.otherPacket(at: .now).actions
+            let actions = pairing.received(pair, at: .now, wallClock: Self.seconds())
+            pairings[id] = pairing
+            return await perform(actions, for: device)
         }
-        return actions.compactMap { if case .send(let pair) = $0 { pair } else { nil } }
+        let (taken, actions) = pairing.otherPacket(at: .now)
+        pairings[id] = pairing
+        guard taken else {
+            logger.limited(
+                "kdeconnect unpaired", .info,
+                "refused a \(packet.type.clipped(toUTF8: 64)) packet from \(device.label): it is not paired")
+            return await perform(actions, for: device)
+        }
+        await receive(packet, from: device)
+        return []
     }
 
     /// Why the carrier cannot start.
@@ -370,11 +525,11 @@ actor KDEConnectCarrier: DaemonService {
 
     // MARK: Clocks
 
-    private nonisolated static func milliseconds() -> Int64 {
+    nonisolated static func milliseconds() -> Int64 {
         Int64(exactly: (Date().timeIntervalSince1970 * 1_000).rounded(.down)) ?? 0
     }
 
-    private nonisolated static func seconds() -> Int64 {
+    nonisolated static func seconds() -> Int64 {
         Int64(exactly: Date().timeIntervalSince1970.rounded(.down)) ?? 0
     }
 }

@@ -21,6 +21,8 @@ struct SendService: Sendable {
     let gate: HandshakeGate
     /// hexd as a LocalSend device, which sends to LocalSend devices; nil when it is not one.
     let localSend: LocalSendCarrier?
+    /// hexd as a KDE Connect device, which sends to paired KDE Connect devices; nil when it is not one.
+    let kdeConnect: KDEConnectCarrier?
 
     /// Where a send goes: a peer by its UUID, sent to wherever it announces itself, or an address
     /// the user typed, which the send stays at.
@@ -60,11 +62,14 @@ struct SendService: Sendable {
         }
         if let listed = try await listed(text) { return listed }
         if let seen = try await service.knownPeer(matching: text) {
-            return Target(peerUUID: seen.uuid, address: nil, label: seen.name)
+            // The store keeps IDs in upper case; a device's of another kind has its own spelling.
+            return Target(peerUUID: seen.uuid.canonicalPeerID ?? seen.uuid, address: nil, label: seen.name)
         }
         // A LocalSend device's full ID: its fingerprint, which it proves whenever it is back (or,
-        // its encryption off, claims).
-        if let id = text.canonicalPeerID, id.isLocalSendDeviceID, localSend != nil {
+        // its encryption off, claims). A KDE Connect device's: its certificate proves it once paired.
+        if let id = text.canonicalPeerID,
+            id.isLocalSendDeviceID && localSend != nil || id.isKDEConnectID && kdeConnect != nil
+        {
             return Target(peerUUID: id, address: nil, label: id)
         }
         guard let uuid = text.canonicalUUID, try await service.pin(forPeer: uuid) != nil else {
@@ -73,29 +78,28 @@ struct SendService: Sendable {
         return Target(peerUUID: uuid, address: nil, label: uuid)
     }
 
-    /// The peer in the table, or the LocalSend device listed, that `text` names (its name, its ID
-    /// or a unique prefix of it); nil when none does.
-    /// - Throws: `LookupError` when `text` is ambiguous: it matches several peers, or a hexd peer
-    ///   and a LocalSend device both go by that name.
+    /// The peer in the table, the LocalSend device or the KDE Connect device listed, that `text`
+    /// names (its name, its ID or a unique prefix of it); nil when none does.
+    /// - Throws: `LookupError` when `text` is ambiguous: it matches several peers, or devices of
+    ///   two kinds go by that name.
     func listed(_ text: String) async throws(LookupError) -> Target? {
-        let device = await localSend?.device(matching: text)
-        let peer: PeerTable.Peer?
+        var found: [Target] = []
         do {
-            peer = try await directory.peer(matching: text)
+            let peer = try await directory.peer(matching: text)
+            found.append(Target(peerUUID: peer.uuid, address: nil, label: peer.name, found: peer))
         } catch {
             guard case .noPeer = error else { throw error }
-            peer = nil
         }
-        switch (peer, device) {
-        case (let peer?, let device?):
-            throw .twoKinds(text, peer: peer.uuid, device: device.peerID)
-        case (let peer?, nil):
-            return Target(peerUUID: peer.uuid, address: nil, label: peer.name, found: peer)
-        case (nil, let device?):
-            return Target(peerUUID: device.peerID, address: nil, label: device.description.alias)
-        case (nil, nil):
-            return nil
+        if let device = await localSend?.device(matching: text) {
+            found.append(Target(peerUUID: device.peerID, address: nil, label: device.description.alias))
         }
+        if let device = await kdeConnect?.device(matching: text) {
+            found.append(Target(peerUUID: device.peerID, address: nil, label: device.identity.name))
+        }
+        guard found.count <= 1 else {
+            throw .twoKinds(text, peer: found[0].peerUUID ?? "", device: found[1].peerUUID ?? "")
+        }
+        return found.first
     }
 
     /// How long one attempt at a send to `peerID` may take when its caller would wait `asked`:
@@ -114,6 +118,12 @@ struct SendService: Sendable {
             guard let localSend else { throw .refused("LocalSend is off here (--localsend off)") }
             guard !forceLegacy else { throw .refused("--legacy is hexd's own protocol; \(target.label) is not hexd") }
             try localSend.refuseUnlessAllowed(id)
+            return nil
+        }
+        if let id = target.peerUUID, id.isKDEConnectID {
+            guard let kdeConnect else { throw .refused("KDE Connect is off here (--kdeconnect off)") }
+            guard !forceLegacy else { throw .refused("--legacy is hexd's own protocol; \(target.label) is not hexd") }
+            try await kdeConnect.refuseUnlessPaired(id)
             return nil
         }
         do {
@@ -138,6 +148,10 @@ struct SendService: Sendable {
         if let id = target.peerUUID, id.isLocalSendDeviceID {
             _ = try await plan(target, forceLegacy: forceLegacy)
             return try await deliver(envelope, toLocalSend: id, timeout: timeout)
+        }
+        if let id = target.peerUUID, id.isKDEConnectID {
+            _ = try await plan(target, forceLegacy: forceLegacy)
+            return try await deliver(envelope, toKDEConnect: id)
         }
         return try await deliver(
             envelope, over: try await route(target, forceLegacy: forceLegacy), wait: wait, timeout: timeout)
@@ -186,6 +200,26 @@ struct SendService: Sendable {
         let delivery = EnvelopeSender.Delivery(
             status: .received, message: "LocalSend message \(how)", elapsed: elapsed, peerKey: sent.certificate,
             endpoint: sent.endpoint)
+        return Receipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery, keyProof: nil)
+    }
+
+    /// Delivers a hex or an alert to the paired KDE Connect device `id` as the shares
+    /// `KDEConnectShare.shares(of:)` makes (an alert as a text), written on its link: KDE Connect
+    /// confirms nothing more.
+    private func deliver(_ envelope: Envelope, toKDEConnect id: String) async throws(SendError) -> Receipt {
+        guard let kdeConnect else { throw .refused("KDE Connect is off here (--kdeconnect off)") }
+        let shares = envelope.hex.map { KDEConnectShare.shares(of: $0) } ?? envelope.message.map { [.text($0)] } ?? []
+        let start = ContinuousClock.now
+        let sent = try await kdeConnect.send(shares, to: id)
+        let elapsed = ContinuousClock.now - start
+        let what = sent.packets == 1 ? "1 share" : "\(sent.packets) shares"
+        let milliseconds = Int(clamping: elapsed.inSeconds * 1_000)
+        logger.info(
+            "\(what) to \(sent.label): written to its KDE Connect link in \(milliseconds) ms",
+            [("peer", sent.label), ("messageID", envelope.messageID ?? ""), ("status", "received")])
+        let delivery = EnvelopeSender.Delivery(
+            status: .received, message: "KDE Connect: \(what) written to the device's link (it confirms nothing more)",
+            elapsed: elapsed, peerKey: sent.certificate, endpoint: Endpoint(sent.address, port: 0))
         return Receipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery, keyProof: nil)
     }
 

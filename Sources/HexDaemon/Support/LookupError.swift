@@ -9,7 +9,8 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
     /// An IPv6 address with a port, not in brackets: `write` is how to write it.
     case unbracketed(String, write: String)
     case ambiguousPeer(String, matches: Int)
-    /// A name that a hexd peer and a device of another kind (`device`: its ID) both go by.
+    /// A name that two devices of different kinds (a hexd peer, a LocalSend or a KDE Connect
+    /// device: `peer` and `device`, their IDs) both go by.
     case twoKinds(String, peer: String, device: String)
     /// `place`: where it was looked for ("the inbox", "My Hexlist"...).
     case noHex(String, place: String)
@@ -43,8 +44,8 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
         case .ambiguousPeer(let text, let count):
             "\(text.clipped(toUTF8: 80)) matches \(count) peers; use more of the UUID"
         case .twoKinds(let text, let peer, let device):
-            "\(text.clipped(toUTF8: 80)) names both the hexd peer \(peer) and the LocalSend device \(device); "
-                + "give the ID of the one you mean (or a unique prefix of it, such as \(device.prefix(18)))"
+            "\(text.clipped(toUTF8: 80)) names both \(Self.kind(of: peer)) \(peer) and \(Self.kind(of: device)) "
+                + "\(device); give the ID of the one you mean (or a unique prefix of it, such as \(device.prefix(18)))"
         case .noHex(let text, let place): "no hex \(text.clipped(toUTF8: 80)) in \(place)"
         case .ambiguousHex(let text, let count, let place):
             "\(text.clipped(toUTF8: 80)) matches \(count < Self.matchesCounted ? "" : "at least ")\(count) hexes "
@@ -67,5 +68,12 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
         case .noGrant(let text): "no grant \(text.clipped(toUTF8: 80)); see hexctl grants"
         case .ambiguousGrant(let text): "\(text.clipped(toUTF8: 80)) matches several grants; give more of the id"
         }
+    }
+
+    /// What kind of device an ID is, as the errors say it.
+    private static func kind(of id: String) -> String {
+        if id.isLocalSendDeviceID { return "the LocalSend device" }
+        if id.isKDEConnectID { return "the KDE Connect device" }
+        return "the hexd peer"
     }
 }

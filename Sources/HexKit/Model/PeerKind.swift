@@ -12,8 +12,15 @@ public enum PeerKind: String, Sendable, Codable, CaseIterable {
 }
 
 extension PeerKind {
-    /// What a KDE Connect device's ID in hexd starts with; its own device ID follows, as it is.
+    /// What a KDE Connect device's ID in hexd starts with; its own device ID follows.
     public static let kdeConnectPrefix = "kdeconnect:"
+
+    /// The ID a KDE Connect device goes by in hexd (its inbox, outbox, pairing, blocks):
+    /// `kdeconnect:` and its device ID in lower case, as the apps make them (hexd's store matches
+    /// IDs in any case). Nil unless `deviceID` has the form the apps accept.
+    public static func kdeConnectID(deviceID: String) -> String? {
+        KDEConnectIdentity.isValidDeviceID(deviceID) ? kdeConnectPrefix + deviceID.lowercased() : nil
+    }
 
     /// What a LocalSend device's ID in hexd starts with; its certificate's fingerprint follows.
     public static let localSendPrefix = "localsend:"
@@ -47,8 +54,9 @@ extension PeerKind {
 }
 
 extension String {
-    /// The text as a peer ID in the one spelling hexd keeps: a UUID in upper case, or a LocalSend
-    /// device's ID (`PeerKind.localSendID`, `PeerKind.localSendHTTPID`); nil for anything else.
+    /// The text as a peer ID in the one spelling hexd keeps: a UUID in upper case, a LocalSend
+    /// device's ID (`PeerKind.localSendID`, `PeerKind.localSendHTTPID`) or a KDE Connect device's
+    /// (`PeerKind.kdeConnectID`); nil for anything else.
     public var canonicalPeerID: String? {
         if let uuid = canonicalUUID { return uuid }
         let text = trimmed
@@ -58,6 +66,9 @@ extension String {
         }
         if lowered.hasPrefix(PeerKind.localSendHTTPPrefix) {
             return PeerKind.localSendHTTPID(fingerprint: String(text.dropFirst(PeerKind.localSendHTTPPrefix.count)))
+        }
+        if lowered.hasPrefix(PeerKind.kdeConnectPrefix) {
+            return PeerKind.kdeConnectID(deviceID: String(text.dropFirst(PeerKind.kdeConnectPrefix.count)))
         }
         return nil
     }
@@ -78,4 +89,13 @@ extension String {
 
     /// Whether the text is a LocalSend device's ID, either kind: sends to it go by LocalSend.
     public var isLocalSendDeviceID: Bool { isLocalSendID || isLocalSendHTTPID }
+
+    /// Whether the text is a KDE Connect device's ID, which its certificate proves once paired:
+    /// sends to it go by KDE Connect.
+    public var isKDEConnectID: Bool { hasPrefix(PeerKind.kdeConnectPrefix) && canonicalPeerID == self }
+
+    /// The KDE Connect device ID within a KDE Connect device's ID in hexd; nil for another ID.
+    public var kdeConnectDeviceID: String? {
+        isKDEConnectID ? String(dropFirst(PeerKind.kdeConnectPrefix.count)) : nil
+    }
 }

@@ -72,7 +72,8 @@ extension String {
     /// White space around it is no disguise, and is dropped first: " <uuid>" is that UUID.
     public var canonicalUUID: String? { UUID(strict: trimmed)?.uppercaseText }
 
-    /// Whether the text is an ID a key proves: a key-derived device ID (see `UUID.isKeyDerived`), or a
-    /// LocalSend device's, which its certificate's fingerprint makes (`PeerKind.localSendID`).
-    public var isKeyDerivedID: Bool { UUID(strict: self)?.isKeyDerived == true || isLocalSendID }
+    /// Whether the text is an ID a key proves: a key-derived device ID (see `UUID.isKeyDerived`), a
+    /// LocalSend device's, which its certificate's fingerprint makes (`PeerKind.localSendID`), or a
+    /// KDE Connect device's, which its certificate's common name carries (`PeerKind.kdeConnectID`).
+    public var isKeyDerivedID: Bool { UUID(strict: self)?.isKeyDerived == true || isLocalSendID || isKDEConnectID }
 }

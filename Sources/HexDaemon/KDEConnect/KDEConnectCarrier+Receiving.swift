@@ -1,0 +1,46 @@
+import HexKit
+
+/// What paired KDE Connect devices share with hexd: a URL becomes a hex with that link, a text a
+/// hex with the text as its description and every web address in it as a link, kept by the rules
+/// every peer's hexes are (the accept policy, blocks, budgets), so the inbox, notifications, the
+/// page, `--on-receive` and `watch` take them like any hex.
+extension KDEConnectCarrier {
+    /// A packet from a paired device (pairing aside).
+    func receive(_ packet: KDEConnectPacket, from device: Device) async {
+        guard packet.type == KDEConnectShare.packetType else {
+            logger.limited(
+                "kdeconnect other", .debug, "a \(packet.type.clipped(toUTF8: 64)) packet from \(device.label), not used"
+            )
+            return
+        }
+        let share: KDEConnectShare
+        do {
+            share = try KDEConnectShare(packet)
+        } catch {
+            logger.limited("kdeconnect share", .info, "a share from \(device.label) is not taken: \(error)")
+            return
+        }
+        guard let hex = share.hex(from: device.identity.name, senderID: device.peerID) else {
+            logger.limited(
+                "kdeconnect file", .info,
+                "\(device.label) shared a file: hexd takes links and texts from KDE Connect devices, not files yet")
+            return
+        }
+        await keep(hex, from: device)
+    }
+
+    /// Keeps `hex` from `device` (its files' bytes counted with it); false when it was not kept.
+    @discardableResult
+    func keep(_ hex: HexJM, from device: Device, attachedBytes: Int = 0) async -> Bool {
+        let envelope = Envelope.store(
+            hex, versionID: Self.versionID(device.version), messageID: UUID().uuidString)
+        let outcome = await intake.take(
+            [envelope], proof: device.proof, from: device.label, address: device.address.description,
+            attachedBytes: attachedBytes
+        ).first
+        switch outcome {
+        case .success(.stored), .success(.duplicate): return true
+        default: return false
+        }
+    }
+}
