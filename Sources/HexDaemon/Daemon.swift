@@ -95,13 +95,13 @@ public enum Daemon {
                 environment: ProcessInfo.processInfo.environment, dataDirectory: dataDirectory)
         let intake = Intake(
             service: service, directory: directory, events: events, arrivals: arrivals, logger: logger.named("inbox"))
+        let incoming = IncomingFiles(folder: DownloadsFolder(path: downloads), floor: configuration.store.freeFloor)
         let localSend = localSendCarrier(
             configuration, name: service.identity.name, discovery: discovery, intake: intake, directory: directory,
-            downloads: LocalSendDownloads(
-                folder: DownloadsFolder(path: downloads), floor: configuration.store.freeFloor),
-            gate: gate, trimmer: trimmer, events: events, logger: logger)
+            downloads: incoming, gate: gate, trimmer: trimmer, events: events, logger: logger)
         let kdeConnect = kdeConnectCarrier(
-            configuration, name: service.identity.name, gate: gate, trimmer: trimmer, intake: intake, logger: logger)
+            configuration, name: service.identity.name, gate: gate, trimmer: trimmer, intake: intake,
+            downloads: incoming, logger: logger)
         let sender = SendService(
             wire: configuration.wire, tls: tls, directory: directory, service: service,
             logger: logger.named("send"), pool: pool, gate: gate, localSend: localSend, kdeConnect: kdeConnect)
@@ -213,7 +213,7 @@ public enum Daemon {
     /// files unreadable, no port at all) is logged and left out: hexd serves its own peers anyway.
     private static func localSendCarrier(
         _ configuration: DaemonConfiguration, name: String, discovery: Discovery, intake: Intake,
-        directory: PeerDirectory, downloads: LocalSendDownloads, gate: HandshakeGate, trimmer: MemoryTrimmer,
+        directory: PeerDirectory, downloads: IncomingFiles, gate: HandshakeGate, trimmer: MemoryTrimmer,
         events: EventLog, logger: Logger
     ) -> LocalSendCarrier? {
         guard configuration.localSend.enabled, !configuration.wire.legacy else { return nil }
@@ -234,7 +234,7 @@ public enum Daemon {
     /// peer). A carrier that cannot start is logged and left out: hexd serves its own peers anyway.
     private static func kdeConnectCarrier(
         _ configuration: DaemonConfiguration, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer,
-        intake: Intake, logger: Logger
+        intake: Intake, downloads: IncomingFiles, logger: Logger
     ) -> KDEConnectCarrier? {
         guard configuration.kdeConnect.enabled, !configuration.wire.legacy else { return nil }
         let files = configuration.dataDirectory
@@ -242,7 +242,7 @@ public enum Daemon {
             return try KDEConnectCarrier.start(
                 configuration.kdeConnect, discovery: configuration.discovery, name: name,
                 keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath, gate: gate,
-                trimmer: trimmer, intake: intake, logger: logger.named("kdeconnect"))
+                trimmer: trimmer, intake: intake, downloads: downloads, logger: logger.named("kdeconnect"))
         } catch {
             logger.error("KDE Connect is off: \(error)")
             return nil

@@ -45,7 +45,10 @@ import Testing
         let listener = try StreamListener.tcp(address: .loopback, port: 0)
         let bobIdentity = identity(bob, name: "Bob", version: bobVersion)
         async let accepted = Self.outcome {
-            try await KDEConnectHandshake.accept(try await listener.accept(), own: bobIdentity, tls: bobTLS, now: 1)
+            // The apps' deadline is for a LAN; a debug build among hundreds of tests on two cores
+            // needs more.
+            try await KDEConnectHandshake.accept(
+                try await listener.accept(), own: bobIdentity, tls: bobTLS, now: 1, within: .seconds(20))
         }
         let socket = try await StreamConnector.tcp(
             to: Endpoint(host: "127.0.0.1", port: listener.port), timeout: .seconds(5))

@@ -10,7 +10,7 @@
 #     k gets the refusal; asked again and accepted (hexctl pair --accept), both sides are paired;
 #   - k shares a URL and a text (kdeconnect-cli --share, --share-text): each lands in hexd's inbox
 #     as a hex from kdeconnect:<k's ID>; a hex sent to k (hexctl send --to kde-k) is opened on k
-#     (its stub opener records the URL);
+#     (its stub opener records the URL); a file each way lands whole;
 #   - hexd asks l to pair (hexctl pair kde-l) with the code l shows, and l accepts (KDE's D-Bus
 #     acceptPairing): both sides are paired; l unpairs (kdeconnect-cli --unpair), hexd forgets it;
 #     hexd unpairs k (hexctl unpair), k forgets hexd;
@@ -210,6 +210,22 @@ sent=$(ctl a send --to kde-k https://example.net/from-hexd 2>&1) || fail "hexctl
 wait_until '[ -s "$work/k-opened" ]' || fail "kde-k opened nothing: $sent"
 [ "$(cat "$work/k-opened")" = "https://example.net/from-hexd" ] || fail "kde-k opened $(cat "$work/k-opened")"
 pass "hexctl send --to kde-k: kde-k opened the link ($sent)"
+
+# A file each way: k shares 3 MiB with hexd (its downloads folder, a hex linking it); hexd shares
+# 2 MiB with k (k's Downloads).
+head -c $((3 << 20)) /dev/urandom >"$work/from k.bin"
+kde k timeout 30 kdeconnect-cli --share "$work/from k.bin" -d "$hexd_id" >/dev/null 2>&1 || true
+landed="$work/a/downloads/from k.bin"
+wait_until '[ -f "$landed" ] && [[ "$(newest_hex)" == *"from%20k.bin"* ]]' \
+    || fail "k's file did not land: $(ls -la "$work/a/downloads" 2>&1) $(grep -i 'kdeconnect' "$work/a.log" | tail -3)"
+[ "$(sha256sum <"$landed")" = "$(sha256sum <"$work/from k.bin")" ] || fail "k's file landed changed"
+head -c $((2 << 20)) /dev/urandom >"$work/to-k.bin"
+shared=$(ctl a share --to kde-k "$work/to-k.bin" 2>&1) || fail "hexctl share --to kde-k: $shared"
+wait_until '[ -f "$work/k-kde/Downloads/to-k.bin" ]' || fail "k got no file: $shared"
+wait_until '[ "$(sha256sum <"$work/k-kde/Downloads/to-k.bin")" = "$(sha256sum <"$work/to-k.bin")" ]' \
+    || fail "k's copy differs: $(ls -la "$work/k-kde/Downloads")"
+pass "a file each way: kde-k's 3 MiB landed in hexd's downloads (a hex links it), hexd's 2 MiB in kde-k's \
+Downloads, SHA-256 equal"
 
 # hexd asks l: the code is l's, and l accepts.
 asked=$(ctl a pair kde-l --json) || fail "hexctl pair kde-l failed: $asked"

@@ -548,10 +548,13 @@ struct ControlHandler: Sendable {
         case .myHexlist:
             audience = .myHexlist
         case .peer(let options):
-            // The peer is looked up once: a LocalSend device gets the files themselves.
+            // The peer is looked up once: a LocalSend or KDE Connect device gets the files themselves.
             let target = try await sender.target(options.to)
             if let id = target.peerUUID, id.isLocalSendDeviceID {
                 return try await share(request.files, query: query, toLocalSend: id)
+            }
+            if let id = target.peerUUID, id.isKDEConnectID {
+                return try await share(request.files, query: query, toKDEConnect: id)
             }
             audience = await shareAudience(of: target, options)
         }
@@ -597,6 +600,26 @@ struct ControlHandler: Sendable {
                 message: "LocalSend took \(sent.files) of \(paths.count) files (\(size))"
                     + (sent.certificate == nil ? ", over plain HTTP" : ""),
                 milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.certificate?.description))
+    }
+
+    /// Sends the files themselves to a paired KDE Connect device (it has no links to files), one
+    /// after the other, at once: the device fetches each as it is offered.
+    private func share(_ files: [String], query: UUID, toKDEConnect id: String) async throws -> ControlResponse {
+        guard let kdeConnect else { throw ControlError(.rejected, "KDE Connect is off here (--kdeconnect off)") }
+        let paths = try files.map { try FileLinkProvider.absolutePath($0) }
+        let start = ContinuousClock.now
+        let sent = try await kdeConnect.sendFiles(paths, to: id) { [events = share.events] name, sent, total in
+            await events.publish(.filesSending, id: query.uuidString, message: "\(name): \(sent)/\(total)")
+        }
+        let elapsed = ContinuousClock.now - start
+        let size = ByteCount.text(Int(clamping: sent.bytes))
+        logger.info("\(sent.files) file(s), \(size), to \(sent.label)")
+        return ControlResponse(
+            send: SendReport(
+                peer: sent.label, messageID: nil, status: .received,
+                message:
+                    "KDE Connect: \(sent.files) file(s) (\(size)) written to the device (it confirms nothing more)",
+                milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.certificate.description))
     }
 
     /// Who a share sent to `target` with `options` is for: a peer known by the ID its key derives (in the

@@ -3,7 +3,8 @@ import HexKit
 /// What paired KDE Connect devices share with hexd: a URL becomes a hex with that link, a text a
 /// hex with the text as its description and every web address in it as a link, kept by the rules
 /// every peer's hexes are (the accept policy, blocks, budgets), so the inbox, notifications, the
-/// page, `--on-receive` and `watch` take them like any hex.
+/// page, `--on-receive` and `watch` take them like any hex. A file lands in the downloads folder
+/// (`+Files`).
 extension KDEConnectCarrier {
     /// A packet from a paired device (pairing aside).
     func receive(_ packet: KDEConnectPacket, from device: Device) async {
@@ -20,13 +21,11 @@ extension KDEConnectCarrier {
             logger.limited("kdeconnect share", .info, "a share from \(device.label) is not taken: \(error)")
             return
         }
-        guard let hex = share.hex(from: device.identity.name, senderID: device.peerID) else {
-            logger.limited(
-                "kdeconnect file", .info,
-                "\(device.label) shared a file: hexd takes links and texts from KDE Connect devices, not files yet")
-            return
+        if case .file(let file) = share {
+            await receive(file, from: device)
+        } else if let hex = share.hex(from: device.identity.name, senderID: device.peerID) {
+            await keep(hex, from: device)
         }
-        await keep(hex, from: device)
     }
 
     /// Keeps `hex` from `device` (its files' bytes counted with it); false when it was not kept.

@@ -42,7 +42,9 @@ actor KDEConnectCarrier: DaemonService {
 
     private let socket: DatagramSocket
     private let listener: StreamListener
-    private let tls: ForeignTLSContext
+    let tls: ForeignTLSContext
+    /// Where shared files land.
+    let downloads: IncomingFiles
     /// hexd's identity as it writes it on a link (no TCP port).
     let own: KDEConnectIdentity
     /// hexd's public key (SubjectPublicKeyInfo), for the verification code.
@@ -71,8 +73,9 @@ actor KDEConnectCarrier: DaemonService {
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
         ownKey: [UInt8], settings: KDEConnectSettings, discovery: DiscoverySettings, gate: HandshakeGate,
-        trimmer: MemoryTrimmer, intake: Intake, logger: Logger
+        trimmer: MemoryTrimmer, intake: Intake, downloads: IncomingFiles, logger: Logger
     ) {
+        self.downloads = downloads
         self.intake = intake
         self.socket = socket
         self.listener = listener
@@ -95,7 +98,8 @@ actor KDEConnectCarrier: DaemonService {
     ///   port can.
     static func start(
         _ settings: KDEConnectSettings, discovery: DiscoverySettings, name: String, keyPath: String,
-        certificatePath: String, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake, logger: Logger
+        certificatePath: String, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake,
+        downloads: IncomingFiles, logger: Logger
     ) throws -> KDEConnectCarrier {
         let newID = String(UUID().uuidString.filter { $0 != "-" }).lowercased()
         let (persona, created) = try PersonaIdentity.loadOrCreate(
@@ -138,7 +142,8 @@ actor KDEConnectCarrier: DaemonService {
             outgoingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"])
         return KDEConnectCarrier(
             socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), own: own, ownKey: ownKey,
-            settings: settings, discovery: discovery, gate: gate, trimmer: trimmer, intake: intake, logger: logger)
+            settings: settings, discovery: discovery, gate: gate, trimmer: trimmer, intake: intake,
+            downloads: downloads, logger: logger)
     }
 
     /// The devices with a link up (as their newest link describes them), the latest linked first.

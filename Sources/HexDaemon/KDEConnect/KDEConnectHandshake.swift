@@ -64,11 +64,12 @@ enum KDEConnectHandshake {
     }
 
     /// A device dialed hexd: reads its identity (at most 8 KiB, nothing after it), then starts TLS
-    /// as the client.
-    static func accept(_ socket: Socket, own: KDEConnectIdentity, tls: ForeignTLSContext, now: Int64) async throws
-        -> Link
-    {
-        let deadline = ContinuousClock.now + acceptDeadline
+    /// as the client, all within `within`.
+    static func accept(
+        _ socket: Socket, own: KDEConnectIdentity, tls: ForeignTLSContext, now: Int64,
+        within: Duration = acceptDeadline
+    ) async throws -> Link {
+        let deadline = ContinuousClock.now + within
         let line = try await readIdentityLine(from: socket, deadline: deadline)
         let plain: KDEConnectIdentity
         do {

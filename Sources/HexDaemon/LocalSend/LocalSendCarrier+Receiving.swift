@@ -227,7 +227,8 @@ extension LocalSendCarrier {
         }
         do {
             let saved = try await downloads.receive(
-                file, over: connection, first: first, deadline: deadline, progressed: progressed
+                named: file.fileName, size: file.size, sha256: file.sha256, over: connection, first: first,
+                deadline: deadline, progressed: progressed
             ) {
                 await self.reception.isUploading(session: session, file: fileID)
             }
@@ -254,7 +255,7 @@ extension LocalSendCarrier {
     /// A file that landed after its session ended (cancelled meanwhile) is removed: no hex would
     /// link it, nor any budget count it.
     @discardableResult
-    private func endUpload(session: String, file: String, saved: LocalSendDownloads.Saved?) async -> HTTPResponse? {
+    private func endUpload(session: String, file: String, saved: IncomingFiles.Saved?) async -> HTTPResponse? {
         if let saved {
             guard received[session] != nil else {
                 DiskFile.remove(saved.path)

@@ -58,9 +58,9 @@ actor LocalSendCarrier: DaemonService {
     /// The upload session under way, with who offered what.
     var reception = LocalSendReception<IPAddress, Offer>()
     /// The files each session under way has saved so far, by session id, with its offer.
-    var received: [String: (offer: Offer, files: [LocalSendDownloads.Saved])] = [:]
+    var received: [String: (offer: Offer, files: [IncomingFiles.Saved])] = [:]
     /// Where uploaded files land.
-    let downloads: LocalSendDownloads
+    let downloads: IncomingFiles
     /// The PIN senders must give (`--localsend-pin`), and who gave wrong ones.
     var pinGate: LocalSendPinGate<IPAddress>
     /// Offers waiting for the person's yes, by device ID, with the held requests' continuations
@@ -90,7 +90,7 @@ actor LocalSendCarrier: DaemonService {
     private init(
         socket: DatagramSocket, listener: StreamListener, socket6: DatagramSocket?, listener6: StreamListener?,
         tls: ForeignTLSContext, discovery: DiscoverySettings,
-        visibility: Discovery, intake: Intake, directory: PeerDirectory, downloads: LocalSendDownloads,
+        visibility: Discovery, intake: Intake, directory: PeerDirectory, downloads: IncomingFiles,
         settings: LocalSendSettings, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog,
         portNote: String?, logger: Logger
     ) {
@@ -126,7 +126,7 @@ actor LocalSendCarrier: DaemonService {
     ///   ephemeral UDP port can be had, `LocalSendError` when no TCP port can.
     static func start(
         _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery, intake: Intake,
-        directory: PeerDirectory, downloads: LocalSendDownloads, dataDirectory: DataDirectoryPaths, name: String,
+        directory: PeerDirectory, downloads: IncomingFiles, dataDirectory: DataDirectoryPaths, name: String,
         gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog, logger: Logger
     ) throws -> LocalSendCarrier {
         let (persona, created) = try PersonaIdentity.loadOrCreate(

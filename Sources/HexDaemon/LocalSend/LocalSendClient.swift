@@ -48,34 +48,10 @@ struct LocalSendClient: Sendable {
             try await connection.write(
                 request.serializedHead(host: endpoint.description, bodyLength: Int(clamping: size)),
                 timeout: deadline - .now)
-            var position: Int64 = 0
-            var reported = ContinuousClock.now
-            while position < size {
-                let wanted = Int(min(Int64(Self.uploadChunk), size - position))
-                let at = position
-                // A read may wait for the disk: on a thread of the blocking pool, as the file server reads.
-                let chunk = try await BlockingPool.shared.run {
-                    var chunk = [UInt8](repeating: 0, count: wanted)
-                    let count = try chunk.withUnsafeMutableBytes { try file.read(into: $0, at: at) }
-                    return Array(chunk[..<count])
-                }
-                guard !chunk.isEmpty else {
-                    throw LocalSendError.unreadable("\(file.path) ended at byte \(position) of \(size)")
-                }
-                try await connection.write(chunk, timeout: deadline - .now)
-                position += Int64(chunk.count)
-                if ContinuousClock.now - reported >= .milliseconds(200) {
-                    await progress(position)
-                    reported = .now
-                }
-            }
-            await progress(position)
+            try await FileStreaming.write(file, size: size, to: connection, until: deadline, progress: progress)
             return 4_096
         }
     }
-
-    /// Bytes of a file read and written at a time.
-    static let uploadChunk = 1 << 20
 
     /// A connection to `endpoint` over `channel`: over TLS, the certificate hashes to the
     /// fingerprint the channel names.

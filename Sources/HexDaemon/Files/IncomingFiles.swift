@@ -2,10 +2,11 @@ import HexKit
 import HexNet
 import HexTLS
 
-/// Where the files LocalSend devices upload land: the downloads folder, under the rules of a
-/// fetch (a partial file while the bytes come, the SHA-256 checked when the sender gave one, the
-/// safe name only when whole, never over another file, and never below the free-space floor).
-struct LocalSendDownloads: Sendable {
+/// Where the files other devices push land (LocalSend's uploads, KDE Connect's payloads): the
+/// downloads folder, under the rules of a fetch (a partial file while the bytes come, the SHA-256
+/// checked when the sender gave one, the safe name only when whole, never over another file, and
+/// never below the free-space floor).
+struct IncomingFiles: Sendable {
     let folder: DownloadsFolder
     /// The free space kept on the folder's disk (`--min-free`).
     let floor: FreeSpaceFloor
@@ -16,6 +17,21 @@ struct LocalSendDownloads: Sendable {
     static let roomCheckBytes: Int64 = 16 << 20
     /// The longest an upload may go without a byte.
     static let idleLimit: Duration = .seconds(30)
+
+    /// Why a file did not land (nothing of it is left).
+    enum Failure: Error, Sendable, CustomStringConvertible {
+        /// The bytes, the disk or the session refused it: `status` is what an HTTP upload is
+        /// answered with (LocalSend's API).
+        case refused(status: Int, String)
+        /// The connection failed.
+        case unreachable(String)
+
+        var description: String {
+            switch self {
+            case .refused(_, let reason), .unreachable(let reason): reason
+            }
+        }
+    }
 
     /// A file that landed whole.
     struct Saved: Sendable, Equatable {
@@ -36,18 +52,19 @@ struct LocalSendDownloads: Sendable {
             + "(--min-free): \(ByteCount.text(Int(clamping: bytes))) do not fit"
     }
 
-    /// Receives the bytes of `file` from `connection` (`first` came with the request's head) into
-    /// a partial file, then names it. Stops, the partial file removed, when a byte is missing
+    /// Receives the `size` bytes of the file the sender calls `sendersName` from `connection`
+    /// (`first` came with the request's head; none for an empty file) into a partial file, then
+    /// names it (a safe form of `sendersName`). Stops, the partial file removed, when a byte is missing
     /// at `deadline` or for `idleLimit`, when `stillWanted` says the session ended, when the
     /// digest is not the one announced, or at the free-space floor. `progressed` is told after each
     /// piece written.
-    /// - Throws: `LocalSendError.refused` with the status to answer, or `.unreachable` when the
-    ///   connection failed.
+    /// - Parameter sha256: the digest the sender announced (hex), checked when given.
+    /// - Throws: `Failure`.
     func receive(
-        _ file: LocalSendFile, over connection: TLSConnection, first: [UInt8], deadline: ContinuousClock.Instant,
-        progressed: @Sendable () -> Void, stillWanted: @Sendable () async -> Bool
-    ) async throws(LocalSendError) -> Saved {
-        let name = SafeFileName.make(from: file.fileName)
+        named sendersName: String, size: Int64, sha256: String?, over connection: TLSConnection?, first: [UInt8],
+        deadline: ContinuousClock.Instant, progressed: @Sendable () -> Void, stillWanted: @Sendable () async -> Bool
+    ) async throws(Failure) -> Saved {
+        let name = SafeFileName.make(from: sendersName)
         let partialPath =
             folder.path + "/" + name + "." + String(UUID().uuidString.filter(\.isHexDigit).prefix(12)).lowercased()
             + DownloadsFolder.partialSuffix
@@ -58,7 +75,7 @@ struct LocalSendDownloads: Sendable {
             // The folder is made (and cleared of stale partial files) once for each session, when
             // it is admitted.
             partial = try DiskFile.writing(partialPath)
-            digest = file.sha256 == nil ? nil : try SHA256Digest()
+            digest = sha256 == nil ? nil : try SHA256Digest()
         } catch {
             throw .refused(status: 500, "cannot write into \(folder.path): \(error)")
         }
@@ -79,36 +96,37 @@ struct LocalSendDownloads: Sendable {
         first.withUnsafeBytes { take($0) }
         var checkedAt: Int64 = 0
         var writeback = Writeback(of: partial)
-        while position < file.size, failure == nil {
-            let wanted = Int(min(Int64(Self.chunk), file.size - position))
+        while position < size, failure == nil {
+            let wanted = Int(min(Int64(Self.chunk), size - position))
             let timeout = min(deadline - .now, Self.idleLimit)
             guard timeout > .zero else {
-                throw .refused(status: 408, "\(position) of \(file.size) bytes came before the deadline")
+                throw .refused(status: 408, "\(position) of \(size) bytes came before the deadline")
             }
+            guard let connection else { throw .unreachable("\(size) bytes announced, and no connection to read them") }
             let count: Int
             do {
                 count = try await connection.read(maximumCount: wanted, timeout: timeout) {
                     take(UnsafeRawBufferPointer($0))
                 }
             } catch {
-                throw .unreachable("the upload stopped at byte \(position) of \(file.size): \(error)")
+                throw .unreachable("the upload stopped at byte \(position) of \(size): \(error)")
             }
-            guard count > 0 else { throw .unreachable("the sender closed at byte \(position) of \(file.size)") }
+            guard count > 0 else { throw .unreachable("the sender closed at byte \(position) of \(size)") }
             progressed()
             await writeback.wrote(upTo: position)
             if position - checkedAt >= Self.roomCheckBytes {
                 checkedAt = position
-                if let problem = roomProblem(for: min(file.size - position, Self.roomCheckBytes)) {
+                if let problem = roomProblem(for: min(size - position, Self.roomCheckBytes)) {
                     throw .refused(status: 507, problem)
                 }
                 guard await stillWanted() else { throw .refused(status: 409, "the session was cancelled") }
             }
         }
         if let failure { throw .refused(status: 507, "cannot write \(partialPath): \(failure)") }
-        guard position == file.size else {
-            throw .refused(status: 400, "\(position) bytes came, not the \(file.size) announced")
+        guard position == size else {
+            throw .refused(status: 400, "\(position) bytes came, not the \(size) announced")
         }
-        if let expected = file.sha256 {
+        if let expected = sha256 {
             guard (try? digest?.finish()) == expected else {
                 throw .refused(status: 400, "the bytes' SHA-256 is not the one announced")
             }
