@@ -78,8 +78,8 @@ extension KDEConnectCarrier {
         guard let port = file.port else {
             // An empty file comes without a payload.
             return try await downloads.receive(
-                named: file.name, size: 0, sha256: nil, over: nil, first: [], deadline: deadline, progressed: {}
-            ) { true }
+                named: file.name, size: 0, sha256: nil, over: nil, first: [], deadline: deadline, progressed: {},
+                stillWanted: { true })
         }
         let socket = try await StreamConnector.tcp(
             to: Endpoint(device.address, port: port), timeout: Self.payloadHandshake)
@@ -91,8 +91,7 @@ extension KDEConnectCarrier {
         }
         return try await downloads.receive(
             named: file.name, size: file.size, sha256: nil, over: connection, first: [], deadline: deadline,
-            progressed: {}
-        ) { true }
+            progressed: {}, stillWanted: { true })
     }
 
     // MARK: Sending
