@@ -20,6 +20,23 @@ import Testing
         try KDEConnectIdentity(try KDEConnectPacket.decode(Array(text.utf8)), broadcast: broadcast)
     }
 
+    @Test func aKDEConnectIDIsItsDeviceIDMarkedInOneSpelling() {
+        let current = String(repeating: "a1", count: 16)
+        let id = PeerKind.kdeConnectID(deviceID: current)
+        #expect(id == "kdeconnect:" + current)
+        #expect(id?.isKDEConnectID == true && id?.isKeyDerivedID == true && id?.canonicalPeerID == id)
+        #expect(id?.kdeConnectDeviceID == current && id?.isLocalSendDeviceID == false)
+        #expect(("KDEConnect:" + current.uppercased()).canonicalPeerID == id, "any case reads as the one spelling")
+        // 22.12's own IDs: a UUID between underscores.
+        let older = "_8bac2e5f_965d_4fa4_b4ac_247d1b8170e8_"
+        #expect(PeerKind.kdeConnectID(deviceID: older) == "kdeconnect:" + older)
+        for refused in ["", "short", String(repeating: "a", count: 39), "a1b2c3d4/e5f6a7b8c9d0e1f2a3b4c5d6e7f"] {
+            #expect(PeerKind.kdeConnectID(deviceID: refused) == nil, "\(refused)")
+            #expect(("kdeconnect:" + refused).canonicalPeerID == nil, "\(refused)")
+        }
+        #expect(("kdeconnect:" + current.uppercased()).isKDEConnectID == false, "an ID in another spelling")
+    }
+
     @Test func anIdentityOfTheAppsIsRead() throws {
         let identity = try KDEConnectIdentity(try KDEConnectPacket.decode(Self.broadcast), broadcast: true)
         #expect(identity.deviceID == "_8bac2e5f_965d_4fa4_b4ac_247d1b8170e8_" && identity.name == "kde-b")

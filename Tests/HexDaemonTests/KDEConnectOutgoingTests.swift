@@ -1,0 +1,49 @@
+import Testing
+
+@testable import HexDaemon
+
+/// The queue other tasks put packets in for a KDE Connect link's reader: a sender waits until its
+/// packets are written (or cannot be), the reader is rung, and nothing waits forever once the
+/// link ends.
+@Suite(.timeLimit(.minutes(2))) struct KDEConnectOutgoingTests {
+    @Test func aSenderWaitsUntilTheReaderWroteItsPackets() async {
+        let outgoing = KDEConnectOutgoing()
+        let sender = Task { await outgoing.write([[1], [2]]) }
+        // The reader is rung, then takes the batch and says it went.
+        await outgoing.bell.wait()
+        let batches = outgoing.take()
+        #expect(batches.map(\.lines) == [[[1], [2]]])
+        batches.first?.done(true)
+        #expect(await sender.value)
+        #expect(outgoing.take().isEmpty, "taken once")
+    }
+
+    @Test func aFailedWriteIsTheSendersToo() async {
+        let outgoing = KDEConnectOutgoing()
+        let sender = Task { await outgoing.write([[1]]) }
+        await outgoing.bell.wait()
+        outgoing.take().first?.done(false)
+        #expect(await sender.value == false)
+    }
+
+    @Test func theLinkEndingReleasesEverySenderAndTakesNoMore() async {
+        let outgoing = KDEConnectOutgoing()
+        let waiting = Task { await outgoing.write([[1]]) }
+        await outgoing.bell.wait()
+        outgoing.close()
+        #expect(await waiting.value == false)
+        #expect(await outgoing.write([[2]]) == false, "closed: nothing is queued")
+        #expect(outgoing.take().isEmpty)
+    }
+
+    @Test func aFullQueueRefusesAtOnce() async {
+        let outgoing = KDEConnectOutgoing()
+        let filling = Task { await outgoing.write(Array(repeating: [0], count: KDEConnectOutgoing.capacity)) }
+        await outgoing.bell.wait()
+        #expect(await outgoing.write([[1]]) == false, "past the capacity")
+        let batches = outgoing.take()
+        #expect(batches.count == 1)
+        batches.first?.done(true)
+        #expect(await filling.value)
+    }
+}
