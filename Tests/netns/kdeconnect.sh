@@ -14,11 +14,16 @@
 #   - hexd asks l to pair (hexctl pair kde-l) with the code l shows, and l accepts (KDE's D-Bus
 #     acceptPairing): both sides are paired; l unpairs (kdeconnect-cli --unpair), hexd forgets it;
 #     hexd unpairs k (hexctl unpair), k forgets hexd;
-#   - seconds later both links still stand (22.12 loses a device whose link is closed under it).
+#   - seconds later both links still stand (22.12 loses a device whose link is closed under it);
+#   - a protocol 8 device written for the test (kdeconnect_peer.py, in host-p) is dialed with its
+#     target named and identities exchanged inside TLS; its share before pairing is stored nowhere;
+#     a request dated an hour away is refused; a request dated now shows the code it computes, and
+#     once accepted its share lands; announcing protocol 7 afterwards is refused as a downgrade.
 # Broadcasts stay inside the namespaces. Each check is counted; the last line says how many
 # passed. Every wait is bounded.
 #
-# Usage: kdeconnect.sh BIN_DIR   (needs root, iproute2, kdeconnect 22.12, dbus-daemon, gdbus, openssl)
+# Usage: kdeconnect.sh BIN_DIR   (needs root, iproute2, kdeconnect 22.12, dbus-daemon, gdbus, openssl,
+#                                 python3)
 set -euo pipefail
 bin=${1:?usage: kdeconnect.sh BIN_DIR}
 tag=hexdkc$$
@@ -29,7 +34,7 @@ label=kdeconnect
 source "$(dirname "$0")/lib.sh"
 
 kdeconnectd=/usr/lib/x86_64-linux-gnu/libexec/kdeconnectd
-for tool in "$kdeconnectd" kdeconnect-cli dbus-daemon gdbus openssl; do
+for tool in "$kdeconnectd" kdeconnect-cli dbus-daemon gdbus openssl python3; do
     command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install kdeconnect dbus-daemon libglib2.0-bin)"
 done
 
@@ -37,8 +42,9 @@ make_bridge
 join_bridge a 10.71.0.1/24
 join_bridge k 10.71.0.2/24
 join_bridge l 10.71.0.3/24
+join_bridge p 10.71.0.4/24
 # kdeconnectd broadcasts to 255.255.255.255 from an unbound socket: it needs a route for it.
-for host in a k l; do ip -n "$tag-$host" route add default dev "s$host$$"; done
+for host in a k l p; do ip -n "$tag-$host" route add default dev "s$host$$"; done
 
 # kdeconnectd in host HOST, named kde-HOST, on a session bus of its own with no service directory
 # (nothing is activated behind the test's back), its files under $work/HOST-kde.
@@ -256,5 +262,62 @@ arrivals=$(grep -c "KDE Connect device kde-k (.*), desktop" "$work/a.log" || tru
     || fail "hexd lost or found kde-k again ($arrivals arrivals): $(grep 'KDE Connect device' "$work/a.log")"
 [ -n "$k_id" ] && [ -n "$l_id" ] || fail "no device IDs"
 pass "3 s later hexd and both kdeconnectd still list each other; hexd found kde-k once and lost no device"
+
+# A protocol 8 device written for the test, from KDE's description.
+mkfifo "$work/p8.in"
+ip netns exec "$tag-p" python3 "$(dirname "$0")/kdeconnect_peer.py" "$work" peer-8 1716 <"$work/p8.in" \
+    >"$work/p8.log" 2>&1 &
+pids+=($!)
+exec 7>"$work/p8.in"
+p8() { echo "$*" >&7; }
+p8_said() { grep -q -- "$1" "$work/p8.log"; }
+wait_until 'p8_said "^ready "' || fail "the protocol 8 peer did not start"
+p8_id=$(awk '/^ready / { print $2 }' "$work/p8.log")
+p8 announce
+wait_until 'p8_said "^linked 8"' || fail "hexd did not link with the protocol 8 peer"
+# (kdeconnectd in k and l dial it too, naming no target: the peer turns them away.)
+p8_said "^target $p8_id 8\$" || fail "hexd's plain identity did not name the peer's ID and version 8"
+inside=$(grep '^identity ' "$work/p8.log")
+[[ "$inside" == *"\"deviceId\": \"$hexd_id\""* && "$inside" == *'"protocolVersion": 8'* ]] \
+    || fail "hexd's identity inside TLS: $inside"
+wait_until '[[ "$(peer_json peer-8)" == *"\"versionID\":\"8\""* ]]' || fail "hexd does not list peer-8 at 8: $(ctl a peers)"
+pass "a protocol 8 peer written for the test: hexd dialed it naming its ID and version 8, identities went inside \
+TLS, and hexctl peers lists it at 8"
+
+unpaired=$(ctl a inbox --json | wc -l)
+p8 send '{"type":"kdeconnect.share.request","body":{"url":"https://unpaired.example/x"}}'
+wait_until 'p8_said "\"pair\": false"' || fail "hexd did not answer the unpaired share with pair: false"
+sleep 0.5
+[ "$(ctl a inbox --json | wc -l)" -eq "$unpaired" ] && ! ctl a inbox --json | grep -q unpaired.example \
+    || fail "a share from a device not paired was stored"
+sleep 1.1
+p8 pair -3600
+wait_until '[ "$(grep -c "\"pair\": false" "$work/p8.log")" -ge 2 ]' || fail "a request dated an hour away was not refused"
+[[ "$(peer_json peer-8)" != *awaitingUs* ]] || fail "a request dated an hour away is shown"
+pass "peer-8's share before pairing was answered pair: false and stored nowhere; its request dated an hour away \
+was refused"
+
+sleep 1.1
+p8 pair
+wait_until '[[ "$(peer_json peer-8)" == *"awaitingUs\":true"* ]]' || fail "peer-8's request is not shown"
+code=$(grep '^code ' "$work/p8.log" | tail -1 | cut -d' ' -f2)
+[[ "$(peer_json peer-8)" == *"\"code\":\"$code\""* ]] || fail "hexd's code is not peer-8's $code: $(peer_json peer-8)"
+ctl a pair --accept peer-8 >/dev/null || fail "hexctl pair --accept peer-8 failed"
+wait_until 'p8_said "\"pair\": true"' || fail "peer-8 got no acceptance"
+p8 send '{"type":"kdeconnect.share.request","body":{"url":"https://paired.example/y"}}'
+wait_until '[[ "$(newest_hex)" == *paired.example/y* ]]' || fail "peer-8's share after pairing did not land"
+[[ "$(newest_hex)" == *"\"senderUUID\":\"kdeconnect:$p8_id\""* ]] || fail "peer-8's hex: $(newest_hex)"
+pass "peer-8's dated request showed the code it computes itself ($code); accepted, its share landed in the inbox"
+
+p8 close
+wait_until '[[ -z "$(peer_json peer-8)" ]]' || fail "hexd still lists peer-8 after its link closed"
+p8 version 7
+sleep 1.1
+p8 announce
+wait_until 'grep -q "a downgrade is refused" "$work/a.log"' || fail "hexd took peer-8 at protocol 7"
+sleep 0.5
+[[ -z "$(peer_json peer-8)" ]] || fail "hexd lists peer-8 after a downgrade: $(peer_json peer-8)"
+pass "peer-8, paired at 8, announcing 7 was refused as a downgrade"
+p8 quit
 
 echo "$label: $passed passed, 0 failed"
