@@ -33,12 +33,13 @@ final class BenchDaemon {
                 "--discovery-port", String(discoveryPort), "--broadcast", "127.255.255.255",
                 "--announce-interval", String(interval), "--log-level", "warning",
             ]
-            // No page, no notifications and no LocalSend unless asked: many daemons run at once, a
-            // desktop would show what a benchmark sends, and hexd-to-hexd figures stay comparable
-            // with those of daemons before LocalSend.
+            // No page, no notifications, no LocalSend and no KDE Connect unless asked: many daemons
+            // run at once, a desktop would show what a benchmark sends, and hexd-to-hexd figures stay
+            // comparable with those of daemons before the other protocols.
             + (extraArguments.contains("--web") ? [] : ["--web", "off"])
             + (extraArguments.contains("--notify") ? [] : ["--notify", "off"])
-            + (extraArguments.contains("--localsend") ? [] : ["--localsend", "off"]) + extraArguments
+            + (extraArguments.contains("--localsend") ? [] : ["--localsend", "off"])
+            + (extraArguments.contains("--kdeconnect") ? [] : ["--kdeconnect", "off"]) + extraArguments
         // Its warnings go where hexbench's own output goes.
         let hexd = binDirectory.appendingPathComponent("hexd").path
         process = try SpawnedProcess(hexd, arguments, standardOutput: 1, standardError: 2)

@@ -50,7 +50,9 @@ let commands: [Command] =
                 sends no acknowledgement. A LocalSend device (its alias or localsend: ID) gets the hex as one
                 message: a lone link with no description as the bare address, else the description and one
                 address per line; its person may take up to five minutes to answer, and hexd waits for them
-                in the background.
+                in the background. A paired KDE Connect device (its name or kdeconnect: ID) gets a lone link
+                with no description as a URL it opens, else a text with the description and one address per
+                line; KDE Connect confirms nothing, so the send is done once written to the device's link.
 
                 \(queueingHelp)
                 """,
@@ -295,7 +297,9 @@ let refreshWait = Duration.seconds(1)
 
 let receivingPeer = Option(
     .to, value: "peer", required: true,
-    help: "The receiving peer: a name, a UUID or localsend: ID or a unique prefix of one, or HOST:PORT ([IPV6]:PORT).")
+    help:
+        "The receiving peer: a name, a UUID or localsend: or kdeconnect: ID or a unique prefix of one, or HOST:PORT "
+        + "([IPV6]:PORT).")
 
 /// Prints a list of hexes as it arrives: a line per hex, or a JSON object per line.
 func listHexes(_ make: (ListPage) -> ControlRequest, _ invocation: Invocation, empty: String) async throws -> ExitCode {

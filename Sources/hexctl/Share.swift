@@ -21,7 +21,9 @@ let shareCommands = [
 
             To a LocalSend device (--to its alias or localsend: ID), the files themselves go, at once and
             not through the outbox: the device's person may take up to five minutes to accept them, then
-            each is uploaded as it is read (progress on a terminal; 'hexctl watch' shows filesSending).
+            each is uploaded as it is read (progress on a terminal; 'hexctl watch' shows filesSending). To a
+            paired KDE Connect device (--to its name or kdeconnect: ID), likewise: each file is offered in
+            turn and the device fetches it at once.
 
             With --to a hexd peer, the hex is sent as 'hexctl send' sends: \(queueingHelp)
             """,

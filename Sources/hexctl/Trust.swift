@@ -19,6 +19,10 @@ let trustCommands = [
 
             A LocalSend device has no code: when its offer waits for your yes ('hexctl peers' says what it
             wants to send), 'pair --accept <its name>' lets it in and pairs it; 'pair --decline' refuses it.
+
+            A KDE Connect device pairs as the KDE Connect apps do: 'hexctl pair <its name>' asks it (accept
+            on the device, which shows the same code), and a request from it shows in 'hexctl peers' with
+            its code, accepted with 'pair --accept' or refused with 'pair --decline' within 30 s.
             """,
         options: [
             Option(.accept, help: "Accept the pairing request this peer sent, its code checked."),
@@ -42,7 +46,11 @@ let trustCommands = [
         "unpair", "<peer>",
         arguments: [("peer", "A peer's name, or its UUID or a unique prefix of one, in the table or seen before.")],
         summary: "Unpair a peer: its key stays pinned (it still speaks for the peer), but it is no longer paired.",
-        details: "Only this side changes; the peer still holds this daemon as paired until its user unpairs too."
+        details: """
+            Only this side changes; the peer still holds this daemon as paired until its user unpairs too.
+            A KDE Connect device is unpaired on both sides (told so when linked), and its certificate is
+            forgotten.
+            """
     ) { invocation in
         let report = try await invocation.result(\.trust, of: .unpair(peer: try single(invocation, "a peer")))
         return printResult(report, invocation) { Output.trust($0) }

@@ -103,8 +103,8 @@ extension ProcessTests {
             withExtendedLifetime(other) {}
         }
 
-        /// The firewall profiles name hexd's default ports and mDNS's, and parse as firewalld and ufw
-        /// read them.
+        /// The firewall profiles name hexd's default ports, mDNS's, LocalSend's and KDE Connect's,
+        /// and parse as firewalld and ufw read them.
         @Test func theFirewallProfilesOpenTheDefaultPorts() async throws {
             let defaults = DaemonConfiguration(dataDirectory: DataDirectory(explicit: "/unused", environment: [:]))
             let check = """
@@ -123,9 +123,12 @@ extension ProcessTests {
                 ])
             #expect(result.status == 0, "\(result.standardError)")
             let (tcp, udp) = (defaults.tcpPort, defaults.discovery.port)
+            let (localSend, kde) = (defaults.localSend.port, defaults.kdeConnect.port)
             #expect(
                 result.standardOutput
-                    == "['tcp \(tcp)', 'udp \(udp)', 'udp 5353']\n\(udp)/udp|\(tcp)/tcp|5353/udp\n")
+                    == "['tcp \(kde)-1764', 'tcp \(tcp)', 'tcp \(localSend)', 'udp \(kde)', 'udp \(udp)', "
+                    + "'udp \(localSend)', 'udp 5353']\n"
+                    + "\(udp)/udp|\(tcp)/tcp|5353/udp|\(localSend)|\(kde)/udp|\(kde):1764/tcp\n")
         }
     }
 }

@@ -42,8 +42,9 @@ public final class DaemonProcess: @unchecked Sendable {
             // Tests that want the page ask for it, on a port of their own.
             + (extraArguments.contains("--web") ? [] : ["--web", "off"])
             + (extraArguments.contains("--notify") ? [] : ["--notify", "off"])
-            // Tests of LocalSend ask for it, on a port of their own.
-            + (extraArguments.contains("--localsend") ? [] : ["--localsend", "off"]) + extraArguments
+            // Tests of LocalSend ask for it, on a port of their own; KDE Connect is tested in namespaces.
+            + (extraArguments.contains("--localsend") ? [] : ["--localsend", "off"])
+            + (extraArguments.contains("--kdeconnect") ? [] : ["--kdeconnect", "off"]) + extraArguments
         var program = hexd
         if let descriptorLimit {
             // The shell sets the limit and becomes hexd (exec), so the process is still hexd's.

@@ -87,7 +87,8 @@ class Harness:
         data = f"{self.work}/{name}"
         process = self.spawn(
             [f"{self.bin}/hexd", "--data-dir", data, "--port", "0", "--discovery-port", str(discovery),
-             "--broadcast", "127.255.255.255", "--announce-interval", "0.3", "--name", name, *extra],
+             "--broadcast", "127.255.255.255", "--announce-interval", "0.3", "--name", name,
+             *([] if "--kdeconnect" in extra else ["--kdeconnect", "off"]), *extra],
             stdout=open(f"{self.work}/{name}.log", "a"), stderr=subprocess.STDOUT,
             env={**os.environ, **(environment or {})})
         self.daemons.append((name, process))

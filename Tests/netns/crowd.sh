@@ -29,7 +29,7 @@ interval=1
 for index in $(seq "$count"); do
     # The beacons' crowd: DNS-SD (dnssd.sh) and LocalSend (localsend.sh) are off, so that what is
     # timed is the beacons alone (thirty LocalSend keys made at once would take the cores a while).
-    ip netns exec "$tag-$index" "$bin/hexd" --data-dir "$work/$index" --name "host-$index" \
+    ip netns exec "$tag-$index" "$bin/hexd" --kdeconnect off --data-dir "$work/$index" --name "host-$index" \
         --announce-interval "$interval" --mdns off --localsend off --log-level warning 2>"$work/$index.log" &
     pids+=($!)
 done

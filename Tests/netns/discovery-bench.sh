@@ -42,7 +42,7 @@ round() {
     fi
     pids=()
     for host in a b; do
-        ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" \
+        ip netns exec "$tag-$host" "$bin/hexd" --kdeconnect off --data-dir "$work/$host" --name "host-$host" \
             --announce-interval 1 --localsend off --log-level warning 2>"$work/$host.log" &
         pids+=($!)
     done

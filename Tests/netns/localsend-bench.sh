@@ -274,7 +274,7 @@ pids+=("$lsd_b" "$lsd_c")
 
 bench_hexd() {  # DATA LOCALSEND [OPTIONS...]: hexd in host-a; prints its PID once it answers hexctl
     local data=$1 localsend=$2; shift 2
-    ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/$data" --name host-a --mdns off --web off --notify off \
+    ip netns exec "$tag-a" "$bin/hexd" --kdeconnect off --data-dir "$work/$data" --name host-a --mdns off --web off --notify off \
         --localsend "$localsend" --log-level debug "$@" >/dev/null 2>"$work/$data.log" &
     local pid=$!
     for _ in $(seq 200); do [ -S "$work/$data/hexd.sock" ] && break; sleep 0.05; done

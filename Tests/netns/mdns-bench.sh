@@ -34,7 +34,7 @@ for host in on-a on-b off-a off-b; do
     number=$((number + 1))
 done
 for host in on-a on-b off-a off-b; do
-    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "$host" --mdns "${host%-*}" \
+    ip netns exec "$tag-$host" "$bin/hexd" --kdeconnect off --data-dir "$work/$host" --name "$host" --mdns "${host%-*}" \
         --localsend off 2>"$work/$host.log" &
     pids+=($!)
     eval "pid_${host%-*}_${host#*-}=$!"

@@ -49,6 +49,8 @@ extension KDEConnectCarrier {
 
     /// Keeps the device's certificate as paired, and says so.
     private func trust(_ device: Device) async {
+        // Paired, its link no longer counts against the cap on unpaired ones.
+        links.setPaired(device.identity.deviceID, true)
         do {
             _ = try await intake.service.pair(peer: device.peerID, fingerprint: device.certificate.description)
         } catch {
@@ -64,6 +66,7 @@ extension KDEConnectCarrier {
 
     /// Forgets the device's certificate: the device unpaired, or asked to pair again.
     private func distrust(_ device: Device) async {
+        links.setPaired(device.identity.deviceID, false)
         do {
             _ = try await intake.service.resetTrust(peer: device.peerID, label: device.identity.name)
             logger.info("KDE Connect device \(device.label) is no longer paired")

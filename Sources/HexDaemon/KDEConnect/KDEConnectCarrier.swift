@@ -57,7 +57,7 @@ actor KDEConnectCarrier: DaemonService {
     /// and devices are told of (`peerFound`, `peerLost`, `pairRequested`, `paired`).
     let intake: Intake
     let logger: Logger
-    private var links: KDEConnectLinks<IPAddress>
+    var links: KDEConnectLinks<IPAddress>
     /// The links up, by device ID, each by its number: the newest is the device's. A device that
     /// dials again replaces its link (it closes the old one itself); when the newest ends, the
     /// next newest still open takes over, and the device is gone once none is left.
@@ -190,9 +190,13 @@ actor KDEConnectCarrier: DaemonService {
         }
     }
 
-    /// One identity: at most 10 a second from an address are read.
+    /// One identity: at most 10 a second from an address are read. One from this host's loopback
+    /// is dropped, as the apps drop it: it is hexd's own, or another program's here (a kdeconnectd
+    /// this hexd leaves working; two daemons on one host would otherwise link on loopback).
     private func take(_ datagram: DatagramSocket.Datagram) {
-        guard datagramBudget.take(datagram.sender, at: .now), !datagram.truncated else { return }
+        guard !datagram.sender.isLoopback, datagramBudget.take(datagram.sender, at: .now), !datagram.truncated else {
+            return
+        }
         let identity: KDEConnectIdentity
         do {
             identity = try KDEConnectIdentity(

@@ -4,9 +4,9 @@ import HexKit
 /// Whether hexd is a KDE Connect device (`--kdeconnect`), and on which port. Each option is
 /// declared once, in `declared`.
 public struct KDEConnectSettings: Sendable, Hashable {
-    /// Off by default while pairing and shares are being built (issue 38): on, hexd is found by
-    /// KDE Connect devices, finds them and keeps a link with each, and declines their pairing.
-    public var enabled = false
+    /// On by default: hexd is found by KDE Connect devices, finds them, pairs with them as its
+    /// person says, and exchanges links, texts and files with the paired ones.
+    public var enabled = true
     /// The UDP port of identity broadcasts, and the first TCP port hexd tries for links (then the
     /// next free one up to 1764, as the apps do).
     public var port = KDEConnectIdentity.port
@@ -18,8 +18,9 @@ public struct KDEConnectSettings: Sendable, Hashable {
             "kdeconnect", value: "on|off",
             help:
                 "Be a KDE Connect device (protocol 7 and 8): broadcast hexd's identity where beacons go (--broadcast, "
-                + "--interface), keep a TLS link with each KDE Connect device heard, and list them in hexctl peers. "
-                + "Pairing requests are declined for now: shares come later. Default: off.",
+                + "--interface), keep a TLS link with each KDE Connect device heard, list them in hexctl peers, pair "
+                + "with them as you say (hexctl pair), and exchange links, texts and files with the paired ones. "
+                + "Default: on.",
             expected: "on or off", \.enabled
         ) { ["on": true, "off": false][$0] },
         Setting(
