@@ -57,6 +57,8 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var dnssd: String?
     /// hexd as a LocalSend device; nil when it is not one (`--localsend off`), or from an older daemon.
     public var localSend: LocalSendStatus?
+    /// hexd as a KDE Connect device; nil when it is not one (`--kdeconnect off`), or from an older daemon.
+    public var kdeConnect: KDEConnectStatus?
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
@@ -66,10 +68,11 @@ public struct StatusReport: Sendable, Codable, Equatable {
         outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
         storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil,
         interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil, beaconFailures: [String]? = nil,
-        dnssd: String? = nil, localSend: LocalSendStatus? = nil
+        dnssd: String? = nil, localSend: LocalSendStatus? = nil, kdeConnect: KDEConnectStatus? = nil
     ) {
         self.dnssd = dnssd
         self.localSend = localSend
+        self.kdeConnect = kdeConnect
         self.beaconFailures = beaconFailures
         self.interfaces = interfaces
         self.announceInterval = announceInterval
@@ -172,6 +175,28 @@ public struct LocalSendStatus: Sendable, Codable, Equatable {
         self.port = port
         self.fingerprint = fingerprint
         self.devices = devices
+        self.note = note
+    }
+}
+
+/// hexd as a KDE Connect device (Protocol.md, section 17).
+public struct KDEConnectStatus: Sendable, Codable, Equatable {
+    /// Its KDE Connect device ID: its certificate's common name.
+    public var deviceID: String
+    /// The TCP port of its links.
+    public var port: UInt16
+    /// KDE Connect devices linked now, and how many of them are paired.
+    public var devices: Int
+    public var paired: Int
+    /// Why it does not hold KDE Connect's ports (another KDE Connect program on this host has them);
+    /// nil when it does.
+    public var note: String?
+
+    public init(deviceID: String, port: UInt16, devices: Int, paired: Int, note: String?) {
+        self.deviceID = deviceID
+        self.port = port
+        self.devices = devices
+        self.paired = paired
         self.note = note
     }
 }

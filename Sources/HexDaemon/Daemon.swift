@@ -101,7 +101,7 @@ public enum Daemon {
             downloads: incoming, gate: gate, trimmer: trimmer, events: events, logger: logger)
         let kdeConnect = kdeConnectCarrier(
             configuration, name: service.identity.name, gate: gate, trimmer: trimmer, intake: intake,
-            downloads: incoming, logger: logger)
+            downloads: incoming, visibility: discovery, logger: logger)
         let sender = SendService(
             wire: configuration.wire, tls: tls, directory: directory, service: service,
             logger: logger.named("send"), pool: pool, gate: gate, localSend: localSend, kdeConnect: kdeConnect)
@@ -234,7 +234,7 @@ public enum Daemon {
     /// peer). A carrier that cannot start is logged and left out: hexd serves its own peers anyway.
     private static func kdeConnectCarrier(
         _ configuration: DaemonConfiguration, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer,
-        intake: Intake, downloads: IncomingFiles, logger: Logger
+        intake: Intake, downloads: IncomingFiles, visibility: Discovery, logger: Logger
     ) -> KDEConnectCarrier? {
         guard configuration.kdeConnect.enabled, !configuration.wire.legacy else { return nil }
         let files = configuration.dataDirectory
@@ -242,7 +242,8 @@ public enum Daemon {
             return try KDEConnectCarrier.start(
                 configuration.kdeConnect, discovery: configuration.discovery, name: name,
                 keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath, gate: gate,
-                trimmer: trimmer, intake: intake, downloads: downloads, logger: logger.named("kdeconnect"))
+                trimmer: trimmer, intake: intake, downloads: downloads, visibility: visibility,
+                logger: logger.named("kdeconnect"))
         } catch {
             logger.error("KDE Connect is off: \(error)")
             return nil

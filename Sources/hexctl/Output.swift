@@ -155,7 +155,13 @@ enum Output {
             + (status.beaconFailures ?? []).map { "\nbeacons cannot go: " + $0 }.joined()
             + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
             + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
-            + (status.localSend.map(localSend) ?? "")
+            + (status.localSend.map(localSend) ?? "") + (status.kdeConnect.map(kdeConnect) ?? "")
+    }
+
+    private static func kdeConnect(_ kdeConnect: KDEConnectStatus) -> String {
+        "\nKDE Connect: device ID \(kdeConnect.deviceID), links on TCP \(kdeConnect.port), "
+            + "\(kdeConnect.devices) device\(kdeConnect.devices == 1 ? "" : "s") linked (\(kdeConnect.paired) paired)"
+            + (kdeConnect.note.map { "\nKDE Connect: " + $0 } ?? "")
     }
 
     private static func localSend(_ localSend: LocalSendStatus) -> String {

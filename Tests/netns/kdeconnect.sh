@@ -18,7 +18,9 @@
 #   - a protocol 8 device written for the test (kdeconnect_peer.py, in host-p) is dialed with its
 #     target named and identities exchanged inside TLS; its share before pairing is stored nowhere;
 #     a request dated an hour away is refused; a request dated now shows the code it computes, and
-#     once accepted its share lands; announcing protocol 7 afterwards is refused as a downgrade.
+#     once accepted its share lands; announcing protocol 7 afterwards is refused as a downgrade;
+#   - hidden (hexctl visibility hidden), hexd links with the paired peer alone (checked before the
+#     downgrade).
 # Broadcasts stay inside the namespaces. Each check is counted; the last line says how many
 # passed. Every wait is bounded.
 #
@@ -192,7 +194,11 @@ accepted=$(ctl a pair --accept kde-k --json) || fail "hexctl pair --accept kde-k
 wait_until '[[ "$(kde_device k "$hexd_id" isTrusted)" == *true* ]]' || fail "kde-k does not trust hexd"
 [[ "$accepted" == *'"trust":"paired"'* && "$(peer_json kde-k)" == *'"trust":"paired"'* ]] \
     || fail "hexd does not say kde-k is paired: $accepted / $(peer_json kde-k)"
-pass "kde-k asked again and hexctl pair --accept paired them: both sides trust the other"
+status=$(ctl a status)
+[[ "$status" == *"KDE Connect: device ID $hexd_id, links on TCP 1716, 2 devices linked (1 paired)"* ]] \
+    || fail "hexctl status: $status"
+pass "kde-k asked again and hexctl pair --accept paired them: both sides trust the other; hexctl status counts \
+2 devices linked, 1 paired"
 
 # k shares a URL and a text: each lands in hexd's inbox as a hex from k.
 newest_hex() { ctl a inbox show --full --json "$(ctl a inbox --json --limit 1 | json 'data["id"]')"; }
@@ -309,6 +315,25 @@ wait_until '[[ "$(newest_hex)" == *paired.example/y* ]]' || fail "peer-8's share
 [[ "$(newest_hex)" == *"\"senderUUID\":\"kdeconnect:$p8_id\""* ]] || fail "peer-8's hex: $(newest_hex)"
 pass "peer-8's dated request showed the code it computes itself ($code); accepted, its share landed in the inbox"
 
+# Hidden, hexd links with paired devices alone: peer-8 (paired) is dialed, peer-x (not) is not.
+p8 close
+wait_until '[[ -z "$(peer_json peer-8)" ]]' || fail "hexd still lists peer-8 after its link closed"
+ctl a visibility hidden >/dev/null || fail "hexctl visibility hidden failed"
+mkfifo "$work/px.in"
+ip netns exec "$tag-p" python3 "$(dirname "$0")/kdeconnect_peer.py" "$work" peer-x 1717 <"$work/px.in" \
+    >"$work/px.log" 2>&1 &
+pids+=($!)
+exec 8>"$work/px.in"
+wait_until 'grep -q "^ready " "$work/px.log"' || fail "peer-x did not start"
+p8 announce
+echo announce >&8
+wait_until '[ "$(grep -c "^linked 8" "$work/p8.log")" -ge 2 ]' || fail "hidden, hexd did not link with paired peer-8"
+wait_until 'grep -q "hexd is hidden" "$work/a.log"' || fail "hidden, hexd did not say why it left peer-x"
+! grep -q "^linked" "$work/px.log" || fail "hidden, hexd linked with peer-x, which is not paired"
+[[ -n "$(peer_json peer-8)" && -z "$(peer_json peer-x)" ]] || fail "hidden: $(ctl a peers)"
+pass "hidden, hexd linked with paired peer-8 and left peer-x, which is not paired"
+ctl a visibility visible >/dev/null || fail "hexctl visibility visible failed"
+
 p8 close
 wait_until '[[ -z "$(peer_json peer-8)" ]]' || fail "hexd still lists peer-8 after its link closed"
 p8 version 7
@@ -318,6 +343,8 @@ wait_until 'grep -q "a downgrade is refused" "$work/a.log"' || fail "hexd took p
 sleep 0.5
 [[ -z "$(peer_json peer-8)" ]] || fail "hexd lists peer-8 after a downgrade: $(peer_json peer-8)"
 pass "peer-8, paired at 8, announcing 7 was refused as a downgrade"
+
 p8 quit
+echo quit >&8
 
 echo "$label: $passed passed, 0 failed"

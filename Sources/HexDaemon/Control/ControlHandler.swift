@@ -399,7 +399,7 @@ struct ControlHandler: Sendable {
             },
             announceInterval: found.interval.inSeconds,
             beaconFailures: found.beaconFailures, dnssd: await dnssd.summary,
-            localSend: await localSendStatus())
+            localSend: await localSendStatus(), kdeConnect: await kdeConnect?.status)
     }
 
     private func localSendStatus() async -> LocalSendStatus? {

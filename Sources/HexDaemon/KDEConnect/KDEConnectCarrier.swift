@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import HexControl
 import HexEngine
 import HexKit
 import HexNet
@@ -11,7 +12,9 @@ import HexTLS
 /// broadcast, `KDEConnectPairing` when pairing moves; this actor moves the datagrams, the links
 /// and the packets. Pairing is the person's (`+Pairing`); a paired device's shares become hexes
 /// (`+Receiving`), and hexes go to it as shares (`+Sending`). A device not paired that sends
-/// anything else than pairing is answered `pair: false`, as the apps do.
+/// anything else than pairing is answered `pair: false`, as the apps do. It follows the daemon's
+/// visibility: hidden, it broadcasts nothing and links with paired devices alone (dialing those it
+/// hears, taking their links).
 actor KDEConnectCarrier: DaemonService {
     /// A device with a link up.
     struct Device: Sendable {
@@ -49,10 +52,15 @@ actor KDEConnectCarrier: DaemonService {
     let own: KDEConnectIdentity
     /// hexd's public key (SubjectPublicKeyInfo), for the verification code.
     let ownKey: [UInt8]
+    /// Why hexd does not hold KDE Connect's ports; nil when it does.
+    let portNote: String?
     private let settings: KDEConnectSettings
     private let discovery: DiscoverySettings
     private let gate: HandshakeGate
     private let trimmer: MemoryTrimmer
+    /// hexd's discovery, whose visibility the carrier follows.
+    private let visibility: Discovery
+    private var isVisible = true
     /// Where shares become hexes (under the rules every peer's are kept by), pairings are kept,
     /// and devices are told of (`peerFound`, `peerLost`, `pairRequested`, `paired`).
     let intake: Intake
@@ -72,9 +80,12 @@ actor KDEConnectCarrier: DaemonService {
 
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
-        ownKey: [UInt8], settings: KDEConnectSettings, discovery: DiscoverySettings, gate: HandshakeGate,
-        trimmer: MemoryTrimmer, intake: Intake, downloads: IncomingFiles, logger: Logger
+        ownKey: [UInt8], portNote: String?, settings: KDEConnectSettings, discovery: DiscoverySettings,
+        gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake, downloads: IncomingFiles,
+        visibility: Discovery, logger: Logger
     ) {
+        self.visibility = visibility
+        self.portNote = portNote
         self.downloads = downloads
         self.intake = intake
         self.socket = socket
@@ -99,7 +110,7 @@ actor KDEConnectCarrier: DaemonService {
     static func start(
         _ settings: KDEConnectSettings, discovery: DiscoverySettings, name: String, keyPath: String,
         certificatePath: String, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake,
-        downloads: IncomingFiles, logger: Logger
+        downloads: IncomingFiles, visibility: Discovery, logger: Logger
     ) throws -> KDEConnectCarrier {
         let newID = String(UUID().uuidString.filter { $0 != "-" }).lowercased()
         let (persona, created) = try PersonaIdentity.loadOrCreate(
@@ -111,13 +122,13 @@ actor KDEConnectCarrier: DaemonService {
             throw TLSError("read the KDE Connect identity", reason: "\(certificatePath) names no KDE Connect device ID")
         }
         if created { logger.info("made a KDE Connect identity: device ID \(deviceID)") }
+        var notes: [String] = []
         let socket: DatagramSocket
         do {
             socket = try DatagramSocket(port: settings.port)
         } catch {
             socket = try DatagramSocket(port: 0)
-            logger.warning(
-                "UDP \(settings.port) is taken without sharing (\(error)): hexd hears no KDE Connect identity")
+            notes.append("UDP \(settings.port) is taken without sharing (\(error)): hexd hears no KDE Connect identity")
         }
         let first = Int(settings.port)
         let last = max(first, Int(KDEConnectIdentity.tcpPorts.upperBound))
@@ -132,9 +143,10 @@ actor KDEConnectCarrier: DaemonService {
             throw Unavailable(description: "cannot listen on any TCP port from \(first) to \(last): all are taken")
         }
         if listener.port != settings.port {
-            logger.warning(
+            notes.append(
                 "TCP \(settings.port) is taken (kdeconnectd on this host?): hexd's links are on \(listener.port)")
         }
+        for note in notes { logger.warning(note) }
         let own = KDEConnectIdentity(
             deviceID: deviceID, name: name, deviceType: .desktop,
             protocolVersion: KDEConnectIdentity.protocolVersions.upperBound,
@@ -142,13 +154,22 @@ actor KDEConnectCarrier: DaemonService {
             outgoingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"])
         return KDEConnectCarrier(
             socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), own: own, ownKey: ownKey,
+            portNote: notes.isEmpty ? nil : notes.joined(separator: "; "),
             settings: settings, discovery: discovery, gate: gate, trimmer: trimmer, intake: intake,
-            downloads: downloads, logger: logger)
+            downloads: downloads, visibility: visibility, logger: logger)
     }
 
     /// The devices with a link up (as their newest link describes them), the latest linked first.
     var linkedDevices: [Device] {
         openLinks.values.compactMap { $0.max { $0.key < $1.key }?.value }.sorted { $0.linkedAt > $1.linkedAt }
+    }
+
+    /// What `hexctl status` says of hexd as a KDE Connect device.
+    var status: KDEConnectStatus {
+        let devices = linkedDevices
+        return KDEConnectStatus(
+            deviceID: own.deviceID, port: listener.port, devices: devices.count,
+            paired: devices.filter { pairings[$0.identity.deviceID]?.isPaired == true }.count, note: portNote)
     }
 
     /// The device `deviceID` as its newest link describes it, the one its packets go on; nil
@@ -163,10 +184,22 @@ actor KDEConnectCarrier: DaemonService {
     }
 
     nonisolated func run() async {
+        let changes = await intake.events.watch(since: .max, kinds: [.visibilityChanged])
+        await followVisibility()
         await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in changes { await self.followVisibility() }
+            }
             group.addTask { await self.hear() }
             group.addTask { await self.serve() }
         }
+    }
+
+    /// Takes the daemon's visibility: shown again, hexd broadcasts at once.
+    private func followVisibility() async {
+        let wasVisible = isVisible
+        isVisible = await visibility.isVisible
+        if isVisible && !wasVisible { act(on: links.refresh(at: .now)) }
     }
 
     // MARK: Broadcasts
@@ -212,7 +245,7 @@ actor KDEConnectCarrier: DaemonService {
     private func act(on actions: [KDEConnectLinks<IPAddress>.Action]) {
         for action in actions {
             switch action {
-            case .broadcast: broadcast()
+            case .broadcast: if isVisible { broadcast() }
             case .dial(let identity, let address):
                 Task { await self.dial(identity, at: address) }
             }
@@ -236,10 +269,16 @@ actor KDEConnectCarrier: DaemonService {
 
     // MARK: Links
 
-    /// Dials a device heard, and keeps the link if its handshake proves the device.
+    /// Dials a device heard (hidden, only one paired here), and keeps the link if its handshake
+    /// proves the device.
     private nonisolated func dial(_ identity: KDEConnectIdentity, at address: IPAddress) async {
         do {
             guard let port = identity.tcpPort else { throw KDEConnectHandshake.Failure.identity("no TCP port") }
+            if await !isVisible, let id = PeerKind.kdeConnectID(deviceID: identity.deviceID),
+                await !isPaired(peerID: id)
+            {
+                throw Refusal(description: "hexd is hidden (hexctl visibility), and the device is not paired")
+            }
             let socket = try await StreamConnector.tcp(to: Endpoint(address, port: port), timeout: .seconds(5))
             try? socket.keepAlive(idle: 10, interval: 5, probes: 3)
             let link = try await KDEConnectHandshake.dial(
@@ -310,6 +349,15 @@ actor KDEConnectCarrier: DaemonService {
         } catch {
             logger.limited(
                 "kdeconnect trust", .warning, "refused a link from KDE Connect device \(device.label): \(error)")
+            // A dial of hexd's own that reached it ends as a failure (not dialed again for a while).
+            await dialFailed(device.identity.deviceID)
+            return
+        }
+        if !paired, await !isVisible {
+            logger.limited(
+                "kdeconnect hidden", .info,
+                "closed a link with KDE Connect device \(device.label): hexd is hidden, and it is not paired")
+            await dialFailed(device.identity.deviceID)
             return
         }
         guard let number = await linkUp(device, paired: paired) else { return }
