@@ -76,6 +76,18 @@ import Testing
         #expect(later == [.askPerson(timestamp: nil)])
     }
 
+    @Test func askingAndCancellingInTurnAsksThePersonOncePerSpacing() {
+        var pairing = KDEConnectPairing(paired: false, version: 7)
+        let asked = pairing.received(Self.request, at: start, wallClock: now)
+        #expect(asked == [.askPerson(timestamp: nil)])
+        let cancelled = pairing.received(Self.refusal, at: start + .milliseconds(10), wallClock: now)
+        #expect(cancelled == [.ended(.cancelledByDevice)])
+        let soon = pairing.received(Self.request, at: start + .milliseconds(20), wallClock: now)
+        #expect(soon.isEmpty, "asked again at once: not shown")
+        let later = pairing.received(Self.request, at: start + .seconds(2), wallClock: now)
+        #expect(later == [.askPerson(timestamp: nil)], "a second later it is")
+    }
+
     @Test func unpairingGoesBothWays() throws {
         var byPerson = KDEConnectPairing(paired: true, version: 7)
         let unpaired = try byPerson.unpair(at: start)

@@ -273,7 +273,7 @@ struct ControlHandler: Sendable {
                         peerUUID: offer.key, peer: offer.name, key: answered.certificate, trust: .paired,
                         offer: offer.what))
             }
-            if let kdeConnect, let device = await kdeConnect.device(matching: peer) {
+            if let kdeConnect, let device = try await kdeConnectDevice(peer) {
                 return ControlResponse(
                     trust: try await Self.kdeConnectPairing { try await kdeConnect.pair(device, accepting: accept) })
             }
@@ -289,7 +289,7 @@ struct ControlHandler: Sendable {
                 return ControlResponse(
                     trust: TrustReport(peerUUID: offer.key, peer: offer.name, key: nil, trust: nil, offer: offer.what))
             }
-            if let kdeConnect, let device = await kdeConnect.device(matching: peer) {
+            if let kdeConnect, let device = try await kdeConnectDevice(peer) {
                 return ControlResponse(trust: try await Self.kdeConnectPairing { try await kdeConnect.decline(device) })
             }
             return ControlResponse(trust: TrustReport(try await pairingService().decline(peer)))
@@ -320,6 +320,14 @@ struct ControlHandler: Sendable {
             logger.info("forgot the key \(forgotten.fingerprint) pinned to \(uuid): the next key it proves is pinned")
             return ControlResponse(trust: TrustReport(peerUUID: uuid, peer: await peerName(uuid), key: nil, trust: nil))
         }
+    }
+
+    /// The KDE Connect device linked that `text` names, when it names one and nothing else.
+    /// - Throws: `LookupError.twoKinds` when a peer of another kind goes by that name too.
+    private func kdeConnectDevice(_ text: String) async throws -> KDEConnectCarrier.Device? {
+        guard let kdeConnect, await kdeConnect.device(matching: text) != nil else { return nil }
+        guard let id = try await sender.listed(text)?.peerUUID, id.isKDEConnectID else { return nil }
+        return await kdeConnect.device(peerID: id)
     }
 
     /// A step of pairing with a KDE Connect device, its refusals in the person's words.
@@ -471,7 +479,7 @@ struct ControlHandler: Sendable {
                     versionID: String(device.version), endpoint: device.address.description,
                     addresses: [device.address.description], legacy: false,
                     lastSeen: (now - device.linkedAt).inSeconds, fingerprint: device.certificate.description,
-                    trust: await kdeConnect?.isPaired(peerID: device.peerID) == true ? .paired : nil,
+                    trust: try await kdeConnect?.isPaired(peerID: device.peerID) == true ? .paired : nil,
                     pairing: await kdeConnect?.pendingPairing(of: device), kind: .kdeconnect,
                     deviceType: identity.deviceType.rawValue))
         }

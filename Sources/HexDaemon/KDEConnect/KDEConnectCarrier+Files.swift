@@ -17,10 +17,59 @@ extension KDEConnectCarrier {
 
     // MARK: Receiving
 
-    /// A paired device shares a file: admitted by the rules every peer's hexes are (its bytes and
+    /// Files waiting for their fetch from one device, at most: the apps send a file's offer once
+    /// the previous one's fetch began.
+    static let filesQueued = 64
+
+    /// A paired device shares a file: queued for the device's fetcher, which fetches its files one
+    /// after the other apart from the link's reader (a slow payload holds neither the link nor
+    /// another device's files).
+    func queue(_ file: KDEConnectSharedFile, from device: Device) {
+        let key = device.key
+        guard (fileQueues[key]?.count ?? 0) < Self.filesQueued else {
+            logger.limited(
+                "kdeconnect file", .info,
+                "refused \(file.name.clipped(toUTF8: 80)) from \(device.label): \(Self.filesQueued) of its files wait")
+            return
+        }
+        let idle = fileQueues[key] == nil
+        fileQueues[key, default: []].append(file)
+        if idle { Task { await self.fetchQueued(from: device) } }
+    }
+
+    /// Fetches the device's queued files until none is left.
+    private func fetchQueued(from device: Device) async {
+        while let file = nextQueuedFile(device.key) { await receive(file, from: device) }
+    }
+
+    /// The next file queued from the device, taken by its fetcher; nil once none is left, which
+    /// ends the fetcher (a device's key is in `fileQueues` while its fetcher runs).
+    private func nextQueuedFile(_ key: String) -> KDEConnectSharedFile? {
+        guard var queue = fileQueues[key], !queue.isEmpty else {
+            fileQueues[key] = nil
+            return nil
+        }
+        let file = queue.removeFirst()
+        fileQueues[key] = queue
+        return file
+    }
+
+    /// Drops the files waiting from a device no longer paired (the one being fetched stops at its
+    /// next check).
+    func dropQueuedFiles(_ key: String) {
+        if fileQueues[key] != nil { fileQueues[key] = [] }
+    }
+
+    /// Whether `device` may still send files: paired, with a link up.
+    private func takesFiles(from device: Device) -> Bool {
+        pairings[device.key]?.isPaired == true && linked(device.key) != nil
+    }
+
+    /// A file from a paired device: admitted by the rules every peer's hexes are (its bytes and
     /// its hex counted against the device's budgets, the downloads folder's free space), fetched
     /// from the device into the downloads folder, and kept as a hex that links to it.
-    func receive(_ file: KDEConnectSharedFile, from device: Device) async {
+    private func receive(_ file: KDEConnectSharedFile, from device: Device) async {
+        guard takesFiles(from: device) else { return }
         let safeName = SafeFileName.make(from: file.name)
         let landing = downloads.folder.path + "/" + safeName
         let hex = ForeignMessage.kdeConnect.hex(
@@ -89,9 +138,10 @@ extension KDEConnectCarrier {
         guard connection.peerCertificate == device.certificate else {
             throw Refusal(description: "the payload's connection showed another certificate than the device's")
         }
+        // A device unpaired (or gone) meanwhile stops its fetch at the next check.
         return try await downloads.receive(
             named: file.name, size: file.size, sha256: nil, over: connection, first: [], deadline: deadline,
-            progressed: {}, stillWanted: { true })
+            progressed: {}, stillWanted: { await self.takesFiles(from: device) })
     }
 
     // MARK: Sending
@@ -114,7 +164,7 @@ extension KDEConnectCarrier {
         _ paths: [String], to peerID: String, progress: @Sendable (String, Int64, Int64) async -> Void
     ) async throws(SendError) -> FilesDelivery {
         try await refuseUnlessPaired(peerID)
-        guard let device = linkedDevices.first(where: { $0.peerID == peerID }) else {
+        guard let device = device(peerID: peerID) else {
             throw .undelivered("\(peerID) is away: no KDE Connect link with it")
         }
         var sizes: [Int64] = []
@@ -140,7 +190,8 @@ extension KDEConnectCarrier {
                 KDEConnectSharedFile(
                     name: name, size: size, port: size == 0 ? nil : listener.port, numberOfFiles: paths.count,
                     totalSize: total))
-            guard await device.outgoing.write([Array(offer.encoded(id: Self.milliseconds()).dropLast())]) else {
+            let line = Array(offer.encoded(id: Self.milliseconds()).dropLast())
+            guard await device.outgoing.write([line], timeout: Self.queueWait) else {
                 throw .undelivered("\(device.label): its link ended before \(name) was offered")
             }
             guard size > 0 else { continue }

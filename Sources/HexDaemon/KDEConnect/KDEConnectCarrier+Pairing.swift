@@ -23,7 +23,9 @@ extension KDEConnectCarrier {
             case .distrust:
                 await distrust(device)
             case .ended(let ending):
-                logger.info("pairing with KDE Connect device \(device.label) ended: \(Self.describe(ending))")
+                logger.limited(
+                    "kdeconnect pairing", .info,
+                    "pairing with KDE Connect device \(device.label) ended: \(Self.describe(ending))")
             }
         }
         return packets
@@ -37,20 +39,22 @@ extension KDEConnectCarrier {
 
     private func askPerson(about device: Device, timestamp: Int64?) async {
         let code = code(with: device, timestamp: timestamp)
-        logger.info(
+        logger.limited(
+            "kdeconnect request", .info,
             "KDE Connect device \(device.label) asks to pair: code \(code); accept with: hexctl pair --accept "
                 + device.peerID)
         await intake.events.publish(
             .pairRequested, peerUUID: device.peerID, peer: device.identity.name,
             versionID: Self.versionID(device.version), message: code)
         intake.arrivals.publish([.pairRequest(name: device.identity.name, peerUUID: device.peerID, code: code)])
-        expireLater(device.identity.deviceID)
+        expireLater(device.key)
     }
 
     /// Keeps the device's certificate as paired, and says so.
     private func trust(_ device: Device) async {
+        trustChanges += 1
         // Paired, its link no longer counts against the cap on unpaired ones.
-        links.setPaired(device.identity.deviceID, true)
+        links.setPaired(device.key, true)
         do {
             _ = try await intake.service.pair(peer: device.peerID, fingerprint: device.certificate.description)
         } catch {
@@ -66,7 +70,9 @@ extension KDEConnectCarrier {
 
     /// Forgets the device's certificate: the device unpaired, or asked to pair again.
     private func distrust(_ device: Device) async {
-        links.setPaired(device.identity.deviceID, false)
+        trustChanges += 1
+        links.setPaired(device.key, false)
+        dropQueuedFiles(device.key)
         do {
             _ = try await intake.service.resetTrust(peer: device.peerID, label: device.identity.name)
             logger.info("KDE Connect device \(device.label) is no longer paired")
@@ -87,18 +93,23 @@ extension KDEConnectCarrier {
         }
     }
 
-    /// Ends the device's request once its lifetime is over, unless it ended before.
-    private func expireLater(_ deviceID: String) {
-        Task {
-            try? await Task.sleep(for: KDEConnectPairing.requestLifetime + .milliseconds(100))
-            await self.expire(deviceID)
+    /// Ends the device's request once its lifetime is over, unless it ended before: one timer per
+    /// device, the last request's.
+    private func expireLater(_ key: String) {
+        expiryTimers[key]?.cancel()
+        expiryTimers[key] = Task {
+            guard (try? await Task.sleep(for: KDEConnectPairing.requestLifetime + .milliseconds(100))) != nil else {
+                return
+            }
+            await self.expire(key)
         }
     }
 
-    private func expire(_ deviceID: String) async {
-        guard var pairing = pairings[deviceID], let device = linked(deviceID) else { return }
+    private func expire(_ key: String) async {
+        expiryTimers[key] = nil
+        guard var pairing = pairings[key], let device = linked(key) else { return }
         let actions = pairing.tick(at: .now)
-        pairings[deviceID] = pairing
+        pairings[key] = pairing
         let packets = await perform(actions, for: device)
         _ = await write(packets, to: device)
     }
@@ -106,34 +117,44 @@ extension KDEConnectCarrier {
     /// Writes pairing packets on the device's link; false when they could not be.
     func write(_ packets: [KDEConnectPair], to device: Device) async -> Bool {
         guard !packets.isEmpty else { return true }
-        return await device.outgoing.write(packets.map { Array($0.encoded(id: Self.milliseconds()).dropLast()) })
+        let lines = packets.map { Array($0.encoded(id: Self.milliseconds()).dropLast()) }
+        return await device.outgoing.write(lines, timeout: Self.queueWait)
     }
 
     /// The link lost was the device's last: a request in progress ends with it (the apps' too).
-    func pairingsLinkLost(_ deviceID: String) {
-        pairings[deviceID] = nil
+    func pairingsLinkLost(_ key: String) {
+        pairings[key] = nil
+        expiryTimers.removeValue(forKey: key)?.cancel()
     }
 
     // MARK: What the person asks
 
-    /// The device linked now that `text` names: its hexd ID (`kdeconnect:…`), a prefix of its
-    /// device ID of 4 characters or more, or its name (any case), when one device alone matches.
+    /// The device linked now that `text` names: its hexd ID (`kdeconnect:…`) or a prefix of it of
+    /// 4 characters or more after `kdeconnect:`, or its name (any case), when one device alone
+    /// matches. An ID of another kind names none.
     func device(matching text: String) -> Device? {
         let wanted = text.trimmed
-        guard !wanted.isEmpty else { return nil }
+        guard !wanted.isEmpty, wanted.canonicalPeerID?.isKDEConnectID != false else { return nil }
         let devices = linkedDevices
-        if let id = wanted.canonicalPeerID, id.isKDEConnectID { return devices.first { $0.peerID == id } }
+        if let id = wanted.canonicalPeerID { return devices.first { $0.peerID == id } }
         let lowered = wanted.lowercased()
         let byName = devices.filter { $0.identity.name.lowercased() == lowered }
         if byName.count == 1 { return byName.first }
-        guard byName.isEmpty, lowered.count >= 4 else { return nil }
-        let byID = devices.filter { $0.identity.deviceID.lowercased().hasPrefix(lowered) }
+        guard byName.isEmpty, lowered.hasPrefix(PeerKind.kdeConnectPrefix),
+            lowered.count >= PeerKind.kdeConnectPrefix.count + 4
+        else { return nil }
+        let byID = devices.filter { $0.peerID.hasPrefix(lowered) }
         return byID.count == 1 ? byID.first : nil
+    }
+
+    /// The device `peerID` (`kdeconnect:…`) when it has a link up.
+    func device(peerID: String) -> Device? {
+        linkedDevices.first { $0.peerID == peerID }
     }
 
     /// A pairing under way with the device, as `hexctl peers` shows it; nil when there is none.
     func pendingPairing(of device: Device) -> PairingStatus? {
-        switch pairings[device.identity.deviceID]?.state {
+        switch pairings[device.key]?.state {
         case .requestedByPeer(_, let timestamp)?:
             PairingStatus(code: code(with: device, timestamp: timestamp), awaitingUs: true)
         case .requestedByUs(_, let timestamp)?:
@@ -143,34 +164,37 @@ extension KDEConnectCarrier {
     }
 
     /// Whether the device is paired (its link up, or its pin in the store when it is away).
-    func isPaired(peerID: String) async -> Bool {
-        if let device = linkedDevices.first(where: { $0.peerID == peerID }) {
-            return pairings[device.identity.deviceID]?.isPaired == true
-        }
-        return (try? await intake.service.pin(forPeer: peerID))?.trust == .paired
+    /// - Throws: a store error.
+    func isPaired(peerID: String) async throws -> Bool {
+        if let device = device(peerID: peerID) { return pairings[device.key]?.isPaired == true }
+        return try await intake.service.pin(forPeer: peerID)?.trust == .paired
     }
 
     /// The person asks to pair with `device` (`hexctl pair NAME`), or accepts its request
-    /// (`--accept`, or asking while it asks).
+    /// (`--accept`, or asking while it asks). The answer is written before hexd holds the device
+    /// paired.
     /// - Throws: `Refusal` when it is paired already, asks nothing to accept, or the packet could
     ///   not be written.
     func pair(_ device: Device, accepting: Bool) async throws(Refusal) -> TrustReport {
-        let id = device.identity.deviceID
-        guard var pairing = pairings[id] else { throw Self.refusal(.noRequest) }
+        let key = device.key
+        guard let before = pairings[key] else { throw Self.refusal(.noRequest) }
+        var pairing = before
         let actions: [KDEConnectPairing.Action]
         do {
             actions = accepting ? try pairing.accept() : try pairing.request(at: .now, wallClock: Self.seconds())
         } catch {
             throw Self.refusal(error)
         }
-        pairings[id] = pairing
-        let packets = await perform(actions, for: device)
+        pairings[key] = pairing
+        let packets = actions.compactMap { if case .send(let packet) = $0 { packet } else { nil } }
         guard await write(packets, to: device) else {
+            if pairings[key] == pairing { pairings[key] = before }
             throw Refusal(description: "the link with \(device.label) ended before the answer was written")
         }
+        _ = await perform(actions.filter { if case .send = $0 { false } else { true } }, for: device)
         if case .requestedByUs(_, let timestamp) = pairing.state {
             logger.info("asked KDE Connect device \(device.label) to pair")
-            expireLater(id)
+            expireLater(key)
             return TrustReport(
                 peerUUID: device.peerID, peer: device.identity.name, key: device.certificate.description, trust: nil,
                 code: code(with: device, timestamp: device.version >= 8 ? timestamp : nil), awaitingPeer: true)
@@ -183,15 +207,14 @@ extension KDEConnectCarrier {
     /// The person declines the device's request (`hexctl pair --decline`).
     /// - Throws: `Refusal` when it asks nothing.
     func decline(_ device: Device) async throws(Refusal) -> TrustReport {
-        let id = device.identity.deviceID
-        guard var pairing = pairings[id] else { throw Self.refusal(.noRequest) }
+        guard var pairing = pairings[device.key] else { throw Self.refusal(.noRequest) }
         let actions: [KDEConnectPairing.Action]
         do {
             actions = try pairing.decline(at: .now)
         } catch {
             throw Self.refusal(error)
         }
-        pairings[id] = pairing
+        pairings[device.key] = pairing
         _ = await write(await perform(actions, for: device), to: device)
         return TrustReport(peerUUID: device.peerID, peer: device.identity.name, key: nil, trust: nil)
     }
@@ -208,26 +231,33 @@ extension KDEConnectCarrier {
         }
     }
 
-    /// The person unpairs the device `peerID` (`hexctl unpair`): told so when it is linked, and
-    /// its certificate forgotten either way.
-    /// - Throws: `LookupError.noPin` when it is neither paired nor asked.
+    /// The person unpairs the device `peerID` (`hexctl unpair`): its certificate forgotten first,
+    /// then, when it is linked, the device told so (a device that reads nothing cannot hold this).
+    /// - Throws: `LookupError.noPin` when it is neither paired nor asked; a store error.
     func unpair(peerID: String, label: String) async throws -> TrustReport {
+        trustChanges += 1
+        var forgotten: PeerPin?
+        do {
+            forgotten = try await intake.service.resetTrust(peer: peerID, label: label)
+        } catch LookupError.noPin {
+            forgotten = nil
+        }
         var name = label
         var ended = false
-        if let device = linkedDevices.first(where: { $0.peerID == peerID }),
-            var pairing = pairings[device.identity.deviceID], let actions = try? pairing.unpair(at: .now)
+        if let device = device(peerID: peerID), var pairing = pairings[device.key],
+            let actions = try? pairing.unpair(at: .now)
         {
             (name, ended) = (device.identity.name, true)
-            pairings[device.identity.deviceID] = pairing
-            _ = await write(await perform(actions, for: device), to: device)
+            pairings[device.key] = pairing
+            links.setPaired(device.key, false)
+            dropQueuedFiles(device.key)
+            let packets = actions.compactMap { if case .send(let packet) = $0 { packet } else { nil } }
+            _ = await write(packets, to: device)
         }
-        do {
-            let pin = try await intake.service.resetTrust(peer: peerID, label: label)
-            logger.info("unpaired KDE Connect device \(name) (\(peerID)): forgot its certificate \(pin.fingerprint)")
-            return TrustReport(peerUUID: peerID, peer: name, key: pin.fingerprint, trust: nil)
-        } catch LookupError.noPin where ended {
-            // Forgotten already, by the pairing's own actions above.
-            return TrustReport(peerUUID: peerID, peer: name, key: nil, trust: nil)
-        }
+        guard forgotten != nil || ended else { throw LookupError.noPin(label) }
+        logger.info(
+            "unpaired KDE Connect device \(name) (\(peerID))"
+                + (forgotten.map { ": forgot its certificate \($0.fingerprint)" } ?? ""))
+        return TrustReport(peerUUID: peerID, peer: name, key: forgotten?.fingerprint, trust: nil)
     }
 }

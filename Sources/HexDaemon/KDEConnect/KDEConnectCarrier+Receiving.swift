@@ -22,7 +22,7 @@ extension KDEConnectCarrier {
             return
         }
         if case .file(let file) = share {
-            await receive(file, from: device)
+            queue(file, from: device)
         } else if let hex = share.hex(from: device.identity.name, senderID: device.peerID) {
             await keep(hex, from: device)
         }

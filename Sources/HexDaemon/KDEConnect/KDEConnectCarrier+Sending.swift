@@ -18,29 +18,36 @@ extension KDEConnectCarrier {
     }
 
     /// Refuses a send to `peerID` when the device is not paired here: it would refuse the shares.
-    /// - Throws: `SendError.refused`.
+    /// - Throws: `SendError.refused`; `.undelivered` when the store cannot say (tried again later).
     func refuseUnlessPaired(_ peerID: String) async throws(SendError) {
-        guard await isPaired(peerID: peerID) else {
+        let paired: Bool
+        do {
+            paired = try await isPaired(peerID: peerID)
+        } catch {
+            throw .undelivered("cannot read whether \(peerID) is paired: \(error)")
+        }
+        guard paired else {
             throw .refused(
                 "\(peerID) is a KDE Connect device not paired with hexd, which takes nothing from it: pair first "
                     + "(hexctl pair NAME, or pair from the device)")
         }
     }
 
-    /// Writes `shares` to the paired device `peerID`, on its link.
+    /// Writes `shares` to the paired device `peerID`, on its link, within `timeout`.
     /// - Throws: `SendError.refused` when there is nothing to share or the device is not paired;
-    ///   `.undelivered` when it has no link up (away) or its link ended first.
-    func send(_ shares: [KDEConnectShare], to peerID: String) async throws(SendError) -> Delivery {
+    ///   `.undelivered` when it has no link up (away), its link ended first, or its link's reader
+    ///   did not take the shares in time.
+    func send(_ shares: [KDEConnectShare], to peerID: String, timeout: Duration) async throws(SendError) -> Delivery {
         guard !shares.isEmpty else {
             throw .refused("a hex with neither a description nor a link shows nothing on a KDE Connect device")
         }
         try await refuseUnlessPaired(peerID)
-        guard let device = linkedDevices.first(where: { $0.peerID == peerID }) else {
+        guard let device = device(peerID: peerID) else {
             throw .undelivered("\(peerID) is away: no KDE Connect link with it")
         }
         let id = Self.milliseconds()
-        guard await device.outgoing.write(shares.map { Array($0.encoded(id: id).dropLast()) }) else {
-            throw .undelivered("\(device.label): its link ended before the share was written")
+        guard await device.outgoing.write(shares.map { Array($0.encoded(id: id).dropLast()) }, timeout: timeout) else {
+            throw .undelivered("\(device.label): its link ended, or was busy, before the share was written")
         }
         return Delivery(
             label: device.label, address: device.address, certificate: device.certificate, packets: shares.count)

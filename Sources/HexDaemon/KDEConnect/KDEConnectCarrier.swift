@@ -28,9 +28,15 @@ actor KDEConnectCarrier: DaemonService {
         let linkedAt: ContinuousClock.Instant
         /// The packets others queue for the device on this link.
         let outgoing: KDEConnectOutgoing
+        /// The link's connection, for closing it.
+        let socket: Socket
+
+        /// What hexd's tables know the device by: its device ID in lower case (one in another case
+        /// is the same device, and must prove the same certificate).
+        var key: String { identity.deviceID.lowercased() }
 
         /// The ID the device goes by in hexd (`kdeconnect:` and its device ID).
-        var peerID: String { PeerKind.kdeConnectPrefix + identity.deviceID.lowercased() }
+        var peerID: String { PeerKind.kdeConnectPrefix + key }
 
         /// What its TLS handshake proved: its certificate, which speaks for `peerID`.
         var proof: SenderProof { .key(fingerprint: certificate.description, deviceID: peerID) }
@@ -42,6 +48,11 @@ actor KDEConnectCarrier: DaemonService {
     /// Links served at once, and from one address (a link is one connection, kept open).
     static let connectionsAtOnce = 64
     static let connectionsPerAddress = 4
+    /// Links of one device kept at once: a device that dials again replaces its link and closes the
+    /// old one itself (22.12 within milliseconds); one that keeps them all is refused more.
+    static let linksPerDevice = 4
+    /// How long a packet of hexd's own (pairing, a file's offer) may wait for its link's reader.
+    static let queueWait: Duration = .seconds(10)
 
     private let socket: DatagramSocket
     private let listener: StreamListener
@@ -66,13 +77,21 @@ actor KDEConnectCarrier: DaemonService {
     let intake: Intake
     let logger: Logger
     var links: KDEConnectLinks<IPAddress>
-    /// The links up, by device ID, each by its number: the newest is the device's. A device that
+    /// The links up, by device key, each by its number: the newest is the device's. A device that
     /// dials again replaces its link (it closes the old one itself); when the newest ends, the
     /// next newest still open takes over, and the device is gone once none is left.
     private var openLinks: [String: [Int: Device]] = [:]
-    /// The pairing of each device with a link up, by device ID (dropped with its last link: a
+    /// The pairing of each device with a link up, by device key (dropped with its last link: a
     /// paired one is read again from the store when it is back).
     var pairings: [String: KDEConnectPairing] = [:]
+    /// Counts the changes of what the store holds paired: a link whose pairing was read before a
+    /// change is not taken (it reconnects).
+    var trustChanges = 0
+    /// The timer that ends each device's pairing request, by device key.
+    var expiryTimers: [String: Task<Void, Never>] = [:]
+    /// The files each paired device shared that wait for their fetch, by device key: fetched one
+    /// at a time, apart from the link's reader; a key is here while its device's fetcher runs.
+    var fileQueues: [String: [KDEConnectSharedFile]] = [:]
     private var nextLink = 0
     private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
     /// Identities read from one address: 10 a second (20 at once), before they are parsed.
@@ -169,13 +188,13 @@ actor KDEConnectCarrier: DaemonService {
         let devices = linkedDevices
         return KDEConnectStatus(
             deviceID: own.deviceID, port: listener.port, devices: devices.count,
-            paired: devices.filter { pairings[$0.identity.deviceID]?.isPaired == true }.count, note: portNote)
+            paired: devices.filter { pairings[$0.key]?.isPaired == true }.count, note: portNote)
     }
 
-    /// The device `deviceID` as its newest link describes it, the one its packets go on; nil
-    /// when it has no link up.
-    func linked(_ deviceID: String) -> Device? {
-        openLinks[deviceID]?.max { $0.key < $1.key }?.value
+    /// The device whose key is `key` as its newest link describes it, the one its packets go on;
+    /// nil when it has no link up.
+    func linked(_ key: String) -> Device? {
+        openLinks[key]?.max { $0.key < $1.key }?.value
     }
 
     /// Asks the LAN who is there now (`hexctl peers --refresh`).
@@ -195,11 +214,17 @@ actor KDEConnectCarrier: DaemonService {
         }
     }
 
-    /// Takes the daemon's visibility: shown again, hexd broadcasts at once.
+    /// Takes the daemon's visibility: shown again, hexd broadcasts at once; hidden, it closes the
+    /// links of devices not paired.
     private func followVisibility() async {
         let wasVisible = isVisible
         isVisible = await visibility.isVisible
         if isVisible && !wasVisible { act(on: links.refresh(at: .now)) }
+        if !isVisible && wasVisible {
+            for (key, open) in openLinks where pairings[key]?.isPaired != true {
+                for device in open.values { device.socket.shutdown() }
+            }
+        }
     }
 
     // MARK: Broadcasts
@@ -275,7 +300,7 @@ actor KDEConnectCarrier: DaemonService {
         do {
             guard let port = identity.tcpPort else { throw KDEConnectHandshake.Failure.identity("no TCP port") }
             if await !isVisible, let id = PeerKind.kdeConnectID(deviceID: identity.deviceID),
-                await !isPaired(peerID: id)
+                try await !isPaired(peerID: id)
             {
                 throw Refusal(description: "hexd is hidden (hexctl visibility), and the device is not paired")
             }
@@ -290,7 +315,7 @@ actor KDEConnectCarrier: DaemonService {
             await keep(link, from: address)
             socket.shutdown()
         } catch {
-            await dialFailed(identity.deviceID)
+            await dialFailed(identity.deviceID.lowercased())
             logger.limited(
                 "kdeconnect dial", .info,
                 "cannot link with KDE Connect device \(identity.name) at \(address): \(error)")
@@ -298,8 +323,8 @@ actor KDEConnectCarrier: DaemonService {
     }
 
     /// A dial ended without a link: the next one waiting may start.
-    private func dialFailed(_ deviceID: String) {
-        links.dialFailed(deviceID, at: .now)
+    private func dialFailed(_ key: String) {
+        links.dialFailed(key, at: .now)
         act(on: links.tick(at: .now))
     }
 
@@ -342,7 +367,8 @@ actor KDEConnectCarrier: DaemonService {
     private nonisolated func keep(_ link: KDEConnectHandshake.Link, from address: IPAddress) async {
         let device = Device(
             identity: link.identity, address: address, version: link.version, certificate: link.certificate,
-            publicKey: link.publicKey, linkedAt: .now, outgoing: KDEConnectOutgoing())
+            publicKey: link.publicKey, linkedAt: .now, outgoing: KDEConnectOutgoing(), socket: link.connection.socket)
+        let generation = await trustChanges
         let paired: Bool
         do {
             paired = try await isPaired(device)
@@ -350,17 +376,17 @@ actor KDEConnectCarrier: DaemonService {
             logger.limited(
                 "kdeconnect trust", .warning, "refused a link from KDE Connect device \(device.label): \(error)")
             // A dial of hexd's own that reached it ends as a failure (not dialed again for a while).
-            await dialFailed(device.identity.deviceID)
+            await dialFailed(device.key)
             return
         }
         if !paired, await !isVisible {
             logger.limited(
                 "kdeconnect hidden", .info,
                 "closed a link with KDE Connect device \(device.label): hexd is hidden, and it is not paired")
-            await dialFailed(device.identity.deviceID)
+            await dialFailed(device.key)
             return
         }
-        guard let number = await linkUp(device, paired: paired) else { return }
+        guard let number = await linkUp(device, paired: paired, readAt: generation) else { return }
         await serve(link, of: device)
         await linkEnded(device.identity, number: number)
     }
@@ -383,7 +409,7 @@ actor KDEConnectCarrier: DaemonService {
                 description: "it is paired with another certificate (\(pin.fingerprint.prefix(16))…); if it was "
                     + "reinstalled, forget it with hexctl unpair \(device.peerID) and pair again")
         }
-        let known = try await intake.service.knownPeer(matching: device.peerID)
+        let known = try await intake.service.knownPeer(id: device.peerID)
         if let known, let spoken = Self.version(known.versionID), device.version < spoken {
             throw Refusal(
                 description: "it spoke protocol \(spoken) when last linked and now speaks \(device.version): "
@@ -403,11 +429,19 @@ actor KDEConnectCarrier: DaemonService {
     }
 
     /// Lists a device whose link is up; nil when the link is not taken: past the cap of unpaired
-    /// links, or claiming a device whose link up showed another certificate (anyone can put any
-    /// device ID in a certificate of their own).
-    private func linkUp(_ device: Device, paired: Bool) async -> Int? {
-        let id = device.identity.deviceID
+    /// links or of links per device, claiming a device whose link up showed another certificate
+    /// (anyone can put any device ID in a certificate of their own), or with its pairing read
+    /// before the store's pairings changed (`readAt`, of `trustChanges`).
+    private func linkUp(_ device: Device, paired: Bool, readAt generation: Int) async -> Int? {
+        let id = device.key
         let open = openLinks[id] ?? [:]
+        guard generation == trustChanges, open.count < Self.linksPerDevice else {
+            links.dialFailed(id, at: .now)
+            logger.limited(
+                "kdeconnect links", .info,
+                "closed a link with \(device.label): \(open.count) of its links are up, or its pairing changed")
+            return nil
+        }
         if let current = open.max(by: { $0.key < $1.key })?.value, current.certificate != device.certificate {
             // Ends a dial of hexd's own that reached it, as a failure: the device stays dialable.
             links.dialFailed(id, at: .now)
@@ -451,15 +485,14 @@ actor KDEConnectCarrier: DaemonService {
 
     /// A link ended: its device is gone once no link of it is left.
     private func linkEnded(_ identity: KDEConnectIdentity, number: Int) async {
-        let id = identity.deviceID
+        let id = identity.deviceID.lowercased()
         openLinks[id]?[number] = nil
         guard openLinks[id]?.isEmpty ?? false else { return }
         openLinks[id] = nil
         links.linkDown(id)
         pairingsLinkLost(id)
         logger.info("KDE Connect device \(identity.name) is gone")
-        await intake.events.publish(
-            .peerLost, peerUUID: PeerKind.kdeConnectPrefix + id.lowercased(), peer: identity.name)
+        await intake.events.publish(.peerLost, peerUUID: PeerKind.kdeConnectPrefix + id, peer: identity.name)
     }
 
     static let pace = LinePace(idle: .seconds(7 * 86_400), grace: .seconds(10), minimumBytesPerSecond: 64 * 1_024)
@@ -473,10 +506,15 @@ actor KDEConnectCarrier: DaemonService {
         let outgoing = device.outgoing
         defer { outgoing.close() }
         while !Task.isCancelled {
-            for batch in outgoing.take() {
+            let batches = outgoing.take()
+            for (index, batch) in batches.enumerated() {
                 let written = await Self.write(batch.lines, on: link)
                 batch.done(written)
-                guard written else { return }
+                guard written else {
+                    // The link failed: the batches taken after this one are not written either.
+                    for later in batches[(index + 1)...] { later.done(false) }
+                    return
+                }
             }
             switch await Self.next(from: link, or: outgoing.bell) {
             case .rung:
@@ -555,7 +593,7 @@ actor KDEConnectCarrier: DaemonService {
     /// What hexd answers a packet with: pairing moves as the person and the protocol say; a paired
     /// device's share is kept; anything else from a device not paired is refused.
     private func answer(_ packet: KDEConnectPacket, from device: Device) async -> [KDEConnectPair] {
-        let id = device.identity.deviceID
+        let id = device.key
         // A packet comes on a link, whose device has its pairing (dropped with its last link).
         guard var pairing = pairings[id] else { return [] }
         if let pair = KDEConnectPair(packet) {

@@ -151,7 +151,7 @@ struct SendService: Sendable {
         }
         if let id = target.peerUUID, id.isKDEConnectID {
             _ = try await plan(target, forceLegacy: forceLegacy)
-            return try await deliver(envelope, toKDEConnect: id)
+            return try await deliver(envelope, toKDEConnect: id, timeout: timeout)
         }
         return try await deliver(
             envelope, over: try await route(target, forceLegacy: forceLegacy), wait: wait, timeout: timeout)
@@ -206,11 +206,13 @@ struct SendService: Sendable {
     /// Delivers a hex or an alert to the paired KDE Connect device `id` as the shares
     /// `KDEConnectShare.shares(of:)` makes (an alert as a text), written on its link: KDE Connect
     /// confirms nothing more.
-    private func deliver(_ envelope: Envelope, toKDEConnect id: String) async throws(SendError) -> Receipt {
+    private func deliver(_ envelope: Envelope, toKDEConnect id: String, timeout: Duration)
+        async throws(SendError) -> Receipt
+    {
         guard let kdeConnect else { throw .refused("KDE Connect is off here (--kdeconnect off)") }
         let shares = envelope.hex.map { KDEConnectShare.shares(of: $0) } ?? envelope.message.map { [.text($0)] } ?? []
         let start = ContinuousClock.now
-        let sent = try await kdeConnect.send(shares, to: id)
+        let sent = try await kdeConnect.send(shares, to: id, timeout: timeout)
         let elapsed = ContinuousClock.now - start
         let what = sent.packets == 1 ? "1 share" : "\(sent.packets) shares"
         let milliseconds = Int(clamping: elapsed.inSeconds * 1_000)

@@ -282,6 +282,12 @@ actor HexService {
         try database.pinnedPeer(forKey: fingerprint)
     }
 
+    /// The peer seen before whose ID is `id` (any case), exactly.
+    func knownPeer(id: String) throws -> KnownPeer? {
+        try writeSightings()
+        return try database.knownPeers(uuidPrefix: id).first { $0.uuid == id.uppercased() }
+    }
+
     /// The peer seen before whose name is `text` (any case), or whose UUID starts with it.
     /// - Throws: `LookupError.ambiguousPeer` when several match, or a store error.
     func knownPeer(matching text: String) throws -> KnownPeer? {

@@ -58,8 +58,9 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     private var failedAt: [String: Instant] = [:]
     private var lastBroadcast: Instant?
 
+    /// - Parameter ownDeviceID: hexd's device ID; every ID given to or by this type is in lower case.
     public init(ownDeviceID: String) {
-        self.ownDeviceID = ownDeviceID
+        self.ownDeviceID = ownDeviceID.lowercased()
     }
 
     /// The devices with a link now.
@@ -93,7 +94,8 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     /// A device's identity arrived in a datagram from `address` (the driver checked its rules and
     /// the downgrade guard).
     public mutating func heard(_ identity: KDEConnectIdentity, from address: Address, at now: Instant) -> [Action] {
-        let id = identity.deviceID
+        // Device IDs are told apart in any case: one in another case is the same device.
+        let id = identity.deviceID.lowercased()
         guard id != ownDeviceID else { return [] }
         if let last = heardAt[id], now - last < Self.identitySpacing { return [] }
         remember(id, at: now)

@@ -15,7 +15,8 @@ import HexKit
 ///   (the verification code covers the date). hexd dates its own requests for every version, as
 ///   the current apps do; 22.12 ignores the date.
 /// - A device not paired that sends anything else than pairing is told `pair: false`, at most once
-///   per `refusalSpacing` (the apps do the same; it also cancels a request of its own).
+///   per `refusalSpacing` (the apps do the same; it also cancels a request of its own). A request
+///   that follows a refusal or a cancelled request within that spacing is not shown.
 ///
 /// Pure: the driver passes both clocks in (the monotonic one for the lifetime, the wall clock for
 /// dates), performs the actions and calls `tick` at `deadline`.
@@ -98,7 +99,9 @@ public struct KDEConnectPairing: Sendable, Equatable {
             state = .notPaired
             return [.ended(.declinedByDevice)]
         case (false, .requestedByPeer):
+            // Asking and cancelling in turn asks the person no faster than a refusal would.
             state = .notPaired
+            lastRefusal = now
             return [.ended(.cancelledByDevice)]
         case (false, .paired):
             state = .notPaired
