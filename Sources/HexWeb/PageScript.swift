@@ -246,7 +246,8 @@ enum PageScript {
               peer.keyMismatch ? el("div", { class: "meta" },
                 "another key claims this ID from " + peer.keyMismatch.endpoint)
                 : null),
-            el("div", { class: "actions" }, peer.trust === "pinned"
+            el("div", { class: "actions" },
+              peer.trust === "pinned" || (peer.kind === "kdeconnect" && !peer.trust && !peer.pairing)
               ? el("button", { type: "button", "data-action": "pair", onclick: () => pair(peer, false) }, "Pair")
               : null))));
           $("peers-empty").hidden = items.length > 0;

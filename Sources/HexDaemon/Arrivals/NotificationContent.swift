@@ -52,10 +52,12 @@ struct NotificationContent: Equatable {
 
     static func pairing(name: String, id: String, code: String, page: String?, markup: Bool) -> NotificationContent {
         let sender = senderLabel(name: name, id: id, trust: nil)
+        // A KDE Connect device goes by its kind and ID: its kind and 8 digits name it.
+        let short = id.isKDEConnectID ? id.prefix(PeerKind.kdeConnectPrefix.count + 8) : id.prefix(8)
         let lines = [
             "Verification code \(clean(code)).",
             "Accept only if their screen shows the same: on the inbox page, or with "
-                + "hexctl pair --accept \(String(id.prefix(8))).",
+                + "hexctl pair --accept \(short).",
         ]
         return NotificationContent(
             summary: sender + " asks to pair", body: body(lines, markup: markup),
