@@ -43,13 +43,32 @@ extension KDEConnectCarrier {
         }
         try await refuseUnlessPaired(peerID)
         guard let device = device(peerID: peerID) else {
+            if let key = peerID.kdeConnectDeviceID { awaitDevice(key) }
             throw .undelivered("\(peerID) is away: no KDE Connect link with it")
         }
+        links.wait(for: device.key, false)
         let id = Self.milliseconds()
         guard await device.outgoing.write(shares.map { Array($0.encoded(id: id).dropLast()) }, timeout: timeout) else {
             throw .undelivered("\(device.label): its link ended, or was busy, before the share was written")
         }
         return Delivery(
             label: device.label, address: device.address, certificate: device.certificate, packets: shares.count)
+    }
+
+    /// A paired device that sends wait for is away: hexd broadcasts now, and every
+    /// `KDEConnectLinks.waitingInterval` while it stays away (a device dials hexd when it hears
+    /// it), until a send reaches it.
+    private func awaitDevice(_ key: String) {
+        links.wait(for: key, true)
+        act(on: links.refresh(at: .now))
+        guard waitTicker == nil else { return }
+        waitTicker = Task {
+            // The links' deadline is a dial's or the next broadcast's; none once no device waits.
+            while let deadline = links.deadline {
+                guard (try? await Task.sleep(until: deadline)) != nil else { break }
+                act(on: links.tick(at: .now))
+            }
+            waitTicker = nil
+        }
     }
 }

@@ -87,6 +87,8 @@ actor KDEConnectCarrier: DaemonService {
     /// Counts the changes of what the store holds paired: a link whose pairing was read before a
     /// change is not taken (it reconnects).
     var trustChanges = 0
+    /// Broadcasts while a paired device that sends wait for is away (`+Sending`); nil when none is.
+    var waitTicker: Task<Void, Never>?
     /// The timer that ends each device's pairing request, by device key.
     var expiryTimers: [String: Task<Void, Never>] = [:]
     /// The files each paired device shared that wait for their fetch, by device key: fetched one
@@ -267,7 +269,7 @@ actor KDEConnectCarrier: DaemonService {
         act(on: links.heard(identity, from: datagram.sender, at: .now))
     }
 
-    private func act(on actions: [KDEConnectLinks<IPAddress>.Action]) {
+    func act(on actions: [KDEConnectLinks<IPAddress>.Action]) {
         for action in actions {
             switch action {
             case .broadcast: if isVisible { broadcast() }
