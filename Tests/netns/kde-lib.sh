@@ -35,16 +35,28 @@ EOF
     pids+=($!)
     for _ in $(seq 100); do [ -S "$home/bus" ] && break; sleep 0.05; done
     [ -S "$home/bus" ] || fail "host-$host's session bus did not start"
+    run_kdeconnectd "$host"
+}
+# Starts kdeconnectd in HOST on its bus (again, after stop_kdeconnectd: it keeps its files) and
+# waits until it answers; its PID is in kde_pid[HOST].
+declare -A kde_pid
+run_kdeconnectd() {
+    local host=$1 home=$work/$1-kde
     kde_env "$host"
     # The command itself in the background: its PID is kdeconnectd's, which stops.
-    (cd "$home/cwd" && exec ip netns exec "$tag-$host" "${kenv[@]}" "$kdeconnectd" >"$work/$host-kdeconnectd.log" 2>&1) &
+    (cd "$home/cwd" && exec ip netns exec "$tag-$host" "${kenv[@]}" "$kdeconnectd" >>"$work/$host-kdeconnectd.log" 2>&1) &
     pids+=($!)
+    kde_pid[$host]=$!
     for _ in $(seq 100); do
         kde "$host" gdbus call --timeout 1 --session --dest org.kde.kdeconnect --object-path /modules/kdeconnect \
             --method org.kde.kdeconnect.daemon.announcedName >/dev/null 2>&1 && return 0
         sleep 0.05
     done
     fail "kdeconnectd in host-$host did not start"
+}
+stop_kdeconnectd() {
+    kill "${kde_pid[$1]}"
+    wait "${kde_pid[$1]}" 2>/dev/null || true
 }
 kde_env() {
     local home=$work/$1-kde

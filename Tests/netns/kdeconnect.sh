@@ -10,7 +10,8 @@
 #     k gets the refusal; asked again and accepted (hexctl pair --accept), both sides are paired;
 #   - k shares a URL and a text (kdeconnect-cli --share, --share-text): each lands in hexd's inbox
 #     as a hex from kdeconnect:<k's ID>; a hex sent to k (hexctl send --to kde-k) is opened on k
-#     (its stub opener records the URL); a file each way lands whole;
+#     (its stub opener records the URL), and one sent while k is stopped is opened once it is back;
+#     a file each way lands whole;
 #   - hexd asks l to pair (hexctl pair kde-l) with the code l shows, and l accepts (KDE's D-Bus
 #     acceptPairing): both sides are paired; l unpairs (kdeconnect-cli --unpair), hexd forgets it;
 #     hexd unpairs k (hexctl unpair), k forgets hexd;
@@ -160,6 +161,18 @@ wait_until '[ -s "$work/k-opened" ]' || fail "kde-k opened nothing: $sent"
 [ "$(cut -d' ' -f2- "$work/k-opened")" = "https://example.net/from-hexd" ] || fail "kde-k opened $(cat "$work/k-opened")"
 pass "hexctl send --to kde-k: kde-k opened the link ($sent)"
 
+# k stops: a hex to it waits in the outbox, and is opened once k is back.
+stop_kdeconnectd k
+wait_until '[[ -z "$(peer_json kde-k)" ]]' || fail "hexd still lists kde-k after it stopped"
+queued=0
+ctl a send --to kde-k https://example.net/while-away --timeout 1 >/dev/null 2>&1 || queued=$?
+[ "$queued" -eq 75 ] || fail "a send to kde-k while it is away did not stay queued (exit $queued)"
+run_kdeconnectd k
+wait_until '[ "$(grep -c while-away "$work/k-opened")" -eq 1 ]' \
+    || fail "kde-k did not open the queued hex once back: $(ctl a outbox 2>&1)"
+[ -z "$(ctl a outbox --json)" ] || fail "the outbox still holds: $(ctl a outbox)"
+pass "a hex sent while kde-k was away waited in the outbox and was opened once kde-k was back"
+
 # A file each way: k shares 3 MiB with hexd (its downloads folder, a hex linking it); hexd shares
 # 2 MiB with k (k's Downloads).
 head -c $((3 << 20)) /dev/urandom >"$work/from k.bin"
@@ -200,11 +213,14 @@ sleep 3
 kde_sees k "$hexd_id" && kde_sees l "$hexd_id" || fail "a kdeconnectd lost hexd's device object"
 peers=$(ctl a peers)
 [[ "$peers" == *kde-k* && "$peers" == *kde-l* ]] || fail "hexd lost a device: $peers"
+# kde-k was found twice (at first, and back after it stopped) and lost once (when it stopped).
 arrivals=$(grep -c "KDE Connect device kde-k (.*), desktop" "$work/a.log" || true)
-[ "$arrivals" -eq 1 ] && ! grep -q "KDE Connect device kde-. is gone" "$work/a.log" \
-    || fail "hexd lost or found kde-k again ($arrivals arrivals): $(grep 'KDE Connect device' "$work/a.log")"
+lost=$(grep -c "KDE Connect device kde-. is gone" "$work/a.log" || true)
+[ "$arrivals" -eq 2 ] && [ "$lost" -eq 1 ] \
+    || fail "hexd lost or found a device more ($arrivals arrivals of kde-k, $lost lost): $(grep 'KDE Connect device' "$work/a.log")"
 [ -n "$k_id" ] && [ -n "$l_id" ] || fail "no device IDs"
-pass "3 s later hexd and both kdeconnectd still list each other; hexd found kde-k once and lost no device"
+pass "3 s later hexd and both kdeconnectd still list each other; hexd found kde-k only when it started, and lost \
+it only when it stopped"
 
 # A protocol 8 device written for the test, from KDE's description.
 mkfifo "$work/p8.in"
