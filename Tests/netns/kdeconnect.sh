@@ -19,7 +19,8 @@
 #   - a protocol 8 device written for the test (kdeconnect_peer.py, in host-p) is dialed with its
 #     target named and identities exchanged inside TLS; its share before pairing is stored nowhere;
 #     a request dated an hour away is refused; a request dated now shows the code it computes, and
-#     once accepted its share lands; announcing protocol 7 afterwards is refused as a downgrade;
+#     once accepted its share lands, and a hex of two links reaches it as a text and two URLs
+#     (--kdeconnect-each-link on); announcing protocol 7 afterwards is refused as a downgrade;
 #   - hidden (hexctl visibility hidden), hexd links with the paired peer alone (checked before the
 #     downgrade).
 # Broadcasts stay inside the namespaces. Each check is counted; the last line says how many
@@ -68,7 +69,7 @@ start_kdeconnectd k
 k_id=$(kde_id k)
 [ -n "$k_id" ] || fail "kdeconnectd in host-k has no device ID"
 
-start_hexd a --kdeconnect on --localsend off
+start_hexd a --kdeconnect on --kdeconnect-each-link on --localsend off
 hexd_id=$(openssl x509 -in "$work/a/kdeconnect.crt" -noout -subject -nameopt multiline | awk '/commonName/ { print $3 }')
 [ ${#hexd_id} -eq 32 ] || fail "hexd's KDE Connect certificate names no 32-digit device ID: $hexd_id"
 
@@ -267,6 +268,18 @@ p8 send '{"type":"kdeconnect.share.request","body":{"url":"https://paired.exampl
 wait_until '[[ "$(newest_hex)" == *paired.example/y* ]]' || fail "peer-8's share after pairing did not land"
 [[ "$(newest_hex)" == *"\"senderUUID\":\"kdeconnect:$p8_id\""* ]] || fail "peer-8's hex: $(newest_hex)"
 pass "peer-8's dated request showed the code it computes itself ($code); accepted, its share landed in the inbox"
+
+# --kdeconnect-each-link on: a hex goes as its description, then one URL per link.
+ctl a send --to peer-8 -d "two links" https://one.example/a https://two.example/b >/dev/null \
+    || fail "hexctl send --to peer-8 failed"
+wait_until 'p8_said "two.example"' || fail "peer-8 got no second link"
+shares=$(grep '^packet .*"kdeconnect.share.request"' "$work/p8.log" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    body = json.loads(line.split(" ", 1)[1])["body"]
+    print(body.get("text") or body.get("url"))')
+[ "$shares" = $'two links\nhttps://one.example/a\nhttps://two.example/b' ] || fail "peer-8 got: $shares"
+pass "with --kdeconnect-each-link on, a hex of two links reached peer-8 as its text and then each link as a URL"
 
 # Hidden, hexd links with paired devices alone: peer-8 (paired) is dialed, peer-x (not) is not.
 p8 close

@@ -66,6 +66,8 @@ actor KDEConnectCarrier: DaemonService {
     /// Why hexd does not hold KDE Connect's ports; nil when it does.
     let portNote: String?
     private let settings: KDEConnectSettings
+    /// Whether a hex goes as one `url` share per link (`--kdeconnect-each-link`).
+    nonisolated var sendsEachLink: Bool { settings.eachLink }
     private let discovery: DiscoverySettings
     private let gate: HandshakeGate
     private let trimmer: MemoryTrimmer

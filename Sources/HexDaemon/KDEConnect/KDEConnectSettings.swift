@@ -10,6 +10,9 @@ public struct KDEConnectSettings: Sendable, Hashable {
     /// The UDP port of identity broadcasts, and the first TCP port hexd tries for links (then the
     /// next free one up to 1764, as the apps do).
     public var port = KDEConnectIdentity.port
+    /// Whether a hex goes to a KDE Connect device as one `url` share per link (each opens on the
+    /// device), after its description as a `text`, rather than as one `text`.
+    public var eachLink = false
 
     public init() {}
 
@@ -29,5 +32,13 @@ public struct KDEConnectSettings: Sendable, Hashable {
                 + "Default: 1716.",
             expected: "a port from 1716 to 1764 (the apps drop a device announcing another)", \.port
         ) { UInt16($0).flatMap { KDEConnectIdentity.tcpPorts.contains($0) ? $0 : nil } },
+        Setting(
+            "kdeconnect-each-link", value: "on|off",
+            help:
+                "Send a hex to a KDE Connect device as one URL per link, each of which the device opens (after the "
+                + "description as a text), instead of one text with the description and the links. A hex of one link "
+                + "and no description goes as that URL either way. Default: off.",
+            expected: "on or off", \.eachLink
+        ) { ["on": true, "off": false][$0] },
     ]
 }

@@ -204,13 +204,15 @@ struct SendService: Sendable {
     }
 
     /// Delivers a hex or an alert to the paired KDE Connect device `id` as the shares
-    /// `KDEConnectShare.shares(of:)` makes (an alert as a text), written on its link: KDE Connect
-    /// confirms nothing more.
+    /// `KDEConnectShare.shares(of:eachLink:)` makes (`--kdeconnect-each-link`; an alert as a text),
+    /// written on its link: KDE Connect confirms nothing more.
     private func deliver(_ envelope: Envelope, toKDEConnect id: String, timeout: Duration)
         async throws(SendError) -> Receipt
     {
         guard let kdeConnect else { throw .refused("KDE Connect is off here (--kdeconnect off)") }
-        let shares = envelope.hex.map { KDEConnectShare.shares(of: $0) } ?? envelope.message.map { [.text($0)] } ?? []
+        let shares =
+            envelope.hex.map { KDEConnectShare.shares(of: $0, eachLink: kdeConnect.sendsEachLink) }
+            ?? envelope.message.map { [.text($0)] } ?? []
         let start = ContinuousClock.now
         let sent = try await kdeConnect.send(shares, to: id, timeout: timeout)
         let elapsed = ContinuousClock.now - start
