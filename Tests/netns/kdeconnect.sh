@@ -15,6 +15,7 @@
 #   - hexd asks l to pair (hexctl pair kde-l) with the code l shows, and l accepts (KDE's D-Bus
 #     acceptPairing): both sides are paired; l unpairs (kdeconnect-cli --unpair), hexd forgets it;
 #     hexd unpairs k (hexctl unpair), k forgets hexd;
+#   - a second hexd on kdeconnectd's host takes the next TCP port, and kdeconnectd keeps working;
 #   - seconds later both links still stand (22.12 loses a device whose link is closed under it);
 #   - a protocol 8 device written for the test (kdeconnect_peer.py, in host-p) is dialed with its
 #     target named and identities exchanged inside TLS; its share before pairing is stored nowhere;
@@ -208,6 +209,23 @@ ctl a unpair kde-k >/dev/null || fail "hexctl unpair kde-k failed"
 wait_until '[[ "$(kde_device k "$hexd_id" isTrusted)" == *false* ]]' || fail "kde-k still trusts hexd"
 [[ "$(peer_json kde-k)" != *"\"trust\":\"paired\""* ]] || fail "hexd still holds kde-k paired"
 pass "kde-l unpaired and hexd forgot it; hexctl unpair kde-k and kde-k forgot hexd"
+
+# A hexd on the same host as kdeconnectd (host-l) leaves it working: it takes the next TCP port and
+# says so, and kdeconnectd keeps its link with host-a.
+ip netns exec "$tag-l" "$bin/hexd" --data-dir "$work/l2" --name host-l2 --mdns off --web off --notify off \
+    --localsend off --kdeconnect on --log-level info 2>"$work/l2.log" &
+l2_pid=$!
+pids+=("$l2_pid")
+wait_until 'HEXD_DATA_DIR="$work/l2" ip netns exec "$tag-l" "$bin/hexctl" status >/dev/null 2>&1' \
+    || fail "the hexd beside kdeconnectd did not start"
+status=$(HEXD_DATA_DIR="$work/l2" ip netns exec "$tag-l" "$bin/hexctl" status)
+[[ "$status" == *"links on TCP 1717"* && "$status" == *"TCP 1716 is taken (kdeconnectd on this host?)"* ]] \
+    || fail "the hexd beside kdeconnectd: $status"
+wait_until '[[ -n "$(peer_json host-l2)" ]]' || fail "host-a does not list the hexd beside kdeconnectd"
+kde_sees l "$hexd_id" || fail "kdeconnectd in host-l lost host-a with a hexd beside it"
+pass "a hexd beside kdeconnectd took TCP 1717 and said so in its status; kdeconnectd kept its link with host-a"
+kill "$l2_pid"
+wait "$l2_pid" 2>/dev/null || true
 
 # Seconds later both links stand: no device lost on either side, and no link crossed.
 sleep 3
