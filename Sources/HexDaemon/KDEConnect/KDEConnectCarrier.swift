@@ -91,6 +91,8 @@ actor KDEConnectCarrier: DaemonService {
     var trustChanges = 0
     /// Broadcasts while a paired device that sends wait for is away (`+Sending`); nil when none is.
     var waitTicker: Task<Void, Never>?
+    /// The devices whose last link just ended, by key, each with the timer that says them gone.
+    var leaving: [String: Task<Void, Never>] = [:]
     /// The timer that ends each device's pairing request, by device key.
     var expiryTimers: [String: Task<Void, Never>] = [:]
     /// The files each paired device shared that wait for their fetch, by device key: fetched one
@@ -467,7 +469,10 @@ actor KDEConnectCarrier: DaemonService {
         openLinks[id, default: [:]][nextLink] = device
         if pairings[id] == nil { pairings[id] = KDEConnectPairing(paired: paired, version: device.version) }
         pairings[id]?.version = device.version
-        if open.isEmpty {
+        // A device back within the grace after its last link ended was never gone.
+        let returning = leaving.removeValue(forKey: id)
+        returning?.cancel()
+        if open.isEmpty && returning == nil {
             logger.info(
                 "KDE Connect device \(device.label), \(device.identity.deviceType.rawValue), protocol \(device.version)"
                     + (paired ? ", paired" : ""))
@@ -487,13 +492,28 @@ actor KDEConnectCarrier: DaemonService {
             address: device.address.description)
     }
 
-    /// A link ended: its device is gone once no link of it is left.
-    private func linkEnded(_ identity: KDEConnectIdentity, number: Int) async {
+    /// How long a device whose last link ended may take to link again before it is gone: a
+    /// device that dials again closes its old link, sometimes before its new one is up.
+    static let leaveGrace: Duration = .milliseconds(500)
+
+    /// A link ended: its device is gone once no link of it is left for `leaveGrace`.
+    private func linkEnded(_ identity: KDEConnectIdentity, number: Int) {
         let id = identity.deviceID.lowercased()
         openLinks[id]?[number] = nil
         guard openLinks[id]?.isEmpty ?? false else { return }
         openLinks[id] = nil
         links.linkDown(id)
+        leaving[id]?.cancel()
+        leaving[id] = Task {
+            guard (try? await Task.sleep(for: Self.leaveGrace)) != nil else { return }
+            await left(identity)
+        }
+    }
+
+    /// The device's last link ended `leaveGrace` ago, and none is back: it is gone.
+    private func left(_ identity: KDEConnectIdentity) async {
+        let id = identity.deviceID.lowercased()
+        guard leaving.removeValue(forKey: id) != nil, openLinks[id] == nil else { return }
         pairingsLinkLost(id)
         logger.info("KDE Connect device \(identity.name) is gone")
         await intake.events.publish(.peerLost, peerUUID: PeerKind.kdeConnectPrefix + id, peer: identity.name)
