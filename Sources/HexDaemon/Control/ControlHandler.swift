@@ -589,34 +589,54 @@ struct ControlHandler: Sendable {
         }
     }
 
-    /// Sends the files themselves to a LocalSend device (LocalSend has no links to files), at
-    /// once: not through the outbox, whose sends are hexes. Progress goes out as `filesSending`
-    /// events under the share's query id.
+    /// Sends the files themselves to a LocalSend device (LocalSend has no links to files).
     private func share(_ files: [String], query: UUID, toLocalSend id: String) async throws -> ControlResponse {
         guard let localSend else { throw ControlError(.rejected, "LocalSend is off here (--localsend off)") }
-        let paths = try files.map { try FileLinkProvider.absolutePath($0) }
-        let start = ContinuousClock.now
-        let sent = try await localSend.sendFiles(paths, to: id) { [events = share.events] name, sent, total in
-            await events.publish(.filesSending, id: query.uuidString, message: "\(name): \(sent)/\(total)")
+        return try await sendFiles(files, query: query) { paths, progress in
+            let sent = try await localSend.sendFiles(paths, to: id, progress: progress)
+            return FilesSent(
+                label: sent.label, files: sent.files, bytes: sent.bytes, key: sent.certificate?.description
+            ) {
+                "LocalSend took \(sent.files) of \(paths.count) files (\($0))"
+                    + (sent.certificate == nil ? ", over plain HTTP" : "")
+            }
         }
-        let elapsed = ContinuousClock.now - start
-        let size = ByteCount.text(Int(clamping: sent.bytes))
-        logger.info("\(sent.files) file(s), \(size), to \(sent.label)")
-        return ControlResponse(
-            send: SendReport(
-                peer: sent.label, messageID: nil, status: .received,
-                message: "LocalSend took \(sent.files) of \(paths.count) files (\(size))"
-                    + (sent.certificate == nil ? ", over plain HTTP" : ""),
-                milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.certificate?.description))
     }
 
     /// Sends the files themselves to a paired KDE Connect device (it has no links to files), one
-    /// after the other, at once: the device fetches each as it is offered.
+    /// after the other: the device fetches each as it is offered.
     private func share(_ files: [String], query: UUID, toKDEConnect id: String) async throws -> ControlResponse {
         guard let kdeConnect else { throw ControlError(.rejected, "KDE Connect is off here (--kdeconnect off)") }
+        return try await sendFiles(files, query: query) { paths, progress in
+            let sent = try await kdeConnect.sendFiles(paths, to: id, progress: progress)
+            return FilesSent(label: sent.label, files: sent.files, bytes: sent.bytes, key: sent.certificate.description)
+            {
+                "KDE Connect: \(sent.files) file(s) (\($0)) written to the device (it confirms nothing more)"
+            }
+        }
+    }
+
+    /// What a device of another kind took of a share's files.
+    private struct FilesSent {
+        let label: String
+        let files: Int
+        let bytes: Int64
+        /// The certificate the device proved; nil when none did.
+        let key: String?
+        /// What the report says, given the bytes' size as text.
+        let message: (String) -> String
+    }
+
+    /// Sends the files themselves to a device of another kind through `send`, at once: not
+    /// through the outbox, whose sends are hexes. Progress goes out as `filesSending` events under
+    /// the share's query id.
+    private func sendFiles(
+        _ files: [String], query: UUID,
+        through send: ([String], @Sendable (String, Int64, Int64) async -> Void) async throws -> FilesSent
+    ) async throws -> ControlResponse {
         let paths = try files.map { try FileLinkProvider.absolutePath($0) }
         let start = ContinuousClock.now
-        let sent = try await kdeConnect.sendFiles(paths, to: id) { [events = share.events] name, sent, total in
+        let sent = try await send(paths) { [events = share.events] name, sent, total in
             await events.publish(.filesSending, id: query.uuidString, message: "\(name): \(sent)/\(total)")
         }
         let elapsed = ContinuousClock.now - start
@@ -624,10 +644,8 @@ struct ControlHandler: Sendable {
         logger.info("\(sent.files) file(s), \(size), to \(sent.label)")
         return ControlResponse(
             send: SendReport(
-                peer: sent.label, messageID: nil, status: .received,
-                message:
-                    "KDE Connect: \(sent.files) file(s) (\(size)) written to the device (it confirms nothing more)",
-                milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.certificate.description))
+                peer: sent.label, messageID: nil, status: .received, message: sent.message(size),
+                milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.key))
     }
 
     /// Who a share sent to `target` with `options` is for: a peer known by the ID its key derives (in the
