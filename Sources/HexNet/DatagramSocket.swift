@@ -45,6 +45,18 @@ public final class DatagramSocket: Sendable {
 
     public var port: UInt16 { socket.localPort }
 
+    /// An IPv4 socket on `port`, shared with the other programs that share it; when one holds it
+    /// without sharing, a socket on a free port instead, which sends as well but hears nothing
+    /// sent to `port`, and why `port` could not be had.
+    /// - Throws: `SocketError` when not even a free port can be had.
+    public static func sharing(port: UInt16) throws(SocketError) -> (socket: DatagramSocket, refusal: SocketError?) {
+        do {
+            return (try DatagramSocket(port: port), nil)
+        } catch {
+            return (try DatagramSocket(port: 0), error)
+        }
+    }
+
     /// The receive buffer asked for: beacons come in bursts when many daemons start at once on a
     /// segment, and the default (208 KiB, about 90 beacons) overflows while a busy daemon waits
     /// for a core, where every datagram dropped is a peer found a few seconds late. 1 MiB holds

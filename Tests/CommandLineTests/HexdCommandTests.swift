@@ -47,7 +47,7 @@ extension ProcessTests {
                     hexd,
                     [
                         "--data-dir", data, "--port", "0", "--discovery-port", "0",
-                        "--broadcast", "127.255.255.255",
+                        "--broadcast", "127.255.255.255", "--localsend", "off", "--kdeconnect", "off",
                     ])
                 try await Task.sleep(for: .milliseconds(delay))
                 first.send(SIGKILL)

@@ -148,12 +148,10 @@ actor KDEConnectCarrier: DaemonService {
         }
         if created { logger.info("made a KDE Connect identity: device ID \(deviceID)") }
         var notes: [String] = []
-        let socket: DatagramSocket
-        do {
-            socket = try DatagramSocket(port: settings.port)
-        } catch {
-            socket = try DatagramSocket(port: 0)
-            notes.append("UDP \(settings.port) is taken without sharing (\(error)): hexd hears no KDE Connect identity")
+        let (socket, refusal) = try DatagramSocket.sharing(port: settings.port)
+        if let refusal {
+            notes.append(
+                "UDP \(settings.port) is taken without sharing (\(refusal)): hexd hears no KDE Connect identity")
         }
         let first = Int(settings.port)
         let last = max(first, Int(KDEConnectIdentity.tcpPorts.upperBound))

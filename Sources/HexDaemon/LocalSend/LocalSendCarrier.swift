@@ -136,15 +136,12 @@ actor LocalSendCarrier: DaemonService {
             logger.info("made a LocalSend persona: fingerprint \(persona.fingerprint.description.uppercased())")
         }
         var notes: [String] = []
-        let socket: DatagramSocket
-        do {
-            socket = try DatagramSocket(port: settings.port)
-        } catch {
-            // A program that took the port without sharing it: hexd still announces (from another
-            // port) and is registered with by the devices that hear it, but hears none of them.
-            socket = try DatagramSocket(port: 0)
+        // A program that took the port without sharing it: hexd still announces (from another
+        // port) and is registered with by the devices that hear it, but hears none of them.
+        let (socket, refusal) = try DatagramSocket.sharing(port: settings.port)
+        if let refusal {
             notes.append(
-                "UDP \(settings.port) is taken without sharing (\(error)): hexd hears no LocalSend announcement")
+                "UDP \(settings.port) is taken without sharing (\(refusal)): hexd hears no LocalSend announcement")
         }
         var listener: StreamListener?
         var note: String?
