@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -30,6 +31,12 @@ static inline int hexd_pidfd_open(pid_t pid) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+/// Gives the calling thread the lowest priority, nice 19 (Linux keeps a niceness per thread): its
+/// work runs when nothing else of the process's wants the CPU. 0, or -1 with errno set.
+static inline int hexd_lower_thread_priority(void) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 }
 
 // sync_file_range is declared by glibc only under _GNU_SOURCE.

@@ -96,15 +96,10 @@ public enum Daemon {
         let intake = Intake(
             service: service, directory: directory, events: events, arrivals: arrivals, logger: logger.named("inbox"))
         let incoming = IncomingFiles(folder: DownloadsFolder(path: downloads), floor: configuration.store.freeFloor)
-        let localSend = localSendCarrier(
-            configuration, name: service.identity.name, discovery: discovery, intake: intake, directory: directory,
-            downloads: incoming, gate: gate, trimmer: trimmer, events: events, logger: logger)
-        let kdeConnect = kdeConnectCarrier(
-            configuration, name: service.identity.name, gate: gate, trimmer: trimmer, intake: intake,
-            downloads: incoming, visibility: discovery, logger: logger)
+        let carriers = ForeignCarrierStart.slots(configuration)
         let sender = SendService(
             wire: configuration.wire, tls: tls, directory: directory, service: service,
-            logger: logger.named("send"), pool: pool, gate: gate, localSend: localSend, kdeConnect: kdeConnect)
+            logger: logger.named("send"), pool: pool, gate: gate, carriers: carriers)
         let pairing = tls.map {
             PairingService(
                 tls: $0, wire: configuration.wire, directory: directory, service: service,
@@ -139,7 +134,7 @@ public enum Daemon {
                     links: configuration.links, grants: grants,
                     ownerID: service.identity.uuid, events: events),
                 discovery: discovery, directory: directory, dnssd: dnssd, inbound: envelopes,
-                pairing: pairing, fetcher: fetcher, localSend: localSend, kdeConnect: kdeConnect,
+                pairing: pairing, fetcher: fetcher, carriers: carriers,
                 tcpPort: envelopeListener.port,
                 discoveryPort: datagrams.port, logger: logger.named("control")),
             events: events, logger: logger.named("control"))
@@ -179,12 +174,17 @@ public enum Daemon {
         let serviceManager = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         serviceManager.notify("READY=1\nSTATUS=serving as \(identity.name)")
 
-        let optional: [(any DaemonService)?] = [hook, web, notifier, autoFetch, dnssd.service, localSend, kdeConnect]
+        let optional: [(any DaemonService)?] = [hook, web, notifier, autoFetch, dnssd.service]
         let services: [any DaemonService] =
             [envelopes, discovery, control, trimmer, pool, outbox]
             + optional.compactMap { $0 }
+        let foreign = ForeignCarrierStart(
+            configuration: configuration, tls: tls, name: identity.name, discovery: discovery, intake: intake,
+            directory: directory, downloads: incoming, gate: gate, trimmer: trimmer, events: events, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             for service in services { group.addTask { await service.run() } }
+            // Once hexd serves its own peers: their personas may have to be made first.
+            group.addTask { await foreign.run(into: carriers) }
             let received: Int32
             do {
                 received = try await signals.next()
@@ -206,48 +206,6 @@ public enum Daemon {
         }
         withExtendedLifetime((lock, signals)) {}
         logger.info("stopped")
-    }
-
-    /// hexd as a LocalSend device, unless `--localsend off` says not or it plays a legacy peer
-    /// (which speaks only the original app's protocol). A carrier that cannot start (its persona's
-    /// files unreadable, no port at all) is logged and left out: hexd serves its own peers anyway.
-    private static func localSendCarrier(
-        _ configuration: DaemonConfiguration, name: String, discovery: Discovery, intake: Intake,
-        directory: PeerDirectory, downloads: IncomingFiles, gate: HandshakeGate, trimmer: MemoryTrimmer,
-        events: EventLog, logger: Logger
-    ) -> LocalSendCarrier? {
-        guard configuration.localSend.enabled, !configuration.wire.legacy else { return nil }
-        let files = configuration.dataDirectory
-        do {
-            return try LocalSendCarrier.start(
-                configuration.localSend, discovery: configuration.discovery, visibility: discovery, intake: intake,
-                directory: directory, downloads: downloads,
-                dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
-                name: name, gate: gate, trimmer: trimmer, events: events, logger: logger.named("localsend"))
-        } catch {
-            logger.error("LocalSend is off: \(error)")
-            return nil
-        }
-    }
-
-    /// hexd as a KDE Connect device when `--kdeconnect on` says so (never while it plays a legacy
-    /// peer). A carrier that cannot start is logged and left out: hexd serves its own peers anyway.
-    private static func kdeConnectCarrier(
-        _ configuration: DaemonConfiguration, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer,
-        intake: Intake, downloads: IncomingFiles, visibility: Discovery, logger: Logger
-    ) -> KDEConnectCarrier? {
-        guard configuration.kdeConnect.enabled, !configuration.wire.legacy else { return nil }
-        let files = configuration.dataDirectory
-        do {
-            return try KDEConnectCarrier.start(
-                configuration.kdeConnect, discovery: configuration.discovery, name: name,
-                keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath, gate: gate,
-                trimmer: trimmer, intake: intake, downloads: downloads, visibility: visibility,
-                logger: logger.named("kdeconnect"))
-        } catch {
-            logger.error("KDE Connect is off: \(error)")
-            return nil
-        }
     }
 
     /// The notifier `--notify` asks for (by default, when the environment names a session bus),

@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import Glibc
 import Synchronization
@@ -71,5 +72,42 @@ public final class BlockingPool: Sendable {
                     throwing: SocketError("run a blocking call", reason: "\(capacity) calls are waiting already"))
             }
         }
+    }
+
+    /// Runs `body` on a thread of its own at the lowest priority (nice 19), and returns what it
+    /// returns: CPU work that may take a second (making an RSA key) and must not slow what the
+    /// daemon serves meanwhile, which then runs first. It runs to its end even if the calling task
+    /// is cancelled meanwhile.
+    /// - Throws: what `body` throws, or `SocketError` when no thread can be started for it.
+    public static func runAside<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let job: @Sendable () -> Void = {
+                // Where the priority cannot be lowered, the work runs all the same.
+                _ = hexd_lower_thread_priority()
+                continuation.resume(with: Result { try body() })
+            }
+            let context = Unmanaged.passRetained(Job(job)).toOpaque()
+            var thread = pthread_t()
+            let result = pthread_create(
+                &thread, nil,
+                { context in
+                    guard let context else { return nil }
+                    Unmanaged<Job>.fromOpaque(context).takeRetainedValue().run()
+                    return nil
+                }, context)
+            if result == 0 {
+                pthread_detach(thread)
+            } else {
+                Unmanaged<Job>.fromOpaque(context).release()
+                continuation.resume(
+                    throwing: SocketError("run work aside", reason: "no thread could be started (\(result))"))
+            }
+        }
+    }
+
+    /// A job handed to a thread of its own.
+    private final class Job: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
 }

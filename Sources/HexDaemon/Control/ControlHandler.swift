@@ -24,10 +24,12 @@ struct ControlHandler: Sendable {
     let pairing: PairingService?
     /// Fetches what peers shared; nil when playing a legacy peer, which speaks no TLS.
     let fetcher: FileFetcher?
-    /// hexd as a LocalSend device; nil when it is not one.
-    let localSend: LocalSendCarrier?
-    /// hexd as a KDE Connect device; nil when it is not one.
-    let kdeConnect: KDEConnectCarrier?
+    /// hexd as a LocalSend device and as a KDE Connect device.
+    let carriers: ForeignCarriers
+    /// hexd as a LocalSend device; nil while it is not one.
+    var localSend: LocalSendCarrier? { carriers.localSend }
+    /// hexd as a KDE Connect device; nil while it is not one.
+    var kdeConnect: KDEConnectCarrier? { carriers.kdeConnect }
     let tcpPort: UInt16
     let discoveryPort: UInt16
     let logger: Logger
@@ -297,9 +299,7 @@ struct ControlHandler: Sendable {
             let uuid = try await peerUUID(peer, orRemembered: true)
             if uuid.isKDEConnectID {
                 // KDE Connect's unpairing forgets the certificate, on both sides.
-                guard let kdeConnect else {
-                    throw ControlError(.rejected, "KDE Connect is off here (--kdeconnect off)")
-                }
+                guard let kdeConnect else { throw carriers.kdeConnectMissing }
                 return ControlResponse(trust: try await kdeConnect.unpair(peerID: uuid, label: peer))
             }
             let pin = try await service.unpair(peer: uuid, label: peer)
@@ -591,7 +591,7 @@ struct ControlHandler: Sendable {
 
     /// Sends the files themselves to a LocalSend device (LocalSend has no links to files).
     private func share(_ files: [String], query: UUID, toLocalSend id: String) async throws -> ControlResponse {
-        guard let localSend else { throw ControlError(.rejected, "LocalSend is off here (--localsend off)") }
+        guard let localSend else { throw carriers.localSendMissing }
         return try await sendFiles(files, query: query) { paths, progress in
             let sent = try await localSend.sendFiles(paths, to: id, progress: progress)
             return FilesSent(
@@ -606,7 +606,7 @@ struct ControlHandler: Sendable {
     /// Sends the files themselves to a paired KDE Connect device (it has no links to files), one
     /// after the other: the device fetches each as it is offered.
     private func share(_ files: [String], query: UUID, toKDEConnect id: String) async throws -> ControlResponse {
-        guard let kdeConnect else { throw ControlError(.rejected, "KDE Connect is off here (--kdeconnect off)") }
+        guard let kdeConnect else { throw carriers.kdeConnectMissing }
         return try await sendFiles(files, query: query) { paths, progress in
             let sent = try await kdeConnect.sendFiles(paths, to: id, progress: progress)
             return FilesSent(label: sent.label, files: sent.files, bytes: sent.bytes, key: sent.certificate.description)

@@ -59,8 +59,10 @@ actor KDEConnectCarrier: DaemonService {
     let tls: ForeignTLSContext
     /// Where shared files land.
     let downloads: IncomingFiles
-    /// hexd's identity as it writes it on a link (no TCP port).
+    /// hexd's identity as it writes it on a link (no TCP port), with its claim on it.
     let own: KDEConnectIdentity
+    /// Tells another hexd's persona, which is left to hexd's own protocol.
+    private let claims: PersonaClaims
     /// hexd's public key (SubjectPublicKeyInfo), for the verification code.
     let ownKey: [UInt8]
     /// Why hexd does not hold KDE Connect's ports; nil when it does.
@@ -106,7 +108,7 @@ actor KDEConnectCarrier: DaemonService {
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
         ownKey: [UInt8], portNote: String?, settings: KDEConnectSettings, discovery: DiscoverySettings,
-        gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake, downloads: IncomingFiles,
+        claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake, downloads: IncomingFiles,
         visibility: Discovery, logger: Logger
     ) {
         self.visibility = visibility
@@ -120,6 +122,7 @@ actor KDEConnectCarrier: DaemonService {
         self.ownKey = ownKey
         self.settings = settings
         self.discovery = discovery
+        self.claims = claims
         self.gate = gate
         self.trimmer = trimmer
         self.logger = logger
@@ -134,7 +137,7 @@ actor KDEConnectCarrier: DaemonService {
     ///   port can.
     static func start(
         _ settings: KDEConnectSettings, discovery: DiscoverySettings, name: String, keyPath: String,
-        certificatePath: String, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake,
+        certificatePath: String, claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake,
         downloads: IncomingFiles, visibility: Discovery, logger: Logger
     ) throws -> KDEConnectCarrier {
         let newID = String(UUID().uuidString.filter { $0 != "-" }).lowercased()
@@ -174,11 +177,12 @@ actor KDEConnectCarrier: DaemonService {
             deviceID: deviceID, name: name, deviceType: .desktop,
             protocolVersion: KDEConnectIdentity.protocolVersions.upperBound,
             incomingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"],
-            outgoingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"])
+            outgoingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"],
+            hexdClaim: PeerKind.kdeConnectID(deviceID: deviceID).flatMap { claims.claim(persona: $0) })
         return KDEConnectCarrier(
             socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), own: own, ownKey: ownKey,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "),
-            settings: settings, discovery: discovery, gate: gate, trimmer: trimmer, intake: intake,
+            settings: settings, discovery: discovery, claims: claims, gate: gate, trimmer: trimmer, intake: intake,
             downloads: downloads, visibility: visibility, logger: logger)
     }
 
@@ -254,7 +258,8 @@ actor KDEConnectCarrier: DaemonService {
 
     /// One identity: at most 10 a second from an address are read. One from this host's loopback
     /// is dropped, as the apps drop it: it is hexd's own, or another program's here (a kdeconnectd
-    /// this hexd leaves working; two daemons on one host would otherwise link on loopback).
+    /// this hexd leaves working; two daemons on one host would otherwise link on loopback). Another
+    /// hexd's persona is dropped too: that daemon is met as a hexd peer, and never linked.
     private func take(_ datagram: DatagramSocket.Datagram) {
         guard !datagram.sender.isLoopback, datagramBudget.take(datagram.sender, at: .now), !datagram.truncated else {
             return
@@ -268,6 +273,7 @@ actor KDEConnectCarrier: DaemonService {
             logger.limited("kdeconnect datagram", .debug, "a KDE Connect datagram from \(datagram.sender): \(error)")
             return
         }
+        guard !isHexd(identity) else { return }
         act(on: links.heard(identity, from: datagram.sender, at: .now))
     }
 
@@ -294,6 +300,11 @@ actor KDEConnectCarrier: DaemonService {
                 logger.limited("kdeconnect send", .warning, "KDE Connect identity to \(destination): \(error)")
             }
         }
+    }
+
+    /// Whether `identity` is another hexd's persona, as its claim proves (`PersonaClaims`).
+    private nonisolated func isHexd(_ identity: KDEConnectIdentity) -> Bool {
+        claims.isHexd(PeerKind.kdeConnectID(deviceID: identity.deviceID), claim: identity.hexdClaim)
     }
 
     // MARK: Links
@@ -351,7 +362,8 @@ actor KDEConnectCarrier: DaemonService {
         }
         try? socket.keepAlive(idle: 10, interval: 5, probes: 3)
         do {
-            let link = try await KDEConnectHandshake.accept(socket, own: own, tls: tls, now: Self.milliseconds())
+            let link = try await KDEConnectHandshake.accept(
+                socket, own: own, tls: tls, now: Self.milliseconds(), refusing: isHexd)
             // Proved, the link leaves the table of connections in their handshake (which closes the
             // stalest for a newcomer): links are bounded by `KDEConnectLinks`, and one is never
             // closed under its device (22.12 then loses it).

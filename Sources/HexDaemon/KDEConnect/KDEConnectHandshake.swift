@@ -64,10 +64,11 @@ enum KDEConnectHandshake {
     }
 
     /// A device dialed hexd: reads its identity (at most 8 KiB, nothing after it), then starts TLS
-    /// as the client, all within `within`.
+    /// as the client, all within `within`. An identity `isHexd` tells is another hexd's persona is
+    /// refused before TLS.
     static func accept(
         _ socket: Socket, own: KDEConnectIdentity, tls: ForeignTLSContext, now: Int64,
-        within: Duration = acceptDeadline
+        within: Duration = acceptDeadline, refusing isHexd: (KDEConnectIdentity) -> Bool = { _ in false }
     ) async throws -> Link {
         let deadline = ContinuousClock.now + within
         let line = try await readIdentityLine(from: socket, deadline: deadline)
@@ -83,6 +84,8 @@ enum KDEConnectHandshake {
         if let target = plain.targetDeviceID, target != own.deviceID {
             throw Failure.mismatch("it meant device \(target), not this one")
         }
+        // Another hexd's persona costs no handshake: that daemon is met by hexd's own protocol.
+        guard !isHexd(plain) else { throw Failure.mismatch("it is another hexd's persona") }
         let connection = try await TLSConnection.handshake(
             over: socket, context: tls, as: .client, timeout: max(deadline - .now, .milliseconds(1)))
         return try await finish(connection, own: own, plain: plain, deadline: deadline, now: now)

@@ -82,6 +82,13 @@ actor LocalSendCarrier: DaemonService {
     /// Announcements taken from one address per second (twice as many at once), before they are read.
     private var datagramBudget = BeaconRateLimiter<IPAddress>(rate: 20)
 
+    /// Tells another hexd's persona, which is left to hexd's own protocol.
+    private let claims: PersonaClaims
+    /// hexd's signed claim on its persona, in every description of itself.
+    private let ownClaim: PersonaClaim?
+    /// The model hexd describes itself as, which no LocalSend app uses: a person sees what it is.
+    static let model = "hexd"
+
     /// The persona's fingerprint as LocalSend writes it: 64 upper-case hex digits.
     nonisolated var fingerprint: String { client.tls.persona.fingerprint.description.uppercased() }
     /// The TCP port of hexd's HTTPS API for LocalSend.
@@ -89,7 +96,7 @@ actor LocalSendCarrier: DaemonService {
 
     private init(
         socket: DatagramSocket, listener: StreamListener, socket6: DatagramSocket?, listener6: StreamListener?,
-        tls: ForeignTLSContext, discovery: DiscoverySettings,
+        tls: ForeignTLSContext, claims: PersonaClaims, discovery: DiscoverySettings,
         visibility: Discovery, intake: Intake, directory: PeerDirectory, downloads: IncomingFiles,
         settings: LocalSendSettings, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog,
         portNote: String?, logger: Logger
@@ -106,6 +113,10 @@ actor LocalSendCarrier: DaemonService {
         self.socket6 = socket6
         self.listener6 = listener6
         client = LocalSendClient(tls: tls)
+        self.claims = claims
+        ownClaim = PeerKind.localSendID(fingerprint: tls.persona.fingerprint.description).flatMap {
+            claims.claim(persona: $0)
+        }
         self.discovery = discovery
         self.settings = settings
         self.name = name
@@ -127,7 +138,7 @@ actor LocalSendCarrier: DaemonService {
     static func start(
         _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery, intake: Intake,
         directory: PeerDirectory, downloads: IncomingFiles, dataDirectory: DataDirectoryPaths, name: String,
-        gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog, logger: Logger
+        claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog, logger: Logger
     ) throws -> LocalSendCarrier {
         let (persona, created) = try PersonaIdentity.loadOrCreate(
             keyPath: dataDirectory.key, certificatePath: dataDirectory.certificate, commonName: "hexd",
@@ -176,7 +187,7 @@ actor LocalSendCarrier: DaemonService {
         }
         return LocalSendCarrier(
             socket: socket, listener: listener, socket6: socket6, listener6: listener6,
-            tls: try ForeignTLSContext(persona: persona), discovery: discovery,
+            tls: try ForeignTLSContext(persona: persona), claims: claims, discovery: discovery,
             visibility: visibility, intake: intake, directory: directory, downloads: downloads, settings: settings,
             name: name, gate: gate, trimmer: trimmer, events: events,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
@@ -295,7 +306,13 @@ actor LocalSendCarrier: DaemonService {
             logger.limited("localsend datagram", .debug, "an unreadable LocalSend datagram from \(datagram.sender)")
             return
         }
-        if isVisible { await perform(presence.heard(device, from: datagram.sender, at: .now)) }
+        if isVisible, !isHexd(device) { await perform(presence.heard(device, from: datagram.sender, at: .now)) }
+    }
+
+    /// Whether `device` is another hexd's persona, as its claim proves (`PersonaClaims`): that
+    /// daemon is met by hexd's own protocol, and is neither registered with nor listed here.
+    private nonisolated func isHexd(_ device: LocalSendDevice) -> Bool {
+        claims.isHexd(LocalSendPresence<IPAddress>.id(of: device), claim: device.hexdClaim)
     }
 
     private func perform(_ actions: [LocalSendPresence<IPAddress>.Action]) async {
@@ -333,9 +350,9 @@ actor LocalSendCarrier: DaemonService {
     /// hexd as it describes itself to LocalSend devices.
     func ownDevice(announce: Bool?) -> LocalSendDevice {
         LocalSendDevice(
-            alias: name, version: Self.protocolVersion, deviceModel: LocalSendPresence<IPAddress>.hexdModel,
-            deviceType: .headless,
-            fingerprint: fingerprint, port: listener.port, scheme: .https, download: false, announce: announce)
+            alias: name, version: Self.protocolVersion, deviceModel: Self.model, deviceType: .headless,
+            fingerprint: fingerprint, port: listener.port, scheme: .https, download: false, announce: announce,
+            hexdClaim: ownClaim)
     }
 
     /// Multicasts hexd's announcement on every interface beacons go out on.
@@ -403,6 +420,7 @@ actor LocalSendCarrier: DaemonService {
             described.fingerprint = device.fingerprint
             described.port = device.port
             described.scheme = plain ? .http : .https
+            guard !isHexd(described) else { return }
             await perform(presence.proven(described, at: address, now: .now))
         } catch {
             logger.limited(
@@ -551,7 +569,7 @@ actor LocalSendCarrier: DaemonService {
             guard device.fingerprint.uppercased() != fingerprint else {
                 return .text(HTTPStatus(412, "Precondition Failed"), "Self-discovered")
             }
-            if let address = remote.flatMap(\.address) {
+            if let address = remote.flatMap(\.address), !isHexd(device) {
                 let proven = certificate?.isClaimed(by: device.fingerprint) == true
                 await perform(presence.registered(device, from: address, proven: proven, at: .now))
             }

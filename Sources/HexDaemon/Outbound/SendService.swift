@@ -19,10 +19,12 @@ struct SendService: Sendable {
     let pool: ConnectionPool
     /// Learns where known peers are: a delivery that proved a key.
     let gate: HandshakeGate
-    /// hexd as a LocalSend device, which sends to LocalSend devices; nil when it is not one.
-    let localSend: LocalSendCarrier?
-    /// hexd as a KDE Connect device, which sends to paired KDE Connect devices; nil when it is not one.
-    let kdeConnect: KDEConnectCarrier?
+    /// hexd as a LocalSend device and as a KDE Connect device, which send to those devices.
+    let carriers: ForeignCarriers
+    /// hexd as a LocalSend device; nil while it is not one.
+    var localSend: LocalSendCarrier? { carriers.localSend }
+    /// hexd as a KDE Connect device, which sends to paired KDE Connect devices; nil while it is not one.
+    var kdeConnect: KDEConnectCarrier? { carriers.kdeConnect }
 
     /// Where a send goes: a peer by its UUID, sent to wherever it announces itself, or an address
     /// the user typed, which the send stays at.
@@ -68,7 +70,7 @@ struct SendService: Sendable {
         // A LocalSend device's full ID: its fingerprint, which it proves whenever it is back (or,
         // its encryption off, claims). A KDE Connect device's: its certificate proves it once paired.
         if let id = text.canonicalPeerID,
-            id.isLocalSendDeviceID && localSend != nil || id.isKDEConnectID && kdeConnect != nil
+            id.isLocalSendDeviceID && carriers.takesLocalSend || id.isKDEConnectID && carriers.takesKDEConnect
         {
             return Target(peerUUID: id, address: nil, label: id)
         }
@@ -115,13 +117,13 @@ struct SendService: Sendable {
     /// - Throws: `SendError.refused`.
     func plan(_ target: Target, forceLegacy: Bool) async throws(SendError) -> PeerRoute? {
         if let id = target.peerUUID, id.isLocalSendDeviceID {
-            guard let localSend else { throw .refused("LocalSend is off here (--localsend off)") }
+            guard let localSend else { throw carriers.localSendMissing }
             guard !forceLegacy else { throw .refused("--legacy is hexd's own protocol; \(target.label) is not hexd") }
             try localSend.refuseUnlessAllowed(id)
             return nil
         }
         if let id = target.peerUUID, id.isKDEConnectID {
-            guard let kdeConnect else { throw .refused("KDE Connect is off here (--kdeconnect off)") }
+            guard let kdeConnect else { throw carriers.kdeConnectMissing }
             guard !forceLegacy else { throw .refused("--legacy is hexd's own protocol; \(target.label) is not hexd") }
             try await kdeConnect.refuseUnlessPaired(id)
             return nil
@@ -183,7 +185,7 @@ struct SendService: Sendable {
     private func deliver(_ envelope: Envelope, toLocalSend id: String, timeout: Duration)
         async throws(SendError) -> Receipt
     {
-        guard let localSend else { throw .refused("LocalSend is off here (--localsend off)") }
+        guard let localSend else { throw carriers.localSendMissing }
         let text = if let hex = envelope.hex { ForeignMessage.text(of: hex) } else { envelope.message }
         guard let text else {
             throw .refused("a hex with neither a description nor a link shows nothing on a LocalSend device")
@@ -209,7 +211,7 @@ struct SendService: Sendable {
     private func deliver(_ envelope: Envelope, toKDEConnect id: String, timeout: Duration)
         async throws(SendError) -> Receipt
     {
-        guard let kdeConnect else { throw .refused("KDE Connect is off here (--kdeconnect off)") }
+        guard let kdeConnect else { throw carriers.kdeConnectMissing }
         let shares =
             envelope.hex.map { KDEConnectShare.shares(of: $0, eachLink: kdeConnect.sendsEachLink) }
             ?? envelope.message.map { [.text($0)] } ?? []

@@ -16,8 +16,8 @@ import HexKit
 /// second in all. At most `capacity` devices are kept; a new one takes the place of the one
 /// unheard longest.
 ///
-/// Another hexd (its announcement's `deviceModel` is `hexd`) is not listed: it speaks hexd's own
-/// protocol, and is found by its beacons.
+/// Another hexd's persona never reaches it: the driver leaves out a description whose signed
+/// claim (`PersonaClaim`) proves it one, and that daemon is met by hexd's own protocol.
 ///
 /// Pure: the driver passes the time in, performs the actions and waits until `deadline`.
 public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
@@ -142,9 +142,9 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     /// can send one from any address), so it changes no listed device and keeps none listed: only
     /// what TLS proved does.
     public mutating func heard(_ description: LocalSendDevice, from address: Address, at now: Instant) -> [Action] {
-        guard description.fingerprint.uppercased() != ownFingerprint, !Self.isHexd(description),
-            let id = Self.id(of: description)
-        else { return [] }
+        guard description.fingerprint.uppercased() != ownFingerprint, let id = Self.id(of: description) else {
+            return []
+        }
         // As listed, it registers with hexd at each refresh, which keeps it listed; unless it asks
         // who is there (an app that starts announces so, and lists only those that answer).
         if let device = listed[id], device.address == address || keepsAddress(device.address, address),
@@ -168,9 +168,9 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     public mutating func registered(
         _ description: LocalSendDevice, from address: Address, proven: Bool, at now: Instant
     ) -> [Action] {
-        guard description.fingerprint.uppercased() != ownFingerprint, !Self.isHexd(description),
-            let id = Self.id(of: description)
-        else { return [] }
+        guard description.fingerprint.uppercased() != ownFingerprint, let id = Self.id(of: description) else {
+            return []
+        }
         return proven
             ? self.proven(description, at: address, now: now) : askToProve(description, id: id, at: address, now: now)
     }
@@ -211,11 +211,6 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
         return one == other
     }
 
-    /// The model every hexd announces itself as, which no LocalSend app uses.
-    public static var hexdModel: String { "hexd" }
-
-    static func isHexd(_ description: LocalSendDevice) -> Bool { description.deviceModel == hexdModel }
-
     private mutating func askToProve(
         _ description: LocalSendDevice, id: String, at address: Address, now: Instant
     ) -> [Action] {
@@ -226,7 +221,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
     /// The ID a device `description` describes goes by, by which it is listed: its certificate's
     /// fingerprint, or, with its encryption off, the text it claims instead (nil when that is not
     /// one hexd takes, `PeerKind.localSendHTTPID`). One kind never takes the other's place.
-    static func id(of description: LocalSendDevice) -> String? {
+    public static func id(of description: LocalSendDevice) -> String? {
         description.scheme == .http
             ? PeerKind.localSendHTTPID(fingerprint: description.fingerprint)
             : PeerKind.localSendPrefix + description.fingerprint.uppercased()

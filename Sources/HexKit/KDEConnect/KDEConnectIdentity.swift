@@ -27,6 +27,9 @@ public struct KDEConnectIdentity: Sendable, Equatable {
     /// version the sender heard that device announce.
     public var targetDeviceID: String?
     public var targetProtocolVersion: Int?
+    /// A hexd's signed word that this identity is its persona (`PersonaClaim`): hexd's own carries
+    /// one; another hexd checks it, and then leaves the identity to hexd's own protocol.
+    public var hexdClaim: PersonaClaim?
 
     public static let packetType = "kdeconnect.identity"
     /// UDP port of broadcasts, and the first TCP port a device tries to listen on.
@@ -48,7 +51,7 @@ public struct KDEConnectIdentity: Sendable, Equatable {
     public init(
         deviceID: String, name: String, deviceType: DeviceType, protocolVersion: Int,
         incomingCapabilities: [String], outgoingCapabilities: [String], tcpPort: UInt16? = nil,
-        targetDeviceID: String? = nil, targetProtocolVersion: Int? = nil
+        targetDeviceID: String? = nil, targetProtocolVersion: Int? = nil, hexdClaim: PersonaClaim? = nil
     ) {
         self.deviceID = deviceID
         self.name = Self.filteredName(name)
@@ -59,6 +62,7 @@ public struct KDEConnectIdentity: Sendable, Equatable {
         self.tcpPort = tcpPort
         self.targetDeviceID = targetDeviceID
         self.targetProtocolVersion = targetProtocolVersion
+        self.hexdClaim = hexdClaim
     }
 
     /// Why a packet is no identity hexd takes.
@@ -110,7 +114,8 @@ public struct KDEConnectIdentity: Sendable, Equatable {
             targetDeviceID: body.string("targetDeviceId").map { $0.clipped(toUTF8: 64) },
             // The Android app writes it as a string.
             targetProtocolVersion: body.integer("targetProtocolVersion", as: Int.self)
-                ?? body.string("targetProtocolVersion").flatMap { Int($0) })
+                ?? body.string("targetProtocolVersion").flatMap { Int($0) },
+            hexdClaim: PersonaClaim(in: body))
     }
 
     /// The version two devices speak: the lower of theirs, at most hexd's highest.
@@ -168,6 +173,7 @@ public struct KDEConnectIdentity: Sendable, Equatable {
             if let tcpPort { writer.member("tcpPort", Int64(tcpPort)) }
             writer.member("targetDeviceId", targetDeviceID)
             if let targetProtocolVersion { writer.member("targetProtocolVersion", Int64(targetProtocolVersion)) }
+            hexdClaim?.write(to: &writer)
         }
     }
 }

@@ -35,6 +35,9 @@ public struct LocalSendDevice: Sendable, Equatable {
     public var download: Bool
     /// True in an announcement that asks to be answered; false or absent otherwise.
     public var announce: Bool?
+    /// A hexd's signed word that this device is its persona (`PersonaClaim`): hexd's own carries
+    /// one; another hexd checks it, and then leaves the device to hexd's own protocol.
+    public var hexdClaim: PersonaClaim?
 
     /// The largest text a device is read from: an announcement is a datagram of a few hundred bytes.
     public static let maximumSize = 4_096
@@ -48,7 +51,8 @@ public struct LocalSendDevice: Sendable, Equatable {
 
     public init(
         alias: String, version: String, deviceModel: String?, deviceType: DeviceType, fingerprint: String,
-        port: UInt16? = nil, scheme: Scheme? = nil, download: Bool = false, announce: Bool? = nil
+        port: UInt16? = nil, scheme: Scheme? = nil, download: Bool = false, announce: Bool? = nil,
+        hexdClaim: PersonaClaim? = nil
     ) {
         self.alias = alias.clipped(toUTF8: Self.maximumAliasBytes)
         self.version = version.clipped(toUTF8: Self.maximumVersionBytes)
@@ -59,6 +63,7 @@ public struct LocalSendDevice: Sendable, Equatable {
         self.scheme = scheme
         self.download = download
         self.announce = announce
+        self.hexdClaim = hexdClaim
     }
 
     /// The device `bytes` describe; nil when they are not JSON, are longer than `maximumSize`, or
@@ -82,7 +87,7 @@ public struct LocalSendDevice: Sendable, Equatable {
             fingerprint: fingerprint, port: port == 0 ? nil : port,
             scheme: object.string("protocol").flatMap(Scheme.init(rawValue:)),
             download: object.bool("download") ?? false,
-            announce: object.bool("announce"))
+            announce: object.bool("announce"), hexdClaim: PersonaClaim(in: object))
     }
 
     /// The device as JSON, its fields in the order the apps write them.
@@ -103,6 +108,7 @@ public struct LocalSendDevice: Sendable, Equatable {
         if let scheme { writer.member("protocol", scheme.rawValue) }
         writer.member("download", download)
         if let announce { writer.member("announce", announce) }
+        hexdClaim?.write(to: &writer)
         writer.endObject()
     }
 }

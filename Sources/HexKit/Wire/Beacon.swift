@@ -142,13 +142,7 @@ public struct Beacon: Sendable, Codable, Equatable {
         ]
         fields += capabilities
         fields += [fingerprint ?? "", key, String(boot), String(sequence)]
-        var message: [UInt8] = []
-        for field in fields {
-            let bytes = Array(field.utf8)
-            guard bytes.count <= Int(UInt16.max) else { return nil }
-            message += [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes
-        }
-        return message
+        return SignedFields.message(fields)
     }
 
     public func encoded() -> [UInt8] {

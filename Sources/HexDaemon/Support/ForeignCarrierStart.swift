@@ -1,0 +1,92 @@
+import HexNet
+import HexTLS
+
+/// Starts hexd's carriers of other protocols (LocalSend, KDE Connect) once hexd serves its own
+/// peers, each on a thread of its own at the lowest priority (reading or making its persona: what
+/// hexd serves goes first), puts each in its
+/// slot of `ForeignCarriers`, and runs them. A carrier that cannot start (its persona's files
+/// unreadable, no port at all) is logged and left off: hexd serves its own peers anyway.
+struct ForeignCarrierStart: Sendable {
+    let configuration: DaemonConfiguration
+    /// This device's TLS, whose key claims the personas as hexd's; nil when playing a legacy peer,
+    /// which speaks only the original app's protocol and has no carriers.
+    let tls: TLSContext?
+    let name: String
+    let discovery: Discovery
+    let intake: Intake
+    let directory: PeerDirectory
+    let downloads: IncomingFiles
+    let gate: HandshakeGate
+    let trimmer: MemoryTrimmer
+    let events: EventLog
+    let logger: Logger
+
+    /// The slots as they are before the start: starting when asked for, else off and why.
+    static func slots(_ configuration: DaemonConfiguration) -> ForeignCarriers {
+        let legacy = "a daemon playing a legacy peer speaks only the original app's protocol"
+        return ForeignCarriers(
+            localSend: configuration.wire.legacy
+                ? .off(legacy) : configuration.localSend.enabled ? .starting : .off("--localsend off"),
+            kdeConnect: configuration.wire.legacy
+                ? .off(legacy) : configuration.kdeConnect.enabled ? .starting : .off("--kdeconnect off"))
+    }
+
+    /// Starts the carriers `carriers` waits for and runs them until cancelled.
+    func run(into carriers: ForeignCarriers) async {
+        guard let tls, !configuration.wire.legacy else { return }
+        let claims = PersonaClaims(signer: tls.identity)
+        async let localSend = configuration.localSend.enabled ? localSend(claims: claims) : nil
+        async let kdeConnect = configuration.kdeConnect.enabled ? kdeConnect(claims: claims) : nil
+        var started: [any DaemonService] = []
+        let couldNot = "it could not start (the log says why)"
+        if let carrier = await localSend {
+            carriers.setLocalSend(.up(carrier))
+            started.append(carrier)
+        } else if configuration.localSend.enabled {
+            carriers.setLocalSend(.off(couldNot))
+        }
+        if let carrier = await kdeConnect {
+            carriers.setKDEConnect(.up(carrier))
+            started.append(carrier)
+        } else if configuration.kdeConnect.enabled {
+            carriers.setKDEConnect(.off(couldNot))
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for carrier in started { group.addTask { await carrier.run() } }
+        }
+    }
+
+    private func localSend(claims: PersonaClaims) async -> LocalSendCarrier? {
+        let files = configuration.dataDirectory
+        let logger = logger.named("localsend")
+        do {
+            return try await BlockingPool.runAside { [self] in
+                try LocalSendCarrier.start(
+                    configuration.localSend, discovery: configuration.discovery, visibility: discovery,
+                    intake: intake, directory: directory, downloads: downloads,
+                    dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
+                    name: name, claims: claims, gate: gate, trimmer: trimmer, events: events, logger: logger)
+            }
+        } catch {
+            logger.error("LocalSend is off: \(error)")
+            return nil
+        }
+    }
+
+    private func kdeConnect(claims: PersonaClaims) async -> KDEConnectCarrier? {
+        let files = configuration.dataDirectory
+        let logger = logger.named("kdeconnect")
+        do {
+            return try await BlockingPool.runAside { [self] in
+                try KDEConnectCarrier.start(
+                    configuration.kdeConnect, discovery: configuration.discovery, name: name,
+                    keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath,
+                    claims: claims, gate: gate, trimmer: trimmer, intake: intake, downloads: downloads,
+                    visibility: discovery, logger: logger)
+            }
+        } catch {
+            logger.error("KDE Connect is off: \(error)")
+            return nil
+        }
+    }
+}

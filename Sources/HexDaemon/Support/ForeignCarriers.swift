@@ -1,0 +1,56 @@
+import HexEngine
+import Synchronization
+
+/// hexd's carriers of other protocols, LocalSend and KDE Connect, as they become ready. Each is
+/// started once hexd serves its own peers, not before: its persona is read then, or made on a
+/// first start (LocalSend's RSA key takes up to a second of a core), so that a first start finds
+/// hexd peers as fast with the carriers on as with them off.
+final class ForeignCarriers: Sendable {
+    /// Where one carrier is.
+    enum Slot<Carrier: Sendable>: Sendable {
+        /// Not running, and why (`--localsend off`, or what stopped its start).
+        case off(String)
+        /// Being started: what is sent to its devices waits for it.
+        case starting
+        case up(Carrier)
+    }
+
+    private let slots: Mutex<(localSend: Slot<LocalSendCarrier>, kdeConnect: Slot<KDEConnectCarrier>)>
+
+    init(localSend: Slot<LocalSendCarrier>, kdeConnect: Slot<KDEConnectCarrier>) {
+        slots = Mutex((localSend, kdeConnect))
+    }
+
+    /// hexd as a LocalSend device; nil while it is not one (off, or not started yet).
+    var localSend: LocalSendCarrier? {
+        if case .up(let carrier) = slots.withLock({ $0.localSend }) { carrier } else { nil }
+    }
+
+    /// hexd as a KDE Connect device; nil while it is not one (off, or not started yet).
+    var kdeConnect: KDEConnectCarrier? {
+        if case .up(let carrier) = slots.withLock({ $0.kdeConnect }) { carrier } else { nil }
+    }
+
+    func setLocalSend(_ slot: Slot<LocalSendCarrier>) { slots.withLock { $0.localSend = slot } }
+    func setKDEConnect(_ slot: Slot<KDEConnectCarrier>) { slots.withLock { $0.kdeConnect = slot } }
+
+    /// Why a send to a LocalSend device cannot go now: for good when LocalSend is off, for a while
+    /// when it is starting (the outbox tries again).
+    var localSendMissing: SendError { Self.missing(slots.withLock { $0.localSend }, named: "LocalSend") }
+
+    /// Why a send to a KDE Connect device cannot go now, as `localSendMissing` says for LocalSend.
+    var kdeConnectMissing: SendError { Self.missing(slots.withLock { $0.kdeConnect }, named: "KDE Connect") }
+
+    /// Whether a LocalSend device may be named by its full ID now or soon (its carrier not off).
+    var takesLocalSend: Bool { if case .off = slots.withLock({ $0.localSend }) { false } else { true } }
+
+    /// Whether a KDE Connect device may be named by its full ID now or soon (its carrier not off).
+    var takesKDEConnect: Bool { if case .off = slots.withLock({ $0.kdeConnect }) { false } else { true } }
+
+    private static func missing<Carrier>(_ slot: Slot<Carrier>, named name: String) -> SendError {
+        switch slot {
+        case .off(let why): .refused("\(name) is off here (\(why))")
+        case .starting, .up: .undelivered("\(name) is starting")
+        }
+    }
+}
