@@ -59,6 +59,9 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var localSend: LocalSendStatus?
     /// hexd as a KDE Connect device; nil when it is not one (`--kdeconnect off`), or from an older daemon.
     public var kdeConnect: KDEConnectStatus?
+    /// The kinds of device hexd is about to be (`LocalSend`, `KDE Connect`): started once hexd
+    /// serves its own peers, their personas read or, on a first start, made; nil when none is.
+    public var starting: [String]?
 
     public init(
         peerUUID: String, name: String, versionID: String, legacy: Bool, tcpPort: UInt16, discoveryPort: UInt16,
@@ -68,8 +71,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
         outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
         storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil,
         interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil, beaconFailures: [String]? = nil,
-        dnssd: String? = nil, localSend: LocalSendStatus? = nil, kdeConnect: KDEConnectStatus? = nil
+        dnssd: String? = nil, localSend: LocalSendStatus? = nil, kdeConnect: KDEConnectStatus? = nil,
+        starting: [String]? = nil
     ) {
+        self.starting = starting
         self.dnssd = dnssd
         self.localSend = localSend
         self.kdeConnect = kdeConnect

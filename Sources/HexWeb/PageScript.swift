@@ -52,7 +52,13 @@ enum PageScript {
           return /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.test(value) ? (value.startsWith("#") ? value : "#" + value) : null;
         }
 
-        const shortID = (uuid) => String(uuid ?? "").slice(0, 8).toUpperCase();
+        // A UUID's first 8 digits; a device of another kind (kdeconnect:…, localsend:…) keeps its
+        // prefix and the first 8 characters after it, as hexctl shows it.
+        const shortID = (id) => {
+          const text = String(id ?? "");
+          const colon = text.indexOf(":");
+          return colon < 0 ? text.slice(0, 8).toUpperCase() : text.slice(0, colon + 9);
+        };
         const trustText = { paired: "paired", pinned: "pinned", new: "new key", plaintext: "plaintext" };
 
         function badge(trust) {

@@ -200,8 +200,10 @@ let commands: [Command] =
         Command(
             "wait", summary: "Wait until the daemon answers, and with --peer until that peer is listed; for scripts.",
             details: """
-                Tries every 100 ms. Exits 0 once it holds, 75 when --timeout passes first (the daemon never
-                answered, or the peer never appeared).
+                Tries every 100 ms. The daemon is ready once it answers and is every kind of device it is
+                asked to be (its LocalSend and KDE Connect devices start just after it serves, and take up to
+                a second on a first start). Exits 0 once it holds, 75 when --timeout passes first (the daemon
+                never answered, or the peer never appeared).
                 """,
             options: [
                 Option(
@@ -399,7 +401,10 @@ func waitUntilReady(_ invocation: Invocation) async throws -> ExitCode {
     let deadline = ContinuousClock.now + .seconds(try invocation.seconds(.timeout) ?? 30)
     let peer = invocation.arguments.value(.peer)
     while ContinuousClock.now < deadline {
-        if let status = try? await invocation.result(\.status, of: .status, timeout: .seconds(5)) {
+        // Ready means every kind of device hexd is, LocalSend and KDE Connect too, is up.
+        if let status = try? await invocation.result(\.status, of: .status, timeout: .seconds(5)),
+            status.starting?.isEmpty ?? true
+        {
             guard let peer else {
                 return printResult(status, invocation) { "hexd is ready: \(json($0.name)) (\($0.peerUUID))" }
             }

@@ -15,11 +15,11 @@ enum Output {
             + (truncated ? "  …" : "")
     }
 
-    /// The first 8 digits of a peer UUID, shown beside every name (a name is not an identity);
-    /// "(no ID)" when the sender gave none that is a UUID.
-    static func shortID(_ uuid: String?) -> String {
-        guard let uuid, let parsed = UUID(strict: uuid) else { return "(no ID)" }
-        return parsed.shortText
+    /// A peer's ID as lists show it beside every name (a name is not an identity): a UUID's first
+    /// 8 digits, a device of another kind's prefix and the first 8 characters after it
+    /// (`kdeconnect:9b48eaa8`); "(no ID)" when the sender gave none.
+    static func shortID(_ id: String?) -> String {
+        id?.shortPeerID ?? "(no ID)"
     }
 
     /// How a sender was known, for a person.
@@ -156,6 +156,7 @@ enum Output {
             + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
             + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
             + (status.localSend.map(localSend) ?? "") + (status.kdeConnect.map(kdeConnect) ?? "")
+            + (status.starting.map { "\nstarting: " + $0.joined(separator: ", ") } ?? "")
     }
 
     private static func kdeConnect(_ kdeConnect: KDEConnectStatus) -> String {

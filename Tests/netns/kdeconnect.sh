@@ -216,7 +216,7 @@ ip netns exec "$tag-l" "$bin/hexd" --data-dir "$work/l2" --name host-l2 --mdns o
     --localsend off --kdeconnect on --log-level info 2>"$work/l2.log" &
 l2_pid=$!
 pids+=("$l2_pid")
-wait_until 'HEXD_DATA_DIR="$work/l2" ip netns exec "$tag-l" "$bin/hexctl" status >/dev/null 2>&1' \
+wait_until 'HEXD_DATA_DIR="$work/l2" ip netns exec "$tag-l" "$bin/hexctl" wait --timeout 1 >/dev/null 2>&1' \
     || fail "the hexd beside kdeconnectd did not start"
 status=$(HEXD_DATA_DIR="$work/l2" ip netns exec "$tag-l" "$bin/hexctl" status)
 [[ "$status" == *"links on TCP 1717"* && "$status" == *"TCP 1716 is taken (kdeconnectd on this host?)"* ]] \

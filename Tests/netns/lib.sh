@@ -105,7 +105,8 @@ peer_id() { ctl "$1" status --json | "$python" -c 'import json, sys; print(json.
 
 # Starts hexd as host-HOST in the namespace "$tag-HOST" (data in $work/HOST, log in $work/HOST.log),
 # with the options every LocalSend test gives and any more given, and waits at most 15 s until it
-# answers ($bin set by the script).
+# is ready (hexctl wait: it answers, and is a LocalSend and KDE Connect device as asked; $bin set
+# by the script).
 # KDE Connect is off unless asked for: only kdeconnect.sh tests it.
 start_hexd() {
     local host=$1 kde=(--kdeconnect off)
@@ -115,8 +116,8 @@ start_hexd() {
         --mdns off --web off --notify off --log-level debug "${kde[@]}" "$@" 2>"$work/$host.log" &
     pids+=($!)
     for _ in $(seq 200); do [ -S "$work/$host/hexd.sock" ] && break; sleep 0.05; done
-    for _ in $(seq 100); do ctl "$host" status >/dev/null 2>&1 && break; sleep 0.05; done
-    ctl "$host" status >/dev/null 2>&1 || fail "host-$host's hexd did not start"
+    # Ready: it answers, and its LocalSend and KDE Connect devices are up (they start just after).
+    ctl "$host" wait --timeout 10 >/dev/null 2>&1 || fail "host-$host's hexd did not start"
 }
 
 # What the Python expression $1 makes of the JSON on standard input, as `data`.

@@ -279,7 +279,7 @@ bench_hexd() {  # DATA LOCALSEND [OPTIONS...]: hexd in host-a; prints its PID on
     local pid=$!
     for _ in $(seq 200); do [ -S "$work/$data/hexd.sock" ] && break; sleep 0.05; done
     for _ in $(seq 100); do
-        HEXD_DATA_DIR="$work/$data" "$bin/hexctl" status >/dev/null 2>&1 && break
+        HEXD_DATA_DIR="$work/$data" "$bin/hexctl" wait --timeout 1 >/dev/null 2>&1 && break
         sleep 0.05
     done
     echo "$pid"

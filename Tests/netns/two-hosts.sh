@@ -52,7 +52,7 @@ start_host() {
     local host=$1
     local pace=()
     if [ "$host" = a ]; then pace=(--max-send-rate 16MiB); fi
-    ip netns exec "$tag-$host" "$bin/hexd" --kdeconnect off --data-dir "$work/$host" --name "host-$host" --announce-interval "$interval" \
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" --announce-interval "$interval" \
         "${pace[@]}" 2>>"$work/$host.log" &
 }
 for host in a b; do
@@ -87,7 +87,7 @@ pass "host-a's status lists where its beacons go and what it skips: $(echo "$pla
 
 # A third daemon on host-a, told to leave out the veth interfaces: it hears host-b, and host-b
 # never hears of it (nothing goes to 255.255.255.255 either once interfaces are chosen).
-ip netns exec "$tag-a" "$bin/hexd" --kdeconnect off --data-dir "$work/x" --name "host-x" --port 18531 \
+ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/x" --name "host-x" --port 18531 \
     --announce-interval "$interval" --exclude-interface 'v*' 2>"$work/x.log" &
 pids+=($!)
 # Its control socket is a file: hexctl reaches it from outside the namespace.

@@ -407,7 +407,7 @@ struct ControlHandler: Sendable {
             },
             announceInterval: found.interval.inSeconds,
             beaconFailures: found.beaconFailures, dnssd: await dnssd.summary,
-            localSend: await localSendStatus(), kdeConnect: await kdeConnect?.status)
+            localSend: await localSendStatus(), kdeConnect: await kdeConnect?.status, starting: carriers.starting)
     }
 
     private func localSendStatus() async -> LocalSendStatus? {

@@ -13,6 +13,8 @@ final class ForeignCarriers: Sendable {
         /// Being started: what is sent to its devices waits for it.
         case starting
         case up(Carrier)
+
+        var isStarting: Bool { if case .starting = self { true } else { false } }
     }
 
     private let slots: Mutex<(localSend: Slot<LocalSendCarrier>, kdeConnect: Slot<KDEConnectCarrier>)>
@@ -46,6 +48,14 @@ final class ForeignCarriers: Sendable {
 
     /// Whether a KDE Connect device may be named by its full ID now or soon (its carrier not off).
     var takesKDEConnect: Bool { if case .off = slots.withLock({ $0.kdeConnect }) { false } else { true } }
+
+    /// The carriers still starting, by the names people know them by; nil when none is.
+    var starting: [String]? {
+        let (localSend, kdeConnect) = slots.withLock { ($0.localSend, $0.kdeConnect) }
+        let names = [(localSend.isStarting, "LocalSend"), (kdeConnect.isStarting, "KDE Connect")]
+            .filter(\.0).map(\.1)
+        return names.isEmpty ? nil : names
+    }
 
     private static func missing<Carrier>(_ slot: Slot<Carrier>, named name: String) -> SendError {
         switch slot {

@@ -73,6 +73,15 @@ extension String {
         return nil
     }
 
+    /// The ID as lists show it beside a name: a UUID's first 8 digits (`6F9619FF`), a device of
+    /// another kind its prefix and the first 8 characters after it (`kdeconnect:9b48eaa8`); nil
+    /// for text that is no peer ID.
+    public var shortPeerID: String? {
+        guard let id = canonicalPeerID else { return nil }
+        guard let colon = id.firstIndex(of: ":") else { return String(id.prefix(8)) }
+        return String(id[...colon]) + id[id.index(after: colon)...].prefix(8)
+    }
+
     /// The text as the ID a hex may name as its sender (`canonicalPeerID`), never a LocalSend
     /// device's whose encryption is off: nothing proves that one, and what hexd takes from such a
     /// device is counted by its address.
