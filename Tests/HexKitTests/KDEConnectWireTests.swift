@@ -37,6 +37,16 @@ import Testing
         #expect(("kdeconnect:" + current.uppercased()).isKDEConnectID == false, "an ID in another spelling")
     }
 
+    @Test func listsShowEveryKindOfIDShortAndInItsSpelling() {
+        #expect("6f9619ff-8b86-8011-b42d-00c04fc964ff".shortPeerID == "6F9619FF")
+        #expect(("KDEConnect:" + String(repeating: "A1", count: 16)).shortPeerID == "kdeconnect:a1a1a1a1")
+        #expect(("localsend:" + String(repeating: "0f", count: 32)).shortPeerID == "localsend:0F0F0F0F")
+        #expect("localsend-http:ab".shortPeerID == "localsend-http:AB")
+        for notAnID in ["", "Ada", "kdeconnect:short", "localsend:12"] {
+            #expect(notAnID.shortPeerID == nil, "\(notAnID)")
+        }
+    }
+
     @Test func anIdentityOfTheAppsIsRead() throws {
         let identity = try KDEConnectIdentity(try KDEConnectPacket.decode(Self.broadcast), broadcast: true)
         #expect(identity.deviceID == "_8bac2e5f_965d_4fa4_b4ac_247d1b8170e8_" && identity.name == "kde-b")

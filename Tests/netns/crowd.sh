@@ -10,11 +10,30 @@
 # three intervals are reported, not enforced. Touches only the namespaces it makes; every wait
 # is bounded.
 #
-# Usage: crowd.sh BIN_DIR [COUNT [SECONDS]]   (needs root and iproute2)
+# By default DNS-SD, LocalSend and KDE Connect are off, so that what is timed is the beacons alone.
+# With --defaults every daemon runs as a user runs it, all of them on (only its data directory,
+# name, interval and log level given), and once they all list each other, each must list no
+# LocalSend or KDE Connect device: another hexd's personas are left to hexd's own protocol
+# (Protocol.md, section 16.1), so no two daemons link over those protocols. With --no-carriers,
+# the defaults but LocalSend and KDE Connect (`--localsend off --kdeconnect off`): what --defaults
+# is compared with.
+#
+# Usage: crowd.sh BIN_DIR [COUNT [SECONDS]] [--defaults | --no-carriers]   (needs root and iproute2)
 set -euo pipefail
-bin=${1:?usage: crowd.sh BIN_DIR [COUNT [SECONDS]]}
-count=${2:-30}
-measure=${3:-0}
+usage="usage: crowd.sh BIN_DIR [COUNT [SECONDS]] [--defaults | --no-carriers]"
+defaults=no
+alone=(--mdns off --localsend off --kdeconnect off)
+arguments=()
+for argument in "$@"; do
+    case "$argument" in
+    --defaults) defaults=yes alone=() ;;
+    --no-carriers) alone=(--localsend off --kdeconnect off) ;;
+    *) arguments+=("$argument") ;;
+    esac
+done
+bin=${arguments[0]:?$usage}
+count=${arguments[1]:-30}
+measure=${arguments[2]:-0}
 tag=hexdc$$
 work=$(mktemp -d /tmp/hexd-crowd-XXXXXX)
 pids=()
@@ -27,10 +46,8 @@ for index in $(seq "$count"); do join_bridge "$index" "10.251.0.$index/24"; done
 
 interval=1
 for index in $(seq "$count"); do
-    # The beacons' crowd: DNS-SD (dnssd.sh) and LocalSend (localsend.sh) are off, so that what is
-    # timed is the beacons alone (thirty LocalSend keys made at once would take the cores a while).
-    ip netns exec "$tag-$index" "$bin/hexd" --kdeconnect off --data-dir "$work/$index" --name "host-$index" \
-        --announce-interval "$interval" --mdns off --localsend off --log-level warning 2>"$work/$index.log" &
+    ip netns exec "$tag-$index" "$bin/hexd" --data-dir "$work/$index" --name "host-$index" \
+        --announce-interval "$interval" "${alone[@]}" --log-level warning 2>"$work/$index.log" &
     pids+=($!)
 done
 spawned=$(milliseconds)
@@ -69,6 +86,24 @@ peers = [json.loads(line) for line in sys.stdin]
 print(sum(any(":" in a for a in p["addresses"]) and any("." in a for a in p["addresses"]) for p in peers))')
 [ "$addresses" -ge 1 ] || fail "host-1 lists no peer with an address of each family"
 pass "host-1 lists $addresses peers with an IPv4 and an IPv6 address, each as one entry"
+if [ "$defaults" = yes ]; then
+    # Each one's LocalSend and KDE Connect devices up (their keys, made at the lowest priority,
+    # wait for the crowd's start to calm), then a second for what their first identities caused
+    # (a KDE Connect dial half a second later, a LocalSend register).
+    for index in $(seq "$count"); do
+        HEXD_DATA_DIR="$work/$index" "$bin/hexctl" wait --timeout 30 >/dev/null \
+            || fail "host-$index's LocalSend and KDE Connect devices did not start within 30 s"
+    done
+    sleep 1
+    foreign=""
+    for index in $(seq "$count"); do
+        status=$(HEXD_DATA_DIR="$work/$index" "$bin/hexctl" status --json)
+        counts=$(json '(data["localSend"]["devices"], data["kdeConnect"]["devices"])' <<<"$status")
+        [ "$counts" = "(0, 0)" ] || foreign+=" host-$index $counts"
+    done
+    [ -z "$foreign" ] || fail "daemons list LocalSend or KDE Connect devices (LocalSend, KDE Connect):$foreign"
+    pass "no daemon lists another's LocalSend or KDE Connect persona: no link between any two"
+fi
 
 # The CPU time of every daemon, in clock ticks (utime + stime, /proc/PID/stat).
 ticks() { awk '{ sum += $14 + $15 } END { print sum }' $(printf "/proc/%s/stat " "${pids[@]}"); }

@@ -1,11 +1,11 @@
 import HexNet
 import HexTLS
 
-/// Starts hexd's carriers of other protocols (LocalSend, KDE Connect) once hexd serves its own
-/// peers, each on a thread of its own at the lowest priority (reading or making its persona: what
-/// hexd serves goes first), puts each in its
-/// slot of `ForeignCarriers`, and runs them. A carrier that cannot start (its persona's files
-/// unreadable, no port at all) is logged and left off: hexd serves its own peers anyway.
+/// Starts hexd's carriers of other protocols (LocalSend, KDE Connect) `delay` after hexd serves
+/// its own peers, each on a thread of its own at the lowest priority (reading or making its
+/// persona: what hexd serves goes first), puts each in its slot of `ForeignCarriers`, and runs
+/// them. A carrier that cannot start (its persona's files unreadable, no port at all) is logged
+/// and left off: hexd serves its own peers anyway.
 struct ForeignCarrierStart: Sendable {
     let configuration: DaemonConfiguration
     /// This device's TLS, whose key claims the personas as hexd's; nil when playing a legacy peer,
@@ -21,6 +21,9 @@ struct ForeignCarrierStart: Sendable {
     let events: EventLog
     let logger: Logger
 
+    /// How long after hexd serves its own peers the carriers start.
+    static let delay: Duration = .milliseconds(300)
+
     /// The slots as they are before the start: starting when asked for, else off and why.
     static func slots(_ configuration: DaemonConfiguration) -> ForeignCarriers {
         let legacy = "a daemon playing a legacy peer speaks only the original app's protocol"
@@ -34,6 +37,14 @@ struct ForeignCarrierStart: Sendable {
     /// Starts the carriers `carriers` waits for and runs them until cancelled.
     func run(into carriers: ForeignCarriers) async {
         guard let tls, !configuration.wire.legacy else { return }
+        // hexd's own start goes first, with the cores to itself: its query, its two announcements
+        // 150 ms apart and the answers they draw (started at once, the carriers cost two fresh
+        // daemons listing each other a fifth more time: Tests/netns/defaults-bench.sh).
+        do {
+            try await Task.sleep(for: Self.delay)
+        } catch {
+            return
+        }
         let claims = PersonaClaims(signer: tls.identity)
         async let localSend = configuration.localSend.enabled ? localSend(claims: claims) : nil
         async let kdeConnect = configuration.kdeConnect.enabled ? kdeConnect(claims: claims) : nil
