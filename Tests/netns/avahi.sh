@@ -90,7 +90,7 @@ start_hexd() {
     local host=$1
     shift
     # DNS-SD alone: LocalSend (localsend.sh) off.
-    ip netns exec "$tag-$host" "$bin/hexd" --kdeconnect off --data-dir "$work/$host" --name "host-$host" --announce-interval 1 \
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" --announce-interval 1 \
         --localsend off \
         "$@" 2>>"$work/$host.log" &
     pids+=($!)

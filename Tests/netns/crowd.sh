@@ -16,18 +16,21 @@
 # LocalSend or KDE Connect device: another hexd's personas are left to hexd's own protocol
 # (Protocol.md, section 16.1), so no two daemons link over those protocols. With --no-carriers,
 # the defaults but LocalSend and KDE Connect (`--localsend off --kdeconnect off`): what --defaults
-# is compared with.
+# is compared with. Either way the three intervals are reported, not enforced: they are the
+# beacons' promise, and here thirty whole daemons (DNS-SD responders probing and answering each
+# other, keys made) share two cores, as thirty machines never do.
 #
 # Usage: crowd.sh BIN_DIR [COUNT [SECONDS]] [--defaults | --no-carriers]   (needs root and iproute2)
 set -euo pipefail
 usage="usage: crowd.sh BIN_DIR [COUNT [SECONDS]] [--defaults | --no-carriers]"
 defaults=no
 alone=(--mdns off --localsend off --kdeconnect off)
+bounded=yes
 arguments=()
 for argument in "$@"; do
     case "$argument" in
-    --defaults) defaults=yes alone=() ;;
-    --no-carriers) alone=(--localsend off --kdeconnect off) ;;
+    --defaults) defaults=yes alone=() bounded=no ;;
+    --no-carriers) alone=(--localsend off --kdeconnect off) bounded=no ;;
     *) arguments+=("$argument") ;;
     esac
 done
@@ -75,7 +78,7 @@ done
 pass "all $count daemons list the $((count - 1)) others, each once, $converged ms after the last was up"
 if [ "$converged" -le "$bound" ]; then
     pass "within three intervals ($bound ms)"
-elif [ "$measure" -gt 0 ]; then
+elif [ "$measure" -gt 0 ] || [ "$bounded" = no ]; then
     # Measuring, the figures are what counts: a benchmark enforces nothing.
     echo "$label: that took more than three intervals ($bound ms)"
 else

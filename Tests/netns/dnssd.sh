@@ -32,7 +32,7 @@ drop_beacons c d
 wait_for_link_local "$tag-a:sa$$" "$tag-b:sb$$" "$tag-c:sc$$" "$tag-d:sd$$" "$tag-z:sz$$"
 
 for host in a b c d; do
-    ip netns exec "$tag-$host" "$bin/hexd" --kdeconnect off --data-dir "$work/$host" --name "host-$host" \
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" \
         --announce-interval 1 2>"$work/$host.log" &
     pids+=($!)
 done

@@ -33,7 +33,7 @@ if ip -n "$tag-a" -4 addr show dev "va$$" | grep -q "inet "; then fail "va$$ has
 interval=0.5
 started=$(milliseconds)
 for host in a b; do
-    ip netns exec "$tag-$host" "$bin/hexd" --kdeconnect off --data-dir "$work/$host" --name "host-$host" \
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" \
         --announce-interval "$interval" 2>"$work/$host.log" &
     pids+=($!)
 done
@@ -73,7 +73,7 @@ ctl b inbox | grep -q '"by name over IPv6"' || fail "host-b's inbox lacks the he
 make_hosts c d
 ip link add "vc$$" netns "$tag-c" type veth peer name "vd$$" netns "$tag-d"
 for host in c d; do
-    ip netns exec "$tag-$host" "$bin/hexd" --kdeconnect off --data-dir "$work/$host" --name "host-$host" \
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" \
         --announce-interval 60 2>"$work/$host.log" &
     pids+=($!)
 done

@@ -39,7 +39,7 @@ for host in a b; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; don
 # host-a, the sender; host-c, a hexd daemon on host b that is no LocalSend device, whose name one
 # of the devices shares.
 start_hexd a --localsend-pin 4711
-ip netns exec "$tag-b" "$bin/hexd" --kdeconnect off --data-dir "$work/c" --name host-c --announce-interval 1 --localsend off \
+ip netns exec "$tag-b" "$bin/hexd" --data-dir "$work/c" --name host-c --announce-interval 1 --localsend off \
     --mdns off --web off --notify off --log-level debug 2>"$work/c.log" &
 pids+=($!)
 for _ in $(seq 200); do [ -S "$work/c/hexd.sock" ] && break; sleep 0.05; done

@@ -31,7 +31,7 @@ for side in a b; do
 done
 
 for host in m a b; do
-    ip netns exec "$tag-$host" "$bin/hexd" --kdeconnect off --data-dir "$work/$host" --name "host-$host" \
+    ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" \
         --announce-interval 0.5 2>"$work/$host.log" &
     pids+=($!)
 done
