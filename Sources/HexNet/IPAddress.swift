@@ -149,6 +149,21 @@ public struct IPv6Address: Sendable, Hashable, CustomStringConvertible {
     /// The same address without its zone: what a host's list of its own addresses holds.
     public var unscoped: IPv6Address { IPv6Address(bytes: bytes) }
 
+    /// The same address on the interface whose index is `scope`: where a datagram from it came in.
+    public func scoped(to scope: UInt32) -> IPv6Address { IPv6Address(bytes: bytes, scope: scope) }
+
+    /// Whether the first `length` bits of this address and of `other` are the same (the zones
+    /// aside): whether it is within `other`'s prefix of that length. False for a length over 128.
+    public func sharesPrefix(of length: Int, with other: IPv6Address) -> Bool {
+        guard (0...128).contains(length), bytes.count == 16, other.bytes.count == 16 else { return false }
+        let whole = length / 8
+        guard bytes.prefix(whole) == other.bytes.prefix(whole) else { return false }
+        let bits = length % 8
+        guard bits > 0 else { return true }
+        let mask = UInt8(0xFF) << (8 - bits)
+        return bytes[whole] & mask == other.bytes[whole] & mask
+    }
+
     /// Whether it is link-local (`fe80::/10`): reachable only through one interface.
     public var isLinkLocal: Bool { bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 }
 

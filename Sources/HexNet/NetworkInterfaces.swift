@@ -84,6 +84,25 @@ public enum NetworkInterfaces {
         }
     }
 
+    /// An IPv6 address of an interface, with its prefix: the addresses on that link.
+    public struct IPv6Prefix: Sendable, Equatable {
+        public let interface: String
+        public let index: UInt32
+        public let address: IPv6Address
+        /// The prefix's length in bits, 0–128.
+        public let length: Int
+
+        public init(interface: String, index: UInt32, address: IPv6Address, length: Int) {
+            self.interface = interface
+            self.index = index
+            self.address = address
+            self.length = length
+        }
+
+        /// Whether `other` is on this prefix's link by its address: within the prefix.
+        public func contains(_ other: IPv6Address) -> Bool { other.sharesPrefix(of: length, with: address) }
+    }
+
     /// Every IPv4 address of every interface, in the system's order.
     public static func addresses() -> [Address] {
         var first: UnsafeMutablePointer<ifaddrs>?
@@ -124,8 +143,7 @@ public enum NetworkInterfaces {
         var current = first
         while let interface = current?.pointee {
             current = interface.ifa_next
-            guard let pointer = interface.ifa_addr, pointer.pointee.sa_family == sa_family_t(AF_INET6) else { continue }
-            let address = pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { IPv6Address($0.pointee) }
+            guard let address = ipv6(interface.ifa_addr) else { continue }
             let name = interface.ifa_name.map { String(cString: $0) } ?? "?"
             guard address.isLinkLocal, address.scope != 0, !links.contains(where: { $0.interface == name }) else {
                 continue
@@ -138,6 +156,27 @@ public enum NetworkInterfaces {
                     isMulticast: flags & Int32(IFF_MULTICAST) != 0))
         }
         return links
+    }
+
+    /// Every IPv6 address of every interface that is up, with its prefix, in the system's order.
+    public static func ipv6Prefixes() -> [IPv6Prefix] {
+        var first: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&first) == 0 else { return [] }
+        defer { freeifaddrs(first) }
+        var prefixes: [IPv6Prefix] = []
+        var current = first
+        while let interface = current?.pointee {
+            current = interface.ifa_next
+            guard Int32(bitPattern: interface.ifa_flags) & Int32(IFF_UP) != 0,
+                let address = ipv6(interface.ifa_addr), let netmask = ipv6(interface.ifa_netmask)
+            else { continue }
+            let name = interface.ifa_name.map { String(cString: $0) } ?? "?"
+            // A netmask is leading ones: their count is the prefix's length.
+            let length = netmask.bytes.reduce(0) { $0 + $1.nonzeroBitCount }
+            prefixes.append(
+                IPv6Prefix(interface: name, index: if_nametoindex(name), address: address, length: length))
+        }
+        return prefixes
     }
 
     /// Where IPv6 beacons go for each of `links` (`group` on that interface), or why they do not:
@@ -215,6 +254,11 @@ public enum NetworkInterfaces {
         guard mask.nonzeroBitCount < 31 else { return nil }
         let host = UInt32(bigEndian: address.networkOrder)
         return IPv4Address(networkOrder: (host | ~mask).bigEndian)
+    }
+
+    private static func ipv6(_ pointer: UnsafeMutablePointer<sockaddr>?) -> IPv6Address? {
+        guard let pointer, pointer.pointee.sa_family == sa_family_t(AF_INET6) else { return nil }
+        return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { IPv6Address($0.pointee) }
     }
 
     private static func ipv4(_ pointer: UnsafeMutablePointer<sockaddr>?) -> IPv4Address? {

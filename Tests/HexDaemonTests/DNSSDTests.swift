@@ -83,6 +83,41 @@ import Testing
         #expect(try answer("172.16.0.1") == targets.map(\.address), "no interface found: every address")
     }
 
+    @Test func aSourceIsOnLinkByItsPrefixNotOnlyWhenItIsLinkLocal() throws {
+        // eth0 (index 1): 10.0.0.7/24, fd77::7/64 and its link-local address; lo (index 2): ::1/128.
+        let networks = [
+            NetworkInterfaces.Address(
+                interface: "eth0", address: try #require(IPv4Address("10.0.0.7")),
+                netmask: try #require(IPv4Address("255.255.255.0")), broadcast: nil)
+        ]
+        let prefixes = try [("eth0", 1, "fd77::7", 64), ("eth0", 1, "fe80::7", 64), ("lo", 2, "::1", 128)].map {
+            NetworkInterfaces.IPv6Prefix(
+                interface: $0.0, index: UInt32($0.1), address: try #require(IPv6Address($0.2)), length: $0.3)
+        }
+        func onLink(_ text: String) throws -> String? {
+            DNSSDService.onLink(try #require(IPAddress(text)), networks: networks, prefixes: prefixes)
+                .map { if case .v6(let address) = $0 { "\(address.bytes)%\(address.scope)" } else { "\($0)" } }
+        }
+        func scoped(_ text: String, _ scope: UInt32) throws -> String {
+            "\(try #require(IPv6Address(text)).bytes)%\(scope)"
+        }
+        #expect(try onLink("fe80::9%1") == scoped("fe80::9", 1), "link-local: on the link its zone names")
+        #expect(try onLink("fd77::3") == scoped("fd77::3", 1), "an on-link ULA, given the zone of its link")
+        #expect(try onLink("fd77::ffff:3") == scoped("fd77::ffff:3", 1))
+        #expect(try onLink("fd78::3") == nil, "a ULA of another prefix is off-link")
+        #expect(try onLink("2001:db8::1") == nil, "a routed source is off-link")
+        #expect(try onLink("fd77::3%2") == nil, "within eth0's prefix, but heard on lo")
+        #expect(try onLink("10.0.0.200") == "10.0.0.200" && onLink("10.0.1.1") == nil)
+    }
+
+    @Test func aPrefixHoldsTheAddressesThatShareItsFirstBits() throws {
+        let address = try #require(IPv6Address("fd77:1234:5678:9abc::1"))
+        #expect(try #require(IPv6Address("fd77:1234:5678:9abd::2")).sharesPrefix(of: 63, with: address))
+        #expect(try !#require(IPv6Address("fd77:1234:5678:9abd::2")).sharesPrefix(of: 64, with: address))
+        #expect(address.sharesPrefix(of: 0, with: .loopback) && !address.sharesPrefix(of: 129, with: address))
+        #expect(address.sharesPrefix(of: 128, with: address))
+    }
+
     @Test func aBrowserMakesASightingOnceThePortAndIDAreKnown() throws {
         let advert = try advert()
         var browser = DNSSDBrowser(service: advert.service)

@@ -89,9 +89,8 @@ start_avahi 1
 start_hexd() {
     local host=$1
     shift
-    # DNS-SD alone: LocalSend (localsend.sh) off.
+    # As a user runs it: LocalSend and KDE Connect on beside DNS-SD.
     ip netns exec "$tag-$host" "$bin/hexd" --data-dir "$work/$host" --name "host-$host" --announce-interval 1 \
-        --localsend off \
         "$@" 2>>"$work/$host.log" &
     pids+=($!)
     eval "pid_$host=$!"

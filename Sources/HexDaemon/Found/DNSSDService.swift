@@ -35,8 +35,10 @@ actor DNSSDService: DaemonService {
     private var lastQuery: [UInt8]?
     /// Datagrams read, all sources together: a flood costs a bounded share of a core.
     private var budget = TokenBucket(rate: 200, burst: 400)
-    /// This host's IPv4 interface addresses, read at each round: what an on-link source is.
+    /// This host's IPv4 interface addresses and IPv6 prefixes, read at each round: what an
+    /// on-link source is.
     private var localNetworks: [NetworkInterfaces.Address] = []
+    private var localPrefixes: [NetworkInterfaces.IPv6Prefix] = []
     private let doorbell = Doorbell()
 
     private(set) var datagramsRead = 0
@@ -201,7 +203,7 @@ actor DNSSDService: DaemonService {
 
     private func handle(_ datagram: DatagramSocket.Datagram) async {
         datagramsRead += 1
-        guard budget.take(at: .now), !datagram.truncated, isOnLink(datagram.sender),
+        guard budget.take(at: .now), !datagram.truncated, let sender = onLink(datagram.sender),
             let message = try? DNSMessage.decode(datagram.bytes)
         else {
             datagramsDropped += 1
@@ -210,7 +212,7 @@ actor DNSSDService: DaemonService {
         if message.isResponse {
             await take(message, from: datagram.sender)
         } else if message.isStandardQuery {
-            await answer(message, from: datagram)
+            await answer(message, from: datagram, sender: sender)
         }
     }
 
@@ -255,12 +257,14 @@ actor DNSSDService: DaemonService {
         }
     }
 
-    private func answer(_ query: DNSMessage, from datagram: DatagramSocket.Datagram) async {
+    /// Answers `query`, which came in `datagram` from `sender` (its source, on the link it came
+    /// in on: `onLink(_:)`).
+    private func answer(_ query: DNSMessage, from datagram: DatagramSocket.Datagram, sender: IPAddress) async {
         suppressOwnQuery(after: query, bytes: datagram.bytes)
         guard responder.claimsName else { return }
         // The interfaces are read once for the answer and for where it goes.
         let links = links()
-        let onLink = Self.addresses(of: links.v4 + links.v6, onLinkOf: datagram.sender, networks: localNetworks)
+        let onLink = Self.addresses(of: links.v4 + links.v6, onLinkOf: sender, networks: localNetworks)
         if responder.isProbing, !query.authorities.isEmpty {
             let theirsWin = losesTieBreak(to: query, onLink: onLink)
             if responder.simultaneousProbeHeard(theirsWin: theirsWin, at: .now) {
@@ -290,15 +294,15 @@ actor DNSSDService: DaemonService {
             let legacyReply = DNSMessage(
                 id: query.id, flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag,
                 questions: query.questions, answers: capped)
-            send(legacyReply, to: datagram.sender, port: datagram.senderPort)
+            send(legacyReply, to: sender, port: datagram.senderPort)
         case .unicast, .multicast:
             let response = DNSMessage(
                 flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag, answers: answers,
                 additionals: additionals)
             if reply == .unicast {
-                send(response, to: datagram.sender, port: Self.port)
+                send(response, to: sender, port: Self.port)
             } else {
-                multicast(toward: datagram.sender, over: links) { _ in response }
+                multicast(toward: sender, over: links) { _ in response }
             }
         }
     }
@@ -311,6 +315,7 @@ actor DNSSDService: DaemonService {
 
     private func links() -> Links {
         localNetworks = NetworkInterfaces.addresses()
+        localPrefixes = socket6 == nil ? [] : NetworkInterfaces.ipv6Prefixes()
         let v4 = NetworkInterfaces.targets(of: localNetworks, selection: selection).filter { $0.broadcast != nil }
         let v6 =
             socket6 == nil
@@ -408,15 +413,31 @@ actor DNSSDService: DaemonService {
         }
     }
 
-    /// Whether `address` can only be on one of this host's links: an IPv6 link-local address, or
-    /// an IPv4 one within the subnet of one of its interfaces (RFC 6762, 11).
-    private func isOnLink(_ address: IPAddress) -> Bool {
+    /// `address` when it is on one of this host's links (RFC 6762, 11), an IPv6 one with the
+    /// interface it is on as its zone; nil when it is not.
+    private func onLink(_ address: IPAddress) -> IPAddress? {
+        if localNetworks.isEmpty && localPrefixes.isEmpty { _ = links() }
+        return Self.onLink(address, networks: localNetworks, prefixes: localPrefixes)
+    }
+
+    /// `address` when it is on one of the links `networks` and `prefixes` describe: an IPv6
+    /// link-local address (its zone is its link), an IPv6 address within one of the prefixes (an
+    /// on-link ULA or global address: given the zone of the prefix's interface, so that the answer
+    /// goes to that link alone), or an IPv4 address within one of the subnets. Nil for any other
+    /// (RFC 6762, 11: a responder answers only its links).
+    static func onLink(
+        _ address: IPAddress, networks: [NetworkInterfaces.Address], prefixes: [NetworkInterfaces.IPv6Prefix]
+    ) -> IPAddress? {
         switch address {
+        case .v6(let address) where address.isLinkLocal:
+            return .v6(address)
         case .v6(let address):
-            return address.isLinkLocal
+            let link = prefixes.first {
+                !$0.address.isLinkLocal && $0.contains(address) && (address.scope == 0 || address.scope == $0.index)
+            }
+            return link.map { .v6(address.scoped(to: $0.index)) }
         case .v4(let address):
-            if localNetworks.isEmpty { localNetworks = NetworkInterfaces.addresses() }
-            return localNetworks.contains { Self.sameSubnet($0, address) }
+            return networks.contains { sameSubnet($0, address) } ? .v4(address) : nil
         }
     }
 
