@@ -49,6 +49,10 @@ printf '%s' $'\x07HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"a"
     > "$work/seeds/FuzzHTTPRequest/chunked-response"
 printf '%s' $'\x11POST /control HTTP/1.1\r\nHost: localhost:18522\r\nOrigin: http://localhost:18522\r\n' \
     $'Content-Length: 20\r\n\r\n{"command":"status"}' > "$work/seeds/FuzzHTTPRequest/control"
+# An upload streamed as LocalSend 1.18 sends it: chunked, an extension and a trailer besides.
+printf '%s' $'\x03POST /api/localsend/v2/upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n' \
+    $'5;e=1\r\nhello\r\nA\r\n, chunked!\r\n0\r\nX-Trailer: t\r\n\r\n' > "$work/seeds/FuzzHTTPRequest/chunked-upload"
+printf '%s' $'\x025\r\nhello\r\n1F\r\n'"$(printf '%031d' 0)"$'\r\n0\r\n\r\n' > "$work/seeds/FuzzHTTPRequest/chunked-body"
 # D-Bus: a Hello's answer and a signal with a dictionary of variants, marshalled by Python.
 python3 - "$work/seeds/FuzzDBusMessage" <<'PYTHON'
 import struct, sys

@@ -2,12 +2,14 @@
 /// clock), fed by the web server and fuzzed on its own. It never traps on what it is fed, and it
 /// holds at most a head and a body within their limits, whatever a client sends.
 ///
-/// It takes what a browser or a script sends to a page on loopback: a request line in origin
-/// form, header fields, and a body sized by `Content-Length`. Everything else is refused with the
-/// status RFC 9110/9112 names: a head past its bound (431), a long target (414), a body past its
-/// bound (413), a chunked body (411), an HTTP version other than 1.0 and 1.1 (505), and any
-/// malformed line, folded field, bare control character, conflicting length or missing or doubled
-/// `Host` (400). After `.request`, `.head` (a path whose body the caller reads) or `.refuse` the
+/// It takes what a browser, a script or a LocalSend app sends: a request line in origin form,
+/// header fields, and a body sized by `Content-Length` or sent chunked (`Transfer-Encoding:
+/// chunked`, read by `ChunkedDecoder`). Everything else is refused with the status RFC 9110/9112
+/// names: a head past its bound (431), a long target (414), a body past its bound (413), another
+/// transfer coding (501), an HTTP version other than 1.0 and 1.1 (505), and any malformed line,
+/// folded field, bare control character, conflicting length, `Content-Length` beside
+/// `Transfer-Encoding` (which RFC 9112, 6.3, lets a server take, and which is how requests are
+/// smuggled), a chunked body over HTTP/1.0, or missing or doubled `Host` (400). After `.request`, `.head` (a path whose body the caller reads) or `.refuse` the
 /// reader is done; the server answers and closes.
 public struct HTTPRequestReader: Sendable {
     public struct Limits: Sendable {
@@ -32,16 +34,26 @@ public struct HTTPRequestReader: Sendable {
         case needMore
         /// A whole request.
         case request(HTTPRequest)
-        /// The head of a request to one of `streamedPaths`, its body empty: `bodyLength` bytes
-        /// follow, of which `received` came with the head. The caller reads the rest.
-        case head(HTTPRequest, bodyLength: Int, received: [UInt8])
+        /// The head of a request to one of `streamedPaths`, its body empty: the body follows as
+        /// `body` says, and `received` came with the head (as sent: chunked, its chunks). The caller
+        /// reads the rest.
+        case head(HTTPRequest, body: BodyFraming, received: [UInt8])
         /// Answer with this status and reason, and close.
         case refuse(HTTPStatus, String)
+    }
+
+    /// How a request's body comes.
+    public enum BodyFraming: Sendable, Equatable {
+        /// `Content-Length` bytes (0 when the request has neither field).
+        case length(Int)
+        /// `Transfer-Encoding: chunked`: its length is known at its end.
+        case chunked
     }
 
     private enum State: Sendable {
         case head
         case body(HTTPRequest, length: Int)
+        case chunkedBody(HTTPRequest, ChunkedDecoder)
         case done
     }
 
@@ -77,9 +89,14 @@ public struct HTTPRequestReader: Sendable {
             switch parseHead(head) {
             case .failure(let refusal):
                 return finish(.refuse(refusal.status, refusal.reason))
-            case .success(let (request, length)):
+            case .success(let (request, framing)):
                 if limits.streamedPaths.contains(request.path) {
-                    return finish(.head(request, bodyLength: length, received: Array(rest.prefix(length))))
+                    let received = if case .length(let length) = framing { Array(rest.prefix(length)) } else { rest }
+                    return finish(.head(request, body: framing, received: received))
+                }
+                guard case .length(let length) = framing else {
+                    state = .chunkedBody(request, ChunkedDecoder(limits: .init(bodyBytes: Int64(limits.bodyBytes))))
+                    return readChunks(rest)
                 }
                 guard length <= limits.bodyBytes else {
                     return finish(.refuse(.contentTooLarge, "the body is larger than \(limits.bodyBytes) bytes"))
@@ -89,7 +106,24 @@ public struct HTTPRequestReader: Sendable {
             }
         case .body:
             return readBody(Array(bytes))
+        case .chunkedBody:
+            return readChunks(Array(bytes))
         }
+    }
+
+    private mutating func readChunks(_ bytes: [UInt8]) -> Action {
+        guard case .chunkedBody(var request, var decoder) = state else { return .needMore }
+        do throws(ChunkedDecoder.Failure) {
+            _ = try decoder.feed(bytes) { request.body.append(contentsOf: $0) }
+        } catch {
+            let status: HTTPStatus = if case .tooLarge = error { .contentTooLarge } else { .badRequest }
+            return finish(.refuse(status, "\(error)"))
+        }
+        guard decoder.isFinished else {
+            state = .chunkedBody(request, decoder)
+            return .needMore
+        }
+        return finish(.request(request))
     }
 
     private mutating func readBody(_ bytes: [UInt8]) -> Action {
@@ -125,7 +159,7 @@ public struct HTTPRequestReader: Sendable {
         }
     }
 
-    private func parseHead(_ head: ArraySlice<UInt8>) -> Result<(HTTPRequest, Int), Refusal> {
+    private func parseHead(_ head: ArraySlice<UInt8>) -> Result<(HTTPRequest, BodyFraming), Refusal> {
         var lines = head.split(separator: .lineFeed, omittingEmptySubsequences: false).map { line in
             line.last == .carriageReturn ? line.dropLast() : line
         }
@@ -173,11 +207,18 @@ public struct HTTPRequestReader: Sendable {
         guard headers.count(of: "host") == 1 || (!isHTTP11 && headers.count(of: "host") == 0) else {
             return .failure(Refusal(.badRequest, "a request needs exactly one Host field"))
         }
-        guard headers["transfer-encoding"] == nil else {
-            return .failure(Refusal(.lengthRequired, "chunked bodies are not taken: send Content-Length"))
+        let lengths = Set(headers.fields.filter { $0.name == "content-length" }.map(\.value))
+        let codings = headers.fields.filter { $0.name == "transfer-encoding" }.map(\.value)
+        if !codings.isEmpty {
+            guard codings.count == 1, codings[0].lowercased() == "chunked" else {
+                return .failure(Refusal(.notImplemented, "the only transfer coding taken is chunked, alone"))
+            }
+            guard lengths.isEmpty else {
+                return .failure(Refusal(.badRequest, "Content-Length beside Transfer-Encoding is refused"))
+            }
+            guard isHTTP11 else { return .failure(Refusal(.badRequest, "a chunked body needs HTTP/1.1")) }
         }
         var length = 0
-        let lengths = Set(headers.fields.filter { $0.name == "content-length" }.map(\.value))
         if let text = lengths.first {
             guard lengths.count == 1, !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy(\.isDigit),
                 let parsed = Int(text)
@@ -191,7 +232,7 @@ public struct HTTPRequestReader: Sendable {
             (
                 HTTPRequest(
                     method: String(decoding: method, as: UTF8.self), path: path, query: query,
-                    headers: headers), length
+                    headers: headers), codings.isEmpty ? .length(length) : .chunked
             ))
     }
 

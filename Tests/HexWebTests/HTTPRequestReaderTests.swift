@@ -43,12 +43,17 @@ import Testing
         var reader = HTTPRequestReader(limits: limits)
         let head = "POST /upload?sessionId=s HTTP/1.1\r\nHost: h\r\nContent-Length: 5000000000\r\n\r\n"
         let action = reader.read(Array((head + "first").utf8))
-        guard case .head(let request, let length, let received) = action else {
+        guard case .head(let request, let framing, let received) = action else {
             Issue.record("not a head: \(action)")
             return
         }
         #expect(request.query["sessionId"] == "s" && request.body.isEmpty)
-        #expect(length == 5_000_000_000 && received == Array("first".utf8), "the body's bound is the caller's")
+        #expect(
+            framing == .length(5_000_000_000) && received == Array("first".utf8), "the body's bound is the caller's")
+        var chunked = HTTPRequestReader(limits: limits)
+        let streamed = chunked.read(
+            Array("POST /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\n\r\n5\r\nfirst".utf8))
+        #expect(streamed.isHead(framing: .chunked, received: Array("5\r\nfirst".utf8)), "as sent: its chunks")
         #expect(reader.read(Array("more".utf8)) == .needMore, "done: the caller reads the rest")
         var other = HTTPRequestReader(limits: limits)
         let elsewhere = other.read(Array("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n".utf8))
@@ -63,6 +68,21 @@ import Testing
         #expect(request.path == "/" && request.body.isEmpty)
     }
 
+    @Test func aChunkedBodyIsReadWholeInAnyPieces() {
+        let text =
+            "POST /control HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "5;name=value\r\nhello\r\nA \r\n, chunked!\r\n0\r\nX-Trailer: dropped\r\n\r\n"
+        let whole = read(text)
+        guard case .request(let request) = whole else {
+            Issue.record("not read: \(whole)")
+            return
+        }
+        #expect(request.body == Array("hello, chunked!".utf8), "extensions and trailers ignored")
+        for pieces in [1, 2, 3, 7, 64] { #expect(read(text, pieces: pieces) == whole, "in pieces of \(pieces)") }
+        #expect(read(text.replacingOccurrences(of: "\r\n", with: "\n")) == whole, "bare line feeds too")
+        #expect(read(String(text.dropLast(2))) == .needMore, "its trailer section not ended")
+    }
+
     @Test func anUnfinishedRequestAsksForMore() {
         #expect(read("GET / HTTP/1.1\r\nHost: a\r\n") == .needMore)
         #expect(read("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nab") == .needMore)
@@ -73,7 +93,16 @@ import Testing
         ("GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "a", count: 17_000), 431),
         ("GET /" + String(repeating: "a", count: 5_000) + " HTTP/1.1\r\nHost: a\r\n\r\n", 414),
         ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2000\r\n\r\n", 413),
-        ("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
+        ("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
+        ("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", 501),
+        (
+            "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+            400
+        ),
+        ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n801\r\n", 413),
+        ("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", 400),
         ("GET / HTTP/2.0\r\nHost: a\r\n\r\n", 505),
         ("GET / HTTP/1.1\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
@@ -110,5 +139,16 @@ import Testing
         }
         #expect(request.body.count == 8)
         #expect(reader.read(Array("GET / HTTP/1.1\r\n\r\n".utf8)) == .needMore, "a reader reads one request")
+    }
+}
+
+extension HTTPRequestReader.Action {
+    /// Whether this is the head of a streamed request, its body coming as `framing`, with `received`.
+    fileprivate func isHead(framing expected: HTTPRequestReader.BodyFraming, received expectedBytes: [UInt8]) -> Bool {
+        if case .head(_, let framing, let received) = self {
+            framing == expected && received == expectedBytes
+        } else {
+            false
+        }
     }
 }

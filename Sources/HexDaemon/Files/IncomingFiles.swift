@@ -1,6 +1,7 @@
 import HexKit
 import HexNet
 import HexTLS
+import HexWeb
 
 /// Where the files other devices push land (LocalSend's uploads, KDE Connect's payloads): the
 /// downloads folder, under the rules of a fetch (a partial file while the bytes come, the SHA-256
@@ -58,11 +59,15 @@ struct IncomingFiles: Sendable {
     /// at `deadline` or for `idleLimit`, when `stillWanted` says the session ended, when the
     /// digest is not the one announced, or at the free-space floor. `progressed` is told after each
     /// piece written.
-    /// - Parameter sha256: the digest the sender announced (hex), checked when given.
+    /// - Parameters:
+    ///   - sha256: the digest the sender announced (hex), checked when given.
+    ///   - chunked: the bytes come as an HTTP chunked body (`first` too): read through a
+    ///     `ChunkedDecoder`, to its end, its chunks adding up to `size` at most.
     /// - Throws: `Failure`.
     func receive(
         named sendersName: String, size: Int64, sha256: String?, over connection: TLSConnection?, first: [UInt8],
-        deadline: ContinuousClock.Instant, progressed: @Sendable () -> Void, stillWanted: @Sendable () async -> Bool
+        chunked: Bool = false, deadline: ContinuousClock.Instant, progressed: @Sendable () -> Void,
+        stillWanted: @Sendable () async -> Bool
     ) async throws(Failure) -> Saved {
         let name = SafeFileName.make(from: sendersName)
         let partialPath =
@@ -93,11 +98,24 @@ struct IncomingFiles: Sendable {
                 failure = error
             }
         }
-        first.withUnsafeBytes { take($0) }
+        var chunks = chunked ? ChunkedDecoder(limits: .init(bodyBytes: size)) : nil
+        var framing: ChunkedDecoder.Failure?
+        func arrived(_ bytes: UnsafeRawBufferPointer) {
+            guard var decoder = chunks else { return take(bytes) }
+            guard framing == nil else { return }
+            do throws(ChunkedDecoder.Failure) {
+                _ = try decoder.feed(bytes, body: take)
+            } catch {
+                framing = error
+            }
+            chunks = decoder
+        }
+        first.withUnsafeBytes { arrived($0) }
         var checkedAt: Int64 = 0
         var writeback = Writeback(of: partial)
-        while position < size, failure == nil {
-            let wanted = Int(min(Int64(Self.chunk), size - position))
+        // Sized, the bytes end at `size`; chunked, at the last chunk (after `size` bytes at most).
+        while chunks.map({ !$0.isFinished }) ?? (position < size), failure == nil, framing == nil {
+            let wanted = chunks == nil ? Int(min(Int64(Self.chunk), size - position)) : Self.chunk
             let timeout = min(deadline - .now, Self.idleLimit)
             guard timeout > .zero else {
                 throw .refused(status: 408, "\(position) of \(size) bytes came before the deadline")
@@ -106,7 +124,7 @@ struct IncomingFiles: Sendable {
             let count: Int
             do {
                 count = try await connection.read(maximumCount: wanted, timeout: timeout) {
-                    take(UnsafeRawBufferPointer($0))
+                    arrived(UnsafeRawBufferPointer($0))
                 }
             } catch {
                 throw .unreachable("the upload stopped at byte \(position) of \(size): \(error)")
@@ -123,6 +141,7 @@ struct IncomingFiles: Sendable {
             }
         }
         if let failure { throw .refused(status: 507, "cannot write \(partialPath): \(failure)") }
+        if let framing { throw .refused(status: 400, "\(framing), not the \(size) bytes announced") }
         guard position == size else {
             throw .refused(status: 400, "\(position) bytes came, not the \(size) announced")
         }

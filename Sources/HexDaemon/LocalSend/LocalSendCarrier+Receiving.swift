@@ -192,16 +192,17 @@ extension LocalSendCarrier {
 
     /// A device sends the bytes of a file it prepared (the request's head read, `first` the bytes
     /// that came with it): a note's text becomes a hex; a file is streamed to the downloads
-    /// folder, and the session's last one makes the hex of them all.
+    /// folder, and the session's last one makes the hex of them all. The bytes come sized
+    /// (`Content-Length`) or chunked, as LocalSend 1.18 streams them (its core's `upload`).
     /// - Parameter progressed: told as a file's bytes come (its connection is no idle one).
     nonisolated func upload(
-        _ request: HTTPRequest, length: Int, first: [UInt8], over connection: TLSConnection, from remote: Endpoint?,
-        progressed: @escaping @Sendable () -> Void
+        _ request: HTTPRequest, framing: HTTPRequestReader.BodyFraming, first: [UInt8], over connection: TLSConnection,
+        from remote: Endpoint?, progressed: @escaping @Sendable () -> Void
     ) async -> HTTPResponse {
         guard request.method == "POST" else { return .text(HTTPStatus(405, "Method Not Allowed"), "POST an upload") }
         // Checked before the token is spent: a sender can send again what it sends right.
-        guard request.headers["content-length"] != nil else {
-            return .text(HTTPStatus(411, "Length Required"), "an upload names its size (Content-Length)")
+        guard request.headers["content-length"] != nil || framing == .chunked else {
+            return .text(HTTPStatus(411, "Length Required"), "an upload names its size (Content-Length) or is chunked")
         }
         guard let address = remote?.address, let session = request.query["sessionId"],
             let fileID = request.query["fileId"], let token = request.query["token"]
@@ -212,13 +213,14 @@ extension LocalSendCarrier {
         } catch {
             return .text(HTTPStatus(error.status, "Forbidden"), "\(error)")
         }
-        guard Int64(length) == file.size else {
+        if case .length(let length) = framing, Int64(length) != file.size {
             await endUpload(session: session, file: fileID, saved: nil)
             return .text(.badRequest, "the upload is \(length) bytes, not the \(file.size) announced")
         }
         let deadline = ContinuousClock.now + FileServer.allowance(forBytes: file.size)
         if offer.isNote {
-            let body = await Self.readBody(length: length, first: first, over: connection, until: deadline)
+            let body = await Self.readBody(
+                size: file.size, chunked: framing == .chunked, first: first, over: connection, until: deadline)
             await endUpload(session: session, file: fileID, saved: nil)
             guard let body, file.sha256.map({ (try? SHA256Digest.hex(of: body)) == $0 }) ?? true else {
                 return .text(.badRequest, "the bytes are not the \(file.size) announced, or not their SHA-256")
@@ -228,7 +230,7 @@ extension LocalSendCarrier {
         do {
             let saved = try await downloads.receive(
                 named: file.fileName, size: file.size, sha256: file.sha256, over: connection, first: first,
-                deadline: deadline, progressed: progressed
+                chunked: framing == .chunked, deadline: deadline, progressed: progressed
             ) {
                 await self.reception.isUploading(session: session, file: fileID)
             }
@@ -292,23 +294,35 @@ extension LocalSendCarrier {
         return answer
     }
 
-    /// Reads a body of `length` bytes whole (`first` came with the head), or nil when it does not
-    /// come by `deadline`.
+    /// Reads a note's body whole, `size` bytes sized or chunked to that many at most (`first`
+    /// came with the head), or nil when it does not come whole by `deadline`.
     private static func readBody(
-        length: Int, first: [UInt8], over connection: TLSConnection, until deadline: ContinuousClock.Instant
+        size: Int64, chunked: Bool, first: [UInt8], over connection: TLSConnection,
+        until deadline: ContinuousClock.Instant
     ) async -> [UInt8]? {
-        var body = first
-        while body.count < length {
-            let wanted = length - body.count
+        let length = Int(clamping: size)
+        var body: [UInt8] = []
+        var chunks = chunked ? ChunkedDecoder(limits: .init(bodyBytes: size)) : nil
+        var malformed = false
+        func arrived(_ bytes: UnsafeRawBufferPointer) {
+            guard var decoder = chunks else { return body.append(contentsOf: bytes.prefix(length - body.count)) }
+            do throws(ChunkedDecoder.Failure) {
+                _ = try decoder.feed(bytes) { body.append(contentsOf: $0) }
+            } catch {
+                malformed = true
+            }
+            chunks = decoder
+        }
+        first.withUnsafeBytes { arrived($0) }
+        while !malformed, chunks.map({ !$0.isFinished }) ?? (body.count < length) {
+            let wanted = chunks == nil ? length - body.count : LocalSendFile.maximumPreviewBytes
             guard
                 let count = try? await connection.read(
-                    maximumCount: wanted, timeout: deadline - .now,
-                    {
-                        body.append(contentsOf: $0.prefix(wanted))
-                    }), count > 0
+                    maximumCount: wanted, timeout: deadline - .now, { arrived(UnsafeRawBufferPointer($0)) }),
+                count > 0
             else { return nil }
         }
-        return body
+        return malformed || body.count != length ? nil : body
     }
 
     /// Keeps `text` from `sender` as a hex (see `keep(_:from:attachedBytes:answering:)`).

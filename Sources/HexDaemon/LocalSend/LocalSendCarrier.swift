@@ -495,10 +495,10 @@ actor LocalSendCarrier: DaemonService {
                 switch action {
                 case .needMore: continue
                 case .refuse(let status, let reason): response = .text(status, reason)
-                case .head(let request, let length, let received):
+                case .head(let request, let framing, let received):
                     connections.progressed(socket)
                     response = await upload(
-                        request, length: length, first: received, over: connection, from: remote
+                        request, framing: framing, first: received, over: connection, from: remote
                     ) { [connections] in connections.progressed(socket) }
                 case .request(let request):
                     connections.progressed(socket)

@@ -27,7 +27,40 @@ func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         _ = WebAccess(token: "0123456789abcdef", host: "127.0.0.1", port: 18_522).decide(request)
     }
     fuzzHTTPResponse(input, piece: piece)
+    fuzzChunkedBody(input, piece: piece)
     return 0
+}
+
+/// The input as a chunked body (what follows an upload's head): read in pieces and whole, the same
+/// bytes must come out, within the bound, and the same end or failure.
+func fuzzChunkedBody(_ input: ArraySlice<UInt8>, piece: Int) {
+    let limits = ChunkedDecoder.Limits(bodyBytes: 4_096)
+    func decode(inPiecesOf size: Int) -> (body: [UInt8], taken: Int, finished: Bool, failure: ChunkedDecoder.Failure?) {
+        var decoder = ChunkedDecoder(limits: limits)
+        var body: [UInt8] = []
+        var taken = 0
+        var offset = input.startIndex
+        while offset < input.endIndex {
+            let end = min(offset + size, input.endIndex)
+            let bytes = Array(input[offset..<end])
+            do throws(ChunkedDecoder.Failure) {
+                taken += try decoder.feed(bytes) { body.append(contentsOf: $0) }
+            } catch {
+                return (body, taken, decoder.isFinished, error)
+            }
+            offset = end
+        }
+        return (body, taken, decoder.isFinished, nil)
+    }
+    let pieces = decode(inPiecesOf: piece)
+    let whole = decode(inPiecesOf: input.count + 1)
+    // A failure takes no count of the piece it came in: bytes taken are compared when none came.
+    guard pieces.body == whole.body, pieces.finished == whole.finished, pieces.failure == whole.failure,
+        whole.failure != nil || pieces.taken == whole.taken
+    else { fatalError("a chunked body read in pieces of \(piece) reads differently") }
+    guard whole.body.count <= limits.bodyBytes, whole.taken <= input.count else {
+        fatalError("a chunked body past its bound")
+    }
 }
 
 func fuzzHTTPResponse(_ input: ArraySlice<UInt8>, piece: Int) {

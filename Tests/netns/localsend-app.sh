@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# hexd as a LocalSend device, against a sender that sends as the LocalSend 1.18 app does
+# (Tests/netns/localsend_sender.py, written from the app's Rust core, each behaviour cited there:
+# a client certificate, prepare-upload, then each file streamed with no length, chunked), in
+# network namespaces on one bridge (10.72.0.0/24), hexd with its defaults (start_hexd):
+#   - a photo (3 MiB), a PDF (1 MiB and a half) and a notes.txt, sent together, land whole in
+#     hexd's downloads folder under their names (SHA-256 equal), and the newest hex in the inbox
+#     links all three;
+#   - a 24 MiB file streamed the same way lands whole (a stranger may keep 32 MiB by default);
+#   - an upload whose head has both Content-Length and Transfer-Encoding is refused (400), as
+#     request smuggling is.
+# Each check is counted; the last line says how many passed. Touches only the namespaces it makes;
+# every wait is bounded.
+#
+# Usage: localsend-app.sh BIN_DIR   (needs root, iproute2, python3 with cryptography, openssl)
+set -euo pipefail
+bin=${1:?usage: localsend-app.sh BIN_DIR}
+tag=hexdla$$
+work=$(mktemp -d /tmp/hexd-localsend-app-XXXXXX)
+pids=()
+label=localsend-app
+# shellcheck source=Tests/netns/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+make_bridge
+join_bridge a 10.72.0.1/24
+join_bridge b 10.72.0.2/24
+start_hexd a --downloads "$work/a-downloads"
+port=$(ctl a status --json | json 'data["localSend"]["port"]')
+send() { ip netns exec "$tag-b" python3 "$(dirname "$0")/localsend_sender.py" 10.72.0.1 "$port" Pixel "$@"; }
+
+mkdir -p "$work/files"
+head -c 3145728 /dev/urandom >"$work/files/photo.jpg"
+head -c 1572864 /dev/urandom >"$work/files/report.pdf"
+printf 'buy milk\nand bread\n' >"$work/files/notes.txt"
+result=$(send "$work/files/photo.jpg" "$work/files/report.pdf" "$work/files/notes.txt")
+[ "$(json '(data["prepare"], [u["status"] for u in data["uploads"]])' <<<"$result")" = "(200, [200, 200, 200])" ] \
+    || fail "the 1.18 sender's session: $result"
+for file in photo.jpg report.pdf notes.txt; do
+    cmp -s "$work/files/$file" "$work/a-downloads/$file" || fail "$file did not land whole: $(ls -l "$work/a-downloads")"
+done
+newest=$(ctl a inbox show "$(ctl a inbox --json --limit 1 | json 'data["id"]')")
+for file in photo.jpg report.pdf notes.txt; do
+    [[ "$newest" == *"$work/a-downloads/$file"* ]] || fail "the newest hex does not link $file: $newest"
+done
+pass "a photo, a PDF and a notes.txt streamed chunked, as LocalSend 1.18 sends, landed whole under their names"
+
+head -c 25165824 /dev/urandom >"$work/files/film.mp4"
+result=$(send "$work/files/film.mp4")
+[ "$(json '[u["status"] for u in data["uploads"]]' <<<"$result")" = "[200]" ] || fail "24 MiB chunked: $result"
+cmp -s "$work/files/film.mp4" "$work/a-downloads/film.mp4" || fail "the 24 MiB file did not land whole"
+pass "a 24 MiB file streamed chunked landed whole"
+
+# Both framings at once: refused before anything is read as the body.
+answer=$(ip netns exec "$tag-b" python3 - 10.72.0.1 "$port" <<'PY'
+import socket, ssl, sys
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+context.check_hostname = False
+context.verify_mode = ssl.CERT_NONE
+with socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10) as raw:
+    with context.wrap_socket(raw) as tls:
+        tls.sendall(b"POST /api/localsend/v2/upload?sessionId=x&fileId=0&token=y HTTP/1.1\r\nHost: a\r\n"
+                    b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+        print(tls.recv(4096).split(b"\r\n")[0].decode())
+PY
+)
+[[ "$answer" == "HTTP/1.1 400 "* ]] || fail "Content-Length beside Transfer-Encoding: $answer"
+pass "an upload with Content-Length beside Transfer-Encoding is refused: $answer"
+echo "$label: $passed passed, 0 failed"

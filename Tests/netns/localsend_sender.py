@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""A LocalSend 1.18 sender, as the app's Rust core sends files (localsend/localsend at the 1.18.2
+head, af0416be), written for the tests from that source, each behaviour cited:
+
+- It speaks HTTPS with a client certificate of its own, an RSA key with a self-signed
+  certificate, and pins the receiver's (`packages/core/src/http/client/mod.rs`,
+  `create_reqwest_client`: `with_client_auth_cert`, `PinnedServerCertVerifier`), over HTTP/1.1
+  alone (the same function: `alpn_protocols = [http/1.1]`).
+- It describes itself in `prepare-upload` as `RegisterDtoV2` says, protocol version 2.2
+  (`packages/core/src/http/dto_v2.rs`, `PrepareUploadRequestDtoV2`; `discovery/store.rs`), its
+  fingerprint the SHA-256 of its certificate in upper case, each file as `FileDto`
+  (`packages/core/src/model/transfer.rs`: id, fileName, size, fileType, and no preview: the app
+  sets one only on a message it wrote itself, `app/lib/provider/network/send_provider.dart`).
+- It uploads each file as a stream of no length (`packages/core/src/http/client/mod.rs`,
+  `upload_body`: `reqwest::Body::wrap_stream`; `client/v2.rs`, `upload`: `post(url).body(body)`),
+  which HTTP/1.1 carries as `Transfer-Encoding: chunked`, each chunk one read of the file of at
+  most 512 KiB (`model/transfer.rs`: `READ_BUFFER_SIZE`, `read_file_into_sender`), the size in
+  upper-case hex as hyper writes it, then `0` and an empty trailer section.
+- It takes `200` to an upload as done, anything else as a failure (`client/v2.rs`, `upload`).
+
+Usage: localsend_sender.py HOST PORT ALIAS FILE...   prints one JSON object: the statuses.
+"""
+import datetime
+import hashlib
+import http.client
+import json
+import mimetypes
+import os
+import ssl
+import sys
+import tempfile
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import NameOID
+
+READ_BUFFER_SIZE = 512 * 1024
+
+
+def make_identity(directory):
+    """An RSA-2048 key and a self-signed certificate, as the apps make theirs."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "LocalSend User")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+                   .not_valid_after(now + datetime.timedelta(days=3650)).sign(key, hashes.SHA256()))
+    key_path, cert_path = os.path.join(directory, "key.pem"), os.path.join(directory, "cert.pem")
+    with open(key_path, "wb") as out:
+        out.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption()))
+    with open(cert_path, "wb") as out:
+        out.write(certificate.public_bytes(serialization.Encoding.PEM))
+    fingerprint = hashlib.sha256(certificate.public_bytes(serialization.Encoding.DER)).hexdigest().upper()
+    return key_path, cert_path, fingerprint
+
+
+def connection(host, port, key_path, cert_path):
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # pinned by fingerprint in the app; the test trusts its own hexd
+    context.load_cert_chain(cert_path, key_path)
+    context.set_alpn_protocols(["http/1.1"])
+    return http.client.HTTPSConnection(host, port, context=context, timeout=60)
+
+
+def file_chunks(path):
+    with open(path, "rb") as source:
+        while True:
+            chunk = source.read(READ_BUFFER_SIZE)
+            if not chunk:
+                return
+            yield chunk
+
+
+def main():
+    host, port, alias, *paths = sys.argv[1:]
+    port = int(port)
+    with tempfile.TemporaryDirectory() as directory:
+        key_path, cert_path, fingerprint = make_identity(directory)
+        info = {"alias": alias, "version": "2.2", "deviceModel": "Pixel 8", "deviceType": "mobile",
+                "fingerprint": fingerprint, "port": 53317, "protocol": "https", "download": False}
+        # The file's MIME type, as the app names it (`FileDto.file_type`).
+        files = {str(index): {"id": str(index), "fileName": os.path.basename(path), "size": os.path.getsize(path),
+                              "fileType": mimetypes.guess_type(path)[0] or "application/octet-stream"}
+                 for index, path in enumerate(paths)}
+        prepare = connection(host, port, key_path, cert_path)
+        prepare.request("POST", "/api/localsend/v2/prepare-upload", body=json.dumps({"info": info, "files": files}),
+                        headers={"Content-Type": "application/json"})
+        answer = prepare.getresponse()
+        body = answer.read()
+        result = {"prepare": answer.status, "uploads": []}
+        if answer.status == 200:
+            session = json.loads(body)
+            for index, path in enumerate(paths):
+                upload = connection(host, port, key_path, cert_path)
+                target = (f"/api/localsend/v2/upload?sessionId={session['sessionId']}&fileId={index}"
+                          f"&token={session['files'][str(index)]}")
+                # http.client writes each chunk as hyper does: its size in upper-case hex, the
+                # bytes, CRLF; then `0` and an empty trailer section.
+                upload.request("POST", target, body=file_chunks(path), encode_chunked=True,
+                               headers={"Transfer-Encoding": "chunked"})
+                uploaded = upload.getresponse()
+                result["uploads"].append({"status": uploaded.status, "text": uploaded.read().decode(errors="replace")})
+        print(json.dumps(result))
+
+
+main()
