@@ -34,9 +34,10 @@ struct ForeignCarrierStart: Sendable {
                 ? .off(legacy) : configuration.kdeConnect.enabled ? .starting : .off("--kdeconnect off"))
     }
 
-    /// Starts the carriers `carriers` waits for and runs them until cancelled.
+    /// Starts the carriers `carriers` waits for, each put in its slot as soon as it is up, and runs
+    /// them until cancelled.
     func run(into carriers: ForeignCarriers) async {
-        guard let tls, !configuration.wire.legacy else { return }
+        guard let tls else { return }
         // hexd's own start goes first, with the cores to itself: its query, its two announcements
         // 150 ms apart and the answers they draw (started at once, the carriers cost two fresh
         // daemons listing each other a fifth more time: Tests/netns/defaults-bench.sh).
@@ -46,24 +47,26 @@ struct ForeignCarrierStart: Sendable {
             return
         }
         let claims = PersonaClaims(signer: tls.identity)
-        async let localSend = configuration.localSend.enabled ? localSend(claims: claims) : nil
-        async let kdeConnect = configuration.kdeConnect.enabled ? kdeConnect(claims: claims) : nil
-        var started: [any DaemonService] = []
-        let couldNot = "it could not start (the log says why)"
-        if let carrier = await localSend {
-            carriers.setLocalSend(.up(carrier))
-            started.append(carrier)
-        } else if configuration.localSend.enabled {
-            carriers.setLocalSend(.off(couldNot))
-        }
-        if let carrier = await kdeConnect {
-            carriers.setKDEConnect(.up(carrier))
-            started.append(carrier)
-        } else if configuration.kdeConnect.enabled {
-            carriers.setKDEConnect(.off(couldNot))
-        }
+        let couldNot = "it could not start: the log says why"
         await withTaskGroup(of: Void.self) { group in
-            for carrier in started { group.addTask { await carrier.run() } }
+            if configuration.localSend.enabled {
+                group.addTask {
+                    guard let carrier = await localSend(claims: claims) else {
+                        return carriers.setLocalSend(.off(couldNot))
+                    }
+                    carriers.setLocalSend(.up(carrier))
+                    await carrier.run()
+                }
+            }
+            if configuration.kdeConnect.enabled {
+                group.addTask {
+                    guard let carrier = await kdeConnect(claims: claims) else {
+                        return carriers.setKDEConnect(.off(couldNot))
+                    }
+                    carriers.setKDEConnect(.up(carrier))
+                    await carrier.run()
+                }
+            }
         }
     }
 
