@@ -94,7 +94,7 @@ extension LocalSendCarrier {
                     (
                         path,
                         LocalSendFile(
-                            id: UUID().uuidString, fileName: name, size: size, fileType: "application/octet-stream")
+                            id: UUID().uuidString, fileName: name, size: size, fileType: MediaType.of(fileName: name))
                     ))
             } catch {
                 throw .refused("cannot send \(path): \(error)")
