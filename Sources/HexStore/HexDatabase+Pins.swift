@@ -50,6 +50,9 @@ extension HexDatabase {
     }
 
     public func movePeer(from old: String, to new: String) throws {
+        // IDs are matched in any case: a move onto the same ID (a device's of another kind, kept in
+        // its own spelling) is none, and must not delete the pin it would move.
+        guard old.uppercased() != new.uppercased() else { return }
         let old = SQLiteValue.text(old.uppercased())
         let new = SQLiteValue.text(new.uppercased())
         defer { pinsChanged?() }

@@ -41,6 +41,21 @@ import Testing
         #expect(again.senderTrust == .pinned)
     }
 
+    @Test func anAlertFromAPairedDeviceOfAnotherKindLeavesItPaired() throws {
+        // A KDE Connect device's ID keeps its own spelling; the store matches IDs in any case.
+        let device = "kdeconnect:_edf74877_31d3_402f_8cc5_35e05b9d62ff_"
+        let key = String(repeating: "c3", count: 32)
+        let receiver = try Receiver()
+        try receiver.database.setPin(PeerPin(peerUUID: device, fingerprint: key, trust: .paired))
+        let ping = Envelope.alert("the pizza is here", versionID: "KDE Connect 7", messageID: UUID().uuidString)
+        guard case .alert = try receiver.manager.receive(ping, proof: .key(fingerprint: key, deviceID: device)) else {
+            throw Failure("the alert was not kept")
+        }
+        #expect(try receiver.database.pin(forPeer: device)?.trust == .paired, "no move of the pin onto itself")
+        try receiver.database.movePeer(from: device.uppercased(), to: device)
+        #expect(try receiver.database.pin(forPeer: device)?.trust == .paired, "a move onto the same ID is none")
+    }
+
     @Test func anotherKeyCannotSpeakForAPinnedUUID() throws {
         let receiver = try Receiver()
         _ = try receiver.manager.receive(store("genuine"), proof: Self.adaProof)

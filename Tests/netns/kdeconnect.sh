@@ -9,7 +9,8 @@
 #   - k asks to pair: hexd shows the request with the code k shows; declined (hexctl pair --decline),
 #     k gets the refusal; asked again and accepted (hexctl pair --accept), both sides are paired;
 #   - k shares a URL and a text (kdeconnect-cli --share, --share-text): each lands in hexd's inbox
-#     as a hex from kdeconnect:<k's ID>; a hex sent to k (hexctl send --to kde-k) is opened on k
+#     as a hex from kdeconnect:<k's ID>; k pings with a message (kdeconnect-cli --ping-msg): an
+#     Alert from k; a hex sent to k (hexctl send --to kde-k) is opened on k
 #     (its stub opener records the URL), and one sent while k is stopped is opened once it is back;
 #     a file each way lands whole;
 #   - hexd asks l to pair (hexctl pair kde-l) with the code l shows, and l accepts (KDE's D-Bus
@@ -157,6 +158,14 @@ shown=$(newest_hex)
     || fail "the text's hex: $shown"
 pass "kde-k's shared URL and text landed in hexd's inbox as hexes from kdeconnect:${k_id:0:8}…"
 
+# k sends a ping with a message ("Send ping" in the apps): an Alert from k, listed by its ID.
+kde k timeout 10 kdeconnect-cli --ping-msg 'the pizza is here' -d "$hexd_id" >/dev/null 2>&1 || true
+wait_until '[[ "$(ctl a alerts --limit 1 2>/dev/null)" == *"the pizza is here"* ]]' \
+    || fail "kde-k's ping is not among hexd's alerts: $(ctl a alerts 2>&1)"
+[ "$(ctl a alerts --json --limit 1 | json 'data["senderID"]')" = "kdeconnect:$k_id" ] \
+    || fail "the ping's alert: $(ctl a alerts --json --limit 1)"
+pass "kde-k's ping with a message became an Alert from kdeconnect:${k_id:0:8}…: $(ctl a alerts --limit 1)"
+
 # A hex to k: opened there.
 sent=$(ctl a send --to kde-k https://example.net/from-hexd 2>&1) || fail "hexctl send --to kde-k: $sent"
 wait_until '[ -s "$work/k-opened" ]' || fail "kde-k opened nothing: $sent"
@@ -167,8 +176,8 @@ pass "hexctl send --to kde-k: kde-k opened the link ($sent)"
 stop_kdeconnectd k
 wait_until '[[ -z "$(peer_json kde-k)" ]]' || fail "hexd still lists kde-k after it stopped"
 queued=0
-ctl a send --to kde-k https://example.net/while-away --timeout 1 >/dev/null 2>&1 || queued=$?
-[ "$queued" -eq 75 ] || fail "a send to kde-k while it is away did not stay queued (exit $queued)"
+away=$(ctl a send --to kde-k https://example.net/while-away --timeout 1 2>&1) || queued=$?
+[ "$queued" -eq 75 ] || fail "a send to kde-k while it is away did not stay queued (exit $queued): $away"
 run_kdeconnectd k
 wait_until '[ "$(grep -c while-away "$work/k-opened")" -eq 1 ]' \
     || fail "kde-k did not open the queued hex once back: $(ctl a outbox 2>&1)"

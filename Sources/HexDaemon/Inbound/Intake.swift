@@ -48,13 +48,6 @@ struct Intake: Sendable {
         return pin.fingerprint.lowercased() == fingerprint.lowercased()
     }
 
-    /// A peer ID as the log shows it beside a name: a UUID's first 8 digits, a LocalSend device's
-    /// kind (`localsend:`) and the first 8 of its fingerprint.
-    static func short(_ id: String) -> String {
-        guard let colon = id.firstIndex(of: ":") else { return String(id.prefix(8)) }
-        return String(id[...colon]) + id[id.index(after: colon)...].prefix(8)
-    }
-
     /// What envelopes received together leave to record once they are all logged.
     private struct Record {
         /// The UUIDs of peers a hex came from.
@@ -69,7 +62,7 @@ struct Intake: Sendable {
     ) async {
         let name = envelope.hex?.senderName.flatMap { $0.isEmpty ? nil : $0 }
         // A name is no identity: the short ID goes with it.
-        let id = envelope.hex?.senderUUID.flatMap(\.canonicalPeerID).map { " (" + Self.short($0) + ")" } ?? ""
+        let id = envelope.hex?.senderUUID.flatMap(\.shortPeerID).map { " (" + $0 + ")" } ?? ""
         let sender = name.map { $0.clipped(toUTF8: 200) + id } ?? remote
         switch outcome {
         case .stored(let hex):

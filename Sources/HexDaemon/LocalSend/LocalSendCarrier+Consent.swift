@@ -18,7 +18,7 @@ extension LocalSendCarrier {
         } catch {
             let why = error == .full ? "as many offers wait for the person as may" : "an offer of it waits already"
             logger.limited(
-                "localsend consent", .info, "\(sender.alias.clipped(toUTF8: 80)) (\(Intake.short(id))): \(why)")
+                "localsend consent", .info, "\(sender.alias.clipped(toUTF8: 80)) (\(id.shortPeerID ?? id)): \(why)")
             return why
         }
         consentCertificates[request.number] = certificate
@@ -39,7 +39,7 @@ extension LocalSendCarrier {
     /// notification).
     private func tellPerson(about sender: Sender, id: String, offering what: String) async {
         logger.info(
-            "\(sender.alias.clipped(toUTF8: 80)) (\(Intake.short(id)), \(sender.remote)) wants to send \(what): "
+            "\(sender.alias.clipped(toUTF8: 80)) (\(id.shortPeerID ?? id), \(sender.remote)) wants to send \(what): "
                 + "waiting for hexctl pair --accept \(id.prefix(18))")
         await events.publish(
             .pairRequested, peerUUID: id, peer: sender.alias, versionID: "LocalSend " + sender.version,
@@ -64,7 +64,7 @@ extension LocalSendCarrier {
                 throw error
             }
         }
-        logger.info("\(yes ? "accepted" : "declined") the offer of \(Intake.short(id)): \(request.what)")
+        logger.info("\(yes ? "accepted" : "declined") the offer of \(id.shortPeerID ?? id): \(request.what)")
         consentReplies.removeValue(forKey: request.number)?.resume(returning: paired != nil)
         return (request.what, paired)
     }

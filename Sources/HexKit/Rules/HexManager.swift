@@ -313,7 +313,8 @@ public struct HexManager {
     /// the first time it proves itself (Protocol.md, section 12.1). Returns `owner` when it is a
     /// derived ID already.
     private mutating func movedToDerivedID(_ owner: String, deviceID: String) throws -> String {
-        guard owner != deviceID, !owner.isKeyDerivedID else { return owner }
+        // The store matches IDs in any case: the same ID in another spelling is no move.
+        guard owner.uppercased() != deviceID.uppercased(), !owner.isKeyDerivedID else { return owner }
         try repository.movePeer(from: owner, to: deviceID)
         try pairingsChanged()
         return deviceID
