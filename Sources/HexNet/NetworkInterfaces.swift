@@ -105,15 +105,10 @@ public enum NetworkInterfaces {
 
     /// Every IPv4 address of every interface, in the system's order.
     public static func addresses() -> [Address] {
-        var first: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&first) == 0 else { return [] }
-        defer { freeifaddrs(first) }
         var addresses: [Address] = []
-        var current = first
-        while let interface = current?.pointee {
-            current = interface.ifa_next
+        eachInterfaceAddress { interface in
             let flags = Int32(bitPattern: interface.ifa_flags)
-            guard let address = ipv4(interface.ifa_addr), let netmask = ipv4(interface.ifa_netmask) else { continue }
+            guard let address = ipv4(interface.ifa_addr), let netmask = ipv4(interface.ifa_netmask) else { return }
             let name = interface.ifa_name.map { String(cString: $0) } ?? "?"
             let given = flags & Int32(IFF_BROADCAST) != 0 ? ipv4(interface.ifa_ifu.ifu_broadaddr) : nil
             addresses.append(
@@ -136,17 +131,12 @@ public enum NetworkInterfaces {
 
     /// Every interface with an IPv6 link-local address, its first one, in the system's order.
     public static func ipv6Links() -> [IPv6Link] {
-        var first: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&first) == 0 else { return [] }
-        defer { freeifaddrs(first) }
         var links: [IPv6Link] = []
-        var current = first
-        while let interface = current?.pointee {
-            current = interface.ifa_next
-            guard let address = ipv6(interface.ifa_addr) else { continue }
+        eachInterfaceAddress { interface in
+            guard let address = ipv6(interface.ifa_addr) else { return }
             let name = interface.ifa_name.map { String(cString: $0) } ?? "?"
             guard address.isLinkLocal, address.scope != 0, !links.contains(where: { $0.interface == name }) else {
-                continue
+                return
             }
             let flags = Int32(bitPattern: interface.ifa_flags)
             links.append(
@@ -160,16 +150,11 @@ public enum NetworkInterfaces {
 
     /// Every IPv6 address of every interface that is up, with its prefix, in the system's order.
     public static func ipv6Prefixes() -> [IPv6Prefix] {
-        var first: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&first) == 0 else { return [] }
-        defer { freeifaddrs(first) }
         var prefixes: [IPv6Prefix] = []
-        var current = first
-        while let interface = current?.pointee {
-            current = interface.ifa_next
+        eachInterfaceAddress { interface in
             guard Int32(bitPattern: interface.ifa_flags) & Int32(IFF_UP) != 0,
                 let address = ipv6(interface.ifa_addr), let netmask = ipv6(interface.ifa_netmask)
-            else { continue }
+            else { return }
             let name = interface.ifa_name.map { String(cString: $0) } ?? "?"
             // A netmask is leading ones: their count is the prefix's length.
             let length = netmask.bytes.reduce(0) { $0 + $1.nonzeroBitCount }
@@ -254,6 +239,19 @@ public enum NetworkInterfaces {
         guard mask.nonzeroBitCount < 31 else { return nil }
         let host = UInt32(bigEndian: address.networkOrder)
         return IPv4Address(networkOrder: (host | ~mask).bigEndian)
+    }
+
+    /// Calls `body` with each entry of the system's list of interface addresses, in its order;
+    /// with none when the list cannot be read.
+    private static func eachInterfaceAddress(_ body: (ifaddrs) -> Void) {
+        var first: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&first) == 0 else { return }
+        defer { freeifaddrs(first) }
+        var current = first
+        while let interface = current?.pointee {
+            current = interface.ifa_next
+            body(interface)
+        }
     }
 
     private static func ipv6(_ pointer: UnsafeMutablePointer<sockaddr>?) -> IPv6Address? {

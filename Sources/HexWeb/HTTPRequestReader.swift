@@ -9,8 +9,9 @@
 /// transfer coding (501), an HTTP version other than 1.0 and 1.1 (505), and any malformed line,
 /// folded field, bare control character, conflicting length, `Content-Length` beside
 /// `Transfer-Encoding` (which RFC 9112, 6.3, lets a server take, and which is how requests are
-/// smuggled), a chunked body over HTTP/1.0, or missing or doubled `Host` (400). After `.request`, `.head` (a path whose body the caller reads) or `.refuse` the
-/// reader is done; the server answers and closes.
+/// smuggled), a chunked body over HTTP/1.0, or missing or doubled `Host` (400). After `.request`,
+/// `.head` (a path whose body the caller reads) or `.refuse` the reader is done; the server
+/// answers and closes.
 public struct HTTPRequestReader: Sendable {
     public struct Limits: Sendable {
         /// The request line and all header fields, with their line ends.

@@ -47,60 +47,50 @@ struct ForeignCarrierStart: Sendable {
             return
         }
         let claims = PersonaClaims(signer: tls.identity)
-        let couldNot = "it could not start: the log says why"
+        let files = configuration.dataDirectory
         await withTaskGroup(of: Void.self) { group in
             if configuration.localSend.enabled {
+                let logger = logger.named("localsend")
                 group.addTask {
-                    guard let carrier = await localSend(claims: claims) else {
-                        return carriers.setLocalSend(.off(couldNot))
+                    await run("LocalSend", logger: logger, slot: carriers.setLocalSend) { [self] in
+                        try LocalSendCarrier.start(
+                            configuration.localSend, discovery: configuration.discovery, visibility: discovery,
+                            intake: intake, directory: directory, downloads: downloads,
+                            dataDirectory: .init(
+                                key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
+                            name: name, claims: claims, gate: gate, trimmer: trimmer, events: events, logger: logger)
                     }
-                    carriers.setLocalSend(.up(carrier))
-                    await carrier.run()
                 }
             }
             if configuration.kdeConnect.enabled {
+                let logger = logger.named("kdeconnect")
                 group.addTask {
-                    guard let carrier = await kdeConnect(claims: claims) else {
-                        return carriers.setKDEConnect(.off(couldNot))
+                    await run("KDE Connect", logger: logger, slot: carriers.setKDEConnect) { [self] in
+                        try KDEConnectCarrier.start(
+                            configuration.kdeConnect, discovery: configuration.discovery, name: name,
+                            keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath,
+                            claims: claims, gate: gate, trimmer: trimmer, intake: intake, downloads: downloads,
+                            visibility: discovery, logger: logger)
                     }
-                    carriers.setKDEConnect(.up(carrier))
-                    await carrier.run()
                 }
             }
         }
     }
 
-    private func localSend(claims: PersonaClaims) async -> LocalSendCarrier? {
-        let files = configuration.dataDirectory
-        let logger = logger.named("localsend")
+    /// Starts a carrier with `start`, on a thread of its own at the lowest priority, puts it in its
+    /// slot, and runs it until cancelled; one that cannot start is logged, and its slot says so.
+    private func run<Carrier: DaemonService>(
+        _ name: String, logger: Logger, slot: @Sendable (ForeignCarriers.Slot<Carrier>) -> Void,
+        start: @escaping @Sendable () throws -> Carrier
+    ) async {
+        let carrier: Carrier
         do {
-            return try await BlockingPool.runAside { [self] in
-                try LocalSendCarrier.start(
-                    configuration.localSend, discovery: configuration.discovery, visibility: discovery,
-                    intake: intake, directory: directory, downloads: downloads,
-                    dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
-                    name: name, claims: claims, gate: gate, trimmer: trimmer, events: events, logger: logger)
-            }
+            carrier = try await BlockingPool.runAside(start)
         } catch {
-            logger.error("LocalSend is off: \(error)")
-            return nil
+            logger.error("\(name) is off: \(error)")
+            return slot(.off("it could not start: the log says why"))
         }
-    }
-
-    private func kdeConnect(claims: PersonaClaims) async -> KDEConnectCarrier? {
-        let files = configuration.dataDirectory
-        let logger = logger.named("kdeconnect")
-        do {
-            return try await BlockingPool.runAside { [self] in
-                try KDEConnectCarrier.start(
-                    configuration.kdeConnect, discovery: configuration.discovery, name: name,
-                    keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath,
-                    claims: claims, gate: gate, trimmer: trimmer, intake: intake, downloads: downloads,
-                    visibility: discovery, logger: logger)
-            }
-        } catch {
-            logger.error("KDE Connect is off: \(error)")
-            return nil
-        }
+        slot(.up(carrier))
+        await carrier.run()
     }
 }
