@@ -27,7 +27,10 @@ join_bridge a 10.72.0.1/24
 join_bridge b 10.72.0.2/24
 start_hexd a --downloads "$work/a-downloads"
 port=$(ctl a status --json | json 'data["localSend"]["port"]')
-send() { ip netns exec "$tag-b" python3 "$(dirname "$0")/localsend_sender.py" 10.72.0.1 "$port" Pixel "$@"; }
+fingerprint=$(ctl a status --json | json 'data["localSend"]["fingerprint"]')
+send() {
+    ip netns exec "$tag-b" python3 "$(dirname "$0")/localsend_sender.py" 10.72.0.1 "$port" "$fingerprint" Pixel "$@"
+}
 
 mkdir -p "$work/files"
 head -c 3145728 /dev/urandom >"$work/files/photo.jpg"

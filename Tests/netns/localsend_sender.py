@@ -18,7 +18,8 @@ head, af0416be), written for the tests from that source, each behaviour cited:
   upper-case hex as hyper writes it, then `0` and an empty trailer section.
 - It takes `200` to an upload as done, anything else as a failure (`client/v2.rs`, `upload`).
 
-Usage: localsend_sender.py HOST PORT ALIAS FILE...   prints one JSON object: the statuses.
+Usage: localsend_sender.py HOST PORT FINGERPRINT ALIAS FILE...   prints one JSON object: the statuses.
+FINGERPRINT is the receiver's, as it announced it: the connection is refused unless it shows it.
 """
 import datetime
 import hashlib
@@ -56,13 +57,20 @@ def make_identity(directory):
     return key_path, cert_path, fingerprint
 
 
-def connection(host, port, key_path, cert_path):
+def connection(host, port, key_path, cert_path, pinned):
+    """A connection whose server showed the certificate the receiver announced (`pinned`, its
+    SHA-256 in upper case), as the core's `PinnedServerCertVerifier` checks it in the handshake."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE  # pinned by fingerprint in the app; the test trusts its own hexd
+    context.verify_mode = ssl.CERT_NONE  # no CA: the fingerprint below is the check
     context.load_cert_chain(cert_path, key_path)
     context.set_alpn_protocols(["http/1.1"])
-    return http.client.HTTPSConnection(host, port, context=context, timeout=60)
+    made = http.client.HTTPSConnection(host, port, context=context, timeout=60)
+    made.connect()
+    shown = hashlib.sha256(made.sock.getpeercert(binary_form=True)).hexdigest().upper()
+    if shown != pinned.upper():
+        raise SystemExit(f"the receiver showed certificate {shown}, not the pinned {pinned}")
+    return made
 
 
 def file_chunks(path):
@@ -75,7 +83,7 @@ def file_chunks(path):
 
 
 def main():
-    host, port, alias, *paths = sys.argv[1:]
+    host, port, pinned, alias, *paths = sys.argv[1:]
     port = int(port)
     with tempfile.TemporaryDirectory() as directory:
         key_path, cert_path, fingerprint = make_identity(directory)
@@ -85,7 +93,7 @@ def main():
         files = {str(index): {"id": str(index), "fileName": os.path.basename(path), "size": os.path.getsize(path),
                               "fileType": mimetypes.guess_type(path)[0] or "application/octet-stream"}
                  for index, path in enumerate(paths)}
-        prepare = connection(host, port, key_path, cert_path)
+        prepare = connection(host, port, key_path, cert_path, pinned)
         prepare.request("POST", "/api/localsend/v2/prepare-upload", body=json.dumps({"info": info, "files": files}),
                         headers={"Content-Type": "application/json"})
         answer = prepare.getresponse()
@@ -94,7 +102,7 @@ def main():
         if answer.status == 200:
             session = json.loads(body)
             for index, path in enumerate(paths):
-                upload = connection(host, port, key_path, cert_path)
+                upload = connection(host, port, key_path, cert_path, pinned)
                 target = (f"/api/localsend/v2/upload?sessionId={session['sessionId']}&fileId={index}"
                           f"&token={session['files'][str(index)]}")
                 # http.client writes each chunk as hyper does: its size in upper-case hex, the
