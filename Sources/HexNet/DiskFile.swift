@@ -82,6 +82,16 @@ public final class DiskFile: @unchecked Sendable {
         return total
     }
 
+    /// The file's first `limit` bytes, or all of it when it is shorter.
+    public func contents(upTo limit: Int) throws(DiskFileError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: max(limit, 0))
+        var result: Result<Int, DiskFileError> = .success(0)
+        bytes.withUnsafeMutableBytes { buffer in
+            result = Result { () throws(DiskFileError) in try read(into: buffer, at: 0) }
+        }
+        return Array(bytes.prefix(try result.get()))
+    }
+
     /// Writes all of `bytes` at `offset`.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DiskFileError) {
         var total = 0

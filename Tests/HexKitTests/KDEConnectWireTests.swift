@@ -68,6 +68,25 @@ import Testing
         #expect(read == identity)
     }
 
+    /// A phone or tablet that takes pings is sent one with a text share's text, so it shows as a
+    /// notification and not only on the clipboard; a desktop, a device without the ping plugin, or
+    /// a lone URL gets none.
+    @Test(arguments: [
+        (KDEConnectIdentity.DeviceType.phone, ["kdeconnect.ping"], [KDEConnectShare.text("Dinner at 8")], String?("Dinner at 8")),
+        (.tablet, ["kdeconnect.ping"], [.text("a"), .url("https://example.com"), .text("b")], "a\nb"),
+        (.phone, ["kdeconnect.ping"], [.url("https://example.com")], nil),
+        (.phone, ["kdeconnect.share.request"], [.text("no ping plugin")], nil),
+        (.desktop, ["kdeconnect.ping"], [.text("a desktop shows it")], nil),
+    ])
+    func aTextToAPhoneIsAlsoAPing(
+        type: KDEConnectIdentity.DeviceType, takes: [String], shares: [KDEConnectShare], message: String?
+    ) {
+        let device = KDEConnectIdentity(
+            deviceID: "0123456789abcdef0123456789abcdef", name: "Pixel", deviceType: type, protocolVersion: 8,
+            incomingCapabilities: takes, outgoingCapabilities: [])
+        #expect(KDEConnectPing.notifying(shares, on: device)?.message == message)
+    }
+
     @Test(arguments: [
         ("short", "0123456789abcdef0123456789abcde"),
         ("long", String(repeating: "a", count: 39)),

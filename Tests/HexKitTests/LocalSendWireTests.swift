@@ -158,6 +158,25 @@ import Testing
         #expect(LinkURL.file(path: "/tmp/é?") == "file:///tmp/%C3%A9%3F")
     }
 
+    /// A lone text file (a note a command-line sender sent as a file) stays a file; its first
+    /// line that is not blank describes the hex, and its addresses are links after the file's.
+    @Test func aTextFileLendsItsFirstLineAndAddresses() {
+        let note = ForeignMessage.localSend.hex(
+            files: [("notes.txt", "/d/notes.txt")], from: "cli", senderID: nil,
+            text: "\n  buy milk \nsee https://example.com/a and https://example.com/a\n")
+        #expect(note.hexDescription == "buy milk")
+        #expect(note.links?.map(\.url) == ["file:///d/notes.txt", "https://example.com/a"])
+        #expect(note.links?.first?.service == ForeignMessage.fileService)
+        let long = ForeignMessage.localSend.hex(
+            files: [("l.txt", "/d/l.txt")], from: "cli", senderID: nil, text: String(repeating: "é", count: 400))
+        #expect(long.hexDescription?.utf8.count == ForeignMessage.maximumDescribingLineBytes)
+        let blank = ForeignMessage.localSend.hex(files: [("b.txt", "/d/b.txt")], from: "cli", senderID: nil, text: " \n")
+        #expect(blank.hexDescription == "b.txt" && blank.links?.count == 1)
+        let many = (1...70).map { "https://example.com/\($0)" }.joined(separator: " ")
+        let crowded = ForeignMessage.localSend.hex(files: [("m.txt", "/d/m.txt")], from: "c", senderID: nil, text: many)
+        #expect(crowded.links?.count == ForeignMessage.maximumLinks)
+    }
+
     @Test(arguments: [
         (204, LocalSendAnswer.shown, false), (200, .uploadWanted, false), (403, .declined, false),
         (401, .pinRequired, false), (409, .busy, true), (429, .busy, true), (404, .unexpected(404), false),

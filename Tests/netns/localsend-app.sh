@@ -6,6 +6,8 @@
 #   - a photo (3 MiB), a PDF (1 MiB and a half) and a notes.txt, sent together, land whole in
 #     hexd's downloads folder under their names (SHA-256 equal), and the newest hex in the inbox
 #     links all three;
+#   - a lone text file (no preview, as the app sends a picked one) is kept as the file, its first
+#     line the hex's description; one that is not UTF-8 is kept byte for byte, the hex named by it;
 #   - a 24 MiB file streamed the same way lands whole (a stranger may keep 32 MiB by default);
 #   - an upload whose head has both Content-Length and Transfer-Encoding is refused (400), as
 #     request smuggling is.
@@ -47,6 +49,23 @@ for file in photo.jpg report.pdf notes.txt; do
     [[ "$newest" == *"$work/a-downloads/$file"* ]] || fail "the newest hex does not link $file: $newest"
 done
 pass "a photo, a PDF and a notes.txt streamed chunked, as LocalSend 1.18 sends, landed whole under their names"
+
+# A picked text file alone is a file too (the app sets no preview: send_provider.dart), kept whole
+# under its name, even when it is not UTF-8; a UTF-8 one lends the hex its first line.
+printf 'shopping\nhttps://example.com/list\n' >"$work/files/list.txt"
+result=$(send "$work/files/list.txt")
+[ "$(json '[u["status"] for u in data["uploads"]]' <<<"$result")" = "[200]" ] || fail "a lone list.txt: $result"
+shown=$(ctl a inbox show --full --json "$(ctl a inbox --json --limit 1 | json 'data["id"]')")
+[ "$(json '(data["hexDescription"], [l["url"] for l in data["links"]])' <<<"$shown")" \
+    = "('shopping', ['file://$work/a-downloads/list.txt', 'https://example.com/list'])" ] \
+    && cmp -s "$work/files/list.txt" "$work/a-downloads/list.txt" \
+    || fail "a lone list.txt did not land whole as a file, described by its first line: $shown"
+printf 'caf\xe9 latin-1\n' >"$work/files/latin.txt"
+result=$(send "$work/files/latin.txt")
+shown=$(ctl a inbox show --full --json "$(ctl a inbox --json --limit 1 | json 'data["id"]')")
+[ "$(json 'data["hexDescription"]' <<<"$shown")" = latin.txt ] && cmp -s "$work/files/latin.txt" \
+    "$work/a-downloads/latin.txt" || fail "a text file not in UTF-8 did not land whole, named: $shown ($result)"
+pass "a lone text file is kept whole under its name, its first line the hex's description (by its name if not UTF-8)"
 
 head -c 25165824 /dev/urandom >"$work/files/film.mp4"
 result=$(send "$work/files/film.mp4")

@@ -6,7 +6,8 @@
 #   - host-a refuses to send devH anything, saying why and how to allow it, and queues nothing;
 #   - host-c (hexd --localsend-http on) sends devH a link over plain HTTP and says so, and shares
 #     a 5 MiB file with it (SHA-256 equal at devH);
-#   - devH sends host-a a note over host-a's HTTPS API: a hex naming no sender ID (nothing proved one).
+#   - devH sends host-a a note (a text file) over host-a's HTTPS API: kept as the file, and a hex
+#     linking it and the address in it, naming no sender ID (nothing proved one).
 # Each check is counted; the last line says how many passed. Touches only the namespaces it makes;
 # every wait is bounded.
 #
@@ -80,12 +81,12 @@ shared=$(ctl c share --to devH "$work/plain.bin" 2>&1 || true)
     && pass "host-c shared a 5 MiB file with devH over plain HTTP, SHA-256 equal at devH" \
     || fail "a file to devH: $shared; devH's downloads: $(ls "$work/lsd-downloads" 2>&1)"
 
-# devH sends host-a a note, over host-a's HTTPS API: kept, naming no sender ID.
+# devH sends host-a a note, over host-a's HTTPS API: kept as a file, the hex naming no sender ID.
 printf 'from a plain device: https://example.com/from-devh\n' >"$work/note.txt"
 sent=$(lsctl send "$work/note.txt" --to host-a --wait 2>&1 | grep -ao "Last result: .*" || true)
 shown=$(ctl a inbox show --full --json "$(ctl a inbox --json --limit 1 | json 'data["id"]')")
 link=$(echo "$shown" | json '" ".join(link["url"] for link in data["links"])')
-[ "$link" = https://example.com/from-devh ] \
+[ "$link" = "file://$work/a/downloads/note.txt https://example.com/from-devh" ] \
     && [[ "$shown" != *'"senderUUID":"localsend'* ]] \
     && pass "devH's note landed in host-a's inbox, naming no sender ID" \
     || fail "devH's note: $sent; host-a's newest hex: $shown"

@@ -10,9 +10,10 @@
 #   - host-a lists host-b as a hexd peer, never as a LocalSend device;
 #   - a forged announcement (devB's alias and address, another fingerprint) lists nothing: the
 #     certificate at that address is not the one it claims;
-#   - devB sends host-a a note (a text file, as localsendd sends one, its client certificate shown):
-#     it lands in host-a's inbox as a hex from devB's ID, its text the description and each web
-#     address in it a link; devB sends a 5 MiB file, which lands whole in host-a's downloads folder
+#   - devB sends host-a a note (a text file with no preview, as localsendd sends one, its client
+#     certificate shown): the file lands whole in host-a's downloads as note.txt (LocalSend 1.18
+#     calls only a previewed text a message), and a hex from devB's ID links it, its first line the
+#     description and each web address in it a link after the file's; devB sends a 5 MiB file, which lands whole in host-a's downloads folder
 #     with a hex linking to it; a climbing file name, 10,000 files, a 20 MB body and an upload
 #     without a session are refused; host-d (--accept paired) holds devB's note until the person
 #     lets devB in (hexctl pair --accept), then pairs it; a declined offer lands nothing; blocked,
@@ -122,8 +123,9 @@ grep -q "showed the certificate" "$work/a.log" \
     && pass "host-a's log says the forged device's certificate did not match" \
     || fail "host-a did not check the forged device's certificate"
 
-# devB sends a note as localsendd does: one text file, uploaded with its client certificate.
-printf 'see https://example.com/a and <https://example.org/b>, again https://example.com/a\n' >"$work/note.txt"
+# devB sends a note as localsendd does: one text file with no preview, uploaded with its client
+# certificate. It is a file, kept whole; its first line and addresses describe the hex linking it.
+printf 'see https://example.com/a and <https://example.org/b>,\nagain https://example.com/a\n' >"$work/note.txt"
 sent=$(lsctl send "$work/note.txt" --to host-a --wait 2>&1 | grep -ao "Last result: .*" || true)
 newest=$(ctl a inbox --json --limit 1)
 hex_id=$(echo "$newest" | json 'data["id"]')
@@ -131,9 +133,13 @@ shown=$(ctl a inbox show --full --json "$hex_id")
 sender=$(echo "$shown" | json 'data["senderUUID"]')
 links=$(echo "$shown" | json '" ".join(link["url"] for link in data["links"])')
 description=$(echo "$shown" | json 'data["hexDescription"]')
-[ "$sender" = "localsend:$fingerprint_devb" ] && [ "$links" = "https://example.com/a https://example.org/b" ] \
-    && [[ "$description" == "see https://example.com/a and"* ]] \
-    && pass "devB's note landed as a hex from localsend:${fingerprint_devb:0:8}…, its two addresses its links" \
+kept="$work/a/downloads/note.txt"
+[ "$sender" = "localsend:$fingerprint_devb" ] \
+    && [ "$links" = "file://$kept https://example.com/a https://example.org/b" ] \
+    && [ "$description" = "see https://example.com/a and <https://example.org/b>," ] \
+    && cmp -s "$kept" "$work/note.txt" \
+    && pass "devB's note landed whole as $kept and a hex from localsend:${fingerprint_devb:0:8}… links it," \
+        "its first line the description, its two addresses links" \
     || fail "devB's note: $sent; host-a's newest hex: $shown (sender '$sender', links '$links')"
 # devB sends a 5 MiB file: it lands in host-a's downloads folder under its name, whole, and a hex
 # from devB links to it.
@@ -204,7 +210,7 @@ listed=$(ctl d peers)
 accepted=$(ctl d pair --accept devB 2>&1 || true)
 wait "$sending" || true
 newest=$(ctl d inbox --json --limit 1 2>/dev/null || true)
-[[ "$listed" == *'"devB" wants to send a note (LocalSend)'* ]] && [[ "$accepted" == "let \"devB\""*"is paired"* ]] \
+[[ "$listed" == *'"devB" wants to send a file, '* ]] && [[ "$accepted" == "let \"devB\""*"is paired"* ]] \
     && [[ "$newest" == *'"senderUUID":"localsend:'"$fingerprint_devb"'"'* ]] \
     && pass "--accept paired: devB's note waited, the person let devB in (hexctl pair --accept), and it landed" \
     || fail "consent: listed '$listed', accepted '$accepted', host-d's newest: $newest, devB: $(cat "$work/to-d.out")"

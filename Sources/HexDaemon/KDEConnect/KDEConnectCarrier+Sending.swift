@@ -5,16 +5,19 @@ import HexTLS
 
 /// Hexes to paired KDE Connect devices: each as the shares `KDEConnectShare.shares(of:)` makes
 /// (a lone link as a `url`, which the device opens; anything else as a `text`), written on the
-/// device's link. KDE Connect confirms nothing: a share written in the device's TLS connection is
-/// delivered as far as hexd can know.
+/// device's link, with a ping that shows a text as a notification on a phone or tablet
+/// (`KDEConnectPing.notifying(_:on:)`). KDE Connect confirms nothing: a share written in the
+/// device's TLS connection is delivered as far as hexd can know.
 extension KDEConnectCarrier {
     /// A share written to a device.
     struct Delivery: Sendable {
         let label: String
         let address: IPAddress
         let certificate: Fingerprint
-        /// The packets written.
-        let packets: Int
+        /// The shares written.
+        let shares: Int
+        /// Whether a ping went with them, to show their text as a notification.
+        let pinged: Bool
     }
 
     /// Refuses a send to `peerID` when the device is not paired here: it would refuse the shares.
@@ -48,11 +51,14 @@ extension KDEConnectCarrier {
         }
         links.wait(for: device.key, false)
         let id = Self.milliseconds()
-        guard await device.outgoing.write(shares.map { Array($0.encoded(id: id).dropLast()) }, timeout: timeout) else {
+        let ping = KDEConnectPing.notifying(shares, on: device.identity)
+        let packets = shares.map { $0.encoded(id: id) } + (ping.map { [$0.encoded(id: id)] } ?? [])
+        guard await device.outgoing.write(packets.map { Array($0.dropLast()) }, timeout: timeout) else {
             throw .undelivered("\(device.label): its link ended, or was busy, before the share was written")
         }
         return Delivery(
-            label: device.label, address: device.address, certificate: device.certificate, packets: shares.count)
+            label: device.label, address: device.address, certificate: device.certificate, shares: shares.count,
+            pinged: ping != nil)
     }
 
     /// A paired device that sends wait for is away: hexd broadcasts now, and every

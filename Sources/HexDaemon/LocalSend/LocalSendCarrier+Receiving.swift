@@ -4,10 +4,11 @@ import HexNet
 import HexTLS
 import HexWeb
 
-/// What LocalSend devices send hexd: a message (a note or a link) becomes a hex at once; a lone
-/// text file is a note uploaded (as LocalSend's command-line senders send one); files are
-/// admitted whole before a byte is written, uploaded into the downloads folder, and become one
-/// hex that links to them once the session ends.
+/// What LocalSend devices send hexd: a message (a note or a link: one text file with its whole
+/// text as the preview, as the app makes one) becomes a hex at once; any other offer is files,
+/// admitted whole before a byte is written, uploaded into the downloads folder, and made one hex
+/// that links to them once the session ends (a lone short text file lends it its first line and
+/// its addresses).
 extension LocalSendCarrier {
     /// Who sent an upload: its description, and what TLS proved of it.
     struct Sender: Sendable {
@@ -36,17 +37,18 @@ extension LocalSendCarrier {
         }
     }
 
-    /// What a session was prepared for: who offered, and whether it is a note (one text file,
-    /// its text the hex) or files for the downloads folder.
+    /// What a session was prepared for: who offered, and whether its lone file is a short text
+    /// file whose text describes the hex its files make.
     struct Offer: Sendable {
         let sender: Sender
-        let isNote: Bool
+        let isDescribingText: Bool
     }
 
-    /// A device offers something: a message is kept at once (`204`); a lone short text file is a
-    /// note to upload; files are admitted by the rules every peer's hexes are (the accept policy,
-    /// blocks, the budgets, which count their bytes) and by the downloads folder's free space,
-    /// before a session is opened for them.
+    /// A device offers something: a message is kept at once (`204`); files are admitted by the
+    /// rules every peer's hexes are (the accept policy, blocks, the budgets, which count their
+    /// bytes) and by the downloads folder's free space, before a session is opened for them.
+    /// LocalSend 1.18 calls an offer a message only when its one text file has a preview
+    /// (`receive_session_state.dart`, `message`): a picked `notes.txt` is a file, kept as one.
     func prepareUpload(_ request: HTTPRequest, from remote: Endpoint?, certificate: Fingerprint?) async -> HTTPResponse
     {
         guard let address = remote?.address else { return .text(.badRequest, "no address to answer") }
@@ -74,12 +76,9 @@ extension LocalSendCarrier {
             }
             return await keep(text, from: sender, answering: .noContent)
         }
-        let isNote = upload.files.count == 1 && upload.files.allSatisfy { $0.isText && $0.size <= Self.maximumTextFile }
-        // A note's hex holds its text twice at most: the description, and the addresses in it.
-        let note = (upload.files.first?.size ?? 0) * 2 + Int64(Hex.bytesPerHexRow)
-        if let refusal = isNote
-            ? await admit(bytes: note, from: sender, offering: "a note") : await admit(upload.files, from: sender)
-        {
+        let isDescribingText =
+            upload.files.count == 1 && upload.files.allSatisfy { $0.isText && $0.size <= Self.describingTextBytes }
+        if let refusal = await admit(upload.files, from: sender, describingText: isDescribingText) {
             return logged(refusal, of: sender)
         }
         await keepEndedSessions()
@@ -87,22 +86,20 @@ extension LocalSendCarrier {
         let session: LocalSendReception<IPAddress, Offer>.Session
         do {
             session = try reception.prepare(
-                id: UUID().uuidString, files: files, from: address, sender: Offer(sender: sender, isNote: isNote),
-                at: .now)
+                id: UUID().uuidString, files: files, from: address,
+                sender: Offer(sender: sender, isDescribingText: isDescribingText), at: .now)
         } catch {
             return .text(HTTPStatus(error.status, "Conflict"), "another device is sending to hexd; try again soon")
         }
         received[session.id] = (session.sender, [])
-        if !isNote {
-            // Made, and cleared of stale partial files, once for each session: on the pool, as it
-            // lists the folder.
-            do {
-                try await BlockingPool.shared.run { [folder = downloads.folder] in try folder.prepare() }
-            } catch {
-                _ = reception.cancel(session: session.id, from: address)
-                received[session.id] = nil
-                return .text(HTTPStatus(500, "Internal Server Error"), "cannot make \(downloads.folder.path): \(error)")
-            }
+        // Made, and cleared of stale partial files, once for each session: on the pool, as it
+        // lists the folder.
+        do {
+            try await BlockingPool.shared.run { [folder = downloads.folder] in try folder.prepare() }
+        } catch {
+            _ = reception.cancel(session: session.id, from: address)
+            received[session.id] = nil
+            return .text(HTTPStatus(500, "Internal Server Error"), "cannot make \(downloads.folder.path): \(error)")
         }
         let tokens = files.map { (fileID: $0.file.id, token: $0.token) }
         return HTTPResponse(
@@ -122,7 +119,9 @@ extension LocalSendCarrier {
     /// Why `files` from `sender` are refused before a byte of them is written; nil when they
     /// may come: names that climb out of the folder, more bytes than the folder's disk has above
     /// its floor, or a hex that `HexManager` would refuse (see `admit(bytes:from:offering:)`).
-    private func admit(_ files: [LocalSendFile], from sender: Sender) async -> HTTPResponse? {
+    /// - Parameter describingText: the lone file is a short text file, whose first line and
+    ///   addresses the hex will hold too: its bytes are counted twice more.
+    private func admit(_ files: [LocalSendFile], from sender: Sender, describingText: Bool) async -> HTTPResponse? {
         if let climbing = files.first(where: { Self.climbs($0.fileName) }) {
             return .text(.badRequest, "the file name \(climbing.fileName.clipped(toUTF8: 80)) leaves its folder")
         }
@@ -139,7 +138,9 @@ extension LocalSendCarrier {
             return (name: name, path: downloads.folder.path + "/" + name)
         }
         let hex = ForeignMessage.localSend.hex(files: landing, from: sender.alias, senderID: sender.id)
-        let (charge, overflow) = total.addingReportingOverflow(Self.charge(of: hex))
+        // Only a file of at most `describingTextBytes` describes: twice its size cannot overflow.
+        let text = describingText ? total * 2 : 0
+        let (charge, overflow) = total.addingReportingOverflow(Self.charge(of: hex) + text)
         let what = files.count == 1 ? "a file" : "\(files.count) files"
         let offering = "\(what), \(ByteCount.text(Int(clamping: total)))"
         if let refusal = await admit(bytes: overflow ? .max : charge, from: sender, offering: offering) {
@@ -218,15 +219,6 @@ extension LocalSendCarrier {
             return .text(.badRequest, "the upload is \(length) bytes, not the \(file.size) announced")
         }
         let deadline = ContinuousClock.now + FileServer.allowance(forBytes: file.size)
-        if offer.isNote {
-            let body = await Self.readBody(
-                size: file.size, chunked: framing == .chunked, first: first, over: connection, until: deadline)
-            await endUpload(session: session, file: fileID, saved: nil)
-            guard let body, file.sha256.map({ (try? SHA256Digest.hex(of: body)) == $0 }) ?? true else {
-                return .text(.badRequest, "the bytes are not the \(file.size) announced, or not their SHA-256")
-            }
-            return await keep(String(decoding: body, as: UTF8.self), from: offer.sender, answering: .ok)
-        }
         do {
             let saved = try await downloads.receive(
                 named: file.fileName, size: file.size, sha256: file.sha256, over: connection, first: first,
@@ -281,8 +273,9 @@ extension LocalSendCarrier {
     private func keepFiles(of id: String) async -> HTTPResponse? {
         guard let (offer, files) = received.removeValue(forKey: id), !files.isEmpty else { return nil }
         let sender = offer.sender
+        let text = offer.isDescribingText && files.count == 1 ? await Self.text(of: files[0].path) : nil
         let hex = ForeignMessage.localSend.hex(
-            files: files.map { ($0.name, $0.path) }, from: sender.alias, senderID: sender.id)
+            files: files.map { ($0.name, $0.path) }, from: sender.alias, senderID: sender.id, text: text)
         let bytes = files.reduce(0) { $0 + Int(clamping: $1.size) }
         let answer = await keep(hex, from: sender, attachedBytes: bytes, answering: .ok)
         if answer.status != .ok {
@@ -294,35 +287,13 @@ extension LocalSendCarrier {
         return answer
     }
 
-    /// Reads a note's body whole, `size` bytes sized or chunked to that many at most (`first`
-    /// came with the head), or nil when it does not come whole by `deadline`.
-    private static func readBody(
-        size: Int64, chunked: Bool, first: [UInt8], over connection: TLSConnection,
-        until deadline: ContinuousClock.Instant
-    ) async -> [UInt8]? {
-        let length = Int(clamping: size)
-        var body: [UInt8] = []
-        var chunks = chunked ? ChunkedDecoder(limits: .init(bodyBytes: size)) : nil
-        var malformed = false
-        func arrived(_ bytes: UnsafeRawBufferPointer) {
-            guard var decoder = chunks else { return body.append(contentsOf: bytes.prefix(length - body.count)) }
-            do throws(ChunkedDecoder.Failure) {
-                _ = try decoder.feed(bytes) { body.append(contentsOf: $0) }
-            } catch {
-                malformed = true
-            }
-            chunks = decoder
+    /// The text of the short text file at `path`, or nil when it is not UTF-8 (or cannot be read):
+    /// read on the pool, at most `describingTextBytes`.
+    private static func text(of path: String) async -> String? {
+        let bytes = try? await BlockingPool.shared.run {
+            try DiskFile.reading(path).contents(upTo: describingTextBytes)
         }
-        first.withUnsafeBytes { arrived($0) }
-        while !malformed, chunks.map({ !$0.isFinished }) ?? (body.count < length) {
-            let wanted = chunks == nil ? length - body.count : LocalSendFile.maximumPreviewBytes
-            guard
-                let count = try? await connection.read(
-                    maximumCount: wanted, timeout: deadline - .now, { arrived(UnsafeRawBufferPointer($0)) }),
-                count > 0
-            else { return nil }
-        }
-        return malformed || body.count != length ? nil : body
+        return bytes.flatMap { String(validating: $0, as: UTF8.self) }
     }
 
     /// Keeps `text` from `sender` as a hex (see `keep(_:from:attachedBytes:answering:)`).

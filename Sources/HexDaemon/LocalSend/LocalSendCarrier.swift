@@ -68,8 +68,9 @@ actor LocalSendCarrier: DaemonService {
     var consent = LocalSendConsent<String>()
     var consentReplies: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     var consentCertificates: [UInt64: String] = [:]
-    /// The largest text file taken as a note: LocalSend's command-line senders send a note so.
-    static let maximumTextFile = LocalSendFile.maximumPreviewBytes
+    /// The largest lone text file whose first line describes the hex it makes and whose
+    /// addresses are its links (LocalSend's command-line senders send a note as such a file).
+    static let describingTextBytes = 65_536
     /// The path of uploads, whose bodies are read as they come.
     static let uploadPath = "/api/localsend/v2/upload"
     /// The connections served now, and those in their TLS handshake.

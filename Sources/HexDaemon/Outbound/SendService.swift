@@ -207,7 +207,8 @@ struct SendService: Sendable {
 
     /// Delivers a hex or an alert to the paired KDE Connect device `id` as the shares
     /// `KDEConnectShare.shares(of:eachLink:)` makes (`--kdeconnect-each-link`; an alert as a text),
-    /// written on its link: KDE Connect confirms nothing more.
+    /// written on its link, a text also as a ping to a phone (see `KDEConnectCarrier.send`): KDE
+    /// Connect confirms nothing more.
     private func deliver(_ envelope: Envelope, toKDEConnect id: String, timeout: Duration)
         async throws(SendError) -> Receipt
     {
@@ -218,7 +219,7 @@ struct SendService: Sendable {
         let start = ContinuousClock.now
         let sent = try await kdeConnect.send(shares, to: id, timeout: timeout)
         let elapsed = ContinuousClock.now - start
-        let what = sent.packets == 1 ? "1 share" : "\(sent.packets) shares"
+        let what = (sent.shares == 1 ? "1 share" : "\(sent.shares) shares") + (sent.pinged ? " and a ping" : "")
         let milliseconds = Int(clamping: elapsed.inSeconds * 1_000)
         logger.info(
             "\(what) to \(sent.label): written to its KDE Connect link in \(milliseconds) ms",

@@ -27,6 +27,21 @@ public struct KDEConnectPing: Sendable, Equatable {
     /// What a person is shown: the message, or the apps' word for a bare ping.
     public var text: String { message ?? Self.bareText }
 
+    /// The ping that shows the texts among `shares` as a notification on `device`, or nil when it
+    /// needs none. A phone or tablet that takes pings needs one: the Android app puts a shared
+    /// text on the clipboard, replacing what was there, with only a toast to say so
+    /// (kdeconnect-android `Plugins/SharePlugin/SharePlugin.kt`), while its ping plugin, on by
+    /// default, shows a ping's message as a notification (`Plugins/PingPlugin/PingPlugin.kt`).
+    /// A desktop shows a shared text itself; a URL opens on any device.
+    public static func notifying(_ shares: [KDEConnectShare], on device: KDEConnectIdentity) -> KDEConnectPing? {
+        guard [.phone, .tablet].contains(device.deviceType), device.takes(packetType) else { return nil }
+        let texts = shares.compactMap { share -> String? in
+            if case .text(let text) = share { return text }
+            return nil
+        }
+        return texts.isEmpty ? nil : KDEConnectPing(message: texts.joined(separator: "\n"))
+    }
+
     /// The ping as a line.
     /// - Parameter id: the sender's clock in milliseconds.
     public func encoded(id: Int64) -> [UInt8] {

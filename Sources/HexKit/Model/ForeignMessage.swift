@@ -68,17 +68,31 @@ extension ForeignMessage {
     /// The most names a files hex's description lists.
     public static let namesDescribed = 5
 
+    /// The longest first line of a text file that describes a hex; a longer one is clipped.
+    public static let maximumDescribingLineBytes = 300
+
     /// The hex the files `saved` (their names, and their paths in the downloads folder) become,
     /// sent by `alias`: a link to each saved file, described by its name, and the names as the
     /// description.
-    public func hex(files saved: [(name: String, path: String)], from alias: String, senderID: String?) -> HexJM {
+    /// - Parameter text: the text of a lone text file (a note a command-line sender sent as a
+    ///   file): its first line that is not blank describes the hex instead, and the addresses in
+    ///   it are links after the file's.
+    public func hex(
+        files saved: [(name: String, path: String)], from alias: String, senderID: String?, text: String? = nil
+    ) -> HexJM {
         let names = saved.prefix(Self.namesDescribed).map(\.name).joined(separator: ", ")
         let more = saved.count > Self.namesDescribed ? " and \(saved.count - Self.namesDescribed) more" : ""
-        let description = saved.count == 1 ? names : "\(saved.count) files: \(names)\(more)"
+        let named = saved.count == 1 ? names : "\(saved.count) files: \(names)\(more)"
+        let firstLine = text?.split(whereSeparator: \.isNewline).lazy.map { $0.trimmed }.first { !$0.isEmpty }
+        let fileLinks = saved.map {
+            LinkJM(url: LinkURL.file(path: $0.path), linkDescription: $0.name, service: Self.fileService)
+        }
+        let textLinks = Self.links(in: text ?? "").prefix(Self.maximumLinks - fileLinks.count).map {
+            LinkJM(url: $0, linkDescription: LinkURL.parse($0).map(LinkURL.description))
+        }
         return HexJM(
-            senderUUID: senderID, senderName: alias, hexDescription: description, hexColor: color,
-            links: saved.map {
-                LinkJM(url: LinkURL.file(path: $0.path), linkDescription: $0.name, service: Self.fileService)
-            })
+            senderUUID: senderID, senderName: alias,
+            hexDescription: firstLine.map { $0.clipped(toUTF8: Self.maximumDescribingLineBytes) } ?? named,
+            hexColor: color, links: fileLinks + textLinks)
     }
 }
