@@ -72,7 +72,10 @@ import Testing
     /// notification and not only on the clipboard; a desktop, a device without the ping plugin, or
     /// a lone URL gets none.
     @Test(arguments: [
-        (KDEConnectIdentity.DeviceType.phone, ["kdeconnect.ping"], [KDEConnectShare.text("Dinner at 8")], String?("Dinner at 8")),
+        (
+            KDEConnectIdentity.DeviceType.phone, ["kdeconnect.ping"], [KDEConnectShare.text("Dinner at 8")],
+            String?("Dinner at 8")
+        ),
         (.tablet, ["kdeconnect.ping"], [.text("a"), .url("https://example.com"), .text("b")], "a\nb"),
         (.phone, ["kdeconnect.ping"], [.url("https://example.com")], nil),
         (.phone, ["kdeconnect.share.request"], [.text("no ping plugin")], nil),

@@ -170,7 +170,8 @@ import Testing
         let long = ForeignMessage.localSend.hex(
             files: [("l.txt", "/d/l.txt")], from: "cli", senderID: nil, text: String(repeating: "é", count: 400))
         #expect(long.hexDescription?.utf8.count == ForeignMessage.maximumDescribingLineBytes)
-        let blank = ForeignMessage.localSend.hex(files: [("b.txt", "/d/b.txt")], from: "cli", senderID: nil, text: " \n")
+        let blank = ForeignMessage.localSend.hex(
+            files: [("b.txt", "/d/b.txt")], from: "cli", senderID: nil, text: " \n")
         #expect(blank.hexDescription == "b.txt" && blank.links?.count == 1)
         let many = (1...70).map { "https://example.com/\($0)" }.joined(separator: " ")
         let crowded = ForeignMessage.localSend.hex(files: [("m.txt", "/d/m.txt")], from: "c", senderID: nil, text: many)
