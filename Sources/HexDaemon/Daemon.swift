@@ -179,7 +179,8 @@ public enum Daemon {
             [envelopes, discovery, control, trimmer, pool, outbox]
             + optional.compactMap { $0 }
         let foreign = ForeignCarrierStart(
-            configuration: configuration, tls: tls, name: identity.name, discovery: discovery, intake: intake,
+            configuration: configuration, tls: tls, name: identity.name, discovery: discovery, dnssd: dnssd,
+            intake: intake,
             directory: directory, downloads: incoming, gate: gate, trimmer: trimmer, events: events, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             for service in services { group.addTask { await service.run() } }

@@ -33,19 +33,37 @@ import Testing
         #expect(txt == ["id=\(Self.id)", "v=2.0.0", "in=I1", "fp=abababababababab"])
     }
 
-    @Test func aBrowserItemIsReadOnlyFromItsSignature() {
+    @Test func aBrowserItemIsReadOnlyFromItsSignature() throws {
         let body: [DBusValue] = [
             .int32(2), .int32(1), .string("Ada"), .string("_hexd._tcp"), .string("local"),
             .uint32(4),
         ]
         let item = AvahiAPI.Item(signal: body)
-        #expect(item?.key == AvahiAPI.Item.Key(interface: 2, family: 1, name: "Ada", domain: "local"))
+        #expect(
+            item?.key == AvahiAPI.Item.Key(interface: 2, family: 1, name: "Ada", type: "_hexd._tcp", domain: "local"))
         #expect(item?.flags == 4)
         #expect(AvahiAPI.Item(signal: Array(body.prefix(5))) == nil)
         #expect(AvahiAPI.Item(signal: [.string("2")] + body.dropFirst()) == nil)
         var otherType = body
-        otherType[3] = .string("_http._tcp")
-        #expect(AvahiAPI.Item(signal: otherType) == nil)
+        otherType[3] = .string("_kdeconnect._udp")
+        #expect(AvahiAPI.Item(signal: otherType)?.key.type == "_kdeconnect._udp", "a carrier's type is its own")
+        #expect(
+            AvahiAPI.resolve(try #require(AvahiAPI.Item(signal: otherType)).key).body[3] == .string("_kdeconnect._udp"))
+    }
+
+    /// A carrier's service goes in the same group, with its own type, name, port and TXT.
+    @Test func aCarriersServiceIsAddedWithItsOwnType() throws {
+        let persona = DNSSDPersona(
+            type: "_kdeconnect._udp", name: "0123456789abcdef0123456789abcdef", port: 1_716,
+            txt: [("id", "0123456789abcdef0123456789abcdef"), ("protocol", "8")])
+        let call = AvahiAPI.addService(to: "/Client1/EntryGroup1", persona)
+        #expect(call.signature == "iiussssqaay")
+        #expect(
+            call.body[3] == .string("0123456789abcdef0123456789abcdef") && call.body[4] == .string("_kdeconnect._udp"))
+        #expect(call.body[7] == .uint16(1_716))
+        let txt = try #require(call.body[8].byteStringsValue).map { String(decoding: $0, as: UTF8.self) }
+        #expect(txt == ["id=0123456789abcdef0123456789abcdef", "protocol=8"])
+        #expect(AvahiAPI.newBrowser("_kdeconnect._udp").body[2] == .string("_kdeconnect._udp"))
     }
 
     @Test func aResolvedInstanceIsASightingOfItsPeer() throws {

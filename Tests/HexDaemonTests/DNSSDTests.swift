@@ -29,6 +29,40 @@ import Testing
         #expect(encodedTXT.count < 200 + 60, "the TXT record stays small")
     }
 
+    /// KDE Connect's `_kdeconnect._udp`, published beside `_hexd._tcp` on hexd's host: a browse
+    /// for it is answered with its pointer, its SRV, TXT and the host's addresses; it is listed
+    /// among the service types, announced and said goodbye with the rest; a browser of its type
+    /// finds it with its keys.
+    @Test func aCarriersServiceIsPublishedBesideHexds() throws {
+        let persona = DNSSDPersona(
+            type: "_kdeconnect._udp", name: "0123456789abcdef0123456789abcdef", port: 1_716,
+            txt: [("id", "0123456789abcdef0123456789abcdef"), ("name", "Ada"), ("type", "desktop"), ("protocol", "8")])
+        let advert = try advert().publishing(persona).publishing(persona)
+        #expect(advert.personas.count == 1, "one of each type")
+        let type = try DNSName("_kdeconnect", "_udp", "local")
+        let instance = try DNSName("0123456789abcdef0123456789abcdef").appending(type)
+        let (answers, additionals) = advert.answers(
+            to: DNSMessage(questions: [DNSQuestion(name: type, type: DNSType.ptr)]), addresses: addresses)
+        #expect(answers == [DNSRecord(name: type, data: .ptr(instance), ttl: 4_500)])
+        #expect(additionals.map(\.type).sorted() == [DNSType.a, DNSType.txt, DNSType.aaaa, DNSType.srv].sorted())
+        #expect(additionals.allSatisfy { $0.name == instance || $0.name == advert.host }, "nothing of _hexd._tcp")
+        let types = advert.answers(
+            to: DNSMessage(questions: [DNSQuestion(name: advert.services, type: DNSType.ptr)]), addresses: addresses)
+        #expect(types.answers.map(\.data) == [.ptr(advert.service), .ptr(type)])
+        #expect(advert.serviceTypes == [advert.service, type])
+        var browser = DNSSDBrowser(service: type)
+        let source = try #require(IPAddress("10.0.0.7"))
+        let found = browser.take(advert.announcement(addresses: addresses), from: source, at: .now)
+        #expect(found.map(\.name) == ["0123456789abcdef0123456789abcdef"] && found.first?.port == 1_716)
+        #expect(
+            found.first?.keys == [
+                "id": "0123456789abcdef0123456789abcdef", "name": "Ada", "type": "desktop", "protocol": "8",
+            ])
+        #expect(found.first?.sighting == nil, "no hexd peer")
+        let goodbye = browser.take(advert.announcement(addresses: addresses, ttl: 0), from: source, at: .now)
+        #expect(goodbye.map(\.leaving) == [true])
+    }
+
     @Test func aKnownAnswerWithHalfItsLifetimeIsNotSentAgain() throws {
         let advert = try advert()
         let pointer = DNSRecord(name: advert.service, data: .ptr(advert.instance), ttl: 4_500)
@@ -126,7 +160,7 @@ import Testing
         let pointerOnly = DNSMessage(flags: DNSMessage.responseFlag, answers: [advert.sharedRecords[0]])
         #expect(browser.take(pointerOnly, from: source, at: now).isEmpty, "no port or ID yet")
         let full = advert.announcement(addresses: addresses)
-        let sightings = browser.take(full, from: source, at: now)
+        let sightings = browser.take(full, from: source, at: now).compactMap(\.sighting)
         #expect(sightings.count == 1)
         let sighting = try #require(sightings.first)
         #expect(sighting.uuid == Self.id && sighting.name == "Ada" && sighting.port == 18_521)
@@ -134,7 +168,7 @@ import Testing
         #expect(sighting.kind == .present && sighting.capabilities.contains("tls"))
         #expect(sighting.interval == .seconds(40), "expires with its SRV record, 120 s")
         let goodbye = browser.take(advert.announcement(addresses: addresses, ttl: 0), from: source, at: now)
-        #expect(goodbye.map(\.kind) == [.leaving])
+        #expect(goodbye.compactMap(\.sighting).map(\.kind) == [.leaving])
         #expect(browser.knownAnswers(at: now).isEmpty)
     }
 
@@ -153,11 +187,11 @@ import Testing
             browser.take(
                 DNSMessage(flags: DNSMessage.responseFlag, answers: [srv(0), txt]), from: source,
                 at: .now
-            ).isEmpty)
+            ).compactMap(\.sighting).isEmpty)
         let sighting = browser.take(
             DNSMessage(flags: DNSMessage.responseFlag, answers: [srv(9), txt]),
             from: source, at: .now
-        ).first
+        ).first?.sighting
         #expect(sighting?.versionID.utf8.count == Beacon.maximumVersionBytes)
     }
 

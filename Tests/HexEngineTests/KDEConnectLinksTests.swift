@@ -44,6 +44,32 @@ import Testing
         #expect(due5 == [.dial(phone, at: "10.0.0.2")], "gone, it is dialed again")
     }
 
+    /// A device DNS-SD finds is sent hexd's identity (it then dials hexd), at most every
+    /// `foundSpacing`, and not while it has a link; hexd's own instance is not.
+    @Test func aDeviceFoundByDNSSDIsToldHexdsIdentity() {
+        var links = Links(ownDeviceID: Self.own)
+        let phone = identity(1)
+        #expect(links.found(phone.deviceID, at: "10.0.0.2", now: start) == [.identity(to: "10.0.0.2")])
+        #expect(links.found(phone.deviceID.uppercased(), at: "10.0.0.2", now: start + .seconds(5)).isEmpty)
+        #expect(links.found(Self.own.uppercased(), at: "10.0.0.1", now: start).isEmpty, "hexd's own instance")
+        let taken = links.linkUp(phone.deviceID, paired: false, at: start + .seconds(1))
+        #expect(taken)
+        #expect(links.found(phone.deviceID, at: "10.0.0.2", now: start + .seconds(40)).isEmpty, "it has a link")
+        links.linkDown(phone.deviceID)
+        let again = links.found(phone.deviceID, at: "10.0.0.3", now: start + .seconds(41))
+        #expect(again == [.identity(to: "10.0.0.3")], "a link lost in silence: told again")
+    }
+
+    @Test func devicesFoundAreBounded() {
+        var links = Links(ownDeviceID: Self.own)
+        for index in 0..<(Links.capacity + 10) {
+            _ = links.found(String(format: "%032d", index), at: "10.0.0.2", now: start)
+        }
+        #expect(links.found("f" + String(repeating: "0", count: 31), at: "10.0.0.2", now: start).isEmpty, "full")
+        let later = links.found("f" + String(repeating: "0", count: 31), at: "10.0.0.2", now: start + .seconds(31))
+        #expect(later == [.identity(to: "10.0.0.2")], "those told a spacing ago make room")
+    }
+
     @Test func aDeviceThatDialsHexdFirstIsNotDialedBack() {
         var links = Links(ownDeviceID: Self.own)
         _ = links.started(at: start)

@@ -103,6 +103,19 @@ import Testing
         #expect(queries == [at(2_900)], "the next gap doubles from the query heard")
     }
 
+    /// A carrier's new type to browse starts the queries over: asked at once, then a second later.
+    @Test func aNewQuestionIsAskedAtOnceAndTheGapsStartOver() {
+        var silent = MDNSResponder(name: "Ada")
+        let silentWakes = silent.questionAdded(at: at(0))
+        #expect(!silentWakes, "a silent responder asks nothing")
+        var responder = shown()
+        _ = run(&responder, until: at(8_000))
+        let wakes = responder.questionAdded(at: at(8_100))
+        #expect(wakes)
+        let queries = run(&responder, until: at(10_000)).filter { $0.1 == .query }.map(\.0)
+        #expect(queries == [at(8_100), at(9_100)])
+    }
+
     @Test func answersAreMulticastOnceASecondPerNameAndUnicastWithinABudget() {
         var responder = shown()
         let early = responder.reply(to: ["x"], unicastAsked: false, legacy: false, at: at(0))

@@ -3,7 +3,7 @@ import HexDNS
 import HexNet
 
 /// The part of Avahi's D-Bus API (`org.freedesktop.Avahi`, avahi-daemon 0.6 and later) that hexd
-/// uses to publish and browse `_hexd._tcp`: the calls it makes, and what it reads from Avahi's
+/// uses to publish and browse `_hexd._tcp` and its carriers' services: the calls it makes, and what it reads from Avahi's
 /// signals and replies. Pure, so that every message can be checked without a bus; whatever a
 /// reply holds that is not what the API promises is read as nothing.
 enum AvahiAPI {
@@ -49,36 +49,46 @@ enum AvahiAPI {
             ])
     }
 
-    static let newBrowser = serverCall(
-        "ServiceBrowserNew",
-        [
-            .int32(anyInterface), .int32(anyProtocol), .string(serviceType), .string(""), .uint32(0),
-        ])
+    /// Adds a carrier's service to `group`, as `addService(to:_:)` adds hexd's.
+    static func addService(to group: String, _ persona: DNSSDPersona) -> DBusMessage {
+        groupCall(
+            group, "AddService",
+            [
+                .int32(anyInterface), .int32(anyProtocol), .uint32(0), .string(persona.name), .string(persona.type),
+                .string(""), .string(""), .uint16(persona.port), .byteStrings(persona.txtStrings),
+            ])
+    }
+
+    static let newBrowser = newBrowser(serviceType)
+
+    /// A browser of the service type `type`, on every interface and both families.
+    static func newBrowser(_ type: String) -> DBusMessage {
+        serverCall(
+            "ServiceBrowserNew", [.int32(anyInterface), .int32(anyProtocol), .string(type), .string(""), .uint32(0)])
+    }
 
     /// An instance a browser reports (`ItemNew`, `ItemRemove`): one per interface and family.
     struct Item: Hashable, Sendable {
-        var interface: Int32
-        var family: Int32
-        var name: String
-        var domain: String
+        var key: Key
         var flags: UInt32
 
-        /// From an `ItemNew` or `ItemRemove` signal's body (`iisssu`); nil for another body or type.
+        /// From an `ItemNew` or `ItemRemove` signal's body (`iisssu`); nil for another body.
         init?(signal body: [DBusValue]) {
             guard body.count == 6, let interface = body[0].int32Value, let family = body[1].int32Value,
-                let name = body[2].stringValue, body[3].stringValue == serviceType,
+                let name = body[2].stringValue, let type = body[3].stringValue,
                 let domain = body[4].stringValue, let flags = body[5].uint32Value
             else { return nil }
-            (self.interface, self.family, self.name, self.domain, self.flags) = (interface, family, name, domain, flags)
+            key = Key(interface: interface, family: family, name: name, type: type, domain: domain)
+            self.flags = flags
         }
 
         /// Who it is, whatever the flags say.
-        var key: Key { Key(interface: interface, family: family, name: name, domain: domain) }
-
         struct Key: Hashable, Sendable {
             var interface: Int32
             var family: Int32
             var name: String
+            /// Its service type (`_hexd._tcp`, or a carrier's).
+            var type: String
             var domain: String
         }
     }
@@ -88,17 +98,23 @@ enum AvahiAPI {
         serverCall(
             "ResolveService",
             [
-                .int32(item.interface), .int32(item.family), .string(item.name), .string(serviceType),
+                .int32(item.interface), .int32(item.family), .string(item.name), .string(item.type),
                 .string(item.domain), .int32(item.family), .uint32(0),
             ])
     }
 
     // MARK: Replies
 
-    /// The sighting a `ResolveService` reply (`iissssisqaayu`) makes, present or `leaving`; nil
-    /// when the reply is not one, names no hexd ID, or gives no port or no address. A link-local
-    /// IPv6 address gets the interface Avahi heard it on as its zone.
+    /// The sighting a `ResolveService` reply of a `_hexd._tcp` instance makes, present or
+    /// `leaving`; nil when the reply is not one, names no hexd ID, or gives no port or no address.
     static func sighting(resolved body: [DBusValue], interval: Duration, leaving: Bool = false) -> Sighting? {
+        found(resolved: body, interval: interval, leaving: leaving)?.sighting
+    }
+
+    /// The instance a `ResolveService` reply (`iissssisqaayu`) describes, present or `leaving`;
+    /// nil when the reply is not one, or gives no port or no address. A link-local IPv6 address
+    /// gets the interface Avahi heard it on as its zone.
+    static func found(resolved body: [DBusValue], interval: Duration, leaving: Bool = false) -> DNSSDFound? {
         guard body.count == 11, let interface = body[0].int32Value, let name = body[2].stringValue,
             let text = body[7].stringValue, let port = body[8].uint16Value,
             let strings = body[9].byteStringsValue,
@@ -108,8 +124,8 @@ enum AvahiAPI {
             guard interface > 0, let scoped = IPv6Address("\(text)%\(interface)") else { return nil }
             address = .v6(scoped)
         }
-        return Sighting(
-            dnssdInstance: name, keys: DNSRecordData.txt(strings).keyValues ?? [:], address: address,
-            port: port, interval: interval, leaving: leaving)
+        return DNSSDFound(
+            name: name, keys: DNSRecordData.txt(strings).keyValues ?? [:], address: address, port: port,
+            interval: interval, leaving: leaving)
     }
 }

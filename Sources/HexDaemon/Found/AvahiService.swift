@@ -12,9 +12,10 @@ import HexNet
 /// visible (withdrawn while hidden, freed at stop, so that Avahi says goodbye), a service browser
 /// whose instances are resolved to sightings for the peer directory, and both made again when
 /// Avahi restarts or renames its host. A name another publisher holds is replaced by the one
-/// Avahi proposes. What comes from the bus is bounded: at most `capacity` instances, the signals
+/// Avahi proposes. The carriers' services go in the same group, and the types they browse for get
+/// browsers of their own (`CarrierDNSSD`). What comes from the bus is bounded: at most `capacity` instances, the signals
 /// `DBusConnection` buffers, one resolve at a time.
-actor AvahiService: DaemonService {
+actor AvahiService: DaemonService, CarrierDNSSD {
     static let capacity = 256
     /// How often the instances browsed are resolved again: the directory expires a peer three of
     /// these after it was last resolved, when Avahi no longer lists it.
@@ -36,7 +37,9 @@ actor AvahiService: DaemonService {
     private var group: String?
     private var groupState = AvahiAPI.GroupState.uncommitted
     private var browser: String?
-    /// The instances the browser lists, each with its sighting once resolved.
+    /// The carriers' browsers, by service type: the browser's path while it runs, and whom it tells.
+    private var carrierBrowsers: [String: (path: String?, found: @Sendable (DNSSDFound) async -> Void)] = [:]
+    /// The instances the browsers list, each of `_hexd._tcp` with its sighting once resolved.
     private var found: [AvahiAPI.Item.Key: Sighting] = [:]
     private var listed: Set<AvahiAPI.Item.Key> = []
     private var toResolve: [AvahiAPI.Item.Key] = []
@@ -176,7 +179,13 @@ actor AvahiService: DaemonService {
     /// What Avahi held for this daemon is gone with it (or with the bus).
     private func forget() {
         (avahi, group, groupState, browser) = (nil, nil, .uncommitted, nil)
+        forgetCarrierBrowsers()
         (found, listed, toResolve) = ([:], [], [])
+    }
+
+    /// The carriers' browsers are gone (freed, or with Avahi): made again by the next reconcile.
+    private func forgetCarrierBrowsers() {
+        for type in carrierBrowsers.keys { carrierBrowsers[type]?.path = nil }
     }
 
     // MARK: Signals
@@ -203,30 +212,42 @@ actor AvahiService: DaemonService {
             await groupStateChanged(
                 signal.body.first?.int32Value.flatMap(AvahiAPI.GroupState.init),
                 error: signal.body.dropFirst().first?.stringValue ?? "")
-        case (AvahiAPI.browserInterface, "ItemNew") where browser == nil || signal.path == browser:
-            guard let item = AvahiAPI.Item(signal: signal.body), item.flags & AvahiAPI.ourOwn == 0 else { return }
+        case (AvahiAPI.browserInterface, "ItemNew"):
+            guard let item = AvahiAPI.Item(signal: signal.body), item.flags & AvahiAPI.ourOwn == 0,
+                isBrowsed(item.key.type, by: signal.path)
+            else { return }
             guard listed.contains(item.key) || listed.count < Self.capacity else {
                 logger.limited(
                     "avahi items", .warning,
-                    "Avahi lists over \(Self.capacity) _hexd._tcp instances: "
-                        + "the others are left out")
+                    "Avahi lists over \(Self.capacity) instances: the others are left out")
                 return
             }
             listed.insert(item.key)
             refreshBell.ring()
             queueResolve(item.key)
-        case (AvahiAPI.browserInterface, "ItemRemove") where signal.path == browser:
-            guard let item = AvahiAPI.Item(signal: signal.body) else { return }
+        case (AvahiAPI.browserInterface, "ItemRemove"):
+            guard let item = AvahiAPI.Item(signal: signal.body), isBrowsed(item.key.type, by: signal.path) else {
+                return
+            }
             listed.remove(item.key)
             if var gone = found.removeValue(forKey: item.key) {
                 gone.kind = .leaving
                 await directory.observe(gone)
             }
-        case (AvahiAPI.browserInterface, "Failure") where signal.path == browser:
+        case (AvahiAPI.browserInterface, "Failure")
+        where signal.path == browser || carrierBrowsers.values.contains { $0.path == signal.path }:
             logger.warning("Avahi's browser failed: \(signal.body.first?.stringValue ?? "")")
         default:
             return
         }
+    }
+
+    /// Whether items of `type` are browsed for, reported by the browser at `path` (a signal that
+    /// comes before the browser's path is known counts: Avahi may report items before its reply).
+    private func isBrowsed(_ type: String, by path: String?) -> Bool {
+        if type == AvahiAPI.serviceType { return browser == nil || path == browser }
+        guard let carrier = carrierBrowsers[type] else { return false }
+        return carrier.path == nil || path == carrier.path
     }
 
     /// A host name Avahi is (re)registering: its services go with it, and are added again once it
@@ -289,6 +310,25 @@ actor AvahiService: DaemonService {
 
     // MARK: Publishing and browsing
 
+    func publish(_ persona: DNSSDPersona) async {
+        do {
+            advert = try advert.publishing(persona)
+        } catch {
+            return logger.warning("cannot publish \(persona.type) through Avahi: \(error)")
+        }
+        // Avahi takes a group's services only while it is empty: it is emptied and filled again.
+        if let group, groupState != .uncommitted {
+            _ = try? await connection?.call(AvahiAPI.groupCall(group, "Reset"))
+            groupState = .uncommitted
+        }
+        await reconcile()
+    }
+
+    func browse(_ type: String, found: @escaping @Sendable (DNSSDFound) async -> Void) async {
+        carrierBrowsers[type] = (nil, found)
+        await reconcile()
+    }
+
     /// Brings what Avahi holds in line with the daemon's visibility: the group and the browser
     /// while visible, neither while hidden; returns once they are. One runs at a time: a call
     /// while one runs makes it run once more, and returns when that is done.
@@ -316,15 +356,21 @@ actor AvahiService: DaemonService {
         guard let connection, avahi != nil else { return }
         guard await discovery.isVisible else {
             if let group { try await connection.call(AvahiAPI.groupCall(group, "Free")) }
-            if let browser {
-                try await connection.call(.call(AvahiAPI.name, browser, AvahiAPI.browserInterface, "Free"))
+            for path in [browser] + carrierBrowsers.values.map(\.path) {
+                guard let path else { continue }
+                try await connection.call(.call(AvahiAPI.name, path, AvahiAPI.browserInterface, "Free"))
             }
             (group, groupState, browser) = (nil, .uncommitted, nil)
+            forgetCarrierBrowsers()
             (found, listed, toResolve) = ([:], [], [])
             return
         }
         if browser == nil {
             browser = try await connection.call(AvahiAPI.newBrowser).body.first?.objectPathValue
+        }
+        for (type, carrier) in carrierBrowsers where carrier.path == nil {
+            carrierBrowsers[type]?.path =
+                try await connection.call(AvahiAPI.newBrowser(type)).body.first?.objectPathValue
         }
         if group == nil {
             group = try await connection.call(AvahiAPI.serverCall("EntryGroupNew")).body.first?.objectPathValue
@@ -333,6 +379,9 @@ actor AvahiService: DaemonService {
         guard let group, groupState == .uncommitted, renames < MDNSResponder.maximumRenames else { return }
         do {
             try await connection.call(AvahiAPI.addService(to: group, advert))
+            for persona in advert.personas.map(\.persona) {
+                try await connection.call(AvahiAPI.addService(to: group, persona))
+            }
         } catch let DBusError.remote(name, _) where name == "org.freedesktop.Avahi.CollisionError" {
             // Another service on this host has the name: publish under the next one.
             if await rename() { reconcileAgain = true }
@@ -370,9 +419,13 @@ actor AvahiService: DaemonService {
                 continue
             }
             guard listed.contains(key),
-                let sighting = AvahiAPI.sighting(resolved: reply.body, interval: Self.refreshInterval),
-                sighting.uuid != ownUUID
+                let instance = AvahiAPI.found(resolved: reply.body, interval: Self.refreshInterval)
             else { continue }
+            if key.type != AvahiAPI.serviceType {
+                await carrierBrowsers[key.type]?.found(instance)
+                continue
+            }
+            guard let sighting = instance.sighting, sighting.uuid != ownUUID else { continue }
             found[key] = sighting
             await directory.observe(sighting)
         }

@@ -9,8 +9,15 @@ import HexNet
 /// host name of hexd's own (`hexd-<the ID's first 8 digits>.local.`, never the machine's, which
 /// belongs to the system's responder). Its TXT record holds the peer ID, the protocol version,
 /// the start's instance and the first 16 digits of the certificate's fingerprint, well under 200
-/// bytes.
+/// bytes. The carriers' services (`DNSSDPersona`) are published beside it, on the same host name.
 struct DNSSDAdvert: Sendable {
+    /// A carrier's service as records: its type, its instance under it, and what they hold.
+    struct PersonaRecords: Sendable {
+        let persona: DNSSDPersona
+        let type: DNSName
+        let instance: DNSName
+    }
+
     static let serviceType = ["_hexd", "_tcp", "local"]
     /// Where DNS-SD browsers that list every service ask (RFC 6763, section 9).
     static let servicesType = ["_services", "_dns-sd", "_udp", "local"]
@@ -26,6 +33,8 @@ struct DNSSDAdvert: Sendable {
     /// The TXT record's strings (`key=value`).
     let txtStrings: [[UInt8]]
     let txt: DNSRecordData
+    /// The carriers' services published beside `_hexd._tcp`, one of each type.
+    private(set) var personas: [PersonaRecords] = []
 
     /// - Parameter name: the instance's name; cut to 63 bytes (one DNS label).
     /// - Parameter start: this start's instance, as beacons carry it: a new one is a restart.
@@ -51,6 +60,19 @@ struct DNSSDAdvert: Sendable {
         return copy
     }
 
+    /// The advert with `persona` published too, in place of one of its type.
+    func publishing(_ persona: DNSSDPersona) throws(DNSError) -> DNSSDAdvert {
+        var copy = self
+        let type = try DNSSDPersona.name(ofType: persona.type)
+        let instance = try DNSName(labels: [Array(persona.name.utf8)]).appending(type)
+        copy.personas.removeAll { $0.type == type }
+        copy.personas.append(PersonaRecords(persona: persona, type: type, instance: instance))
+        return copy
+    }
+
+    /// The service types published: `_hexd._tcp` first, then the carriers'.
+    var serviceTypes: [DNSName] { [service] + personas.map(\.type) }
+
     private static func instanceName(_ name: String, service: DNSName) throws(DNSError) -> DNSName {
         let label = Array(name.clipped(toUTF8: DNSName.maximumLabelBytes).utf8)
         return try DNSName(labels: [label.isEmpty ? Array("hexd".utf8) : label]).appending(service)
@@ -59,21 +81,36 @@ struct DNSSDAdvert: Sendable {
     /// The records that are this daemon's alone (announced with the cache-flush bit), for the
     /// host `addresses`.
     func uniqueRecords(addresses: [IPAddress]) -> [DNSRecord] {
-        [
-            DNSRecord(
-                name: instance, data: .srv(priority: 0, weight: 0, port: port, target: host), ttl: Self.hostTTL,
-                cacheFlush: true),
-            DNSRecord(name: instance, data: txt, ttl: Self.otherTTL, cacheFlush: true),
-        ]
-            + addresses.map { DNSRecord(name: host, data: $0.recordData, ttl: Self.hostTTL, cacheFlush: true) }
+        instanceRecords(instance, port: port, txt: txt)
+            + personas.flatMap {
+                instanceRecords($0.instance, port: $0.persona.port, txt: .txt($0.persona.txtStrings))
+            } + hostRecords(addresses: addresses)
     }
 
-    /// The records shared with other publishers of the service type.
-    var sharedRecords: [DNSRecord] {
+    /// An instance's SRV (on this advert's host) and TXT records.
+    private func instanceRecords(_ name: DNSName, port: UInt16, txt: DNSRecordData) -> [DNSRecord] {
         [
-            DNSRecord(name: service, data: .ptr(instance), ttl: Self.otherTTL),
-            DNSRecord(name: services, data: .ptr(service), ttl: Self.otherTTL),
+            DNSRecord(
+                name: name, data: .srv(priority: 0, weight: 0, port: port, target: host), ttl: Self.hostTTL,
+                cacheFlush: true),
+            DNSRecord(name: name, data: txt, ttl: Self.otherTTL, cacheFlush: true),
         ]
+    }
+
+    /// The host name's address records, for `addresses`.
+    private func hostRecords(addresses: [IPAddress]) -> [DNSRecord] {
+        addresses.map { DNSRecord(name: host, data: $0.recordData, ttl: Self.hostTTL, cacheFlush: true) }
+    }
+
+    /// The records shared with other publishers of the service types.
+    var sharedRecords: [DNSRecord] {
+        let published = [(service, instance)] + personas.map { ($0.type, $0.instance) }
+        return published.flatMap { type, instance in
+            [
+                DNSRecord(name: type, data: .ptr(instance), ttl: Self.otherTTL),
+                DNSRecord(name: services, data: .ptr(type), ttl: Self.otherTTL),
+            ]
+        }
     }
 
     /// Every record, as an announcement (or, with `ttl` 0, a goodbye) carries them.
@@ -107,10 +144,14 @@ struct DNSSDAdvert: Sendable {
             }
         }
         guard !answers.isEmpty else { return ([], []) }
+        // A pointer to an instance brings its SRV, TXT and the host's addresses; an SRV the
+        // addresses (RFC 6763, section 12).
         var additionals: [DNSRecord] = []
-        if answers.contains(where: { $0.name == service }) { additionals += unique }
-        if answers.contains(where: { $0.name == instance && $0.type == DNSType.srv }) {
-            additionals += unique.filter { $0.name == host }
+        for case .ptr(let pointed) in answers.map(\.data) {
+            additionals += unique.filter { $0.name == pointed && !additionals.contains($0) }
+        }
+        if answers.contains(where: { $0.type == DNSType.srv }) || !additionals.isEmpty {
+            additionals += hostRecords(addresses: addresses)
         }
         return (answers, additionals.filter { extra in !answers.contains(extra) })
     }

@@ -2,10 +2,10 @@ import HexDNS
 import HexKit
 import HexNet
 
-/// What DNS-SD responses say about `_hexd._tcp` instances, turned into sightings for the peer
-/// directory: pure bookkeeping, fed responses and the clock.
+/// What DNS-SD responses say about the instances of one service type (`_hexd._tcp`, whose become
+/// sightings for the peer directory, or a carrier's): pure bookkeeping, fed responses and the clock.
 ///
-/// An instance becomes a sighting once its SRV (the port) and its TXT (the peer ID) are known; the
+/// An instance is found once its SRV (the port) and its TXT (the keys) are known; the
 /// address is where the response came from, with its zone (mDNS answers come from the publisher,
 /// and a link-local one is only dialable with it). A PTR or SRV with TTL 0 is a goodbye. At most
 /// `capacity` instances are kept, the stalest dropped first, so that a flood of invented ones
@@ -28,11 +28,13 @@ struct DNSSDBrowser {
         self.capacity = capacity
     }
 
-    /// The sightings that `response`, from `address`, makes: one per instance now complete, and a
-    /// leaving one per instance that said goodbye.
-    mutating func take(_ response: DNSMessage, from address: IPAddress, at now: ContinuousClock.Instant) -> [Sighting] {
+    /// What `response`, from `address`, says: each instance it completes or refreshes, and each
+    /// that said goodbye.
+    mutating func take(_ response: DNSMessage, from address: IPAddress, at now: ContinuousClock.Instant)
+        -> [DNSSDFound]
+    {
         var touched: [DNSName] = []
-        var leaving: [Sighting] = []
+        var leaving: [DNSSDFound] = []
         for record in response.records where record.name.parent == service || record.name == service {
             let name: DNSName
             switch record.data {
@@ -47,9 +49,9 @@ struct DNSSDBrowser {
             else { continue }
             if record.ttl == 0 {
                 if let gone = instances.removeValue(forKey: name),
-                    let sighting = sighting(of: gone, name: name, from: address, leaving: true)
+                    let found = found(gone, name: name, from: address, leaving: true)
                 {
-                    leaving.append(sighting)
+                    leaving.append(found)
                 }
                 continue
             }
@@ -69,7 +71,7 @@ struct DNSSDBrowser {
         }
         return leaving
             + touched.compactMap { name in
-                instances[name].flatMap { sighting(of: $0, name: name, from: address, leaving: false) }
+                instances[name].flatMap { found($0, name: name, from: address, leaving: false) }
             }
     }
 
@@ -95,12 +97,12 @@ struct DNSSDBrowser {
         instances[name] = instance
     }
 
-    private func sighting(of instance: Instance, name: DNSName, from address: IPAddress, leaving: Bool) -> Sighting? {
+    private func found(_ instance: Instance, name: DNSName, from address: IPAddress, leaving: Bool) -> DNSSDFound? {
         guard let keys = instance.keys else { return nil }
         // Expired three of these after the last response: when its records' lifetime is over.
         let interval = Duration.seconds(Double(max(instance.ttl, 3)) / 3)
-        return Sighting(
-            dnssdInstance: name.firstLabel, keys: keys, address: address,
+        return DNSSDFound(
+            name: name.firstLabel, keys: keys, address: address,
             port: leaving ? instance.port ?? 0 : instance.port, interval: interval, leaving: leaving)
     }
 }

@@ -9,11 +9,13 @@ import HexNet
 /// `_hexd._tcp` (probing for its instance name first, renaming on a conflict, announcing twice,
 /// answering queries by multicast, by unicast when asked, and legacy unicast queries), browses
 /// for the same service, and hands the peer directory a `Sighting` for each instance it learns.
-/// Hidden, it says goodbye and stays silent; at stop it says goodbye too.
+/// The carriers' services are published beside it and the types they browse for asked about in
+/// the same queries (`CarrierDNSSD`). Hidden, it says goodbye and stays silent; at stop it says
+/// goodbye too.
 ///
 /// Every datagram it reads is bounded (`DNSMessage.maximumBytes`), counted against a budget, and
 /// read only from a source on one of this host's links.
-actor DNSSDService: DaemonService {
+actor DNSSDService: DaemonService, CarrierDNSSD {
     static let port: UInt16 = 5353
 
     private let socket: DatagramSocket
@@ -24,6 +26,8 @@ actor DNSSDService: DaemonService {
     /// What to send when, and how to answer: probing, announcing, renaming, querying.
     private var responder: MDNSResponder
     private var browser: DNSSDBrowser
+    /// The carriers' browsers, by service type, each with whom it tells (a few: one per carrier).
+    private var carrierBrowsers: [DNSName: (browser: DNSSDBrowser, found: @Sendable (DNSSDFound) async -> Void)] = [:]
     private let ownUUID: String
     private let selection: NetworkInterfaces.Selection
     private let discovery: Discovery
@@ -138,6 +142,26 @@ actor DNSSDService: DaemonService {
         }
     }
 
+    // MARK: Carriers
+
+    func publish(_ persona: DNSSDPersona) {
+        do {
+            advert = try advert.publishing(persona)
+        } catch {
+            return logger.warning("cannot publish \(persona.type) by DNS-SD: \(error)")
+        }
+        // Announced at once when hexd's own records are; else with them, once probed.
+        if responder.isPublished { multicast { advert.announcement(addresses: $0) } }
+    }
+
+    func browse(_ type: String, found: @escaping @Sendable (DNSSDFound) async -> Void) {
+        guard let name = try? DNSSDPersona.name(ofType: type) else {
+            return logger.warning("cannot browse for \(type) by DNS-SD: not a service type")
+        }
+        carrierBrowsers[name] = (DNSSDBrowser(service: name), found)
+        if responder.questionAdded(at: .now) { doorbell.ring() }
+    }
+
     // MARK: Loops
 
     private func receiveLoop() async {
@@ -180,8 +204,8 @@ actor DNSSDService: DaemonService {
             multicast { advert.announcement(addresses: $0) }
             if first { logger.info("published by DNS-SD as \(advert.instance)") }
         case .query:
-            let question = DNSQuestion(name: advert.service, type: DNSType.ptr)
-            let message = DNSMessage(questions: [question], answers: browser.knownAnswers(at: .now))
+            let message = DNSMessage(
+                questions: browsedTypes.map { DNSQuestion(name: $0, type: DNSType.ptr) }, answers: knownAnswers)
             lastQuery = try? message.encoded()
             multicast { _ in message }
         case .rename(let name):
@@ -227,21 +251,36 @@ actor DNSSDService: DaemonService {
                 return
             }
         }
-        for sighting in browser.take(response, from: sender, at: .now) where sighting.uuid != ownUUID {
+        for sighting in browser.take(response, from: sender, at: .now).compactMap(\.sighting)
+        where sighting.uuid != ownUUID {
             await directory.observe(sighting)
+        }
+        for type in Array(carrierBrowsers.keys) {
+            guard let found = carrierBrowsers[type]?.browser.take(response, from: sender, at: .now), !found.isEmpty,
+                let tell = carrierBrowsers[type]?.found
+            else { continue }
+            for instance in found { await tell(instance) }
         }
     }
 
-    /// Another browser's query for `_hexd._tcp` counts as this daemon's own, sent now, when it
-    /// lists no known answer this daemon would not (RFC 6762, 7.3): a crowd of daemons then asks
-    /// about once a round, not once each.
+    /// The service types browsed for: `_hexd._tcp`, then the carriers'.
+    private var browsedTypes: [DNSName] { [advert.service] + carrierBrowsers.keys.sorted { "\($0)" < "\($1)" } }
+
+    /// The instances every browser heard lately, as a query's known answers.
+    private var knownAnswers: [DNSRecord] {
+        browser.knownAnswers(at: .now) + carrierBrowsers.values.flatMap { $0.browser.knownAnswers(at: .now) }
+    }
+
+    /// Another browser's query for every type this one browses counts as this daemon's own, sent
+    /// now, when it lists no known answer this daemon would not (RFC 6762, 7.3): a crowd of
+    /// daemons then asks about once a round, not once each.
     private func suppressOwnQuery(after other: DNSMessage, bytes: [UInt8]) {
         guard bytes != lastQuery,
-            other.questions.contains(where: {
-                $0.name == advert.service && $0.type == DNSType.ptr && !$0.unicastResponse
+            browsedTypes.allSatisfy({ type in
+                other.questions.contains { $0.name == type && $0.type == DNSType.ptr && !$0.unicastResponse }
             })
         else { return }
-        let ours = browser.knownAnswers(at: .now)
+        let ours = knownAnswers
         guard other.answers.allSatisfy({ theirs in ours.contains { $0.isSameRecord(as: theirs) } }) else { return }
         responder.sameQueryHeard(at: .now)
     }

@@ -43,3 +43,21 @@ enum DNSSDState: Sendable {
         }
     }
 }
+
+extension DNSSDState: CarrierDNSSD {
+    func publish(_ persona: DNSSDPersona) async {
+        switch self {
+        case .own(let service): await service.publish(persona)
+        case .avahi(let service): await service.publish(persona)
+        case .off: return
+        }
+    }
+
+    func browse(_ type: String, found: @escaping @Sendable (DNSSDFound) async -> Void) async {
+        switch self {
+        case .own(let service): await service.browse(type, found: found)
+        case .avahi(let service): await service.browse(type, found: found)
+        case .off: return
+        }
+    }
+}

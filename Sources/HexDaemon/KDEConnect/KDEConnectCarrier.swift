@@ -6,7 +6,8 @@ import HexKit
 import HexNet
 import HexTLS
 
-/// hexd as a KDE Connect device (protocol 7 and 8): its identity broadcast where beacons go, a
+/// hexd as a KDE Connect device (protocol 7 and 8): its identity broadcast where beacons go and
+/// sent to each device DNS-SD finds, `_kdeconnect._udp` published as the apps publish it, a
 /// TCP listener in 1716–1764, one TLS link with each device heard or that dials hexd, and the
 /// devices linked listed beside hexd's peers. `KDEConnectLinks` decides when to dial and
 /// broadcast, `KDEConnectPairing` when pairing moves; this actor moves the datagrams, the links
@@ -75,6 +76,9 @@ actor KDEConnectCarrier: DaemonService {
     private let trimmer: MemoryTrimmer
     /// hexd's discovery, whose visibility the carrier follows.
     private let visibility: Discovery
+    /// DNS-SD, through which hexd publishes `_kdeconnect._udp` and finds the devices that do
+    /// (neither when hexd runs none: `--mdns off`); nil for none at all.
+    private let dnssd: (any CarrierDNSSD)?
     private var isVisible = true
     /// Where shares become hexes (under the rules every peer's are kept by), pairings are kept,
     /// and devices are told of (`peerFound`, `peerLost`, `pairRequested`, `paired`).
@@ -109,9 +113,10 @@ actor KDEConnectCarrier: DaemonService {
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
         ownKey: [UInt8], portNote: String?, settings: KDEConnectSettings, discovery: DiscoverySettings,
         claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake, downloads: IncomingFiles,
-        visibility: Discovery, logger: Logger
+        visibility: Discovery, dnssd: (any CarrierDNSSD)?, logger: Logger
     ) {
         self.visibility = visibility
+        self.dnssd = dnssd
         self.portNote = portNote
         self.downloads = downloads
         self.intake = intake
@@ -138,7 +143,7 @@ actor KDEConnectCarrier: DaemonService {
     static func start(
         _ settings: KDEConnectSettings, discovery: DiscoverySettings, name: String, keyPath: String,
         certificatePath: String, claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake,
-        downloads: IncomingFiles, visibility: Discovery, logger: Logger
+        downloads: IncomingFiles, visibility: Discovery, dnssd: (any CarrierDNSSD)?, logger: Logger
     ) throws -> KDEConnectCarrier {
         let newID = String(UUID().uuidString.filter { $0 != "-" }).lowercased()
         let (persona, created) = try PersonaIdentity.loadOrCreate(
@@ -183,7 +188,7 @@ actor KDEConnectCarrier: DaemonService {
             socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), own: own, ownKey: ownKey,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "),
             settings: settings, discovery: discovery, claims: claims, gate: gate, trimmer: trimmer, intake: intake,
-            downloads: downloads, visibility: visibility, logger: logger)
+            downloads: downloads, visibility: visibility, dnssd: dnssd, logger: logger)
     }
 
     /// The devices with a link up (as their newest link describes them), the latest linked first.
@@ -213,6 +218,10 @@ actor KDEConnectCarrier: DaemonService {
     nonisolated func run() async {
         let changes = await intake.events.watch(since: .max, kinds: [.visibilityChanged])
         await followVisibility()
+        if let dnssd {
+            await dnssd.publish(advert)
+            await dnssd.browse(Self.serviceType) { instance in await self.found(instance) }
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await _ in changes { await self.followVisibility() }
@@ -280,26 +289,57 @@ actor KDEConnectCarrier: DaemonService {
     func act(on actions: [KDEConnectLinks<IPAddress>.Action]) {
         for action in actions {
             switch action {
-            case .broadcast: if isVisible { broadcast() }
+            case .broadcast:
+                if isVisible {
+                    send(to: discovery.announcingBroadcasts(of: NetworkInterfaces.addresses()).map { .v4($0) })
+                }
+            case .identity(let address):
+                if isVisible { send(to: [address]) }
             case .dial(let identity, let address):
                 Task { await self.dial(identity, at: address) }
             }
         }
     }
 
-    /// hexd's identity, with its TCP port, to the broadcast address of every interface beacons go
-    /// out on.
-    private func broadcast() {
+    /// hexd's identity, with its TCP port, to each of `destinations` (the broadcast address of
+    /// every interface beacons go out on, or a device found), at KDE Connect's UDP port.
+    private func send(to destinations: [IPAddress]) {
         var identity = own
         identity.tcpPort = listener.port
         let bytes = identity.encoded(id: Self.milliseconds())
-        for destination in discovery.announcingBroadcasts(of: NetworkInterfaces.addresses()) {
+        for destination in destinations {
             do {
-                try socket.send(bytes, to: .v4(destination), port: settings.port)
+                try socket.send(bytes, to: destination, port: settings.port)
             } catch {
                 logger.limited("kdeconnect send", .warning, "KDE Connect identity to \(destination): \(error)")
             }
         }
+    }
+
+    // MARK: DNS-SD
+
+    /// The service type the apps publish and browse (kdeconnect-kde `core/backends/lan/mdnsdiscovery.cpp`,
+    /// kdeconnect-android `Backends/LanBackend/MdnsDiscovery.kt`).
+    static let serviceType = "_kdeconnect._udp"
+
+    /// hexd's `_kdeconnect._udp` instance, as the apps publish theirs: named by the device ID, at
+    /// KDE Connect's UDP port, its TXT the device's ID, name, type and protocol version.
+    private var advert: DNSSDPersona {
+        DNSSDPersona(
+            type: Self.serviceType, name: own.deviceID, port: settings.port,
+            txt: [
+                ("id", own.deviceID), ("name", own.name), ("type", own.deviceType.rawValue),
+                ("protocol", String(own.protocolVersion)),
+            ])
+    }
+
+    /// A device DNS-SD found: told hexd's identity by unicast (over IPv4, where the apps listen),
+    /// when `KDEConnectLinks` says so; it then dials hexd as it would on hearing a broadcast.
+    private func found(_ instance: DNSSDFound) {
+        guard !instance.leaving, isVisible, case .v4 = instance.address, !instance.address.isLoopback else { return }
+        let id = instance.keys["id"] ?? instance.name
+        guard KDEConnectIdentity.isValidDeviceID(id) else { return }
+        act(on: links.found(id, at: instance.address, now: .now))
     }
 
     /// Whether `identity` is another hexd's persona, as its claim proves (`PersonaClaims`).

@@ -13,6 +13,8 @@ struct ForeignCarrierStart: Sendable {
     let tls: TLSContext?
     let name: String
     let discovery: Discovery
+    /// DNS-SD, for the carriers that publish and browse their own service types.
+    let dnssd: DNSSDState
     let intake: Intake
     let directory: PeerDirectory
     let downloads: IncomingFiles
@@ -70,7 +72,7 @@ struct ForeignCarrierStart: Sendable {
                             configuration.kdeConnect, discovery: configuration.discovery, name: name,
                             keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath,
                             claims: claims, gate: gate, trimmer: trimmer, intake: intake, downloads: downloads,
-                            visibility: discovery, logger: logger)
+                            visibility: discovery, dnssd: dnssd, logger: logger)
                     }
                 }
             }

@@ -177,6 +177,15 @@ public struct MDNSResponder: Sendable {
         publishingDue = now + (slow ? Self.slowProbe : delay)
     }
 
+    /// The browser has a new question to ask: querying starts over, the first query at once and
+    /// the gaps doubling again from a second (section 5.2), unless it is silent.
+    /// - Returns: whether the driver must wake to the new deadline.
+    public mutating func questionAdded(at now: Instant) -> Bool {
+        guard query != nil else { return false }
+        query = (now, .seconds(1))
+        return true
+    }
+
     /// Another browser asked the question this one asks, listing no known answer this one would
     /// not (section 7.3): it counts as this one's own, sent now, so that a crowd of daemons asks
     /// about once a round, not once each.

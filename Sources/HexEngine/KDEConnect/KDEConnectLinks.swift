@@ -8,6 +8,9 @@ import HexKit
 /// link it uses is closed under it or both sides dial each other at once. So hexd:
 /// - broadcasts when it starts, when the person asks, and every `waitingInterval` while something waits for
 ///   a device that has no link (the device then dials hexd);
+/// - sends its identity to a device found by DNS-SD (`_kdeconnect._udp`) that has no link, as the
+///   apps do (the device then dials hexd): on a network that drops broadcasts, or after a link
+///   lost in silence, that is how a device and hexd meet again;
 /// - dials a device it hears `dialDelay` after the broadcast, unless the device dialed hexd
 ///   meanwhile (it heard hexd's own broadcast), and never while a link or a dial is up;
 /// - takes a device's new link in place of its old one and leaves the old one for the device to
@@ -29,6 +32,8 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
         /// Dial `identity.tcpPort` at `address`, send hexd's identity, and then take the TLS
         /// server's role; say how it went with `linkUp` or `dialFailed`.
         case dial(KDEConnectIdentity, at: Address)
+        /// Send hexd's identity to `address` alone, by unicast UDP.
+        case identity(to: Address)
     }
 
     /// The apps drop a second identity of a device within this long.
@@ -43,6 +48,9 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     public static var dialsAtOnce: Int { 8 }
     /// A device whose dial failed is not dialed again for this long.
     public static var dialBackoff: Duration { .seconds(30) }
+    /// hexd's identity goes to a device found by DNS-SD at most this often (a browser hears an
+    /// instance at every query round and announcement).
+    public static var foundSpacing: Duration { .seconds(30) }
     /// The apps' `MAX_UNPAIRED_CONNECTIONS`.
     public static var maximumUnpairedLinks: Int { 42 }
     /// Devices remembered at most (their last identity, a dial due); the one heard longest ago goes.
@@ -57,6 +65,8 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
     private var waitedFor: Set<String> = []
     private var failedAt: [String: Instant] = [:]
     private var lastBroadcast: Instant?
+    /// When hexd's identity last went to each device found by DNS-SD, by device ID.
+    private var toldAt: [String: Instant] = [:]
 
     /// - Parameter ownDeviceID: hexd's device ID; every ID given to or by this type is in lower case.
     public init(ownDeviceID: String) {
@@ -105,6 +115,22 @@ public struct KDEConnectLinks<Address: Hashable & Sendable>: Sendable {
         let after = failedAt[id].map { max($0 + Self.dialBackoff, now + Self.dialDelay) } ?? now + Self.dialDelay
         dialsDue[id] = (identity, address, after)
         return []
+    }
+
+    /// A device was found by DNS-SD at `address`, its ID as its TXT record gives it: hexd's
+    /// identity goes to it unless it has a link or a dial, or was sent one within `foundSpacing`.
+    /// At most `capacity` devices are remembered; past that, one is told only when those told
+    /// before are `foundSpacing` old.
+    public mutating func found(_ deviceID: String, at address: Address, now: Instant) -> [Action] {
+        let id = deviceID.lowercased()
+        guard id != ownDeviceID, linked[id] == nil, !dialing.contains(id) else { return [] }
+        if let last = toldAt[id], now - last < Self.foundSpacing { return [] }
+        if toldAt[id] == nil, toldAt.count >= Self.capacity {
+            toldAt = toldAt.filter { now - $0.value < Self.foundSpacing }
+            guard toldAt.count < Self.capacity else { return [] }
+        }
+        toldAt[id] = now
+        return [.identity(to: address)]
     }
 
     /// Whether a link with a device whose TLS handshake just proved `deviceID` is taken (the
