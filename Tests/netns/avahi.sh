@@ -4,6 +4,8 @@
 #   - host-a runs Avahi (avahi-daemon, on a system bus of its own: dbus-daemon) and hexd, which finds
 #     Avahi on that bus, publishes and browses through it and never binds port 5353 itself;
 #     avahi-browse -rpt lists host-a with its ID in TXT; Avahi logs no "another mDNS stack" warning;
+#     both publish KDE Connect's _kdeconnect._udp too (host-a through Avahi, host-b itself), named by
+#     the device ID, with the TXT keys the apps read;
 #   - host-b runs hexd with its own responder: host-a and host-b list each other (each found through
 #     the other's stack) and exchange hexes over TLS; python-zeroconf in host-z finds host-a;
 #   - Avahi restarted, host-a is published again, and Avahi still finds no other stack;
@@ -125,6 +127,16 @@ echo "$listing" | grep '^=;sa[0-9]*;IPv4;host-a;' | grep "\"id=$(peer_id a)\"" >
 echo "$listing" | grep '^=;sa[0-9]*;IPv6;host-b;' | grep "\"id=$(peer_id b)\"" >/dev/null \
     || fail "avahi-browse does not list host-b over IPv6: $listing"
 pass "avahi-browse -rpt lists host-a and host-b with their IDs"
+
+# KDE Connect's service, beside hexd's: through Avahi for host-a, from its own responder for host-b,
+# each named by its KDE Connect device ID with the TXT keys the apps read.
+kde=$(ip netns exec "$tag-a" timeout 10 avahi-browse -rpt _kdeconnect._udp)
+for host in a b; do
+    device=$(ctl "$host" status --json | json 'data["kdeConnect"]["deviceID"]')
+    echo "$kde" | grep "^=;sa[0-9]*;IPv4;$device;_kdeconnect._udp;" | grep "\"id=$device\"" | grep '"protocol=8"' \
+        | grep -q "\"name=host-$host\"" || fail "avahi-browse does not list host-$host's _kdeconnect._udp: $kde"
+done
+pass "avahi-browse lists host-a's and host-b's _kdeconnect._udp, each its device ID with its name and protocol"
 # No stage may stop reading early under pipefail: a writer cut off would fail the check. Both
 # instances are waited for: waiting for one stopped at host-b's now and then, when zeroconf
 # resolved it first (the intermittent miss once blamed on LocalSend).

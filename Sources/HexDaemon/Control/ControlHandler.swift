@@ -632,7 +632,7 @@ struct ControlHandler: Sendable {
     /// the share's query id.
     private func sendFiles(
         _ files: [String], query: UUID,
-        through send: ([String], @Sendable (String, Int64, Int64) async -> Void) async throws -> FilesSent
+        through send: ([String], @escaping @Sendable (String, Int64, Int64) async -> Void) async throws -> FilesSent
     ) async throws -> ControlResponse {
         let paths = try files.map { try FileLinkProvider.absolutePath($0) }
         let start = ContinuousClock.now

@@ -38,7 +38,13 @@ extension LocalSendCarrier {
             headers: HTTPHeaders([("Content-Type", "application/json")]),
             body: LocalSendUploadRequest(info: ownDevice(announce: nil), files: [file]).encoded())
         let deadline = ContinuousClock.now + timeout
-        let answer = try await exchange(offer, with: device, at: endpoint, label: label, until: deadline)
+        // Offered again, a message the device's person saw but did not answer would show twice
+        // (the app shows each message it is offered: receive_controller.dart).
+        let unanswered = SendError.refused(
+            "\(label) took the message and gave no answer in \(Int(timeout.inSeconds)) s: its person may have "
+                + "seen it, so hexd does not offer it again")
+        let answer = try await exchange(
+            offer, with: device, at: endpoint, label: label, until: deadline, unanswered: unanswered)
         switch LocalSendAnswer(status: answer.status) {
         case .shown:
             return Delivery(label: label, endpoint: endpoint, certificate: answer.certificate, uploaded: false)
@@ -61,6 +67,23 @@ extension LocalSendCarrier {
         }
     }
 
+    /// A session of hexd's on a device, its files being uploaded.
+    struct OutgoingSession: Sendable {
+        /// The device's address: only it may cancel the session.
+        let address: IPAddress
+        /// The upload under way, cancelled with the session.
+        var upload: Task<HTTPResponseReader.Response, any Error>?
+        var cancelled = false
+    }
+
+    /// Uploads of one file at most: the first, and two more when the device says the bytes it got
+    /// are not the SHA-256 offered (LocalSend 1.18's sender, `upload_isolate.dart`; its receiver
+    /// takes no fourth, `core/src/http/server/v2.rs`).
+    static let uploadAttempts = 3
+    /// What a LocalSend receiver answers an upload whose bytes are not the SHA-256 offered
+    /// (`core/src/http/server/v2.rs`, the upload handler).
+    static let checksumMismatch = 422
+
     /// Files a device took.
     struct FilesDelivery: Sendable {
         var label: String
@@ -72,12 +95,16 @@ extension LocalSendCarrier {
     }
 
     /// Sends the files at `paths` to the listed device `peerID`: offered together
-    /// (`prepare-upload`), then each one the device takes uploaded from disk as it is read. The
-    /// device's person may take `answerWait` to answer the offer; each upload has the time its
-    /// size earns. `progress` hears the file being sent and the bytes sent of all.
-    /// - Throws: `SendError` as `sendMessage` does; `.refused` for a path that is no readable file.
+    /// (`prepare-upload`), each with its SHA-256 (as LocalSend 1.18 offers them, so that the
+    /// receiver checks what lands), then each one the device takes uploaded from disk as it is
+    /// read, again when the device got other bytes (`uploadAttempts`). The device's person may
+    /// take `answerWait` to answer the offer; each upload has the time its size earns, and stops
+    /// at once when the device's person cancels the session. `progress` hears the file being sent
+    /// and the bytes sent of all.
+    /// - Throws: `SendError` as `sendMessage` does; `.refused` for a path that is no readable file,
+    ///   or a session the device's person cancelled.
     func sendFiles(
-        _ paths: [String], to peerID: String, progress: @Sendable (String, Int64, Int64) async -> Void
+        _ paths: [String], to peerID: String, progress: @escaping @Sendable (String, Int64, Int64) async -> Void
     ) async throws(SendError) -> FilesDelivery {
         guard paths.count <= LocalSendUploadRequest.maximumFiles else {
             throw .refused("LocalSend takes at most \(LocalSendUploadRequest.maximumFiles) files at once")
@@ -88,13 +115,15 @@ extension LocalSendCarrier {
         var offered: [(path: String, offer: LocalSendFile)] = []
         for path in paths {
             do {
-                let size = try DiskFile.reading(path).status().size
+                let file = try DiskFile.reading(path)
+                let size = try file.status().size
                 let name = String(path.split(separator: "/").last ?? Substring(path))
                 offered.append(
                     (
                         path,
                         LocalSendFile(
-                            id: UUID().uuidString, fileName: name, size: size, fileType: MediaType.of(fileName: name))
+                            id: UUID().uuidString, fileName: name, size: size, fileType: MediaType.of(fileName: name),
+                            sha256: try await FileDigest.sha256(of: file, count: size))
                     ))
             } catch {
                 throw .refused("cannot send \(path): \(error)")
@@ -119,39 +148,86 @@ extension LocalSendCarrier {
         }
         let wanted = offered.filter { item in session.tokens.contains { $0.fileID == item.offer.id } }
         let total = wanted.reduce(Int64(0)) { $0 + $1.offer.size }
+        sending[session.sessionID] = OutgoingSession(address: device.address)
+        defer { sending[session.sessionID] = nil }
         var sent: Int64 = 0
         for (path, offered) in wanted {
-            let file: DiskFile
-            do {
-                file = try DiskFile.reading(path)
-                guard try file.status().size == offered.size else {
-                    throw DiskFileError("read \(path)", reason: "it changed size since it was offered")
-                }
-            } catch {
-                throw .refused("cannot send \(path): \(error)")
-            }
             let token = session.tokens.first { $0.fileID == offered.id }?.token ?? ""
             let upload = HTTPRequest(
                 method: "POST", path: Self.uploadPath,
                 query: ["sessionId": session.sessionID, "fileId": offered.id, "token": token],
                 headers: HTTPHeaders([("Content-Type", offered.fileType)]))
             let before = sent
-            let response: HTTPResponseReader.Response
-            do {
-                response = try await client.upload(
-                    file, size: offered.size, as: upload, to: endpoint, over: Self.channel(to: device),
-                    until: .now + FileServer.allowance(forBytes: offered.size)
+            var attempt = 1
+            while true {
+                let response = try await self.upload(
+                    path, offered, as: upload, in: session.sessionID, to: device, at: endpoint, label: label
                 ) { await progress(offered.fileName, before + $0, total) }
-            } catch {
-                throw .undelivered("\(label): \(offered.fileName) stopped: \(error)")
-            }
-            guard response.status == 200 else {
-                throw Self.failure(response.status, from: label, body: response.body)
+                if response.status == Self.checksumMismatch && attempt < Self.uploadAttempts {
+                    attempt += 1
+                    continue
+                }
+                guard response.status == 200 else {
+                    guard response.status != Self.checksumMismatch else {
+                        throw .refused(
+                            "\(label) got \(offered.fileName) with another SHA-256 \(attempt) times (HTTP 422): "
+                                + "the file changed while it was read, or the bytes changed on the way")
+                    }
+                    throw Self.failure(response.status, from: label, body: response.body)
+                }
+                break
             }
             sent += offered.size
         }
         return FilesDelivery(
             label: label, endpoint: endpoint, certificate: answer.certificate, files: wanted.count, bytes: sent)
+    }
+
+    /// Uploads the file at `path`, as `offered`, in hexd's session `session` on `device`: one
+    /// attempt, in a task the device's person may cancel (`cancelSending`).
+    /// - Throws: `SendError.refused` for a file that is no longer readable or the size offered, or
+    ///   a session cancelled; `.undelivered` when the upload stopped.
+    private func upload(
+        _ path: String, _ offered: LocalSendFile, as request: HTTPRequest, in session: String,
+        to device: LocalSendPresence<IPAddress>.Device, at endpoint: Endpoint, label: String,
+        progress: @escaping @Sendable (Int64) async -> Void
+    ) async throws(SendError) -> HTTPResponseReader.Response {
+        let file: DiskFile
+        do {
+            file = try DiskFile.reading(path)
+            guard try file.status().size == offered.size else {
+                throw DiskFileError("read \(path)", reason: "it changed size since it was offered")
+            }
+        } catch {
+            throw .refused("cannot send \(path): \(error)")
+        }
+        let cancelled = SendError.refused("the person at \(label) cancelled the transfer")
+        guard sending[session]?.cancelled != true else { throw cancelled }
+        let upload = Task { [client] in
+            try await client.upload(
+                file, size: offered.size, as: request, to: endpoint, over: Self.channel(to: device),
+                until: .now + FileServer.allowance(forBytes: offered.size), progress: progress)
+        }
+        sending[session]?.upload = upload
+        let result = await upload.result
+        sending[session]?.upload = nil
+        guard sending[session]?.cancelled != true else { throw cancelled }
+        do {
+            return try result.get()
+        } catch {
+            throw .undelivered("\(label): \(offered.fileName) stopped: \(error)")
+        }
+    }
+
+    /// The device at `address` cancels hexd's session `session` on it (its person cancelled the
+    /// transfer): its upload stops at once, and the send says so. False when hexd has no such
+    /// session there.
+    func cancelSending(_ session: String, from address: IPAddress) -> Bool {
+        guard let outgoing = sending[session], outgoing.address == address else { return false }
+        sending[session]?.cancelled = true
+        outgoing.upload?.cancel()
+        logger.info("the person at \(address) cancelled hexd's transfer (LocalSend session \(session.prefix(12)))")
+        return true
     }
 
     /// The listed device `peerID`, where its API is, and how the user reads it.
@@ -210,9 +286,11 @@ extension LocalSendCarrier {
     }
 
     /// One request to `device`, answered before `deadline`.
+    /// - Parameter unanswered: what a request taken whole but not answered in time is (by
+    ///   default, undelivered: worth trying again).
     private nonisolated func exchange(
         _ request: HTTPRequest, with device: LocalSendPresence<IPAddress>.Device, at endpoint: Endpoint,
-        label: String, until deadline: ContinuousClock.Instant
+        label: String, until deadline: ContinuousClock.Instant, unanswered: SendError? = nil
     ) async throws(SendError) -> Answer {
         let certificate = device.isPlainHTTP ? nil : Fingerprint(hex: device.fingerprint)
         guard certificate != nil || device.isPlainHTTP else {
@@ -224,6 +302,8 @@ extension LocalSendCarrier {
             let response = try await client.send(
                 request, to: endpoint, over: Self.channel(to: device), answerLimit: 65_536, timeout: remaining)
             return Answer(status: response.status, body: response.body, certificate: certificate)
+        } catch .unanswered(let why) {
+            throw unanswered ?? .undelivered("\(label): \(why)")
         } catch {
             // An impostor at the device's address is sent nothing, and may be gone next time.
             throw .undelivered("\(label): \(error)")

@@ -59,6 +59,9 @@ actor LocalSendCarrier: DaemonService {
     var reception = LocalSendReception<IPAddress, Offer>()
     /// The files each session under way has saved so far, by session id, with its offer.
     var received: [String: (offer: Offer, files: [IncomingFiles.Saved])] = [:]
+    /// hexd's own sessions on devices, under way, by the session id the device gave: a device's
+    /// person may cancel one (`/cancel` with that id), which stops its upload at once.
+    var sending: [String: OutgoingSession] = [:]
     /// Where uploaded files land.
     let downloads: IncomingFiles
     /// The PIN senders must give (`--localsend-pin`), and who gave wrong ones.
@@ -554,9 +557,15 @@ actor LocalSendCarrier: DaemonService {
         case ("POST", "/api/localsend/v2/prepare-upload"):
             return await prepareUpload(request, from: remote, certificate: certificate)
         case ("POST", "/api/localsend/v2/cancel"):
-            guard let address = remote?.address, let session = request.query["sessionId"],
-                reception.cancel(session: session, from: address)
-            else { return .text(.forbidden, "no such session from this address") }
+            guard let address = remote?.address, let session = request.query["sessionId"] else {
+                return .text(.forbidden, "no such session from this address")
+            }
+            // The receiving device's person cancels one of hexd's sends (the app posts its own
+            // session's id: receive_controller.dart, cancelSession), or a sender its session here.
+            if cancelSending(session, from: address) { return HTTPResponse(.ok) }
+            guard reception.cancel(session: session, from: address) else {
+                return .text(.forbidden, "no such session from this address")
+            }
             await keepEndedSessions()
             return HTTPResponse(.ok)
         case _ where !isVisible:

@@ -83,8 +83,10 @@ struct LocalSendClient: Sendable {
         on connection: any ByteStream, with endpoint: Endpoint, until deadline: ContinuousClock.Instant,
         write: () async throws -> Int
     ) async throws(LocalSendError) -> HTTPResponseReader.Response {
+        var written = false
         do {
             var reader = HTTPResponseReader(limits: .init(bodyBytes: try await write()))
+            written = true
             while true {
                 var action = HTTPResponseReader.Action.needMore
                 let count = try await connection.read(maximumCount: 65_536, timeout: deadline - .now) {
@@ -99,6 +101,8 @@ struct LocalSendClient: Sendable {
             }
         } catch let error as LocalSendError {
             throw error
+        } catch where written && ContinuousClock.now >= deadline {
+            throw .unanswered("\(endpoint) did not answer in time")
         } catch {
             throw .unreachable("\(endpoint): \(error)")
         }
@@ -115,10 +119,12 @@ enum LocalSendError: Error, Sendable, CustomStringConvertible {
     case unreadable(String)
     /// It answered with a status that refuses.
     case refused(status: Int, String)
+    /// It took the whole request but gave no answer in time (its person may have seen it).
+    case unanswered(String)
 
     var description: String {
         switch self {
-        case .unreachable(let text), .impostor(let text), .unreadable(let text): text
+        case .unreachable(let text), .impostor(let text), .unreadable(let text), .unanswered(let text): text
         case .refused(let status, let text): "\(text) (HTTP \(status))"
         }
     }
