@@ -73,22 +73,34 @@ struct DNSReader {
             }
             return .txt(strings)
         case DNSType.nsec:
-            let next = try name()
-            var types: [UInt16] = []
-            while offset < end {
-                let header = try take(2)
-                let (window, count) = (UInt16(header[0]), Int(header[1]))
-                guard (1...32).contains(count), count <= end - offset else { throw DNSError("a bad NSEC bitmap") }
-                for (index, byte) in try take(count).enumerated() {
-                    for bit in 0..<8 where byte & (0x80 >> bit) != 0 {
-                        types.append(window << 8 | UInt16(index * 8 + bit))
-                    }
-                }
-            }
-            return .nsec(next: next, types: Array(Set(types)).sorted())
+            // A bitmap another responder wrote wrong costs that record's meaning, not the message:
+            // the record is kept as bytes. python-zeroconf 0.47 writes each block's window and
+            // length as two-byte numbers (`DNSNsec.write`), and answers with such a record.
+            let start = offset
+            if let nsec = try? nsec(end: end) { return nsec }
+            offset = start
+            return .other(type: type, bytes: try take(end - offset))
         default:
             return .other(type: type, bytes: try take(end - offset))
         }
+    }
+
+    /// An NSEC record's data (RFC 4034, section 4.1; RFC 6762, section 6.1): the next name and the
+    /// types its bitmap blocks list, up to `end`.
+    private mutating func nsec(end: Int) throws(DNSError) -> DNSRecordData {
+        let next = try name()
+        var types: [UInt16] = []
+        while offset < end {
+            let header = try take(2)
+            let (window, count) = (UInt16(header[0]), Int(header[1]))
+            guard (1...32).contains(count), count <= end - offset else { throw DNSError("a bad NSEC bitmap") }
+            for (index, byte) in try take(count).enumerated() {
+                for bit in 0..<8 where byte & (0x80 >> bit) != 0 {
+                    types.append(window << 8 | UInt16(index * 8 + bit))
+                }
+            }
+        }
+        return .nsec(next: next, types: Array(Set(types)).sorted())
     }
 
     /// A name at the current offset, following compression pointers (RFC 1035, section 4.1.4).

@@ -54,6 +54,23 @@ import Testing
         #expect(read.answers == [known])
     }
 
+    /// python-zeroconf 0.47 writes an NSEC bitmap's window and length as two-byte numbers: that
+    /// record is kept as its bytes, and the rest of its response read as sent.
+    @Test func aMiswrittenNSECCostsItsRecordAlone() throws {
+        let host = try name("Android_1", "local")
+        var bytes: [UInt8] = [0, 0, 0x84, 0, 0, 0, 0, 2, 0, 0, 0, 0]
+        bytes += try DNSMessage(answers: [DNSRecord(name: host, data: .a([10, 73, 0, 3]), ttl: 120)]).encoded()
+            .dropFirst(12)
+        // The host's NSEC, as zeroconf writes it for a host with an A record alone: the name pointer
+        // to the A record's name (at 12), type 47, class IN, TTL 4500, 7 bytes: the next name (the
+        // pointer), window 0 and length 1 as two bytes each, and the bitmap (A).
+        bytes += [0xC0, 12, 0, 47, 0x80, 1, 0, 0, 0x11, 0x94, 0, 7, 0xC0, 12, 0, 0, 0, 1, 0x40]
+        let read = try DNSMessage.decode(bytes)
+        #expect(read.answers.count == 2)
+        #expect(read.answers[0].data == .a([10, 73, 0, 3]))
+        #expect(read.answers[1].data == .other(type: DNSType.nsec, bytes: [0xC0, 12, 0, 0, 0, 1, 0x40]))
+    }
+
     /// A response as other stacks write it: the instance name pointing into the question's name.
     @Test func namesPointingBackwardsAreFollowed() throws {
         var bytes: [UInt8] = [0, 0, 0x84, 0, 0, 1, 0, 1, 0, 0, 0, 0]

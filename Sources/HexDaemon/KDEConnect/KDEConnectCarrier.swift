@@ -323,10 +323,11 @@ actor KDEConnectCarrier: DaemonService {
     static let serviceType = "_kdeconnect._udp"
 
     /// hexd's `_kdeconnect._udp` instance, as the apps publish theirs: named by the device ID, at
-    /// KDE Connect's UDP port, its TXT the device's ID, name, type and protocol version.
+    /// the TCP port of its links (kdeconnect-android since 1.35.1; no app reads it: a device found
+    /// is sent an identity at UDP 1716), its TXT the device's ID, name, type and protocol version.
     private var advert: DNSSDPersona {
         DNSSDPersona(
-            type: Self.serviceType, name: own.deviceID, port: settings.port,
+            type: Self.serviceType, name: own.deviceID, port: listener.port,
             txt: [
                 ("id", own.deviceID), ("name", own.name), ("type", own.deviceType.rawValue),
                 ("protocol", String(own.protocolVersion)),
@@ -339,7 +340,11 @@ actor KDEConnectCarrier: DaemonService {
         guard !instance.leaving, isVisible, case .v4 = instance.address, !instance.address.isLoopback else { return }
         let id = instance.keys["id"] ?? instance.name
         guard KDEConnectIdentity.isValidDeviceID(id) else { return }
-        act(on: links.found(id, at: instance.address, now: .now))
+        let actions = links.found(id, at: instance.address, now: .now)
+        if !actions.isEmpty {
+            logger.debug("DNS-SD found KDE Connect device \(id) at \(instance.address): hexd's identity goes to it")
+        }
+        act(on: actions)
     }
 
     /// Whether `identity` is another hexd's persona, as its claim proves (`PersonaClaims`).

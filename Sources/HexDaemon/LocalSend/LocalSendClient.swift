@@ -101,8 +101,8 @@ struct LocalSendClient: Sendable {
             }
         } catch let error as LocalSendError {
             throw error
-        } catch where written && ContinuousClock.now >= deadline {
-            throw .unanswered("\(endpoint) did not answer in time")
+        } catch let error where written && ContinuousClock.now >= deadline {
+            throw .unanswered("\(endpoint) did not answer in time (\(error))")
         } catch {
             throw .unreachable("\(endpoint): \(error)")
         }
