@@ -158,6 +158,34 @@ public final class Socket: Sendable {
         }
     }
 
+    /// Linux's `POLLRDHUP`, which Glibc declares only with `_GNU_SOURCE`: the peer stopped sending.
+    private static let peerStoppedSending: Int16 = 0x2000
+
+    /// Returns when the peer has stopped sending (a TCP FIN, whatever it sent before it is still
+    /// unread: `POLLRDHUP`) or the connection failed, or when the task is cancelled. Nothing is
+    /// read: for a server whose client has sent its whole request and waits for the answer, this
+    /// is the client giving up.
+    public func waitForPeerClose() async {
+        while !Task.isCancelled {
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN) | Self.peerStoppedSending, revents: 0)
+            let ready = poll(&request, 1, 0)
+            if ready < 0 && errno != EINTR { return }
+            if request.revents & Self.peerStoppedSending != 0
+                || Int32(request.revents) & (POLLHUP | POLLERR | POLLNVAL) != 0
+            {
+                return
+            }
+            if Int32(request.revents) & POLLIN == 0 {
+                // Nothing to read: sleep until something arrives (a FIN makes it readable too).
+                try? await waitUntil(.readable, descriptor: descriptor, timeout: nil, operation: "watch for a close")
+            } else {
+                // Bytes wait unread (a TLS alert before the FIN): readiness will not change until
+                // they are read, so look again in a moment.
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
     /// Reads what is available, at most `maximumCount` bytes, and hands them to `take` (they are
     /// valid only during the call); waits while nothing is.
     /// - Returns: how many bytes were read, 0 at the end of the stream.

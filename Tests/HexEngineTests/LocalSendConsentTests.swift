@@ -31,6 +31,16 @@ import Testing
         #expect(consent.answer("localsend:CD") == nil, "too late to answer")
     }
 
+    /// A sender that gives up withdraws its offer by number: it ends at once, and only once.
+    @Test func aWithdrawnOfferWaitsNoMore() throws {
+        var consent = Consent(wait: .seconds(60), capacity: 4)
+        let first = try consent.open("localsend:AB", named: "Pixel", offering: "a file", at: at(0))
+        let second = try consent.open("localsend:CD", named: "Mac", offering: "a file", at: at(0))
+        #expect(consent.withdraw(first.number) == first && consent.withdraw(first.number) == nil)
+        #expect(consent.waiting == [second] && consent.answer("localsend:AB") == nil)
+        #expect(consent.expire(at: at(61)) == [second], "the withdrawn offer is not refused twice")
+    }
+
     @Test func atMostCapacityOffersWait() throws {
         var consent = Consent(wait: .seconds(60), capacity: 2)
         _ = try consent.open("a", named: "a", offering: "x", at: at(0))

@@ -9,6 +9,9 @@
 #   - a lone text file (no preview, as the app sends a picked one) is kept as the file, its first
 #     line the hex's description; one that is not UTF-8 is kept byte for byte, the hex named by it;
 #   - a 24 MiB file streamed the same way lands whole (a stranger may keep 32 MiB by default);
+#   - an offer waiting for host-c's person (--accept paired) whose sender gives up, closing its
+#     connection as the app does, or posting /cancel without a session, leaves hexctl peers at once
+#     and cannot be accepted any more;
 #   - an upload whose head has both Content-Length and Transfer-Encoding is refused (400), as
 #     request smuggling is.
 # Each check is counted; the last line says how many passed. Touches only the namespaces it makes;
@@ -72,6 +75,35 @@ result=$(send "$work/files/film.mp4")
 [ "$(json '[u["status"] for u in data["uploads"]]' <<<"$result")" = "[200]" ] || fail "24 MiB chunked: $result"
 cmp -s "$work/files/film.mp4" "$work/a-downloads/film.mp4" || fail "the 24 MiB file did not land whole"
 pass "a 24 MiB file streamed chunked landed whole"
+
+# host-c lets in paired devices alone (--accept paired): the sender's offer waits for its person.
+# The sender gives up while it waits, as the app does (closing its connection), then cancels (a
+# /cancel without a session): each time the offer leaves hexctl peers at once, and nothing is asked.
+join_bridge c 10.72.0.3/24
+start_hexd c --accept paired --downloads "$work/c-downloads"
+port_c=$(ctl c status --json | json 'data["localSend"]["port"]')
+fingerprint_c=$(ctl c status --json | json 'data["localSend"]["fingerprint"]')
+offered() { ctl c peers --json | grep '"Pixel"' | grep -q '"offer"'; }
+for how in --give-up --cancel; do
+    ip netns exec "$tag-b" python3 "$(dirname "$0")/localsend_sender.py" "$how" 3 10.72.0.3 "$port_c" \
+        "$fingerprint_c" Pixel "$work/files/list.txt" >"$work/sender.out" 2>&1 &
+    sender=$!
+    listed=""
+    for _ in $(seq 25); do offered && listed=yes && break; sleep 0.1; done
+    [ -n "$listed" ] || fail "$how: host-c does not list the offer: $(ctl c peers --json)"
+    wait "$sender" || fail "$how: the sender failed: $(cat "$work/sender.out")"
+    gone=""
+    for _ in $(seq 20); do offered || { gone=yes; break; }; sleep 0.1; done
+    [ -n "$gone" ] || fail "$how: the offer still waits after the sender gave up: $(ctl c peers --json)"
+    accepted=$(ctl c pair --accept Pixel 2>&1) && fail "$how: the person could still accept it: $accepted"
+    [ -z "$(ls "$work/c-downloads" 2>/dev/null)" ] || fail "$how: something landed: $(ls "$work/c-downloads")"
+done
+grep -q 'withdrew its offer (it closed its connection)' "$work/c.log" \
+    && grep -q 'withdrew its offer (it cancelled)' "$work/c.log" \
+    && [ "$(cat "$work/sender.out")" = '{"cancel": 200, "prepare": 403}' ] \
+    || fail "host-c's log or the cancelled offer's answers: $(cat "$work/sender.out"); $(grep withdrew "$work/c.log")"
+pass "a waiting offer whose sender closed its connection, or cancelled it (200, then 403 to the offer), left" \
+    "hexctl peers at once; no question was left for the person, and nothing landed"
 
 # Both framings at once: refused before anything is read as the body.
 answer=$(ip netns exec "$tag-b" python3 - 10.72.0.1 "$port" <<'PY'

@@ -17,9 +17,18 @@ head, af0416be), written for the tests from that source, each behaviour cited:
   most 512 KiB (`model/transfer.rs`: `READ_BUFFER_SIZE`, `read_file_into_sender`), the size in
   upper-case hex as hyper writes it, then `0` and an empty trailer section.
 - It takes `200` to an upload as done, anything else as a failure (`client/v2.rs`, `upload`).
+- With `--give-up SECONDS`, its person cancels while the receiver's person has not answered the
+  offer: the app then has no session id to name, so it only cancels its running requests
+  (`app/lib/provider/network/send_provider.dart`, `cancelSession`: `_cancelRunningRequests`,
+  then `closeSession` when `remoteSessionId` is null), which drops the `prepare-upload`
+  connection. With `--cancel SECONDS` it posts `/api/localsend/v2/cancel` without a session
+  instead, from the address that waits, which 1.18's own server takes as the waiting sender giving
+  up (`packages/core/src/http/server/v2.rs`, `cancel`: "a cancel from the pending sender's address
+  is accepted without one"), then reads the offer's answer.
 
-Usage: localsend_sender.py HOST PORT FINGERPRINT ALIAS FILE...   prints one JSON object: the statuses.
-FINGERPRINT is the receiver's, as it announced it: the connection is refused unless it shows it.
+Usage: localsend_sender.py [--give-up SECONDS | --cancel SECONDS] HOST PORT FINGERPRINT ALIAS FILE...
+prints one JSON object: the statuses. FINGERPRINT is the receiver's, as it announced it: the
+connection is refused unless it shows it.
 """
 import datetime
 import hashlib
@@ -30,6 +39,7 @@ import os
 import ssl
 import sys
 import tempfile
+import time
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -83,7 +93,12 @@ def file_chunks(path):
 
 
 def main():
-    host, port, pinned, alias, *paths = sys.argv[1:]
+    arguments = sys.argv[1:]
+    give_up = cancel = None
+    if arguments[0] in ("--give-up", "--cancel"):
+        flag, seconds, *arguments = arguments
+        give_up, cancel = (float(seconds), None) if flag == "--give-up" else (None, float(seconds))
+    host, port, pinned, alias, *paths = arguments
     port = int(port)
     with tempfile.TemporaryDirectory() as directory:
         key_path, cert_path, fingerprint = make_identity(directory)
@@ -96,6 +111,21 @@ def main():
         prepare = connection(host, port, key_path, cert_path, pinned)
         prepare.request("POST", "/api/localsend/v2/prepare-upload", body=json.dumps({"info": info, "files": files}),
                         headers={"Content-Type": "application/json"})
+        if give_up is not None:
+            time.sleep(give_up)
+            prepare.close()
+            print(json.dumps({"prepare": "given up"}))
+            return
+        if cancel is not None:
+            time.sleep(cancel)
+            cancelling = connection(host, port, key_path, cert_path, pinned)
+            cancelling.request("POST", "/api/localsend/v2/cancel")
+            cancelled = cancelling.getresponse()
+            cancelled.read()
+            prepare.sock.settimeout(10)
+            answer = prepare.getresponse()
+            print(json.dumps({"cancel": cancelled.status, "prepare": answer.status}))
+            return
         answer = prepare.getresponse()
         body = answer.read()
         result = {"prepare": answer.status, "uploads": []}

@@ -471,6 +471,16 @@ struct ControlHandler: Sendable {
                     deviceType: device.description.deviceType.rawValue,
                     deviceModel: device.description.deviceModel))
         }
+        // An offer from a device whose announcement hexd did not hear is listed by the offer alone.
+        let listedNow = Set(infos.map(\.uuid))
+        for (offer, address) in await localSend?.offersWaiting ?? [] where !listedNow.contains(offer.key) {
+            let trust = try await service.pin(forPeer: offer.key)?.trust
+            infos.append(
+                PeerInfo(
+                    uuid: offer.key, name: offer.name, versionID: "", endpoint: address, addresses: [address],
+                    legacy: false, lastSeen: 0, fingerprint: nil, trust: trust,
+                    pairing: PairingStatus(code: "", awaitingUs: true, offer: offer.what), kind: .localsend))
+        }
         for device in await kdeConnect?.linkedDevices ?? [] {
             let identity = device.identity
             infos.append(

@@ -1,12 +1,16 @@
 import HexEngine
 import HexKit
+import HexNet
 
 /// A LocalSend device's offer that the person may let in (`LocalSendConsent`): its request is
 /// held while the person is asked (`hexctl peers`, `hexctl watch`, a notification, the page), and
-/// `hexctl pair --accept` (or `--decline`) answers it; a yes pairs the device.
+/// `hexctl pair --accept` (or `--decline`) answers it; a yes pairs the device. A device that gives
+/// up meanwhile (LocalSend 1.18 closes its connection, or posts `/cancel` without a session:
+/// `send_provider.dart`, `core/src/http/server/v2.rs`) withdraws it: no question is left.
 extension LocalSendCarrier {
     /// Asks the person whether `sender` may send `what`, and waits for the answer, at most
-    /// `LocalSendConsent.wait`: nil when they said yes (the device is paired then), else why not.
+    /// `LocalSendConsent.wait`, or until the task is cancelled (the sender closed its connection):
+    /// nil when they said yes (the device is paired then), else why not.
     func askPerson(about sender: Sender, offering what: String) async -> String? {
         guard let id = sender.id, case .key(let certificate, _) = sender.proof else {
             return "it showed no certificate, so it cannot be let in"
@@ -22,17 +26,43 @@ extension LocalSendCarrier {
             return why
         }
         consentCertificates[request.number] = certificate
+        consentAddresses[request.number] = sender.address
         let timer = Task {
             guard (try? await Task.sleep(for: consent.wait)) != nil else { return }
             self.expireConsents()
         }
         defer { timer.cancel() }
-        // The continuation is kept before the person is told: an answer never comes before it.
-        let yes = await withCheckedContinuation { continuation in
-            consentReplies[request.number] = continuation
-            Task { await self.tellPerson(about: sender, id: id, offering: what) }
+        // The continuation is kept before the person is told: an answer never comes before it. A
+        // cancellation's withdrawal runs on the actor after it, whenever it came.
+        let yes = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                consentReplies[request.number] = continuation
+                Task { await self.tellPerson(about: sender, id: id, offering: what) }
+            }
+        } onCancel: {
+            Task { await self.withdrawOffer(request.number, because: "it closed its connection") }
         }
+        if Task.isCancelled { return "the device gave up waiting" }
         return yes ? nil : "the person at hexd did not let it in"
+    }
+
+    /// The device withdrew its offer numbered `number` (`why`): refused, and no longer asked
+    /// about. Nothing when it waits no more.
+    func withdrawOffer(_ number: UInt64, because why: String) {
+        guard let request = consent.withdraw(number) else { return }
+        (consentCertificates[number], consentAddresses[number]) = (nil, nil)
+        logger.info("\(request.name.clipped(toUTF8: 80)) withdrew its offer (\(why)): \(request.what)")
+        consentReplies.removeValue(forKey: number)?.resume(returning: false)
+    }
+
+    /// The device at `address` cancels the offer it has waiting (`/cancel` without a session, as
+    /// LocalSend's senders cancel a `prepare-upload` not yet answered): false when it has none.
+    func cancelWaitingOffer(from address: IPAddress) -> Bool {
+        guard let number = consentAddresses.first(where: { $0.value == address.description })?.key else {
+            return false
+        }
+        withdrawOffer(number, because: "it cancelled")
+        return true
     }
 
     /// Tells the person of an offer waiting: the log, a `pairRequested` event, the arrivals (a
@@ -54,6 +84,7 @@ extension LocalSendCarrier {
     func answerPerson(_ id: String, yes: Bool) async throws -> (what: String, certificate: String?) {
         guard let request = consent.answer(id) else { throw LookupError.noPairing(id) }
         let certificate = consentCertificates.removeValue(forKey: request.number)
+        consentAddresses[request.number] = nil
         var paired: String?
         if yes, let certificate {
             do {
@@ -78,10 +109,16 @@ extension LocalSendCarrier {
         return matches.count == 1 ? matches.first : nil
     }
 
+    /// The offers waiting, each with the address it came from (a device may offer before hexd
+    /// heard its announcement, or without one: it is listed by its offer then).
+    var offersWaiting: [(request: LocalSendConsent<String>.Request, address: String)] {
+        consent.waiting.map { ($0, consentAddresses[$0.number] ?? "") }
+    }
+
     /// Refuses the offers whose wait is over.
     func expireConsents() {
         for request in consent.expire(at: .now) {
-            consentCertificates[request.number] = nil
+            (consentCertificates[request.number], consentAddresses[request.number]) = (nil, nil)
             consentReplies.removeValue(forKey: request.number)?.resume(returning: false)
         }
     }

@@ -71,9 +71,13 @@ actor LocalSendCarrier: DaemonService {
     var consent = LocalSendConsent<String>()
     var consentReplies: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     var consentCertificates: [UInt64: String] = [:]
+    /// The address each offer waiting came from, by request number: only it may cancel the offer.
+    var consentAddresses: [UInt64: String] = [:]
     /// The largest lone text file whose first line describes the hex it makes and whose
     /// addresses are its links (LocalSend's command-line senders send a note as such a file).
     static let describingTextBytes = 65_536
+    /// The path of offers, which may wait for the person's answer.
+    static let preparePath = "/api/localsend/v2/prepare-upload"
     /// The path of uploads, whose bodies are read as they come.
     static let uploadPath = "/api/localsend/v2/upload"
     /// The connections served now, and those in their TLS handshake.
@@ -506,13 +510,14 @@ actor LocalSendCarrier: DaemonService {
                     ) { [connections] in connections.progressed(socket) }
                 case .request(let request):
                     connections.progressed(socket)
-                    // A request held for the person's answer (at most 16 are) is no idle connection.
-                    let held = Task { [connections] in
-                        while (try? await Task.sleep(for: .seconds(5))) != nil { connections.progressed(socket) }
-                    }
-                    let answer = await route(request, from: remote, certificate: connection.peerCertificate)
-                    held.cancel()
-                    // Hidden, the connection closes unanswered.
+                    let certificate = connection.peerCertificate
+                    // Only an offer may wait (for the person): its sender may give up meanwhile.
+                    let answer =
+                        request.path == Self.preparePath
+                        ? await whileConnected(socket) {
+                            await self.route(request, from: remote, certificate: certificate)
+                        } : await route(request, from: remote, certificate: certificate)
+                    // Hidden, or the client gone, the connection closes unanswered.
                     guard let answer else { return }
                     response = answer
                 }
@@ -526,6 +531,27 @@ actor LocalSendCarrier: DaemonService {
             logger.limited(
                 "localsend connection", .debug, "LocalSend connection from \(remote?.description ?? "?"): \(error)")
         }
+    }
+
+    /// Runs `work`, a request's answer (which may wait for the person), while watching `socket`: a
+    /// client that closes its connection meanwhile has given up (LocalSend 1.18 cancels a waiting
+    /// `prepare-upload` so: `send_provider.dart`), and `work` is cancelled; nil then. Meanwhile the
+    /// connection counts as busy, not idle (at most 16 requests are held for the person's answer).
+    private nonisolated func whileConnected(
+        _ socket: Socket, _ work: @escaping @Sendable () async -> HTTPResponse?
+    ) async -> HTTPResponse? {
+        let answering = Task { await work() }
+        let watching = Task { [connections] in
+            let closed = Task {
+                await socket.waitForPeerClose()
+                if !Task.isCancelled { answering.cancel() }
+            }
+            while (try? await Task.sleep(for: .seconds(5))) != nil { connections.progressed(socket) }
+            closed.cancel()
+        }
+        let answer = await answering.value
+        watching.cancel()
+        return answering.isCancelled ? nil : answer
     }
 
     /// How long, and how much of, what a client still sends after its answer is read and dropped.
@@ -554,19 +580,22 @@ actor LocalSendCarrier: DaemonService {
         _ request: HTTPRequest, from remote: Endpoint?, certificate: Fingerprint?
     ) async -> HTTPResponse? {
         switch (request.method, request.path) {
-        case ("POST", "/api/localsend/v2/prepare-upload"):
+        case ("POST", Self.preparePath):
             return await prepareUpload(request, from: remote, certificate: certificate)
         case ("POST", "/api/localsend/v2/cancel"):
-            guard let address = remote?.address, let session = request.query["sessionId"] else {
-                return .text(.forbidden, "no such session from this address")
+            // Answered 200 whatever it cancels, as 1.18's server answers (packages/core/src/http/
+            // server/v2.rs, `cancel`); only the address a session or an offer came from cancels it.
+            guard let address = remote?.address else { return HTTPResponse(.ok) }
+            if let session = request.query["sessionId"] {
+                // hexd's own send, its receiver's person cancelling (receive_controller.dart,
+                // cancelSession), or a session of a sender here.
+                if !cancelSending(session, from: address), reception.cancel(session: session, from: address) {
+                    await keepEndedSessions()
+                }
+            } else {
+                // The sender gives up its offer waiting for the person, whose id it does not know yet.
+                _ = cancelWaitingOffer(from: address)
             }
-            // The receiving device's person cancels one of hexd's sends (the app posts its own
-            // session's id: receive_controller.dart, cancelSession), or a sender its session here.
-            if cancelSending(session, from: address) { return HTTPResponse(.ok) }
-            guard reception.cancel(session: session, from: address) else {
-                return .text(.forbidden, "no such session from this address")
-            }
-            await keepEndedSessions()
             return HTTPResponse(.ok)
         case _ where !isVisible:
             return nil

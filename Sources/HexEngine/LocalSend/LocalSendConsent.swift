@@ -57,6 +57,13 @@ public struct LocalSendConsent<Key: Hashable & Sendable>: Sendable {
         return waiting.remove(at: index)
     }
 
+    /// The device withdrew the offer numbered `number` (it closed its connection, or cancelled):
+    /// the request it ends, which is refused; nil when it waits no more.
+    public mutating func withdraw(_ number: UInt64) -> Request? {
+        guard let index = waiting.firstIndex(where: { $0.number == number }) else { return nil }
+        return waiting.remove(at: index)
+    }
+
     /// The offers whose wait is over at `now`, ended (each is refused).
     public mutating func expire(at now: Instant) -> [Request] {
         let over = waiting.filter { $0.until <= now }
