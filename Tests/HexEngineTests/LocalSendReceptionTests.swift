@@ -47,6 +47,27 @@ import Testing
         #expect(photoDone && reception.session == nil, "the last file done ends the session")
     }
 
+    /// Bytes that are not the SHA-256 offered: the file may come again with its token, three
+    /// uploads in all, as LocalSend 1.18's receiver allows (its sender then retries).
+    @Test func aChecksumMismatchMayBeUploadedAgainTwice() throws {
+        var reception = Reception()
+        _ = try reception.prepare(id: "s1", files: [("t1", Self.photo)], from: "10.0.0.7", sender: "Pixel", at: start)
+        for attempt in 1...Reception.maximumAttempts {
+            _ = try reception.upload(session: "s1", file: "p", token: "t1", from: "10.0.0.7", at: start)
+            let whileUnderWay = refusal(&reception) {
+                _ = try $0.upload(session: "s1", file: "p", token: "t1", from: "10.0.0.7", at: start)
+            }
+            #expect(whileUnderWay != nil, "one upload of a file at a time")
+            let again = reception.mismatched(session: "s1", file: "p", at: start)
+            #expect(again == (attempt < Reception.maximumAttempts), "attempt \(attempt)")
+        }
+        #expect(reception.finished(session: "s1", file: "p", at: start) && reception.session == nil)
+        let fourth = refusal(&reception) {
+            _ = try $0.upload(session: "s1", file: "p", token: "t1", from: "10.0.0.7", at: start)
+        }
+        #expect(fourth == .forbidden("no such session"))
+    }
+
     @Test func aLongUploadKeepsItsSessionAndACancelStopsIt() throws {
         var reception = Reception(idleLimit: .seconds(60))
         _ = try reception.prepare(

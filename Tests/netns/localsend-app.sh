@@ -9,6 +9,8 @@
 #   - a lone text file (no preview, as the app sends a picked one) is kept as the file, its first
 #     line the hex's description; one that is not UTF-8 is kept byte for byte, the hex named by it;
 #   - a 24 MiB file streamed the same way lands whole (a stranger may keep 32 MiB by default);
+#   - an upload whose bytes are not the SHA-256 offered is answered 422, as the app's receiver
+#     answers it, and the file the app then uploads again lands whole; after three, nothing lands;
 #   - an offer waiting for host-c's person (--accept paired) whose sender gives up, closing its
 #     connection as the app does, or posting /cancel without a session, leaves hexctl peers at once
 #     and cannot be accepted any more;
@@ -75,6 +77,25 @@ result=$(send "$work/files/film.mp4")
 [ "$(json '[u["status"] for u in data["uploads"]]' <<<"$result")" = "[200]" ] || fail "24 MiB chunked: $result"
 cmp -s "$work/files/film.mp4" "$work/a-downloads/film.mp4" || fail "the 24 MiB file did not land whole"
 pass "a 24 MiB file streamed chunked landed whole"
+
+# Bytes that are not the SHA-256 offered (a file that changed while the app read it): 422, and the
+# app uploads it again with its token (upload_isolate.dart), three uploads in all.
+sender() { ip netns exec "$tag-b" python3 "$(dirname "$0")/localsend_sender.py" "$@"; }
+head -c 2097152 /dev/urandom >"$work/files/changed.bin"
+result=$(sender --corrupt 1 10.72.0.1 "$port" "$fingerprint" Pixel "$work/files/changed.bin")
+[ "$(json 'data["uploads"][0]["attempts"]' <<<"$result")" = "[422, 200]" ] \
+    && cmp -s "$work/files/changed.bin" "$work/a-downloads/changed.bin" \
+    || fail "an upload altered once: $result; $(ls -l "$work/a-downloads")"
+cp "$work/files/changed.bin" "$work/files/spoilt.bin"
+result=$(sender --corrupt 3 10.72.0.1 "$port" "$fingerprint" Pixel "$work/files/spoilt.bin")
+[ "$(json 'data["uploads"][0]["attempts"]' <<<"$result")" = "[422, 422, 422]" ] \
+    && [ ! -e "$work/a-downloads/spoilt.bin" ] && ! ls "$work/a-downloads" | grep -q '\.part' \
+    || fail "an upload altered three times: $result; $(ls -l "$work/a-downloads")"
+result=$(send "$work/files/list.txt")
+[ "$(json '[u["status"] for u in data["uploads"]]' <<<"$result")" = "[200]" ] \
+    || fail "after three mismatches the session did not end: $result"
+pass "bytes not the SHA-256 offered: 422, and the file sent again landed whole; after three 422s nothing landed," \
+    "and the next session was taken"
 
 # host-c lets in paired devices alone (--accept paired): the sender's offer waits for its person.
 # The sender gives up while it waits, as the app does (closing its connection), then cancels (a

@@ -16,7 +16,15 @@ head, af0416be), written for the tests from that source, each behaviour cited:
   which HTTP/1.1 carries as `Transfer-Encoding: chunked`, each chunk one read of the file of at
   most 512 KiB (`model/transfer.rs`: `READ_BUFFER_SIZE`, `read_file_into_sender`), the size in
   upper-case hex as hyper writes it, then `0` and an empty trailer section.
-- It takes `200` to an upload as done, anything else as a failure (`client/v2.rs`, `upload`).
+- It offers each file with its SHA-256, computed before the offer
+  (`app/lib/provider/network/send_provider.dart`: `createChecksums`, on by default,
+  `calculateFileHash`), so that the receiver checks what lands.
+- It takes `200` to an upload as done; `422` (the receiver's checksum mismatch) makes it upload
+  the file again with the same token, three uploads in all
+  (`packages/localsend_isolates/lib/src/isolate/child/upload_isolate.dart`: `_maxUploadAttempts`,
+  "if (e.status != 422 || attempt >= _maxUploadAttempts)"); anything else is a failure.
+- With `--corrupt N`, the first N uploads of the first file change its first byte on the way (a
+  file that changed while it was read), so that the receiver's check fails.
 - With `--give-up SECONDS`, its person cancels while the receiver's person has not answered the
   offer: the app then has no session id to name, so it only cancels its running requests
   (`app/lib/provider/network/send_provider.dart`, `cancelSession`: `_cancelRunningRequests`,
@@ -26,7 +34,7 @@ head, af0416be), written for the tests from that source, each behaviour cited:
   up (`packages/core/src/http/server/v2.rs`, `cancel`: "a cancel from the pending sender's address
   is accepted without one"), then reads the offer's answer.
 
-Usage: localsend_sender.py [--give-up SECONDS | --cancel SECONDS] HOST PORT FINGERPRINT ALIAS FILE...
+Usage: localsend_sender.py [--give-up SECONDS | --cancel SECONDS | --corrupt N] HOST PORT FINGERPRINT ALIAS FILE...
 prints one JSON object: the statuses. FINGERPRINT is the receiver's, as it announced it: the
 connection is refused unless it shows it.
 """
@@ -83,21 +91,34 @@ def connection(host, port, key_path, cert_path, pinned):
     return made
 
 
-def file_chunks(path):
+def file_chunks(path, corrupt=False):
     with open(path, "rb") as source:
         while True:
             chunk = source.read(READ_BUFFER_SIZE)
             if not chunk:
                 return
+            if corrupt:
+                chunk, corrupt = bytes([chunk[0] ^ 0xFF]) + chunk[1:], False
             yield chunk
+
+
+def sha256(path):
+    digest = hashlib.sha256()
+    for chunk in file_chunks(path):
+        digest.update(chunk)
+    return digest.hexdigest()
 
 
 def main():
     arguments = sys.argv[1:]
     give_up = cancel = None
-    if arguments[0] in ("--give-up", "--cancel"):
-        flag, seconds, *arguments = arguments
-        give_up, cancel = (float(seconds), None) if flag == "--give-up" else (None, float(seconds))
+    corrupt = 0
+    if arguments[0] in ("--give-up", "--cancel", "--corrupt"):
+        flag, value, *arguments = arguments
+        if flag == "--corrupt":
+            corrupt = int(value)
+        else:
+            give_up, cancel = (float(value), None) if flag == "--give-up" else (None, float(value))
     host, port, pinned, alias, *paths = arguments
     port = int(port)
     with tempfile.TemporaryDirectory() as directory:
@@ -106,7 +127,8 @@ def main():
                 "fingerprint": fingerprint, "port": 53317, "protocol": "https", "download": False}
         # The file's MIME type, as the app names it (`FileDto.file_type`).
         files = {str(index): {"id": str(index), "fileName": os.path.basename(path), "size": os.path.getsize(path),
-                              "fileType": mimetypes.guess_type(path)[0] or "application/octet-stream"}
+                              "fileType": mimetypes.guess_type(path)[0] or "application/octet-stream",
+                              "sha256": sha256(path)}
                  for index, path in enumerate(paths)}
         prepare = connection(host, port, key_path, cert_path, pinned)
         prepare.request("POST", "/api/localsend/v2/prepare-upload", body=json.dumps({"info": info, "files": files}),
@@ -132,15 +154,22 @@ def main():
         if answer.status == 200:
             session = json.loads(body)
             for index, path in enumerate(paths):
-                upload = connection(host, port, key_path, cert_path, pinned)
                 target = (f"/api/localsend/v2/upload?sessionId={session['sessionId']}&fileId={index}"
                           f"&token={session['files'][str(index)]}")
-                # http.client writes each chunk as hyper does: its size in upper-case hex, the
-                # bytes, CRLF; then `0` and an empty trailer section.
-                upload.request("POST", target, body=file_chunks(path), encode_chunked=True,
-                               headers={"Transfer-Encoding": "chunked"})
-                uploaded = upload.getresponse()
-                result["uploads"].append({"status": uploaded.status, "text": uploaded.read().decode(errors="replace")})
+                statuses = []
+                for attempt in range(1, 4):
+                    upload = connection(host, port, key_path, cert_path, pinned)
+                    altered = index == 0 and attempt <= corrupt
+                    # http.client writes each chunk as hyper does: its size in upper-case hex, the
+                    # bytes, CRLF; then `0` and an empty trailer section.
+                    upload.request("POST", target, body=file_chunks(path, altered), encode_chunked=True,
+                                   headers={"Transfer-Encoding": "chunked"})
+                    uploaded = upload.getresponse()
+                    text = uploaded.read().decode(errors="replace")
+                    statuses.append(uploaded.status)
+                    if uploaded.status != 422:
+                        break
+                result["uploads"].append({"status": uploaded.status, "text": text, "attempts": statuses})
         print(json.dumps(result))
 
 

@@ -228,6 +228,11 @@ extension LocalSendCarrier {
             }
             return await endUpload(session: session, file: fileID, saved: saved) ?? HTTPResponse(.ok)
         } catch {
+            if case .refused(IncomingFiles.checksumMismatch, let reason) = error,
+                await mayUploadAgain(session: session, file: fileID)
+            {
+                return .text(HTTPStatus(IncomingFiles.checksumMismatch, "Unprocessable Content"), reason)
+            }
             await endUpload(session: session, file: fileID, saved: nil)
             logger.limited(
                 "localsend upload", .info,
@@ -235,6 +240,11 @@ extension LocalSendCarrier {
             if case .refused(let status, let reason) = error { return .text(HTTPStatus(status, "Refused"), reason) }
             return .text(.badRequest, "\(error)")
         }
+    }
+
+    /// Whether `file`, whose bytes were not the SHA-256 offered, may be uploaded again.
+    private func mayUploadAgain(session: String, file: String) -> Bool {
+        reception.mismatched(session: session, file: file, at: .now)
     }
 
     private func startUpload(session: String, file: String, token: String, from address: IPAddress)

@@ -2,9 +2,11 @@ import HexKit
 
 /// What a LocalSend device may upload to hexd, as LocalSend's receivers decide it: one session at
 /// a time (another device's `prepare-upload` meanwhile is `409`), its files uploaded only with
-/// their tokens and only from the address that prepared them (`403` otherwise), each once; a
-/// session ends when the upload of its last file ended (whole or not: each file is uploaded
-/// once), when it is cancelled, or when nothing came for `idleLimit` while no upload was under way.
+/// their tokens and only from the address that prepared them (`403` otherwise), each once, or up
+/// to `maximumAttempts` times when its bytes were not the SHA-256 offered (LocalSend 1.18's
+/// receiver, `packages/core/src/http/server/v2.rs`: `MAX_UPLOAD_ATTEMPTS`, `finalize_file`); a
+/// session ends when the upload of its last file ended, when it is cancelled, or when nothing
+/// came for `idleLimit` while no upload was under way.
 ///
 /// Pure: the driver makes the session's id and tokens, passes the time in and acts on the answers.
 /// `Sender` is what the driver knows of who prepared a session, handed back with each upload.
@@ -16,10 +18,12 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
         public let id: String
         public let address: Address
         public let sender: Sender
-        /// The files still to come, by id, with their tokens.
+        /// The files still to come (or coming now), by id, with their tokens.
         public var waiting: [String: (token: String, file: LocalSendFile)]
         /// The files whose bytes are coming now.
         public var uploading: Set<String> = []
+        /// The uploads each file started, by id.
+        public var attempts: [String: Int] = [:]
         public var lastActivity: Instant
     }
 
@@ -40,6 +44,8 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
 
     /// A session with nothing uploaded for this long ends (an app that gave up without cancelling).
     public let idleLimit: Duration
+    /// Uploads of one file at most: the first, and two more after checksum mismatches.
+    public static var maximumAttempts: Int { 3 }
     public private(set) var session: Session?
 
     public init(idleLimit: Duration = .seconds(60)) {
@@ -61,8 +67,8 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
     }
 
     /// A device starts uploading `fileID` of session `id`: the file and who prepared it, when the
-    /// token and address are right. The file is taken off those waiting (a second upload of it is
-    /// refused); the driver says when its bytes came (`finished`).
+    /// token and address are right and no upload of it is under way. The driver says when its
+    /// bytes came (`finished`), or that they were not the SHA-256 offered (`mismatched`).
     /// - Throws: `Refusal.forbidden` with why.
     public mutating func upload(
         session id: String, file fileID: String, token: String, from address: Address, at now: Instant
@@ -70,11 +76,11 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
         expire(at: now)
         guard var current = session, current.id == id else { throw .forbidden("no such session") }
         guard current.address == address else { throw .forbidden("uploads come from the address that prepared them") }
-        guard let (expected, file) = current.waiting[fileID], expected == token else {
-            throw .forbidden("no such file, or a wrong token")
-        }
-        current.waiting[fileID] = nil
+        guard let (expected, file) = current.waiting[fileID], expected == token,
+            !current.uploading.contains(fileID)
+        else { throw .forbidden("no such file, or a wrong token") }
         current.uploading.insert(fileID)
+        current.attempts[fileID, default: 0] += 1
         current.lastActivity = now
         session = current
         return (file, current.sender)
@@ -84,10 +90,24 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
     /// ended the session, its last file done.
     public mutating func finished(session id: String, file fileID: String, at now: Instant) -> Bool {
         guard var current = session, current.id == id, current.uploading.remove(fileID) != nil else { return false }
+        current.waiting[fileID] = nil
         current.lastActivity = now
         let done = current.waiting.isEmpty && current.uploading.isEmpty
         session = done ? nil : current
         return done
+    }
+
+    /// The bytes of `fileID` were not the SHA-256 offered: true when it may be uploaded again
+    /// (with the same token), fewer than `maximumAttempts` uploads of it having started; false
+    /// when not, and the driver ends its upload as any other that failed (`finished`).
+    public mutating func mismatched(session id: String, file fileID: String, at now: Instant) -> Bool {
+        guard var current = session, current.id == id, current.uploading.contains(fileID),
+            current.attempts[fileID, default: 0] < Self.maximumAttempts
+        else { return false }
+        current.uploading.remove(fileID)
+        current.lastActivity = now
+        session = current
+        return true
     }
 
     /// Whether the upload of `fileID` in session `id` is still wanted (not cancelled).
