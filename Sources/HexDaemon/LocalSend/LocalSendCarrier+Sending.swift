@@ -62,7 +62,12 @@ extension LocalSendCarrier {
             let uploaded = try await exchange(upload, with: device, at: endpoint, label: label, until: deadline)
             guard uploaded.status == 200 else { throw Self.failure(uploaded.status, from: label, body: uploaded.body) }
             return Delivery(label: label, endpoint: endpoint, certificate: answer.certificate, uploaded: true)
-        case .declined, .pinRequired, .busy, .unexpected:
+        case .declined:
+            // The app shows a message before its person answers, and answers 403 to the back
+            // gesture as to a refusal (receive_page.dart): it was seen, and is not offered again.
+            throw .refused(
+                "the person at \(label) dismissed the message (HTTP 403); the app showed it first, so it was seen")
+        case .pinRequired, .busy, .unexpected:
             throw Self.failure(answer.status, from: label, body: answer.body)
         }
     }
