@@ -50,9 +50,11 @@ let commands: [Command] =
                 sends no acknowledgement. A LocalSend device (its alias or localsend: ID) gets the hex as one
                 message: a lone link with no description as the bare address, else the description and one
                 address per line; its person may take up to five minutes to answer, and hexd waits for them
-                in the background. A paired KDE Connect device (its name or kdeconnect: ID) gets a lone link
-                with no description as a URL it opens, else a text with the description and one address per
-                line; KDE Connect confirms nothing, so the send is done once written to the device's link.
+                in the background; one it showed is never offered twice. A paired KDE Connect device (its
+                name or kdeconnect: ID) gets a lone link with no description as a URL it opens, else a text
+                with the description and one address per line, which a phone or tablet also gets as a ping it
+                shows as a notification; KDE Connect confirms nothing, so the send is done once written to
+                the device's link.
 
                 \(queueingHelp)
                 """,

@@ -20,8 +20,10 @@ let shareCommands = [
             file. On a terminal, progress is shown when it takes more than a moment (never with --json).
 
             To a LocalSend device (--to its alias or localsend: ID), the files themselves go, at once and
-            not through the outbox: the device's person may take up to five minutes to accept them, then
-            each is uploaded as it is read (progress on a terminal; 'hexctl watch' shows filesSending). To a
+            not through the outbox, with their types and SHA-256: the device's person may take up to five
+            minutes to accept them, then each is uploaded as it is read (progress on a terminal; 'hexctl
+            watch' shows filesSending), again if the device got other bytes, and no further once its
+            person cancels (exit 77). To a
             paired KDE Connect device (--to its name or kdeconnect: ID), likewise: each file is offered in
             turn and the device fetches it at once.
 

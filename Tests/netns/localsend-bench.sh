@@ -22,6 +22,11 @@
 #     timed from the upload request's first byte to the receiver's answer (the file whole in its folder
 #     by then, its SHA-256 checked after timing), median of ROUNDS, alternating with the rounds above;
 #     against the TLS copy, and hexd's and devC's CPU time per transfer;
+#   - the same fast sender streaming as LocalSend 1.18's core does (no length: Transfer-Encoding
+#     chunked, one 1 MiB chunk per write), to hexd and to devC, timed and checked the same way; and the
+#     machine's floor for those bytes, measured in the same run: decrypting them with the connection's
+#     cipher plus hashing them with SHA-256 (`openssl speed -evp` of each), which hexd's CPU time per
+#     transfer is compared with;
 #   - hexd's peak RSS during its transfers (VmRSS every 50 ms) minus its idle RSS before them;
 #   - how soon hexd lists a LocalSend device after its announcement: a scripted device in host-b (a
 #     TLS server of its own certificate) announces once, `hexctl peers --json` polled every 10 ms,
@@ -189,13 +194,15 @@ for number in range(count):
     time.sleep(0.5)  # hexd registers with at most 4 devices a second
 PYTHON
 
-# fast.py ADDRESS FILE NAME: LocalSend's upload of FILE, as NAME, to ADDRESS:53317 over TLS (no client
-# certificate, the receiver's not checked), prepare-upload without sha256, then upload in 1 MiB writes;
+# fast.py ADDRESS FILE NAME [chunked]: LocalSend's upload of FILE, as NAME, to ADDRESS:53317 over TLS (no
+# client certificate, the receiver's not checked), prepare-upload without sha256, then upload in 1 MiB
+# writes (sized, or chunked as 1.18's core streams a file: one chunk per write);
 # prints the ns since the epoch of the upload's first byte and of the answer, and its status ("0 0 ..."
 # when it failed, with why).
 cat >"$work/fast.py" <<'PYTHON'
 import json, os, socket, ssl, sys, time
 address, path, name = sys.argv[1], sys.argv[2], sys.argv[3]
+chunked = sys.argv[4:] == ["chunked"]
 size = os.path.getsize(path)
 context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
@@ -210,8 +217,9 @@ def answer(sock):
         length = int(value) if key.strip().lower() == "content-length" else length
     return status, reader.read(length)
 def request(sock, target, length, kind):
+    framing = "Transfer-Encoding: chunked" if length is None else f"Content-Length: {length}"
     head = (f"POST {target} HTTP/1.1\r\nHost: {address}:53317\r\nContent-Type: {kind}\r\n"
-            f"Content-Length: {length}\r\nConnection: close\r\n\r\n")
+            f"{framing}\r\nConnection: close\r\n\r\n")
     sock.sendall(head.encode())
 try:
     info = {"alias": "fast", "version": "2.1", "deviceModel": None, "deviceType": "desktop",
@@ -231,13 +239,21 @@ try:
         block = bytearray(1 << 20)
         view = memoryview(block)
         first = time.time_ns()
-        request(sock, f"/api/localsend/v2/upload?sessionId={session}&fileId=f1&token={token}", size,
-                "application/octet-stream")
+        request(sock, f"/api/localsend/v2/upload?sessionId={session}&fileId=f1&token={token}",
+                None if chunked else size, "application/octet-stream")
         while (count := data.readinto(block)):
+            if chunked:
+                sock.sendall(f"{count:X}\r\n".encode())
             sock.sendall(view[:count])
+            if chunked:
+                sock.sendall(b"\r\n")
+        if chunked:
+            sock.sendall(b"0\r\n\r\n")
         status, reply = answer(sock)
         done = time.time_ns()
-    print(first if status == 200 else 0, done if status == 200 else 0, f"upload {status} {reply[:200]!r}")
+        cipher = sock.cipher()[0]
+    ok = status == 200
+    print(first if ok else 0, done if ok else 0, f"cipher={cipher} upload {status} {reply[:200]!r}")
 except Exception as error:
     print(0, 0, f"{type(error).__name__}: {error}")
 PYTHON
@@ -274,8 +290,8 @@ pids+=("$lsd_b" "$lsd_c")
 
 bench_hexd() {  # DATA LOCALSEND [OPTIONS...]: hexd in host-a; prints its PID once it answers hexctl
     local data=$1 localsend=$2; shift 2
-    ip netns exec "$tag-a" "$bin/hexd" --kdeconnect off --data-dir "$work/$data" --name host-a --mdns off --web off --notify off \
-        --localsend "$localsend" --log-level debug "$@" >/dev/null 2>"$work/$data.log" &
+    ip netns exec "$tag-a" "$bin/hexd" --kdeconnect off --data-dir "$work/$data" --name host-a --mdns off \
+        --web off --notify off --localsend "$localsend" --log-level debug "$@" >/dev/null 2>"$work/$data.log" &
     local pid=$!
     for _ in $(seq 200); do [ -S "$work/$data/hexd.sock" ] && break; sleep 0.05; done
     for _ in $(seq 100); do
@@ -339,8 +355,8 @@ rm -f "$work/tls-in/dd.bin"
 transfer() {
     local kind=$1 number=$2 folder receiver sender=$lsd_b server=""
     case $kind in
-        hexd | fast-hexd) folder=$work/a-downloads receiver=$hexd_pid ;;
-        localsendd | fast-localsendd) folder=$work/lsd-c/downloads receiver=$lsd_c ;;
+        hexd | fast-hexd | chunked-hexd) folder=$work/a-downloads receiver=$hexd_pid ;;
+        localsendd | fast-localsendd | chunked-localsendd) folder=$work/lsd-c/downloads receiver=$lsd_c ;;
         from-hexd) folder=$work/lsd-b/downloads receiver=$lsd_b sender=$hexd_pid ;;
         from-localsendd) folder=$work/lsd-b/downloads receiver=$lsd_b sender=$lsd_c ;;
         tls)
@@ -377,11 +393,12 @@ transfer() {
         from-localsendd)
             lsctl c send "$work/bench.bin" --to devB --wait --quiet >"$work/sent" 2>&1 || true
             ;;
-        fast-hexd | fast-localsendd)
-            local address=10.68.0.1
-            [ "$kind" = fast-localsendd ] && address=10.68.0.3
+        fast-hexd | fast-localsendd | chunked-hexd | chunked-localsendd)
+            local address=10.68.0.1 framing=""
+            [[ "$kind" == *-localsendd ]] && address=10.68.0.3
+            [[ "$kind" == chunked-* ]] && framing=chunked
             ip netns exec "$tag-b" timeout "$limit" python3 "$work/fast.py" "$address" "$work/bench.bin" bench.bin \
-                >"$work/sent" 2>&1 || true
+                $framing >"$work/sent" 2>&1 || true
             ;;
         tls)
             ip netns exec "$tag-b" timeout "$limit" openssl s_client -quiet -no_ign_eof -nocommands \
@@ -396,9 +413,10 @@ transfer() {
     local first whole cpu rss_start rss_peak sender_cpu good=no
     read -r first whole <"$work/watched" || true
     read -r cpu rss_start rss_peak sender_cpu <"$work/sampled" || true
-    if [[ "$kind" == fast-* ]]; then  # timed by the sender: the upload's first byte to the answer
+    if [[ "$kind" == fast-* || "$kind" == chunked-* ]]; then  # timed by the sender: first byte to answer
         local upload=0 answered=0
         read -r upload answered _ <"$work/sent" || true
+        grep -ao 'cipher=[A-Za-z0-9_-]*' "$work/sent" | cut -d= -f2 >"$work/cipher" || true
         [ "$answered" = 0 ] && whole=0
         [ "$whole" = 0 ] || whole=$answered first=$upload start=$upload
     fi
@@ -416,7 +434,9 @@ transfer() {
 }
 : >"$work/results"
 for number in $(seq "$rounds"); do
-    for kind in hexd localsendd tls fast-hexd fast-localsendd; do transfer "$kind" "$number"; done
+    for kind in hexd localsendd tls fast-hexd fast-localsendd chunked-hexd chunked-localsendd; do
+        transfer "$kind" "$number"
+    done
 done
 # hexd and devC send to devB by alias: each has to list it first.
 by_a="" by_c=""
@@ -452,13 +472,25 @@ for mode in on off; do
     stop "$idle_pid"
 done
 
+# The floor: the connection's cipher (what hexd's TLS with the fast sender agreed on) and SHA-256, each
+# over 16 KiB blocks for 3 s, in bytes a second.
+cipher=$(cat "$work/cipher" 2>/dev/null || true)
+case $cipher in
+    *CHACHA20*) evp=chacha20-poly1305 ;;
+    *AES_128_GCM* | *AES128-GCM*) evp=aes-128-gcm ;;
+    *) evp=aes-256-gcm cipher=${cipher:-TLS_AES_256_GCM_SHA384} ;;
+esac
+speed() { openssl speed -evp "$1" -bytes 16384 -seconds 3 2>/dev/null | awk -v name="$1" 'tolower($0) ~ name && /k$/ {
+    value = $NF; sub(/k$/, "", value); print value * 1000 }' | tail -1; }
+echo "$cipher $(speed "$evp") $(speed sha256)" >"$work/floor"
+
 # --- The figures.
 python3 - "$work" "$mib" "$disk_ms" "$(($(date +%s) - began))" <<'PYTHON'
 import statistics, sys
 work, mib, disk, took = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 say = lambda text: print("localsend-bench: " + text)
-rows = {kind: [] for kind in ("hexd", "localsendd", "tls", "fast-hexd", "fast-localsendd", "from-hexd",
-                              "from-localsendd")}
+rows = {kind: [] for kind in ("hexd", "localsendd", "tls", "fast-hexd", "fast-localsendd", "chunked-hexd",
+                              "chunked-localsendd", "from-hexd", "from-localsendd")}
 with open(f"{work}/results") as results:
     for line in results:
         kind, number, start, first, whole, cpu, rss_start, rss_peak, sender, good = line.split()
@@ -503,6 +535,19 @@ say(f"a fast sender (Python ssl, 1 MiB writes) to hexd: {rate_text(fast)} ({fast
 say(f"the fast sender to localsendd (devC): {rate_text(fast_lsd)} ({fast_lsd_rounds}), its CPU "
     f"{cpu('fast-localsendd', 'cpu'):.0f} ms per {mib} MiB; receivers hexd/localsendd {ratio(fast, fast_lsd)}; "
     f"localsendd at {percent(fast_lsd, tls_up)} of the TLS copy")
+chunked, chunked_rounds = median_rate("chunked-hexd", "first")
+chunked_lsd, chunked_lsd_rounds = median_rate("chunked-localsendd", "first")
+say(f"a chunked sender (1 MiB chunks, as LocalSend 1.18 streams) to hexd: {rate_text(chunked)} ({chunked_rounds}), "
+    f"to localsendd: {rate_text(chunked_lsd)} ({chunked_lsd_rounds}); receivers hexd/localsendd "
+    f"{ratio(chunked, chunked_lsd)}; CPU per {mib} MiB: hexd {cpu('chunked-hexd', 'cpu'):.0f} ms, localsendd "
+    f"{cpu('chunked-localsendd', 'cpu'):.0f} ms")
+with open(f"{work}/floor") as floor_file:
+    cipher, decrypt, digest_rate = floor_file.read().split()
+floor_ms = mib * 1048576 / float(decrypt) * 1000 + mib * 1048576 / float(digest_rate) * 1000
+say(f"the floor for {mib} MiB on this machine: {cipher} at {float(decrypt) / 1e9:.2f} GB/s and SHA-256 at "
+    f"{float(digest_rate) / 1e9:.2f} GB/s (openssl speed -evp, 16 KiB blocks) make {floor_ms:.0f} ms; hexd's CPU "
+    f"per chunked upload {cpu('chunked-hexd', 'cpu') / floor_ms:.2f}x it, per sized upload "
+    f"{cpu('fast-hexd', 'cpu') / floor_ms:.2f}x")
 say(f"CPU time per {mib} MiB, median: receiving, hexd {cpu('hexd', 'cpu'):.0f} ms, localsendd "
     f"{cpu('localsendd', 'cpu'):.0f} ms; sending (devB), to hexd {cpu('hexd', 'sender'):.0f} ms, to localsendd "
     f"{cpu('localsendd', 'sender'):.0f} ms")

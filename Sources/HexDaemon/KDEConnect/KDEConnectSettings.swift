@@ -21,7 +21,8 @@ public struct KDEConnectSettings: Sendable, Hashable {
             "kdeconnect", value: "on|off",
             help:
                 "Be a KDE Connect device (protocol 7 and 8): broadcast hexd's identity where beacons go (--broadcast, "
-                + "--interface), keep a TLS link with each KDE Connect device heard, list them in hexctl peers, pair "
+                + "--interface), publish and browse _kdeconnect._udp with --mdns, keep a TLS link with each KDE "
+                + "Connect device heard or found, list them in hexctl peers, pair "
                 + "with them as you say (hexctl pair), and exchange links, texts and files with the paired ones. "
                 + "Default: on.",
             expected: "on or off", \.enabled
