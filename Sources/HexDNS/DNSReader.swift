@@ -100,6 +100,7 @@ struct DNSReader {
                 }
             }
         }
+        guard offset == end else { throw DNSError("an NSEC's next name runs past its record") }
         return .nsec(next: next, types: Array(Set(types)).sorted())
     }
 

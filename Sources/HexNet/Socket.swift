@@ -176,8 +176,13 @@ public final class Socket: Sendable {
                 return
             }
             if Int32(request.revents) & POLLIN == 0 {
-                // Nothing to read: sleep until something arrives (a FIN makes it readable too).
-                try? await waitUntil(.readable, descriptor: descriptor, timeout: nil, operation: "watch for a close")
+                // Nothing to read: sleep until something arrives (a FIN makes it readable too). A
+                // wait that fails (cancelled, or the reactor refused the descriptor) ends the watch.
+                do {
+                    try await waitUntil(.readable, descriptor: descriptor, timeout: nil, operation: "watch for a close")
+                } catch {
+                    return
+                }
             } else {
                 // Bytes wait unread (a TLS alert before the FIN): readiness will not change until
                 // they are read, so look again in a moment.

@@ -67,37 +67,39 @@ import Testing
     }
 
     @Test func aResolvedInstanceIsASightingOfItsPeer() throws {
-        let sighting = try #require(AvahiAPI.sighting(resolved: resolved(), interval: .seconds(40)))
+        let sighting = try #require(AvahiAPI.found(resolved: resolved(), interval: .seconds(40))?.sighting)
         #expect(sighting.uuid == Self.id && sighting.name == "Ada" && sighting.port == 18_521)
         #expect(sighting.address == IPAddress("10.0.0.7") && sighting.instance == "I1" && sighting.versionID == "2.0.0")
         #expect(sighting.kind == .present && !sighting.isSigned && sighting.interval == .seconds(40))
-        let leaving = try #require(AvahiAPI.sighting(resolved: resolved(), interval: .seconds(40), leaving: true))
+        let leaving = try #require(
+            AvahiAPI.found(resolved: resolved(), interval: .seconds(40), leaving: true)?.sighting)
         #expect(leaving.kind == .leaving)
     }
 
     @Test func aLinkLocalAddressTakesTheInterfaceAvahiHeardItOn() throws {
         let sighting = try #require(
-            AvahiAPI.sighting(
+            AvahiAPI.found(
                 resolved: resolved(address: "fe80::1", interface: 1),
-                interval: .seconds(40)))
+                interval: .seconds(40))?.sighting)
         guard case .v6(let address) = sighting.address else {
             Issue.record("not IPv6: \(sighting.address)")
             return
         }
         #expect(address.scope == 1 && address.isLinkLocal)
-        #expect(AvahiAPI.sighting(resolved: resolved(address: "fe80::1", interface: -1), interval: .seconds(40)) == nil)
-        let global = try #require(AvahiAPI.sighting(resolved: resolved(address: "2001:db8::1"), interval: .seconds(1)))
+        #expect(AvahiAPI.found(resolved: resolved(address: "fe80::1", interface: -1), interval: .seconds(40)) == nil)
+        let global = try #require(
+            AvahiAPI.found(resolved: resolved(address: "2001:db8::1"), interval: .seconds(1))?.sighting)
         #expect(global.address == IPAddress("2001:db8::1"))
     }
 
     @Test func aResolveWithoutAnIDAPortOrAnAddressIsNoSighting() {
-        #expect(AvahiAPI.sighting(resolved: resolved(txt: ["v=2.0.0"]), interval: .seconds(1)) == nil)
-        #expect(AvahiAPI.sighting(resolved: resolved(txt: ["id=not-a-uuid"]), interval: .seconds(1)) == nil)
-        #expect(AvahiAPI.sighting(resolved: resolved(port: 0), interval: .seconds(1)) == nil)
-        #expect(AvahiAPI.sighting(resolved: resolved(address: "ada.local"), interval: .seconds(1)) == nil)
-        #expect(AvahiAPI.sighting(resolved: Array(resolved().prefix(10)), interval: .seconds(1)) == nil)
+        #expect(AvahiAPI.found(resolved: resolved(txt: ["v=2.0.0"]), interval: .seconds(1))?.sighting == nil)
+        #expect(AvahiAPI.found(resolved: resolved(txt: ["id=not-a-uuid"]), interval: .seconds(1))?.sighting == nil)
+        #expect(AvahiAPI.found(resolved: resolved(port: 0), interval: .seconds(1))?.sighting == nil)
+        #expect(AvahiAPI.found(resolved: resolved(address: "ada.local"), interval: .seconds(1)) == nil)
+        #expect(AvahiAPI.found(resolved: Array(resolved().prefix(10)), interval: .seconds(1)) == nil)
         var wrongType = resolved()
         wrongType[8] = .uint32(18_521)
-        #expect(AvahiAPI.sighting(resolved: wrongType, interval: .seconds(1)) == nil)
+        #expect(AvahiAPI.found(resolved: wrongType, interval: .seconds(1)) == nil)
     }
 }

@@ -49,7 +49,6 @@ import Testing
         let types = advert.answers(
             to: DNSMessage(questions: [DNSQuestion(name: advert.services, type: DNSType.ptr)]), addresses: addresses)
         #expect(types.answers.map(\.data) == [.ptr(advert.service), .ptr(type)])
-        #expect(advert.serviceTypes == [advert.service, type])
         var browser = DNSSDBrowser(service: type)
         let source = try #require(IPAddress("10.0.0.7"))
         let found = browser.take(advert.announcement(addresses: addresses), from: source, at: .now)

@@ -52,14 +52,14 @@ import Testing
     @Test func aChecksumMismatchMayBeUploadedAgainTwice() throws {
         var reception = Reception()
         _ = try reception.prepare(id: "s1", files: [("t1", Self.photo)], from: "10.0.0.7", sender: "Pixel", at: start)
-        for attempt in 1...Reception.maximumAttempts {
+        for attempt in 1...LocalSendAnswer.maximumUploads {
             _ = try reception.upload(session: "s1", file: "p", token: "t1", from: "10.0.0.7", at: start)
             let whileUnderWay = refusal(&reception) {
                 _ = try $0.upload(session: "s1", file: "p", token: "t1", from: "10.0.0.7", at: start)
             }
             #expect(whileUnderWay != nil, "one upload of a file at a time")
             let again = reception.mismatched(session: "s1", file: "p", at: start)
-            #expect(again == (attempt < Reception.maximumAttempts), "attempt \(attempt)")
+            #expect(again == (attempt < LocalSendAnswer.maximumUploads), "attempt \(attempt)")
         }
         #expect(reception.finished(session: "s1", file: "p", at: start) && reception.session == nil)
         let fourth = refusal(&reception) {

@@ -176,6 +176,10 @@ import Testing
         let many = (1...70).map { "https://example.com/\($0)" }.joined(separator: " ")
         let crowded = ForeignMessage.localSend.hex(files: [("m.txt", "/d/m.txt")], from: "c", senderID: nil, text: many)
         #expect(crowded.links?.count == ForeignMessage.maximumLinks)
+        // More files than links one message becomes (an offer may name a thousand): no text link.
+        let files = (0...ForeignMessage.maximumLinks).map { ("f\($0)", "/d/f\($0)") }
+        let many65 = ForeignMessage.localSend.hex(files: files, from: "c", senderID: nil, text: "x https://a.example")
+        #expect(many65.links?.count == files.count && many65.hexDescription == "x https://a.example")
     }
 
     @Test(arguments: [

@@ -47,7 +47,8 @@ result=$(send "$work/files/photo.jpg" "$work/files/report.pdf" "$work/files/note
 [ "$(json '(data["prepare"], [u["status"] for u in data["uploads"]])' <<<"$result")" = "(200, [200, 200, 200])" ] \
     || fail "the 1.18 sender's session: $result"
 for file in photo.jpg report.pdf notes.txt; do
-    cmp -s "$work/files/$file" "$work/a-downloads/$file" || fail "$file did not land whole: $(ls -l "$work/a-downloads")"
+    cmp -s "$work/files/$file" "$work/a-downloads/$file" \
+        || fail "$file did not land whole: $(ls -l "$work/a-downloads")"
 done
 newest=$(ctl a inbox show "$(ctl a inbox --json --limit 1 | json 'data["id"]')")
 for file in photo.jpg report.pdf notes.txt; do

@@ -58,7 +58,7 @@ fi
 size=$((mib << 20))
 limit=$((60 + mib))     # seconds a transfer may take: at least 1 MiB/s
 # A stranger's files count against the inbox's budgets, and stay counted once removed: every round's.
-budget="$(((2 * rounds + 2) * mib + 64))MiB"
+budget="$(((3 * rounds + 2) * mib + 64))MiB"
 
 # --- Helpers, in python: the file watcher, the process sampler, the idle counter, the scripted device.
 # watch.py DIR NAME SIZE SECONDS READY: prints when (ns since the epoch) a byte was first in a file of

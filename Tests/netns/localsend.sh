@@ -13,11 +13,12 @@
 #   - devB sends host-a a note (a text file with no preview, as localsendd sends one, its client
 #     certificate shown): the file lands whole in host-a's downloads as note.txt (LocalSend 1.18
 #     calls only a previewed text a message), and a hex from devB's ID links it, its first line the
-#     description and each web address in it a link after the file's; devB sends a 5 MiB file, which lands whole in host-a's downloads folder
-#     with a hex linking to it; a climbing file name, 10,000 files, a 20 MB body and an upload
-#     without a session are refused; host-d (--accept paired) holds devB's note until the person
-#     lets devB in (hexctl pair --accept), then pairs it; a declined offer lands nothing; blocked,
-#     devB's next note is refused and nothing is stored;
+#     description and each web address in it a link after the file's; devB sends a 5 MiB file,
+#     which lands whole in host-a's downloads folder with a hex linking to it; a climbing file
+#     name, 10,000 files, a 20 MB body and an upload without a session are refused; host-d
+#     (--accept paired) holds devB's note until the person lets devB in (hexctl pair --accept), then
+#     pairs it; a declined offer lands nothing; blocked, devB's next note is refused and nothing is
+#     stored;
 #   - a message as the 1.18 apps send one (its text the preview of one text file, a script of the
 #     test's own, no client certificate as apps before 1.18): a hex naming no sender ID, answered 204;
 #     the same with a certificate other than the one the device claims: 403, nothing stored;

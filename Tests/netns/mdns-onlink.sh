@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Which sources hexd's own mDNS responder answers (RFC 6762, section 11: those on one of its links),
-# in network namespaces on one bridge: host-a runs hexd with DNS-SD on (its own responder); host-z
-# asks for `_hexd._tcp` (mdns-query.py, a legacy unicast query, so the answer comes back to the
-# very address that asked) from each of its addresses:
+# in network namespaces on one bridge: host-a runs hexd with DNS-SD on (its own responder, its KDE
+# Connect device publishing `_kdeconnect._udp` beside `_hexd._tcp`); host-z asks for each service
+# (mdns-query.py, a legacy unicast query, so the answer comes back to the very address that asked)
+# from each of its addresses:
 #   - on-link, all answered: its IPv6 link-local address, its ULA within the link's prefix
 #     (fd77::3/64, host-a has fd77::1/64), its IPv4 address within the subnet;
 #   - off-link, none answered: a ULA of another prefix (fd99::3/128) and an IPv4 address of another
@@ -40,17 +41,19 @@ ctl a wait --timeout 10 >/dev/null || fail "hexd did not start"
 for _ in $(seq 50); do grep -q "published by DNS-SD" "$work/a.log" && break; sleep 0.1; done
 grep -q "published by DNS-SD" "$work/a.log" || fail "hexd did not publish"
 
-ask() {  # SOURCE [TRIES]: "N of TRIES answered, median M ms"
-    ip netns exec "$tag-z" python3 "$(dirname "$0")/mdns-query.py" "$1" "sz$$" _hexd._tcp.local "${2:-1}"
+ask() {  # SERVICE SOURCE [TRIES]: "N of TRIES answered, median M ms"
+    ip netns exec "$tag-z" python3 "$(dirname "$0")/mdns-query.py" "$2" "sz$$" "$1" "${3:-1}"
 }
-for source in "$link_local" fd77::3 10.68.0.3; do
-    result=$(ask "$source" "$rounds")
-    [[ "$result" == "$rounds of $rounds answered"* ]] || fail "from $source, on-link: $result"
-    pass "from $source (on-link): $result"
-done
-for source in fd99::3 192.168.77.3; do
-    result=$(ask "$source" 3)
-    [[ "$result" == "0 of 3 answered"* ]] || fail "from $source, off-link, hexd answered: $result"
-    pass "from $source (off-link): not answered"
+for service in _hexd._tcp.local _kdeconnect._udp.local; do
+    for source in "$link_local" fd77::3 10.68.0.3; do
+        result=$(ask "$service" "$source" "$rounds")
+        [[ "$result" == "$rounds of $rounds answered"* ]] || fail "$service from $source, on-link: $result"
+        pass "$service from $source (on-link): $result"
+    done
+    for source in fd99::3 192.168.77.3; do
+        result=$(ask "$service" "$source" 3)
+        [[ "$result" == "0 of 3 answered"* ]] || fail "$service from $source, off-link, hexd answered: $result"
+        pass "$service from $source (off-link): not answered"
+    done
 done
 echo "$label: $passed passed, 0 failed"

@@ -35,9 +35,6 @@ struct IncomingFiles: Sendable {
     }
 
     /// A file that landed whole.
-    /// The status of bytes whose SHA-256 is not the one announced.
-    static let checksumMismatch = 422
-
     struct Saved: Sendable, Equatable {
         /// Its name in the folder (the safe form of the sender's, numbered when that was taken).
         var name: String
@@ -150,10 +147,9 @@ struct IncomingFiles: Sendable {
         }
         if let expected = sha256 {
             guard (try? digest?.finish()) == expected else {
-                // LocalSend 1.18's status for it, on which its sender uploads the file again
-                // (packages/core/src/http/server/v2.rs, the upload handler).
                 throw .refused(
-                    status: Self.checksumMismatch, "Checksum mismatch: the bytes' SHA-256 is not the one announced")
+                    status: LocalSendAnswer.checksumMismatch,
+                    "Checksum mismatch: the bytes' SHA-256 is not the one announced")
             }
         }
         guard await stillWanted() else { throw .refused(status: 409, "the session was cancelled") }

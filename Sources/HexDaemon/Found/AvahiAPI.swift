@@ -3,8 +3,8 @@ import HexDNS
 import HexNet
 
 /// The part of Avahi's D-Bus API (`org.freedesktop.Avahi`, avahi-daemon 0.6 and later) that hexd
-/// uses to publish and browse `_hexd._tcp` and its carriers' services: the calls it makes, and what it reads from Avahi's
-/// signals and replies. Pure, so that every message can be checked without a bus; whatever a
+/// uses to publish and browse `_hexd._tcp` and its carriers' services: the calls it makes, and
+/// what it reads from Avahi's signals and replies. Pure, so that every message can be checked without a bus; whatever a
 /// reply holds that is not what the API promises is read as nothing.
 enum AvahiAPI {
     static let name = "org.freedesktop.Avahi"
@@ -104,12 +104,6 @@ enum AvahiAPI {
     }
 
     // MARK: Replies
-
-    /// The sighting a `ResolveService` reply of a `_hexd._tcp` instance makes, present or
-    /// `leaving`; nil when the reply is not one, names no hexd ID, or gives no port or no address.
-    static func sighting(resolved body: [DBusValue], interval: Duration, leaving: Bool = false) -> Sighting? {
-        found(resolved: body, interval: interval, leaving: leaving)?.sighting
-    }
 
     /// The instance a `ResolveService` reply (`iissssisqaayu`) describes, present or `leaving`;
     /// nil when the reply is not one, or gives no port or no address. A link-local IPv6 address

@@ -13,8 +13,8 @@ import HexNet
 /// whose instances are resolved to sightings for the peer directory, and both made again when
 /// Avahi restarts or renames its host. A name another publisher holds is replaced by the one
 /// Avahi proposes. The carriers' services go in the same group, and the types they browse for get
-/// browsers of their own (`CarrierDNSSD`). What comes from the bus is bounded: at most `capacity` instances, the signals
-/// `DBusConnection` buffers, one resolve at a time.
+/// browsers of their own (`CarrierDNSSD`). What comes from the bus is bounded: at most `capacity`
+/// instances, the signals `DBusConnection` buffers, one resolve at a time.
 actor AvahiService: DaemonService, CarrierDNSSD {
     static let capacity = 256
     /// How often the instances browsed are resolved again: the directory expires a peer three of
@@ -45,6 +45,9 @@ actor AvahiService: DaemonService, CarrierDNSSD {
     private var toResolve: [AvahiAPI.Item.Key] = []
     private let resolveBell = Doorbell()
     private let refreshBell = Doorbell()
+    /// The group's services changed (a carrier's came) since it was filled: the next reconcile
+    /// empties and fills it again, whatever state Avahi last said it was in.
+    private var groupNeedsRefill = false
     private var reconciling = false
     private var reconcileAgain = false
     private var reconciled: [CheckedContinuation<Void, Never>] = []
@@ -316,11 +319,9 @@ actor AvahiService: DaemonService, CarrierDNSSD {
         } catch {
             return logger.warning("cannot publish \(persona.type) through Avahi: \(error)")
         }
-        // Avahi takes a group's services only while it is empty: it is emptied and filled again.
-        if let group, groupState != .uncommitted {
-            _ = try? await connection?.call(AvahiAPI.groupCall(group, "Reset"))
-            groupState = .uncommitted
-        }
+        // Avahi takes a group's services only while it is empty: the next reconcile empties and
+        // fills it again (one under way runs once more).
+        groupNeedsRefill = true
         await reconcile()
     }
 
@@ -374,6 +375,11 @@ actor AvahiService: DaemonService, CarrierDNSSD {
         }
         if group == nil {
             group = try await connection.call(AvahiAPI.serverCall("EntryGroupNew")).body.first?.objectPathValue
+            groupState = .uncommitted
+        }
+        if let group, groupNeedsRefill {
+            groupNeedsRefill = false
+            try await connection.call(AvahiAPI.groupCall(group, "Reset"))
             groupState = .uncommitted
         }
         guard let group, groupState == .uncommitted, renames < MDNSResponder.maximumRenames else { return }

@@ -70,9 +70,6 @@ struct DNSSDAdvert: Sendable {
         return copy
     }
 
-    /// The service types published: `_hexd._tcp` first, then the carriers'.
-    var serviceTypes: [DNSName] { [service] + personas.map(\.type) }
-
     private static func instanceName(_ name: String, service: DNSName) throws(DNSError) -> DNSName {
         let label = Array(name.clipped(toUTF8: DNSName.maximumLabelBytes).utf8)
         return try DNSName(labels: [label.isEmpty ? Array("hexd".utf8) : label]).appending(service)

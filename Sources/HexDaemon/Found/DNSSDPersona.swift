@@ -50,6 +50,7 @@ protocol CarrierDNSSD: Sendable {
     /// Publishes `persona` from now on (replacing one of the same type), while hexd is visible.
     func publish(_ persona: DNSSDPersona) async
     /// Browses for `type` (as `_kdeconnect._udp`) while hexd is visible, telling `found` of each
-    /// instance as it is learnt or heard again, and of each that says goodbye.
+    /// instance as it is learnt or heard again, and (hexd's own responder) of each that says
+    /// goodbye: Avahi says only that one is gone, not where.
     func browse(_ type: String, found: @escaping @Sendable (DNSSDFound) async -> Void) async
 }

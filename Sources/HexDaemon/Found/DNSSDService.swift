@@ -266,10 +266,16 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
     /// The service types browsed for: `_hexd._tcp`, then the carriers'.
     private var browsedTypes: [DNSName] { [advert.service] + carrierBrowsers.keys.sorted { "\($0)" < "\($1)" } }
 
-    /// The instances every browser heard lately, as a query's known answers.
+    /// The instances every browser heard lately, as a query's known answers: at most
+    /// `maximumKnownAnswers`, so that a query stays within a datagram (RFC 6762, 7.2 would split
+    /// a longer list over several; the instances left out are answered again, which costs a few).
     private var knownAnswers: [DNSRecord] {
-        browser.knownAnswers(at: .now) + carrierBrowsers.values.flatMap { $0.browser.knownAnswers(at: .now) }
+        let all = browser.knownAnswers(at: .now) + carrierBrowsers.values.flatMap { $0.browser.knownAnswers(at: .now) }
+        return Array(all.prefix(Self.maximumKnownAnswers))
     }
+
+    /// Known answers one query lists at most: a PTR of a long instance name is under 90 bytes.
+    static let maximumKnownAnswers = 80
 
     /// Another browser's query for every type this one browses counts as this daemon's own, sent
     /// now, when it lists no known answer this daemon would not (RFC 6762, 7.3): a crowd of

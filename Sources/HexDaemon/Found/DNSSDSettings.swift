@@ -20,9 +20,9 @@ public struct DNSSDSettings: Sendable, Hashable {
         Setting(
             "mdns", value: "auto|on|off",
             help: "Be found by DNS-SD over mDNS as _hexd._tcp (avahi-browse, dns-sd -B), and find peers that way "
-                + "too, beside the beacons (and KDE Connect devices as _kdeconnect._udp): through Avahi when it is on the system bus (one mDNS stack per host), "
-                + "else with hexd's own responder on UDP 5353. auto: unless --broadcast names where beacons go. "
-                + "Default: auto.",
+                + "too, beside the beacons (and KDE Connect devices as _kdeconnect._udp): through Avahi when it "
+                + "is on the system bus (one mDNS stack per host), else with hexd's own responder on UDP 5353. "
+                + "auto: unless --broadcast names where beacons go. Default: auto.",
             expected: "auto, on or off", \.mode
         ) { Mode(rawValue: $0) }
     ]

@@ -77,8 +77,8 @@ actor KDEConnectCarrier: DaemonService {
     /// hexd's discovery, whose visibility the carrier follows.
     private let visibility: Discovery
     /// DNS-SD, through which hexd publishes `_kdeconnect._udp` and finds the devices that do
-    /// (neither when hexd runs none: `--mdns off`); nil for none at all.
-    private let dnssd: (any CarrierDNSSD)?
+    /// (neither when hexd runs none: `--mdns off`).
+    private let dnssd: any CarrierDNSSD
     private var isVisible = true
     /// Where shares become hexes (under the rules every peer's are kept by), pairings are kept,
     /// and devices are told of (`peerFound`, `peerLost`, `pairRequested`, `paired`).
@@ -113,7 +113,7 @@ actor KDEConnectCarrier: DaemonService {
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
         ownKey: [UInt8], portNote: String?, settings: KDEConnectSettings, discovery: DiscoverySettings,
         claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake, downloads: IncomingFiles,
-        visibility: Discovery, dnssd: (any CarrierDNSSD)?, logger: Logger
+        visibility: Discovery, dnssd: any CarrierDNSSD, logger: Logger
     ) {
         self.visibility = visibility
         self.dnssd = dnssd
@@ -143,7 +143,7 @@ actor KDEConnectCarrier: DaemonService {
     static func start(
         _ settings: KDEConnectSettings, discovery: DiscoverySettings, name: String, keyPath: String,
         certificatePath: String, claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake,
-        downloads: IncomingFiles, visibility: Discovery, dnssd: (any CarrierDNSSD)?, logger: Logger
+        downloads: IncomingFiles, visibility: Discovery, dnssd: any CarrierDNSSD, logger: Logger
     ) throws -> KDEConnectCarrier {
         let newID = String(UUID().uuidString.filter { $0 != "-" }).lowercased()
         let (persona, created) = try PersonaIdentity.loadOrCreate(
@@ -218,11 +218,12 @@ actor KDEConnectCarrier: DaemonService {
     nonisolated func run() async {
         let changes = await intake.events.watch(since: .max, kinds: [.visibilityChanged])
         await followVisibility()
-        if let dnssd {
-            await dnssd.publish(advert)
-            await dnssd.browse(Self.serviceType) { instance in await self.found(instance) }
-        }
         await withTaskGroup(of: Void.self) { group in
+            // Beside the rest: through Avahi, publishing takes a few calls on the system bus.
+            group.addTask {
+                await self.dnssd.publish(await self.advert)
+                await self.dnssd.browse(Self.serviceType) { instance in await self.found(instance) }
+            }
             group.addTask {
                 for await _ in changes { await self.followVisibility() }
             }

@@ -15,6 +15,8 @@ extension LocalSendCarrier {
         guard let id = sender.id, case .key(let certificate, _) = sender.proof else {
             return "it showed no certificate, so it cannot be let in"
         }
+        // A sender gone already is asked about no more.
+        guard !Task.isCancelled else { return "the device gave up waiting" }
         expireConsents()
         let request: LocalSendConsent<String>.Request
         do {
@@ -50,19 +52,21 @@ extension LocalSendCarrier {
     /// about. Nothing when it waits no more.
     func withdrawOffer(_ number: UInt64, because why: String) {
         guard let request = consent.withdraw(number) else { return }
-        (consentCertificates[number], consentAddresses[number]) = (nil, nil)
+        forgetOffer(number)
         logger.info("\(request.name.clipped(toUTF8: 80)) withdrew its offer (\(why)): \(request.what)")
         consentReplies.removeValue(forKey: number)?.resume(returning: false)
     }
 
     /// The device at `address` cancels the offer it has waiting (`/cancel` without a session, as
-    /// LocalSend's senders cancel a `prepare-upload` not yet answered): false when it has none.
-    func cancelWaitingOffer(from address: IPAddress) -> Bool {
-        guard let number = consentAddresses.first(where: { $0.value == address.description })?.key else {
-            return false
-        }
+    /// LocalSend's senders cancel a `prepare-upload` not yet answered); nothing when it has none.
+    func cancelWaitingOffer(from address: IPAddress) {
+        guard let number = consentAddresses.first(where: { $0.value == address.description })?.key else { return }
         withdrawOffer(number, because: "it cancelled")
-        return true
+    }
+
+    /// What was kept for the offer numbered `number` while it waited.
+    private func forgetOffer(_ number: UInt64) {
+        (consentCertificates[number], consentAddresses[number]) = (nil, nil)
     }
 
     /// Tells the person of an offer waiting: the log, a `pairRequested` event, the arrivals (a
@@ -83,8 +87,8 @@ extension LocalSendCarrier {
     /// - Throws: `LookupError.noPairing` when no offer of the device waits; a store error.
     func answerPerson(_ id: String, yes: Bool) async throws -> (what: String, certificate: String?) {
         guard let request = consent.answer(id) else { throw LookupError.noPairing(id) }
-        let certificate = consentCertificates.removeValue(forKey: request.number)
-        consentAddresses[request.number] = nil
+        let certificate = consentCertificates[request.number]
+        forgetOffer(request.number)
         var paired: String?
         if yes, let certificate {
             do {
@@ -118,7 +122,7 @@ extension LocalSendCarrier {
     /// Refuses the offers whose wait is over.
     func expireConsents() {
         for request in consent.expire(at: .now) {
-            (consentCertificates[request.number], consentAddresses[request.number]) = (nil, nil)
+            forgetOffer(request.number)
             consentReplies.removeValue(forKey: request.number)?.resume(returning: false)
         }
     }

@@ -192,8 +192,8 @@ extension LocalSendCarrier {
     }
 
     /// A device sends the bytes of a file it prepared (the request's head read, `first` the bytes
-    /// that came with it): a note's text becomes a hex; a file is streamed to the downloads
-    /// folder, and the session's last one makes the hex of them all. The bytes come sized
+    /// that came with it): it is streamed to the downloads folder, and the session's last one
+    /// makes the hex of them all; bytes that are not the SHA-256 offered may come again (`422`). The bytes come sized
     /// (`Content-Length`) or chunked, as LocalSend 1.18 streams them (its core's `upload`).
     /// - Parameter progressed: told as a file's bytes come (its connection is no idle one).
     nonisolated func upload(
@@ -228,10 +228,10 @@ extension LocalSendCarrier {
             }
             return await endUpload(session: session, file: fileID, saved: saved) ?? HTTPResponse(.ok)
         } catch {
-            if case .refused(IncomingFiles.checksumMismatch, let reason) = error,
+            if case .refused(LocalSendAnswer.checksumMismatch, let reason) = error,
                 await mayUploadAgain(session: session, file: fileID)
             {
-                return .text(HTTPStatus(IncomingFiles.checksumMismatch, "Unprocessable Content"), reason)
+                return .text(HTTPStatus(LocalSendAnswer.checksumMismatch, "Unprocessable Content"), reason)
             }
             await endUpload(session: session, file: fileID, saved: nil)
             logger.limited(

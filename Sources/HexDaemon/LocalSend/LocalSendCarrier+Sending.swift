@@ -24,9 +24,10 @@ extension LocalSendCarrier {
     /// fingerprint): offered as one text file whose preview is the whole text, then uploaded if
     /// the receiver asks for the file (some take a message so). The device's certificate must be
     /// the one it announced, and hexd shows its persona.
-    /// - Throws: `SendError.undelivered` when the device is away, busy, or did not answer within
-    ///   `timeout` (worth trying again); `.refused` when its person declined it, or it never will
-    ///   take it from hexd.
+    /// - Throws: `SendError.undelivered` when the device is away, unreachable or busy (worth
+    ///   trying again); `.refused` when its person declined or dismissed it, when it took the
+    ///   message whole and gave no answer (it may have shown it), or when it never will take it
+    ///   from hexd.
     func sendMessage(_ text: String, to peerID: String, timeout: Duration) async throws(SendError) -> Delivery {
         let (device, endpoint, label) = try destination(peerID)
         let bytes = Array(text.utf8)
@@ -41,8 +42,8 @@ extension LocalSendCarrier {
         // Offered again, a message the device's person saw but did not answer would show twice
         // (the app shows each message it is offered: receive_controller.dart).
         let unanswered = SendError.refused(
-            "\(label) took the message and gave no answer in \(Int(timeout.inSeconds)) s: its person may have "
-                + "seen it, so hexd does not offer it again")
+            "\(label) took the message and gave no answer: its person may have seen it, so hexd does not offer it "
+                + "again")
         let answer = try await exchange(
             offer, with: device, at: endpoint, label: label, until: deadline, unanswered: unanswered)
         switch LocalSendAnswer(status: answer.status) {
@@ -74,20 +75,16 @@ extension LocalSendCarrier {
 
     /// A session of hexd's on a device, its files being uploaded.
     struct OutgoingSession: Sendable {
-        /// The device's address: only it may cancel the session.
-        let address: IPAddress
+        /// Which: the device's address (only it may cancel the session) and the id it gave.
+        struct Key: Hashable, Sendable {
+            let address: IPAddress
+            let session: String
+        }
+
         /// The upload under way, cancelled with the session.
         var upload: Task<HTTPResponseReader.Response, any Error>?
         var cancelled = false
     }
-
-    /// Uploads of one file at most: the first, and two more when the device says the bytes it got
-    /// are not the SHA-256 offered (LocalSend 1.18's sender, `upload_isolate.dart`; its receiver
-    /// takes no fourth, `core/src/http/server/v2.rs`).
-    static let uploadAttempts = 3
-    /// What a LocalSend receiver answers an upload whose bytes are not the SHA-256 offered
-    /// (`core/src/http/server/v2.rs`, the upload handler).
-    static let checksumMismatch = 422
 
     /// Files a device took.
     struct FilesDelivery: Sendable {
@@ -153,8 +150,9 @@ extension LocalSendCarrier {
         }
         let wanted = offered.filter { item in session.tokens.contains { $0.fileID == item.offer.id } }
         let total = wanted.reduce(Int64(0)) { $0 + $1.offer.size }
-        sending[session.sessionID] = OutgoingSession(address: device.address)
-        defer { sending[session.sessionID] = nil }
+        let key = OutgoingSession.Key(address: device.address, session: session.sessionID)
+        sending[key] = OutgoingSession()
+        defer { sending[key] = nil }
         var sent: Int64 = 0
         for (path, offered) in wanted {
             let token = session.tokens.first { $0.fileID == offered.id }?.token ?? ""
@@ -166,14 +164,16 @@ extension LocalSendCarrier {
             var attempt = 1
             while true {
                 let response = try await self.upload(
-                    path, offered, as: upload, in: session.sessionID, to: device, at: endpoint, label: label
+                    path, offered, as: upload, in: key, to: device, at: endpoint, label: label
                 ) { await progress(offered.fileName, before + $0, total) }
-                if response.status == Self.checksumMismatch && attempt < Self.uploadAttempts {
+                // As 1.18's sender, as many uploads as its receiver takes (upload_isolate.dart).
+                let mismatched = response.status == LocalSendAnswer.checksumMismatch
+                if mismatched && attempt < LocalSendAnswer.maximumUploads {
                     attempt += 1
                     continue
                 }
                 guard response.status == 200 else {
-                    guard response.status != Self.checksumMismatch else {
+                    guard !mismatched else {
                         throw .refused(
                             "\(label) got \(offered.fileName) with another SHA-256 \(attempt) times (HTTP 422): "
                                 + "the file changed while it was read, or the bytes changed on the way")
@@ -193,7 +193,7 @@ extension LocalSendCarrier {
     /// - Throws: `SendError.refused` for a file that is no longer readable or the size offered, or
     ///   a session cancelled; `.undelivered` when the upload stopped.
     private func upload(
-        _ path: String, _ offered: LocalSendFile, as request: HTTPRequest, in session: String,
+        _ path: String, _ offered: LocalSendFile, as request: HTTPRequest, in session: OutgoingSession.Key,
         to device: LocalSendPresence<IPAddress>.Device, at endpoint: Endpoint, label: String,
         progress: @escaping @Sendable (Int64) async -> Void
     ) async throws(SendError) -> HTTPResponseReader.Response {
@@ -214,7 +214,12 @@ extension LocalSendCarrier {
                 until: .now + FileServer.allowance(forBytes: offered.size), progress: progress)
         }
         sending[session]?.upload = upload
-        let result = await upload.result
+        // hexd stopping (this task cancelled) stops the upload too.
+        let result = await withTaskCancellationHandler {
+            await upload.result
+        } onCancel: {
+            upload.cancel()
+        }
         sending[session]?.upload = nil
         guard sending[session]?.cancelled != true else { throw cancelled }
         do {
@@ -228,8 +233,9 @@ extension LocalSendCarrier {
     /// transfer): its upload stops at once, and the send says so. False when hexd has no such
     /// session there.
     func cancelSending(_ session: String, from address: IPAddress) -> Bool {
-        guard let outgoing = sending[session], outgoing.address == address else { return false }
-        sending[session]?.cancelled = true
+        let key = OutgoingSession.Key(address: address, session: session)
+        guard let outgoing = sending[key] else { return false }
+        sending[key]?.cancelled = true
         outgoing.upload?.cancel()
         logger.info("the person at \(address) cancelled hexd's transfer (LocalSend session \(session.prefix(12)))")
         return true

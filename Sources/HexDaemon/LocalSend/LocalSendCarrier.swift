@@ -59,9 +59,10 @@ actor LocalSendCarrier: DaemonService {
     var reception = LocalSendReception<IPAddress, Offer>()
     /// The files each session under way has saved so far, by session id, with its offer.
     var received: [String: (offer: Offer, files: [IncomingFiles.Saved])] = [:]
-    /// hexd's own sessions on devices, under way, by the session id the device gave: a device's
-    /// person may cancel one (`/cancel` with that id), which stops its upload at once.
-    var sending: [String: OutgoingSession] = [:]
+    /// hexd's own sessions on devices, under way, by the device's address and the session id it
+    /// gave (a device names its own ids: another may name the same): a device's person may cancel
+    /// one (`/cancel` with that id), which stops its upload at once.
+    var sending: [OutgoingSession.Key: OutgoingSession] = [:]
     /// Where uploaded files land.
     let downloads: IncomingFiles
     /// The PIN senders must give (`--localsend-pin`), and who gave wrong ones.
@@ -542,15 +543,27 @@ actor LocalSendCarrier: DaemonService {
     ) async -> HTTPResponse? {
         let answering = Task { await work() }
         let watching = Task { [connections] in
-            let closed = Task {
-                await socket.waitForPeerClose()
-                if !Task.isCancelled { answering.cancel() }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await socket.waitForPeerClose()
+                    if !Task.isCancelled { answering.cancel() }
+                }
+                group.addTask {
+                    while (try? await Task.sleep(for: .seconds(5))) != nil { connections.progressed(socket) }
+                }
+                await group.next()
+                group.cancelAll()
             }
-            while (try? await Task.sleep(for: .seconds(5))) != nil { connections.progressed(socket) }
-            closed.cancel()
         }
-        let answer = await answering.value
+        // The connection's own task cancelled (hexd stops) cancels both.
+        let answer = await withTaskCancellationHandler {
+            await answering.value
+        } onCancel: {
+            answering.cancel()
+        }
         watching.cancel()
+        // Awaited before the answer is written: the watch no longer waits on the socket then.
+        await watching.value
         return answering.isCancelled ? nil : answer
     }
 
@@ -594,7 +607,7 @@ actor LocalSendCarrier: DaemonService {
                 }
             } else {
                 // The sender gives up its offer waiting for the person, whose id it does not know yet.
-                _ = cancelWaitingOffer(from: address)
+                cancelWaitingOffer(from: address)
             }
             return HTTPResponse(.ok)
         case _ where !isVisible:

@@ -101,8 +101,9 @@ struct LocalSendClient: Sendable {
             }
         } catch let error as LocalSendError {
             throw error
-        } catch let error where written && ContinuousClock.now >= deadline {
-            throw .unanswered("\(endpoint) did not answer in time (\(error))")
+        } catch let error where written {
+            // Taken whole, the request may have been acted on (a message shown): the caller says.
+            throw .unanswered("\(endpoint) took the request and gave no answer (\(error))")
         } catch {
             throw .unreachable("\(endpoint): \(error)")
         }
@@ -119,7 +120,8 @@ enum LocalSendError: Error, Sendable, CustomStringConvertible {
     case unreadable(String)
     /// It answered with a status that refuses.
     case refused(status: Int, String)
-    /// It took the whole request but gave no answer in time (its person may have seen it).
+    /// It took the whole request but gave no answer: none in time, or its connection failed
+    /// (its person may have seen it).
     case unanswered(String)
 
     var description: String {

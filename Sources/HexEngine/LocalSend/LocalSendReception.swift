@@ -3,7 +3,7 @@ import HexKit
 /// What a LocalSend device may upload to hexd, as LocalSend's receivers decide it: one session at
 /// a time (another device's `prepare-upload` meanwhile is `409`), its files uploaded only with
 /// their tokens and only from the address that prepared them (`403` otherwise), each once, or up
-/// to `maximumAttempts` times when its bytes were not the SHA-256 offered (LocalSend 1.18's
+/// to `LocalSendAnswer.maximumUploads` times when its bytes were not the SHA-256 offered (LocalSend 1.18's
 /// receiver, `packages/core/src/http/server/v2.rs`: `MAX_UPLOAD_ATTEMPTS`, `finalize_file`); a
 /// session ends when the upload of its last file ended, when it is cancelled, or when nothing
 /// came for `idleLimit` while no upload was under way.
@@ -44,8 +44,6 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
 
     /// A session with nothing uploaded for this long ends (an app that gave up without cancelling).
     public let idleLimit: Duration
-    /// Uploads of one file at most: the first, and two more after checksum mismatches.
-    public static var maximumAttempts: Int { 3 }
     public private(set) var session: Session?
 
     public init(idleLimit: Duration = .seconds(60)) {
@@ -98,11 +96,11 @@ public struct LocalSendReception<Address: Hashable & Sendable, Sender: Sendable>
     }
 
     /// The bytes of `fileID` were not the SHA-256 offered: true when it may be uploaded again
-    /// (with the same token), fewer than `maximumAttempts` uploads of it having started; false
+    /// (with the same token), fewer than `LocalSendAnswer.maximumUploads` uploads of it having started; false
     /// when not, and the driver ends its upload as any other that failed (`finished`).
     public mutating func mismatched(session id: String, file fileID: String, at now: Instant) -> Bool {
         guard var current = session, current.id == id, current.uploading.contains(fileID),
-            current.attempts[fileID, default: 0] < Self.maximumAttempts
+            current.attempts[fileID, default: 0] < LocalSendAnswer.maximumUploads
         else { return false }
         current.uploading.remove(fileID)
         current.lastActivity = now

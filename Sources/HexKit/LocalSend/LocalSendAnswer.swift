@@ -14,6 +14,14 @@ public enum LocalSendAnswer: Equatable, Sendable {
     /// Any other status: the receiver failed, or answers what this version does not know.
     case unexpected(Int)
 
+    /// What LocalSend 1.18's receiver answers an upload whose bytes are not the SHA-256 offered,
+    /// on which its sender uploads the file again (`packages/core/src/http/server/v2.rs`, the
+    /// upload handler; `upload_isolate.dart`).
+    public static let checksumMismatch = 422
+    /// Uploads of one file at most: the first, and two more after checksum mismatches (1.18's
+    /// receiver takes no fourth, `MAX_UPLOAD_ATTEMPTS`, and its sender makes none).
+    public static let maximumUploads = 3
+
     public init(status: Int) {
         self =
             switch status {

@@ -87,7 +87,8 @@ extension ForeignMessage {
         let fileLinks = saved.map {
             LinkJM(url: LinkURL.file(path: $0.path), linkDescription: $0.name, service: Self.fileService)
         }
-        let textLinks = Self.links(in: text ?? "").prefix(Self.maximumLinks - fileLinks.count).map {
+        // Past `maximumLinks` files (an offer may name a thousand), the text lends no link.
+        let textLinks = Self.links(in: text ?? "").prefix(max(0, Self.maximumLinks - fileLinks.count)).map {
             LinkJM(url: $0, linkDescription: LinkURL.parse($0).map(LinkURL.description))
         }
         return HexJM(
