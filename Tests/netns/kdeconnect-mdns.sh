@@ -52,15 +52,6 @@ dropped() {
         for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' | paste -sd' '
 }
 
-# Waits at most 10 s for the shell condition $1 to hold.
-wait_until() {
-    for _ in $(seq 100); do
-        eval "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
 # The app as NAME in the namespace of HOST (its state in $work, what it says in $work/NAME.log, appended
 # when it starts again), waiting until it said `ready` COUNT times in all (1 unless given); `app NAME
 # COMMAND` gives it a command, `said NAME PATTERN` greps what it said.

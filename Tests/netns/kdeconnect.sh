@@ -94,14 +94,6 @@ listed=$(wait_listed l) || fail "host-a and kde-l did not list each other: $(ctl
 grep -q "KDE Connect device kde-l" "$work/a.log" || fail "hexd did not log kde-l"
 pass "hexd dialed kdeconnectd (started later) on its broadcast; each lists the other ${listed} ms after l was up"
 
-# Waits at most 10 s for the shell condition $1 to hold.
-wait_until() {
-    for _ in $(seq 100); do
-        eval "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
 # The code kdeconnectd in HOST shows for hexd: the first 8 digits of its verification key, which
 # its D-Bus method returns as bytes ([byte 0x61, …]).
 kde_code() {

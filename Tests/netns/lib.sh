@@ -2,9 +2,10 @@
 #   label  the prefix of its output lines ("netns"), tag  the prefix of its namespaces,
 #   work   its scratch directory, pids  the processes it started.
 # On exit every process is stopped and every namespace named "$tag-*" and the directory removed.
-# pass/fail count the checks; fail prints every daemon's log and the count, and exits 1; ctl and
-# wait_for_each_other speak to the daemons of host-a and host-b; make_hosts, make_bridge,
-# join_bridge and wait_for_link_local set up namespaces and wait for their addresses; drop_beacons
+# pass/fail count the checks; fail prints every daemon's log and the count, and exits 1; wait_until
+# waits, bounded, for a condition; ctl and wait_for_each_other speak to the daemons of host-a and
+# host-b; make_hosts, make_bridge, join_bridge and wait_for_link_local set up namespaces and wait
+# for their addresses; drop_beacons
 # keeps a host from hearing beacons; browse and peer_id serve the DNS-SD tests; start_hexd starts
 # host HOST's daemon as the LocalSend tests do, start_localsendd PyPI's localsendd, and lsctl
 # speaks to it; json and objects read JSON answers with Python.
@@ -27,6 +28,11 @@ fail() {
     exit 1
 }
 milliseconds() { echo $(($(date +%s%N) / 1000000)); }
+# Waits until the shell condition $1 holds, at most $2 tenths of a second (100: 10 s).
+wait_until() {
+    for _ in $(seq "${2:-100}"); do eval "$1" && return 0; sleep 0.1; done
+    return 1
+}
 
 # hexctl against host HOST's daemon (data in $work/HOST, namespace $tag-HOST; $bin set by the script).
 ctl() { local host=$1; shift; HEXD_DATA_DIR="$work/$host" ip netns exec "$tag-$host" "$bin/hexctl" "$@"; }

@@ -23,7 +23,8 @@
 #     by then, its SHA-256 checked after timing), median of ROUNDS, alternating with the rounds above;
 #     against the TLS copy, and hexd's and devC's CPU time per transfer;
 #   - the same fast sender streaming as LocalSend 1.18's core does (no length: Transfer-Encoding
-#     chunked, one 1 MiB chunk per write), to hexd and to devC, timed and checked the same way; and the
+#     chunked, one 1 MiB chunk per write; the offer with the file's SHA-256, which the receiver
+#     checks), to hexd and to devC, timed and checked the same way; and the
 #     machine's floor for those bytes, measured in the same run: decrypting them with the connection's
 #     cipher plus hashing them with SHA-256 (`openssl speed -evp` of each), which hexd's CPU time per
 #     transfer is compared with;
@@ -195,12 +196,13 @@ for number in range(count):
 PYTHON
 
 # fast.py ADDRESS FILE NAME [chunked]: LocalSend's upload of FILE, as NAME, to ADDRESS:53317 over TLS (no
-# client certificate, the receiver's not checked), prepare-upload without sha256, then upload in 1 MiB
-# writes (sized, or chunked as 1.18's core streams a file: one chunk per write);
+# client certificate, the receiver's not checked), prepare-upload, then upload in 1 MiB writes: sized,
+# without sha256; or as 1.18's core streams a file, chunked (one chunk per write), the offer with the
+# file's sha256, which the receiver then checks;
 # prints the ns since the epoch of the upload's first byte and of the answer, and its status ("0 0 ..."
 # when it failed, with why).
 cat >"$work/fast.py" <<'PYTHON'
-import json, os, socket, ssl, sys, time
+import hashlib, json, os, socket, ssl, sys, time
 address, path, name = sys.argv[1], sys.argv[2], sys.argv[3]
 chunked = sys.argv[4:] == ["chunked"]
 size = os.path.getsize(path)
@@ -225,6 +227,12 @@ try:
     info = {"alias": "fast", "version": "2.1", "deviceModel": None, "deviceType": "desktop",
             "fingerprint": "ab" * 32, "port": 53317, "protocol": "https", "download": False}
     files = {"f1": {"id": "f1", "fileName": name, "size": size, "fileType": "application/octet-stream"}}
+    if chunked:  # 1.18 hashes the file before its offer (send_provider.dart, createChecksums): so this one does
+        digest = hashlib.sha256()
+        with open(path, "rb") as source:
+            while (block := source.read(1 << 20)):
+                digest.update(block)
+        files["f1"]["sha256"] = digest.hexdigest()
     body = json.dumps({"info": info, "files": files}).encode()
     with connect() as sock:
         request(sock, "/api/localsend/v2/prepare-upload", len(body), "application/json")

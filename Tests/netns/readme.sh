@@ -59,10 +59,6 @@ start() {
     pids+=($!)
     eval "pid_$host=$!"
 }
-wait_until() {  # CONDITION [TENTHS]: at most TENTHS tenths of a second (50)
-    for _ in $(seq "${2:-50}"); do eval "$1" && return 0; sleep 0.1; done
-    return 1
-}
 lists() { hexctl "$1" peers 2>/dev/null | grep -q "\"$2\""; }
 
 # "Two machines": within a second each lists the other.
