@@ -5,10 +5,9 @@
 # pass/fail count the checks; fail prints every daemon's log and the count, and exits 1; wait_until
 # waits, bounded, for a condition; ctl and wait_for_each_other speak to the daemons of host-a and
 # host-b; make_hosts, make_bridge, join_bridge and wait_for_link_local set up namespaces and wait
-# for their addresses; drop_beacons
-# keeps a host from hearing beacons; browse and peer_id serve the DNS-SD tests; start_hexd starts
-# host HOST's daemon as the LocalSend tests do, start_localsendd PyPI's localsendd, and lsctl
-# speaks to it; json and objects read JSON answers with Python.
+# for their addresses; drop_beacons keeps a host from hearing beacons; browse and peer_id serve the
+# DNS-SD tests; start_hexd starts host HOST's daemon as the LocalSend tests do, start_localsendd
+# PyPI's localsendd, and lsctl speaks to it; json and objects read JSON answers with Python.
 
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
