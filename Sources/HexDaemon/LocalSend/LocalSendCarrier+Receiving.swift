@@ -82,6 +82,9 @@ extension LocalSendCarrier {
             return logged(refusal, of: sender)
         }
         await keepEndedSessions()
+        // A sender that gave up while the person was asked opens no session (no one would use it,
+        // and it would keep others waiting).
+        guard !Task.isCancelled else { return .text(.forbidden, "the device gave up its offer") }
         let files = upload.files.map { (token: UUID().uuidString, file: $0) }
         let session: LocalSendReception<IPAddress, Offer>.Session
         do {
