@@ -6,7 +6,8 @@
 #   - host-a (hexd) lists each device, proven by its certificate, as a LocalSend device;
 #   - 204 (Accepts): delivered (exit 0), "received by Accepts", the text arrived once, over TLS
 #     with host-a's persona shown as the client certificate;
-#   - 403 (Declines): failed as declined (exit 77), not queued, asked once;
+#   - 403 (Declines) to a message: failed as dismissed and seen (exit 77: the app shows a message
+#     before its person answers), not queued, asked once;
 #   - 401 (Pin): failed for want of a PIN (exit 77), not queued, asked once;
 #   - 409 then 204 (Busy): the send waits in the outbox (exit 75) and is delivered by the retry, the
 #     device asked exactly twice;
@@ -118,10 +119,10 @@ send --to Declines https://example.com/d
 declined_code=$code declined=$sent
 send --to Pin https://example.com/p
 sleep 1.5  # a retry (after 0.5-1 s) would come meanwhile
-[ "$declined_code" = 77 ] && [[ "$declined" == *declined* ]] && outbox_empty \
+[ "$declined_code" = 77 ] && [[ "$declined" == *"dismissed the message"* ]] && outbox_empty \
     && [ "$(count Declines prepare-upload https://example.com/d)" = 1 ] \
     && [ "$(count Declines prepare-upload)" = 1 ] \
-    && pass "403: failed as declined (exit $declined_code, $declined), not queued, asked once" \
+    && pass "403: failed as dismissed, and seen (exit $declined_code, $declined), not queued, asked once" \
     || fail "a send to Declines: exit $declined_code, $declined; $(count Declines prepare-upload) prepare-upload;" \
         "outbox: $(ctl a outbox 2>&1)"
 [ "$code" = 77 ] && [[ "$sent" == *PIN* ]] && outbox_empty \
