@@ -38,7 +38,6 @@ Usage: localsend_sender.py [--give-up SECONDS | --cancel SECONDS | --corrupt N] 
 prints one JSON object: the statuses. FINGERPRINT is the receiver's, as it announced it: the
 connection is refused unless it shows it.
 """
-import datetime
 import hashlib
 import http.client
 import json
@@ -49,30 +48,9 @@ import sys
 import tempfile
 import time
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.x509.oid import NameOID
+from localsend_identity import make_identity
 
 READ_BUFFER_SIZE = 512 * 1024
-
-
-def make_identity(directory):
-    """An RSA-2048 key and a self-signed certificate, as the apps make theirs."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "LocalSend User")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-                   .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
-                   .not_valid_after(now + datetime.timedelta(days=3650)).sign(key, hashes.SHA256()))
-    key_path, cert_path = os.path.join(directory, "key.pem"), os.path.join(directory, "cert.pem")
-    with open(key_path, "wb") as out:
-        out.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption()))
-    with open(cert_path, "wb") as out:
-        out.write(certificate.public_bytes(serialization.Encoding.PEM))
-    fingerprint = hashlib.sha256(certificate.public_bytes(serialization.Encoding.DER)).hexdigest().upper()
-    return key_path, cert_path, fingerprint
 
 
 def connection(host, port, key_path, cert_path, pinned):
