@@ -81,8 +81,12 @@ public final class StreamListener: Sendable {
             switch errno {
             case EAGAIN, EWOULDBLOCK:
                 try await waitUntil(.readable, descriptor: socket.descriptor, timeout: nil, operation: "accept")
-            // Interrupted, or a connection reset before it was taken: go on with the next.
-            case EINTR, ECONNABORTED, EPROTO: continue
+            // Interrupted, a connection reset before it was taken, a network error pending on the
+            // new connection (accept(2): to be treated as EAGAIN), or one a firewall forbade: go on
+            // with the next. Any of these ending the accept loop would leave the port deaf.
+            case EINTR, ECONNABORTED, EPROTO, ENETDOWN, ENOPROTOOPT, EHOSTDOWN, ENONET, EHOSTUNREACH, EOPNOTSUPP,
+                ENETUNREACH, EPERM:
+                continue
             default: throw SocketError("accept")
             }
         }

@@ -44,9 +44,11 @@ extension ProcessTests {
             let crowd = ConnectionSwarm(
                 count: 600, port: port, sources: loopbackHosts(40, network: 5), behaviour: .idle)
             try await waitUntil("the crowd has connected", timeout: .seconds(20)) { crowd.connected >= 500 }
-            try await HonestSender.store("at the limit", to: port, timeout: .seconds(10))
+            try await daemon.explaining {
+                try await HonestSender.store("at the limit", to: port, timeout: .seconds(10))
+            }
             await crowd.stop()
-            try await HonestSender.store("after the crowd", to: port)
+            try await daemon.explaining { try await HonestSender.store("after the crowd", to: port) }
             #expect(try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).inbox == 2)
         }
 

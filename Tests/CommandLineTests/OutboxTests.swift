@@ -2,6 +2,7 @@ import Foundation
 import HexControl
 import HexHarness
 import HexKit
+import HexNet
 import HexTestSupport
 import Testing
 
@@ -207,6 +208,43 @@ extension ProcessTests {
             #expect(failed.contains { $0.id == cancelled && $0.message == "cancelled" }, "\(events)")
             let retries = events.filter { $0.kind == .sendRetrying && $0.id == expiring }
             #expect(retries.count >= 2, "it was retried before it expired")
+            #expect(try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0)
+        }
+
+        /// The round read two sends for one address; the user cancels the second while the first
+        /// is on the wire. It never goes out: the next send to that address comes right after the first.
+        @Test func aSendCancelledWhileTheOneBeforeItIsOnTheWireNeverGoesOut() async throws {
+            let directory = try TemporaryDirectory()
+            let address = try #require(IPAddress("127.0.0.78"))
+            let port = try StreamListener.tcp(address: address, port: 0).port  // closed again: refused
+            let destination = "127.0.0.78:\(port)"
+            let discoveryPort = try DaemonProcess.freeDiscoveryPort()
+            var ada = try await DaemonProcess(name: "Ada", discoveryPort: discoveryPort)
+            let ids = [UUID().uuidString, UUID().uuidString]
+            for (index, id) in ids.enumerated() {
+                let queued = try await ada.hexctl([
+                    "send", "--to", destination, "--no-wait", "--message-id", id, "https://example.com/\(index)",
+                ])
+                #expect(queued.status == 0, "\(queued.standardError)")
+            }
+            // Restarted with the receiver up, Ada finds both due at once: one round, one lane.
+            ada.stop()
+            let peer = try HoldingPeer(address: address, port: port, directory: directory)
+            ada = try await DaemonProcess(name: "Ada", discoveryPort: discoveryPort, directory: ada.directory)
+            try await waitUntil("the first send is on the wire", timeout: .seconds(20)) { !peer.received.isEmpty }
+            let first = try #require(peer.received.first)
+            let second = try #require(ids.first { $0 != first })
+            let cancel = try await ada.hexctl(["outbox", "cancel", second])
+            #expect(cancel.status == 0, "\(cancel.standardError)")
+            peer.release()
+            // The lane goes on at once from the first's Ack: to the cancelled one, if anywhere.
+            _ = try await ada.events { $0.contains { $0.kind == .sendAcked && $0.id == first } }
+            let later = UUID().uuidString
+            let sent = try await ada.hexctl([
+                "send", "--to", destination, "--message-id", later, "--timeout", "20", "https://example.com/later",
+            ])
+            #expect(sent.status == 0, "\(sent.standardError)")
+            #expect(peer.received == [first, later], "the cancelled \(second) went out: \(peer.received)")
             #expect(try await ada.hexctlJSON(StatusReport.self, ["status"]).outbox == 0)
         }
 

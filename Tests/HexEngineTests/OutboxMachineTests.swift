@@ -67,6 +67,49 @@ import Testing
         #expect(machine.lanes(of: due).count == 1, "a new round's read is believed again")
     }
 
+    /// The cancelled send that went out anyway: the round read a and b for Grace, the user
+    /// cancelled b while a was on the wire, and the lane came to b with what it had read.
+    @Test func aSendCancelledWhileItsLaneIsBusyIsNeverAttempted() {
+        var machine = OutboxMachine()
+        machine.roundStarts()
+        let due = [Send(messageID: "a", destination: "grace"), Send(messageID: "b", destination: "grace")]
+        var lane = machine.lanes(of: due)[0]
+        let laneFirst = lane.next(reservingIn: &machine)
+        #expect(laneFirst == due[0])
+        let bWasUnderWay = machine.cancelStarts("b")
+        #expect(!bWasUnderWay)
+        let anotherCaller = machine.request("a")
+        #expect(anotherCaller != .attempt, "a is still under way")
+        _ = machine.finished("a")
+        let laneSecond = lane.next(reservingIn: &machine)
+        #expect(laneSecond == nil, "b is being removed: the lane passes it over")
+        machine.cancelEnds("b")
+        #expect(machine.lanes(of: due).isEmpty, "nor does the same read bring it back once removed")
+        machine.roundEnds()
+        machine.roundStarts()
+        let cancelledDuringTheRead = machine.cancelStarts("a")
+        #expect(!cancelledDuringTheRead)
+        #expect(
+            machine.lanes(of: due).map(\.remaining) == [[due[1]]],
+            "a new round's read leaves out a send being cancelled")
+        let reserved = machine.reserve("a")
+        #expect(!reserved)
+        machine.cancelEnds("a")
+        machine.roundEnds()
+    }
+
+    @Test func cancellingASendUnderWaySaysItMayStillGo() {
+        var machine = OutboxMachine()
+        let first = machine.request("a")
+        #expect(first == .attempt)
+        let underWay = machine.cancelStarts("a")
+        #expect(underWay, "its bytes may be on the wire")
+        _ = machine.finished("a")
+        machine.cancelEnds("a")
+        let again = machine.request("a")
+        #expect(again == .attempt, "outside a round, what the table holds decides")
+    }
+
     @Test func lanesKeepEachDestinationsOrderAndTheOrderDestinationsCameIn() {
         let machine = OutboxMachine()
         let due = [

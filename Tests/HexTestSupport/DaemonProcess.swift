@@ -156,6 +156,18 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     public var isRunning: Bool { process.isRunning }
+
+    /// Runs `body`; should it throw, the error is thrown again with what explains it: whether the
+    /// daemon still runs (or how it ended) and the end of its log.
+    @discardableResult
+    public func explaining<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            let state = process.exitStatus.map { "ended with status \($0)" } ?? "still running"
+            throw DaemonExited(name: name, log: "\(error); hexd \(state); its log ends:\n\(log.suffix(8_000))")
+        }
+    }
 }
 
 /// The daemon ended while a test needed it.

@@ -266,16 +266,20 @@ actor Outbox: DaemonService {
         return (entry, await attempt(entry.messageID, timeout: timeout))
     }
 
-    /// Removes the entry whose id is or starts with `prefix`. An attempt already under way may
-    /// still deliver it.
+    /// Removes the entry whose id is or starts with `prefix`. No attempt at it starts from now,
+    /// even in a round that read it before; one already under way may still deliver it.
     /// - Throws: `LookupError`, or a store error.
     func cancel(_ prefix: String) async throws -> OutboxEntry {
         let entry = try await store.outboxEntry(matching: prefix)
+        let underWay = machine.cancelStarts(entry.messageID)
+        defer { machine.cancelEnds(entry.messageID) }
         guard try await store.removeFromOutbox(messageID: entry.messageID) else {
             throw LookupError.noOutboxEntry(prefix)
         }
         logger.info(
-            "cancelled \(entry.messageID) for \(entry.label)", [("peer", entry.label), ("messageID", entry.messageID)])
+            "cancelled \(entry.messageID) for \(entry.label)"
+                + (underWay ? " (the attempt under way may still deliver it)" : ""),
+            [("peer", entry.label), ("messageID", entry.messageID)])
         await events.publish(
             .sendFailed, peerUUID: entry.peerUUID, peer: entry.label, id: entry.messageID, message: "cancelled")
         return entry

@@ -49,6 +49,9 @@ public struct OutboxMachine: Sendable {
     /// Destinations whose lane goes on past its round (its attempts may wait minutes for a person):
     /// later rounds leave them out, so that none of their sends overtakes another or goes twice.
     private var lanesOutliving: Set<String> = []
+    /// Sends the user cancelled whose removal from the table is under way: nobody reserves them,
+    /// whatever they read before. At most one per cancel request in progress.
+    private var withdrawing: Set<String> = []
 
     public init(schedule: RetrySchedule = RetrySchedule()) {
         self.schedule = schedule
@@ -75,7 +78,8 @@ public struct OutboxMachine: Sendable {
     /// Reserves `messageID` for the delivery loop; false if it is under way already (then the
     /// loop passes it over: the attempt under way settles it) or was settled since the round read it.
     public mutating func reserve(_ messageID: String) -> Bool {
-        guard inFlight[messageID] == nil, !settledThisRound.contains(messageID) else { return false }
+        guard inFlight[messageID] == nil, !settledThisRound.contains(messageID), !withdrawing.contains(messageID)
+        else { return false }
         inFlight[messageID] = []
         return true
     }
@@ -84,6 +88,24 @@ public struct OutboxMachine: Sendable {
     public mutating func finished(_ messageID: String) -> [Waiter] {
         if roundOpen { settledThisRound.insert(messageID) }
         return inFlight.removeValue(forKey: messageID) ?? []
+    }
+
+    // MARK: Cancels
+
+    /// The user cancels `messageID`, before its removal from the table: from now on no caller and
+    /// no lane reserves it, even one holding a read from before. An attempt already under way is
+    /// not stopped (its bytes may be on the wire).
+    /// - Returns: whether an attempt is under way, which may still deliver it.
+    public mutating func cancelStarts(_ messageID: String) -> Bool {
+        withdrawing.insert(messageID)
+        return inFlight[messageID] != nil
+    }
+
+    /// The cancel of `messageID` is over (the table no longer holds it, or it failed): a round
+    /// that read it before still passes it over.
+    public mutating func cancelEnds(_ messageID: String) {
+        withdrawing.remove(messageID)
+        if roundOpen { settledThisRound.insert(messageID) }
     }
 
     // MARK: Rounds
@@ -137,7 +159,7 @@ public struct OutboxMachine: Sendable {
         var order: [String] = []
         for item in due
         where inFlight[item.messageID] == nil && !settledThisRound.contains(item.messageID)
-            && !lanesOutliving.contains(item.destination)
+            && !withdrawing.contains(item.messageID) && !lanesOutliving.contains(item.destination)
         {
             if byDestination[item.destination] == nil { order.append(item.destination) }
             byDestination[item.destination, default: []].append(item)
