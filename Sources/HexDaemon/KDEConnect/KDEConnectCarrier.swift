@@ -54,6 +54,13 @@ actor KDEConnectCarrier: DaemonService {
     static let linksPerDevice = 4
     /// How long a packet of hexd's own (pairing, a file's offer) may wait for its link's reader.
     static let queueWait: Duration = .seconds(10)
+    /// Identity datagrams read from one address, a second (Protocol.md 17).
+    static let identitiesPerSecond = 10
+
+    /// The budget identity datagrams are read within, before they are parsed.
+    static func identityBudget() -> DatagramBudget<IPAddress> {
+        DatagramBudget(rate: identitiesPerSecond)
+    }
 
     private let socket: DatagramSocket
     private let listener: StreamListener
@@ -106,8 +113,8 @@ actor KDEConnectCarrier: DaemonService {
     var fileQueues: [String: [KDEConnectSharedFile]] = [:]
     private var nextLink = 0
     private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
-    /// Identities read from one address: 10 a second (20 at once), before they are parsed.
-    private var datagramBudget = BucketTable<IPAddress>(rate: 10, burst: 20, capacity: 4_096)
+    /// Identities read from one address a second (twice as many at once), before they are parsed.
+    private var datagramBudget = KDEConnectCarrier.identityBudget()
 
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
@@ -271,7 +278,7 @@ actor KDEConnectCarrier: DaemonService {
     /// this hexd leaves working; two daemons on one host would otherwise link on loopback). Another
     /// hexd's persona is dropped too: that daemon is met as a hexd peer, and never linked.
     private func take(_ datagram: DatagramSocket.Datagram) {
-        guard !datagram.sender.isLoopback, datagramBudget.take(datagram.sender, at: .now), !datagram.truncated else {
+        guard !datagram.sender.isLoopback, datagramBudget.admit(datagram.sender, at: .now), !datagram.truncated else {
             return
         }
         let identity: KDEConnectIdentity

@@ -32,6 +32,13 @@ actor LocalSendCarrier: DaemonService {
     static let connectionDeadline: Duration = .seconds(30)
     /// Writing an answer, within this.
     static let answerWriteTimeout: Duration = .seconds(10)
+    /// Announcements read from one address, a second (Protocol.md 16.2).
+    static let announcementsPerSecond = 20
+
+    /// The budget announcements are read within, before they are parsed.
+    static func announcementBudget() -> DatagramBudget<IPAddress> {
+        DatagramBudget(rate: announcementsPerSecond)
+    }
 
     private let socket: DatagramSocket
     private let listener: StreamListener
@@ -89,7 +96,7 @@ actor LocalSendCarrier: DaemonService {
     /// Gives back what connections held once they end.
     private let trimmer: MemoryTrimmer
     /// Announcements taken from one address per second (twice as many at once), before they are read.
-    private var datagramBudget = BeaconRateLimiter<IPAddress>(rate: 20)
+    private var datagramBudget = LocalSendCarrier.announcementBudget()
 
     /// Tells another hexd's persona, which is left to hexd's own protocol.
     private let claims: PersonaClaims
