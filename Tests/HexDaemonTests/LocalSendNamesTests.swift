@@ -4,7 +4,7 @@ import Testing
 @testable import HexDaemon
 
 /// Which text names which LocalSend device in `hexctl send --to`, `block` and `pair --accept`.
-@Suite struct LocalSendNamesTests {
+@Suite(.timeLimit(.minutes(1))) struct LocalSendNamesTests {
     private let proven = "localsend:" + String(repeating: "AB", count: 32)
     private let plain = "localsend-http:" + String(repeating: "AB", count: 32)
 

@@ -123,7 +123,7 @@ import Testing
 }
 
 /// The bounded tables the admission is made of.
-@Suite struct BoundedTablesTests {
+@Suite(.timeLimit(.minutes(1))) struct BoundedTablesTests {
     private let start = ContinuousClock.now
 
     @Test func aBucketTableForgetsTheKeyUsedLongestAgo() {

@@ -2,7 +2,7 @@ import HexEngine
 import Testing
 
 /// When freed memory goes back to the system, report by report on a fake clock.
-@Suite struct TrimScheduleTests {
+@Suite(.timeLimit(.minutes(1))) struct TrimScheduleTests {
     private let start = ContinuousClock.now
 
     private func at(_ seconds: Double) -> ContinuousClock.Instant { start + .milliseconds(Int(seconds * 1_000)) }

@@ -3,7 +3,7 @@ import HexHarness
 import HexNet
 import Testing
 
-@Suite struct DiskFileTests {
+@Suite(.timeLimit(.minutes(1))) struct DiskFileTests {
     @Test func contentsStopAtTheLimitOrTheEnd() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("note.txt")
