@@ -4,6 +4,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <malloc.h>
+#include <netinet/in.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <sys/epoll.h>
@@ -117,6 +118,40 @@ static inline int hexd_interface_watch_socket(void) {
         return -1;
     }
     return fd;
+}
+
+/// Receives one datagram as recvfrom with MSG_TRUNC does (the datagram's whole length returned,
+/// even when cut to `length`), and the TTL (IPv4) or hop limit (IPv6) it arrived with, which the
+/// socket asks for with IP_RECVTTL or IPV6_RECVHOPLIMIT, in `hops`: -1 when it came without one.
+static inline ssize_t hexd_receive_with_hops(
+    int fd, void *buffer, size_t length, struct sockaddr_storage *from, socklen_t *from_length, int *hops) {
+    struct iovec vector = {.iov_base = buffer, .iov_len = length};
+    union {
+        struct cmsghdr align;
+        char bytes[CMSG_SPACE(sizeof(int)) * 2];
+    } control;
+    struct msghdr message = {0};
+    message.msg_name = from;
+    message.msg_namelen = *from_length;
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.bytes;
+    message.msg_controllen = sizeof control.bytes;
+    *hops = -1;
+    ssize_t count = recvmsg(fd, &message, MSG_TRUNC);
+    if (count < 0) return count;
+    *from_length = message.msg_namelen;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL;
+         header = CMSG_NXTHDR(&message, header)) {
+        int ttl = header->cmsg_level == IPPROTO_IP && header->cmsg_type == IP_TTL;
+        int hop_limit = header->cmsg_level == IPPROTO_IPV6 && header->cmsg_type == IPV6_HOPLIMIT;
+        if ((ttl || hop_limit) && header->cmsg_len >= CMSG_LEN(sizeof(int))) {
+            int value;
+            memcpy(&value, CMSG_DATA(header), sizeof value);
+            *hops = value;
+        }
+    }
+    return count;
 }
 
 /// Where the termination handler writes: the write end of `TerminationSignals`' pipe. Static in a

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// A UDP socket for discovery: IPv4 with broadcast, or IPv6 (IPv6 only) with link-local multicast.
@@ -16,6 +17,9 @@ public final class DatagramSocket: Sendable {
         public let senderPort: UInt16
         /// The datagram was longer than the receive limit and has been cut to it.
         public let truncated: Bool
+        /// The TTL (IPv4) or hop limit (IPv6) it arrived with; nil if the system did not say.
+        /// 255 means it was sent on the link it arrived on (no router passed it on).
+        public let hopLimit: Int?
     }
 
     /// Binds `address`:`port` (port 0 picks a free one): IPv4 with broadcast allowed; IPv6 for
@@ -34,11 +38,13 @@ public final class DatagramSocket: Sendable {
             try socket.setOption(SO_BROADCAST)
             try socket.setOption(IP_MULTICAST_TTL, level: ipv4, multicastHops)
             try socket.setOption(IP_MULTICAST_LOOP, level: ipv4, 1)
+            try socket.setOption(IP_RECVTTL, level: ipv4, 1)
         case .v6:
             let ipv6 = Int32(IPPROTO_IPV6)
             try socket.setOption(IPV6_V6ONLY, level: ipv6)
             try socket.setOption(IPV6_MULTICAST_HOPS, level: ipv6, multicastHops)
             try socket.setOption(IPV6_MULTICAST_LOOP, level: ipv6, 1)
+            try socket.setOption(IPV6_RECVHOPLIMIT, level: ipv6, 1)
         }
         try socket.bind(address, port: port)
     }
@@ -132,13 +138,10 @@ public final class DatagramSocket: Sendable {
         while true {
             var sender = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            // MSG_TRUNC makes recvfrom return the datagram's real length even when it was cut.
+            var hops: Int32 = -1
+            // The datagram's real length, even when it was cut (MSG_TRUNC).
             let count = buffer.withUnsafeMutableBytes { bytes in
-                withUnsafeMutablePointer(to: &sender) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        recvfrom(socket.descriptor, bytes.baseAddress, bytes.count, Int32(MSG_TRUNC), $0, &length)
-                    }
-                }
+                hexd_receive_with_hops(socket.descriptor, bytes.baseAddress, bytes.count, &sender, &length, &hops)
             }
             if count >= 0 {
                 // A datagram from a family this socket cannot carry is not possible; one that
@@ -146,7 +149,7 @@ public final class DatagramSocket: Sendable {
                 guard let (address, port) = IPAddress.from(sender) else { continue }
                 return Datagram(
                     bytes: Array(buffer.prefix(min(count, maximumLength))), sender: address,
-                    senderPort: port, truncated: count > maximumLength)
+                    senderPort: port, truncated: count > maximumLength, hopLimit: hops >= 0 ? Int(hops) : nil)
             }
             switch errno {
             case EAGAIN, EWOULDBLOCK:

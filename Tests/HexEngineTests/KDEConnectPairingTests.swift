@@ -21,6 +21,25 @@ import Testing
         #expect(pairing.deadline == nil)
     }
 
+    /// Accepted (by the person, or by the device answering hexd's request), but the store could
+    /// not keep the certificate: not paired after all, and the device is told so.
+    @Test func aPairingTheStoreCouldNotKeepIsUndoneOnBothSides() throws {
+        var accepted = KDEConnectPairing(paired: false, version: 7)
+        _ = accepted.received(Self.request, at: start, wallClock: now)
+        _ = try accepted.accept()
+        let undone = accepted.trustNotKept()
+        #expect(undone == [.send(Self.refusal)] && accepted.state == .notPaired)
+        let again = accepted.trustNotKept()
+        #expect(again.isEmpty, "undone once")
+
+        var asked = KDEConnectPairing(paired: false, version: 8)
+        _ = try asked.request(at: start, wallClock: now)
+        let answered = asked.received(Self.request, at: start, wallClock: now)
+        #expect(answered == [.trust] && asked.isPaired)
+        let told = asked.trustNotKept()
+        #expect(told == [.send(Self.refusal)] && !asked.isPaired)
+    }
+
     @Test func aRequestDeclinedOrLeftUnansweredEnds() throws {
         var declined = KDEConnectPairing(paired: false, version: 7)
         _ = declined.received(Self.request, at: start, wallClock: now)

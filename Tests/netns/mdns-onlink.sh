@@ -6,8 +6,11 @@
 # from each of its addresses:
 #   - on-link, all answered: its IPv6 link-local address, its ULA within the link's prefix
 #     (fd77::3/64, host-a has fd77::1/64), its IPv4 address within the subnet;
-#   - off-link, none answered: a ULA of another prefix (fd99::3/128) and an IPv4 address of another
-#     subnet (192.168.77.3/32), both on host-z's interface, as a spoofer or a routed host would be.
+#   - of no prefix or subnet of host-a's: a ULA of another prefix (fd99::3/128) and an IPv4 address
+#     of another subnet (192.168.77.3/32), both on host-z's interface. Asked as an mDNS querier asks
+#     (from port 5353, answered by multicast), with TTL or hop limit 64, as a routed host's query
+#     arrives, none answered; with 255, which only a sender on the link can make a datagram arrive
+#     with, all answered (RFC 6762, 11).
 # ROUNDS queries from each on-link address (20 by default); each must be answered, and the
 # median time to the answer is printed. Each check is counted; the last line says how many passed
 # and failed. Touches only the namespaces it makes; every wait is bounded.
@@ -41,8 +44,8 @@ ctl a wait --timeout 10 >/dev/null || fail "hexd did not start"
 for _ in $(seq 50); do grep -q "published by DNS-SD" "$work/a.log" && break; sleep 0.1; done
 grep -q "published by DNS-SD" "$work/a.log" || fail "hexd did not publish"
 
-ask() {  # SERVICE SOURCE [TRIES]: "N of TRIES answered, median M ms"
-    ip netns exec "$tag-z" python3 "$(dirname "$0")/mdns-query.py" "$2" "sz$$" "$1" "${3:-1}"
+ask() {  # SERVICE SOURCE [TRIES [SPACING_MS]] [OPTIONS]: "N of TRIES answered, median M ms"
+    ip netns exec "$tag-z" python3 "$(dirname "$0")/mdns-query.py" "$2" "sz$$" "$1" "${@:3}"
 }
 for service in _hexd._tcp.local _kdeconnect._udp.local; do
     for source in "$link_local" fd77::3 10.68.0.3; do
@@ -51,9 +54,13 @@ for service in _hexd._tcp.local _kdeconnect._udp.local; do
         pass "$service from $source (on-link): $result"
     done
     for source in fd99::3 192.168.77.3; do
-        result=$(ask "$service" "$source" 3)
-        [[ "$result" == "0 of 3 answered"* ]] || fail "$service from $source, off-link, hexd answered: $result"
-        pass "$service from $source (off-link): not answered"
+        # 1.1 s apart: a responder multicasts a record at most once a second (RFC 6762, 6).
+        result=$(ask "$service" "$source" 3 1100 --standard --hops 64)
+        [[ "$result" == "0 of 3 answered"* ]] || fail "$service from $source, hop limit 64, hexd answered: $result"
+        pass "$service from $source (no prefix here, hop limit 64: routed): not answered"
+        result=$(ask "$service" "$source" 3 1100 --standard --hops 255)
+        [[ "$result" == "3 of 3 answered"* ]] || fail "$service from $source, hop limit 255: $result"
+        pass "$service from $source (no prefix here, hop limit 255: on the link): $result"
     done
 done
 echo "$label: $passed passed, 0 failed"

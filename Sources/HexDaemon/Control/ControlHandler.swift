@@ -566,13 +566,13 @@ struct ControlHandler: Sendable {
         case .myHexlist:
             audience = .myHexlist
         case .peer(let options):
-            // The peer is looked up once: a LocalSend or KDE Connect device gets the files themselves.
+            // The peer is looked up once: a device of another protocol gets the files themselves.
             let target = try await sender.target(options.to)
-            if let id = target.peerUUID, id.isLocalSendDeviceID {
-                return try await share(request.files, query: query, toLocalSend: id)
-            }
-            if let id = target.peerUUID, id.isKDEConnectID {
-                return try await share(request.files, query: query, toKDEConnect: id)
+            if let id = target.peerUUID, let entry = sender.carrier(of: id) {
+                guard let carrier = entry.carrier else { throw entry.missing }
+                return try await sendFiles(request.files, query: query) { paths, progress in
+                    try await carrier.sendFiles(paths, to: id, progress: progress)
+                }
             }
             audience = await shareAudience(of: target, options)
         }
@@ -599,50 +599,12 @@ struct ControlHandler: Sendable {
         }
     }
 
-    /// Sends the files themselves to a LocalSend device (LocalSend has no links to files).
-    private func share(_ files: [String], query: UUID, toLocalSend id: String) async throws -> ControlResponse {
-        guard let localSend else { throw carriers.localSendMissing }
-        return try await sendFiles(files, query: query) { paths, progress in
-            let sent = try await localSend.sendFiles(paths, to: id, progress: progress)
-            return FilesSent(
-                label: sent.label, files: sent.files, bytes: sent.bytes, key: sent.certificate?.description
-            ) {
-                "LocalSend took \(sent.files) of \(paths.count) files (\($0))"
-                    + (sent.certificate == nil ? ", over plain HTTP" : "")
-            }
-        }
-    }
-
-    /// Sends the files themselves to a paired KDE Connect device (it has no links to files), one
-    /// after the other: the device fetches each as it is offered.
-    private func share(_ files: [String], query: UUID, toKDEConnect id: String) async throws -> ControlResponse {
-        guard let kdeConnect else { throw carriers.kdeConnectMissing }
-        return try await sendFiles(files, query: query) { paths, progress in
-            let sent = try await kdeConnect.sendFiles(paths, to: id, progress: progress)
-            return FilesSent(label: sent.label, files: sent.files, bytes: sent.bytes, key: sent.certificate.description)
-            {
-                "KDE Connect: \(sent.files) file(s) (\($0)) written to the device (it confirms nothing more)"
-            }
-        }
-    }
-
-    /// What a device of another kind took of a share's files.
-    private struct FilesSent {
-        let label: String
-        let files: Int
-        let bytes: Int64
-        /// The certificate the device proved; nil when none did.
-        let key: String?
-        /// What the report says, given the bytes' size as text.
-        let message: (String) -> String
-    }
-
     /// Sends the files themselves to a device of another kind through `send`, at once: not
     /// through the outbox, whose sends are hexes. Progress goes out as `filesSending` events under
     /// the share's query id.
     private func sendFiles(
         _ files: [String], query: UUID,
-        through send: ([String], @escaping @Sendable (String, Int64, Int64) async -> Void) async throws -> FilesSent
+        through send: ([String], @escaping @Sendable (String, Int64, Int64) async -> Void) async throws -> FilesDelivery
     ) async throws -> ControlResponse {
         let paths = try files.map { try FileLinkProvider.absolutePath($0) }
         let start = ContinuousClock.now
@@ -654,8 +616,8 @@ struct ControlHandler: Sendable {
         logger.info("\(sent.files) file(s), \(size), to \(sent.label)")
         return ControlResponse(
             send: SendReport(
-                peer: sent.label, messageID: nil, status: .received, message: sent.message(size),
-                milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.key))
+                peer: sent.label, messageID: nil, status: .received, message: sent.report(size),
+                milliseconds: elapsed.inSeconds * 1_000, peerKey: sent.certificate?.description))
     }
 
     /// Who a share sent to `target` with `options` is for: a peer known by the ID its key derives (in the

@@ -227,7 +227,8 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
 
     private func handle(_ datagram: DatagramSocket.Datagram) async {
         datagramsRead += 1
-        guard budget.take(at: .now), !datagram.truncated, let sender = onLink(datagram.sender),
+        guard budget.take(at: .now), !datagram.truncated,
+            let sender = onLink(datagram.sender, hopLimit: datagram.hopLimit),
             let message = try? DNSMessage.decode(datagram.bytes)
         else {
             datagramsDropped += 1
@@ -408,6 +409,14 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         _ make: ([IPAddress]) -> DNSMessage
     ) {
         let (v4, v6) = known ?? links()
+        // A sender of no subnet or prefix here (taken for its hop limit of 255) is on some link:
+        // which one is not known, so the answer goes to every link of its family.
+        let senderLinkKnown =
+            switch sender {
+            case .v4(let from)?: localNetworks.contains { Self.sameSubnet($0, from) }
+            case .v6(let from)?: from.scope != 0
+            case nil: false
+            }
         var built: [String: [UInt8]?] = [:]
         func bytes(for interface: String) -> [UInt8]? {
             if let made = built[interface] { return made }
@@ -421,7 +430,9 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         for target in v4 {
             let index = if_nametoindex(target.interface)
             guard index != 0 else { continue }
-            if case .v4(let from)? = sender, !Self.contains(localNetworks, target.interface, from) { continue }
+            if case .v4(let from)? = sender, senderLinkKnown, !Self.contains(localNetworks, target.interface, from) {
+                continue
+            }
             if case .v6? = sender { continue }
             guard let bytes = bytes(for: target.interface) else { continue }
             do {
@@ -434,7 +445,7 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         guard let socket6 else { return }
         for target in v6 {
             guard case .v6(let destination)? = target.broadcast else { continue }
-            if case .v6(let from)? = sender, from.scope != destination.scope { continue }
+            if case .v6(let from)? = sender, senderLinkKnown, from.scope != destination.scope { continue }
             if case .v4? = sender { continue }
             guard let bytes = bytes(for: target.interface) else { continue }
             do {
@@ -460,18 +471,21 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
 
     /// `address` when it is on one of this host's links (RFC 6762, 11), an IPv6 one with the
     /// interface it is on as its zone; nil when it is not.
-    private func onLink(_ address: IPAddress) -> IPAddress? {
+    private func onLink(_ address: IPAddress, hopLimit: Int?) -> IPAddress? {
         if localNetworks.isEmpty && localPrefixes.isEmpty { _ = links() }
-        return Self.onLink(address, networks: localNetworks, prefixes: localPrefixes)
+        return Self.onLink(address, hopLimit: hopLimit, networks: localNetworks, prefixes: localPrefixes)
     }
 
     /// `address` when it is on one of the links `networks` and `prefixes` describe: an IPv6
     /// link-local address (its zone is its link), an IPv6 address within one of the prefixes (an
     /// on-link ULA or global address: given the zone of the prefix's interface, so that the answer
-    /// goes to that link alone), or an IPv4 address within one of the subnets. Nil for any other
-    /// (RFC 6762, 11: a responder answers only its links).
+    /// goes to that link alone), or an IPv4 address within one of the subnets. Any other is on a
+    /// link too when its datagram arrived with TTL or hop limit 255, which no router passes on (a
+    /// host on the link with an address of no prefix here); nil for the rest (RFC 6762, 11: a
+    /// responder answers only its links).
     static func onLink(
-        _ address: IPAddress, networks: [NetworkInterfaces.Address], prefixes: [NetworkInterfaces.IPv6Prefix]
+        _ address: IPAddress, hopLimit: Int?, networks: [NetworkInterfaces.Address],
+        prefixes: [NetworkInterfaces.IPv6Prefix]
     ) -> IPAddress? {
         switch address {
         case .v6(let address) where address.isLinkLocal:
@@ -480,11 +494,16 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
             let link = prefixes.first {
                 !$0.address.isLinkLocal && $0.contains(address) && (address.scope == 0 || address.scope == $0.index)
             }
-            return link.map { .v6(address.scoped(to: $0.index)) }
+            if let link { return .v6(address.scoped(to: link.index)) }
         case .v4(let address):
-            return networks.contains { sameSubnet($0, address) } ? .v4(address) : nil
+            if networks.contains(where: { sameSubnet($0, address) }) { return .v4(address) }
         }
+        return hopLimit == Self.onLinkHopLimit ? address : nil
     }
+
+    /// The TTL or hop limit mDNS is sent with (RFC 6762, 11), which only a sender on the link can
+    /// make a datagram arrive with.
+    static let onLinkHopLimit = 255
 
     private static func contains(
         _ networks: [NetworkInterfaces.Address], _ interface: String,

@@ -146,14 +146,6 @@ extension KDEConnectCarrier {
 
     // MARK: Sending
 
-    /// Files a device took.
-    struct FilesDelivery: Sendable {
-        let label: String
-        let certificate: Fingerprint
-        let files: Int
-        let bytes: Int64
-    }
-
     /// Sends the files at `paths` to the paired device `peerID`, one after the other: each offered
     /// in a share packet with a port hexd listens on, its bytes written to the device once it
     /// connects (showing the certificate paired), then the connection closed. `progress` hears the
@@ -161,9 +153,9 @@ extension KDEConnectCarrier {
     /// - Throws: `SendError.refused` for a path that is no readable file or a device not paired;
     ///   `.undelivered` when the device is away, does not come for a file, or its link ends.
     func sendFiles(
-        _ paths: [String], to peerID: String, progress: @Sendable (String, Int64, Int64) async -> Void
+        _ paths: [String], to peerID: String, progress: @escaping @Sendable (String, Int64, Int64) async -> Void
     ) async throws(SendError) -> FilesDelivery {
-        try await refuseUnlessPaired(peerID)
+        try await refuseUnlessAllowed(peerID)
         guard let device = device(peerID: peerID) else {
             throw .undelivered("\(peerID) is away: no KDE Connect link with it")
         }
@@ -205,7 +197,10 @@ extension KDEConnectCarrier {
             }
             sent += size
         }
-        return FilesDelivery(label: device.label, certificate: device.certificate, files: paths.count, bytes: sent)
+        let count = paths.count
+        return FilesDelivery(label: device.label, files: count, bytes: sent, certificate: device.certificate) { size in
+            "KDE Connect: \(count) file(s) (\(size)) written to the device (it confirms nothing more)"
+        }
     }
 
     /// A listener on the first free port of `payloadPorts`; nil when all are taken.

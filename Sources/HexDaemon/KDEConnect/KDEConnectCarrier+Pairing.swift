@@ -19,7 +19,7 @@ extension KDEConnectCarrier {
             case .askPerson(let timestamp):
                 await askPerson(about: device, timestamp: timestamp)
             case .trust:
-                await trust(device)
+                if await !trust(device) { packets += trustNotKept(device) }
             case .distrust:
                 await distrust(device)
             case .ended(let ending):
@@ -50,22 +50,31 @@ extension KDEConnectCarrier {
         expireLater(device.key)
     }
 
-    /// Keeps the device's certificate as paired, and says so.
-    private func trust(_ device: Device) async {
-        trustChanges += 1
-        // Paired, its link no longer counts against the cap on unpaired ones.
-        links.setPaired(device.key, true)
+    /// Keeps the device's certificate as paired, and then says so; false when the store cannot.
+    private func trust(_ device: Device) async -> Bool {
         do {
             _ = try await intake.service.pair(peer: device.peerID, fingerprint: device.certificate.description)
         } catch {
             logger.error("cannot keep the pairing with KDE Connect device \(device.label): \(error)")
-            return
+            return false
         }
+        trustChanges += 1
+        // Paired, its link no longer counts against the cap on unpaired ones.
+        links.setPaired(device.key, true)
         logger.info("paired with KDE Connect device \(device.label): certificate \(device.certificate)")
         await intake.events.publish(
             .paired, peerUUID: device.peerID, peer: device.identity.name, versionID: Self.versionID(device.version),
             message: device.certificate.description)
         await cameBack(device)
+        return true
+    }
+
+    /// The pairing the store could not keep is undone: the packets that tell the device.
+    private func trustNotKept(_ device: Device) -> [KDEConnectPair] {
+        guard var pairing = pairings[device.key] else { return [] }
+        let actions = pairing.trustNotKept()
+        pairings[device.key] = pairing
+        return actions.compactMap { if case .send(let packet) = $0 { packet } else { nil } }
     }
 
     /// Forgets the device's certificate: the device unpaired, or asked to pair again.
@@ -171,10 +180,10 @@ extension KDEConnectCarrier {
     }
 
     /// The person asks to pair with `device` (`hexctl pair NAME`), or accepts its request
-    /// (`--accept`, or asking while it asks). The answer is written before hexd holds the device
-    /// paired.
-    /// - Throws: `Refusal` when it is paired already, asks nothing to accept, or the packet could
-    ///   not be written.
+    /// (`--accept`, or asking while it asks). hexd holds the device paired only once the answer
+    /// is written and the store has kept its certificate (else the device is told it is not).
+    /// - Throws: `Refusal` when it is paired already, asks nothing to accept, the packet could not
+    ///   be written, or the pairing could not be kept.
     func pair(_ device: Device, accepting: Bool) async throws(Refusal) -> TrustReport {
         let key = device.key
         guard let before = pairings[key] else { throw Self.refusal(.noRequest) }
@@ -185,13 +194,27 @@ extension KDEConnectCarrier {
         } catch {
             throw Self.refusal(error)
         }
-        pairings[key] = pairing
+        let accepting = pairing.isPaired
+        // A request is under way as it goes out; an acceptance counts once it is written.
+        if !accepting { pairings[key] = pairing }
         let packets = actions.compactMap { if case .send(let packet) = $0 { packet } else { nil } }
         guard await write(packets, to: device) else {
             if pairings[key] == pairing { pairings[key] = before }
             throw Refusal(description: "the link with \(device.label) ended before the answer was written")
         }
-        _ = await perform(actions.filter { if case .send = $0 { false } else { true } }, for: device)
+        if accepting {
+            guard pairings[key] == before else {
+                // It cancelled or asked again meanwhile: it is told it is not paired, as hexd holds.
+                _ = await write([KDEConnectPair(pair: false)], to: device)
+                throw Refusal(description: "\(device.label)'s request changed while the answer was written")
+            }
+            pairings[key] = pairing
+        }
+        let undone = await perform(actions.filter { if case .send = $0 { false } else { true } }, for: device)
+        if accepting, !undone.isEmpty {
+            _ = await write(undone, to: device)
+            throw Refusal(description: "the pairing with \(device.label) could not be kept (the log says why)")
+        }
         if case .requestedByUs(_, let timestamp) = pairing.state {
             logger.info("asked KDE Connect device \(device.label) to pair")
             expireLater(key)

@@ -22,7 +22,7 @@ extension KDEConnectCarrier {
 
     /// Refuses a send to `peerID` when the device is not paired here: it would refuse the shares.
     /// - Throws: `SendError.refused`; `.undelivered` when the store cannot say (tried again later).
-    func refuseUnlessPaired(_ peerID: String) async throws(SendError) {
+    func refuseUnlessAllowed(_ peerID: String) async throws(SendError) {
         let paired: Bool
         do {
             paired = try await isPaired(peerID: peerID)
@@ -44,7 +44,7 @@ extension KDEConnectCarrier {
         guard !shares.isEmpty else {
             throw .refused("a hex with neither a description nor a link shows nothing on a KDE Connect device")
         }
-        try await refuseUnlessPaired(peerID)
+        try await refuseUnlessAllowed(peerID)
         guard let device = device(peerID: peerID) else {
             if let key = peerID.kdeConnectDeviceID { awaitDevice(key) }
             throw .undelivered("\(peerID) is away: no KDE Connect link with it")
@@ -76,5 +76,39 @@ extension KDEConnectCarrier {
             }
             waitTicker = nil
         }
+    }
+}
+
+extension KDEConnectCarrier: SendingCarrier {
+    static func owns(_ peerID: String) -> Bool { peerID.isKDEConnectID }
+
+    static func attemptTimeout(asked: Duration) -> Duration { asked }
+
+    func target(named text: String) -> SendService.Target? {
+        device(matching: text).map { SendService.Target(peerUUID: $0.peerID, address: nil, label: $0.identity.name) }
+    }
+
+    /// Delivers a hex or an alert to the paired device `peerID` as the shares
+    /// `KDEConnectShare.shares(of:eachLink:)` makes (`--kdeconnect-each-link`; an alert as a text),
+    /// written on its link, a text also as a ping to a phone (see `send`): KDE Connect confirms
+    /// nothing more.
+    func deliver(_ envelope: Envelope, to peerID: String, timeout: Duration) async throws(SendError)
+        -> SendService.Receipt
+    {
+        let shares =
+            envelope.hex.map { KDEConnectShare.shares(of: $0, eachLink: sendsEachLink) }
+            ?? envelope.message.map { [.text($0)] } ?? []
+        let start = ContinuousClock.now
+        let sent = try await send(shares, to: peerID, timeout: timeout)
+        let elapsed = ContinuousClock.now - start
+        let what = (sent.shares == 1 ? "1 share" : "\(sent.shares) shares") + (sent.pinged ? " and a ping" : "")
+        let milliseconds = Int(clamping: elapsed.inSeconds * 1_000)
+        logger.info(
+            "\(what) to \(sent.label): written to its KDE Connect link in \(milliseconds) ms",
+            [("peer", sent.label), ("messageID", envelope.messageID ?? ""), ("status", "received")])
+        let delivery = EnvelopeSender.Delivery(
+            status: .received, message: "KDE Connect: \(what) written to the device's link (it confirms nothing more)",
+            elapsed: elapsed, peerKey: sent.certificate, endpoint: Endpoint(sent.address, port: 0))
+        return SendService.Receipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery, keyProof: nil)
     }
 }

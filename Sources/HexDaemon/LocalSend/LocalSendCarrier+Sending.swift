@@ -86,16 +86,6 @@ extension LocalSendCarrier {
         var cancelled = false
     }
 
-    /// Files a device took.
-    struct FilesDelivery: Sendable {
-        var label: String
-        var endpoint: Endpoint
-        var certificate: Fingerprint?
-        /// How many of the files offered its person took, and their bytes.
-        var files: Int
-        var bytes: Int64
-    }
-
     /// Sends the files at `paths` to the listed device `peerID`: offered together
     /// (`prepare-upload`), each with its SHA-256 (as LocalSend 1.18 offers them, so that the
     /// receiver checks what lands), then each one the device takes uploaded from disk as it is
@@ -184,8 +174,10 @@ extension LocalSendCarrier {
             }
             sent += offered.size
         }
-        return FilesDelivery(
-            label: label, endpoint: endpoint, certificate: answer.certificate, files: wanted.count, bytes: sent)
+        let (taken, plainHTTP) = (wanted.count, answer.certificate == nil)
+        return FilesDelivery(label: label, files: taken, bytes: sent, certificate: answer.certificate) { size in
+            "LocalSend took \(taken) of \(paths.count) files (\(size))" + (plainHTTP ? ", over plain HTTP" : "")
+        }
     }
 
     /// Uploads the file at `path`, as `offered`, in hexd's session `session` on `device`: one
@@ -319,5 +311,43 @@ extension LocalSendCarrier {
             // An impostor at the device's address is sent nothing, and may be gone next time.
             throw .undelivered("\(label): \(error)")
         }
+    }
+}
+
+extension LocalSendCarrier: SendingCarrier {
+    static func owns(_ peerID: String) -> Bool { peerID.isLocalSendDeviceID }
+
+    /// A device's person may take minutes to answer, and asking again shows a second dialog: an
+    /// attempt waits `answerWait`, whoever waits for it.
+    static func attemptTimeout(asked: Duration) -> Duration { max(asked, answerWait) }
+
+    func target(named text: String) -> SendService.Target? {
+        device(matching: text).map {
+            SendService.Target(peerUUID: $0.peerID, address: nil, label: $0.description.alias)
+        }
+    }
+
+    /// Delivers a hex or an alert to the device `peerID` as one message (its text, as
+    /// `ForeignMessage.text(of:)` writes a hex), and waits for its answer.
+    func deliver(_ envelope: Envelope, to peerID: String, timeout: Duration) async throws(SendError)
+        -> SendService.Receipt
+    {
+        let text = if let hex = envelope.hex { ForeignMessage.text(of: hex) } else { envelope.message }
+        guard let text else {
+            throw .refused("a hex with neither a description nor a link shows nothing on a LocalSend device")
+        }
+        let start = ContinuousClock.now
+        let sent = try await sendMessage(text, to: peerID, timeout: timeout)
+        let elapsed = ContinuousClock.now - start
+        let how =
+            (sent.uploaded ? "taken as a text file, uploaded" : "shown")
+            + (sent.certificate == nil ? ", over plain HTTP" : "")
+        logger.info(
+            "message to \(sent.label): \(how) in \(Int(clamping: elapsed.inSeconds * 1_000)) ms",
+            [("peer", sent.label), ("messageID", envelope.messageID ?? ""), ("status", "received")])
+        let delivery = EnvelopeSender.Delivery(
+            status: .received, message: "LocalSend message \(how)", elapsed: elapsed, peerKey: sent.certificate,
+            endpoint: sent.endpoint)
+        return SendService.Receipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery, keyProof: nil)
     }
 }

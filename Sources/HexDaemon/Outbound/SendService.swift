@@ -21,10 +21,6 @@ struct SendService: Sendable {
     let gate: HandshakeGate
     /// hexd as a LocalSend device and as a KDE Connect device, which send to those devices.
     let carriers: ForeignCarriers
-    /// hexd as a LocalSend device; nil while it is not one.
-    var localSend: LocalSendCarrier? { carriers.localSend }
-    /// hexd as a KDE Connect device, which sends to paired KDE Connect devices; nil while it is not one.
-    var kdeConnect: KDEConnectCarrier? { carriers.kdeConnect }
 
     /// Where a send goes: a peer by its UUID, sent to wherever it announces itself, or an address
     /// the user typed, which the send stays at.
@@ -67,11 +63,9 @@ struct SendService: Sendable {
             // The store keeps IDs in upper case; a device's of another kind has its own spelling.
             return Target(peerUUID: seen.uuid.canonicalPeerID ?? seen.uuid, address: nil, label: seen.name)
         }
-        // A LocalSend device's full ID: its fingerprint, which it proves whenever it is back (or,
-        // its encryption off, claims). A KDE Connect device's: its certificate proves it once paired.
-        if let id = text.canonicalPeerID,
-            id.isLocalSendDeviceID && carriers.takesLocalSend || id.isKDEConnectID && carriers.takesKDEConnect
-        {
+        // A device's full ID, of a carrier not off: what its device proves whenever it is back (a
+        // LocalSend device's fingerprint; a KDE Connect device's certificate, once paired).
+        if let id = text.canonicalPeerID, carriers.sending.contains(where: { $0.kind.owns(id) && $0.takesIDs }) {
             return Target(peerUUID: id, address: nil, label: id)
         }
         guard let uuid = text.canonicalUUID, try await service.pin(forPeer: uuid) != nil else {
@@ -80,8 +74,8 @@ struct SendService: Sendable {
         return Target(peerUUID: uuid, address: nil, label: uuid)
     }
 
-    /// The peer in the table, the LocalSend device or the KDE Connect device listed, that `text`
-    /// names (its name, its ID or a unique prefix of it); nil when none does.
+    /// The peer in the table, or the device a carrier lists, that `text` names (its name, its ID or
+    /// a unique prefix of it); nil when none does.
     /// - Throws: `LookupError` when `text` is ambiguous: it matches several peers, or devices of
     ///   two kinds go by that name.
     func listed(_ text: String) async throws(LookupError) -> Target? {
@@ -92,11 +86,8 @@ struct SendService: Sendable {
         } catch {
             guard case .noPeer = error else { throw error }
         }
-        if let device = await localSend?.device(matching: text) {
-            found.append(Target(peerUUID: device.peerID, address: nil, label: device.description.alias))
-        }
-        if let device = await kdeConnect?.device(matching: text) {
-            found.append(Target(peerUUID: device.peerID, address: nil, label: device.identity.name))
+        for carrier in carriers.sending.compactMap(\.carrier) {
+            if let device = await carrier.target(named: text) { found.append(device) }
         }
         guard found.count <= 1 else {
             throw .twoKinds(text, peer: found[0].peerUUID ?? "", device: found[1].peerUUID ?? "")
@@ -104,11 +95,16 @@ struct SendService: Sendable {
         return found.first
     }
 
-    /// How long one attempt at a send to `peerID` may take when its caller would wait `asked`:
-    /// a LocalSend device's person may take minutes to answer, and asking again shows a second
-    /// dialog, so that attempt waits `LocalSendCarrier.answerWait` (its caller need not).
+    /// How long one attempt at a send to `peerID` may take when its caller would wait `asked`: as
+    /// its carrier says for a device (a LocalSend device's person may take minutes to answer).
     func attemptTimeout(toPeer peerID: String?, asked: Duration) -> Duration {
-        peerID?.isLocalSendDeviceID == true ? max(asked, LocalSendCarrier.answerWait) : asked
+        carrier(of: peerID)?.kind.attemptTimeout(asked: asked) ?? asked
+    }
+
+    /// The carrier whose devices have IDs of the form of `peerID`; nil for a hexd peer's.
+    func carrier(of peerID: String?) -> ForeignCarriers.Sending? {
+        guard let peerID else { return nil }
+        return carriers.sending.first { $0.kind.owns(peerID) }
     }
 
     /// The route of a send about to be queued, handed to its first attempt; nil when the peer is
@@ -116,16 +112,10 @@ struct SendService: Sendable {
     /// is refused, `--legacy` to a peer known by its key) is refused now.
     /// - Throws: `SendError.refused`.
     func plan(_ target: Target, forceLegacy: Bool) async throws(SendError) -> PeerRoute? {
-        if let id = target.peerUUID, id.isLocalSendDeviceID {
-            guard let localSend else { throw carriers.localSendMissing }
+        if let id = target.peerUUID, let entry = carrier(of: id) {
+            guard let carrier = entry.carrier else { throw entry.missing }
             guard !forceLegacy else { throw .refused("--legacy is hexd's own protocol; \(target.label) is not hexd") }
-            try localSend.refuseUnlessAllowed(id)
-            return nil
-        }
-        if let id = target.peerUUID, id.isKDEConnectID {
-            guard let kdeConnect else { throw carriers.kdeConnectMissing }
-            guard !forceLegacy else { throw .refused("--legacy is hexd's own protocol; \(target.label) is not hexd") }
-            try await kdeConnect.refuseUnlessPaired(id)
+            try await carrier.refuseUnlessAllowed(id)
             return nil
         }
         do {
@@ -147,13 +137,10 @@ struct SendService: Sendable {
     func deliver(_ envelope: Envelope, to target: Target, forceLegacy: Bool, wait: Bool, timeout: Duration)
         async throws(SendError) -> Receipt
     {
-        if let id = target.peerUUID, id.isLocalSendDeviceID {
+        if let id = target.peerUUID, let entry = carrier(of: id) {
             _ = try await plan(target, forceLegacy: forceLegacy)
-            return try await deliver(envelope, toLocalSend: id, timeout: timeout)
-        }
-        if let id = target.peerUUID, id.isKDEConnectID {
-            _ = try await plan(target, forceLegacy: forceLegacy)
-            return try await deliver(envelope, toKDEConnect: id, timeout: timeout)
+            guard let carrier = entry.carrier else { throw entry.missing }
+            return try await carrier.deliver(envelope, to: id, timeout: timeout)
         }
         return try await deliver(
             envelope, over: try await route(target, forceLegacy: forceLegacy), wait: wait, timeout: timeout)
@@ -178,56 +165,6 @@ struct SendService: Sendable {
             "\(adapted.operationType) to \(route.label): \(outcome) in \(milliseconds) ms",
             [("peer", route.label), ("messageID", adapted.messageID ?? ""), ("status", outcome)])
         return Receipt(peer: route.label, messageID: adapted.messageID, delivery: delivery, keyProof: keyProof)
-    }
-
-    /// Delivers a hex or an alert to the LocalSend device `id` as one message (its text, as
-    /// `ForeignMessage.text(of:)` writes a hex), and waits for its answer.
-    private func deliver(_ envelope: Envelope, toLocalSend id: String, timeout: Duration)
-        async throws(SendError) -> Receipt
-    {
-        guard let localSend else { throw carriers.localSendMissing }
-        let text = if let hex = envelope.hex { ForeignMessage.text(of: hex) } else { envelope.message }
-        guard let text else {
-            throw .refused("a hex with neither a description nor a link shows nothing on a LocalSend device")
-        }
-        let start = ContinuousClock.now
-        let sent = try await localSend.sendMessage(text, to: id, timeout: timeout)
-        let elapsed = ContinuousClock.now - start
-        let how =
-            (sent.uploaded ? "taken as a text file, uploaded" : "shown")
-            + (sent.certificate == nil ? ", over plain HTTP" : "")
-        logger.info(
-            "message to \(sent.label): \(how) in \(Int(clamping: elapsed.inSeconds * 1_000)) ms",
-            [("peer", sent.label), ("messageID", envelope.messageID ?? ""), ("status", "received")])
-        let delivery = EnvelopeSender.Delivery(
-            status: .received, message: "LocalSend message \(how)", elapsed: elapsed, peerKey: sent.certificate,
-            endpoint: sent.endpoint)
-        return Receipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery, keyProof: nil)
-    }
-
-    /// Delivers a hex or an alert to the paired KDE Connect device `id` as the shares
-    /// `KDEConnectShare.shares(of:eachLink:)` makes (`--kdeconnect-each-link`; an alert as a text),
-    /// written on its link, a text also as a ping to a phone (see `KDEConnectCarrier.send`): KDE
-    /// Connect confirms nothing more.
-    private func deliver(_ envelope: Envelope, toKDEConnect id: String, timeout: Duration)
-        async throws(SendError) -> Receipt
-    {
-        guard let kdeConnect else { throw carriers.kdeConnectMissing }
-        let shares =
-            envelope.hex.map { KDEConnectShare.shares(of: $0, eachLink: kdeConnect.sendsEachLink) }
-            ?? envelope.message.map { [.text($0)] } ?? []
-        let start = ContinuousClock.now
-        let sent = try await kdeConnect.send(shares, to: id, timeout: timeout)
-        let elapsed = ContinuousClock.now - start
-        let what = (sent.shares == 1 ? "1 share" : "\(sent.shares) shares") + (sent.pinged ? " and a ping" : "")
-        let milliseconds = Int(clamping: elapsed.inSeconds * 1_000)
-        logger.info(
-            "\(what) to \(sent.label): written to its KDE Connect link in \(milliseconds) ms",
-            [("peer", sent.label), ("messageID", envelope.messageID ?? ""), ("status", "received")])
-        let delivery = EnvelopeSender.Delivery(
-            status: .received, message: "KDE Connect: \(what) written to the device's link (it confirms nothing more)",
-            elapsed: elapsed, peerKey: sent.certificate, endpoint: Endpoint(sent.address, port: 0))
-        return Receipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery, keyProof: nil)
     }
 
     /// Records in the directory what a delivery proved: the peer was exchanged with, and its key

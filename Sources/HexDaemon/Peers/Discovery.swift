@@ -51,6 +51,11 @@ actor Discovery: DaemonService {
     private(set) var datagramsReplayed = 0
     /// Whether this daemon announces itself, kept across restarts.
     private(set) var visibility: Visibility
+    /// Visibility changes begun so far, and the last one kept in the store and not acted on yet:
+    /// only the latest change to end acts, on what was kept last, so that what is announced is
+    /// what a restart reads, however changes overlap (the store keeps them in order).
+    private var visibilityChanges: UInt64 = 0
+    private var keptVisibility: (change: UInt64, visibility: Visibility)?
 
     /// Whether it announces itself now.
     var isVisible: Bool { visibility.isVisible(at: Date()) }
@@ -157,17 +162,39 @@ actor Discovery: DaemonService {
             case .hidden: .hidden
             case .visibleFor(let duration): .visibleUntil(Date().addingTimeInterval(duration.inSeconds))
             }
-        try await service.keepVisibility(new)
-        await settle(to: new, wasAnnouncing: schedule.isAnnouncing)
+        visibilityChanges += 1
+        let change = visibilityChanges
+        do {
+            try await service.keepVisibility(new)
+            kept(new, by: change)
+        } catch {
+            await settleKept(ifLatest: change)
+            throw error
+        }
+        await settleKept(ifLatest: change)
         return new
     }
 
+    /// Notes that `change` kept `visibility`, unless a later change's was noted already.
+    private func kept(_ visibility: Visibility, by change: UInt64) {
+        if keptVisibility.map({ $0.change < change }) ?? true { keptVisibility = (change, visibility) }
+    }
+
+    /// Acts on the visibility kept last, when `change` is the latest change begun.
+    private func settleKept(ifLatest change: UInt64, wasAnnouncing: Bool? = nil) async {
+        guard change == visibilityChanges, let kept = keptVisibility else { return }
+        keptVisibility = nil
+        await settle(to: kept.visibility, wasAnnouncing: wasAnnouncing ?? schedule.isAnnouncing)
+    }
+
     /// Takes `new` as the visibility and says so: a `bye` when beacons stop, an event either way.
+    /// The visibility and the schedule change together, before the `bye` (whose `--peer` names
+    /// may take a while to resolve): a change that comes meanwhile finds them agreeing.
     /// - Parameter wasAnnouncing: whether beacons went out until now.
     private func settle(to new: Visibility, wasAnnouncing: Bool) async {
         visibility = new
-        if wasAnnouncing && !new.isVisible(at: Date()) { await broadcast(.bye) }
         apply(new)
+        if wasAnnouncing && !new.isVisible(at: Date()) { await broadcast(.bye) }
         let text = new.text(at: Date())
         logger.info("visibility: \(text)")
         await events.publish(.visibilityChanged, message: text)
@@ -189,13 +216,16 @@ actor Discovery: DaemonService {
 
     /// A visibility for a while is over: hidden again (peers are told), and kept so.
     private func visibilityEnded() async {
+        visibilityChanges += 1
+        let change = visibilityChanges
         do {
             try await service.keepVisibility(.hidden)
         } catch {
             // Hidden all the same: a restart reads the old end, which is over, as hidden too.
             logger.warning("cannot keep the visibility (hidden): \(error)")
         }
-        await settle(to: .hidden, wasAnnouncing: true)
+        kept(.hidden, by: change)
+        await settleKept(ifLatest: change, wasAnnouncing: true)
     }
 
     // MARK: Loops
@@ -423,7 +453,8 @@ actor Discovery: DaemonService {
                 }
                 plan += links
             }
-            interfacePlan = plan
+            // A bye is sent as beacons stop: no plan is shown for them any more.
+            if kind != .bye { interfacePlan = plan }
             // 255.255.255.255 leaves by whatever interface the routing table says: not when
             // interfaces are chosen.
             let chosen = !selection.including.isEmpty || !selection.excluding.isEmpty

@@ -36,18 +36,30 @@ final class ForeignCarriers: Sendable {
     func setLocalSend(_ slot: Slot<LocalSendCarrier>) { slots.withLock { $0.localSend = slot } }
     func setKDEConnect(_ slot: Slot<KDEConnectCarrier>) { slots.withLock { $0.kdeConnect = slot } }
 
-    /// Why a send to a LocalSend device cannot go now: for good when LocalSend is off, for a while
-    /// when it is starting (the outbox tries again).
+    /// A carrier as sending sees it: the form of its devices' IDs, and the carrier, or why a send
+    /// cannot go now.
+    struct Sending {
+        let kind: any SendingCarrier.Type
+        /// Nil while it is not up.
+        let carrier: (any SendingCarrier)?
+        /// Why a send to one of its devices cannot go while it is not up: for good when it is off,
+        /// for a while when it is starting (the outbox tries again).
+        let missing: SendError
+        /// Whether one of its devices may be named by its full ID now or soon (it is not off).
+        let takesIDs: Bool
+    }
+
+    /// Every carrier, as sending sees it.
+    var sending: [Sending] {
+        let (localSend, kdeConnect) = slots.withLock { ($0.localSend, $0.kdeConnect) }
+        return [Self.sending(localSend, named: "LocalSend"), Self.sending(kdeConnect, named: "KDE Connect")]
+    }
+
+    /// Why a send to a LocalSend device cannot go now (see `Sending.missing`).
     var localSendMissing: SendError { Self.missing(slots.withLock { $0.localSend }, named: "LocalSend") }
 
-    /// Why a send to a KDE Connect device cannot go now, as `localSendMissing` says for LocalSend.
+    /// Why a send to a KDE Connect device cannot go now (see `Sending.missing`).
     var kdeConnectMissing: SendError { Self.missing(slots.withLock { $0.kdeConnect }, named: "KDE Connect") }
-
-    /// Whether a LocalSend device may be named by its full ID now or soon (its carrier not off).
-    var takesLocalSend: Bool { if case .off = slots.withLock({ $0.localSend }) { false } else { true } }
-
-    /// Whether a KDE Connect device may be named by its full ID now or soon (its carrier not off).
-    var takesKDEConnect: Bool { if case .off = slots.withLock({ $0.kdeConnect }) { false } else { true } }
 
     /// The carriers still starting, by the names people know them by; nil when none is.
     var starting: [String]? {
@@ -55,6 +67,12 @@ final class ForeignCarriers: Sendable {
         let names = [(localSend.isStarting, "LocalSend"), (kdeConnect.isStarting, "KDE Connect")]
             .filter(\.0).map(\.1)
         return names.isEmpty ? nil : names
+    }
+
+    private static func sending<Carrier: SendingCarrier>(_ slot: Slot<Carrier>, named name: String) -> Sending {
+        let carrier: Carrier? = if case .up(let carrier) = slot { carrier } else { nil }
+        let takesIDs = if case .off = slot { false } else { true }
+        return Sending(kind: Carrier.self, carrier: carrier, missing: missing(slot, named: name), takesIDs: takesIDs)
     }
 
     private static func missing<Carrier>(_ slot: Slot<Carrier>, named name: String) -> SendError {

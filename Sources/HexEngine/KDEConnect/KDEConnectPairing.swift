@@ -149,6 +149,14 @@ public struct KDEConnectPairing: Sendable, Equatable {
         return [.send(KDEConnectPair(pair: true)), .trust]
     }
 
+    /// hexd could not keep the pairing it was to trust (its store failed): the device is not paired
+    /// after all, and is told so.
+    public mutating func trustNotKept() -> [Action] {
+        guard state == .paired else { return [] }
+        state = .notPaired
+        return [.send(KDEConnectPair(pair: false))]
+    }
+
     /// The person (or hexd, for them) declines the device's request.
     /// - Throws: `Refusal.noRequest`.
     public mutating func decline(at now: Instant) throws(Refusal) -> [Action] {
