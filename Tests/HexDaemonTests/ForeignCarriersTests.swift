@@ -10,11 +10,15 @@ import Testing
         let carriers = ForeignCarriers(localSend: .starting, kdeConnect: .off("--kdeconnect off"))
         #expect(carriers.localSend == nil && carriers.kdeConnect == nil)
         #expect(carriers.starting == ["LocalSend"])
-        #expect(carriers.sending.map(\.takesIDs) == [true, false], "a device of a carrier starting may be named")
-        #expect(carriers.localSendMissing == .undelivered("LocalSend is starting"), "the outbox tries again")
-        #expect(carriers.kdeConnectMissing == .refused("KDE Connect is off here (--kdeconnect off)"))
+        #expect(carriers.entries.map(\.takesIDs) == [true, false], "a device of a carrier starting may be named")
+        #expect(
+            carriers.entries.map(\.missing)
+                == [.undelivered("LocalSend is starting"), .refused("KDE Connect is off here (--kdeconnect off)")],
+            "a send to a carrier starting is tried again; to one that is off, refused")
+        #expect(carriers.entries.map { $0.kind.owns("kdeconnect:0123456789abcdef0123456789abcdef") } == [false, true])
         carriers.setLocalSend(.off("it could not start: the log says why"))
-        #expect(carriers.starting == nil && carriers.sending.allSatisfy { !$0.takesIDs })
-        #expect(carriers.localSendMissing == .refused("LocalSend is off here (it could not start: the log says why)"))
+        #expect(carriers.starting == nil && carriers.entries.allSatisfy { !$0.takesIDs })
+        #expect(
+            carriers.entries.first?.missing == .refused("LocalSend is off here (it could not start: the log says why)"))
     }
 }

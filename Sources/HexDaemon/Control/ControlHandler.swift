@@ -268,16 +268,9 @@ struct ControlHandler: Sendable {
             return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try await peerUUID(sender)))
         case .blocked: return ControlResponse(blocked: try await service.blockedSenders())
         case .pair(let peer, let accept, let timeout):
-            if accept, let localSend, let offer = await localSend.offerWaiting(matching: peer) {
-                let answered = try await localSend.answerPerson(offer.key, yes: true)
-                return ControlResponse(
-                    trust: TrustReport(
-                        peerUUID: offer.key, peer: offer.name, key: answered.certificate, trust: .paired,
-                        offer: offer.what))
-            }
-            if let kdeConnect, let device = try await kdeConnectDevice(peer) {
-                return ControlResponse(
-                    trust: try await Self.kdeConnectPairing { try await kdeConnect.pair(device, accepting: accept) })
+            if let (carrier, id) = try await trustSubject(named: peer, for: accept ? .accept : .request) {
+                let step: TrustStep = accept ? .accept : .request
+                return ControlResponse(trust: try await Self.trustReport { try await carrier.trust(step, id) })
             }
             let pairing = try pairingService()
             let timeout = timeout ?? SendOptions.defaultTimeout
@@ -286,21 +279,18 @@ struct ControlHandler: Sendable {
                 ? try await pairing.accept(peer, timeout: timeout) : try await pairing.request(peer, timeout: timeout)
             return ControlResponse(trust: TrustReport(outcome))
         case .declinePairing(let peer):
-            if let localSend, let offer = await localSend.offerWaiting(matching: peer) {
-                _ = try await localSend.answerPerson(offer.key, yes: false)
-                return ControlResponse(
-                    trust: TrustReport(peerUUID: offer.key, peer: offer.name, key: nil, trust: nil, offer: offer.what))
-            }
-            if let kdeConnect, let device = try await kdeConnectDevice(peer) {
-                return ControlResponse(trust: try await Self.kdeConnectPairing { try await kdeConnect.decline(device) })
+            if let (carrier, id) = try await trustSubject(named: peer, for: .decline) {
+                return ControlResponse(trust: try await Self.trustReport { try await carrier.trust(.decline, id) })
             }
             return ControlResponse(trust: TrustReport(try await pairingService().decline(peer)))
         case .unpair(let peer):
             let uuid = try await peerUUID(peer, orRemembered: true)
-            if uuid.isKDEConnectID {
-                // KDE Connect's unpairing forgets the certificate, on both sides.
-                guard let kdeConnect else { throw carriers.kdeConnectMissing }
-                return ControlResponse(trust: try await kdeConnect.unpair(peerID: uuid, label: peer))
+            // A device's carrier ends its pairing on both sides; with the carrier off, or when the
+            // certificate kept is all there is to it, the store's unpairing ends it here.
+            if let carrier = sender.carrier(of: uuid)?.carrier,
+                let outcome = try await carrier.unpair(uuid, label: peer)
+            {
+                return ControlResponse(trust: TrustReport(outcome))
             }
             let pin = try await service.unpair(peer: uuid, label: peer)
             return ControlResponse(
@@ -322,19 +312,30 @@ struct ControlHandler: Sendable {
         }
     }
 
-    /// The KDE Connect device linked that `text` names, when it names one and nothing else.
-    /// - Throws: `LookupError.twoKinds` when a peer of another kind goes by that name too.
-    private func kdeConnectDevice(_ text: String) async throws -> KDEConnectCarrier.Device? {
-        guard let kdeConnect, await kdeConnect.device(matching: text) != nil else { return nil }
-        guard let id = try await sender.listed(text)?.peerUUID, id.isKDEConnectID else { return nil }
-        return await kdeConnect.device(peerID: id)
+    /// The carrier, and the ID of the device, that `text` names for `step` (a LocalSend device's
+    /// offer, a KDE Connect device linked); nil when it names none. One rule for every kind: a text
+    /// that names devices of two carriers, or a device and a hexd peer, names none of them.
+    /// - Throws: `LookupError.twoKinds` when it is ambiguous so.
+    private func trustSubject(named text: String, for step: TrustStep) async throws
+        -> (any TrustingCarrier, String)?
+    {
+        var found: [(any TrustingCarrier, String)] = []
+        for carrier in carriers.up {
+            if let id = await carrier.trustSubject(named: text, for: step) { found.append((carrier, id)) }
+        }
+        guard let first = found.first else { return nil }
+        if found.count > 1 { throw LookupError.twoKinds(text, peer: first.1, device: found[1].1) }
+        if let peer = try? await directory.peer(matching: text) {
+            throw LookupError.twoKinds(text, peer: peer.uuid, device: first.1)
+        }
+        return first
     }
 
-    /// A step of pairing with a KDE Connect device, its refusals in the person's words.
-    private static func kdeConnectPairing(_ step: () async throws -> TrustReport) async throws -> TrustReport {
+    /// A carrier's trust step, its refusals in the person's words, reported.
+    private static func trustReport(_ step: () async throws -> TrustOutcome) async throws -> TrustReport {
         do {
-            return try await step()
-        } catch let refusal as KDEConnectCarrier.Refusal {
+            return TrustReport(try await step())
+        } catch let refusal as TrustRefusal {
             throw ControlError(.rejected, refusal.description)
         }
     }
@@ -490,7 +491,9 @@ struct ControlHandler: Sendable {
                     addresses: [device.address.description], legacy: false,
                     lastSeen: (now - device.linkedAt).inSeconds, fingerprint: device.certificate.description,
                     trust: try await kdeConnect?.isPaired(peerID: device.peerID) == true ? .paired : nil,
-                    pairing: await kdeConnect?.pendingPairing(of: device), kind: .kdeconnect,
+                    pairing: await kdeConnect?.pendingPairing(of: device).map {
+                        PairingStatus(code: $0.code, awaitingUs: $0.awaitingUs)
+                    }, kind: .kdeconnect,
                     deviceType: identity.deviceType.rawValue))
         }
         return infos
@@ -639,6 +642,14 @@ struct ControlHandler: Sendable {
         links.map {
             Link(url: $0.url ?? "", linkDescription: $0.linkDescription ?? "", service: $0.service ?? .unknown)
         }
+    }
+}
+
+extension TrustReport {
+    init(_ outcome: TrustOutcome) {
+        self.init(
+            peerUUID: outcome.peerID, peer: outcome.name, key: outcome.key, trust: outcome.paired ? .paired : nil,
+            code: outcome.code, awaitingPeer: outcome.awaitingDevice ? true : nil, offer: outcome.offer)
     }
 }
 

@@ -1,4 +1,3 @@
-import HexControl
 import HexEngine
 import HexKit
 import HexTLS
@@ -161,13 +160,14 @@ extension KDEConnectCarrier {
         linkedDevices.first { $0.peerID == peerID }
     }
 
-    /// A pairing under way with the device, as `hexctl peers` shows it; nil when there is none.
-    func pendingPairing(of device: Device) -> PairingStatus? {
+    /// A pairing under way with the device, as `hexctl peers` shows it: the code both sides show,
+    /// and whether hexd's person is to answer; nil when there is none.
+    func pendingPairing(of device: Device) -> (code: String, awaitingUs: Bool)? {
         switch pairings[device.key]?.state {
         case .requestedByPeer(_, let timestamp)?:
-            PairingStatus(code: code(with: device, timestamp: timestamp), awaitingUs: true)
+            (code(with: device, timestamp: timestamp), true)
         case .requestedByUs(_, let timestamp)?:
-            PairingStatus(code: code(with: device, timestamp: device.version >= 8 ? timestamp : nil), awaitingUs: false)
+            (code(with: device, timestamp: device.version >= 8 ? timestamp : nil), false)
         default: nil
         }
     }
@@ -182,9 +182,9 @@ extension KDEConnectCarrier {
     /// The person asks to pair with `device` (`hexctl pair NAME`), or accepts its request
     /// (`--accept`, or asking while it asks). hexd holds the device paired only once the answer
     /// is written and the store has kept its certificate (else the device is told it is not).
-    /// - Throws: `Refusal` when it is paired already, asks nothing to accept, the packet could not
-    ///   be written, or the pairing could not be kept.
-    func pair(_ device: Device, accepting: Bool) async throws(Refusal) -> TrustReport {
+    /// - Throws: `TrustRefusal` when it is paired already, asks nothing to accept, the packet could
+    ///   not be written, or the pairing could not be kept.
+    private func pair(_ device: Device, accepting: Bool) async throws(TrustRefusal) -> TrustOutcome {
         let key = device.key
         guard let before = pairings[key] else { throw Self.refusal(.noRequest) }
         var pairing = before
@@ -200,36 +200,36 @@ extension KDEConnectCarrier {
         let packets = actions.compactMap { if case .send(let packet) = $0 { packet } else { nil } }
         guard await write(packets, to: device) else {
             if pairings[key] == pairing { pairings[key] = before }
-            throw Refusal(description: "the link with \(device.label) ended before the answer was written")
+            throw TrustRefusal(description: "the link with \(device.label) ended before the answer was written")
         }
         if accepting {
             guard pairings[key] == before else {
                 // It cancelled or asked again meanwhile: it is told it is not paired, as hexd holds.
                 _ = await write([KDEConnectPair(pair: false)], to: device)
-                throw Refusal(description: "\(device.label)'s request changed while the answer was written")
+                throw TrustRefusal(description: "\(device.label)'s request changed while the answer was written")
             }
             pairings[key] = pairing
         }
         let undone = await perform(actions.filter { if case .send = $0 { false } else { true } }, for: device)
         if accepting, !undone.isEmpty {
             _ = await write(undone, to: device)
-            throw Refusal(description: "the pairing with \(device.label) could not be kept (the log says why)")
+            throw TrustRefusal(description: "the pairing with \(device.label) could not be kept (the log says why)")
         }
         if case .requestedByUs(_, let timestamp) = pairing.state {
             logger.info("asked KDE Connect device \(device.label) to pair")
             expireLater(key)
-            return TrustReport(
-                peerUUID: device.peerID, peer: device.identity.name, key: device.certificate.description, trust: nil,
-                code: code(with: device, timestamp: device.version >= 8 ? timestamp : nil), awaitingPeer: true)
+            return TrustOutcome(
+                peerID: device.peerID, name: device.identity.name, key: device.certificate.description, paired: false,
+                code: code(with: device, timestamp: device.version >= 8 ? timestamp : nil), awaitingDevice: true)
         }
-        return TrustReport(
-            peerUUID: device.peerID, peer: device.identity.name, key: device.certificate.description,
-            trust: pairing.isPaired ? .paired : nil)
+        return TrustOutcome(
+            peerID: device.peerID, name: device.identity.name, key: device.certificate.description,
+            paired: pairing.isPaired)
     }
 
     /// The person declines the device's request (`hexctl pair --decline`).
-    /// - Throws: `Refusal` when it asks nothing.
-    func decline(_ device: Device) async throws(Refusal) -> TrustReport {
+    /// - Throws: `TrustRefusal` when it asks nothing.
+    private func decline(_ device: Device) async throws(TrustRefusal) -> TrustOutcome {
         guard var pairing = pairings[device.key] else { throw Self.refusal(.noRequest) }
         let actions: [KDEConnectPairing.Action]
         do {
@@ -239,25 +239,26 @@ extension KDEConnectCarrier {
         }
         pairings[device.key] = pairing
         _ = await write(await perform(actions, for: device), to: device)
-        return TrustReport(peerUUID: device.peerID, peer: device.identity.name, key: nil, trust: nil)
+        return TrustOutcome(peerID: device.peerID, name: device.identity.name, key: nil, paired: false)
     }
 
     /// What the person reads when what they asked cannot be done now.
-    private static func refusal(_ refusal: KDEConnectPairing.Refusal) -> Refusal {
+    private static func refusal(_ refusal: KDEConnectPairing.Refusal) -> TrustRefusal {
         switch refusal {
         case .noRequest:
-            Refusal(
+            TrustRefusal(
                 description: "that KDE Connect device asks nothing now (a request ends after "
                     + "\(Int(KDEConnectPairing.requestLifetime.inSeconds)) s)")
-        case .alreadyPaired: Refusal(description: "that KDE Connect device is paired already (hexctl unpair ends it)")
-        case .notPaired: Refusal(description: "that KDE Connect device is not paired")
+        case .alreadyPaired:
+            TrustRefusal(description: "that KDE Connect device is paired already (hexctl unpair ends it)")
+        case .notPaired: TrustRefusal(description: "that KDE Connect device is not paired")
         }
     }
 
     /// The person unpairs the device `peerID` (`hexctl unpair`): its certificate forgotten first,
     /// then, when it is linked, the device told so (a device that reads nothing cannot hold this).
     /// - Throws: `LookupError.noPin` when it is neither paired nor asked; a store error.
-    func unpair(peerID: String, label: String) async throws -> TrustReport {
+    func unpair(_ peerID: String, label: String) async throws -> TrustOutcome? {
         trustChanges += 1
         var forgotten: PeerPin?
         do {
@@ -281,6 +282,24 @@ extension KDEConnectCarrier {
         logger.info(
             "unpaired KDE Connect device \(name) (\(peerID))"
                 + (forgotten.map { ": forgot its certificate \($0.fingerprint)" } ?? ""))
-        return TrustReport(peerUUID: peerID, peer: name, key: forgotten?.fingerprint, trust: nil)
+        return TrustOutcome(peerID: peerID, name: name, key: forgotten?.fingerprint, paired: false)
+    }
+}
+
+extension KDEConnectCarrier: TrustingCarrier {
+    /// A device linked now: hexd asks it to pair, accepts or declines what it asks.
+    func trustSubject(named text: String, for step: TrustStep) -> String? {
+        device(matching: text)?.peerID
+    }
+
+    func trust(_ step: TrustStep, _ peerID: String) async throws -> TrustOutcome {
+        guard let device = device(peerID: peerID) else {
+            throw TrustRefusal(description: "\(peerID) has no KDE Connect link up any more")
+        }
+        return switch step {
+        case .request: try await pair(device, accepting: false)
+        case .accept: try await pair(device, accepting: true)
+        case .decline: try await decline(device)
+        }
     }
 }

@@ -83,9 +83,11 @@ extension LocalSendCarrier {
 
     /// The person's answer to the offer the device `id` has waiting: a yes pairs the device with
     /// the certificate it showed, then lets the offer in.
-    /// - Returns: what was offered, and the certificate now paired (nil for a no).
+    /// - Returns: the device's name, what it offered, and the certificate now paired (nil for a no).
     /// - Throws: `LookupError.noPairing` when no offer of the device waits; a store error.
-    func answerPerson(_ id: String, yes: Bool) async throws -> (what: String, certificate: String?) {
+    private func answerPerson(_ id: String, yes: Bool) async throws
+        -> (name: String, what: String, certificate: String?)
+    {
         guard let request = consent.answer(id) else { throw LookupError.noPairing(id) }
         let certificate = consentCertificates[request.number]
         forgetOffer(request.number)
@@ -101,7 +103,7 @@ extension LocalSendCarrier {
         }
         logger.info("\(yes ? "accepted" : "declined") the offer of \(id.shortPeerID ?? id): \(request.what)")
         consentReplies.removeValue(forKey: request.number)?.resume(returning: paired != nil)
-        return (request.what, paired)
+        return (request.name, request.what, paired)
     }
 
     /// The offer waiting that `text` names: by the device's ID, a prefix of it (or of its
@@ -126,4 +128,24 @@ extension LocalSendCarrier {
             consentReplies.removeValue(forKey: request.number)?.resume(returning: false)
         }
     }
+}
+
+/// The person answers a device's offer waiting (`hexctl pair --accept` or `--decline`): hexd asks
+/// a LocalSend device nothing, and has no pairing with one to end but the certificate it keeps.
+extension LocalSendCarrier: TrustingCarrier {
+    func trustSubject(named text: String, for step: TrustStep) -> String? {
+        guard step != .request else { return nil }
+        return offerWaiting(matching: text)?.key
+    }
+
+    func trust(_ step: TrustStep, _ peerID: String) async throws -> TrustOutcome {
+        let answered = try await answerPerson(peerID, yes: step != .decline)
+        return TrustOutcome(
+            peerID: peerID, name: answered.name, key: answered.certificate, paired: step != .decline,
+            offer: answered.what)
+    }
+
+    /// A LocalSend device's pairing is the certificate kept in the store, which hexd's own
+    /// unpairing ends: the device is told nothing.
+    func unpair(_ peerID: String, label: String) -> TrustOutcome? { nil }
 }

@@ -65,7 +65,7 @@ struct SendService: Sendable {
         }
         // A device's full ID, of a carrier not off: what its device proves whenever it is back (a
         // LocalSend device's fingerprint; a KDE Connect device's certificate, once paired).
-        if let id = text.canonicalPeerID, carriers.sending.contains(where: { $0.kind.owns(id) && $0.takesIDs }) {
+        if let id = text.canonicalPeerID, carriers.entries.contains(where: { $0.kind.owns(id) && $0.takesIDs }) {
             return Target(peerUUID: id, address: nil, label: id)
         }
         guard let uuid = text.canonicalUUID, try await service.pin(forPeer: uuid) != nil else {
@@ -86,7 +86,7 @@ struct SendService: Sendable {
         } catch {
             guard case .noPeer = error else { throw error }
         }
-        for carrier in carriers.sending.compactMap(\.carrier) {
+        for carrier in carriers.up {
             if let device = await carrier.target(named: text) { found.append(device) }
         }
         guard found.count <= 1 else {
@@ -102,9 +102,9 @@ struct SendService: Sendable {
     }
 
     /// The carrier whose devices have IDs of the form of `peerID`; nil for a hexd peer's.
-    func carrier(of peerID: String?) -> ForeignCarriers.Sending? {
+    func carrier(of peerID: String?) -> ForeignCarriers.Entry? {
         guard let peerID else { return nil }
-        return carriers.sending.first { $0.kind.owns(peerID) }
+        return carriers.entries.first { $0.kind.owns(peerID) }
     }
 
     /// The route of a send about to be queued, handed to its first attempt; nil when the peer is

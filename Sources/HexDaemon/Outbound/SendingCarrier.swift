@@ -4,7 +4,7 @@ import HexTLS
 
 /// What sending needs of a carrier of another protocol (LocalSend, KDE Connect): the form of its
 /// devices' IDs, how a text names one of them, what it refuses, and one delivery. `SendService`
-/// asks each carrier of `ForeignCarriers.sending` in turn, and switches on none.
+/// asks each carrier of `ForeignCarriers.entries` in turn, and switches on none.
 protocol SendingCarrier: Sendable {
     /// Whether `peerID` has this carrier's ID form (`localsend:…`, `kdeconnect:…`).
     static func owns(_ peerID: String) -> Bool

@@ -36,12 +36,12 @@ final class ForeignCarriers: Sendable {
     func setLocalSend(_ slot: Slot<LocalSendCarrier>) { slots.withLock { $0.localSend = slot } }
     func setKDEConnect(_ slot: Slot<KDEConnectCarrier>) { slots.withLock { $0.kdeConnect = slot } }
 
-    /// A carrier as sending sees it: the form of its devices' IDs, and the carrier, or why a send
-    /// cannot go now.
-    struct Sending {
-        let kind: any SendingCarrier.Type
+    /// A carrier as sending and trust see it: the form of its devices' IDs, and the carrier, or why
+    /// a send cannot go now.
+    struct Entry {
+        let kind: any TrustingCarrier.Type
         /// Nil while it is not up.
-        let carrier: (any SendingCarrier)?
+        let carrier: (any TrustingCarrier)?
         /// Why a send to one of its devices cannot go while it is not up: for good when it is off,
         /// for a while when it is starting (the outbox tries again).
         let missing: SendError
@@ -49,17 +49,14 @@ final class ForeignCarriers: Sendable {
         let takesIDs: Bool
     }
 
-    /// Every carrier, as sending sees it.
-    var sending: [Sending] {
+    /// Every carrier.
+    var entries: [Entry] {
         let (localSend, kdeConnect) = slots.withLock { ($0.localSend, $0.kdeConnect) }
-        return [Self.sending(localSend, named: "LocalSend"), Self.sending(kdeConnect, named: "KDE Connect")]
+        return [Self.entry(localSend, named: "LocalSend"), Self.entry(kdeConnect, named: "KDE Connect")]
     }
 
-    /// Why a send to a LocalSend device cannot go now (see `Sending.missing`).
-    var localSendMissing: SendError { Self.missing(slots.withLock { $0.localSend }, named: "LocalSend") }
-
-    /// Why a send to a KDE Connect device cannot go now (see `Sending.missing`).
-    var kdeConnectMissing: SendError { Self.missing(slots.withLock { $0.kdeConnect }, named: "KDE Connect") }
+    /// The carriers up now.
+    var up: [any TrustingCarrier] { entries.compactMap(\.carrier) }
 
     /// The carriers still starting, by the names people know them by; nil when none is.
     var starting: [String]? {
@@ -69,10 +66,10 @@ final class ForeignCarriers: Sendable {
         return names.isEmpty ? nil : names
     }
 
-    private static func sending<Carrier: SendingCarrier>(_ slot: Slot<Carrier>, named name: String) -> Sending {
+    private static func entry<Carrier: TrustingCarrier>(_ slot: Slot<Carrier>, named name: String) -> Entry {
         let carrier: Carrier? = if case .up(let carrier) = slot { carrier } else { nil }
         let takesIDs = if case .off = slot { false } else { true }
-        return Sending(kind: Carrier.self, carrier: carrier, missing: missing(slot, named: name), takesIDs: takesIDs)
+        return Entry(kind: Carrier.self, carrier: carrier, missing: missing(slot, named: name), takesIDs: takesIDs)
     }
 
     private static func missing<Carrier>(_ slot: Slot<Carrier>, named name: String) -> SendError {
