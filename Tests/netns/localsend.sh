@@ -17,7 +17,8 @@
 #     which lands whole in host-a's downloads folder with a hex linking to it; a climbing file
 #     name, 10,000 files, a 20 MB body and an upload without a session are refused; host-d
 #     (--accept paired) holds devB's note until the person lets devB in (hexctl pair --accept), then
-#     pairs it; a declined offer lands nothing; blocked, devB's next note is refused and nothing is
+#     pairs it; a declined offer lands nothing (a hexd peer going by devB's name beside it, the name
+#     is refused as ambiguous, the ID answers); blocked, devB's next note is refused and nothing is
 #     stored;
 #   - a message as the 1.18 apps send one (its text the preview of one text file, a script of the
 #     test's own, no client certificate as apps before 1.18): a hex naming no sender ID, answered 204;
@@ -219,12 +220,26 @@ ctl d unpair "localsend:$fingerprint_devb" >/dev/null
 lsctl send "$work/note.txt" --to host-d --wait >"$work/to-d.out" 2>&1 &
 sending=$!
 offer_waiting || fail "host-d does not list devB's second offer"
-declined=$(ctl d pair --decline devB 2>&1 || true)
+# A hexd peer going by the device's name beside it: the name is refused as ambiguous (as sends
+# refuse it), and the device's ID answers its offer.
+ip netns exec "$tag-d" "$bin/hexd" --data-dir "$work/namesake" --name devB --port 0 --announce-interval 1 --mdns off \
+    --web off --notify off --localsend off --kdeconnect off --log-level debug 2>"$work/namesake.log" &
+namesake=$!
+pids+=("$namesake")
+for _ in $(seq 100); do
+    ctl d peers --json 2>/dev/null | grep '"devB"' | grep -q '"kind":"hexd"' && break
+    sleep 0.1
+done
+ambiguous=$(ctl d pair --accept devB 2>&1 || true)
+declined=$(ctl d pair --decline "localsend:$fingerprint_devb" 2>&1 || true)
+kill "$namesake"
+wait "$namesake" 2>/dev/null || true
 wait "$sending" || true
 count=$(ctl d inbox --json | wc -l)
-[[ "$declined" == "declined what \"devB\""* ]] && [ "$count" = 1 ] \
-    && pass "declined (hexctl pair --decline), devB's next note is refused and nothing lands ($count hex on host-d)" \
-    || fail "declined: '$declined', $count hexes on host-d, devB: $(cat "$work/to-d.out")"
+[[ "$ambiguous" == *"names both"* ]] && [[ "$declined" == "declined what \"devB\""* ]] && [ "$count" = 1 ] \
+    && pass "declined (hexctl pair --decline), devB's next note is refused and nothing lands ($count hex on host-d);" \
+        "its name, a hexd peer's too, was refused as ambiguous" \
+    || fail "declined: '$declined', by name: '$ambiguous', $count hexes on host-d, devB: $(cat "$work/to-d.out")"
 
 ctl a block "localsend:$fingerprint_devb" >/dev/null
 before=$(ctl a inbox --json | wc -l)
