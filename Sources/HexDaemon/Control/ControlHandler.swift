@@ -408,7 +408,15 @@ struct ControlHandler: Sendable {
             },
             announceInterval: found.interval.inSeconds,
             beaconFailures: found.beaconFailures, dnssd: await dnssd.summary,
-            localSend: await localSendStatus(), kdeConnect: await kdeConnect?.status, starting: carriers.starting)
+            localSend: await localSendStatus(), kdeConnect: await kdeConnectStatus(), starting: carriers.starting)
+    }
+
+    private func kdeConnectStatus() async -> KDEConnectStatus? {
+        guard let kdeConnect else { return nil }
+        let (devices, paired) = await kdeConnect.linkedCounts
+        return KDEConnectStatus(
+            deviceID: kdeConnect.own.deviceID, port: kdeConnect.port, devices: devices, paired: paired,
+            note: kdeConnect.portNote)
     }
 
     private func localSendStatus() async -> LocalSendStatus? {

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import HexControl
 import HexEngine
 import HexKit
 import HexNet
@@ -203,12 +202,13 @@ actor KDEConnectCarrier: DaemonService {
         openLinks.values.compactMap { $0.max { $0.key < $1.key }?.value }.sorted { $0.linkedAt > $1.linkedAt }
     }
 
-    /// What `hexctl status` says of hexd as a KDE Connect device.
-    var status: KDEConnectStatus {
+    /// The TCP port of its links.
+    nonisolated var port: UInt16 { listener.port }
+
+    /// The devices with a link up, and how many of them are paired (`hexctl status`).
+    var linkedCounts: (devices: Int, paired: Int) {
         let devices = linkedDevices
-        return KDEConnectStatus(
-            deviceID: own.deviceID, port: listener.port, devices: devices.count,
-            paired: devices.filter { pairings[$0.key]?.isPaired == true }.count, note: portNote)
+        return (devices.count, devices.filter { pairings[$0.key]?.isPaired == true }.count)
     }
 
     /// The device whose key is `key` as its newest link describes it, the one its packets go on;
