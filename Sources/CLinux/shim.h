@@ -120,15 +120,24 @@ static inline int hexd_interface_watch_socket(void) {
     return fd;
 }
 
+/// IPV6_PKTINFO's data, as struct in6_pktinfo lays it out (glibc declares that under _GNU_SOURCE).
+struct hexd_in6_pktinfo {
+    struct in6_addr address;
+    unsigned int interface;
+};
+
 /// Receives one datagram as recvfrom with MSG_TRUNC does (the datagram's whole length returned,
-/// even when cut to `length`), and the TTL (IPv4) or hop limit (IPv6) it arrived with, which the
-/// socket asks for with IP_RECVTTL or IPV6_RECVHOPLIMIT, in `hops`: -1 when it came without one.
+/// even when cut to `length`), with the TTL (IPv4) or hop limit (IPv6) it arrived with in `hops`
+/// and the index of the interface it arrived on in `interface`, which the socket asks for with
+/// IP_RECVTTL and IP_PKTINFO, or IPV6_RECVHOPLIMIT and IPV6_RECVPKTINFO: -1 and 0 when it came
+/// without them.
 static inline ssize_t hexd_receive_with_hops(
-    int fd, void *buffer, size_t length, struct sockaddr_storage *from, socklen_t *from_length, int *hops) {
+    int fd, void *buffer, size_t length, struct sockaddr_storage *from, socklen_t *from_length, int *hops,
+    unsigned int *interface) {
     struct iovec vector = {.iov_base = buffer, .iov_len = length};
     union {
         struct cmsghdr align;
-        char bytes[CMSG_SPACE(sizeof(int)) * 2];
+        char bytes[CMSG_SPACE(sizeof(int)) * 2 + CMSG_SPACE(sizeof(struct hexd_in6_pktinfo)) * 2];
     } control;
     struct msghdr message = {0};
     message.msg_name = from;
@@ -138,6 +147,7 @@ static inline ssize_t hexd_receive_with_hops(
     message.msg_control = control.bytes;
     message.msg_controllen = sizeof control.bytes;
     *hops = -1;
+    *interface = 0;
     ssize_t count = recvmsg(fd, &message, MSG_TRUNC);
     if (count < 0) return count;
     *from_length = message.msg_namelen;
@@ -149,6 +159,18 @@ static inline ssize_t hexd_receive_with_hops(
             int value;
             memcpy(&value, CMSG_DATA(header), sizeof value);
             *hops = value;
+        }
+        if (header->cmsg_level == IPPROTO_IP && header->cmsg_type == IP_PKTINFO
+            && header->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+            struct in_pktinfo info;
+            memcpy(&info, CMSG_DATA(header), sizeof info);
+            *interface = (unsigned int)info.ipi_ifindex;
+        }
+        if (header->cmsg_level == IPPROTO_IPV6 && header->cmsg_type == IPV6_PKTINFO
+            && header->cmsg_len >= CMSG_LEN(sizeof(struct hexd_in6_pktinfo))) {
+            struct hexd_in6_pktinfo info;
+            memcpy(&info, CMSG_DATA(header), sizeof info);
+            *interface = info.interface;
         }
     }
     return count;

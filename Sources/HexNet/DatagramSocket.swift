@@ -20,6 +20,8 @@ public final class DatagramSocket: Sendable {
         /// The TTL (IPv4) or hop limit (IPv6) it arrived with; nil if the system did not say.
         /// 255 means it was sent on the link it arrived on (no router passed it on).
         public let hopLimit: Int?
+        /// The index of the interface it arrived on; nil if the system did not say.
+        public let interface: UInt32?
     }
 
     /// Binds `address`:`port` (port 0 picks a free one): IPv4 with broadcast allowed; IPv6 for
@@ -39,12 +41,14 @@ public final class DatagramSocket: Sendable {
             try socket.setOption(IP_MULTICAST_TTL, level: ipv4, multicastHops)
             try socket.setOption(IP_MULTICAST_LOOP, level: ipv4, 1)
             try socket.setOption(IP_RECVTTL, level: ipv4, 1)
+            try socket.setOption(IP_PKTINFO, level: ipv4, 1)
         case .v6:
             let ipv6 = Int32(IPPROTO_IPV6)
             try socket.setOption(IPV6_V6ONLY, level: ipv6)
             try socket.setOption(IPV6_MULTICAST_HOPS, level: ipv6, multicastHops)
             try socket.setOption(IPV6_MULTICAST_LOOP, level: ipv6, 1)
             try socket.setOption(IPV6_RECVHOPLIMIT, level: ipv6, 1)
+            try socket.setOption(IPV6_RECVPKTINFO, level: ipv6, 1)
         }
         try socket.bind(address, port: port)
     }
@@ -139,9 +143,11 @@ public final class DatagramSocket: Sendable {
             var sender = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             var hops: Int32 = -1
+            var interface: UInt32 = 0
             // The datagram's real length, even when it was cut (MSG_TRUNC).
             let count = buffer.withUnsafeMutableBytes { bytes in
-                hexd_receive_with_hops(socket.descriptor, bytes.baseAddress, bytes.count, &sender, &length, &hops)
+                hexd_receive_with_hops(
+                    socket.descriptor, bytes.baseAddress, bytes.count, &sender, &length, &hops, &interface)
             }
             if count >= 0 {
                 // A datagram from a family this socket cannot carry is not possible; one that
@@ -149,7 +155,8 @@ public final class DatagramSocket: Sendable {
                 guard let (address, port) = IPAddress.from(sender) else { continue }
                 return Datagram(
                     bytes: Array(buffer.prefix(min(count, maximumLength))), sender: address,
-                    senderPort: port, truncated: count > maximumLength, hopLimit: hops >= 0 ? Int(hops) : nil)
+                    senderPort: port, truncated: count > maximumLength, hopLimit: hops >= 0 ? Int(hops) : nil,
+                    interface: interface > 0 ? interface : nil)
             }
             switch errno {
             case EAGAIN, EWOULDBLOCK:

@@ -127,11 +127,16 @@ import Testing
             NetworkInterfaces.IPv6Prefix(
                 interface: $0.0, index: UInt32($0.1), address: try #require(IPv6Address($0.2)), length: $0.3)
         }
-        func onLink(_ text: String, hopLimit: Int? = 64) throws -> String? {
+        func onLink(_ text: String, hopLimit: Int? = 64, interface: UInt32? = 1) throws -> String? {
             DNSSDService.onLink(
-                try #require(IPAddress(text)), hopLimit: hopLimit, networks: networks, prefixes: prefixes
+                try #require(IPAddress(text)), hopLimit: hopLimit, interface: interface, networks: networks,
+                prefixes: prefixes
             )
-            .map { if case .v6(let address) = $0 { "\(address.bytes)%\(address.scope)" } else { "\($0)" } }
+            .map { sender, byHopLimit in
+                let text =
+                    if case .v6(let address) = sender { "\(address.bytes)%\(address.scope)" } else { "\(sender)" }
+                return byHopLimit ? text + " by its hop limit" : text
+            }
         }
         func scoped(_ text: String, _ scope: UInt32) throws -> String {
             "\(try #require(IPv6Address(text)).bytes)%\(scope)"
@@ -144,9 +149,12 @@ import Testing
         #expect(try onLink("fd77::3%2") == nil, "within eth0's prefix, but heard on lo")
         #expect(try onLink("10.0.0.200") == "10.0.0.200" && onLink("10.0.1.1") == nil)
         // Hop limit 255: sent on the link, whatever its address (no router passes it on as such).
-        #expect(try onLink("fd78::3", hopLimit: 255) == scoped("fd78::3", 0), "a host on the link, of no prefix here")
-        #expect(try onLink("10.0.1.1", hopLimit: 255) == "10.0.1.1")
+        #expect(
+            try onLink("fd78::3", hopLimit: 255, interface: 2) == scoped("fd78::3", 2) + " by its hop limit",
+            "a host on the link it came in on, of no prefix here")
+        #expect(try onLink("10.0.1.1", hopLimit: 255) == "10.0.1.1 by its hop limit")
         #expect(try onLink("10.0.1.1", hopLimit: 254) == nil && onLink("10.0.1.1", hopLimit: nil) == nil)
+        #expect(try onLink("10.0.1.1", hopLimit: 255, interface: nil) == nil, "no link to answer it on")
         #expect(try onLink("fd77::3", hopLimit: 1) == scoped("fd77::3", 1), "within a prefix, any hop limit")
     }
 

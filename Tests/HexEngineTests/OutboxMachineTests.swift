@@ -94,7 +94,13 @@ import Testing
             "a new round's read leaves out a send being cancelled")
         let reserved = machine.reserve("a")
         #expect(!reserved)
+        let usersRetry = machine.request("a")
+        #expect(usersRetry == .withdrawn, "a user's retry of it finds nothing to attempt")
+        #expect(machine.cancelStarts("a") == false && machine.isWithdrawing("a"), "a second cancel of it")
         machine.cancelEnds("a")
+        #expect(machine.isWithdrawing("a"), "the second cancel is still in progress")
+        machine.cancelEnds("a")
+        #expect(!machine.isWithdrawing("a"))
         machine.roundEnds()
     }
 

@@ -226,10 +226,8 @@ ip netns exec "$tag-d" "$bin/hexd" --data-dir "$work/namesake" --name devB --por
     --web off --notify off --localsend off --kdeconnect off --log-level debug 2>"$work/namesake.log" &
 namesake=$!
 pids+=("$namesake")
-for _ in $(seq 100); do
-    ctl d peers --json 2>/dev/null | grep '"devB"' | grep -q '"kind":"hexd"' && break
-    sleep 0.1
-done
+wait_until "ctl d peers --json 2>/dev/null | grep '\"devB\"' | grep -q '\"kind\":\"hexd\"'" \
+    || fail "host-d does not list the hexd peer named devB: $(ctl d peers --json)"
 ambiguous=$(ctl d pair --accept devB 2>&1 || true)
 declined=$(ctl d pair --decline "localsend:$fingerprint_devb" 2>&1 || true)
 kill "$namesake"

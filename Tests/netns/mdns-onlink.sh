@@ -10,7 +10,8 @@
 #     of another subnet (192.168.77.3/32), both on host-z's interface. Asked as an mDNS querier asks
 #     (from port 5353, answered by multicast), with TTL or hop limit 64, as a routed host's query
 #     arrives, none answered; with 255, which only a sender on the link can make a datagram arrive
-#     with, all answered (RFC 6762, 11).
+#     with, all answered (RFC 6762, 11), by multicast alone: a legacy unicast query from them gets
+#     no answer, though host-a's default routes lead to host-z.
 # ROUNDS queries from each on-link address (20 by default); each must be answered, and the
 # median time to the answer is printed. Each check is counted; the last line says how many passed
 # and failed. Touches only the namespaces it makes; every wait is bounded.
@@ -33,6 +34,9 @@ ip -n "$tag-a" -6 addr add fd77::1/64 dev "sa$$"
 ip -n "$tag-z" -6 addr add fd77::3/64 dev "sz$$"
 ip -n "$tag-z" -6 addr add fd99::3/128 dev "sz$$"
 ip -n "$tag-z" addr add 192.168.77.3/32 dev "sz$$"
+# host-a's default routes lead to host-z, so that a unicast answer to those addresses would reach it.
+ip -n "$tag-a" route add default via 10.68.0.3
+ip -n "$tag-a" -6 route add default via fd77::3
 wait_for_link_local "$tag-a:sa$$" "$tag-z:sz$$"
 link_local=$(ip -n "$tag-z" -6 addr show dev "sz$$" scope link | sed -n 's/.*inet6 \(fe80[^/]*\).*/\1/p')
 
@@ -61,6 +65,10 @@ for service in _hexd._tcp.local _kdeconnect._udp.local; do
         result=$(ask "$service" "$source" 3 1100 --standard --hops 255)
         [[ "$result" == "3 of 3 answered"* ]] || fail "$service from $source, hop limit 255: $result"
         pass "$service from $source (no prefix here, hop limit 255: on the link): $result"
+        # Answered by multicast alone: a unicast answer would go wherever a spoofed source says.
+        result=$(ask "$service" "$source" 3 --hops 255)
+        [[ "$result" == "0 of 3 answered"* ]] || fail "$service from $source, legacy unicast, answered: $result"
+        pass "$service from $source (no prefix here, legacy unicast): no unicast answer, though a route leads there"
     done
 done
 echo "$label: $passed passed, 0 failed"

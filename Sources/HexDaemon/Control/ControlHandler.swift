@@ -325,10 +325,12 @@ struct ControlHandler: Sendable {
         }
         guard let first = found.first else { return nil }
         if found.count > 1 { throw LookupError.twoKinds(text, peer: first.1, device: found[1].1) }
-        if let peer = try? await directory.peer(matching: text) {
+        do {
+            let peer = try await directory.peer(matching: text)
             throw LookupError.twoKinds(text, peer: peer.uuid, device: first.1)
+        } catch LookupError.noPeer {
+            return first
         }
-        return first
     }
 
     /// A carrier's trust step, its refusals in the person's words, reported.

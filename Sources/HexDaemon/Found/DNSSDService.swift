@@ -228,7 +228,8 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
     private func handle(_ datagram: DatagramSocket.Datagram) async {
         datagramsRead += 1
         guard budget.take(at: .now), !datagram.truncated,
-            let sender = onLink(datagram.sender, hopLimit: datagram.hopLimit),
+            let (sender, byHopLimit) = onLink(
+                datagram.sender, hopLimit: datagram.hopLimit, interface: datagram.interface),
             let message = try? DNSMessage.decode(datagram.bytes)
         else {
             datagramsDropped += 1
@@ -237,7 +238,9 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         if message.isResponse {
             await take(message, from: datagram.sender)
         } else if message.isStandardQuery {
-            await answer(message, from: datagram, sender: sender)
+            // A source of no subnet or prefix here is answered on the link it came in on alone.
+            let arrivedOn = byHopLimit ? datagram.interface.flatMap(Self.interfaceName) : nil
+            await answer(message, from: datagram, sender: sender, arrivedOn: arrivedOn, byHopLimit: byHopLimit)
         }
     }
 
@@ -304,13 +307,19 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
     }
 
     /// Answers `query`, which came in `datagram` from `sender` (its source, on the link it came
-    /// in on: `onLink(_:)`).
-    private func answer(_ query: DNSMessage, from datagram: DatagramSocket.Datagram, sender: IPAddress) async {
+    /// in on: `onLink(_:)`). A sender taken `byHopLimit` (of no subnet or prefix here) is answered
+    /// by multicast alone, on `arrivedOn`: a unicast answer to an address no route here leads to
+    /// would leave by the default route, to whoever a spoofer named.
+    private func answer(
+        _ query: DNSMessage, from datagram: DatagramSocket.Datagram, sender: IPAddress, arrivedOn: String?,
+        byHopLimit: Bool
+    ) async {
         suppressOwnQuery(after: query, bytes: datagram.bytes)
         guard responder.claimsName else { return }
         // The interfaces are read once for the answer and for where it goes.
         let links = links()
-        let onLink = Self.addresses(of: links.v4 + links.v6, onLinkOf: sender, networks: localNetworks)
+        let onLink = Self.addresses(
+            of: links.v4 + links.v6, onLinkOf: sender, networks: localNetworks, arrivedOn: arrivedOn)
         if responder.isProbing, !query.authorities.isEmpty {
             let theirsWin = losesTieBreak(to: query, onLink: onLink)
             if responder.simultaneousProbeHeard(theirsWin: theirsWin, at: .now) {
@@ -330,6 +339,8 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         switch reply {
         case .none:
             return
+        case .legacyUnicast where byHopLimit:
+            return
         case .legacyUnicast:
             // A legacy unicast query (RFC 6762, 6.7): the id and questions echoed, short TTLs.
             let capped = (answers + additionals).map { record in
@@ -345,10 +356,10 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
             let response = DNSMessage(
                 flags: DNSMessage.responseFlag | DNSMessage.authoritativeFlag, answers: answers,
                 additionals: additionals)
-            if reply == .unicast {
+            if reply == .unicast && !byHopLimit {
                 send(response, to: sender, port: Self.port)
             } else {
-                multicast(toward: sender, over: links) { _ in response }
+                multicast(toward: sender, arrivedOn: arrivedOn, over: links) { _ in response }
             }
         }
     }
@@ -381,16 +392,17 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
     }
 
     /// The addresses of `targets` on the interface `sender` is on, the one whose IPv4 subnet holds
-    /// it or the one its IPv6 zone names; all of them when no interface is found. A host on two
-    /// links does not tell one link the addresses of the other, which its hosts may not reach
-    /// (RFC 6762, 15).
+    /// it (else `arrivedOn`, the one its datagram came in on) or the one its IPv6 zone names; all
+    /// of them when no interface is found. A host on two links does not tell one link the
+    /// addresses of the other, which its hosts may not reach (RFC 6762, 15).
     static func addresses(
         of targets: [NetworkInterfaces.Target], onLinkOf sender: IPAddress,
-        networks: [NetworkInterfaces.Address]
+        networks: [NetworkInterfaces.Address], arrivedOn: String? = nil
     ) -> [IPAddress] {
         let interfaces: Set<String> =
             switch sender {
-            case .v4(let address): Set(networks.filter { sameSubnet($0, address) }.map(\.interface))
+            case .v4(let address):
+                Set(networks.filter { sameSubnet($0, address) }.map(\.interface)).union(arrivedOn.map { [$0] } ?? [])
             case .v6(let address):
                 Set(
                     targets.filter {
@@ -401,22 +413,15 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         return onLink.isEmpty ? targets.map(\.address) : onLink
     }
 
-    /// Multicasts on every interface (or only the one `sender` is on) the message `make` builds
-    /// from that interface's addresses, joining the group on each as it goes: a new interface is
-    /// joined at the next message, and each link hears only its own addresses.
+    /// Multicasts on every interface (or only the one `sender` is on: its IPv4 subnet's, else
+    /// `arrivedOn`, or its IPv6 zone's) the message `make` builds from that interface's addresses,
+    /// joining the group on each as it goes: a new interface is joined at the next message, and
+    /// each link hears only its own addresses.
     private func multicast(
-        toward sender: IPAddress? = nil, over known: Links? = nil,
+        toward sender: IPAddress? = nil, arrivedOn: String? = nil, over known: Links? = nil,
         _ make: ([IPAddress]) -> DNSMessage
     ) {
         let (v4, v6) = known ?? links()
-        // A sender of no subnet or prefix here (taken for its hop limit of 255) is on some link:
-        // which one is not known, so the answer goes to every link of its family.
-        let senderLinkKnown =
-            switch sender {
-            case .v4(let from)?: localNetworks.contains { Self.sameSubnet($0, from) }
-            case .v6(let from)?: from.scope != 0
-            case nil: false
-            }
         var built: [String: [UInt8]?] = [:]
         func bytes(for interface: String) -> [UInt8]? {
             if let made = built[interface] { return made }
@@ -430,7 +435,9 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         for target in v4 {
             let index = if_nametoindex(target.interface)
             guard index != 0 else { continue }
-            if case .v4(let from)? = sender, senderLinkKnown, !Self.contains(localNetworks, target.interface, from) {
+            if case .v4(let from)? = sender, !Self.contains(localNetworks, target.interface, from),
+                target.interface != arrivedOn
+            {
                 continue
             }
             if case .v6? = sender { continue }
@@ -445,7 +452,7 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         guard let socket6 else { return }
         for target in v6 {
             guard case .v6(let destination)? = target.broadcast else { continue }
-            if case .v6(let from)? = sender, senderLinkKnown, from.scope != destination.scope { continue }
+            if case .v6(let from)? = sender, from.scope != destination.scope { continue }
             if case .v4? = sender { continue }
             guard let bytes = bytes(for: target.interface) else { continue }
             do {
@@ -471,9 +478,17 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
 
     /// `address` when it is on one of this host's links (RFC 6762, 11), an IPv6 one with the
     /// interface it is on as its zone; nil when it is not.
-    private func onLink(_ address: IPAddress, hopLimit: Int?) -> IPAddress? {
+    private func onLink(_ address: IPAddress, hopLimit: Int?, interface: UInt32?) -> (IPAddress, byHopLimit: Bool)? {
         if localNetworks.isEmpty && localPrefixes.isEmpty { _ = links() }
-        return Self.onLink(address, hopLimit: hopLimit, networks: localNetworks, prefixes: localPrefixes)
+        return Self.onLink(
+            address, hopLimit: hopLimit, interface: interface, networks: localNetworks, prefixes: localPrefixes)
+    }
+
+    /// The name of the interface of index `index`; nil when there is none.
+    private static func interfaceName(_ index: UInt32) -> String? {
+        var name = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
+        guard if_indextoname(index, &name) != nil else { return nil }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `address` when it is on one of the links `networks` and `prefixes` describe: an IPv6
@@ -481,24 +496,28 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
     /// on-link ULA or global address: given the zone of the prefix's interface, so that the answer
     /// goes to that link alone), or an IPv4 address within one of the subnets. Any other is on a
     /// link too when its datagram arrived with TTL or hop limit 255, which no router passes on (a
-    /// host on the link with an address of no prefix here); nil for the rest (RFC 6762, 11: a
-    /// responder answers only its links).
+    /// host on the link with an address of no prefix here), on `interface`, the one it came in on
+    /// (an IPv6 address given it as its zone): `byHopLimit` then. Nil for the rest (RFC 6762, 11:
+    /// a responder answers only its links).
     static func onLink(
-        _ address: IPAddress, hopLimit: Int?, networks: [NetworkInterfaces.Address],
+        _ address: IPAddress, hopLimit: Int?, interface: UInt32?, networks: [NetworkInterfaces.Address],
         prefixes: [NetworkInterfaces.IPv6Prefix]
-    ) -> IPAddress? {
+    ) -> (IPAddress, byHopLimit: Bool)? {
         switch address {
         case .v6(let address) where address.isLinkLocal:
-            return .v6(address)
+            return (.v6(address), false)
         case .v6(let address):
             let link = prefixes.first {
                 !$0.address.isLinkLocal && $0.contains(address) && (address.scope == 0 || address.scope == $0.index)
             }
-            if let link { return .v6(address.scoped(to: link.index)) }
+            if let link { return (.v6(address.scoped(to: link.index)), false) }
+            guard hopLimit == Self.onLinkHopLimit, let interface else { return nil }
+            return (.v6(address.scoped(to: interface)), true)
         case .v4(let address):
-            if networks.contains(where: { sameSubnet($0, address) }) { return .v4(address) }
+            if networks.contains(where: { sameSubnet($0, address) }) { return (.v4(address), false) }
         }
-        return hopLimit == Self.onLinkHopLimit ? address : nil
+        guard hopLimit == Self.onLinkHopLimit, interface != nil else { return nil }
+        return (address, true)
     }
 
     /// The TTL or hop limit mDNS is sent with (RFC 6762, 11), which only a sender on the link can

@@ -18,7 +18,13 @@ extension KDEConnectCarrier {
             case .askPerson(let timestamp):
                 await askPerson(about: device, timestamp: timestamp)
             case .trust:
-                if await !trust(device) { packets += trustNotKept(device) }
+                // The device accepted hexd's request: paired as the machine holds it, undone on both
+                // sides should the store not keep it.
+                if await keepPin(of: device) {
+                    await trusted(device)
+                } else {
+                    packets += trustNotKept(device)
+                }
             case .distrust:
                 await distrust(device)
             case .ended(let ending):
@@ -49,14 +55,28 @@ extension KDEConnectCarrier {
         expireLater(device.key)
     }
 
-    /// Keeps the device's certificate as paired, and then says so; false when the store cannot.
-    private func trust(_ device: Device) async -> Bool {
+    /// Keeps the device's certificate as paired in the store; false when the store cannot.
+    private func keepPin(of device: Device) async -> Bool {
         do {
             _ = try await intake.service.pair(peer: device.peerID, fingerprint: device.certificate.description)
+            return true
         } catch {
             logger.error("cannot keep the pairing with KDE Connect device \(device.label): \(error)")
             return false
         }
+    }
+
+    /// Forgets a certificate kept by `keepPin` for a pairing that ended meanwhile.
+    private func dropPin(of device: Device) async {
+        do {
+            _ = try await intake.service.resetTrust(peer: device.peerID, label: device.identity.name)
+        } catch {
+            logger.error("cannot forget the pairing with KDE Connect device \(device.label): \(error)")
+        }
+    }
+
+    /// The device's certificate kept as paired: its link counts as a paired one's, and it is said.
+    private func trusted(_ device: Device) async {
         trustChanges += 1
         // Paired, its link no longer counts against the cap on unpaired ones.
         links.setPaired(device.key, true)
@@ -65,7 +85,6 @@ extension KDEConnectCarrier {
             .paired, peerUUID: device.peerID, peer: device.identity.name, versionID: Self.versionID(device.version),
             message: device.certificate.description)
         await cameBack(device)
-        return true
     }
 
     /// The pairing the store could not keep is undone: the packets that tell the device.
@@ -194,8 +213,8 @@ extension KDEConnectCarrier {
         } catch {
             throw Self.refusal(error)
         }
+        // A request is under way as it goes out; an acceptance counts once it is written and kept.
         let accepting = pairing.isPaired
-        // A request is under way as it goes out; an acceptance counts once it is written.
         if !accepting { pairings[key] = pairing }
         let packets = actions.compactMap { if case .send(let packet) = $0 { packet } else { nil } }
         guard await write(packets, to: device) else {
@@ -203,17 +222,24 @@ extension KDEConnectCarrier {
             throw TrustRefusal(description: "the link with \(device.label) ended before the answer was written")
         }
         if accepting {
+            let kept = await keepPin(of: device)
             guard pairings[key] == before else {
-                // It cancelled or asked again meanwhile: it is told it is not paired, as hexd holds.
+                // Accepted meanwhile by another answer: paired all the same.
+                if pairings[key]?.isPaired == true { return Self.outcome(of: device, paired: true) }
+                // It cancelled or asked again: it is told it is not paired, as hexd holds.
+                if kept { await dropPin(of: device) }
                 _ = await write([KDEConnectPair(pair: false)], to: device)
                 throw TrustRefusal(description: "\(device.label)'s request changed while the answer was written")
             }
+            guard kept else {
+                var undone = pairing
+                let told = undone.trustNotKept().compactMap { if case .send(let packet) = $0 { packet } else { nil } }
+                pairings[key] = undone
+                _ = await write(told, to: device)
+                throw TrustRefusal(description: "the pairing with \(device.label) could not be kept (the log says why)")
+            }
             pairings[key] = pairing
-        }
-        let undone = await perform(actions.filter { if case .send = $0 { false } else { true } }, for: device)
-        if accepting, !undone.isEmpty {
-            _ = await write(undone, to: device)
-            throw TrustRefusal(description: "the pairing with \(device.label) could not be kept (the log says why)")
+            await trusted(device)
         }
         if case .requestedByUs(_, let timestamp) = pairing.state {
             logger.info("asked KDE Connect device \(device.label) to pair")
@@ -222,9 +248,12 @@ extension KDEConnectCarrier {
                 peerID: device.peerID, name: device.identity.name, key: device.certificate.description, paired: false,
                 code: code(with: device, timestamp: device.version >= 8 ? timestamp : nil), awaitingDevice: true)
         }
-        return TrustOutcome(
-            peerID: device.peerID, name: device.identity.name, key: device.certificate.description,
-            paired: pairing.isPaired)
+        return Self.outcome(of: device, paired: pairing.isPaired)
+    }
+
+    private static func outcome(of device: Device, paired: Bool) -> TrustOutcome {
+        TrustOutcome(
+            peerID: device.peerID, name: device.identity.name, key: device.certificate.description, paired: paired)
     }
 
     /// The person declines the device's request (`hexctl pair --decline`).

@@ -141,7 +141,7 @@ extension LocalSendCarrier: TrustingCarrier {
     func trust(_ step: TrustStep, _ peerID: String) async throws -> TrustOutcome {
         let answered = try await answerPerson(peerID, yes: step != .decline)
         return TrustOutcome(
-            peerID: peerID, name: answered.name, key: answered.certificate, paired: step != .decline,
+            peerID: peerID, name: answered.name, key: answered.certificate, paired: answered.certificate != nil,
             offer: answered.what)
     }
 

@@ -137,6 +137,11 @@ actor Outbox: DaemonService {
     /// its caller waits (`SendService.attemptTimeout`) runs in a task of its own: the caller gets
     /// its outcome, or `underWay` after `timeout`.
     private func run(_ entry: OutboxEntry, timeout: Duration, prepared: Prepared?) async -> Attempt {
+        // Cancelled since it was reserved (held for its user, or read): nothing goes out.
+        guard !machine.isWithdrawing(entry.messageID) else {
+            finish(entry.messageID, .gone)
+            return .gone
+        }
         let own = sender.attemptTimeout(toPeer: entry.peerUUID, asked: timeout)
         // Reserved, the entry has an attempt under way: the request waits for it.
         guard own > timeout, case .wait(let waiter) = machine.request(entry.messageID) else {
@@ -207,8 +212,13 @@ actor Outbox: DaemonService {
 
     /// Attempts a queued send now, or waits for the attempt under way, and returns how it ended.
     func attempt(_ messageID: String, timeout: Duration) async -> Attempt {
-        if case .wait(let waiter) = machine.request(messageID) {
+        switch machine.request(messageID) {
+        case .wait(let waiter):
             return await wait(waiter, atMost: timeout, saying: "the attempt under way has not ended yet")
+        case .withdrawn:
+            return .gone
+        case .attempt:
+            break
         }
         // Reserved: nobody else attempts it until `finish`, whatever happens while the store reads.
         let outcome: Attempt

@@ -56,6 +56,9 @@ actor Discovery: DaemonService {
     /// what a restart reads, however changes overlap (the store keeps them in order).
     private var visibilityChanges: UInt64 = 0
     private var keptVisibility: (change: UInt64, visibility: Visibility)?
+    /// The person's changes whose keeping is under way: the end of a visibility for a while waits
+    /// for none of them, and is overtaken by each.
+    private var visibilityChangesUnderWay = 0
 
     /// Whether it announces itself now.
     var isVisible: Bool { visibility.isVisible(at: Date()) }
@@ -164,6 +167,8 @@ actor Discovery: DaemonService {
             }
         visibilityChanges += 1
         let change = visibilityChanges
+        visibilityChangesUnderWay += 1
+        defer { visibilityChangesUnderWay -= 1 }
         do {
             try await service.keepVisibility(new)
             kept(new, by: change)
@@ -194,7 +199,9 @@ actor Discovery: DaemonService {
     private func settle(to new: Visibility, wasAnnouncing: Bool) async {
         visibility = new
         apply(new)
-        if wasAnnouncing && !new.isVisible(at: Date()) { await broadcast(.bye) }
+        if wasAnnouncing && !new.isVisible(at: Date()) { await broadcast(.bye, hiding: true) }
+        // Changed again while the bye went out: that change says what it is.
+        guard visibility == new else { return }
         let text = new.text(at: Date())
         logger.info("visibility: \(text)")
         await events.publish(.visibilityChanged, message: text)
@@ -216,6 +223,8 @@ actor Discovery: DaemonService {
 
     /// A visibility for a while is over: hidden again (peers are told), and kept so.
     private func visibilityEnded() async {
+        // A change the person asked for is being kept: it decides, and the schedule follows it.
+        guard visibilityChangesUnderWay == 0, case .visibleUntil = visibility else { return }
         visibilityChanges += 1
         let change = visibilityChanges
         do {
@@ -434,7 +443,9 @@ actor Discovery: DaemonService {
 
     /// Sends a beacon to every broadcast target and, over IPv6, to hexd's group on every link
     /// (interfaces read afresh, the group joined on each new one), and to every static peer.
-    private func broadcast(_ kind: Beacon.Kind) async {
+    /// - Parameter hiding: the bye of a daemon that hides (not one that stops): not sent to a
+    ///   `--peer` once it is shown again meanwhile.
+    private func broadcast(_ kind: Beacon.Kind, hiding: Bool = false) async {
         let bytes = beacon(kind).encoded()
         var targets = settings.broadcastAddresses.map(IPAddress.v4)
         if targets.isEmpty {
@@ -463,7 +474,10 @@ actor Discovery: DaemonService {
         for address in targets { send(bytes, to: address, port: settings.port) }
         for peer in settings.staticPeerEndpoints {
             do {
-                send(bytes, to: try await StreamConnector.resolve(peer.host), port: peer.port)
+                let address = try await StreamConnector.resolve(peer.host)
+                // Shown again while the name was looked up: this bye is stale.
+                guard !hiding || !isVisible else { return }
+                send(bytes, to: address, port: peer.port)
             } catch {
                 sayOnce("cannot send beacons to the peer \(peer) (--peer): \(error)")
             }

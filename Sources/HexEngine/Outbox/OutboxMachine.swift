@@ -27,6 +27,8 @@ public struct OutboxMachine: Sendable {
         case attempt
         /// An attempt is under way: `finished` names this waiter when it ends.
         case wait(Waiter)
+        /// The user is cancelling it: there is nothing to attempt.
+        case withdrawn
     }
 
     /// Whether an attempt goes on the wire.
@@ -49,9 +51,10 @@ public struct OutboxMachine: Sendable {
     /// Destinations whose lane goes on past its round (its attempts may wait minutes for a person):
     /// later rounds leave them out, so that none of their sends overtakes another or goes twice.
     private var lanesOutliving: Set<String> = []
-    /// Sends the user cancelled whose removal from the table is under way: nobody reserves them,
-    /// whatever they read before. At most one per cancel request in progress.
-    private var withdrawing: Set<String> = []
+    /// Sends the user cancelled whose removal from the table is under way, each with the cancels
+    /// of it in progress: nobody reserves them, whatever they read before. At most one entry per
+    /// cancel request in progress.
+    private var withdrawing: [String: Int] = [:]
 
     public init(schedule: RetrySchedule = RetrySchedule()) {
         self.schedule = schedule
@@ -65,6 +68,7 @@ public struct OutboxMachine: Sendable {
     /// A caller wants `messageID` attempted now (`hexctl send --wait`, `outbox retry`): it is
     /// reserved for that caller, or, if under way already, the caller waits for that attempt.
     public mutating func request(_ messageID: String) -> Request {
+        guard withdrawing[messageID] == nil else { return .withdrawn }
         guard inFlight[messageID] != nil else {
             inFlight[messageID] = []
             return .attempt
@@ -78,7 +82,7 @@ public struct OutboxMachine: Sendable {
     /// Reserves `messageID` for the delivery loop; false if it is under way already (then the
     /// loop passes it over: the attempt under way settles it) or was settled since the round read it.
     public mutating func reserve(_ messageID: String) -> Bool {
-        guard inFlight[messageID] == nil, !settledThisRound.contains(messageID), !withdrawing.contains(messageID)
+        guard inFlight[messageID] == nil, !settledThisRound.contains(messageID), withdrawing[messageID] == nil
         else { return false }
         inFlight[messageID] = []
         return true
@@ -97,14 +101,20 @@ public struct OutboxMachine: Sendable {
     /// not stopped (its bytes may be on the wire).
     /// - Returns: whether an attempt is under way, which may still deliver it.
     public mutating func cancelStarts(_ messageID: String) -> Bool {
-        withdrawing.insert(messageID)
+        withdrawing[messageID, default: 0] += 1
         return inFlight[messageID] != nil
+    }
+
+    /// Whether a cancel of `messageID` is in progress: an attempt reserved before it is not made.
+    public func isWithdrawing(_ messageID: String) -> Bool {
+        withdrawing[messageID] != nil
     }
 
     /// The cancel of `messageID` is over (the table no longer holds it, or it failed): a round
     /// that read it before still passes it over.
     public mutating func cancelEnds(_ messageID: String) {
-        withdrawing.remove(messageID)
+        let left = (withdrawing[messageID] ?? 1) - 1
+        withdrawing[messageID] = left > 0 ? left : nil
         if roundOpen { settledThisRound.insert(messageID) }
     }
 
@@ -159,7 +169,7 @@ public struct OutboxMachine: Sendable {
         var order: [String] = []
         for item in due
         where inFlight[item.messageID] == nil && !settledThisRound.contains(item.messageID)
-            && !withdrawing.contains(item.messageID) && !lanesOutliving.contains(item.destination)
+            && withdrawing[item.messageID] == nil && !lanesOutliving.contains(item.destination)
         {
             if byDestination[item.destination] == nil { order.append(item.destination) }
             byDestination[item.destination, default: []].append(item)
