@@ -4,7 +4,6 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <malloc.h>
-#include <netinet/in.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <sys/epoll.h>
@@ -120,9 +119,27 @@ static inline int hexd_interface_watch_socket(void) {
     return fd;
 }
 
-/// IPV6_PKTINFO's data, as struct in6_pktinfo lays it out (glibc declares that under _GNU_SOURCE).
+// The Linux ABI's values for what a datagram arrived with (netinet/in.h, which this header leaves
+// out: included here, its declarations would belong to this module instead of Glibc's).
+enum {
+    HEXD_IPPROTO_IP = 0,
+    HEXD_IP_TTL = 2,
+    HEXD_IP_PKTINFO = 8,
+    HEXD_IPPROTO_IPV6 = 41,
+    HEXD_IPV6_PKTINFO = 50,
+    HEXD_IPV6_HOPLIMIT = 52,
+};
+
+/// IP_PKTINFO's data, as struct in_pktinfo lays it out.
+struct hexd_in_pktinfo {
+    int interface;
+    uint32_t local;
+    uint32_t destination;
+};
+
+/// IPV6_PKTINFO's data, as struct in6_pktinfo lays it out.
 struct hexd_in6_pktinfo {
-    struct in6_addr address;
+    uint8_t address[16];
     unsigned int interface;
 };
 
@@ -153,20 +170,20 @@ static inline ssize_t hexd_receive_with_hops(
     *from_length = message.msg_namelen;
     for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL;
          header = CMSG_NXTHDR(&message, header)) {
-        int ttl = header->cmsg_level == IPPROTO_IP && header->cmsg_type == IP_TTL;
-        int hop_limit = header->cmsg_level == IPPROTO_IPV6 && header->cmsg_type == IPV6_HOPLIMIT;
+        int ttl = header->cmsg_level == HEXD_IPPROTO_IP && header->cmsg_type == HEXD_IP_TTL;
+        int hop_limit = header->cmsg_level == HEXD_IPPROTO_IPV6 && header->cmsg_type == HEXD_IPV6_HOPLIMIT;
         if ((ttl || hop_limit) && header->cmsg_len >= CMSG_LEN(sizeof(int))) {
             int value;
             memcpy(&value, CMSG_DATA(header), sizeof value);
             *hops = value;
         }
-        if (header->cmsg_level == IPPROTO_IP && header->cmsg_type == IP_PKTINFO
-            && header->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
-            struct in_pktinfo info;
+        if (header->cmsg_level == HEXD_IPPROTO_IP && header->cmsg_type == HEXD_IP_PKTINFO
+            && header->cmsg_len >= CMSG_LEN(sizeof(struct hexd_in_pktinfo))) {
+            struct hexd_in_pktinfo info;
             memcpy(&info, CMSG_DATA(header), sizeof info);
-            *interface = (unsigned int)info.ipi_ifindex;
+            *interface = info.interface > 0 ? (unsigned int)info.interface : 0;
         }
-        if (header->cmsg_level == IPPROTO_IPV6 && header->cmsg_type == IPV6_PKTINFO
+        if (header->cmsg_level == HEXD_IPPROTO_IPV6 && header->cmsg_type == HEXD_IPV6_PKTINFO
             && header->cmsg_len >= CMSG_LEN(sizeof(struct hexd_in6_pktinfo))) {
             struct hexd_in6_pktinfo info;
             memcpy(&info, CMSG_DATA(header), sizeof info);

@@ -1,3 +1,7 @@
+// CLinux too, though nothing here is its own: without it, swiftc 6.3's whole-module (release)
+// build of HexNet finds no SOCK_STREAM, SOCK_CLOEXEC or MSG_NOSIGNAL in this file since
+// DatagramSocket.swift imports CLinux, whose shim includes sys/socket.h. Why is not understood.
+import CLinux
 import Glibc
 
 /// Opens outgoing stream connections.
