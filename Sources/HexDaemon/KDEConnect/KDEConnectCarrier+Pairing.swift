@@ -92,7 +92,12 @@ extension KDEConnectCarrier {
         guard var pairing = pairings[device.key] else { return [] }
         let actions = pairing.trustNotKept()
         pairings[device.key] = pairing
-        return actions.compactMap { if case .send(let packet) = $0 { packet } else { nil } }
+        return Self.packets(of: actions)
+    }
+
+    /// The packets among `actions`, to write to the device.
+    private static func packets(of actions: [KDEConnectPairing.Action]) -> [KDEConnectPair] {
+        actions.compactMap { if case .send(let packet) = $0 { packet } else { nil } }
     }
 
     /// Forgets the device's certificate: the device unpaired, or asked to pair again.
@@ -214,14 +219,14 @@ extension KDEConnectCarrier {
             throw Self.refusal(error)
         }
         // A request is under way as it goes out; an acceptance counts once it is written and kept.
-        let accepting = pairing.isPaired
-        if !accepting { pairings[key] = pairing }
-        let packets = actions.compactMap { if case .send(let packet) = $0 { packet } else { nil } }
+        let pairsNow = pairing.isPaired
+        if !pairsNow { pairings[key] = pairing }
+        let packets = Self.packets(of: actions)
         guard await write(packets, to: device) else {
             if pairings[key] == pairing { pairings[key] = before }
             throw TrustRefusal(description: "the link with \(device.label) ended before the answer was written")
         }
-        if accepting {
+        if pairsNow {
             let kept = await keepPin(of: device)
             guard pairings[key] == before else {
                 // Accepted meanwhile by another answer: paired all the same.
@@ -231,14 +236,11 @@ extension KDEConnectCarrier {
                 _ = await write([KDEConnectPair(pair: false)], to: device)
                 throw TrustRefusal(description: "\(device.label)'s request changed while the answer was written")
             }
+            pairings[key] = pairing
             guard kept else {
-                var undone = pairing
-                let told = undone.trustNotKept().compactMap { if case .send(let packet) = $0 { packet } else { nil } }
-                pairings[key] = undone
-                _ = await write(told, to: device)
+                _ = await write(trustNotKept(device), to: device)
                 throw TrustRefusal(description: "the pairing with \(device.label) could not be kept (the log says why)")
             }
-            pairings[key] = pairing
             await trusted(device)
         }
         if case .requestedByUs(_, let timestamp) = pairing.state {
@@ -304,7 +306,7 @@ extension KDEConnectCarrier {
             pairings[device.key] = pairing
             links.setPaired(device.key, false)
             dropQueuedFiles(device.key)
-            let packets = actions.compactMap { if case .send(let packet) = $0 { packet } else { nil } }
+            let packets = Self.packets(of: actions)
             _ = await write(packets, to: device)
         }
         guard forgotten != nil || ended else { throw LookupError.noPin(label) }
