@@ -52,6 +52,11 @@ let package = Package(
         .target(name: "HexDBus", dependencies: ["HexNet"], swiftSettings: strictSettings),
         // DNS messages as mDNS and DNS-SD use them: pure code, read from any bytes without trapping.
         .target(name: "HexDNS", swiftSettings: strictSettings),
+        // Quick Share's wire and handshake as pure code: a protocol buffers reader and writer, its frames,
+        // UKEY2 and the secure channel (libcrypto's primitives, no sockets), read from any bytes without trapping.
+        .target(
+            name: "QuickShareCore", dependencies: ["COpenSSL"], path: "Sources/QuickShare/Core",
+            swiftSettings: strictSettings),
         .target(
             name: "HexDaemon",
             dependencies: [
@@ -95,6 +100,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "HexWebTests", dependencies: ["HexWeb"], swiftSettings: strictSettings),
         .testTarget(name: "HexDNSTests", dependencies: ["HexDNS"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "QuickShareTests", dependencies: ["QuickShareCore"], path: "Tests/QuickShareTests",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "HexDBusTests", dependencies: ["HexDBus", "HexNet", "HexHarness", "HexTestSupport", "HexTestTools"],
             swiftSettings: strictSettings),

@@ -1,8 +1,12 @@
 // The system's OpenSSL (libssl, libcrypto; 3.0 or later), with the macros Swift cannot import
 // wrapped as functions.
 #include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/obj_mac.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/rsa.h>

@@ -1,0 +1,61 @@
+import COpenSSL
+
+/// The SHA-2 digests UKEY2 and the secure channel use, through libcrypto.
+public enum Digest {
+    public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        digest(bytes, EVP_sha256(), count: 32)
+    }
+
+    public static func sha512(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        digest(bytes, EVP_sha512(), count: 64)
+    }
+
+    /// HMAC-SHA256 of `bytes` under `key`.
+    public static func hmacSHA256(key: [UInt8], _ bytes: some Collection<UInt8>) -> [UInt8] {
+        var code = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        Array(bytes).withUnsafeBufferPointer { data in
+            key.withUnsafeBufferPointer { key in
+                // Cannot fail with SHA-256 and a key of 32 bytes or fewer than Int32.max; the length
+                // check below would show it.
+                _ = HMAC(
+                    EVP_sha256(), key.baseAddress, Int32(clamping: key.count), data.baseAddress, data.count,
+                    &code, &length)
+            }
+        }
+        return length == 32 ? code : []
+    }
+
+    /// HKDF with SHA-256 (RFC 5869): extract with `salt`, expand with `info` to `count` bytes (at most 8,160).
+    public static func hkdfSHA256(key: [UInt8], salt: [UInt8], info: [UInt8], count: Int) -> [UInt8] {
+        let pseudorandomKey = hmacSHA256(key: salt, key)
+        var output: [UInt8] = []
+        var block: [UInt8] = []
+        var counter: UInt8 = 1
+        while output.count < count, counter != 0 {
+            block = hmacSHA256(key: pseudorandomKey, block + info + [counter])
+            output += block
+            counter &+= 1
+        }
+        return Array(output.prefix(count))
+    }
+
+    /// Whether two byte strings are equal, in time that does not depend on where they differ.
+    public static func constantTimeEqual(_ one: [UInt8], _ other: [UInt8]) -> Bool {
+        guard one.count == other.count else { return false }
+        guard !one.isEmpty else { return true }
+        return one.withUnsafeBytes { one in
+            other.withUnsafeBytes { other in CRYPTO_memcmp(one.baseAddress, other.baseAddress, one.count) == 0 }
+        }
+    }
+
+    private static func digest(_ bytes: some Collection<UInt8>, _ kind: OpaquePointer?, count: Int) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = Array(bytes).withUnsafeBytes { data in
+            EVP_Digest(data.baseAddress, data.count, &digest, &length, kind, nil)
+        }
+        // A SHA-2 digest cannot fail once libcrypto is loaded; an empty result would fail every comparison.
+        return ok == 1 && Int(length) == count ? Array(digest.prefix(count)) : []
+    }
+}
