@@ -157,6 +157,9 @@ if Context.environment["HEXD_FUZZ"] != nil {
             name: "FuzzDNSMessage", dependencies: ["HexDNS", "CFuzzDriver"],
             path: "Tests/Fuzz/FuzzDNSMessage", swiftSettings: strictSettings),
         .executableTarget(
+            name: "FuzzQuickShare", dependencies: ["QuickShareCore", "CFuzzDriver"],
+            path: "Tests/Fuzz/FuzzQuickShare", swiftSettings: strictSettings),
+        .executableTarget(
             name: "FuzzHTTPRequest", dependencies: ["HexWeb", "CFuzzDriver"],
             path: "Tests/Fuzz/FuzzHTTPRequest", swiftSettings: strictSettings),
         .executableTarget(

@@ -11,7 +11,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/hexd-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 targets=(FuzzEnvelope FuzzBeacon FuzzControlRequest FuzzHTTPRequest FuzzDBusMessage FuzzDNSMessage FuzzLocalSend
-    FuzzKDEConnect)
+    FuzzKDEConnect FuzzQuickShare)
 flags=(-c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 # A failed build fails the run: fuzzing a stale binary left in .build-fuzz proves nothing.
 for target in "${targets[@]}"; do
@@ -96,6 +96,33 @@ response += b"\xc0\x28" + struct.pack(">HHIH", 16, 0x8001, 4500, len(txt)) + txt
 response += b"\xc0\x40" + struct.pack(">HHIH", 1, 0x8001, 120, 4) + bytes([10, 0, 0, 7])
 for file, data in (("query", query), ("response", response)):
     open(f"{sys.argv[1]}/{file}", "wb").write(data)
+PYTHON
+python3 - "$work/seeds/FuzzQuickShare" Tests/quickshare/vectors.txt <<'PYTHON'
+import sys
+out = sys.argv[1]
+vectors = dict(line.split(" = ", 1) for line in open(sys.argv[2]).read().splitlines() if " = " in line)
+def varint(n): return bytes([n & 0x7F | 0x80]) + varint(n >> 7) if n >= 0x80 else bytes([n])
+def field(number, value):  # an int is a varint, bytes are length-delimited
+    if isinstance(value, int):
+        return varint(number << 3) + varint(value)
+    return varint(number << 3 | 2) + varint(len(value)) + value
+def frame(type_, number, body): return field(1, 1) + field(2, field(1, type_) + field(number, body))
+info = bytes([6]) + bytes(16) + bytes([4]) + b"Desk"
+seeds = {
+    "request": b"\0" + frame(1, 2, field(1, b"ABCD") + field(5, 5) + field(6, info) + field(8, 5000)),
+    "keep-alive": b"\0" + frame(5, 6, field(1, 1)),
+    "chunk": b"\0" + frame(3, 4, field(1, 1) + field(2, field(1, 7) + field(2, 2) + field(3, 5))
+                             + field(3, field(1, 0) + field(2, 0) + field(3, b"hello"))),
+    "introduction": b"\1" + frame(1, 2, field(2, field(2, b"t") + field(3, 2) + field(4, 9) + field(6, 1))
+                                   + field(1, field(1, b"a.jpg") + field(3, 7) + field(5, b"image/jpeg"))),
+    "ukey2": b"\2" + bytes.fromhex(vectors["set1_client_init"]) + b"\xff"
+             + bytes.fromhex(vectors["set1_client_finish"]),
+    "secure": b"\3" + bytes.fromhex(vectors["set1_c2s_secure_message"]),
+    "endpoint": b"\4" + info,
+    "key": b"\5" + bytes.fromhex(vectors["set1_client_generic_public_key"]),
+}
+for name, data in seeds.items():
+    open(f"{out}/{name}", "wb").write(data)
 PYTHON
 failed=0
 for target in "${targets[@]}"; do
