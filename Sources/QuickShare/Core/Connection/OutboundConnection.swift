@@ -1,0 +1,278 @@
+/// The sending side of one Quick Share connection as a pure machine, in the order and with the
+/// fields NearDrop's `OutboundNearbyConnection` uses with Android: the connection request (with
+/// the medium and keep-alive fields Android 14 wants), UKEY2, this side's connection response first,
+/// the paired-key exchange, the introduction, and once the receiver accepts, the texts as BYTES
+/// payloads and the files as FILE payloads the driver reads chunk by chunk.
+public struct OutboundConnection: Sendable {
+    public enum Action: Sendable, Equatable {
+        /// Write one frame (its bytes, without the length prefix).
+        case send([UInt8])
+        /// The receiver accepted: send each file's bytes through `fileChunk(index:bytes:last:)`, in order.
+        case sendFiles
+        /// The receiver turned the offer down (or could not take it).
+        case declined(SharingFrame.Response)
+        /// Every payload was written and the receiver said goodbye: what Quick Share confirms.
+        case delivered
+        /// The connection cannot go on: close once the frames are written.
+        case close(reason: String)
+    }
+
+    private enum Phase: Sendable {
+        case serverInit
+        case connectionResponse
+        case pairedKeyEncryption
+        case pairedKeyResult
+        case response
+        case sending
+        case sent
+        case closed
+
+        var isClosed: Bool {
+            if case .closed = self { return true }
+            return false
+        }
+
+        var isPastIntroduction: Bool {
+            switch self {
+            case .sending, .sent: return true
+            default: return false
+            }
+        }
+    }
+
+    /// Chunks of a file, as Android and NearDrop send them.
+    public static let chunkBytes = 512 << 10
+    /// Android 14's keep-alive timing in its own connection requests (rquickshare `outbound.rs`).
+    static let keepAliveIntervalMillis: Int32 = 5_000
+    static let keepAliveTimeoutMillis: Int32 = 30_000
+
+    private let share: OutgoingShare
+    private let limits: InboundLimits
+    private var handshake: UKEY2Client
+    private var channel: SecureChannel?
+    private var phase = Phase.serverInit
+    private var framesRead = 0
+    private var payloadIDs: (texts: [Int64], files: [Int64]) = ([], [])
+    private var fileOffsets: [Int64] = []
+    private var assembling: [Int64: [UInt8]] = [:]
+    /// The PIN both sides show, once the handshake is done.
+    public private(set) var pin: String?
+
+    /// - Parameters:
+    ///   - endpointID: this device's 4-character endpoint ID.
+    ///   - info: this device's endpoint info (its name and type).
+    ///   - keyPair: this side's UKEY2 key, used once; `random`: 32 random bytes for the `ClientInit`.
+    public init(
+        share: OutgoingShare, keyPair: P256KeyPair, random: [UInt8], limits: InboundLimits = InboundLimits()
+    ) {
+        self.share = share
+        self.limits = limits
+        handshake = UKEY2Client(keyPair: keyPair, random: random)
+    }
+
+    /// The frames that open the connection: the request, then UKEY2's `ClientInit`.
+    public func opening(endpointID: [UInt8], info: EndpointInfo) -> [Action] {
+        let request = OfflineFrame.connectionRequest(
+            .init(
+                endpointID: String(decoding: endpointID.prefix(4), as: UTF8.self), endpointInfo: info.bytes,
+                mediums: [OfflineFrame.ConnectionRequest.wifiLAN],
+                keepAliveIntervalMillis: Self.keepAliveIntervalMillis,
+                keepAliveTimeoutMillis: Self.keepAliveTimeoutMillis))
+        return [.send(request.protobuf), .send(handshake.clientInit)]
+    }
+
+    /// Whether the channel is secure, so keep-alives can be sent.
+    public var isSecure: Bool { channel != nil }
+
+    /// Reads one frame the receiver wrote.
+    public mutating func receive(_ frame: [UInt8]) -> [Action] {
+        framesRead += 1
+        guard framesRead <= limits.framesBeforeIntroduction || phase.isPastIntroduction else {
+            return close("over \(limits.framesBeforeIntroduction) frames before the receiver answered")
+        }
+        switch phase {
+        case .serverInit:
+            do {
+                let (finish, keys) = try handshake.finish(answering: frame)
+                pin = keys.pin
+                channel = SecureChannel(keys: keys.channelKeys(as: .client))
+                phase = .connectionResponse
+                return [.send(finish), .send(OfflineFrame.connectionResponse(.init(accepted: true)).protobuf)]
+            } catch {
+                phase = .closed
+                return (error.alert.map { [Action.send($0)] } ?? []) + [.close(reason: error.reason)]
+            }
+        case .connectionResponse:
+            guard case .connectionResponse(let response) = try? OfflineFrame(protobuf: frame) else {
+                return close("the receiver's connection response is not one")
+            }
+            guard response.accepted else { return close("the receiver turned the connection down") }
+            phase = .pairedKeyEncryption
+            let secretIDHash = (try? SecureRandom.bytes(6)) ?? []
+            let signedData = (try? SecureRandom.bytes(72)) ?? []
+            return bytesPayload(.pairedKeyEncryption(secretIDHash: secretIDHash, signedData: signedData))
+        case .closed:
+            return []
+        default:
+            return secureFrame(frame)
+        }
+    }
+
+    /// The next bytes of the file at `index` (at most `chunkBytes`), `last` with its final bytes.
+    public mutating func fileChunk(index: Int, bytes: [UInt8], last: Bool) -> [Action] {
+        guard case .sending = phase, share.files.indices.contains(index) else { return [] }
+        let file = share.files[index]
+        let offset = fileOffsets[index]
+        guard Int64(bytes.count) <= file.size - offset, !last || offset + Int64(bytes.count) == file.size else {
+            return close("\(file.name) changed size while it was sent")
+        }
+        let id = payloadIDs.files[index]
+        var actions: [Action] = []
+        if !bytes.isEmpty {
+            actions += sealed(
+                .payloadTransfer(.init(payloadID: id, kind: .file, totalSize: file.size, offset: offset, body: bytes)))
+            fileOffsets[index] = offset + Int64(bytes.count)
+        }
+        if last {
+            actions += sealed(
+                .payloadTransfer(
+                    .init(
+                        payloadID: id, kind: .file, totalSize: file.size, flags: PayloadTransfer.lastChunkFlag,
+                        offset: file.size, body: [])))
+            if index == share.files.count - 1 { phase = .sent }
+        }
+        return actions
+    }
+
+    /// A keep-alive to send; the receiver ends a connection that sent none for a while.
+    public mutating func keepAlive() -> [Action] {
+        guard isSecure, !phase.isClosed else { return [] }
+        return sealed(.keepAlive(.init(ack: false)))
+    }
+
+    private mutating func secureFrame(_ frame: [UInt8]) -> [Action] {
+        let opened: [UInt8]
+        do {
+            guard var channel else { return close("no secure channel") }
+            opened = try channel.open(frame)
+            self.channel = channel
+        } catch {
+            return close(error.description)
+        }
+        let offline: OfflineFrame
+        do { offline = try OfflineFrame(protobuf: opened) } catch { return close("an offline frame: \(error)") }
+        switch offline {
+        case .keepAlive(let keepAlive):
+            return keepAlive.ack ? [] : sealed(.keepAlive(.init(ack: true)))
+        case .disconnection:
+            let everythingWent: Bool
+            if case .sent = phase { everythingWent = true } else { everythingWent = false }
+            phase = .closed
+            return [everythingWent ? .delivered : .close(reason: "the receiver left before everything was sent")]
+        case .payloadTransfer(let transfer):
+            guard transfer.kind == .bytes, transfer.packetType == PayloadTransfer.data else { return [] }
+            return bytesChunk(transfer)
+        case .connectionRequest, .connectionResponse, .other:
+            return []
+        }
+    }
+
+    private mutating func bytesChunk(_ transfer: PayloadTransfer) -> [Action] {
+        let held = assembling[transfer.payloadID] ?? []
+        guard transfer.offset == Int64(held.count), held.count + transfer.body.count <= limits.textBytes,
+            assembling.count <= 16
+        else { return close("the receiver's payload is out of order or too large") }
+        guard transfer.isLastChunk else {
+            assembling[transfer.payloadID] = held + transfer.body
+            return []
+        }
+        assembling[transfer.payloadID] = nil
+        guard let frame = try? SharingFrame(protobuf: held + transfer.body) else { return [] }
+        return sharingFrame(frame)
+    }
+
+    private mutating func sharingFrame(_ frame: SharingFrame) -> [Action] {
+        switch (phase, frame) {
+        case (_, .cancel):
+            phase = .closed
+            return [.close(reason: "the receiver cancelled")]
+        case (.pairedKeyEncryption, .pairedKeyEncryption):
+            phase = .pairedKeyResult
+            return bytesPayload(.pairedKeyResult(.unable))
+        case (.pairedKeyResult, .pairedKeyResult):
+            phase = .response
+            return bytesPayload(.introduction(introduction()))
+        case (.response, .response(let status)):
+            guard status == .accept else {
+                phase = .closed
+                return [.declined(status)]
+            }
+            return accepted()
+        default:
+            return []
+        }
+    }
+
+    private mutating func introduction() -> Introduction {
+        payloadIDs = (
+            share.texts.map { _ in Int64.random(in: 1...Int64.max) },
+            share.files.map { _ in Int64.random(in: 1...Int64.max) }
+        )
+        fileOffsets = share.files.map { _ in 0 }
+        let texts = zip(share.texts, payloadIDs.texts).map { text, id in
+            TextMetadata(
+                title: text.title, kind: text.kind, payloadID: id, size: Int64(text.text.utf8.count),
+                id: Int64.random(in: 1...Int64.max))
+        }
+        let files = zip(share.files, payloadIDs.files).map { file, id in
+            FileMetadata(
+                name: file.name, payloadID: id, size: file.size, mimeType: file.mimeType,
+                id: Int64.random(in: 1...Int64.max))
+        }
+        return Introduction(files: files, texts: texts)
+    }
+
+    private mutating func accepted() -> [Action] {
+        var actions: [Action] = []
+        for (text, id) in zip(share.texts, payloadIDs.texts) {
+            actions += bytesPayload(Array(text.text.utf8), id: id)
+        }
+        guard share.files.isEmpty else {
+            phase = .sending
+            return actions + [.sendFiles]
+        }
+        phase = .sent
+        return actions
+    }
+
+    private mutating func bytesPayload(_ frame: SharingFrame) -> [Action] {
+        bytesPayload(frame.protobuf, id: Int64.random(in: 1...Int64.max))
+    }
+
+    /// Bytes as a BYTES payload: one chunk with them, then an empty last chunk.
+    private mutating func bytesPayload(_ bytes: [UInt8], id: Int64) -> [Action] {
+        let size = Int64(bytes.count)
+        return sealed(.payloadTransfer(.init(payloadID: id, kind: .bytes, totalSize: size, offset: 0, body: bytes)))
+            + sealed(
+                .payloadTransfer(
+                    .init(
+                        payloadID: id, kind: .bytes, totalSize: size, flags: PayloadTransfer.lastChunkFlag,
+                        offset: size, body: [])))
+    }
+
+    private mutating func sealed(_ frame: OfflineFrame) -> [Action] {
+        guard var channel else { return close("no secure channel") }
+        do {
+            let bytes = try channel.seal(frame.protobuf)
+            self.channel = channel
+            return [.send(bytes)]
+        } catch {
+            return close(error.description)
+        }
+    }
+
+    private mutating func close(_ reason: String) -> [Action] {
+        phase = .closed
+        return [.close(reason: reason)]
+    }
+}
