@@ -61,7 +61,7 @@ let package = Package(
             name: "HexDaemon",
             dependencies: [
                 "CLinux", "HexJSON", "HexKit", "HexEngine", "HexStore", "HexNet", "HexTLS", "HexControl",
-                "HexCommandLine", "HexWeb", "HexDBus", "HexDNS",
+                "HexCommandLine", "HexWeb", "HexDBus", "HexDNS", "QuickShareCore",
             ],
             swiftSettings: strictSettings),
         .executableTarget(

@@ -59,6 +59,8 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var localSend: LocalSendStatus?
     /// hexd as a KDE Connect device; nil when it is not one (`--kdeconnect off`), or from an older daemon.
     public var kdeConnect: KDEConnectStatus?
+    /// hexd as a Quick Share receiver; nil when it is not one (`--quickshare off`), or from an older daemon.
+    public var quickShare: QuickShareStatus?
     /// The kinds of device hexd is about to be (`LocalSend`, `KDE Connect`): started once hexd
     /// serves its own peers, their personas read or, on a first start, made; nil when none is.
     public var starting: [String]?
@@ -72,9 +74,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
         storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil,
         interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil, beaconFailures: [String]? = nil,
         dnssd: String? = nil, localSend: LocalSendStatus? = nil, kdeConnect: KDEConnectStatus? = nil,
-        starting: [String]? = nil
+        quickShare: QuickShareStatus? = nil, starting: [String]? = nil
     ) {
         self.starting = starting
+        self.quickShare = quickShare
         self.dnssd = dnssd
         self.localSend = localSend
         self.kdeConnect = kdeConnect
@@ -180,6 +183,25 @@ public struct LocalSendStatus: Sendable, Codable, Equatable {
         self.port = port
         self.fingerprint = fingerprint
         self.devices = devices
+        self.note = note
+    }
+}
+
+/// hexd as a Quick Share receiver (Protocol.md, section 18).
+public struct QuickShareStatus: Sendable, Codable, Equatable {
+    /// The TCP port of Quick Share connections.
+    public var port: UInt16
+    /// The endpoint ID hexd is published by while it runs.
+    public var endpointID: String
+    /// Offers of files waiting for the person's yes.
+    public var offersWaiting: Int
+    /// Why it serves on another port than the one asked for; nil when it has it.
+    public var note: String?
+
+    public init(port: UInt16, endpointID: String, offersWaiting: Int, note: String?) {
+        self.port = port
+        self.endpointID = endpointID
+        self.offersWaiting = offersWaiting
         self.note = note
     }
 }

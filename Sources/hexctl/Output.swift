@@ -57,6 +57,7 @@ enum Output {
         case .hexd: json(peer.versionID) + (peer.legacy ? " (legacy)" : "")
         case .localsend: "LocalSend " + json(peer.versionID)
         case .kdeconnect: "KDE Connect " + (Int(peer.versionID).map(String.init) ?? json(peer.versionID))
+        case .quickshare: "Quick Share"
         }
     }
 
@@ -156,7 +157,14 @@ enum Output {
             + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
             + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
             + (status.localSend.map(localSend) ?? "") + (status.kdeConnect.map(kdeConnect) ?? "")
+            + (status.quickShare.map(quickShare) ?? "")
             + (status.starting.map { "\nstarting: " + $0.joined(separator: ", ") } ?? "")
+    }
+
+    private static func quickShare(_ quickShare: QuickShareStatus) -> String {
+        "\nQuick Share: receiving on TCP \(quickShare.port) as \(quickShare.endpointID), "
+            + "\(quickShare.offersWaiting) offer\(quickShare.offersWaiting == 1 ? "" : "s") waiting"
+            + (quickShare.note.map { "\nQuick Share: " + $0 } ?? "")
     }
 
     private static func kdeConnect(_ kdeConnect: KDEConnectStatus) -> String {

@@ -174,7 +174,7 @@ import Testing
         "max-connections-per-address", "partial-line-budget", "max-links", "max-string", "max-peers", "beacon-rate",
         "link-concurrency", "link-timeout",
         "outbox-ttl", "inbox-budget", "sender-budget", "strangers-budget", "min-free", "min-free-hard", "disk-reserve",
-        "on-receive-timeout", "on-receive-concurrency", "localsend-port", "kdeconnect-port",
+        "on-receive-timeout", "on-receive-concurrency", "localsend-port", "kdeconnect-port", "quickshare-port",
     ]
 
     @Test(arguments: numericSettings)

@@ -7,7 +7,8 @@ import Testing
 /// start (their keys may be made then): it waits, where a carrier that is off refuses it.
 @Suite(.timeLimit(.minutes(1))) struct ForeignCarriersTests {
     @Test func aSendWaitsForACarrierStartingAndIsRefusedByOneThatIsOff() {
-        let carriers = ForeignCarriers(localSend: .starting, kdeConnect: .off("--kdeconnect off"))
+        let carriers = ForeignCarriers(
+            localSend: .starting, kdeConnect: .off("--kdeconnect off"), quickShare: .off("--quickshare off"))
         #expect(carriers.localSend == nil && carriers.kdeConnect == nil)
         #expect(carriers.starting == ["LocalSend"])
         #expect(carriers.entries.map(\.takesIDs) == [true, false], "a device of a carrier starting may be named")

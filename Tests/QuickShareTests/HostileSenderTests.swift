@@ -129,6 +129,20 @@ struct HostileSenderTests {
         #expect(receiver.receive([]) == [])
     }
 
+    @Test func anEmptyLastChunkAtOffsetZeroEndsItsPayloadAsPyquickshareSendsIt() throws {
+        var sender = try HostileSender()
+        let frame = SharingFrame.pairedKeyEncryption(secretIDHash: [1], signedData: [2]).protobuf
+        let size = Int64(frame.count)
+        try sender.send(.payloadTransfer(.init(payloadID: 4, kind: .bytes, totalSize: size, offset: 0, body: frame)))
+        try sender.send(
+            .payloadTransfer(
+                .init(
+                    payloadID: 4, kind: .bytes, totalSize: size, flags: PayloadTransfer.lastChunkFlag, offset: 0,
+                    body: [])))
+        #expect(sender.closed == nil)
+        #expect(sender.replies.count == 2, "the paired-key result, in two chunks: \(sender.replies)")
+    }
+
     @Test func unexpectedSharingFramesAndStrayBytesAreIgnored() throws {
         var sender = try HostileSender()
         try sender.bytes([0xFF, 0xFF], id: 3)

@@ -84,3 +84,20 @@ struct ProtobufTests {
         #expect(throws: ProtobufError.self) { try Introduction(protobuf: many.protobuf) }
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct FrameDecoderTests {
+    @Test func framesAreCutAtAnyBoundaryAndAnOversizedOneIsRefusedByItsLength() throws {
+        let stream = FrameDecoder.framed([1, 2, 3]) + FrameDecoder.framed([]) + FrameDecoder.framed([4])
+        for split in 0...stream.count {
+            var decoder = FrameDecoder(maximumFrameBytes: 8)
+            let frames = try decoder.feed(stream[..<split]) + decoder.feed(stream[split...])
+            #expect(frames == [[1, 2, 3], [], [4]])
+            #expect(decoder.heldBytes == 0)
+        }
+        var decoder = FrameDecoder(maximumFrameBytes: 8)
+        #expect(throws: QuickShareError.self) { try decoder.feed([0, 0, 0, 9]) }
+        var huge = FrameDecoder(maximumFrameBytes: 5 << 20)
+        #expect(throws: QuickShareError.self) { try huge.feed([0xFF, 0xFF, 0xFF, 0xFF]) }
+    }
+}

@@ -39,6 +39,8 @@ public struct DaemonConfiguration: Sendable {
     /// Whether hexd is a LocalSend device.
     public var localSend = LocalSendSettings()
     public var kdeConnect = KDEConnectSettings()
+    /// Whether hexd is a Quick Share receiver.
+    public var quickShare = QuickShareSettings()
     /// The longest outbox lifetime `--outbox-ttl` takes: a year.
     public static let longestOutboxLifetime = 365.0 * 86_400
 
@@ -84,7 +86,8 @@ public struct DaemonConfiguration: Sendable {
         + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
         + WebSettings.declared.map(\.option) + NotifySettings.declared.map(\.option)
         + FileSettings.declared.map(\.option) + DNSSDSettings.declared.map(\.option)
-        + LocalSendSettings.declared.map(\.option) + KDEConnectSettings.declared.map(\.option) + [
+        + LocalSendSettings.declared.map(\.option) + KDEConnectSettings.declared.map(\.option)
+        + QuickShareSettings.declared.map(\.option) + [
             Option(.version, help: "Show the version."),
             Option(.generateManual, help: "Print the man page, hexd(8), in troff."),
             Option(.help, short: "h", help: "Show this help."),
@@ -195,6 +198,7 @@ public struct DaemonConfiguration: Sendable {
         try apply(DNSSDSettings.declared, to: &configuration.dnssd)
         try apply(LocalSendSettings.declared, to: &configuration.localSend)
         try apply(KDEConnectSettings.declared, to: &configuration.kdeConnect)
+        try apply(QuickShareSettings.declared, to: &configuration.quickShare)
         return .run(configuration)
     }
 

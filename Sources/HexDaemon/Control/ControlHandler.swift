@@ -410,7 +410,15 @@ struct ControlHandler: Sendable {
             },
             announceInterval: found.interval.inSeconds,
             beaconFailures: found.beaconFailures, dnssd: await dnssd.summary,
-            localSend: await localSendStatus(), kdeConnect: await kdeConnectStatus(), starting: carriers.starting)
+            localSend: await localSendStatus(), kdeConnect: await kdeConnectStatus(),
+            quickShare: await quickShareStatus(), starting: carriers.starting)
+    }
+
+    private func quickShareStatus() async -> QuickShareStatus? {
+        guard let quickShare = carriers.quickShare else { return nil }
+        return QuickShareStatus(
+            port: quickShare.port, endpointID: String(decoding: quickShare.endpointID, as: UTF8.self),
+            offersWaiting: await quickShare.offersWaiting.count, note: quickShare.portNote)
     }
 
     private func kdeConnectStatus() async -> KDEConnectStatus? {

@@ -69,34 +69,13 @@ struct IncomingFiles: Sendable {
         chunked: Bool = false, deadline: ContinuousClock.Instant, progressed: @Sendable () -> Void,
         stillWanted: @Sendable () async -> Bool
     ) async throws(Failure) -> Saved {
-        let name = SafeFileName.make(from: sendersName)
-        let partialPath =
-            folder.path + "/" + name + "." + String(UUID().uuidString.filter(\.isHexDigit).prefix(12)).lowercased()
-            + DownloadsFolder.partialSuffix
-        let partial: DiskFile
-        // Hashed only when the sender announced a digest to check (a third of the time it takes).
-        let digest: SHA256Digest?
-        do {
-            // The folder is made (and cleared of stale partial files) once for each session, when
-            // it is admitted.
-            partial = try DiskFile.writing(partialPath)
-            digest = sha256 == nil ? nil : try SHA256Digest()
-        } catch {
-            throw .refused(status: 500, "cannot write into \(folder.path): \(error)")
-        }
-        // Named, the file keeps its new name alone (`place` links it); else nothing of it stays.
-        defer { DiskFile.remove(partialPath) }
-        var position: Int64 = 0
+        var landing = try land(named: sendersName, size: size, checking: sha256)
+        // Named, the file keeps its new name alone; else nothing of it stays.
+        defer { landing.abandon() }
         var failure: DiskFileError?
         func take(_ bytes: UnsafeRawBufferPointer) {
             guard failure == nil else { return }
-            do {
-                try partial.write(bytes, at: position)
-                digest?.update(bytes)
-                position += Int64(bytes.count)
-            } catch {
-                failure = error
-            }
+            do { try landing.write(bytes) } catch { failure = error }
         }
         var chunks = chunked ? ChunkedDecoder(limits: .init(bodyBytes: size)) : nil
         var framing: ChunkedDecoder.Failure?
@@ -111,10 +90,9 @@ struct IncomingFiles: Sendable {
             chunks = decoder
         }
         first.withUnsafeBytes { arrived($0) }
-        var checkedAt: Int64 = 0
-        var writeback = Writeback(of: partial)
         // Sized, the bytes end at `size`; chunked, at the last chunk (after `size` bytes at most).
-        while chunks.map({ !$0.isFinished }) ?? (position < size), failure == nil, framing == nil {
+        while chunks.map({ !$0.isFinished }) ?? (landing.position < size), failure == nil, framing == nil {
+            let position = landing.position
             let wanted = chunks == nil ? Int(min(Int64(Self.chunk), size - position)) : Self.chunk
             let timeout = min(deadline - .now, Self.idleLimit)
             guard timeout > .zero else {
@@ -131,40 +109,121 @@ struct IncomingFiles: Sendable {
             }
             guard count > 0 else { throw .unreachable("the sender closed at byte \(position) of \(size)") }
             progressed()
-            await writeback.wrote(upTo: position)
-            if position - checkedAt >= Self.roomCheckBytes {
-                checkedAt = position
-                if let problem = roomProblem(for: min(size - position, Self.roomCheckBytes)) {
-                    throw .refused(status: 507, problem)
-                }
-                guard await stillWanted() else { throw .refused(status: 409, "the session was cancelled") }
-            }
+            try await landing.wrote(stillWanted: stillWanted)
         }
-        if let failure { throw .refused(status: 507, "cannot write \(partialPath): \(failure)") }
+        if let failure { throw .refused(status: 507, "cannot write \(landing.partialPath): \(failure)") }
         if let framing { throw .refused(status: 400, "\(framing), not the \(size) bytes announced") }
-        guard position == size else {
-            throw .refused(status: 400, "\(position) bytes came, not the \(size) announced")
-        }
-        if let expected = sha256 {
-            guard (try? digest?.finish()) == expected else {
-                throw .refused(
-                    status: LocalSendAnswer.checksumMismatch,
-                    "Checksum mismatch: the bytes' SHA-256 is not the one announced")
-            }
-        }
         guard await stillWanted() else { throw .refused(status: 409, "the session was cancelled") }
-        await writeback.finish()
-        do {
-            // Syncing waits for the disk: on a thread of the blocking pool, not the daemon's own.
-            let path = try await BlockingPool.shared.run { [folder] in
-                try partial.sync()
-                let path = try folder.place(partial, named: name)
-                DiskFile.syncDirectory(folder.path)
-                return path
+        return try await landing.finish()
+    }
+
+    /// Starts the file the sender calls `sendersName`, of `size` bytes, as a partial file in the
+    /// folder, whose bytes are then handed to it (`Landing.write`).
+    /// - Parameter sha256: the digest the sender announced (hex), checked by `finish` when given.
+    /// - Throws: `Failure.refused` when the partial file cannot be made.
+    func land(named sendersName: String, size: Int64, checking sha256: String?) throws(Failure) -> Landing {
+        try Landing(named: sendersName, size: size, checking: sha256, into: self)
+    }
+
+    /// A file landing in the folder as its bytes are handed over: a partial file until `finish`
+    /// names it, removed by `abandon` otherwise.
+    struct Landing {
+        /// The safe form of the sender's name, which the file gets once whole.
+        let name: String
+        let partialPath: String
+        let size: Int64
+        private(set) var position: Int64 = 0
+        private let partial: DiskFile
+        /// Hashed only when the sender announced a digest to check (a third of the time it takes).
+        private let digest: SHA256Digest?
+        private let expected: String?
+        private var writeback: Writeback
+        private var checkedAt: Int64 = 0
+        private let files: IncomingFiles
+
+        fileprivate init(named sendersName: String, size: Int64, checking sha256: String?, into files: IncomingFiles)
+            throws(Failure)
+        {
+            name = SafeFileName.make(from: sendersName)
+            partialPath =
+                files.folder.path + "/" + name + "."
+                + String(UUID().uuidString.filter(\.isHexDigit).prefix(12)).lowercased() + DownloadsFolder.partialSuffix
+            do {
+                // The folder is made (and cleared of stale partial files) once for each session,
+                // when it is admitted.
+                partial = try DiskFile.writing(partialPath)
+                digest = sha256 == nil ? nil : try SHA256Digest()
+            } catch {
+                DiskFile.remove(partialPath)
+                throw .refused(status: 500, "cannot write into \(files.folder.path): \(error)")
             }
-            return Saved(name: String(path.split(separator: "/").last ?? Substring(name)), path: path, size: position)
-        } catch {
-            throw .refused(status: 507, "cannot name \(partialPath) \(name): \(error)")
+            (self.size, expected, self.files) = (size, sha256, files)
+            writeback = Writeback(of: partial)
+        }
+
+        /// Writes the next bytes of the file.
+        mutating func write(_ bytes: UnsafeRawBufferPointer) throws(DiskFileError) {
+            try partial.write(bytes, at: position)
+            digest?.update(bytes)
+            position += Int64(bytes.count)
+        }
+
+        /// Writes the next bytes of the file.
+        mutating func write(_ bytes: [UInt8]) throws(DiskFileError) {
+            var failure: DiskFileError?
+            bytes.withUnsafeBytes { buffer in
+                do throws(DiskFileError) { try write(buffer) } catch { failure = error }
+            }
+            if let failure { throw failure }
+        }
+
+        /// After bytes were written: hands them to the disk as they add up, and checks the free space
+        /// (and that `stillWanted`) every `roomCheckBytes`.
+        /// - Throws: `Failure.refused` at the floor or when the transfer is no longer wanted.
+        mutating func wrote(stillWanted: @Sendable () async -> Bool = { true }) async throws(Failure) {
+            await writeback.wrote(upTo: position)
+            guard position - checkedAt >= IncomingFiles.roomCheckBytes else { return }
+            checkedAt = position
+            if let problem = files.roomProblem(for: min(size - position, IncomingFiles.roomCheckBytes)) {
+                throw .refused(status: 507, problem)
+            }
+            guard await stillWanted() else { throw .refused(status: 409, "the session was cancelled") }
+        }
+
+        /// Syncs the whole file and gives it its name (numbered when that is taken).
+        /// - Throws: `Failure.refused` when bytes are missing, the digest is not the one announced, or
+        ///   it cannot be named.
+        mutating func finish() async throws(Failure) -> Saved {
+            guard position == size else {
+                throw .refused(status: 400, "\(position) bytes came, not the \(size) announced")
+            }
+            if let expected {
+                guard (try? digest?.finish()) == expected else {
+                    throw .refused(
+                        status: LocalSendAnswer.checksumMismatch,
+                        "Checksum mismatch: the bytes' SHA-256 is not the one announced")
+                }
+            }
+            await writeback.finish()
+            do {
+                // Syncing waits for the disk: on a thread of the blocking pool, not the daemon's own.
+                let path = try await BlockingPool.shared.run { [files, partial, name] in
+                    try partial.sync()
+                    let path = try files.folder.place(partial, named: name)
+                    DiskFile.syncDirectory(files.folder.path)
+                    return path
+                }
+                DiskFile.remove(partialPath)
+                return Saved(
+                    name: String(path.split(separator: "/").last ?? Substring(name)), path: path, size: position)
+            } catch {
+                throw .refused(status: 507, "cannot name \(partialPath) \(name): \(error)")
+            }
+        }
+
+        /// Removes the partial file; a file `finish` named keeps its name.
+        func abandon() {
+            DiskFile.remove(partialPath)
         }
     }
 }

@@ -2,14 +2,14 @@ import HexEngine
 import HexKit
 import HexNet
 
-/// A LocalSend device's offer that the person may let in (`LocalSendConsent`): its request is
+/// A LocalSend device's offer that the person may let in (`OfferConsent`): its request is
 /// held while the person is asked (`hexctl peers`, `hexctl watch`, a notification, the page), and
 /// `hexctl pair --accept` (or `--decline`) answers it; a yes pairs the device. A device that gives
 /// up meanwhile (LocalSend 1.18 closes its connection, or posts `/cancel` without a session:
 /// `send_provider.dart`, `core/src/http/server/v2.rs`) withdraws it: no question is left.
 extension LocalSendCarrier {
     /// Asks the person whether `sender` may send `what`, and waits for the answer, at most
-    /// `LocalSendConsent.wait`, or until the task is cancelled (the sender closed its connection):
+    /// `OfferConsent.wait`, or until the task is cancelled (the sender closed its connection):
     /// nil when they said yes (the device is paired then), else why not.
     func askPerson(about sender: Sender, offering what: String) async -> String? {
         guard let id = sender.id, case .key(let certificate, _) = sender.proof else {
@@ -18,7 +18,7 @@ extension LocalSendCarrier {
         // A sender gone already is asked about no more.
         guard !Task.isCancelled else { return "the device gave up waiting" }
         expireConsents()
-        let request: LocalSendConsent<String>.Request
+        let request: OfferConsent<String>.Request
         do {
             request = try consent.open(id, named: sender.alias, offering: what, at: .now)
         } catch {
@@ -108,7 +108,7 @@ extension LocalSendCarrier {
 
     /// The offer waiting that `text` names: by the device's ID, a prefix of it (or of its
     /// fingerprint) of 4 digits or more, or its name (any case), when one offer alone matches.
-    func offerWaiting(matching text: String) -> LocalSendConsent<String>.Request? {
+    func offerWaiting(matching text: String) -> OfferConsent<String>.Request? {
         let matches = consent.waiting.filter {
             Self.names(text, alias: $0.name, id: $0.key)
         }
@@ -117,7 +117,7 @@ extension LocalSendCarrier {
 
     /// The offers waiting, each with the address it came from (a device may offer before hexd
     /// heard its announcement, or without one: it is listed by its offer then).
-    var offersWaiting: [(request: LocalSendConsent<String>.Request, address: String)] {
+    var offersWaiting: [(request: OfferConsent<String>.Request, address: String)] {
         consent.waiting.map { ($0, consentAddresses[$0.number] ?? "") }
     }
 

@@ -76,7 +76,7 @@ actor LocalSendCarrier: DaemonService {
     var pinGate: LocalSendPinGate<IPAddress>
     /// Offers waiting for the person's yes, by device ID, with the held requests' continuations
     /// and the certificates a yes pairs, by request number.
-    var consent = LocalSendConsent<String>()
+    var consent = OfferConsent<String>()
     var consentReplies: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     var consentCertificates: [UInt64: String] = [:]
     /// The address each offer waiting came from, by request number: only it may cancel the offer.

@@ -1,7 +1,7 @@
 import HexNet
 import HexTLS
 
-/// Starts hexd's carriers of other protocols (LocalSend, KDE Connect) `delay` after hexd serves
+/// Starts hexd's carriers of other protocols (LocalSend, KDE Connect, Quick Share) `delay` after hexd serves
 /// its own peers, each on a thread of its own at the lowest priority (reading or making its
 /// persona: what hexd serves goes first), puts each in its slot of `ForeignCarriers`, and runs
 /// them. A carrier that cannot start (its persona's files unreadable, no port at all) is logged
@@ -33,7 +33,9 @@ struct ForeignCarrierStart: Sendable {
             localSend: configuration.wire.legacy
                 ? .off(legacy) : configuration.localSend.enabled ? .starting : .off("--localsend off"),
             kdeConnect: configuration.wire.legacy
-                ? .off(legacy) : configuration.kdeConnect.enabled ? .starting : .off("--kdeconnect off"))
+                ? .off(legacy) : configuration.kdeConnect.enabled ? .starting : .off("--kdeconnect off"),
+            quickShare: configuration.wire.legacy
+                ? .off(legacy) : configuration.quickShare.enabled ? .starting : .off("--quickshare off"))
     }
 
     /// Starts the carriers `carriers` waits for, each put in its slot as soon as it is up, and runs
@@ -73,6 +75,16 @@ struct ForeignCarrierStart: Sendable {
                             keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath,
                             claims: claims, gate: gate, trimmer: trimmer, intake: intake, downloads: downloads,
                             visibility: discovery, dnssd: dnssd, logger: logger)
+                    }
+                }
+            }
+            if configuration.quickShare.enabled {
+                let logger = logger.named("quickshare")
+                group.addTask {
+                    await run("Quick Share", logger: logger, slot: carriers.setQuickShare) { [self] in
+                        try QuickShareCarrier.start(
+                            configuration.quickShare, name: name, intake: intake, downloads: downloads, dnssd: dnssd,
+                            gate: gate, trimmer: trimmer, events: events, logger: logger)
                     }
                 }
             }

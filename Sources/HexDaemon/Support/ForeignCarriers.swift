@@ -18,9 +18,12 @@ final class ForeignCarriers: Sendable {
     }
 
     private let slots: Mutex<(localSend: Slot<LocalSendCarrier>, kdeConnect: Slot<KDEConnectCarrier>)>
+    /// Quick Share receives only, so far: it is no sending or trusting carrier, and not among `entries`.
+    private let quickShareSlot: Mutex<Slot<QuickShareCarrier>>
 
-    init(localSend: Slot<LocalSendCarrier>, kdeConnect: Slot<KDEConnectCarrier>) {
+    init(localSend: Slot<LocalSendCarrier>, kdeConnect: Slot<KDEConnectCarrier>, quickShare: Slot<QuickShareCarrier>) {
         slots = Mutex((localSend, kdeConnect))
+        quickShareSlot = Mutex(quickShare)
     }
 
     /// hexd as a LocalSend device; nil while it is not one (off, or not started yet).
@@ -33,7 +36,13 @@ final class ForeignCarriers: Sendable {
         if case .up(let carrier) = slots.withLock({ $0.kdeConnect }) { carrier } else { nil }
     }
 
+    /// hexd as a Quick Share receiver; nil while it is not one (off, or not started yet).
+    var quickShare: QuickShareCarrier? {
+        if case .up(let carrier) = quickShareSlot.withLock({ $0 }) { carrier } else { nil }
+    }
+
     func setLocalSend(_ slot: Slot<LocalSendCarrier>) { slots.withLock { $0.localSend = slot } }
+    func setQuickShare(_ slot: Slot<QuickShareCarrier>) { quickShareSlot.withLock { $0 = slot } }
     func setKDEConnect(_ slot: Slot<KDEConnectCarrier>) { slots.withLock { $0.kdeConnect = slot } }
 
     /// A carrier as sending and trust see it: the form of its devices' IDs, and the carrier, or why
@@ -61,8 +70,11 @@ final class ForeignCarriers: Sendable {
     /// The carriers still starting, by the names people know them by; nil when none is.
     var starting: [String]? {
         let (localSend, kdeConnect) = slots.withLock { ($0.localSend, $0.kdeConnect) }
-        let names = [(localSend.isStarting, "LocalSend"), (kdeConnect.isStarting, "KDE Connect")]
-            .filter(\.0).map(\.1)
+        let quickShare = quickShareSlot.withLock { $0 }
+        let names = [
+            (localSend.isStarting, "LocalSend"), (kdeConnect.isStarting, "KDE Connect"),
+            (quickShare.isStarting, "Quick Share"),
+        ].filter(\.0).map(\.1)
         return names.isEmpty ? nil : names
     }
 

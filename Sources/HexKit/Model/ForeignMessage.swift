@@ -9,6 +9,8 @@ public struct ForeignMessage: Sendable {
     public static let localSend = ForeignMessage(color: "#0EA5A4")
     /// KDE's blue.
     public static let kdeConnect = ForeignMessage(color: "#1D99F3")
+    /// Google's blue, of Quick Share's icon.
+    public static let quickShare = ForeignMessage(color: "#4285F4")
 
     /// The most links one message becomes.
     public static let maximumLinks = 64

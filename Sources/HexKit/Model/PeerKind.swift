@@ -9,6 +9,9 @@ public enum PeerKind: String, Sendable, Codable, CaseIterable {
     /// A KDE Connect app (or GSConnect, Valent), known by its device ID, which its certificate's
     /// common name carries.
     case kdeconnect
+    /// A Quick Share device (Android's share sheet, Google's Windows app), which has no identity
+    /// beyond one connection: known by the endpoint ID it publishes while it can receive.
+    case quickshare
 }
 
 extension PeerKind {

@@ -198,7 +198,10 @@ public struct InboundConnection: Sendable {
         guard transfer.totalSize >= 0, transfer.totalSize <= Int64(limits.textBytes) else {
             return close("a bytes payload of \(transfer.totalSize) bytes")
         }
-        guard transfer.offset == Int64(held.count) else { return close("a bytes payload's chunk is out of order") }
+        // An empty chunk carries nothing to misplace: pyquickshare 0.1.0 sends its last one at offset 0.
+        guard transfer.offset == Int64(held.count) || transfer.body.isEmpty else {
+            return close("a bytes payload's chunk is out of order")
+        }
         guard Int64(held.count + transfer.body.count) <= transfer.totalSize,
             assembledBytes + transfer.body.count <= limits.textBytes
         else { return close("a bytes payload is larger than it said") }
@@ -224,7 +227,9 @@ public struct InboundConnection: Sendable {
         guard case .receiving = phase, var file = pendingFiles[transfer.payloadID] else {
             return close("a file payload that was not offered or accepted")
         }
-        guard transfer.offset == file.received else { return close("a file's chunk is out of order") }
+        guard transfer.offset == file.received || transfer.body.isEmpty else {
+            return close("a file's chunk is out of order")
+        }
         let count = Int64(transfer.body.count)
         guard count <= file.size - file.received else { return close("a file is larger than its offer said") }
         var actions: [Action] = []

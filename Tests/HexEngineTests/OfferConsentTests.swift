@@ -2,8 +2,8 @@ import HexEngine
 import Testing
 
 /// Offers waiting for the person's yes, on a fake clock.
-@Suite(.timeLimit(.minutes(1))) struct LocalSendConsentTests {
-    typealias Consent = LocalSendConsent<String>
+@Suite(.timeLimit(.minutes(1))) struct OfferConsentTests {
+    typealias Consent = OfferConsent<String>
     private let start = ContinuousClock.now
 
     private func at(_ seconds: Int) -> ContinuousClock.Instant { start + .seconds(seconds) }

@@ -1,11 +1,12 @@
-/// Offers from LocalSend devices that wait for the person's yes (the accept policy does not take
-/// the device, or it is a stranger past the budgets): one per device, at most `capacity` at once,
-/// each for at most `wait`, which the sender's request is held for (LocalSend's apps wait for
-/// their receiver's person as long). The person answers by the device's ID.
+/// Offers from devices of other protocols that wait for the person's yes (a LocalSend device the
+/// accept policy does not take, or a stranger past the budgets; a Quick Share sender's files): one
+/// per device, at most `capacity` at once, each for at most `wait`, which the sender's request is
+/// held for (LocalSend's apps wait for their receiver's person as long). The person answers by the
+/// device's ID.
 ///
 /// Pure: the driver holds the requests' continuations by the number each gets, passes the time in,
 /// and resumes what `answer` and `expire` name.
-public struct LocalSendConsent<Key: Hashable & Sendable>: Sendable {
+public struct OfferConsent<Key: Hashable & Sendable>: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
     /// An offer waiting.

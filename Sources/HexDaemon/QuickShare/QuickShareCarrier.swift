@@ -1,0 +1,143 @@
+import HexEngine
+import HexKit
+import HexNet
+import QuickShareCore
+
+/// hexd as a Quick Share receiver: published as `_FC9F5ED42C8A._tcp` by DNS-SD while hexd is
+/// visible, so Android's share sheet (and Google's Windows app) lists it, and a TCP listener where
+/// phones connect. `InboundConnection` decides each connection's frames; this actor admits the
+/// connections, asks the person about files, and keeps what arrives: texts and links as hexes
+/// under the accept policy and the strangers' budgets, files in the downloads folder with a hex
+/// naming them. Quick Share has no identity beyond the connection: every sender is a stranger.
+actor QuickShareCarrier: DaemonService {
+    /// Connections served at once, and from one address: past them, a newcomer is closed (past the
+    /// first, the one that went longest without a frame makes room).
+    static let connectionsAtOnce = 16
+    static let connectionsPerAddress = 4
+    /// Bytes read from a connection at a time.
+    static let readBytes = 1 << 20
+    /// Writing one frame, within this.
+    static let writeTimeout: Duration = .seconds(10)
+
+    private let listener: StreamListener
+    /// The IPv6 listener on the same port; nil on a host without IPv6.
+    private let listener6: StreamListener?
+    let settings: QuickShareSettings
+    /// The endpoint ID hexd goes by while it runs (four letters and digits, as Android makes its own).
+    let endpointID: [UInt8]
+    /// What hexd says of itself in DNS-SD and nowhere else: its name and that it is a laptop.
+    let info: EndpointInfo
+    let intake: Intake
+    let downloads: IncomingFiles
+    let events: EventLog
+    let logger: Logger
+    private let dnssd: any CarrierDNSSD
+    /// The daemon's admission of handshakes, which every listener of strangers shares.
+    private let gate: HandshakeGate
+    private let trimmer: MemoryTrimmer
+    private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
+    /// Why hexd serves on another port than the one asked for; nil when it has it.
+    let portNote: String?
+    /// Offers of files waiting for the person's yes, with the held connections' answers.
+    var consent = OfferConsent<String>()
+    var consentReplies: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+    /// Connections numbered as they come, for the keys of their offers.
+    private var accepted: UInt64 = 0
+
+    /// The TCP port of Quick Share connections.
+    nonisolated var port: UInt16 { listener.port }
+
+    private init(
+        listener: StreamListener, listener6: StreamListener?, settings: QuickShareSettings, name: String,
+        intake: Intake, downloads: IncomingFiles, dnssd: any CarrierDNSSD, gate: HandshakeGate,
+        trimmer: MemoryTrimmer, events: EventLog, portNote: String?, logger: Logger
+    ) throws(QuickShareError) {
+        (self.listener, self.listener6, self.settings) = (listener, listener6, settings)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        endpointID = try SecureRandom.bytes(4).map { alphabet[Int($0) % alphabet.count] }
+        info = EndpointInfo(deviceType: .laptop, name: name, random: try SecureRandom.bytes(16))
+        (self.intake, self.downloads, self.dnssd, self.gate, self.trimmer) = (intake, downloads, dnssd, gate, trimmer)
+        (self.events, self.portNote, self.logger) = (events, portNote, logger)
+    }
+
+    /// Takes the TCP port asked for, else any the system gives (said once in the log).
+    /// - Throws: `SocketError` when no TCP port can be had at all; `QuickShareError` when libcrypto
+    ///   gives no random bytes.
+    static func start(
+        _ settings: QuickShareSettings, name: String, intake: Intake, downloads: IncomingFiles,
+        dnssd: any CarrierDNSSD, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog, logger: Logger
+    ) throws -> QuickShareCarrier {
+        var note: String?
+        let listener: StreamListener
+        do {
+            listener = try StreamListener.tcp(port: settings.port)
+        } catch {
+            listener = try StreamListener.tcp(port: 0)
+            note = "TCP \(settings.port) is taken (\(error.reasonText)): Quick Share is on TCP \(listener.port)"
+            logger.warning(note ?? "")
+        }
+        let listener6 = try? StreamListener.tcp(address: .anyV6, port: listener.port)
+        return try QuickShareCarrier(
+            listener: listener, listener6: listener6, settings: settings, name: name, intake: intake,
+            downloads: downloads, dnssd: dnssd, gate: gate, trimmer: trimmer, events: events, portNote: note,
+            logger: logger)
+    }
+
+    func run() async {
+        logger.info(
+            "Quick Share receiver on TCP \(port) as \(String(decoding: endpointID, as: UTF8.self)), "
+                + "published as \(QuickShareService.type) while hexd is visible")
+        await dnssd.publish(advert)
+        await withTaskGroup(of: Void.self) { group in
+            for listener in [listener] + (listener6.map { [$0] } ?? []) {
+                group.addTask { await self.serve(listener) }
+            }
+        }
+    }
+
+    /// hexd's instance, as Android publishes its own: named by the endpoint ID, its TXT `n` the
+    /// endpoint info (NearDrop `PROTOCOL.md`, rquickshare `hdl/mdns.rs`).
+    private var advert: DNSSDPersona {
+        DNSSDPersona(
+            type: QuickShareService.type, name: QuickShareService.instanceName(endpointID: endpointID), port: port,
+            txt: [("n", Base64URL.encode(info.bytes))])
+    }
+
+    /// Accepts connections on `listener` until cancelled, each served in a task of its own, once the
+    /// daemon's handshake admission and the connection table let it in.
+    private func serve(_ listener: StreamListener) async {
+        while !Task.isCancelled {
+            do {
+                let socket = try await listener.accept()
+                guard gate.admit(socket, on: "Quick Share") != nil else { continue }
+                let address = socket.remoteEndpoint?.host ?? "?"
+                switch connections.admit(socket, from: address) {
+                case .refused:
+                    logger.limited(
+                        "quickshare per address", .info,
+                        "Quick Share: refused a connection from \(address): it has \(Self.connectionsPerAddress) open")
+                    continue
+                case .admittedByClosing(let stalest):
+                    logger.limited(
+                        "quickshare connection cap", .info,
+                        "Quick Share: \(Self.connectionsAtOnce) connections open: closed the one from \(stalest) "
+                            + "that went longest without a frame")
+                case .admitted:
+                    break
+                }
+                accepted += 1
+                let number = accepted
+                Task {
+                    await self.receive(over: socket, number: number) { self.connections.progressed(socket) }
+                    self.connections.remove(socket)
+                    self.trimmer.burstFreed()
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.limited("quickshare accept", .warning, "Quick Share: \(error)")
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import HexCommandLine
+
+/// Whether hexd is a Quick Share device (`--quickshare`), on which port, and whether files a phone
+/// offers wait for the person. Each option is declared once, in `declared`.
+public struct QuickShareSettings: Sendable, Hashable {
+    /// On by default: hexd is published as a Quick Share receiver, so an Android phone's share sheet
+    /// lists it, and what a phone shares lands in the inbox and the downloads folder.
+    public var enabled = true
+    /// The TCP port hexd takes Quick Share connections on (published by DNS-SD, so any port works;
+    /// a fixed one is what a firewall can open).
+    public var port: UInt16 = 18522
+    /// Whether files a phone offers land without asking the person first.
+    public var takesFilesUnasked = false
+
+    public init() {}
+
+    public static let declared: [Setting<QuickShareSettings>] = [
+        Setting(
+            "quickshare", value: "on|off",
+            help:
+                "Be a Quick Share receiver (Android's share sheet, the Windows app): publish "
+                + "_FC9F5ED42C8A._tcp by DNS-SD where hexd announces itself (--mdns), keep the links and texts "
+                + "phones share as hexes, and the files they share in the downloads folder once you say yes "
+                + "(hexctl pair --accept NAME; both screens show the same PIN). Default: on.",
+            expected: "on or off", \.enabled
+        ) { ["on": true, "off": false][$0] },
+        Setting(
+            "quickshare-port", value: "port",
+            help: "The TCP port of Quick Share connections (DNS-SD tells phones which: a fixed one is for firewalls; "
+                + "when it is taken, hexd takes another and publishes that). Default: 18522.",
+            expected: "a port from 1 to 65535", \.port
+        ) { UInt16($0).flatMap { $0 > 0 ? $0 : nil } },
+        Setting(
+            "quickshare-files", value: "ask|take",
+            help: "Whether files a phone shares wait for your yes (ask) or land at once (take), under the accept "
+                + "policy and the strangers' budgets either way. Default: ask.",
+            expected: "ask or take", \.takesFilesUnasked
+        ) { ["ask": false, "take": true][$0] },
+    ]
+}
