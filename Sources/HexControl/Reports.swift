@@ -275,14 +275,17 @@ public struct TrustReport: Sendable, Codable, Equatable {
     public var code: String?
     /// pair: the pairing waits for the peer's user to accept.
     public var awaitingPeer: Bool?
-    /// A LocalSend device's offer the user answered: what it offered (paired: let in).
+    /// A device's offer the user answered (LocalSend, Quick Share): what it offered.
     public var offer: String?
+    /// Whether that offer was let in (a LocalSend device is paired then; Quick Share has no pairing).
+    public var accepted: Bool?
 
     public init(
         peerUUID: String, peer: String, key: String?, trust: SenderTrust?, code: String? = nil,
-        awaitingPeer: Bool? = nil, offer: String? = nil
+        awaitingPeer: Bool? = nil, offer: String? = nil, accepted: Bool? = nil
     ) {
         self.offer = offer
+        self.accepted = accepted
         self.peerUUID = peerUUID
         self.peer = peer
         self.key = key

@@ -69,7 +69,8 @@ enum Output {
             + peers.map { peer in
                 [
                     json(peer.name), peer.uuid, version(of: peer), peer.endpoint,
-                    peer.fingerprint.map { String($0.prefix(16)) } ?? (peer.keyMismatch == nil ? "(plaintext)" : "-"),
+                    peer.fingerprint.map { String($0.prefix(16)) }
+                        ?? (peer.kind == .quickshare ? "(none)" : peer.keyMismatch == nil ? "(plaintext)" : "-"),
                     (peer.trust?.rawValue ?? "-") + (peer.keyMismatch == nil ? "" : " MISMATCH"),
                     String(Int(clamping: peer.lastSeen.rounded())) + "s ago",
                 ]
@@ -80,7 +81,11 @@ enum Output {
         }
         let notes = peers.flatMap { peer -> [String] in
             var notes: [String] = []
-            if let pairing = peer.pairing, let offer = pairing.offer {
+            if let pairing = peer.pairing, let offer = pairing.offer, peer.kind == .quickshare {
+                notes.append(
+                    "\(json(peer.name)) wants to send \(offer) by Quick Share, and waits a minute: if its screen "
+                        + "shows the same PIN, run: hexctl pair --accept \(peer.uuid)")
+            } else if let pairing = peer.pairing, let offer = pairing.offer {
                 notes.append(
                     "\(json(peer.name)) wants to send \(offer) (LocalSend), and waits a minute: to let it in "
                         + "(it is paired then), run: hexctl pair --accept \(peer.uuid.prefix(18))")
@@ -114,9 +119,12 @@ enum Output {
     static func trust(_ report: TrustReport) -> String {
         let peer = report.peer.isEmpty ? report.peerUUID : "\(json(report.peer)) (\(report.peerUUID))"
         if let offer = report.offer {
+            guard report.accepted == true || report.trust == .paired else {
+                return "declined what \(peer) offered (\(offer)): nothing is stored"
+            }
             return report.trust == .paired
                 ? "let \(peer) in: it sends \(offer) now, and is paired, key \(report.key ?? "?")"
-                : "declined what \(peer) offered (\(offer)): nothing is stored"
+                : "let \(peer) in: it sends \(offer) now"
         }
         if let code = report.code {
             if report.awaitingPeer != true {

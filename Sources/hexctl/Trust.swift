@@ -20,6 +20,10 @@ let trustCommands = [
             A LocalSend device has no code: when its offer waits for your yes ('hexctl peers' says what it
             wants to send), 'pair --accept <its name>' lets it in and pairs it; 'pair --decline' refuses it.
 
+            A Quick Share device (an Android phone's share sheet) has nothing to pair: when it offers files,
+            'hexctl peers' shows the offer with the PIN its screen shows too; 'pair --accept <its name>' takes
+            the files, 'pair --decline' refuses them.
+
             A KDE Connect device pairs as the KDE Connect apps do: 'hexctl pair <its name>' asks it (accept
             on the device, which shows the same code), and a request from it shows in 'hexctl peers' with
             its code, accepted with 'pair --accept' or refused with 'pair --decline' within 30 s.

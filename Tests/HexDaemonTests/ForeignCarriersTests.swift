@@ -11,12 +11,18 @@ import Testing
             localSend: .starting, kdeConnect: .off("--kdeconnect off"), quickShare: .off("--quickshare off"))
         #expect(carriers.localSend == nil && carriers.kdeConnect == nil)
         #expect(carriers.starting == ["LocalSend"])
-        #expect(carriers.entries.map(\.takesIDs) == [true, false], "a device of a carrier starting may be named")
+        #expect(
+            carriers.entries.map(\.takesIDs) == [true, false, false], "a device of a carrier starting may be named")
         #expect(
             carriers.entries.map(\.missing)
-                == [.undelivered("LocalSend is starting"), .refused("KDE Connect is off here (--kdeconnect off)")],
+                == [
+                    .undelivered("LocalSend is starting"), .refused("KDE Connect is off here (--kdeconnect off)"),
+                    .refused("Quick Share is off here (--quickshare off)"),
+                ],
             "a send to a carrier starting is tried again; to one that is off, refused")
-        #expect(carriers.entries.map { $0.kind.owns("kdeconnect:0123456789abcdef0123456789abcdef") } == [false, true])
+        #expect(
+            carriers.entries.map { $0.kind.owns("kdeconnect:0123456789abcdef0123456789abcdef") } == [false, true, false])
+        #expect(carriers.entries.map { $0.kind.owns("quickshare:AB12") } == [false, false, true])
         carriers.setLocalSend(.off("it could not start: the log says why"))
         #expect(carriers.starting == nil && carriers.entries.allSatisfy { !$0.takesIDs })
         #expect(

@@ -514,7 +514,29 @@ struct ControlHandler: Sendable {
                     }, kind: .kdeconnect,
                     deviceType: identity.deviceType.rawValue))
         }
-        return infos
+        return infos + (await quickSharePeers(at: now))
+    }
+
+    /// The Quick Share receivers found, then the offers of files waiting for the person's yes.
+    private func quickSharePeers(at now: ContinuousClock.Instant) async -> [PeerInfo] {
+        guard let quickShare = carriers.quickShare else { return [] }
+        let receivers = await quickShare.receivers.receivers.values.sorted { $0.label < $1.label }
+        let listed = receivers.compactMap { receiver -> PeerInfo? in
+            guard let id = PeerKind.quickShareID(endpointID: receiver.endpointID) else { return nil }
+            return PeerInfo(
+                uuid: id, name: receiver.label, versionID: "",
+                endpoint: Endpoint(receiver.address, port: receiver.port).description,
+                addresses: [receiver.address.description], legacy: false,
+                lastSeen: (now - receiver.lastHeard).inSeconds, fingerprint: nil, trust: nil, kind: .quickshare,
+                deviceType: "\(receiver.deviceType)")
+        }
+        let offers = await quickShare.offersWaiting.map { offer in
+            PeerInfo(
+                uuid: offer.key, name: offer.name, versionID: "", endpoint: "", addresses: [], legacy: false,
+                lastSeen: 0, fingerprint: nil, trust: nil,
+                pairing: PairingStatus(code: "", awaitingUs: true, offer: offer.what), kind: .quickshare)
+        }
+        return listed + offers
     }
 
     /// Sends `payload` as `options` say. Through the outbox (the default): commits it, answers
@@ -667,7 +689,8 @@ extension TrustReport {
     init(_ outcome: TrustOutcome) {
         self.init(
             peerUUID: outcome.peerID, peer: outcome.name, key: outcome.key, trust: outcome.paired ? .paired : nil,
-            code: outcome.code, awaitingPeer: outcome.awaitingDevice ? true : nil, offer: outcome.offer)
+            code: outcome.code, awaitingPeer: outcome.awaitingDevice ? true : nil, offer: outcome.offer,
+            accepted: outcome.accepted)
     }
 }
 

@@ -142,7 +142,7 @@ extension LocalSendCarrier: TrustingCarrier {
         let answered = try await answerPerson(peerID, yes: step != .decline)
         return TrustOutcome(
             peerID: peerID, name: answered.name, key: answered.certificate, paired: answered.certificate != nil,
-            offer: answered.what)
+            offer: answered.what, accepted: answered.certificate != nil)
     }
 
     /// A LocalSend device's pairing is the certificate kept in the store, which hexd's own

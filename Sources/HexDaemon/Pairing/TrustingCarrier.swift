@@ -34,8 +34,10 @@ struct TrustOutcome: Sendable {
     /// The verification code both sides show, while the device is to answer hexd's request.
     var code: String?
     var awaitingDevice = false
-    /// What the device offered, when the step answered an offer (LocalSend).
+    /// What the device offered, when the step answered an offer (LocalSend, Quick Share), and
+    /// whether it was let in.
     var offer: String?
+    var accepted: Bool?
 }
 
 /// A trust step the carrier cannot take now, in the person's words.

@@ -92,3 +92,21 @@ extension QuickShareCarrier {
         return (request.name, request.what)
     }
 }
+
+/// The person answers a phone's offer of files (`hexctl pair --accept` or `--decline`): Quick Share
+/// has no pairing to ask for or to end.
+extension QuickShareCarrier: TrustingCarrier {
+    func trustSubject(named text: String, for step: TrustStep) -> String? {
+        guard step != .request else { return nil }
+        return offerWaiting(matching: text)?.key
+    }
+
+    func trust(_ step: TrustStep, _ peerID: String) throws -> TrustOutcome {
+        let answered = try answerPerson(peerID, yes: step != .decline)
+        return TrustOutcome(
+            peerID: peerID, name: answered.name, key: nil, paired: false, offer: answered.what,
+            accepted: step != .decline)
+    }
+
+    func unpair(_ peerID: String, label: String) -> TrustOutcome? { nil }
+}

@@ -42,7 +42,7 @@ extension QuickShareCarrier {
             reception.asking?.cancel()
             for landing in reception.landings.values { landing.abandon() }
         }
-        let key = "quickshare:\(number)"
+        let key = "quickshare-offer:\(number)"
         while true {
             if let answer = reception.answer.take() {
                 reception.timers.answeredOffer()

@@ -43,15 +43,22 @@ actor QuickShareCarrier: DaemonService {
     var consentReplies: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     /// Connections numbered as they come, for the keys of their offers.
     private var accepted: UInt64 = 0
+    /// The receivers DNS-SD found, which sends go to.
+    var receivers = ReceiverTable<IPAddress>()
+    /// Tells another hexd's instance, which is left to hexd's own protocol.
+    let claims: PersonaClaims
+    /// How often receivers not heard again are dropped.
+    static let expiryInterval: Duration = .seconds(10)
 
     /// The TCP port of Quick Share connections.
     nonisolated var port: UInt16 { listener.port }
 
     private init(
         listener: StreamListener, listener6: StreamListener?, settings: QuickShareSettings, name: String,
-        intake: Intake, downloads: IncomingFiles, dnssd: any CarrierDNSSD, gate: HandshakeGate,
+        intake: Intake, downloads: IncomingFiles, dnssd: any CarrierDNSSD, claims: PersonaClaims, gate: HandshakeGate,
         trimmer: MemoryTrimmer, events: EventLog, portNote: String?, logger: Logger
     ) throws(QuickShareError) {
+        self.claims = claims
         (self.listener, self.listener6, self.settings) = (listener, listener6, settings)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
         endpointID = try SecureRandom.bytes(4).map { alphabet[Int($0) % alphabet.count] }
@@ -65,7 +72,8 @@ actor QuickShareCarrier: DaemonService {
     ///   gives no random bytes.
     static func start(
         _ settings: QuickShareSettings, name: String, intake: Intake, downloads: IncomingFiles,
-        dnssd: any CarrierDNSSD, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog, logger: Logger
+        dnssd: any CarrierDNSSD, claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer,
+        events: EventLog, logger: Logger
     ) throws -> QuickShareCarrier {
         var note: String?
         let listener: StreamListener
@@ -79,8 +87,8 @@ actor QuickShareCarrier: DaemonService {
         let listener6 = try? StreamListener.tcp(address: .anyV6, port: listener.port)
         return try QuickShareCarrier(
             listener: listener, listener6: listener6, settings: settings, name: name, intake: intake,
-            downloads: downloads, dnssd: dnssd, gate: gate, trimmer: trimmer, events: events, portNote: note,
-            logger: logger)
+            downloads: downloads, dnssd: dnssd, claims: claims, gate: gate, trimmer: trimmer, events: events,
+            portNote: note, logger: logger)
     }
 
     func run() async {
@@ -88,19 +96,38 @@ actor QuickShareCarrier: DaemonService {
             "Quick Share receiver on TCP \(port) as \(String(decoding: endpointID, as: UTF8.self)), "
                 + "published as \(QuickShareService.type) while hexd is visible")
         await dnssd.publish(advert)
+        await dnssd.browse(QuickShareService.type) { instance in await self.found(instance) }
         await withTaskGroup(of: Void.self) { group in
             for listener in [listener] + (listener6.map { [$0] } ?? []) {
                 group.addTask { await self.serve(listener) }
+            }
+            group.addTask { await self.expireReceivers() }
+        }
+    }
+
+    /// Drops, every `expiryInterval`, the receivers not heard again within their lifetime.
+    private func expireReceivers() async {
+        while (try? await Task.sleep(for: Self.expiryInterval)) != nil {
+            for receiver in receivers.expire(at: .now) {
+                logger.info("Quick Share receiver \(receiver.label) (\(receiver.endpointID)) is gone")
+                await events.publish(
+                    .peerLost, peerUUID: PeerKind.quickShareID(endpointID: receiver.endpointID), peer: receiver.label)
             }
         }
     }
 
     /// hexd's instance, as Android publishes its own: named by the endpoint ID, its TXT `n` the
-    /// endpoint info (NearDrop `PROTOCOL.md`, rquickshare `hdl/mdns.rs`).
+    /// endpoint info (NearDrop `PROTOCOL.md`, rquickshare `hdl/mdns.rs`), then hexd's claim on it,
+    /// which other hexds read and the apps ignore.
     private var advert: DNSSDPersona {
-        DNSSDPersona(
+        let claim = PeerKind.quickShareID(endpointID: String(decoding: endpointID, as: UTF8.self)).flatMap {
+            claims.claim(persona: $0)
+        }
+        let keys = Self.claimKeys
+        return DNSSDPersona(
             type: QuickShareService.type, name: QuickShareService.instanceName(endpointID: endpointID), port: port,
-            txt: [("n", Base64URL.encode(info.bytes))])
+            txt: [("n", Base64URL.encode(info.bytes))]
+                + (claim.map { [(keys.peer, $0.peer), (keys.key, $0.key), (keys.signature, $0.signature)] } ?? []))
     }
 
     /// Accepts connections on `listener` until cancelled, each served in a task of its own, once the

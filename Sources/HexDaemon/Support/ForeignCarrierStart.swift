@@ -84,7 +84,7 @@ struct ForeignCarrierStart: Sendable {
                     await run("Quick Share", logger: logger, slot: carriers.setQuickShare) { [self] in
                         try QuickShareCarrier.start(
                             configuration.quickShare, name: name, intake: intake, downloads: downloads, dnssd: dnssd,
-                            gate: gate, trimmer: trimmer, events: events, logger: logger)
+                            claims: claims, gate: gate, trimmer: trimmer, events: events, logger: logger)
                     }
                 }
             }

@@ -1,7 +1,7 @@
 import HexEngine
 import Synchronization
 
-/// hexd's carriers of other protocols, LocalSend and KDE Connect, as they become ready. Each is
+/// hexd's carriers of other protocols, LocalSend, KDE Connect and Quick Share, as they become ready. Each is
 /// started once hexd serves its own peers, not before: its persona is read then, or made on a
 /// first start (LocalSend's RSA key takes up to a second of a core), so that a first start finds
 /// hexd peers as fast with the carriers on as with them off.
@@ -17,13 +17,16 @@ final class ForeignCarriers: Sendable {
         var isStarting: Bool { if case .starting = self { true } else { false } }
     }
 
-    private let slots: Mutex<(localSend: Slot<LocalSendCarrier>, kdeConnect: Slot<KDEConnectCarrier>)>
-    /// Quick Share receives only, so far: it is no sending or trusting carrier, and not among `entries`.
-    private let quickShareSlot: Mutex<Slot<QuickShareCarrier>>
+    private let slots:
+        Mutex<
+            (
+                localSend: Slot<LocalSendCarrier>, kdeConnect: Slot<KDEConnectCarrier>,
+                quickShare: Slot<QuickShareCarrier>
+            )
+        >
 
     init(localSend: Slot<LocalSendCarrier>, kdeConnect: Slot<KDEConnectCarrier>, quickShare: Slot<QuickShareCarrier>) {
-        slots = Mutex((localSend, kdeConnect))
-        quickShareSlot = Mutex(quickShare)
+        slots = Mutex((localSend, kdeConnect, quickShare))
     }
 
     /// hexd as a LocalSend device; nil while it is not one (off, or not started yet).
@@ -38,11 +41,11 @@ final class ForeignCarriers: Sendable {
 
     /// hexd as a Quick Share receiver; nil while it is not one (off, or not started yet).
     var quickShare: QuickShareCarrier? {
-        if case .up(let carrier) = quickShareSlot.withLock({ $0 }) { carrier } else { nil }
+        if case .up(let carrier) = slots.withLock({ $0.quickShare }) { carrier } else { nil }
     }
 
     func setLocalSend(_ slot: Slot<LocalSendCarrier>) { slots.withLock { $0.localSend = slot } }
-    func setQuickShare(_ slot: Slot<QuickShareCarrier>) { quickShareSlot.withLock { $0 = slot } }
+    func setQuickShare(_ slot: Slot<QuickShareCarrier>) { slots.withLock { $0.quickShare = slot } }
     func setKDEConnect(_ slot: Slot<KDEConnectCarrier>) { slots.withLock { $0.kdeConnect = slot } }
 
     /// A carrier as sending and trust see it: the form of its devices' IDs, and the carrier, or why
@@ -60,8 +63,11 @@ final class ForeignCarriers: Sendable {
 
     /// Every carrier.
     var entries: [Entry] {
-        let (localSend, kdeConnect) = slots.withLock { ($0.localSend, $0.kdeConnect) }
-        return [Self.entry(localSend, named: "LocalSend"), Self.entry(kdeConnect, named: "KDE Connect")]
+        let (localSend, kdeConnect, quickShare) = slots.withLock { ($0.localSend, $0.kdeConnect, $0.quickShare) }
+        return [
+            Self.entry(localSend, named: "LocalSend"), Self.entry(kdeConnect, named: "KDE Connect"),
+            Self.entry(quickShare, named: "Quick Share"),
+        ]
     }
 
     /// The carriers up now.
@@ -69,8 +75,7 @@ final class ForeignCarriers: Sendable {
 
     /// The carriers still starting, by the names people know them by; nil when none is.
     var starting: [String]? {
-        let (localSend, kdeConnect) = slots.withLock { ($0.localSend, $0.kdeConnect) }
-        let quickShare = quickShareSlot.withLock { $0 }
+        let (localSend, kdeConnect, quickShare) = slots.withLock { ($0.localSend, $0.kdeConnect, $0.quickShare) }
         let names = [
             (localSend.isStarting, "LocalSend"), (kdeConnect.isStarting, "KDE Connect"),
             (quickShare.isStarting, "Quick Share"),

@@ -56,6 +56,28 @@ extension PeerKind {
     }
 }
 
+extension PeerKind {
+    /// What a Quick Share device's ID in hexd starts with; its endpoint ID follows.
+    public static let quickSharePrefix = "quickshare:"
+
+    /// The ID a Quick Share device goes by in hexd (its outbox entries, events): `quickshare:` and the
+    /// 4-character endpoint ID its instance name carries, in upper case. Nil unless `endpointID` is 4
+    /// letters or digits.
+    public static func quickShareID(endpointID: String) -> String? {
+        let valid =
+            endpointID.utf8.count == 4
+            && endpointID.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    true
+                default: false
+                }
+            }
+        return valid ? quickSharePrefix + endpointID.uppercased() : nil
+    }
+}
+
 extension String {
     /// The text as a peer ID in the one spelling hexd keeps: a UUID in upper case, a LocalSend
     /// device's ID (`PeerKind.localSendID`, `PeerKind.localSendHTTPID`) or a KDE Connect device's
@@ -73,6 +95,9 @@ extension String {
         if lowered.hasPrefix(PeerKind.kdeConnectPrefix) {
             return PeerKind.kdeConnectID(deviceID: String(text.dropFirst(PeerKind.kdeConnectPrefix.count)))
         }
+        if lowered.hasPrefix(PeerKind.quickSharePrefix) {
+            return PeerKind.quickShareID(endpointID: String(text.dropFirst(PeerKind.quickSharePrefix.count)))
+        }
         return nil
     }
 
@@ -86,11 +111,14 @@ extension String {
     }
 
     /// The text as the ID a hex may name as its sender (`canonicalPeerID`), never a LocalSend
-    /// device's whose encryption is off: nothing proves that one, and what hexd takes from such a
-    /// device is counted by its address.
+    /// device's whose encryption is off nor a Quick Share device's: nothing proves those, and what
+    /// hexd takes from such a device is counted by its address.
     public var canonicalSenderID: String? {
-        canonicalPeerID.flatMap { $0.isLocalSendHTTPID ? nil : $0 }
+        canonicalPeerID.flatMap { $0.isLocalSendHTTPID || $0.isQuickShareID ? nil : $0 }
     }
+
+    /// Whether the text is a Quick Share device's ID: sends to it go by Quick Share.
+    public var isQuickShareID: Bool { hasPrefix(PeerKind.quickSharePrefix) && canonicalPeerID == self }
 
     /// Whether the text is a LocalSend device's ID, which its certificate proves (as a key-derived
     /// ID its key does): plaintext never speaks for it.

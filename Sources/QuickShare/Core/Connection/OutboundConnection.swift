@@ -74,7 +74,8 @@ public struct OutboundConnection: Sendable {
     public func opening(endpointID: [UInt8], info: EndpointInfo) -> [Action] {
         let request = OfflineFrame.connectionRequest(
             .init(
-                endpointID: String(decoding: endpointID.prefix(4), as: UTF8.self), endpointInfo: info.bytes,
+                endpointID: String(decoding: endpointID.prefix(4), as: UTF8.self), endpointName: info.name,
+                endpointInfo: info.bytes,
                 mediums: [OfflineFrame.ConnectionRequest.wifiLAN],
                 keepAliveIntervalMillis: Self.keepAliveIntervalMillis,
                 keepAliveTimeoutMillis: Self.keepAliveTimeoutMillis))
@@ -130,18 +131,31 @@ public struct OutboundConnection: Sendable {
         var actions: [Action] = []
         if !bytes.isEmpty {
             actions += sealed(
-                .payloadTransfer(.init(payloadID: id, kind: .file, totalSize: file.size, offset: offset, body: bytes)))
+                .payloadTransfer(
+                    .init(
+                        payloadID: id, kind: .file, totalSize: file.size, fileName: file.name, offset: offset,
+                        body: bytes)))
             fileOffsets[index] = offset + Int64(bytes.count)
         }
         if last {
             actions += sealed(
                 .payloadTransfer(
                     .init(
-                        payloadID: id, kind: .file, totalSize: file.size, flags: PayloadTransfer.lastChunkFlag,
-                        offset: file.size, body: [])))
+                        payloadID: id, kind: .file, totalSize: file.size, fileName: file.name,
+                        flags: PayloadTransfer.lastChunkFlag, offset: file.size, body: [])))
             if index == share.files.count - 1 { phase = .sent }
         }
         return actions
+    }
+
+    /// The receiver closed the connection: delivered when everything was sent (pyquickshare closes
+    /// without a goodbye once it has the last payload), else not.
+    public mutating func peerClosed() -> [Action] {
+        let everythingWent: Bool
+        if case .sent = phase { everythingWent = true } else { everythingWent = false }
+        guard !phase.isClosed else { return [] }
+        phase = .closed
+        return [everythingWent ? .delivered : .close(reason: "the receiver closed the connection first")]
     }
 
     /// A keep-alive to send; the receiver ends a connection that sent none for a while.
@@ -179,8 +193,9 @@ public struct OutboundConnection: Sendable {
 
     private mutating func bytesChunk(_ transfer: PayloadTransfer) -> [Action] {
         let held = assembling[transfer.payloadID] ?? []
-        guard transfer.offset == Int64(held.count), held.count + transfer.body.count <= limits.textBytes,
-            assembling.count <= 16
+        // An empty chunk carries nothing to misplace: pyquickshare 0.1.0 sends its last one at offset 0.
+        guard transfer.offset == Int64(held.count) || transfer.body.isEmpty,
+            held.count + transfer.body.count <= limits.textBytes, assembling.count <= 16
         else { return close("the receiver's payload is out of order or too large") }
         guard transfer.isLastChunk else {
             assembling[transfer.payloadID] = held + transfer.body

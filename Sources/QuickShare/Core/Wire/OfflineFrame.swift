@@ -71,16 +71,19 @@ public enum OfflineFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
         static let maximumMediums = 16
 
         public var endpointID: String
+        /// The device's name, which Android writes beside the endpoint info.
+        public var endpointName: String?
         public var endpointInfo: [UInt8]
         public var mediums: [UInt64]
         public var keepAliveIntervalMillis: Int32?
         public var keepAliveTimeoutMillis: Int32?
 
         public init(
-            endpointID: String, endpointInfo: [UInt8], mediums: [UInt64] = [Self.wifiLAN],
+            endpointID: String, endpointName: String? = nil, endpointInfo: [UInt8], mediums: [UInt64] = [Self.wifiLAN],
             keepAliveIntervalMillis: Int32? = nil, keepAliveTimeoutMillis: Int32? = nil
         ) {
             self.endpointID = endpointID
+            self.endpointName = endpointName
             self.endpointInfo = endpointInfo
             self.mediums = mediums
             self.keepAliveIntervalMillis = keepAliveIntervalMillis
@@ -92,6 +95,7 @@ public enum OfflineFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
             try Self.forEachField(in: bytes) { field throws(ProtobufError) in
                 switch field.number {
                 case 1: endpointID = try field.string()
+                case 2: endpointName = try field.string()
                 case 5:
                     mediums += try field.packedVarints(atMost: Self.maximumMediums)
                     guard mediums.count <= Self.maximumMediums else { throw ProtobufError("too many mediums") }
@@ -105,6 +109,7 @@ public enum OfflineFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
 
         public func encode(to writer: inout ProtobufWriter) {
             writer.string(1, endpointID)
+            if let endpointName { writer.string(2, endpointName) }
             // Unpacked, as proto2 writes a repeated enum without [packed = true].
             for medium in mediums { writer.uint64(5, medium) }
             writer.bytes(6, endpointInfo)

@@ -17,6 +17,9 @@ public struct PayloadTransfer: Sendable, Equatable, ProtobufEncodable, ProtobufD
     public var payloadID: Int64
     public var kind: Kind?
     public var totalSize: Int64
+    /// A FILE payload's name, which NearDrop leaves out and pyquickshare's receiver needs (it names
+    /// the file it writes by it, not by the introduction's `FileMetadata`).
+    public var fileName: String?
     public var flags: Int32
     public var offset: Int64
     public var body: [UInt8]
@@ -24,9 +27,10 @@ public struct PayloadTransfer: Sendable, Equatable, ProtobufEncodable, ProtobufD
     public var controlEvent: Int32?
 
     public init(
-        packetType: Int32 = Self.data, payloadID: Int64, kind: Kind, totalSize: Int64, flags: Int32 = 0,
-        offset: Int64, body: [UInt8], controlEvent: Int32? = nil
+        packetType: Int32 = Self.data, payloadID: Int64, kind: Kind, totalSize: Int64, fileName: String? = nil,
+        flags: Int32 = 0, offset: Int64, body: [UInt8], controlEvent: Int32? = nil
     ) {
+        self.fileName = fileName
         self.packetType = packetType
         self.payloadID = payloadID
         self.kind = kind
@@ -44,6 +48,7 @@ public struct PayloadTransfer: Sendable, Equatable, ProtobufEncodable, ProtobufD
         payloadID = 0
         kind = nil
         totalSize = 0
+        fileName = nil
         flags = 0
         offset = 0
         body = []
@@ -57,6 +62,7 @@ public struct PayloadTransfer: Sendable, Equatable, ProtobufEncodable, ProtobufD
                     case 1: payloadID = try header.int64()
                     case 2: kind = Kind(rawValue: try header.int32())
                     case 3: totalSize = try header.int64()
+                    case 5: fileName = try header.string()
                     default: break
                     }
                 }
@@ -89,6 +95,7 @@ public struct PayloadTransfer: Sendable, Equatable, ProtobufEncodable, ProtobufD
         if let kind { header.int32(2, kind.rawValue) }
         header.int64(3, totalSize)
         header.bool(4, false)
+        if let fileName { header.string(5, fileName) }
         writer.bytes(2, header.bytes)
         if let controlEvent {
             var control = ProtobufWriter()
