@@ -21,7 +21,9 @@ import Testing
                 ],
             "a send to a carrier starting is tried again; to one that is off, refused")
         #expect(
-            carriers.entries.map { $0.kind.owns("kdeconnect:0123456789abcdef0123456789abcdef") } == [false, true, false])
+            carriers.entries.map { $0.kind.owns("kdeconnect:0123456789abcdef0123456789abcdef") } == [
+                false, true, false,
+            ])
         #expect(carriers.entries.map { $0.kind.owns("quickshare:AB12") } == [false, false, true])
         carriers.setLocalSend(.off("it could not start: the log says why"))
         #expect(carriers.starting == nil && carriers.entries.allSatisfy { !$0.takesIDs })
