@@ -54,7 +54,10 @@ let commands: [Command] =
                 name or kdeconnect: ID) gets a lone link with no description as a URL it opens, else a text
                 with the description and one address per line, which a phone or tablet also gets as a ping it
                 shows as a notification; KDE Connect confirms nothing, so the send is done once written to
-                the device's link.
+                the device's link. A Quick Share receiver (a phone in its receive screen, or Google's Windows
+                app; its name or quickshare: ID) gets a lone link with no description as a URL, else the same
+                text; its person accepts it (both screens show the same PIN) within a minute, and the send is
+                done once the receiver took it.
 
                 \(queueingHelp)
                 """,
@@ -302,8 +305,8 @@ let refreshWait = Duration.seconds(1)
 let receivingPeer = Option(
     .to, value: "peer", required: true,
     help:
-        "The receiving peer: a name, a UUID or localsend: or kdeconnect: ID or a unique prefix of one, or HOST:PORT "
-        + "([IPV6]:PORT).")
+        "The receiving peer: a name, a UUID or localsend:, kdeconnect: or quickshare: ID or a unique prefix of one, "
+        + "or HOST:PORT ([IPV6]:PORT).")
 
 /// Prints a list of hexes as it arrives: a line per hex, or a JSON object per line.
 func listHexes(_ make: (ListPage) -> ControlRequest, _ invocation: Invocation, empty: String) async throws -> ExitCode {

@@ -25,7 +25,9 @@ let shareCommands = [
             watch' shows filesSending), again if the device got other bytes, and no further once its
             person cancels (exit 77). To a
             paired KDE Connect device (--to its name or kdeconnect: ID), likewise: each file is offered in
-            turn and the device fetches it at once.
+            turn and the device fetches it at once. To a Quick Share receiver (--to its name or quickshare:
+            ID), likewise: the files are offered together, its person accepts them within a minute (both
+            screens show the same PIN), and they are sent in chunks on the same connection.
 
             With --to a hexd peer, the hex is sent as 'hexctl send' sends: \(queueingHelp)
             """,
