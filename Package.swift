@@ -126,7 +126,7 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: [
                 "hexd", "hexctl", "HexDaemon", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexControl",
-                "HexHarness", "HexTestSupport", "HexTestTools",
+                "HexHarness", "HexTestSupport", "HexTestTools", "QuickShareCore",
             ],
             swiftSettings: strictSettings),
     ]

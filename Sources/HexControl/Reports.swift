@@ -193,16 +193,23 @@ public struct QuickShareStatus: Sendable, Codable, Equatable {
     public var port: UInt16
     /// The endpoint ID hexd is published by while it runs.
     public var endpointID: String
-    /// Offers of files waiting for the person's yes.
+    /// Quick Share receivers found now, and offers of files waiting for the person's yes.
+    public var receivers: Int
     public var offersWaiting: Int
     /// Why it serves on another port than the one asked for; nil when it has it.
     public var note: String?
+    /// Why phones may not show up as receivers.
+    public var receiversNote: String
 
-    public init(port: UInt16, endpointID: String, offersWaiting: Int, note: String?) {
+    public init(
+        port: UInt16, endpointID: String, receivers: Int, offersWaiting: Int, note: String?, receiversNote: String
+    ) {
         self.port = port
         self.endpointID = endpointID
+        self.receivers = receivers
         self.offersWaiting = offersWaiting
         self.note = note
+        self.receiversNote = receiversNote
     }
 }
 

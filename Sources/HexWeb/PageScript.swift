@@ -264,7 +264,9 @@ enum PageScript {
             el("div", { class: "grow" },
               el("strong", {}, peer.name || "(no name)"), " (" + shortID(peer.uuid) + ")",
               peer.pairing.offer
-                ? el("span", {}, " wants to send " + peer.pairing.offer + " (LocalSend). Accepting lets it in.")
+                ? el("span", {}, " wants to send " + peer.pairing.offer + (peer.kind === "quickshare"
+                  ? " by Quick Share: check that its screen shows the same PIN. Accepting takes it."
+                  : " (LocalSend). Accepting lets it in."))
                 : el("span", {}, " asks to pair.",
                   el("div", {}, "Check that their screen shows ", el("span", { class: "code" }, peer.pairing.code)))),
             el("div", { class: "actions" },

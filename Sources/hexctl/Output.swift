@@ -171,8 +171,9 @@ enum Output {
 
     private static func quickShare(_ quickShare: QuickShareStatus) -> String {
         "\nQuick Share: receiving on TCP \(quickShare.port) as \(quickShare.endpointID), "
+            + "\(quickShare.receivers) receiver\(quickShare.receivers == 1 ? "" : "s") listed, "
             + "\(quickShare.offersWaiting) offer\(quickShare.offersWaiting == 1 ? "" : "s") waiting"
-            + (quickShare.note.map { "\nQuick Share: " + $0 } ?? "")
+            + (quickShare.note.map { "\nQuick Share: " + $0 } ?? "") + "\nQuick Share: " + quickShare.receiversNote
     }
 
     private static func kdeConnect(_ kdeConnect: KDEConnectStatus) -> String {

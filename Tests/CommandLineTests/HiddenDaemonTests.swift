@@ -103,7 +103,7 @@ extension ProcessTests {
             withExtendedLifetime(other) {}
         }
 
-        /// The firewall profiles name hexd's default ports, mDNS's, LocalSend's and KDE Connect's,
+        /// The firewall profiles name hexd's default ports, mDNS's, LocalSend's, KDE Connect's and Quick Share's,
         /// and parse as firewalld and ufw read them.
         @Test func theFirewallProfilesOpenTheDefaultPorts() async throws {
             let defaults = DaemonConfiguration(dataDirectory: DataDirectory(explicit: "/unused", environment: [:]))
@@ -123,12 +123,14 @@ extension ProcessTests {
                 ])
             #expect(result.status == 0, "\(result.standardError)")
             let (tcp, udp) = (defaults.tcpPort, defaults.discovery.port)
-            let (localSend, kde) = (defaults.localSend.port, defaults.kdeConnect.port)
+            let (localSend, kde, quickShare) = (
+                defaults.localSend.port, defaults.kdeConnect.port, defaults.quickShare.port
+            )
             #expect(
                 result.standardOutput
-                    == "['tcp \(kde)-1764', 'tcp \(tcp)', 'tcp \(localSend)', 'udp \(kde)', 'udp \(udp)', "
-                    + "'udp \(localSend)', 'udp 5353']\n"
-                    + "\(udp)/udp|\(tcp)/tcp|5353/udp|\(localSend)|\(kde)/udp|\(kde):1764/tcp\n")
+                    == "['tcp \(kde)-1764', 'tcp \(tcp)', 'tcp \(quickShare)', 'tcp \(localSend)', 'udp \(kde)', "
+                    + "'udp \(udp)', 'udp \(localSend)', 'udp 5353']\n"
+                    + "\(udp)/udp|\(tcp)/tcp|5353/udp|\(localSend)|\(kde)/udp|\(kde):1764/tcp|\(quickShare)/tcp\n")
         }
     }
 }

@@ -108,6 +108,15 @@ struct HostileSenderTests {
         #expect(sender.closed == "an offer of Wi-Fi credentials, apps or streams")
     }
 
+    @Test func anOfferOfOverAThousandAttachmentsIsRefused() throws {
+        var sender = try HostileSender()
+        let files = (0...Introduction.maximumAttachments).map {
+            FileMetadata(name: "f\($0)", payloadID: Int64($0), size: 1, mimeType: "text/plain", id: Int64($0))
+        }
+        try sender.introduce(Introduction(files: files))
+        #expect(sender.closed == "an offer hexd cannot take")
+    }
+
     @Test func anOfferWithRepeatedPayloadIDsIsRefused() throws {
         var sender = try HostileSender()
         try sender.introduce(

@@ -78,10 +78,12 @@ struct ProtobufTests {
         #expect(try OfflineFrame(protobuf: OfflineFrame.other(type: 4).protobuf) == .other(type: 4))
     }
 
-    @Test func anIntroductionOfTooManyAttachmentsIsRefused() {
+    @Test func anIntroductionOfTooManyAttachmentsIsCountedNotRead() throws {
         let text = TextMetadata(title: "", kind: .text, payloadID: 1, size: 1, id: 1)
-        let many = Introduction(texts: Array(repeating: text, count: Introduction.maximumAttachments + 1))
-        #expect(throws: ProtobufError.self) { try Introduction(protobuf: many.protobuf) }
+        let many = Introduction(texts: Array(repeating: text, count: Introduction.maximumAttachments + 2))
+        let read = try Introduction(protobuf: many.protobuf)
+        #expect(read.texts.count == Introduction.maximumAttachments)
+        #expect(read.excess == 2)
     }
 }
 

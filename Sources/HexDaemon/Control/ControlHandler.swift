@@ -418,7 +418,8 @@ struct ControlHandler: Sendable {
         guard let quickShare = carriers.quickShare else { return nil }
         return QuickShareStatus(
             port: quickShare.port, endpointID: String(decoding: quickShare.endpointID, as: UTF8.self),
-            offersWaiting: await quickShare.offersWaiting.count, note: quickShare.portNote)
+            receivers: await quickShare.receivers.receivers.count, offersWaiting: await quickShare.offersWaiting.count,
+            note: quickShare.portNote, receiversNote: QuickShareCarrier.receiversNote)
     }
 
     private func kdeConnectStatus() async -> KDEConnectStatus? {

@@ -38,11 +38,19 @@ extension QuickShareCarrier {
             logger.error("Quick Share: cannot serve \(remote): \(error)")
             return
         }
-        defer {
-            reception.asking?.cancel()
-            for landing in reception.landings.values { landing.abandon() }
-        }
-        let key = "quickshare-offer:\(number)"
+        await exchange(over: socket, &reception, key: "quickshare-offer:\(number)", progressed: progressed)
+        reception.asking?.cancel()
+        for landing in reception.landings.values { landing.abandon() }
+        // Files that landed whole before the connection ended are kept as the hex they make, as
+        // LocalSend's are when its session ends early.
+        await keepFiles(of: &reception)
+    }
+
+    /// Reads and answers the sender's frames until it is done or gives up, or the connection fails.
+    private nonisolated func exchange(
+        over socket: Socket, _ reception: inout Reception, key: String, progressed: @Sendable () -> Void
+    ) async {
+        let remote = reception.remote
         while true {
             if let answer = reception.answer.take() {
                 reception.timers.answeredOffer()
@@ -165,12 +173,13 @@ extension QuickShareCarrier {
         }
     }
 
-    /// Keeps a text a phone shared as a hex: a URL as a hex of that link (one hexd cannot take stays
-    /// text), any other text as a hex whose description it is, its web addresses its links.
+    /// Keeps a text a phone shared as a hex: a URL as a hex of that link (one that is no web address
+    /// stays text), any other text as a hex whose description it is, its web addresses its links.
     private nonisolated func keepText(_ text: String, of kind: TextMetadata.Kind, from reception: Reception) async {
         let name = reception.sender
         let hex: HexJM
-        if kind == .url, let link = LinkURL.parse(text) {
+        // Only a web address is a link: a `file:` one from a phone would point into this machine.
+        if kind == .url, ForeignMessage.links(in: text) == [text], let link = LinkURL.parse(text) {
             hex = HexJM(
                 senderUUID: nil, senderName: name, hexDescription: nil, hexColor: ForeignMessage.quickShare.color,
                 links: [LinkJM(url: text, linkDescription: LinkURL.description(of: link))])

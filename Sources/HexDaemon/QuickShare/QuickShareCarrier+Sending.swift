@@ -9,6 +9,13 @@ import QuickShareCore
 /// confirms what it took: the receiver's person accepts the offer (the PIN shows on both sides),
 /// and "delivered" means every payload was written and the receiver then said goodbye or closed.
 extension QuickShareCarrier: SendingCarrier {
+    /// Why a phone may not be listed: Android publishes itself as a receiver only while its person has
+    /// the receive screen open, or after a would-be sender's Bluetooth LE advertisement, which hexd
+    /// does not send (rquickshare `hdl/blea.rs`; `../shared/peers/quickshare.md`, section 1).
+    static let receiversNote =
+        "hexd sends no Bluetooth LE nudge: a phone is listed as a receiver while its Quick Share receive screen "
+        + "is open (Google's Windows app, while it runs)"
+
     /// How long a receiver's person has to accept: Android waits about as long for its own.
     static let answerWait: Duration = .seconds(60)
 
@@ -167,7 +174,14 @@ private struct OutboundSession {
     let paths: [String]
     let share: OutgoingShare
     let progress: @Sendable (String, Int64, Int64) async -> Void
-    var timers = ConnectionTimers(opened: .now)
+    /// Keep-alives every 10 s, and the end after 30 s without a frame; the send's own deadline bounds
+    /// the rest (the receiver's person has `answerWait`), so the timers ask for no offer or answer.
+    var timers: ConnectionTimers = {
+        var timers = ConnectionTimers(opened: .now)
+        timers.asked(at: .now)
+        timers.answeredOffer()
+        return timers
+    }()
     var outcome: Result<Void, SendError>?
     var sendingFiles = false
     var decoder = FrameDecoder(maximumFrameBytes: InboundLimits().frameBytes)
@@ -186,10 +200,15 @@ private struct OutboundSession {
                 await sendFiles()
                 continue
             }
-            if machine.isSecure, case .keepAlive = timers.due(at: .now) {
+            switch timers.due(at: .now) {
+            case .giveUp(let why):
+                throw .undelivered("\(label): \(why)")
+            case .keepAlive where machine.isSecure:
                 timers.keptAlive(at: .now)
                 await perform(machine.keepAlive())
                 continue
+            default:
+                break
             }
             await readFrames(timeout: min(deadline - .now, .seconds(1)))
         }
@@ -203,6 +222,7 @@ private struct OutboundSession {
                 bytes = Array($0)
             }
             guard count > 0 else { return await perform(machine.peerClosed()) }
+            timers.heard(at: .now)
         } catch let error as SocketError where error.isTimeout {
             return
         } catch {
@@ -279,8 +299,6 @@ private struct OutboundSession {
                     outcome = .failure(.undelivered("\(label): \(error)"))
                 }
             case .sendFiles:
-                timers.asked(at: .now)
-                timers.answeredOffer()
                 sendingFiles = true
             case .declined(let status):
                 outcome = .failure(.refused("the person at \(label) declined it (\(status))"))

@@ -18,6 +18,9 @@ actor QuickShareCarrier: DaemonService {
     static let readBytes = 1 << 20
     /// Writing one frame, within this.
     static let writeTimeout: Duration = .seconds(10)
+    /// The longest name published: `n=` and the base64 of 18 + 171 bytes of endpoint info fill the
+    /// 255 bytes a TXT string holds.
+    static let maximumNameBytes = 171
 
     private let listener: StreamListener
     /// The IPv6 listener on the same port; nil on a host without IPv6.
@@ -62,7 +65,8 @@ actor QuickShareCarrier: DaemonService {
         (self.listener, self.listener6, self.settings) = (listener, listener6, settings)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
         endpointID = try SecureRandom.bytes(4).map { alphabet[Int($0) % alphabet.count] }
-        info = EndpointInfo(deviceType: .laptop, name: name, random: try SecureRandom.bytes(16))
+        info = EndpointInfo(
+            deviceType: .laptop, name: name.clipped(toUTF8: Self.maximumNameBytes), random: try SecureRandom.bytes(16))
         (self.intake, self.downloads, self.dnssd, self.gate, self.trimmer) = (intake, downloads, dnssd, gate, trimmer)
         (self.events, self.portNote, self.logger) = (events, portNote, logger)
     }

@@ -8,7 +8,7 @@ public struct QuickShareSettings: Sendable, Hashable {
     public var enabled = true
     /// The TCP port hexd takes Quick Share connections on (published by DNS-SD, so any port works;
     /// a fixed one is what a firewall can open).
-    public var port: UInt16 = 18522
+    public var port: UInt16 = 18525
     /// Whether files a phone offers land without asking the person first.
     public var takesFilesUnasked = false
 
@@ -27,7 +27,7 @@ public struct QuickShareSettings: Sendable, Hashable {
         Setting(
             "quickshare-port", value: "port",
             help: "The TCP port of Quick Share connections (DNS-SD tells phones which: a fixed one is for firewalls; "
-                + "when it is taken, hexd takes another and publishes that). Default: 18522.",
+                + "when it is taken, hexd takes another and publishes that). Default: 18525.",
             expected: "a port from 1 to 65535", \.port
         ) { UInt16($0).flatMap { $0 > 0 ? $0 : nil } },
         Setting(

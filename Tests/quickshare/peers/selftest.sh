@@ -55,7 +55,10 @@ receiver() {
     return 1
 }
 # Waits, at most 30 s, for receiver NAME to exit; prints its exit status.
-receiver_rc() { for _ in $(seq 300); do [ -s "$work/$1.rc" ] && { cat "$work/$1.rc"; return; }; sleep 0.1; done; echo timeout; }
+receiver_rc() {
+    for _ in $(seq 300); do [ -s "$work/$1.rc" ] && { cat "$work/$1.rc"; return; }; sleep 0.1; done
+    echo timeout
+}
 
 # 1. Accepting: texts of three kinds, two files.
 check "receiver ready" receiver acc --endpoint ACPT --name "Peer Test Receiver" --port 47101 --count 5 --timeout 60
@@ -89,23 +92,32 @@ S "$here/qs_send.py" --host 10.78.0.1 --port "$port" --expect accepted --timeout
 check "qs_send two files accepted" [ $? = 0 ]
 
 check "receiver exits 0 after 5 transfers" [ "$(receiver_rc acc)" = 0 ]
-check "receiver: the text, kind text" has "$work/acc.out" '.event == "result" and .kind == "text" and .text == "hello from android_send"'
-check "receiver: the URL, kind url" has "$work/acc.out" '.event == "result" and .kind == "url" and .text == "https://example.org/a?b=c" and .title == "example.org"'
-check "receiver: the phone number, kind phone_number" has "$work/acc.out" '.event == "result" and .kind == "phone_number"'
+check "receiver: the text, kind text" \
+    has "$work/acc.out" '.event == "result" and .kind == "text" and .text == "hello from android_send"'
+check "receiver: the URL, kind url" \
+    has "$work/acc.out" '.event == "result" and .kind == "url" and .text == "https://example.org/a?b=c"
+        and .title == "example.org"'
+check "receiver: the phone number, kind phone_number" \
+    has "$work/acc.out" '.event == "result" and .kind == "phone_number"'
 for f in photo.bin notes.txt; do
     sum=$(sha256sum "$work/$f" | cut -d' ' -f1)
     check "receiver: $f whole under DIR/downloads (sha256)" \
-        has "$work/acc.out" ".event == \"result\" and .kind == \"file\" and .sha256 == \"$sum\" and .path == \"$work/acc/downloads/$f\""
+        has "$work/acc.out" ".event == \"result\" and .kind == \"file\" and .sha256 == \"$sum\"
+            and .path == \"$work/acc/downloads/$f\""
 done
 check "same PIN on both sides (android_send text)" \
-    [ "$(jq -r .pin "$work/text.out")" = "$(jq -r 'select(.event == "request" and .offered[0].title == "hello from android_send") | .pin' "$work/acc.out")" ]
+    [ "$(jq -r .pin "$work/text.out")" = "$(jq -r 'select(.event == "request"
+        and .offered[0].title == "hello from android_send") | .pin' "$work/acc.out")" ]
 check "same PIN on both sides (qs_send photo.bin)" \
-    [ "$(jq -r 'select(.file | endswith("photo.bin")) | .pin' "$work/files.out")" = "$(jq -r 'select(.event == "request" and .offered[0].name == "photo.bin") | .pin' "$work/acc.out")" ]
+    [ "$(jq -r 'select(.file | endswith("photo.bin")) | .pin' "$work/files.out")" = "$(jq -r 'select(.event == "request"
+        and .offered[0].name == "photo.bin") | .pin' "$work/acc.out")" ]
 check "no protocol error seen by the receiver" has "$work/acc.out" '.event == "done" and .protocol_errors == 0'
 
 # 2. Declining with a REJECT frame (which pyquickshare alone never sends).
-check "rejecting receiver ready" receiver rej --endpoint REJT --name "Rejecter" --port 47102 --count 2 --timeout 40 --reject
-S "$here/qs_send.py" --host 10.78.0.1 --port 47102 --expect rejected --timeout 15 "$work/notes.txt" >"$work/rej-file.out" 2>/dev/null
+check "rejecting receiver ready" \
+    receiver rej --endpoint REJT --name "Rejecter" --port 47102 --count 2 --timeout 40 --reject
+S "$here/qs_send.py" --host 10.78.0.1 --port 47102 --expect rejected --timeout 15 "$work/notes.txt" \
+    >"$work/rej-file.out" 2>/dev/null
 check "qs_send: rejected, status REJECT" sh -c "[ $? = 0 ] && grep -q '\"status\": \"REJECT\"' '$work/rej-file.out'"
 S "$here/android_send.py" --host 10.78.0.1 --port 47102 --text "no thanks" --allow-pyquickshare-quirks \
     --expect rejected --timeout 15 >"$work/rej-text.out"
@@ -114,7 +126,8 @@ check "rejecting receiver exits 0" [ "$(receiver_rc rej)" = 0 ]
 check "nothing stored when declined" sh -c "[ -z \"\$(ls -A '$work/rej/downloads')\" ]"
 
 # 3. Declining as pyquickshare does: the connection closed without an answer.
-check "silent receiver ready" receiver sil --endpoint SILT --name "Silent" --port 47103 --count 1 --timeout 30 --reject-silently
+check "silent receiver ready" \
+    receiver sil --endpoint SILT --name "Silent" --port 47103 --count 1 --timeout 30 --reject-silently
 S "$here/qs_send.py" --host 10.78.0.1 --port 47103 --expect closed --timeout 15 "$work/notes.txt" >/dev/null 2>&1
 check "qs_send: closed without an answer" [ $? = 0 ]
 check "silent receiver exits 0" [ "$(receiver_rc sil)" = 0 ]
@@ -122,7 +135,8 @@ check "silent receiver exits 0" [ "$(receiver_rc sil)" = 0 ]
 # 4. The receiver's own failures: a timeout, and files qs_send will not send.
 check "receiver exits 1 at its timeout" sh -c "
     timeout 20 ip netns exec '$tag-r' '$py' '$here/qs_receive.py' --ip 10.78.0.1 --endpoint TIME --name T \
-        --dir '$work/t' --count 1 --timeout 2 >'$work/t.out' 2>/dev/null; [ \$? = 1 ] && grep -q '\"event\": \"timeout\"' '$work/t.out'"
+        --dir '$work/t' --count 1 --timeout 2 >'$work/t.out' 2>/dev/null
+    [ \$? = 1 ] && grep -q '\"event\": \"timeout\"' '$work/t.out'"
 head -c 524288 /dev/zero >"$work/half.bin"
 "$py" "$here/qs_send.py" --host 127.0.0.1 --port 9 "$work/half.bin" >/dev/null 2>&1
 check "qs_send refuses a 512 KiB file (exit 2)" [ $? = 2 ]
@@ -171,7 +185,8 @@ check "android_send refuses a receiver whose sequence numbers start at 2" \
 receiver bads --endpoint BADS --name B --port 47105 --count 1 --timeout 20
 S "$work/badseq_send.py" --host 10.78.0.1 --port 47105 --timeout 10 "$work/notes.txt" >/dev/null 2>&1
 check "qs_receive exits 4" [ "$(receiver_rc bads)" = 4 ]
-check "qs_receive names the sequence error" has "$work/bads.out" '.event == "protocol_error" and .expected == 3 and .got == 4'
+check "qs_receive names the sequence error" \
+    has "$work/bads.out" '.event == "protocol_error" and .expected == 3 and .got == 4'
 
 # 6. Goodbyes: a receiver that ends (here at its timeout) unregisters, and a browser sees it go.
 (timeout 30 ip netns exec "$tag-s" "$py" "$here/qs_browse.py" --timeout 8 >"$work/bye-browse.out" 2>/dev/null) &
@@ -182,7 +197,8 @@ timeout 20 ip netns exec "$tag-r" "$py" "$here/qs_receive.py" --ip 10.78.0.1 --e
     --dir "$work/bye" --count 1 --timeout 3 >/dev/null 2>&1
 wait "$browse_pid"
 check "a browser saw the receiver come and go" \
-    sh -c "grep -q '\"endpoint_id\": \"BYEE\"' '$work/bye-browse.out' && grep -q '\"event\": \"removed\"' '$work/bye-browse.out'"
+    sh -c "grep -q '\"endpoint_id\": \"BYEE\"' '$work/bye-browse.out' &&
+        grep -q '\"event\": \"removed\"' '$work/bye-browse.out'"
 
 if [ "$failed" != 0 ]; then
     for f in "$work"/*.out "$work"/*.err; do echo "--- $f"; cat "$f"; done

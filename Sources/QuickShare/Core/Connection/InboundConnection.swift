@@ -270,7 +270,7 @@ public struct InboundConnection: Sendable {
             return bytesPayload(.response(.unsupportedAttachmentType))
                 + goodbye(.close(reason: "an offer of Wi-Fi credentials, apps or streams"))
         }
-        guard introduction.files.count <= limits.files, Set(ids).count == ids.count,
+        guard introduction.excess == 0, introduction.files.count <= limits.files, Set(ids).count == ids.count,
             introduction.files.allSatisfy({ $0.size >= 0 }),
             introduction.texts.allSatisfy({ (0...Int64(limits.textBytes)).contains($0.size) })
         else {

@@ -124,31 +124,36 @@ public enum SharingFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
 /// `IntroductionFrame`: what a sender offers, before the receiver answers. hexd takes files and
 /// texts; it counts the kinds it does not take so it can refuse an offer of them.
 public struct Introduction: Sendable, Equatable, ProtobufEncodable, ProtobufDecodable {
-    /// An offer of more attachments than this is refused whole: no person reviews ten thousand files.
+    /// Attachments read at most: past them, an offer is only counted (`excess`), and refused whole:
+    /// no person reviews ten thousand files.
     public static let maximumAttachments = 1_000
 
     public var files: [FileMetadata]
     public var texts: [TextMetadata]
     /// Wi-Fi credentials, apps and streams offered, which hexd does not take.
     public var otherAttachments: Int
+    /// Attachments offered past `maximumAttachments`, not read.
+    public var excess: Int
 
     public init(files: [FileMetadata] = [], texts: [TextMetadata] = [], otherAttachments: Int = 0) {
         self.files = files
         self.texts = texts
         self.otherAttachments = otherAttachments
+        excess = 0
     }
 
     public init(protobuf bytes: ArraySlice<UInt8>) throws(ProtobufError) {
         self.init()
         try Self.forEachField(in: bytes) { field throws(ProtobufError) in
+            guard [1, 2, 4, 5, 7].contains(field.number) else { return }
             guard files.count + texts.count + otherAttachments < Self.maximumAttachments else {
-                throw ProtobufError("an introduction offers over \(Self.maximumAttachments) attachments")
+                excess += 1
+                return
             }
             switch field.number {
             case 1: files.append(try field.message(FileMetadata.self))
             case 2: texts.append(try field.message(TextMetadata.self))
-            case 4, 5, 7: otherAttachments += 1
-            default: break
+            default: otherAttachments += 1
             }
         }
     }
