@@ -107,6 +107,11 @@ def field(number, value):  # an int is a varint, bytes are length-delimited
         return varint(number << 3) + varint(value)
     return varint(number << 3 | 2) + varint(len(value)) + value
 def frame(type_, number, body): return field(1, 1) + field(2, field(1, type_) + field(number, body))
+def chunk(id_, body, size, flags, offset):  # an offline frame: one chunk of the BYTES payload `id_`
+    header = field(1, id_) + field(2, 1) + field(3, size)
+    return frame(3, 4, field(1, 1) + field(2, header) + field(3, field(1, flags) + field(2, offset) + field(3, body)))
+def payload(id_, body):  # a BYTES payload as Android sends it: its bytes, then an empty last chunk
+    return [chunk(id_, body, len(body), 0, 0), chunk(id_, b"", len(body), 1, len(body))]
 info = bytes([6]) + bytes(16) + bytes([4]) + b"Desk"
 seeds = {
     "request": b"\0" + frame(1, 2, field(1, b"ABCD") + field(5, 5) + field(6, info) + field(8, 5000)),
@@ -118,8 +123,15 @@ seeds = {
     "ukey2": b"\2" + bytes.fromhex(vectors["set1_client_init"]) + b"\xff"
              + bytes.fromhex(vectors["set1_client_finish"]),
     "secure": b"\3" + bytes.fromhex(vectors["set1_c2s_secure_message"]),
+    # Offline frames for the receiver past its handshake, each after its 2-byte length: the paired-key
+    # exchange, an offer of a URL, its payload.
+    "session": b"\5" + b"".join(len(f).to_bytes(2, "big") + f for f in
+        payload(9, frame(3, 4, field(1, bytes(72)) + field(2, bytes(6))))
+        + payload(10, frame(4, 5, field(1, 3)))
+        + payload(11, frame(1, 2, field(2, field(2, b"t") + field(3, 2) + field(4, 12) + field(5, 11))))
+        + payload(12, b"https://a.b")),
     "endpoint": b"\4" + info,
-    "key": b"\5" + bytes.fromhex(vectors["set1_client_generic_public_key"]),
+    "key": b"\6" + bytes.fromhex(vectors["set1_client_generic_public_key"]),
 }
 for name, data in seeds.items():
     open(f"{out}/{name}", "wb").write(data)

@@ -23,7 +23,10 @@ struct ConnectionTimersTests {
         #expect(timers.due(at: start + .seconds(50)) == .giveUp("nothing came for 30.0 seconds"))
         timers.heard(at: start + .seconds(80))
         #expect(timers.due(at: start + .seconds(85)) == .giveUp("the offer went unanswered for 60.0 seconds"))
-        timers.answeredOffer()
+        timers.answeredOffer(at: start + .seconds(85), transferring: 64 << 10)
         #expect(timers.due(at: start + .seconds(85)) == .nothing(until: start + .seconds(110)))
+        timers.heard(at: start + .seconds(110))
+        #expect(timers.due(at: start + .seconds(115)) == .nothing(until: start + .seconds(116)))
+        #expect(timers.due(at: start + .seconds(116)) == .giveUp("the payloads came too slowly"))
     }
 }

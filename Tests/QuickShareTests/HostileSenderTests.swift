@@ -108,6 +108,33 @@ struct HostileSenderTests {
         #expect(sender.closed == "an offer of Wi-Fi credentials, apps or streams")
     }
 
+    @Test func payloadsOpenedPastTheRoomForThemEndTheConnectionEmptyOnesToo() throws {
+        var sender = try HostileSender()
+        for id in 1...2 {
+            try sender.send(
+                .payloadTransfer(.init(payloadID: Int64(id), kind: .bytes, totalSize: 9, offset: 0, body: [])))
+            #expect(sender.closed == nil)
+        }
+        try sender.send(.payloadTransfer(.init(payloadID: 3, kind: .bytes, totalSize: 9, offset: 0, body: [])))
+        #expect(sender.closed == "over 2 bytes payloads under way at once")
+    }
+
+    @Test func aFilesBytesBeforeTheFileOfferedBeforeItEndTheConnection() throws {
+        var sender = try HostileSender()
+        let second = FileMetadata(name: "b.bin", payloadID: 8, size: 1, mimeType: "text/plain", id: 2)
+        try sender.introduce(Introduction(files: [file, second]))
+        sender.replies = sender.receiver.answer(accept: true)
+        try sender.send(.payloadTransfer(.init(payloadID: 8, kind: .file, totalSize: 1, offset: 0, body: [1])))
+        #expect(sender.closed == "a file's bytes came before the file offered before it")
+    }
+
+    @Test func anOfferWhoseSizesAddUpPastInt64IsRefused() throws {
+        var sender = try HostileSender()
+        let huge = FileMetadata(name: "b.bin", payloadID: 8, size: .max, mimeType: "text/plain", id: 2)
+        try sender.introduce(Introduction(files: [file, huge]))
+        #expect(sender.closed == "an offer hexd cannot take")
+    }
+
     @Test func anOfferOfOverAThousandAttachmentsIsRefused() throws {
         var sender = try HostileSender()
         let files = (0...Introduction.maximumAttachments).map {

@@ -41,10 +41,14 @@ struct SecureChannelTests {
     @Test func aTamperedMessageIsRefusedBeforeItIsDecrypted() throws {
         var (client, server) = try channels()
         var sealed = try client.seal(Array("a link".utf8))
-        for index in [0, sealed.count / 2, sealed.count - 1] {
+        // The signature is checked first: a bit flipped in the body, which would also break its
+        // padding, is refused for its signature.
+        for index in [sealed.count / 2, sealed.count - 1] {
             var tampered = sealed
             tampered[index] ^= 0x01
-            #expect(throws: QuickShareError.self) { try server.open(tampered) }
+            #expect(throws: QuickShareError("a secure message's signature does not verify")) {
+                try server.open(tampered)
+            }
         }
         sealed.removeLast()
         #expect(throws: QuickShareError.self) { try server.open(sealed) }

@@ -41,9 +41,10 @@ extension QuickShareCarrier {
 
     /// What an offer holds, as the person reads it ("2 files, 3.1 MiB (PIN 1234)").
     static func describe(_ offer: ShareOffer) -> String {
+        // The name as it would land: a sender's name may hold terminal escapes, which hexctl would print.
         let files =
             offer.files.count == 1
-            ? (offer.files.first?.name.clipped(toUTF8: 80) ?? "a file") : "\(offer.files.count) files"
+            ? SafeFileName.make(from: offer.files.first?.name ?? "").clipped(toUTF8: 80) : "\(offer.files.count) files"
         return "\(files), \(ByteCount.text(Int(clamping: offer.fileBytes))) (PIN \(offer.pin))"
     }
 

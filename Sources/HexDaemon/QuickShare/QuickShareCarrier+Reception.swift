@@ -53,7 +53,8 @@ extension QuickShareCarrier {
         let remote = reception.remote
         while true {
             if let answer = reception.answer.take() {
-                reception.timers.answeredOffer()
+                reception.asking = nil
+                reception.timers.answeredOffer(at: .now, transferring: reception.offer?.totalBytes ?? 0)
                 guard await perform(reception.machine.answer(accept: answer), on: socket, &reception, key: key) else {
                     return
                 }
@@ -144,7 +145,7 @@ extension QuickShareCarrier {
         -> Task<Void, Never>
     {
         Task {
-            let bytes = offer.fileBytes &+ offer.texts.reduce(0) { $0 &+ $1.size }
+            let bytes = offer.totalBytes
             let yes: Bool
             if let refusal = await refusal(of: bytes, from: address) {
                 logger.info("Quick Share: refused what \(offer.senderName ?? address) offered: \(refusal)")

@@ -72,10 +72,11 @@ extension QuickShareCarrier: SendingCarrier {
                 throw .refused("cannot send \(path): \(error)")
             }
         }
-        let bytes = files.reduce(Int64(0)) { $0 + $1.size }
-        // The person's answer, then the bytes at 10 MB/s at the least.
-        let deadline = ContinuousClock.now + Self.answerWait + .seconds(Double(bytes) / 10_000_000 + 10)
-        let sent = try await send(OutgoingShare(files: files), files: paths, to: peerID, until: deadline, progress)
+        let share = OutgoingShare(files: files)
+        let bytes = share.fileBytes
+        // The person's answer, then the bytes at 10 MB/s at the least (a week at most).
+        let deadline = ContinuousClock.now + Self.answerWait + .seconds(min(Double(bytes) / 10_000_000 + 10, 604_800))
+        let sent = try await send(share, files: paths, to: peerID, until: deadline, progress)
         let count = files.count
         return FilesDelivery(label: sent.label, files: count, bytes: bytes, certificate: nil) { size in
             "Quick Share took \(count) file\(count == 1 ? "" : "s") (\(size)), PIN \(sent.pin)"
@@ -116,9 +117,9 @@ extension QuickShareCarrier: SendingCarrier {
         }
         defer { socket.shutdown() }
         var session = OutboundSession(
-            machine: machine, socket: socket, label: receiver.label, paths: paths, share: share, progress: progress)
-        let opening = machine.opening(endpointID: endpointID, info: info)
-        try await session.run(opening, until: deadline)
+            machine: machine, socket: socket, label: receiver.label, paths: paths, share: share, progress: progress,
+            deadline: deadline)
+        try await session.run(machine.opening(endpointID: endpointID, info: info))
         return Sent(label: receiver.label, endpoint: endpoint, pin: session.machine.pin ?? "")
     }
 
@@ -174,23 +175,17 @@ private struct OutboundSession {
     let paths: [String]
     let share: OutgoingShare
     let progress: @Sendable (String, Int64, Int64) async -> Void
-    /// Keep-alives every 10 s, and the end after 30 s without a frame; the send's own deadline bounds
-    /// the rest (the receiver's person has `answerWait`), so the timers ask for no offer or answer.
-    var timers: ConnectionTimers = {
-        var timers = ConnectionTimers(opened: .now)
-        timers.asked(at: .now)
-        timers.answeredOffer()
-        return timers
-    }()
+    /// Keep-alives every 10 s, and the end after 30 s without a frame (or a chunk taken); the send's
+    /// own deadline bounds the rest (the receiver's person has `answerWait`).
+    var timers = ConnectionTimers.sending(opened: .now)
+    let deadline: ContinuousClock.Instant
     var outcome: Result<Void, SendError>?
     var sendingFiles = false
     var decoder = FrameDecoder(maximumFrameBytes: InboundLimits().frameBytes)
 
     /// Writes `opening`, then reads and answers the receiver's frames until the machine is done or
     /// `deadline` passes.
-    mutating func run(_ opening: [OutboundConnection.Action], until deadline: ContinuousClock.Instant)
-        async throws(SendError)
-    {
+    mutating func run(_ opening: [OutboundConnection.Action]) async throws(SendError) {
         await perform(opening)
         while outcome == nil {
             guard ContinuousClock.now < deadline else {
@@ -247,7 +242,7 @@ private struct OutboundSession {
     private mutating func sendFiles() async {
         sendingFiles = false
         var sent: Int64 = 0
-        let total = share.files.reduce(Int64(0)) { $0 + $1.size }
+        let total = share.fileBytes
         for (index, path) in paths.enumerated() where outcome == nil {
             let file: DiskFile
             do {
@@ -281,8 +276,14 @@ private struct OutboundSession {
                 }
                 offset += Int64(count)
                 await perform(machine.fileChunk(index: index, bytes: chunk, last: offset == size))
+                // The receiver took the chunk: it is there, though it says nothing while bytes come.
+                timers.heard(at: .now)
                 sent += Int64(count)
                 await progress(share.files[index].name, sent, total)
+                guard ContinuousClock.now < deadline else {
+                    outcome = .failure(.undelivered("\(label) took the files too slowly: \(sent) of \(total) bytes"))
+                    return
+                }
                 // Frames the receiver sent meanwhile (keep-alives, a cancel) are read between chunks.
                 await readFrames(timeout: .zero)
             } while offset < size && outcome == nil

@@ -10,9 +10,6 @@ public struct FrameDecoder: Sendable {
         self.maximumFrameBytes = maximumFrameBytes
     }
 
-    /// Bytes held that are not yet a whole frame.
-    public var heldBytes: Int { buffer.count - start }
-
     /// Takes `bytes` read from the stream and gives the frames they complete, in order.
     /// - Throws: `QuickShareError` when a frame's length is over `maximumFrameBytes`.
     public mutating func feed(_ bytes: some Collection<UInt8>) throws(QuickShareError) -> [[UInt8]] {

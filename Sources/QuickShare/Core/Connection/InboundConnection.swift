@@ -29,6 +29,11 @@ public struct InboundConnection: Sendable {
         case answer(ShareOffer, Introduction)
         case receiving
         case closed
+
+        var isReceiving: Bool {
+            if case .receiving = self { return true }
+            return false
+        }
     }
 
     private struct PendingFile: Sendable {
@@ -44,11 +49,13 @@ public struct InboundConnection: Sendable {
     private var sender: EndpointInfo?
     private var pin = ""
     private var framesRead = 0
-    /// BYTES payloads being assembled, by payload ID, and what they hold together.
-    private var assembling: [Int64: [UInt8]] = [:]
-    private var assembledBytes = 0
+    /// BYTES payloads being put together.
+    private var payloads: PayloadAssembler
     private var pendingTexts: [Int64: TextMetadata.Kind] = [:]
     private var pendingFiles: [Int64: PendingFile] = [:]
+    /// The offer's file whose bytes come now: Android sends them one after another, so one file is
+    /// written at a time (one descriptor, not one per file offered).
+    private var currentFile = 0
 
     /// - Parameters:
     ///   - keyPair: this side's UKEY2 key, used once.
@@ -56,12 +63,7 @@ public struct InboundConnection: Sendable {
     public init(keyPair: P256KeyPair, random: [UInt8], limits: InboundLimits = InboundLimits()) {
         handshake = UKEY2Server(keyPair: keyPair, random: random)
         self.limits = limits
-    }
-
-    /// Whether the connection waits for the person's answer (the driver's deadline is then theirs).
-    public var isAwaitingAnswer: Bool {
-        if case .answer = phase { return true }
-        return false
+        payloads = PayloadAssembler(maximumBytes: limits.textBytes)
     }
 
     /// Whether the channel is secure, so keep-alives can be sent.
@@ -147,8 +149,10 @@ public struct InboundConnection: Sendable {
             let signedData = (try? SecureRandom.bytes(72)) ?? []
             return bytesPayload(SharingFrame.pairedKeyEncryption(secretIDHash: secretIDHash, signedData: signedData))
         }
-        if case .introduction = phase, framesRead > limits.framesBeforeIntroduction {
-            return close("over \(limits.framesBeforeIntroduction) frames before an introduction")
+        // Keep-alives and stray payloads may come while the sender offers and the person answers, a
+        // few dozen frames at most; only files take more.
+        if !phase.isReceiving, framesRead > limits.framesBeforeIntroduction {
+            return close("over \(limits.framesBeforeIntroduction) frames before the payloads")
         }
         let opened: [UInt8]
         do {
@@ -194,25 +198,15 @@ public struct InboundConnection: Sendable {
     }
 
     private mutating func bytesChunk(_ transfer: PayloadTransfer) -> [Action] {
-        let held = assembling[transfer.payloadID] ?? []
-        guard transfer.totalSize >= 0, transfer.totalSize <= Int64(limits.textBytes) else {
-            return close("a bytes payload of \(transfer.totalSize) bytes")
+        // The offer's texts, a sharing frame and one of pyquickshare's keep-alives may be under way at
+        // once; a sender that opens more payloads than that is refused, empty ones too.
+        let whole: [UInt8]
+        do {
+            guard let bytes = try payloads.take(transfer, room: pendingTexts.count + 2) else { return [] }
+            whole = bytes
+        } catch {
+            return close(error.description)
         }
-        // An empty chunk carries nothing to misplace: pyquickshare 0.1.0 sends its last one at offset 0.
-        guard transfer.offset == Int64(held.count) || transfer.body.isEmpty else {
-            return close("a bytes payload's chunk is out of order")
-        }
-        guard Int64(held.count + transfer.body.count) <= transfer.totalSize,
-            assembledBytes + transfer.body.count <= limits.textBytes
-        else { return close("a bytes payload is larger than it said") }
-        guard transfer.isLastChunk else {
-            assembling[transfer.payloadID] = held + transfer.body
-            assembledBytes += transfer.body.count
-            return []
-        }
-        assembledBytes -= held.count
-        assembling[transfer.payloadID] = nil
-        let whole = held + transfer.body
         if let kind = pendingTexts.removeValue(forKey: transfer.payloadID) {
             guard let text = String(validating: whole, as: UTF8.self) else { return close("a text that is not UTF-8") }
             return [.deliver(.text(kind, text))] + finishIfDone()
@@ -227,6 +221,7 @@ public struct InboundConnection: Sendable {
         guard case .receiving = phase, var file = pendingFiles[transfer.payloadID] else {
             return close("a file payload that was not offered or accepted")
         }
+        guard file.index == currentFile else { return close("a file's bytes came before the file offered before it") }
         guard transfer.offset == file.received || transfer.body.isEmpty else {
             return close("a file's chunk is out of order")
         }
@@ -243,6 +238,7 @@ public struct InboundConnection: Sendable {
         }
         guard file.received == file.size else { return actions + close("a file ended short of its offer") }
         pendingFiles[transfer.payloadID] = nil
+        currentFile += 1
         return actions + [.deliver(.fileEnded(index: file.index))] + finishIfDone()
     }
 
@@ -270,8 +266,12 @@ public struct InboundConnection: Sendable {
             return bytesPayload(.response(.unsupportedAttachmentType))
                 + goodbye(.close(reason: "an offer of Wi-Fi credentials, apps or streams"))
         }
+        let (_, overflows) = introduction.files.reduce((Int64(0), false)) { sum, file in
+            let (total, overflow) = sum.0.addingReportingOverflow(file.size)
+            return (total, sum.1 || overflow)
+        }
         guard introduction.excess == 0, introduction.files.count <= limits.files, Set(ids).count == ids.count,
-            introduction.files.allSatisfy({ $0.size >= 0 }),
+            introduction.files.allSatisfy({ $0.size >= 0 }), !overflows,
             introduction.texts.allSatisfy({ (0...Int64(limits.textBytes)).contains($0.size) })
         else {
             return bytesPayload(.response(.reject)) + goodbye(.close(reason: "an offer hexd cannot take"))

@@ -54,13 +54,12 @@ public struct OutboundConnection: Sendable {
     private var framesRead = 0
     private var payloadIDs: (texts: [Int64], files: [Int64]) = ([], [])
     private var fileOffsets: [Int64] = []
-    private var assembling: [Int64: [UInt8]] = [:]
+    private var payloads: PayloadAssembler
     /// The PIN both sides show, once the handshake is done.
     public private(set) var pin: String?
 
     /// - Parameters:
-    ///   - endpointID: this device's 4-character endpoint ID.
-    ///   - info: this device's endpoint info (its name and type).
+    ///   - share: what is offered.
     ///   - keyPair: this side's UKEY2 key, used once; `random`: 32 random bytes for the `ClientInit`.
     public init(
         share: OutgoingShare, keyPair: P256KeyPair, random: [UInt8], limits: InboundLimits = InboundLimits()
@@ -68,9 +67,11 @@ public struct OutboundConnection: Sendable {
         self.share = share
         self.limits = limits
         handshake = UKEY2Client(keyPair: keyPair, random: random)
+        payloads = PayloadAssembler(maximumBytes: limits.textBytes)
     }
 
-    /// The frames that open the connection: the request, then UKEY2's `ClientInit`.
+    /// The frames that open the connection: the request, then UKEY2's `ClientInit`, from the device
+    /// `endpointID` (4 characters) that `info` describes.
     public func opening(endpointID: [UInt8], info: EndpointInfo) -> [Action] {
         let request = OfflineFrame.connectionRequest(
             .init(
@@ -192,17 +193,15 @@ public struct OutboundConnection: Sendable {
     }
 
     private mutating func bytesChunk(_ transfer: PayloadTransfer) -> [Action] {
-        let held = assembling[transfer.payloadID] ?? []
-        // An empty chunk carries nothing to misplace: pyquickshare 0.1.0 sends its last one at offset 0.
-        guard transfer.offset == Int64(held.count) || transfer.body.isEmpty,
-            held.count + transfer.body.count <= limits.textBytes, assembling.count <= 16
-        else { return close("the receiver's payload is out of order or too large") }
-        guard transfer.isLastChunk else {
-            assembling[transfer.payloadID] = held + transfer.body
-            return []
+        // A sharing frame and one of pyquickshare's keep-alives may be under way at once.
+        let whole: [UInt8]
+        do {
+            guard let bytes = try payloads.take(transfer, room: 2) else { return [] }
+            whole = bytes
+        } catch {
+            return close("the receiver's payloads: \(error)")
         }
-        assembling[transfer.payloadID] = nil
-        guard let frame = try? SharingFrame(protobuf: held + transfer.body) else { return [] }
+        guard let frame = try? SharingFrame(protobuf: whole) else { return [] }
         return sharingFrame(frame)
     }
 

@@ -31,6 +31,14 @@ public struct OutgoingShare: Sendable, Equatable {
     public let texts: [Text]
     public let files: [File]
 
+    /// The files' bytes together, at most `Int64.max`.
+    public var fileBytes: Int64 {
+        files.reduce(0) { sum, file in
+            let (total, overflow) = sum.addingReportingOverflow(file.size)
+            return overflow ? .max : total
+        }
+    }
+
     public init(texts: [Text] = [], files: [File] = []) {
         self.texts = texts
         self.files = files

@@ -22,9 +22,21 @@ public struct ShareOffer: Sendable, Equatable {
     public let texts: [Text]
     public let files: [File]
 
-    /// The bytes the files will take, which the offer promises and the transfer may not exceed.
+    /// The bytes the files will take, which the offer promises and the transfer may not exceed (an
+    /// offer whose sizes add up past `Int64.max` is refused before it is put to anyone).
     public var fileBytes: Int64 {
-        files.reduce(0) { $0 &+ $1.size }
+        files.reduce(0) { sum, file in
+            let (total, overflow) = sum.addingReportingOverflow(file.size)
+            return overflow ? .max : total
+        }
+    }
+
+    /// The bytes of the files and the texts together, at most `Int64.max`.
+    public var totalBytes: Int64 {
+        texts.reduce(fileBytes) { sum, text in
+            let (total, overflow) = sum.addingReportingOverflow(text.size)
+            return overflow ? .max : total
+        }
     }
 }
 

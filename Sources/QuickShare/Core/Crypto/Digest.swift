@@ -10,20 +10,19 @@ public enum Digest {
         digest(bytes, EVP_sha512(), count: 64)
     }
 
-    /// HMAC-SHA256 of `bytes` under `key`.
+    /// HMAC-SHA256 of `bytes` under `key`; empty should libcrypto fail, which no comparison then takes
+    /// (`constantTimeEqual` refuses it) and no cipher either (AES refuses a key of any length but 32).
     public static func hmacSHA256(key: [UInt8], _ bytes: some Collection<UInt8>) -> [UInt8] {
         var code = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        Array(bytes).withUnsafeBufferPointer { data in
+        let done = Array(bytes).withUnsafeBufferPointer { data in
             key.withUnsafeBufferPointer { key in
-                // Cannot fail with SHA-256 and a key of 32 bytes or fewer than Int32.max; the length
-                // check below would show it.
-                _ = HMAC(
+                HMAC(
                     EVP_sha256(), key.baseAddress, Int32(clamping: key.count), data.baseAddress, data.count,
-                    &code, &length)
+                    &code, &length) != nil
             }
         }
-        return length == 32 ? code : []
+        return done && length == 32 ? code : []
     }
 
     /// HKDF with SHA-256 (RFC 5869): extract with `salt`, expand with `info` to `count` bytes (at most 8,160).
@@ -42,8 +41,8 @@ public enum Digest {
 
     /// Whether two byte strings are equal, in time that does not depend on where they differ.
     public static func constantTimeEqual(_ one: [UInt8], _ other: [UInt8]) -> Bool {
-        guard one.count == other.count else { return false }
-        guard !one.isEmpty else { return true }
+        // Empty is never equal: an empty digest is one that failed.
+        guard one.count == other.count, !one.isEmpty else { return false }
         return one.withUnsafeBytes { one in
             other.withUnsafeBytes { other in CRYPTO_memcmp(one.baseAddress, other.baseAddress, one.count) == 0 }
         }

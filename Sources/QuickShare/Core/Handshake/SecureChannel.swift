@@ -23,9 +23,9 @@ public struct SecureChannel: Sendable {
         let inner = DeviceToDeviceMessage(message: frame, sequenceNumber: sent).protobuf
         let body = try AESCBC.encrypt(inner, key: keys.sealing.encryption, iv: iv)
         let headerAndBody = SecureHeaderAndBody(iv: iv, body: body).protobuf
-        return SecureMessage(
-            headerAndBody: headerAndBody, signature: Digest.hmacSHA256(key: keys.sealing.signing, headerAndBody)
-        ).protobuf
+        let signature = Digest.hmacSHA256(key: keys.sealing.signing, headerAndBody)
+        guard !signature.isEmpty else { throw QuickShareError("libcrypto could not sign a secure message") }
+        return SecureMessage(headerAndBody: headerAndBody, signature: signature).protobuf
     }
 
     /// The offline frame bytes inside a `SecureMessage` from the other side.

@@ -61,7 +61,7 @@ public enum SharingFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
         case .introduction:
             self = .introduction(try Introduction(protobuf: body))
         case .response:
-            self = .response(Response(rawValue: try Self.firstInt32(in: body) ?? 0) ?? .unknown)
+            self = .response(Response(rawValue: try Self.status(in: body) ?? 0) ?? .unknown)
         case .pairedKeyEncryption:
             var secretIDHash: [UInt8] = []
             var signedData: [UInt8] = []
@@ -74,7 +74,7 @@ public enum SharingFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
             }
             self = .pairedKeyEncryption(secretIDHash: secretIDHash, signedData: signedData)
         case .pairedKeyResult:
-            self = .pairedKeyResult(PairedKeyResult(rawValue: try Self.firstInt32(in: body) ?? 0) ?? .unknown)
+            self = .pairedKeyResult(PairedKeyResult(rawValue: try Self.status(in: body) ?? 0) ?? .unknown)
         case .cancel:
             self = .cancel
         }
@@ -112,7 +112,8 @@ public enum SharingFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
         writer.bytes(2, frame.bytes)
     }
 
-    private static func firstInt32(in bytes: ArraySlice<UInt8>) throws(ProtobufError) -> Int32? {
+    /// Field 1 of a response or paired-key result: the last one written, as protobuf reads a scalar.
+    private static func status(in bytes: ArraySlice<UInt8>) throws(ProtobufError) -> Int32? {
         var value: Int32?
         try forEachField(in: bytes) { field throws(ProtobufError) in
             if field.number == 1 { value = try field.int32() }
