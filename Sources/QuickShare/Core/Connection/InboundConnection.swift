@@ -110,7 +110,7 @@ public struct InboundConnection: Sendable {
     /// A keep-alive to send; Android ends a connection that sent none for a while.
     public mutating func keepAlive() -> [Action] {
         guard isSecure, !isClosed else { return [] }
-        return sealed(.keepAlive(.init(ack: false)))
+        return sealed([.keepAlive(.init(ack: false))])
     }
 
     private var isClosed: Bool {
@@ -154,19 +154,11 @@ public struct InboundConnection: Sendable {
         if !phase.isReceiving, framesRead > limits.framesBeforeIntroduction {
             return close("over \(limits.framesBeforeIntroduction) frames before the payloads")
         }
-        let opened: [UInt8]
-        do {
-            guard var channel else { return close("no secure channel") }
-            opened = try channel.open(frame)
-            self.channel = channel
-        } catch {
-            return close(error.description)
-        }
         let offline: OfflineFrame
-        do { offline = try OfflineFrame(protobuf: opened) } catch { return close("an offline frame: \(error)") }
+        do { offline = try channel.open(frame) } catch { return close(error.description) }
         switch offline {
         case .keepAlive(let keepAlive):
-            return keepAlive.ack ? [] : sealed(.keepAlive(.init(ack: true)))
+            return keepAlive.ack ? [] : sealed([.keepAlive(.init(ack: true))])
         case .disconnection:
             return closeAfterDisconnection()
         case .payloadTransfer(let transfer):
@@ -291,33 +283,20 @@ public struct InboundConnection: Sendable {
 
     /// The disconnection frame, then `last`.
     private mutating func goodbye(_ last: Action) -> [Action] {
-        let frames = sealed(.disconnection(.init()))
+        let frames = sealed([.disconnection(.init())])
         phase = .closed
         return frames + [last]
     }
 
     /// A sharing frame as a BYTES payload: one chunk with the bytes, then an empty last chunk.
     private mutating func bytesPayload(_ frame: SharingFrame) -> [Action] {
-        let bytes = frame.protobuf
-        let id = Int64.random(in: 1...Int64.max)
-        let size = Int64(bytes.count)
-        return sealed(.payloadTransfer(.init(payloadID: id, kind: .bytes, totalSize: size, offset: 0, body: bytes)))
-            + sealed(
-                .payloadTransfer(
-                    .init(
-                        payloadID: id, kind: .bytes, totalSize: size, flags: PayloadTransfer.lastChunkFlag,
-                        offset: size, body: [])))
+        sealed(OfflineFrame.bytesPayload(frame.protobuf, id: Int64.random(in: 1...Int64.max)))
     }
 
-    private mutating func sealed(_ frame: OfflineFrame) -> [Action] {
-        guard var channel else { return close("no secure channel") }
-        do {
-            let bytes = try channel.seal(frame.protobuf)
-            self.channel = channel
-            return [.send(bytes)]
-        } catch {
-            return close(error.description)
-        }
+    /// `frames` sealed, to send; the end of the connection when the channel cannot seal them.
+    private mutating func sealed(_ frames: [OfflineFrame]) -> [Action] {
+        guard let sealed = channel.seal(frames) else { return close("the secure channel could not seal a frame") }
+        return sealed.map { .send($0) }
     }
 
     private mutating func fail(_ failure: UKEY2Failure) -> [Action] {

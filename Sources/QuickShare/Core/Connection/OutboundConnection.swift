@@ -129,9 +129,9 @@ public struct OutboundConnection: Sendable {
             return close("\(file.name) changed size while it was sent")
         }
         let id = payloadIDs.files[index]
-        var actions: [Action] = []
+        var frames: [OfflineFrame] = []
         if !bytes.isEmpty {
-            actions += sealed(
+            frames.append(
                 .payloadTransfer(
                     .init(
                         payloadID: id, kind: .file, totalSize: file.size, fileName: file.name, offset: offset,
@@ -139,13 +139,14 @@ public struct OutboundConnection: Sendable {
             fileOffsets[index] = offset + Int64(bytes.count)
         }
         if last {
-            actions += sealed(
+            frames.append(
                 .payloadTransfer(
                     .init(
                         payloadID: id, kind: .file, totalSize: file.size, fileName: file.name,
                         flags: PayloadTransfer.lastChunkFlag, offset: file.size, body: [])))
             if index == share.files.count - 1 { phase = .sent }
         }
+        let actions = sealed(frames)
         return actions
     }
 
@@ -162,23 +163,15 @@ public struct OutboundConnection: Sendable {
     /// A keep-alive to send; the receiver ends a connection that sent none for a while.
     public mutating func keepAlive() -> [Action] {
         guard isSecure, !phase.isClosed else { return [] }
-        return sealed(.keepAlive(.init(ack: false)))
+        return sealed([.keepAlive(.init(ack: false))])
     }
 
     private mutating func secureFrame(_ frame: [UInt8]) -> [Action] {
-        let opened: [UInt8]
-        do {
-            guard var channel else { return close("no secure channel") }
-            opened = try channel.open(frame)
-            self.channel = channel
-        } catch {
-            return close(error.description)
-        }
         let offline: OfflineFrame
-        do { offline = try OfflineFrame(protobuf: opened) } catch { return close("an offline frame: \(error)") }
+        do { offline = try channel.open(frame) } catch { return close(error.description) }
         switch offline {
         case .keepAlive(let keepAlive):
-            return keepAlive.ack ? [] : sealed(.keepAlive(.init(ack: true)))
+            return keepAlive.ack ? [] : sealed([.keepAlive(.init(ack: true))])
         case .disconnection:
             let everythingWent: Bool
             if case .sent = phase { everythingWent = true } else { everythingWent = false }
@@ -263,26 +256,14 @@ public struct OutboundConnection: Sendable {
         bytesPayload(frame.protobuf, id: Int64.random(in: 1...Int64.max))
     }
 
-    /// Bytes as a BYTES payload: one chunk with them, then an empty last chunk.
     private mutating func bytesPayload(_ bytes: [UInt8], id: Int64) -> [Action] {
-        let size = Int64(bytes.count)
-        return sealed(.payloadTransfer(.init(payloadID: id, kind: .bytes, totalSize: size, offset: 0, body: bytes)))
-            + sealed(
-                .payloadTransfer(
-                    .init(
-                        payloadID: id, kind: .bytes, totalSize: size, flags: PayloadTransfer.lastChunkFlag,
-                        offset: size, body: [])))
+        sealed(OfflineFrame.bytesPayload(bytes, id: id))
     }
 
-    private mutating func sealed(_ frame: OfflineFrame) -> [Action] {
-        guard var channel else { return close("no secure channel") }
-        do {
-            let bytes = try channel.seal(frame.protobuf)
-            self.channel = channel
-            return [.send(bytes)]
-        } catch {
-            return close(error.description)
-        }
+    /// `frames` sealed, to send; the end of the connection when the channel cannot seal them.
+    private mutating func sealed(_ frames: [OfflineFrame]) -> [Action] {
+        guard let sealed = channel.seal(frames) else { return close("the secure channel could not seal a frame") }
+        return sealed.map { .send($0) }
     }
 
     private mutating func close(_ reason: String) -> [Action] {

@@ -52,3 +52,42 @@ public struct SecureChannel: Sendable {
         return inner.message
     }
 }
+
+extension SecureChannel? {
+    /// The offline frame inside a `SecureMessage` from the other side.
+    /// - Throws: `QuickShareError` when there is no channel yet, or as `SecureChannel.open` does, or
+    ///   when what it holds is no offline frame.
+    mutating func open(_ bytes: [UInt8]) throws(QuickShareError) -> OfflineFrame {
+        guard var channel = self else { throw QuickShareError("a secure message before the channel is secure") }
+        let opened = try channel.open(bytes)
+        self = channel
+        return try OfflineFrame.read(opened, as: "an offline frame")
+    }
+
+    /// `frames` sealed in order; nil when there is no channel yet or libcrypto cannot seal.
+    mutating func seal(_ frames: [OfflineFrame]) -> [[UInt8]]? {
+        guard var channel = self else { return nil }
+        var sealed: [[UInt8]] = []
+        for frame in frames {
+            guard let bytes = try? channel.seal(frame.protobuf) else { return nil }
+            sealed.append(bytes)
+        }
+        self = channel
+        return sealed
+    }
+}
+
+extension OfflineFrame {
+    /// `bytes` as the BYTES payload `id`, as both ends send one: a chunk holding them, then an empty
+    /// chunk with the last-chunk flag at their end.
+    static func bytesPayload(_ bytes: [UInt8], id: Int64) -> [OfflineFrame] {
+        let size = Int64(bytes.count)
+        return [
+            .payloadTransfer(.init(payloadID: id, kind: .bytes, totalSize: size, offset: 0, body: bytes)),
+            .payloadTransfer(
+                .init(
+                    payloadID: id, kind: .bytes, totalSize: size, flags: PayloadTransfer.lastChunkFlag, offset: size,
+                    body: [])),
+        ]
+    }
+}

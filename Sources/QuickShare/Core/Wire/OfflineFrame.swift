@@ -10,36 +10,21 @@ public enum OfflineFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
     case other(type: Int32)
 
     /// `V1Frame.FrameType`'s values, which are also the numbers of the fields holding each frame.
-    fileprivate enum FrameType: Int32 {
+    private enum FrameType: Int32 {
         case connectionRequest = 1
         case connectionResponse = 2
         case payloadTransfer = 3
         case keepAlive = 5
         case disconnection = 6
-
-        var field: Int { Int(rawValue) + 1 }
     }
 
     public init(protobuf bytes: ArraySlice<UInt8>) throws(ProtobufError) {
-        var frame: ArraySlice<UInt8>?
-        try Self.forEachField(in: bytes) { field throws(ProtobufError) in
-            if field.number == 2 { frame = try field.bytes()[...] }
-        }
-        guard let frame else { throw ProtobufError("an offline frame has no V1 frame") }
-        var type: Int32 = 0
-        var bodies: [Int: ArraySlice<UInt8>] = [:]
-        try Self.forEachField(in: frame) { field throws(ProtobufError) in
-            if field.number == 1 {
-                type = try field.int32()
-            } else if (2...7).contains(field.number) {
-                bodies[field.number] = try field.bytes()[...]
-            }
-        }
-        guard let known = FrameType(rawValue: type) else {
-            self = .other(type: type)
+        let frame = try VersionedFrame(protobuf: bytes, what: "an offline frame")
+        guard let known = FrameType(rawValue: frame.type) else {
+            self = .other(type: frame.type)
             return
         }
-        let body = bodies[known.field] ?? []
+        let body = frame.body
         switch known {
         case .connectionRequest: self = .connectionRequest(try ConnectionRequest(protobuf: body))
         case .connectionResponse: self = .connectionResponse(try ConnectionResponse(protobuf: body))
@@ -50,17 +35,16 @@ public enum OfflineFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
     }
 
     public func encode(to writer: inout ProtobufWriter) {
-        var frame = ProtobufWriter()
-        switch self {
-        case .connectionRequest(let request): frame.body(.connectionRequest, request)
-        case .connectionResponse(let response): frame.body(.connectionResponse, response)
-        case .payloadTransfer(let transfer): frame.body(.payloadTransfer, transfer)
-        case .keepAlive(let keepAlive): frame.body(.keepAlive, keepAlive)
-        case .disconnection(let disconnection): frame.body(.disconnection, disconnection)
-        case .other(let type): frame.int32(1, type)
-        }
-        writer.int32(1, 1)
-        writer.bytes(2, frame.bytes)
+        let (type, body): (Int32, (any ProtobufEncodable)?) =
+            switch self {
+            case .connectionRequest(let request): (FrameType.connectionRequest.rawValue, request)
+            case .connectionResponse(let response): (FrameType.connectionResponse.rawValue, response)
+            case .payloadTransfer(let transfer): (FrameType.payloadTransfer.rawValue, transfer)
+            case .keepAlive(let keepAlive): (FrameType.keepAlive.rawValue, keepAlive)
+            case .disconnection(let disconnection): (FrameType.disconnection.rawValue, disconnection)
+            case .other(let type): (type, nil)
+            }
+        VersionedFrame.write(type: type, body: body?.protobuf, to: &writer)
     }
 
     /// The client's opening frame: who it is (a 4-character endpoint ID and the endpoint info of
@@ -215,12 +199,5 @@ public enum OfflineFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
             if requestSafeToDisconnect { writer.bool(1, true) }
             if ackSafeToDisconnect { writer.bool(2, true) }
         }
-    }
-}
-
-extension ProtobufWriter {
-    fileprivate mutating func body(_ type: OfflineFrame.FrameType, _ body: some ProtobufEncodable) {
-        int32(1, type.rawValue)
-        message(type.field, body)
     }
 }

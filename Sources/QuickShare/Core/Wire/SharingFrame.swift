@@ -33,30 +33,15 @@ public enum SharingFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
         case pairedKeyEncryption = 3
         case pairedKeyResult = 4
         case cancel = 6
-
-        var field: Int { Int(rawValue) + 1 }
     }
 
     public init(protobuf bytes: ArraySlice<UInt8>) throws(ProtobufError) {
-        var frame: ArraySlice<UInt8>?
-        try Self.forEachField(in: bytes) { field throws(ProtobufError) in
-            if field.number == 2 { frame = try field.bytes()[...] }
-        }
-        guard let frame else { throw ProtobufError("a sharing frame has no V1 frame") }
-        var type: Int32 = 0
-        var bodies: [Int: ArraySlice<UInt8>] = [:]
-        try Self.forEachField(in: frame) { field throws(ProtobufError) in
-            if field.number == 1 {
-                type = try field.int32()
-            } else if (2...5).contains(field.number) {
-                bodies[field.number] = try field.bytes()[...]
-            }
-        }
-        guard let known = FrameType(rawValue: type) else {
-            self = .other(type: type)
+        let frame = try VersionedFrame(protobuf: bytes, what: "a sharing frame")
+        guard let known = FrameType(rawValue: frame.type) else {
+            self = .other(type: frame.type)
             return
         }
-        let body = bodies[known.field] ?? []
+        let body = frame.body
         switch known {
         case .introduction:
             self = .introduction(try Introduction(protobuf: body))
@@ -81,35 +66,28 @@ public enum SharingFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
     }
 
     public func encode(to writer: inout ProtobufWriter) {
-        var frame = ProtobufWriter()
         var body = ProtobufWriter()
-        let type: FrameType
+        let type: Int32
         switch self {
         case .introduction(let introduction):
-            type = .introduction
+            type = FrameType.introduction.rawValue
             introduction.encode(to: &body)
         case .response(let status):
-            type = .response
+            type = FrameType.response.rawValue
             body.int32(1, status.rawValue)
         case .pairedKeyEncryption(let secretIDHash, let signedData):
-            type = .pairedKeyEncryption
+            type = FrameType.pairedKeyEncryption.rawValue
             body.bytes(1, signedData)
             body.bytes(2, secretIDHash)
         case .pairedKeyResult(let status):
-            type = .pairedKeyResult
+            type = FrameType.pairedKeyResult.rawValue
             body.int32(1, status.rawValue)
         case .cancel:
-            type = .cancel
+            return VersionedFrame.write(type: FrameType.cancel.rawValue, body: nil, to: &writer)
         case .other(let other):
-            frame.int32(1, other)
-            writer.int32(1, 1)
-            writer.bytes(2, frame.bytes)
-            return
+            return VersionedFrame.write(type: other, body: nil, to: &writer)
         }
-        frame.int32(1, type.rawValue)
-        if type != .cancel { frame.bytes(type.field, body.bytes) }
-        writer.int32(1, 1)
-        writer.bytes(2, frame.bytes)
+        VersionedFrame.write(type: type, body: body.bytes, to: &writer)
     }
 
     /// Field 1 of a response or paired-key result: the last one written, as protobuf reads a scalar.
