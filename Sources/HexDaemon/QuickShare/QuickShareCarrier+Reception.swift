@@ -53,11 +53,7 @@ extension QuickShareCarrier {
         let remote = reception.remote
         while true {
             if let answer = reception.answer.take() {
-                reception.asking = nil
-                reception.timers.answeredOffer(at: .now, transferring: reception.offer?.totalBytes ?? 0)
-                guard await perform(reception.machine.answer(accept: answer), on: socket, &reception, key: key) else {
-                    return
-                }
+                guard await give(answer, on: socket, &reception, key: key) else { return }
             }
             let wait: Duration
             switch reception.timers.due(at: .now) {
@@ -121,7 +117,15 @@ extension QuickShareCarrier {
             case .ask(let offer):
                 reception.offer = offer
                 reception.timers.asked(at: .now)
-                reception.asking = decide(offer, from: reception.address, key: key, into: reception.answer)
+                // The rules answer at once (the sender waits for it); only files wait for the person.
+                if let refusal = await refusal(of: offer.totalBytes, from: reception.address) {
+                    logger.info("Quick Share: refused what \(reception.sender) offered: \(refusal)")
+                    guard await give(false, on: socket, &reception, key: key) else { return false }
+                } else if offer.files.isEmpty || settings.takesFilesUnasked {
+                    guard await give(true, on: socket, &reception, key: key) else { return false }
+                } else {
+                    reception.asking = askInBackground(about: offer, key: key, into: reception.answer)
+                }
             case .deliver(.text(let kind, let text)):
                 await keepText(text, of: kind, from: reception)
             case .deliver(.fileBytes(let index, _, let bytes)):
@@ -139,24 +143,21 @@ extension QuickShareCarrier {
         return true
     }
 
-    /// Whether to take `offer`: a text under the accept policy and the strangers' budgets; files
-    /// as well, then the person's yes unless `--quickshare-files take`. The answer goes into `box`.
-    private nonisolated func decide(_ offer: ShareOffer, from address: String, key: String, into box: OfferAnswer)
+    /// Answers the offer: the machine's answer to the sender, and the payloads' allowance from now.
+    private nonisolated func give(_ yes: Bool, on socket: Socket, _ reception: inout Reception, key: String) async
+        -> Bool
+    {
+        reception.asking = nil
+        reception.timers.answeredOffer(at: .now, transferring: reception.offer?.totalBytes ?? 0)
+        return await perform(reception.machine.answer(accept: yes), on: socket, &reception, key: key)
+    }
+
+    /// Asks the person about the files of `offer`, in a task of its own while the connection goes
+    /// on (keep-alives come meanwhile); the answer goes into `box`.
+    private nonisolated func askInBackground(about offer: ShareOffer, key: String, into box: OfferAnswer)
         -> Task<Void, Never>
     {
-        Task {
-            let bytes = offer.totalBytes
-            let yes: Bool
-            if let refusal = await refusal(of: bytes, from: address) {
-                logger.info("Quick Share: refused what \(offer.senderName ?? address) offered: \(refusal)")
-                yes = false
-            } else if offer.files.isEmpty || settings.takesFilesUnasked {
-                yes = true
-            } else {
-                yes = await askPerson(about: offer, key: key)
-            }
-            box.give(yes)
-        }
+        Task { box.give(await askPerson(about: offer, key: key)) }
     }
 
     /// Why `bytes` from a stranger at `address` are not taken now (the policy, the budgets, the
