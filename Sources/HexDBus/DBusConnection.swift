@@ -15,7 +15,7 @@ public final class DBusConnection: Sendable {
     private let socket: Socket
     /// The name the bus gave this connection.
     public let uniqueName: String
-    /// Signals (and method calls the bus routes here, which this client does not serve).
+    /// Signals, and the method calls the bus routes here (answered with `reply` or `replyError`).
     public let signals: AsyncStream<DBusMessage>
 
     private struct State {
@@ -165,14 +165,7 @@ public final class DBusConnection: Sendable {
     public func call(_ message: DBusMessage, timeout: Duration = .seconds(5)) async throws -> DBusMessage {
         var message = message
         let what = "\(message.interface ?? "").\(message.member ?? "")"
-        message.serial = try state.withLock { state throws(DBusError) -> UInt32 in
-            if let closed = state.closed { throw closed }
-            guard state.pending.count < Self.maximumPendingCalls else {
-                throw DBusError.connection("\(Self.maximumPendingCalls) calls wait already")
-            }
-            defer { state.nextSerial = state.nextSerial == .max ? 1 : state.nextSerial + 1 }
-            return state.nextSerial
-        }
+        message.serial = try takeSerial(forCall: true)
         let serial = message.serial
         let bytes = message.encoded()
         let timer = Task {
@@ -200,6 +193,42 @@ public final class DBusConnection: Sendable {
             throw DBusError.remote(name: reply.errorName ?? "an error", message: reply.body.first?.stringValue ?? "")
         }
         return reply
+    }
+
+    /// Answers `call`, a method call the bus routed here, with `body`; nothing when it asked for no reply.
+    /// - Throws: `DBusError.connection` when the bus is gone; a socket error when it cannot be written.
+    public func reply(to call: DBusMessage, _ body: [DBusValue] = []) async throws {
+        var reply = DBusMessage(kind: .methodReturn, destination: call.sender, body: body)
+        reply.replySerial = call.serial
+        try await answer(call, with: reply)
+    }
+
+    /// Answers `call` with the error `name` (`org.freedesktop.DBus.Error.UnknownMethod`…) and a text.
+    /// - Throws: as `reply` does.
+    public func replyError(to call: DBusMessage, name: String, _ text: String) async throws {
+        var reply = DBusMessage(kind: .error, destination: call.sender, body: [.string(text)])
+        reply.errorName = name
+        reply.replySerial = call.serial
+        try await answer(call, with: reply)
+    }
+
+    private func answer(_ call: DBusMessage, with reply: DBusMessage) async throws {
+        guard call.kind == .methodCall, call.flags & 0x1 == 0 else { return }
+        var reply = reply
+        reply.serial = try takeSerial(forCall: false)
+        try await write(reply.encoded(), timeout: .seconds(5))
+    }
+
+    /// The next message's serial, unless the connection has ended or (for a call) too many calls wait.
+    private func takeSerial(forCall: Bool) throws(DBusError) -> UInt32 {
+        try state.withLock { state throws(DBusError) -> UInt32 in
+            if let closed = state.closed { throw closed }
+            guard !forCall || state.pending.count < Self.maximumPendingCalls else {
+                throw DBusError.connection("\(Self.maximumPendingCalls) calls wait already")
+            }
+            defer { state.nextSerial = state.nextSerial == .max ? 1 : state.nextSerial + 1 }
+            return state.nextSerial
+        }
     }
 
     private func cancelCall(_ serial: UInt32, _ error: DBusError) {

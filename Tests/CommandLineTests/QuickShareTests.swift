@@ -4,6 +4,7 @@ import HexHarness
 import HexKit
 import HexNet
 import HexTestSupport
+import HexTestTools
 import QuickShareCore
 import Testing
 
@@ -107,5 +108,86 @@ private struct Phone: Sendable {
             }
             for frame in try decoder.feed(bytes) { pending += machine.receive(frame) }
         }
+    }
+}
+
+/// Waking phones by Bluetooth LE, as a real daemon does it: BlueZ on a private bus is
+/// Tests/dbus/bluez_standin.py, written from BlueZ's source (Tests/netns/quickshare.sh also has a
+/// waiting send register and withdraw the advertisement).
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct QuickShareBluetoothTests {
+    static let standIn =
+        #filePath.split(separator: "/").dropLast(2).map { "/" + $0 }.joined() + "/dbus/bluez_standin.py"
+
+    /// A daemon whose system bus is `bus`, with BlueZ on it as the stand-in, its adapter on or off.
+    private func daemon(on bus: PrivateBus, powered: Bool) async throws -> (DaemonProcess, SpawnedProcess, String) {
+        let probe = try await PackageExecutable.run("/usr/bin/env", ["python3", "-c", "import jeepney"])
+        try ExternalTool.require(pythonModule: "jeepney", found: probe.status == 0)
+        let log = bus.directory.file("bluez.jsonl")
+        let standIn = try SpawnedProcess(
+            "/usr/bin/env", ["python3", Self.standIn, bus.address, log, "--powered", powered ? "on" : "off"])
+        try await waitUntil("the BlueZ stand-in is on the bus", timeout: .seconds(10)) {
+            (try? String(contentsOfFile: log, encoding: .utf8))?.contains("ready") == true
+        }
+        let daemon = try await DaemonProcess(
+            name: "Desk", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        #expect(try await daemon.hexctl(["wait", "--timeout", "10"]).status == 0, "the carriers are up")
+        return (daemon, standIn, log)
+    }
+
+    private func note(of daemon: DaemonProcess) async throws -> String {
+        try #require(try await daemon.hexctlJSON(StatusReport.self, ["status"]).quickShare?.receiversNote)
+    }
+
+    @Test func aRefreshHasBlueZBroadcastQuickSharesWakeUpUntilBlueZEndsIt() async throws {
+        let bus = try await PrivateBus(daemon: try ExternalTool.require("dbus-daemon"))
+        let (daemon, standIn, log) = try await daemon(on: bus, powered: true)
+        defer { standIn.send(SIGKILL) }
+        #expect(try await note(of: daemon).hasPrefix("hexd wakes phones nearby by Bluetooth LE"))
+        #expect(try await daemon.hexctl(["peers", "--refresh"]).status == 0)
+        try await waitUntil("BlueZ advertises", timeout: .seconds(10)) {
+            (try? String(contentsOfFile: log, encoding: .utf8))?.contains("\"registered\"") == true
+        }
+        let registered = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(registered.contains("\"0000fe2c-0000-1000-8000-00805f9b34fb\": \"fc128e0142000000000000000000"))
+        #expect(registered.contains("\"type\": \"broadcast\""))
+        try await waitUntil("the status says so", timeout: .seconds(5)) {
+            try await note(of: daemon) == "waking phones nearby by Bluetooth LE through BlueZ (/org/bluez/hci0)"
+        }
+        standIn.send(SIGUSR1)
+        try await waitUntil("the status says BlueZ ended it", timeout: .seconds(10)) {
+            try await note(of: daemon).hasPrefix(
+                "cannot wake phones by Bluetooth LE: the Bluetooth service ended the advertisement")
+        }
+    }
+
+    @Test func anAdapterThatIsOffIsLeftOffAndSaidInTheStatus() async throws {
+        let bus = try await PrivateBus(daemon: try ExternalTool.require("dbus-daemon"))
+        let (daemon, standIn, log) = try await daemon(on: bus, powered: false)
+        defer { standIn.send(SIGKILL) }
+        #expect(try await daemon.hexctl(["peers", "--refresh"]).status == 0)
+        try await waitUntil("the status says why", timeout: .seconds(10)) {
+            try await note(of: daemon)
+                == "cannot wake phones by Bluetooth LE: the Bluetooth adapter /org/bluez/hci0 is off; a phone is listed "
+                + "as a receiver while its Quick Share receive screen is open"
+        }
+        let recorded = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(
+            !recorded.contains("registered") && !recorded.contains("refused"), "nothing was asked of BlueZ: \(recorded)"
+        )
+    }
+
+    @Test func withoutBlueZTheStatusSaysSoAndHexdServesOn() async throws {
+        let bus = try await PrivateBus(daemon: try ExternalTool.require("dbus-daemon"))
+        let daemon = try await DaemonProcess(
+            name: "Desk", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        #expect(try await daemon.hexctl(["wait", "--timeout", "10"]).status == 0, "the carriers are up")
+        #expect(try await daemon.hexctl(["peers", "--refresh"]).status == 0)
+        try await waitUntil("the status says why", timeout: .seconds(10)) {
+            try await note(of: daemon).hasPrefix("cannot wake phones by Bluetooth LE: BlueZ (org.bluez) is not on")
+        }
+        #expect(try await daemon.hexctl(["status"]).status == 0)
     }
 }

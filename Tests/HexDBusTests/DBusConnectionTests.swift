@@ -62,6 +62,32 @@ import Testing
         }
     }
 
+    @Test func aClientAnswersTheCallsTheBusRoutesToItWithAReplyOrAnError() async throws {
+        let bus = try await PrivateBus(daemon: try ExternalTool.require("dbus-daemon"))
+        let address = try DBusAddress(parsing: bus.address)
+        let server = try await DBusConnection.connect(to: address)
+        let client = try await DBusConnection.connect(to: address)
+        defer {
+            server.close()
+            client.close()
+        }
+        let serving = Task {
+            for await call in server.signals where call.kind == .methodCall {
+                if call.member == "Echo" {
+                    try await server.reply(to: call, [.string("echo"), .dictionary(key: .string, value: .variant, [])])
+                } else {
+                    try await server.replyError(to: call, name: "org.hexd.Error.Unknown", "no \(call.member ?? "")")
+                }
+            }
+        }
+        defer { serving.cancel() }
+        let echoed = try await client.call(.call(server.uniqueName, "/thing", "org.hexd.Thing", "Echo"))
+        #expect(echoed.body == [.string("echo"), .dictionary(key: .string, value: .variant, [])])
+        await #expect(throws: DBusError.remote(name: "org.hexd.Error.Unknown", message: "no Other")) {
+            try await client.call(.call(server.uniqueName, "/thing", "org.hexd.Thing", "Other"))
+        }
+    }
+
     @Test func aBusThatGoesAwayEndsCallsAndSignalsWithAnError() async throws {
         let bus = try await PrivateBus(daemon: try ExternalTool.require("dbus-daemon"))
         let connection = try await DBusConnection.connect(to: try DBusAddress(parsing: bus.address))

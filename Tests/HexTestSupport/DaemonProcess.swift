@@ -54,7 +54,11 @@ public final class DaemonProcess: @unchecked Sendable {
         let logFile = Glibc.open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard logFile >= 0 else { throw SpawnError(path: logPath, reason: String(cString: strerror(errno))) }
         defer { close(logFile) }  // the daemon has its copy
-        process = try SpawnedProcess(program, arguments, environment: environment, standardError: logFile)
+        // No test daemon reaches the machine's system bus: not its Avahi, and not its BlueZ, which would
+        // broadcast a Bluetooth LE advertisement for a Quick Share send that waits.
+        let bus = ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=" + self.directory.file("no-system-bus")]
+        process = try SpawnedProcess(
+            program, arguments, environment: bus.merging(environment) { $1 }, standardError: logFile)
         let process = process
         try await waitUntil("\(name) answers status", timeout: .seconds(20)) { [self] in
             guard process.isRunning else { throw DaemonExited(name: name, log: log) }

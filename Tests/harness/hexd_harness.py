@@ -90,7 +90,10 @@ class Harness:
              "--broadcast", "127.255.255.255", "--announce-interval", "0.3", "--name", name,
              *([] if "--kdeconnect" in extra else ["--kdeconnect", "off"]), *extra],
             stdout=open(f"{self.work}/{name}.log", "a"), stderr=subprocess.STDOUT,
-            env={**os.environ, **(environment or {})})
+            # No test daemon reaches the machine's system bus (its Avahi, or its BlueZ, which would
+            # broadcast a Bluetooth LE advertisement for a Quick Share send that waits).
+            env={**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={self.work}/no-system-bus",
+                 **(environment or {})})
         self.daemons.append((name, process))
         self.wait_for(lambda: process.poll() is None and self.hexctl(data, "status", code=None).returncode == 0
                       and (ready is None or os.path.exists(f"{data}/{ready}")), f"{name} did not start", seconds=20)

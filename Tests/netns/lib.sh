@@ -18,6 +18,9 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+# No daemon of these tests reaches the machine's system bus (its Avahi, or its BlueZ, which would broadcast
+# a Bluetooth LE advertisement for a Quick Share send that waits): a test that wants a bus starts its own.
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/no-system-bus"
 passed=0
 pass() { passed=$((passed + 1)); echo "$label: ok: $*"; }
 fail() {

@@ -12,7 +12,10 @@
 #     another offer declined with pair --decline leaves nothing;
 #   - hexd lists pyquickshare's receiver as a Quick Share device, and sends it a link (as a URL), a note
 #     (as text) and a file (share --to), each accepted with the PIN both sides compute, the file whole;
-#   - a send queued while the receiver is away is delivered once it is back under the same endpoint ID;
+#   - a send queued while the receiver is away is delivered once it is back under the same endpoint ID; while
+#     it waits, hexd has BlueZ (a stand-in written from BlueZ's source, Tests/dbus/bluez_standin.py, on a
+#     private bus) broadcast Quick Share's Bluetooth LE wake-up, and withdraws it once the send went;
+#     peers --refresh registers it again, and BlueZ releasing it is said in hexctl status;
 #   - a frame announcing 100 MiB is refused before anything is read, and hexd serves the next sender.
 # pyquickshare's known defects are worked around in Tests/quickshare/peers (see there), never in hexd:
 # files under 512 KiB, its interface list patched for veth, its own sender's handshake called directly.
@@ -55,6 +58,20 @@ join_bridge q 10.76.0.3/24
 for host in a p q; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; done
 on() { local host=$1; shift; ip netns exec "$tag-$host" "$py" "$@"; }
 
+# BlueZ on a private bus, played by Tests/dbus/bluez_standin.py (written from BlueZ's source): hexd's system bus.
+dbus-daemon --session --nofork --nopidfile --address="unix:path=$work/system-bus" >"$work/bus.out" 2>&1 &
+pids+=($!)
+wait_until '[ -S "$work/system-bus" ]' 50 || fail "dbus-daemon did not start: $(cat "$work/bus.out")"
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/system-bus"
+python3 "$(dirname "$0")/../dbus/bluez_standin.py" "$DBUS_SYSTEM_BUS_ADDRESS" "$work/bluez.jsonl" \
+    2>"$work/bluez.err" &
+pids+=($!)
+wait_until 'grep -q ready "$work/bluez.jsonl" 2>/dev/null' 100 || fail "the BlueZ stand-in: $(cat "$work/bluez.err")"
+# What the stand-in recorded: `bluez EVENT EXPR` prints EXPR (Python, of the JSON object o) of each EVENT.
+bluez() { objects "o.get(\"event\") == \"$1\"" "$2" <"$work/bluez.jsonl"; }
+# What hexctl status says of waking phones.
+nudge_note() { ctl a status --json | json 'data["quickShare"]["receiversNote"]'; }
+
 ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/a" --name "host-a" --web off --notify off --log-level debug \
     2>"$work/a.log" &
 pids+=($!)
@@ -72,6 +89,10 @@ found=$(objects 'o.get("info", {}).get("name") == "host-a"' \
     '(o["endpoint_id"], o["info"]["device_type_name"], o["info"]["visible"], o["port"])' <"$work/browse.out")
 [ "$found" = "('$endpoint', 'laptop', True, $port)" ] && pass "found by pyquickshare's browser: $found" ||
     fail "the browser found $found"
+
+[ -z "$(bluez registered o)" ] && [[ "$(nudge_note)" == "hexd wakes phones nearby by Bluetooth LE"* ]] &&
+    pass "with no send waiting, hexd registers no Bluetooth LE advertisement" ||
+    fail "at rest: $(cat "$work/bluez.jsonl"); status: $(nudge_note)"
 
 # 2. Texts as Android sends them.
 # The newest hex in host-a's inbox, whole; `newest_is EXPR` holds when the Python EXPR does of it, as `h`.
@@ -163,12 +184,32 @@ status=0
 ctl a send --to quickshare:RCV1 --timeout 1 https://example.com/later >"$work/later.out" 2>&1 || status=$?
 [ "$status" = 75 ] && pass "a send to the receiver away is queued (exit 75)" ||
     fail "exit $status: $(cat "$work/later.out")"
+# While it waits, hexd has BlueZ broadcast Quick Share's wake-up, which makes a phone publish itself.
+wait_until '[ -n "$(bluez registered o)" ]' 100 || fail "no advertisement registered: $(cat "$work/bluez.jsonl")"
+advertised=$(bluez registered '(o["type"], list(o["service_data"]), [d[:10] for d in o["service_data"].values()],
+    [len(d) // 2 for d in o["service_data"].values()], o["length"], o["via"])')
+expected="('broadcast', ['0000fe2c-0000-1000-8000-00805f9b34fb'], ['fc128e0142'], [24], 28, 'GetManagedObjects')"
+[ "$advertised" = "$expected" ] &&
+    [ "$(nudge_note)" = "waking phones nearby by Bluetooth LE through BlueZ (/org/bluez/hci0)" ] &&
+    pass "while the send waits, BlueZ advertises service 0xFE2C with data fc128e0142…: $advertised" ||
+    fail "advertised $advertised; status: $(nudge_note)"
 : >"$work/q.out"
 receiver --count 1 --timeout 60
 wait_until '[ "$(received "o.get(\"text\")")" = https://example.com/later ]' 300 &&
     pass "back, the receiver got what was queued for it" || fail "nothing came: $(cat "$work/q.out")"
+wait_until '[ -n "$(bluez unregistered o)" ]' 50 &&
+    pass "once it went, hexd withdrew the advertisement (UnregisterAdvertisement)" ||
+    fail "the advertisement stays: $(cat "$work/bluez.jsonl")"
 
-# 6. A frame announcing 100 MiB is refused before it is read; hexd serves the next sender.
+# 6. hexctl peers --refresh wakes phones for a minute; BlueZ ending the advertisement is said in the status.
+ctl a peers --refresh >/dev/null 2>&1 || true
+wait_until '[ "$(bluez registered o | wc -l)" = 2 ]' 50 && pass "peers --refresh registers the advertisement again" ||
+    fail "after a refresh: $(cat "$work/bluez.jsonl")"
+pkill -USR1 -f "bluez_standin.py unix:path=$work/system-bus"
+wait_until '[[ "$(nudge_note)" == "cannot wake phones by Bluetooth LE: the Bluetooth service ended"* ]]' 50 &&
+    pass "BlueZ releasing the advertisement is said in hexctl status" || fail "status says: $(nudge_note)"
+
+# 7. A frame announcing 100 MiB is refused before it is read; hexd serves the next sender.
 ip netns exec "$tag-p" "$py" -c '
 import socket, sys
 s = socket.create_connection(("10.76.0.1", int(sys.argv[1])), timeout=5)

@@ -224,6 +224,7 @@ struct ControlHandler: Sendable {
             await discovery.refresh()
             await localSend?.refresh()
             await kdeConnect?.refresh()
+            await carriers.quickShare?.refresh()
             return ControlResponse()
         case .peers, .inboxList, .hexlistList, .outboxList, .alertsList, .send, .hexlistSend, .alert, .share, .watch,
             .fetch, .grants:
@@ -419,7 +420,7 @@ struct ControlHandler: Sendable {
         return QuickShareStatus(
             port: quickShare.port, endpointID: String(decoding: quickShare.endpointID, as: UTF8.self),
             receivers: await quickShare.receivers.receivers.count, offersWaiting: await quickShare.offersWaiting.count,
-            note: quickShare.portNote, receiversNote: QuickShareCarrier.receiversNote)
+            note: quickShare.portNote, receiversNote: await quickShare.nudge.note)
     }
 
     private func kdeConnectStatus() async -> KDEConnectStatus? {

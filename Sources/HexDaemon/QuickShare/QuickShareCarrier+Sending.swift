@@ -9,13 +9,6 @@ import QuickShareCore
 /// confirms what it took: the receiver's person accepts the offer (the PIN shows on both sides),
 /// and "delivered" means every payload was written and the receiver then said goodbye or closed.
 extension QuickShareCarrier: SendingCarrier {
-    /// Why a phone may not be listed: Android publishes itself as a receiver only while its person has
-    /// the receive screen open, or after a would-be sender's Bluetooth LE advertisement, which hexd
-    /// does not send (rquickshare `hdl/blea.rs`; `../shared/peers/quickshare.md`, section 1).
-    static let receiversNote =
-        "hexd sends no Bluetooth LE nudge: a phone is listed as a receiver while its Quick Share receive screen "
-        + "is open (Google's Windows app, while it runs)"
-
     /// How long a receiver's person has to accept: Android waits about as long for its own.
     static let answerWait: Duration = .seconds(60)
 
@@ -44,7 +37,14 @@ extension QuickShareCarrier: SendingCarrier {
         let isLoneLink = envelope.hex?.links?.compactMap(\.url) == [text]
         let share = OutgoingShare(texts: [.init(kind: isLoneLink ? .url : .text, text: text)])
         let start = ContinuousClock.now
-        let sent = try await send(share, files: [], to: peerID, until: start + timeout) { _, _, _ in }
+        let sent: Sent
+        do {
+            sent = try await send(share, files: [], to: peerID, until: start + timeout) { _, _, _ in }
+        } catch {
+            if case .undelivered = error { await nudge.sendWaits(for: peerID) }
+            throw error
+        }
+        await nudge.sendWent(to: peerID)
         let elapsed = ContinuousClock.now - start
         logger.info(
             "\(isLoneLink ? "link" : "text") to \(sent.label) by Quick Share: accepted (PIN \(sent.pin)) in "

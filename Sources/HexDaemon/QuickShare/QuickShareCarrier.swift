@@ -1,3 +1,4 @@
+import Foundation
 import HexEngine
 import HexKit
 import HexNet
@@ -50,6 +51,8 @@ actor QuickShareCarrier: DaemonService {
     var receivers = ReceiverTable<IPAddress>()
     /// Tells another hexd's instance, which is left to hexd's own protocol.
     let claims: PersonaClaims
+    /// Wakes phones nearby while a send to one waits, so that they publish themselves.
+    let nudge: BluetoothNudge
     /// How often receivers not heard again are dropped.
     static let expiryInterval: Duration = .seconds(10)
 
@@ -69,6 +72,8 @@ actor QuickShareCarrier: DaemonService {
             deviceType: .laptop, name: name.clipped(toUTF8: Self.maximumNameBytes), random: try SecureRandom.bytes(16))
         (self.intake, self.downloads, self.dnssd, self.gate, self.trimmer) = (intake, downloads, dnssd, gate, trimmer)
         (self.events, self.portNote, self.logger) = (events, portNote, logger)
+        nudge = BluetoothNudge(
+            enabled: settings.wakesPhones, environment: ProcessInfo.processInfo.environment, logger: logger)
     }
 
     /// Takes the TCP port asked for, else any the system gives (said once in the log).
@@ -106,7 +111,13 @@ actor QuickShareCarrier: DaemonService {
                 group.addTask { await self.serve(listener) }
             }
             group.addTask { await self.expireReceivers() }
+            group.addTask { await self.nudge.run() }
         }
+    }
+
+    /// The person asked to look for devices again: phones nearby are woken for a while.
+    func refresh() async {
+        await nudge.refreshed()
     }
 
     /// Drops, every `expiryInterval`, the receivers not heard again within their lifetime.

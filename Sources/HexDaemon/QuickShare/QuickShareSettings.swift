@@ -1,7 +1,8 @@
 import HexCommandLine
 
-/// Whether hexd is a Quick Share device (`--quickshare`), on which port, and whether files a phone
-/// offers wait for the person. Each option is declared once, in `declared`.
+/// Whether hexd is a Quick Share device (`--quickshare`), on which port, whether files a phone
+/// offers wait for the person, and whether it wakes phones by Bluetooth LE. Each option is declared
+/// once, in `declared`.
 public struct QuickShareSettings: Sendable, Hashable {
     /// On by default: hexd is published as a Quick Share receiver, so an Android phone's share sheet
     /// lists it, and what a phone shares lands in the inbox and the downloads folder.
@@ -11,6 +12,9 @@ public struct QuickShareSettings: Sendable, Hashable {
     public var port: UInt16 = 18525
     /// Whether files a phone offers land without asking the person first.
     public var takesFilesUnasked = false
+    /// Whether hexd wakes phones nearby with a Bluetooth LE advertisement (through BlueZ) while a send
+    /// to a Quick Share device waits: Android publishes itself as a receiver only after one.
+    public var wakesPhones = true
 
     public init() {}
 
@@ -36,5 +40,13 @@ public struct QuickShareSettings: Sendable, Hashable {
                 + "policy and the strangers' budgets either way. Default: ask.",
             expected: "ask or take", \.takesFilesUnasked
         ) { ["ask": false, "take": true][$0] },
+        Setting(
+            "quickshare-bluetooth", value: "on|off",
+            help: "Wake phones nearby with a Bluetooth LE advertisement (through BlueZ on the system bus) while a "
+                + "send to a Quick Share device waits, and for a minute after hexctl refresh: Android lists itself "
+                + "as a receiver only after one, or while its receive screen is open. hexd never switches an "
+                + "adapter on. Default: on.",
+            expected: "on or off", \.wakesPhones
+        ) { ["on": true, "off": false][$0] },
     ]
 }

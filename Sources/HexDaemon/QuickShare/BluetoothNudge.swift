@@ -1,0 +1,106 @@
+import HexDBus
+import QuickShareCore
+
+/// Wakes phones nearby so that they publish themselves as Quick Share receivers: BlueZ advertises
+/// `NudgeAdvertisement` while `NudgeMachine` wants it (a send to a Quick Share device waits, or the
+/// person just asked to look again). The machine decides; this actor registers and withdraws the
+/// advertisement (`BlueZAdvertiser`) and says in the status how it goes. The system bus is only
+/// reached while phones are to be woken.
+actor BluetoothNudge {
+    private var machine = NudgeMachine()
+    /// The system bus, or why there is none to reach.
+    private let bus: Result<DBusAddress, DBusError>
+    private let enabled: Bool
+    private let logger: Logger
+    private var advertiser: BlueZAdvertiser?
+    private let bell = Doorbell()
+
+    init(enabled: Bool, environment: [String: String], logger: Logger) {
+        self.enabled = enabled
+        self.logger = logger
+        bus = Result { () throws(DBusError) in try DBusAddress.system(environment: environment) }
+    }
+
+    /// An attempt at a send to `device` failed: it waits, and phones are woken while it does.
+    func sendWaits(for device: String) {
+        machine.sendWaits(for: device, at: .now)
+        bell.ring()
+    }
+
+    /// A send to `device` went through.
+    func sendWent(to device: String) {
+        machine.sendWent(to: device)
+        bell.ring()
+    }
+
+    /// The person asked to look for devices again: phones are woken for a minute.
+    func refreshed() {
+        machine.refreshed(at: .now)
+        bell.ring()
+    }
+
+    /// What `hexctl status` says about phones being listed.
+    var note: String {
+        let listed = "a phone is listed as a receiver while its Quick Share receive screen is open"
+        guard enabled else { return "--quickshare-bluetooth off: \(listed) (Google's Windows app, while it runs)" }
+        return switch machine.phase {
+        case .idle, .unregistering:
+            "hexd wakes phones nearby by Bluetooth LE (through BlueZ) while a send to a Quick Share device waits, "
+                + "and for a minute after hexctl refresh; otherwise \(listed)"
+        case .registering: "asking BlueZ to wake phones nearby by Bluetooth LE"
+        case .advertising: "waking phones nearby by Bluetooth LE through BlueZ (\(advertiser?.adapter ?? "?"))"
+        case .unavailable(let reason, _): "cannot wake phones by Bluetooth LE: \(reason); \(listed)"
+        }
+    }
+
+    /// Does what the machine asks until cancelled, then withdraws the advertisement.
+    func run() async {
+        guard enabled else { return }
+        while !Task.isCancelled {
+            switch machine.next(at: .now) {
+            case .register:
+                await register()
+            case .unregister:
+                await advertiser?.unregister()
+                advertiser = nil
+                machine.unregistered()
+                logger.info("Quick Share: stopped waking phones by Bluetooth LE")
+            case .wait(let until):
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await self.bell.wait() }
+                    if let until { group.addTask { try? await Task.sleep(until: until, tolerance: .seconds(1)) } }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
+        }
+        await advertiser?.unregister()
+        advertiser = nil
+    }
+
+    private func register() async {
+        do {
+            let address = try bus.get()
+            let random = try SecureRandom.bytes(NudgeAdvertisement.randomBytes)
+            let made = try await BlueZAdvertiser.register(NudgeAdvertisement(random: random), on: address) {
+                await self.released()
+            }
+            advertiser = made
+            machine.registered()
+            logger.info("Quick Share: waking phones nearby by Bluetooth LE through BlueZ (\(made.adapter))")
+        } catch {
+            machine.failed("\(error)", at: .now)
+            logger.limited("quickshare bluetooth", .info, "Quick Share: cannot wake phones by Bluetooth LE: \(error)")
+        }
+    }
+
+    /// BlueZ ended the advertisement by itself, or the bus went away.
+    private func released() {
+        guard machine.phase == .advertising else { return }
+        machine.released(at: .now)
+        advertiser?.close()
+        advertiser = nil
+        logger.info("Quick Share: BlueZ ended the Bluetooth LE advertisement")
+        bell.ring()
+    }
+}
