@@ -34,7 +34,7 @@ private struct HostileSender {
 
     mutating func bytes(_ bytes: [UInt8], id: Int64, totalSize: Int64? = nil) throws {
         let size = totalSize ?? Int64(bytes.count)
-        try send(.payloadTransfer(.init(payloadID: id, kind: .bytes, totalSize: size, offset: 0, body: bytes)))
+        try send(.payloadTransfer(.init(payloadID: id, kind: .bytes, totalSize: size, offset: 0, body: bytes[...])))
         try send(
             .payloadTransfer(
                 .init(
@@ -169,7 +169,7 @@ struct HostileSenderTests {
         var sender = try HostileSender()
         let frame = SharingFrame.pairedKeyEncryption(secretIDHash: [1], signedData: [2]).protobuf
         let size = Int64(frame.count)
-        try sender.send(.payloadTransfer(.init(payloadID: 4, kind: .bytes, totalSize: size, offset: 0, body: frame)))
+        try sender.send(.payloadTransfer(.init(payloadID: 4, kind: .bytes, totalSize: size, offset: 0, body: frame[...])))
         try sender.send(
             .payloadTransfer(
                 .init(

@@ -21,7 +21,7 @@ struct SecureChannelTests {
         var (client, server) = try channels()
         let sealed = try client.seal(vectors.bytes("set1_c2s_message"), iv: vectors.bytes("set1_c2s_iv"))
         #expect(sealed == vectors.bytes("set1_c2s_secure_message"))
-        #expect(try server.open(sealed) == vectors.bytes("set1_c2s_message"))
+        #expect(try server.open(sealed) == vectors.bytes("set1_c2s_message")[...])
         // The server's second message carries sequence number 2.
         _ = try server.seal([1, 2, 3])
         let second = try server.seal(vectors.bytes("set1_s2c_message"), iv: vectors.bytes("set1_s2c_iv"))

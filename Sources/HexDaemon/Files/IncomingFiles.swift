@@ -169,7 +169,7 @@ struct IncomingFiles: Sendable {
         }
 
         /// Writes the next bytes of the file.
-        mutating func write(_ bytes: [UInt8]) throws(DiskFileError) {
+        mutating func write(_ bytes: some ContiguousBytes) throws(DiskFileError) {
             var failure: DiskFileError?
             bytes.withUnsafeBytes { buffer in
                 do throws(DiskFileError) { try write(buffer) } catch { failure = error }

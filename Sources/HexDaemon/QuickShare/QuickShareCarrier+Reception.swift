@@ -68,10 +68,11 @@ extension QuickShareCarrier {
                 // While the person is asked, the answer is looked for four times a second.
                 wait = reception.asking == nil ? until - .now : min(until - .now, .milliseconds(250))
             }
-            var bytes: [UInt8] = []
+            var fed: Result<[[UInt8]], QuickShareError> = .success([])
             do {
+                // The bytes go to the decoder from the read's own buffer.
                 let count = try await socket.read(maximumCount: Self.readBytes, timeout: max(wait, .milliseconds(1))) {
-                    bytes = Array($0)
+                    bytes in fed = Result { () throws(QuickShareError) in try reception.decoder.feed(bytes) }
                 }
                 guard count > 0 else {
                     if reception.offer != nil { logger.info("Quick Share: \(reception.sender) (\(remote)) left") }
@@ -85,7 +86,7 @@ extension QuickShareCarrier {
             }
             let frames: [[UInt8]]
             do {
-                frames = try reception.decoder.feed(bytes)
+                frames = try fed.get()
             } catch {
                 logger.limited("quickshare frame", .info, "Quick Share: \(remote): \(error)")
                 return
@@ -205,7 +206,9 @@ extension QuickShareCarrier {
     }
 
     /// Writes the next bytes of the offer's file `index`, starting it when they are its first.
-    private nonisolated func write(_ bytes: [UInt8], ofFile index: Int, _ reception: inout Reception) async -> Bool {
+    private nonisolated func write(_ bytes: ArraySlice<UInt8>, ofFile index: Int, _ reception: inout Reception) async
+        -> Bool
+    {
         guard let offer = reception.offer, offer.files.indices.contains(index) else { return false }
         do {
             if reception.landings[index] == nil {

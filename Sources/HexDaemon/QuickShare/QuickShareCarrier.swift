@@ -15,8 +15,10 @@ actor QuickShareCarrier: DaemonService {
     /// first, the one that went longest without a frame makes room).
     static let connectionsAtOnce = 16
     static let connectionsPerAddress = 4
-    /// Bytes read from a connection at a time.
-    static let readBytes = 1 << 20
+    /// Bytes read from a connection at a time: under glibc's threshold for a mapping of its own
+    /// (`hexd_return_large_allocations`), so that each read's buffer comes from the heap rather than
+    /// from fresh pages the kernel must fault in and clear.
+    static let readBytes = 64 << 10
     /// Writing one frame, within this.
     static let writeTimeout: Duration = .seconds(10)
     /// The longest name published: `n=` and the base64 of 18 + 171 bytes of endpoint info fill the

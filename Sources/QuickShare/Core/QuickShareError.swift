@@ -15,7 +15,11 @@ public struct QuickShareError: Error, Sendable, Equatable, CustomStringConvertib
 
 extension ProtobufDecodable {
     /// Reads a message that a peer sent, failing with an error that names what it should have been.
-    static func read(_ bytes: [UInt8], as what: String) throws(QuickShareError) -> Self {
+    static func read(_ bytes: ArraySlice<UInt8>, as what: String) throws(QuickShareError) -> Self {
         do { return try Self(protobuf: bytes) } catch { throw QuickShareError(what, error) }
+    }
+
+    static func read(_ bytes: [UInt8], as what: String) throws(QuickShareError) -> Self {
+        try read(bytes[...], as: what)
     }
 }

@@ -2,7 +2,7 @@
 """Sends a text or a URL over Quick Share the way an Android phone does, and checks what the receiver
 sends back strictly: a test peer of this project's own.
 
-  android_send.py --host H --port P (--text T | --url U) [--kind TEXT|URL|ADDRESS|PHONE_NUMBER]
+  android_send.py --host H --port P (--text T | --url U | --file PATH) [--kind TEXT|URL|ADDRESS|PHONE_NUMBER]
                   [--timeout S] [--expect accepted|rejected] [--device-name NAME] [--endpoint ABCD]
                   [--title T] [--keep-alive-interval-ms MS] [--keep-alive-timeout-ms MS]
                   [--no-safe-to-disconnect] [--allow-pyquickshare-quirks] [--linger S] [--trace]
@@ -21,8 +21,12 @@ ForConnectionRequestConnections and ForConnectionResponse, cited as NEARBY):
     (a data chunk, then an empty LAST_CHUNK whose offset is the size): PairedKeyEncryption, then
     after the peer's, PairedKeyResult UNABLE, then after the peer's, an Introduction with one
     TextMetadata (id, payload id, type, size, title)
-  5 the peer's Response: ACCEPT brings the BYTES payload with the text and its empty LAST_CHUNK; any
-    answer is followed by a DisconnectionFrame and the end of the connection
+    or, with --file, one FileMetadata (name, type from the MIME type, payload id, size, MIME type,
+    id: OUT:280-312, and the attachment id Android sets as well, FileMetadata.id, field 6)
+  5 the peer's Response: ACCEPT brings the BYTES payload with the text and its empty LAST_CHUNK, or
+    the file as a FILE payload in chunks of 512 KiB, then an empty LAST_CHUNK at its size
+    (OUT:356-436 sendNextFileChunk); any answer is followed by a DisconnectionFrame and the end of
+    the connection
 Keep-alives are sent every interval once encrypted, and a peer's keep-alive is answered with ack.
 
 What the receiver sends is checked as NearDrop checks it, and stricter: the framing (length under
@@ -38,7 +42,8 @@ protocol error, a closed connection or the timeout; 2 on bad arguments; 3 when t
 --allow-pyquickshare-quirks tolerates the two things PyPI's pyquickshare 0.1.0.post1 sends that Android
 would not: its LAST_CHUNK at offset 0 (PQS/common.py:255-265, make_send passes no offset), and its
 keep-alives wrapped in BYTES payloads (PQS/common.py:204-216 sends an OfflineFrame KEEP_ALIVE through
-make_send), which parse as sharing frames of type CERTIFICATE_INFO.
+make_send), which parse as sharing frames of type CERTIFICATE_INFO; and with --file it names the file
+in each chunk's payload header (file_name), which pyquickshare's receiver lands the file under.
 """
 from __future__ import annotations
 
@@ -47,6 +52,7 @@ import asyncio
 import hashlib
 import hmac as hmac_mod
 import json
+import mimetypes
 import os
 import random
 import secrets
@@ -77,6 +83,7 @@ def parse_args() -> argparse.Namespace:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--text", help="the text to send (default kind TEXT)")
     g.add_argument("--url", help="the URL to send (default kind URL)")
+    g.add_argument("--file", help="a file to send (its name, MIME type and size in the offer)")
     p.add_argument("--kind", choices=("TEXT", "URL", "ADDRESS", "PHONE_NUMBER"),
                    help="TextMetadata.type (default TEXT for --text, URL for --url)")
     p.add_argument("--title", help="TextMetadata.text_title (default: a URL's host, as OUT:274; else "
@@ -197,6 +204,33 @@ class Peer:
             self.trace("out", seq=seq_box[0], payload=what, payload_id=payload_id, flags=flags,
                        offset=offset, body=len(body))
             self.write_plain_raw(sealed)
+
+    async def send_file_payload(self, path: str, size: int, payload_id: int) -> None:
+        """OUT:356-436 sendNextFileChunk: chunks of 512 KiB read from the file (offset, flags 0), each
+        written before the next is read, then an empty chunk with flags 1 (LAST_CHUNK) at the file's
+        size, all with the header {id, FILE, total_size, is_sensitive false}."""
+        from pyquickshare.common import payloadify
+        file_type = self.pb["O"].PayloadTransferFrame.PayloadHeader.FILE
+        # pyquickshare names the file it lands by the header's file_name (PQS/receive.py:196-210), which
+        # NearDrop leaves out (OUT:385-393): given only to tolerate it.
+        name = os.path.basename(path) if self.args.allow_pyquickshare_quirks else None
+        offset = 0
+        with open(path, "rb") as f:
+            while True:
+                body = f.read(512 * 1024)
+                if offset == size or not body:
+                    break
+                self.write_plain_raw(payloadify(body, self.keychain, id=payload_id, flags=0, type=file_type,
+                                                file_name=name, offset=offset, total_size=size,
+                                                sequence_number=self.send_seq))
+                offset += len(body)
+                await self.writer.drain()
+        if offset != size:
+            raise ProtocolError(f"{path} changed while it was sent: {offset} bytes, not {size}")
+        self.write_plain_raw(payloadify(b"", self.keychain, id=payload_id, flags=1, type=file_type,
+                                        file_name=name, offset=size, total_size=size,
+                                        sequence_number=self.send_seq))
+        self.trace("out", payload="FILE", payload_id=payload_id, chunks=-(-size // (512 * 1024)), size=size)
 
     def send_sharing(self, frame: Any, what: str) -> None:  # NC:206-208 sendTransferSetupFrame
         self.send_bytes_payload(frame.SerializeToString(), random_int64(), what)
@@ -509,22 +543,35 @@ async def exchange(args: argparse.Namespace) -> dict[str, Any]:  # noqa: C901, P
         f = await expect(W.V1Frame.PAIRED_KEY_RESULT, "PairedKeyResult")
         if not f.v1.HasField("paired_key_result"):  # OUT:266
             raise ProtocolError("PAIRED_KEY_RESULT frame without paired_key_result")
-        text = args.url if args.url is not None else args.text
-        body = text.encode("utf-8")
         payload_id = random_int64()
-        title = args.title
-        if title is None:
-            title = (urlsplit(text).hostname or "URL") if args.kind == "URL" else text[:64]
         intro = sharing(W.V1Frame.INTRODUCTION)
-        meta = intro.v1.introduction.text_metadata.add()
-        meta.id = random_int64()
-        meta.payload_id = payload_id
-        meta.type = W.TextMetadata.Type.Value(args.kind)
-        meta.size = len(body)
-        meta.text_title = title
+        if args.file is not None:
+            size = os.path.getsize(args.file)
+            fmeta = intro.v1.introduction.file_metadata.add()
+            fmeta.name = os.path.basename(args.file)
+            fmeta.mime_type = mimetypes.guess_type(args.file)[0] or "application/octet-stream"
+            major = fmeta.mime_type.split("/")[0]
+            fmeta.type = {"image": W.FileMetadata.IMAGE, "video": W.FileMetadata.VIDEO,
+                          "audio": W.FileMetadata.AUDIO}.get(major, W.FileMetadata.UNKNOWN)
+            fmeta.payload_id = payload_id
+            fmeta.size = size
+            fmeta.id = random_int64()
+            result.update(payload_id=payload_id, kind="FILE", name=fmeta.name, size=size)
+        else:
+            text = args.url if args.url is not None else args.text
+            body = text.encode("utf-8")
+            title = args.title
+            if title is None:
+                title = (urlsplit(text).hostname or "URL") if args.kind == "URL" else text[:64]
+            meta = intro.v1.introduction.text_metadata.add()
+            meta.id = random_int64()
+            meta.payload_id = payload_id
+            meta.type = W.TextMetadata.Type.Value(args.kind)
+            meta.size = len(body)
+            meta.text_title = title
+            result.update(payload_id=payload_id, kind=args.kind, title=title, size=len(body))
         peer.send_sharing(intro, "INTRODUCTION")
         await writer.drain()
-        result.update(payload_id=payload_id, kind=args.kind, title=title, size=len(body))
 
         # 5. The answer (OUT:324-348).
         f = await expect(W.V1Frame.RESPONSE, "Response")
@@ -532,7 +579,10 @@ async def exchange(args: argparse.Namespace) -> dict[str, Any]:  # noqa: C901, P
         result["status"] = W.ConnectionResponseFrame.Status.Name(status)
         if status == W.ConnectionResponseFrame.ACCEPT:
             result["outcome"] = "accepted"
-            peer.send_bytes_payload(body, payload_id, "TEXT")  # OUT:350-354 sendURL
+            if args.file is not None:
+                await peer.send_file_payload(args.file, result["size"], payload_id)
+            else:
+                peer.send_bytes_payload(body, payload_id, "TEXT")  # OUT:350-354 sendURL
         else:
             result["outcome"] = "rejected"
         ka_task.cancel()

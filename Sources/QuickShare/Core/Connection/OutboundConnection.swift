@@ -135,7 +135,7 @@ public struct OutboundConnection: Sendable {
                 .payloadTransfer(
                     .init(
                         payloadID: id, kind: .file, totalSize: file.size, fileName: file.name, offset: offset,
-                        body: bytes)))
+                        body: bytes[...])))
             fileOffsets[index] = offset + Int64(bytes.count)
         }
         if last {

@@ -45,7 +45,7 @@ public enum ShareDelivery: Sendable, Equatable {
     /// A text payload, whole, of the kind its metadata named.
     case text(TextMetadata.Kind, String)
     /// The next bytes of the offer's file at `index`, starting at `offset` within it.
-    case fileBytes(index: Int, offset: Int64, bytes: [UInt8])
+    case fileBytes(index: Int, offset: Int64, bytes: ArraySlice<UInt8>)
     /// The file at `index` has all its bytes.
     case fileEnded(index: Int)
 }

@@ -20,12 +20,12 @@ public struct SecureChannel: Sendable {
     public mutating func seal(_ frame: [UInt8], iv: [UInt8]) throws(QuickShareError) -> [UInt8] {
         guard sent < Int32.max else { throw QuickShareError("the channel has sent all its sequence numbers") }
         sent += 1
-        let inner = DeviceToDeviceMessage(message: frame, sequenceNumber: sent).protobuf
-        let body = try AESCBC.encrypt(inner, key: keys.sealing.encryption, iv: iv)
-        let headerAndBody = SecureHeaderAndBody(iv: iv, body: body).protobuf
+        let inner = DeviceToDeviceMessage(message: frame[...], sequenceNumber: sent).protobuf
+        let body = try AESCBC.encrypt(inner[...], key: keys.sealing.encryption, iv: iv)
+        let headerAndBody = SecureHeaderAndBody(iv: iv, body: body[...]).protobuf
         let signature = Digest.hmacSHA256(key: keys.sealing.signing, headerAndBody)
         guard !signature.isEmpty else { throw QuickShareError("libcrypto could not sign a secure message") }
-        return SecureMessage(headerAndBody: headerAndBody, signature: signature).protobuf
+        return SecureMessage(headerAndBody: headerAndBody[...], signature: signature).protobuf
     }
 
     /// The offline frame bytes inside a `SecureMessage` from the other side.
@@ -33,7 +33,7 @@ public struct SecureChannel: Sendable {
     /// - Throws: `QuickShareError` when the signature does not verify (checked before anything is
     ///   decrypted), the schemes are not the channel's, the body does not decrypt, or the sequence
     ///   number is not the next one.
-    public mutating func open(_ bytes: [UInt8]) throws(QuickShareError) -> [UInt8] {
+    public mutating func open(_ bytes: [UInt8]) throws(QuickShareError) -> ArraySlice<UInt8> {
         let message = try SecureMessage.read(bytes, as: "a secure message")
         let expected = Digest.hmacSHA256(key: keys.opening.signing, message.headerAndBody)
         guard Digest.constantTimeEqual(expected, message.signature) else {
@@ -83,7 +83,7 @@ extension OfflineFrame {
     static func bytesPayload(_ bytes: [UInt8], id: Int64) -> [OfflineFrame] {
         let size = Int64(bytes.count)
         return [
-            .payloadTransfer(.init(payloadID: id, kind: .bytes, totalSize: size, offset: 0, body: bytes)),
+            .payloadTransfer(.init(payloadID: id, kind: .bytes, totalSize: size, offset: 0, body: bytes[...])),
             .payloadTransfer(
                 .init(
                     payloadID: id, kind: .bytes, totalSize: size, flags: PayloadTransfer.lastChunkFlag, offset: size,

@@ -34,6 +34,12 @@ public struct ProtobufField: Sendable {
         Array(try slice())
     }
 
+    /// A `bytes` field without copying it: a view of the message it was read from. For the large
+    /// fields a payload's bytes pass through, each of which a copy would cost a fresh mapping.
+    public func byteView() throws(ProtobufError) -> ArraySlice<UInt8> {
+        try slice()
+    }
+
     /// A `string` field, which protobuf requires to be UTF-8.
     public func string() throws(ProtobufError) -> String {
         let bytes = try slice()

@@ -129,7 +129,7 @@ public enum OfflineFrame: Sendable, Equatable, ProtobufEncodable, ProtobufDecoda
                 switch field.number {
                 case 3: accepted = try field.int32() == 1
                 case 4:
-                    var reader = ProtobufReader(try field.bytes()[...])
+                    var reader = ProtobufReader(try field.byteView())
                     while let os = try reader.field() {
                         if os.number == 1 { osType = try os.int32() }
                     }

@@ -22,13 +22,14 @@ public struct PayloadTransfer: Sendable, Equatable, ProtobufEncodable, ProtobufD
     public var fileName: String?
     public var flags: Int32
     public var offset: Int64
-    public var body: [UInt8]
+    /// A view of the frame read: a chunk's bytes are not copied until they are kept.
+    public var body: ArraySlice<UInt8>
     /// A control message's event (`PAYLOAD_ERROR` 1, `PAYLOAD_CANCELED` 2), when this is one.
     public var controlEvent: Int32?
 
     public init(
         packetType: Int32 = Self.data, payloadID: Int64, kind: Kind, totalSize: Int64, fileName: String? = nil,
-        flags: Int32 = 0, offset: Int64, body: [UInt8], controlEvent: Int32? = nil
+        flags: Int32 = 0, offset: Int64, body: ArraySlice<UInt8>, controlEvent: Int32? = nil
     ) {
         self.fileName = fileName
         self.packetType = packetType
@@ -57,7 +58,7 @@ public struct PayloadTransfer: Sendable, Equatable, ProtobufEncodable, ProtobufD
             switch field.number {
             case 1: packetType = try field.int32()
             case 2:
-                try Self.forEachField(in: try field.bytes()[...]) { header throws(ProtobufError) in
+                try Self.forEachField(in: try field.byteView()) { header throws(ProtobufError) in
                     switch header.number {
                     case 1: payloadID = try header.int64()
                     case 2: kind = Kind(rawValue: try header.int32())
@@ -67,16 +68,16 @@ public struct PayloadTransfer: Sendable, Equatable, ProtobufEncodable, ProtobufD
                     }
                 }
             case 3:
-                try Self.forEachField(in: try field.bytes()[...]) { chunk throws(ProtobufError) in
+                try Self.forEachField(in: try field.byteView()) { chunk throws(ProtobufError) in
                     switch chunk.number {
                     case 1: flags = try chunk.int32()
                     case 2: offset = try chunk.int64()
-                    case 3: body = try chunk.bytes()
+                    case 3: body = try chunk.byteView()
                     default: break
                     }
                 }
             case 4:
-                try Self.forEachField(in: try field.bytes()[...]) { control throws(ProtobufError) in
+                try Self.forEachField(in: try field.byteView()) { control throws(ProtobufError) in
                     switch control.number {
                     case 1: controlEvent = try control.int32()
                     case 2: offset = try control.int64()

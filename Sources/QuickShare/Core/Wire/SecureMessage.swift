@@ -1,9 +1,10 @@
 /// The secure channel's envelope (securemessage.proto): the header and body, signed with HMAC-SHA256.
 public struct SecureMessage: Sendable, Equatable, ProtobufEncodable, ProtobufDecodable {
-    public var headerAndBody: [UInt8]
+    /// A view of the message read (large: a payload's chunk is in it).
+    public var headerAndBody: ArraySlice<UInt8>
     public var signature: [UInt8]
 
-    public init(headerAndBody: [UInt8], signature: [UInt8]) {
+    public init(headerAndBody: ArraySlice<UInt8>, signature: [UInt8]) {
         self.headerAndBody = headerAndBody
         self.signature = signature
     }
@@ -13,7 +14,7 @@ public struct SecureMessage: Sendable, Equatable, ProtobufEncodable, ProtobufDec
         signature = []
         try Self.forEachField(in: bytes) { field throws(ProtobufError) in
             switch field.number {
-            case 1: headerAndBody = try field.bytes()
+            case 1: headerAndBody = try field.byteView()
             case 2: signature = try field.bytes()
             default: break
             }
@@ -44,10 +45,11 @@ public struct SecureHeaderAndBody: Sendable, Equatable, ProtobufEncodable, Proto
     public var encryptionScheme: Int32
     public var iv: [UInt8]
     public var publicMetadata: [UInt8]
-    public var body: [UInt8]
+    /// A view of the message read (large: a payload's chunk is in it).
+    public var body: ArraySlice<UInt8>
 
     /// A header and body as the secure channel seals them.
-    public init(iv: [UInt8], body: [UInt8]) {
+    public init(iv: [UInt8], body: ArraySlice<UInt8>) {
         signatureScheme = Self.hmacSHA256
         encryptionScheme = Self.aes256CBC
         self.iv = iv
@@ -64,8 +66,8 @@ public struct SecureHeaderAndBody: Sendable, Equatable, ProtobufEncodable, Proto
         var header: ArraySlice<UInt8> = []
         try Self.forEachField(in: bytes) { field throws(ProtobufError) in
             switch field.number {
-            case 1: header = try field.bytes()[...]
-            case 2: body = try field.bytes()
+            case 1: header = try field.byteView()
+            case 2: body = try field.byteView()
             default: break
             }
         }
@@ -94,10 +96,11 @@ public struct SecureHeaderAndBody: Sendable, Equatable, ProtobufEncodable, Proto
 
 /// `DeviceToDeviceMessage`: one offline frame and its sequence number, inside the sealed body.
 public struct DeviceToDeviceMessage: Sendable, Equatable, ProtobufEncodable, ProtobufDecodable {
-    public var message: [UInt8]
+    /// A view of the message read (large: a payload's chunk is in it).
+    public var message: ArraySlice<UInt8>
     public var sequenceNumber: Int32
 
-    public init(message: [UInt8], sequenceNumber: Int32) {
+    public init(message: ArraySlice<UInt8>, sequenceNumber: Int32) {
         self.message = message
         self.sequenceNumber = sequenceNumber
     }
@@ -107,7 +110,7 @@ public struct DeviceToDeviceMessage: Sendable, Equatable, ProtobufEncodable, Pro
         sequenceNumber = 0
         try Self.forEachField(in: bytes) { field throws(ProtobufError) in
             switch field.number {
-            case 1: message = try field.bytes()
+            case 1: message = try field.byteView()
             case 2: sequenceNumber = try field.int32()
             default: break
             }

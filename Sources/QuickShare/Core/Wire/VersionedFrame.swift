@@ -11,7 +11,7 @@ struct VersionedFrame {
         var frame: ArraySlice<UInt8>?
         var reader = ProtobufReader(bytes)
         while let field = try reader.field() {
-            if field.number == 2 { frame = try field.bytes()[...] }
+            if field.number == 2 { frame = try field.byteView() }
         }
         guard let frame else { throw ProtobufError("\(what) has no V1 frame") }
         var type: Int32 = 0
