@@ -169,7 +169,8 @@ struct HostileSenderTests {
         var sender = try HostileSender()
         let frame = SharingFrame.pairedKeyEncryption(secretIDHash: [1], signedData: [2]).protobuf
         let size = Int64(frame.count)
-        try sender.send(.payloadTransfer(.init(payloadID: 4, kind: .bytes, totalSize: size, offset: 0, body: frame[...])))
+        try sender.send(
+            .payloadTransfer(.init(payloadID: 4, kind: .bytes, totalSize: size, offset: 0, body: frame[...])))
         try sender.send(
             .payloadTransfer(
                 .init(

@@ -1,4 +1,3 @@
-import Foundation
 import HexEngine
 import HexKit
 import HexNet
