@@ -73,12 +73,13 @@ let package = Package(
             name: "hexbench",
             dependencies: [
                 "HexDaemon", "HexKit", "HexStore", "HexNet", "HexTLS",
-                "COpenSSL", "HexControl", "HexCommandLine", "HexHarness",
+                "COpenSSL", "HexControl", "HexCommandLine", "HexHarness", "QuickShareCore",
             ], swiftSettings: strictSettings),
         // Real processes and sockets for hexbench and the tests: spawning and watching processes,
         // temporary directories, and the attackers of the hostile-network tests and benchmarks.
         .target(
-            name: "HexHarness", dependencies: ["CLinux", "HexKit", "HexNet", "HexTLS"], swiftSettings: strictSettings),
+            name: "HexHarness", dependencies: ["CLinux", "HexKit", "HexNet", "HexTLS", "QuickShareCore"],
+            swiftSettings: strictSettings),
         // What only the tests use: daemons started for a test, a private D-Bus, a receiving store.
         .target(
             name: "HexTestSupport",

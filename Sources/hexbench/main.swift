@@ -83,6 +83,10 @@ if arguments.first == "swarm" {
 if arguments.first == "storm" {
     exit(await IdentityBenchmark.runStorm(Array(arguments.dropFirst())))
 }
+// Internal: the fast sender of Tests/netns/quickshare-bench.sh (`hexbench quickshare-send HOST PORT FILE`).
+if arguments.first == "quickshare-send" {
+    exit(await QuickShareSend.run(Array(arguments.dropFirst())))
+}
 guard let benchmark = arguments.first, !["-h", "--help"].contains(benchmark) else {
     print(help)
     exit(arguments.isEmpty ? 64 : 0)

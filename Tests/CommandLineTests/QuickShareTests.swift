@@ -9,8 +9,8 @@ import QuickShareCore
 import Testing
 
 /// hexd as a Quick Share receiver, as a real daemon on loopback, with a phone made of the core's
-/// sending machine: Tests/netns/quickshare.sh tests it against pyquickshare and an Android-like
-/// sender in namespaces; this is the same path in `swift test`.
+/// sending machine (`QuickShareSender`): Tests/netns/quickshare.sh tests it against pyquickshare and
+/// an Android-like sender in namespaces; this is the same path in `swift test`.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct QuickShareTests {
     /// The daemon's Quick Share port, as its status gives it once its carriers are up (`hexctl wait`).
@@ -22,8 +22,9 @@ struct QuickShareTests {
 
     @Test func aLinkAPhoneSharesLandsInTheInboxAsAHexOfThatLink() async throws {
         let daemon = try await DaemonProcess(name: "Desk", discoveryPort: try DaemonProcess.freeDiscoveryPort())
-        var phone = try Phone(share: OutgoingShare(texts: [.init(kind: .url, text: "https://example.com/shared")]))
-        try await phone.run(to: try await port(of: daemon))
+        var phone = try QuickShareSender(
+            share: OutgoingShare(texts: [.init(kind: .url, text: "https://example.com/shared")]))
+        try await phone.run(to: Endpoint(.loopback, port: try await port(of: daemon)))
         #expect(phone.outcome == .delivered)
         let hex = try #require(try await daemon.newestInboxHex())
         #expect(hex.links.map(\.url) == ["https://example.com/shared"])
@@ -39,8 +40,10 @@ struct QuickShareTests {
         let share = OutgoingShare(files: [.init(name: "photo.jpg", size: Int64(bytes.count), mimeType: "image/jpeg")])
         let port = try await port(of: daemon)
         let sending = Task {
-            var phone = try Phone(share: share, file: bytes)
-            try await phone.run(to: port)
+            var phone = try QuickShareSender(share: share)
+            try await phone.run(to: Endpoint(.loopback, port: port), files: [Int64(bytes.count)]) { _, offset, count in
+                Array(bytes[Int(offset)..<Int(offset) + count])
+            }
             return phone
         }
         var offer: String?
@@ -57,57 +60,6 @@ struct QuickShareTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: work.file("downloads/photo.jpg"))) == Data(bytes))
         let hex = try #require(try await daemon.newestInboxHex())
         #expect(hex.hexDescription == "photo.jpg")
-    }
-}
-
-/// A phone sharing to hexd over loopback: the core's sending machine on a real socket.
-private struct Phone: Sendable {
-    var machine: OutboundConnection
-    let file: [UInt8]
-    var outcome: OutboundConnection.Action?
-
-    init(share: OutgoingShare, file: [UInt8] = []) throws {
-        machine = OutboundConnection(share: share, keyPair: try P256KeyPair(), random: try SecureRandom.bytes(32))
-        self.file = file
-    }
-
-    var pin: String { machine.pin ?? "" }
-
-    /// Connects to hexd on loopback and shares until the machine is done (at most 30 s).
-    mutating func run(to port: UInt16) async throws {
-        let socket = try await StreamConnector.tcp(to: Endpoint(.loopback, port: port), timeout: .seconds(5))
-        defer { socket.shutdown() }
-        let info = EndpointInfo(deviceType: .phone, name: "Pixel 8", random: try SecureRandom.bytes(16))
-        var pending = machine.opening(endpointID: Array("PHN1".utf8), info: info)
-        var decoder = FrameDecoder(maximumFrameBytes: 5 << 20)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while outcome == nil, ContinuousClock.now < deadline {
-            for action in pending {
-                switch action {
-                case .send(let frame): try await socket.write(FrameDecoder.framed(frame), timeout: .seconds(5))
-                case .sendFiles:
-                    var offset = 0
-                    while offset < file.count {
-                        let end = min(offset + OutboundConnection.chunkBytes, file.count)
-                        let frames = machine.fileChunk(
-                            index: 0, bytes: Array(file[offset..<end]), last: end == file.count)
-                        for case .send(let frame) in frames {
-                            try await socket.write(FrameDecoder.framed(frame), timeout: .seconds(5))
-                        }
-                        offset = end
-                    }
-                default: outcome = action
-                }
-            }
-            pending = []
-            var bytes: [UInt8] = []
-            let count = try await socket.read(maximumCount: 1 << 20, timeout: deadline - .now) { bytes = Array($0) }
-            guard count > 0 else {
-                pending = machine.peerClosed()
-                continue
-            }
-            for frame in try decoder.feed(bytes) { pending += machine.receive(frame) }
-        }
     }
 }
 

@@ -2,14 +2,15 @@
 # hexd as a Quick Share receiver beside PyPI's pyquickshare 0.1.0.post1 (its own receiver, which holds a
 # file in memory and writes it whole at the end), in one run so that the ratios mean something, in network
 # namespaces on one bridge: host-a runs hexd (`--quickshare-files take`), host-q pyquickshare's receiver
-# (Tests/quickshare/peers/qs_receive.py), host-p the sender, Tests/quickshare/peers/android_send.py (a
-# sender of this project's own that sends as Android does). It measures:
-#   - a URL shared to each, URLS rounds alternating: from the sender's start to the receiver having it
-#     (hexd: its `hexReceived` event in `hexctl watch --json`; pyquickshare: its result line), median;
-#   - a MIB MiB random file shared to each, ROUNDS rounds alternating: from the sender's start to the file
-#     whole in the receiver's folder (its SHA-256 checked after timing), median, and the ratio of
-#     throughputs; hexd's CPU time per transfer, and its peak RSS during its transfers (VmRSS every
-#     50 ms) above its RSS before them;
+# (Tests/quickshare/peers/qs_receive.py), host-p the senders. It measures:
+#   - a URL shared to each by Tests/quickshare/peers/android_send.py (a sender of this project's own that
+#     sends as Android does), URLS rounds alternating: from the sender's connection to the receiver having
+#     it (hexd: its `hexReceived` event in `hexctl watch --json`; pyquickshare: its result line), median;
+#   - a MIB MiB random file shared to each by `hexbench quickshare-send` (the core's sending machine, as
+#     Android sends: the Python senders seal a chunk slower than hexd opens one, and would be what is
+#     measured), ROUNDS rounds alternating: from the sender's start to the file whole in the receiver's
+#     folder (its SHA-256 checked after timing), median, and the ratio of throughputs; hexd's CPU time
+#     per transfer, and its peak RSS during its transfers (VmRSS every 50 ms) above its RSS before them;
 #   - hexd's idle CPU time and wake-ups (context switches of all its threads) over IDLE seconds, a fresh
 #     hexd each way with its defaults but the page and notifications off, `--quickshare on` against
 #     `--quickshare off`.
@@ -17,7 +18,8 @@
 # transfer does not complete or arrives wrong. Touches only the namespaces it makes; every wait is bounded.
 #
 # Usage: quickshare-bench.sh BIN_DIR [MIB [ROUNDS [URLS [IDLE]]]]   (256 3 10 20; needs root, iproute2
-#        and the Python 3.10 with pyquickshare that quickshare.sh finds)
+#        and the Python 3.10 with pyquickshare that quickshare.sh finds; hexbench is $HEXBENCH, else
+#        BIN_DIR's: build it with -c release for figures that mean something)
 set -euo pipefail
 
 bin=${1:?usage: quickshare-bench.sh BIN_DIR [MIB [ROUNDS [URLS [IDLE]]]]}
@@ -31,6 +33,8 @@ peers_dir=$(cd "$here/../quickshare/peers" && pwd)
 # shellcheck source=Tests/netns/lib.sh
 source "$here/lib.sh"
 py=$(bash "$here/quickshare.sh" --python) || fail "no Python 3.10 with pyquickshare (see quickshare.sh)"
+hexbench=${HEXBENCH:-$bin/hexbench}
+[ -x "$hexbench" ] || fail "no hexbench at $hexbench (HEXBENCH names it)"
 probe() { python3 "$here/proc_sample.py" "$@"; }
 say() { echo "$label: $*"; }
 now() { date +%s%N; }
@@ -88,13 +92,14 @@ for round in $(seq "$urls"); do
         fi
         probe lines "$log" "$text" "$round" 30 >"$work/came" &
         watcher=$!
-        start=$(now)
         send "${at[@]}" --url "https://example.com/bench/$round" --timeout 20 ||
             fail "sending a URL to $who: $(tail -3 "$work/send.out")"
         wait "$watcher"
         came=$(cat "$work/came")
         [ "$came" != 0 ] || fail "$who did not get URL $round"
-        echo "url $who $(((came - start) / 1000))" >>"$work/results"
+        # From the sender's connection (its own start, Python's, is the same for both and is not timed).
+        connected=$(tail -1 "$work/send.out" | json 'data["connected_ns"]')
+        echo "url $who $(((came - connected) / 1000))" >>"$work/results"
     done
 done
 
@@ -112,8 +117,8 @@ for round in $(seq "$rounds"); do
         [ "$who" = hexd ] && { probe sample "$hexd_pid" "$work/stop" 330 >"$work/sampled" & }
         sampler=$!
         start=$(now)
-        send "${at[@]}" --file "$work/bench.bin" --timeout 300 ||
-            fail "sending the file to $who: $(tail -3 "$work/send.out")"
+        ip netns exec "$tag-p" "$hexbench" quickshare-send "${at[0]}" "${at[1]}" "$work/bench.bin" \
+            >>"$work/send.out" 2>&1 || fail "sending the file to $who: $(tail -3 "$work/send.out")"
         wait "$watcher"
         whole=$(cat "$work/whole")
         touch "$work/stop"
@@ -143,7 +148,7 @@ mib, idle_seconds = int(sys.argv[2]), sys.argv[3]
 def say(text): print(f"quickshare-bench: {text}")
 def times(kind, who): return [int(r[2]) / 1000 for r in rows if r[0] == kind and r[1] == who]
 url = {who: statistics.median(times("url", who)) for who in ("hexd", "pyquickshare")}
-say(f"URL shared until the receiver has it, median of {len(times('url', 'hexd'))}: hexd {url['hexd']:.0f} ms, "
+say(f"URL from the sender's connection until the receiver has it, median of {len(times('url', 'hexd'))}: hexd {url['hexd']:.0f} ms, "
     f"pyquickshare {url['pyquickshare']:.0f} ms: {url['hexd'] / url['pyquickshare']:.2f}x its time "
     "(target <= 1.0x)")
 file = {who: statistics.median(times("file", who)) for who in ("hexd", "pyquickshare")}

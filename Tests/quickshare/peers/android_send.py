@@ -59,6 +59,7 @@ import secrets
 import string
 import struct
 import sys
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -377,7 +378,8 @@ async def exchange(args: argparse.Namespace) -> dict[str, Any]:  # noqa: C901, P
     endpoint_id = args.endpoint or "".join(secrets.choice(string.ascii_uppercase + string.digits) for _ in range(4))
     reader, writer = await asyncio.open_connection(args.host, args.port)
     peer = Peer(reader, writer, args, pb)
-    result: dict[str, Any] = {"endpoint_id": endpoint_id}
+    # When the connection was made (ns since the epoch): the start of what a benchmark times.
+    result: dict[str, Any] = {"endpoint_id": endpoint_id, "connected_ns": time.time_ns()}
 
     # 1. ConnectionRequest (OUT:135-147, sent on connect with the ClientInit right after, OUT:67-76).
     # NearDrop fills endpoint ID, name, info and mediums [WIFI_LAN]; Android's Nearby Connections adds
