@@ -148,8 +148,9 @@ mib, idle_seconds = int(sys.argv[2]), sys.argv[3]
 def say(text): print(f"quickshare-bench: {text}")
 def times(kind, who): return [int(r[2]) / 1000 for r in rows if r[0] == kind and r[1] == who]
 url = {who: statistics.median(times("url", who)) for who in ("hexd", "pyquickshare")}
-say(f"URL from the sender's connection until the receiver has it, median of {len(times('url', 'hexd'))}: hexd {url['hexd']:.0f} ms, "
-    f"pyquickshare {url['pyquickshare']:.0f} ms: {url['hexd'] / url['pyquickshare']:.2f}x its time "
+say(f"URL from the sender's connection until the receiver has it, median of {len(times('url', 'hexd'))}: "
+    f"hexd {url['hexd']:.1f} ms, pyquickshare {url['pyquickshare']:.1f} ms: "
+    f"{url['hexd'] / url['pyquickshare']:.2f}x its time "
     "(target <= 1.0x)")
 file = {who: statistics.median(times("file", who)) for who in ("hexd", "pyquickshare")}
 rate = {who: mib / (file[who] / 1000) for who in file}
