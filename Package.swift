@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "CommandLineTests",
             dependencies: [
-                "hexd", "hexctl", "HexDaemon", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexControl",
+                "hexd", "hexctl", "HexDaemon", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexControl", "HexDBus",
                 "HexHarness", "HexTestSupport", "HexTestTools", "QuickShareCore",
             ],
             swiftSettings: strictSettings),

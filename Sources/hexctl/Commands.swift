@@ -13,12 +13,16 @@ let commands: [Command] =
         },
         Command(
             "peers",
-            summary: "List the peers discovered on the network: hexd daemons, LocalSend and KDE Connect devices.",
+            summary:
+                "List the peers discovered on the network: hexd daemons, LocalSend, KDE Connect and Quick Share "
+                + "devices.",
             options: listOptions(cursor: "uuid", naming: "peer UUID") + [
                 Option(
                     .refresh,
                     help: "Ask the LAN who is there first (a beacon query, a LocalSend announcement, a KDE Connect "
-                        + "identity), and list after a second for their answers.")
+                        + "identity), and list after a second for their answers; phones nearby are woken for a "
+                        + "minute by a Bluetooth LE advertisement, so that they list themselves as Quick Share "
+                        + "receivers (--quickshare-bluetooth).")
             ]
         ) { invocation in
             if invocation.arguments.flag(.refresh) {

@@ -1,5 +1,6 @@
 import Foundation
 import HexControl
+import HexDBus
 import HexHarness
 import HexKit
 import HexNet
@@ -107,6 +108,26 @@ struct QuickShareBluetoothTests {
         try await waitUntil("the status says so", timeout: .seconds(5)) {
             try await note(of: daemon) == "waking phones nearby by Bluetooth LE through BlueZ (/org/bluez/hci0)"
         }
+
+        // Another client of the bus is answered, and cannot end the advertisement: only BlueZ may.
+        let client = try #require(registered.split(separator: "\"").drop { $0 != "client" }.dropFirst(2).first)
+        let stranger = try await DBusConnection.connect(to: try DBusAddress(parsing: bus.address))
+        defer { stranger.close() }
+        let path = "/org/hexd/quickshare/advertisement0"
+        try await stranger.call(.call(String(client), path, "org.bluez.LEAdvertisement1", "Release"))
+        for (object, member, refusal) in [
+            (path, "Frobnicate", "org.freedesktop.DBus.Error.UnknownMethod"),
+            ("/elsewhere", "Release", "org.freedesktop.DBus.Error.UnknownObject"),
+        ] {
+            do {
+                try await stranger.call(.call(String(client), object, "org.bluez.LEAdvertisement1", member))
+                Issue.record("\(member) at \(object) was answered")
+            } catch DBusError.remote(let name, _) {
+                #expect(name == refusal)
+            }
+        }
+        #expect(try await note(of: daemon) == "waking phones nearby by Bluetooth LE through BlueZ (/org/bluez/hci0)")
+
         standIn.send(SIGUSR1)
         try await waitUntil("the status says BlueZ ended it", timeout: .seconds(10)) {
             try await note(of: daemon).hasPrefix(
@@ -121,8 +142,8 @@ struct QuickShareBluetoothTests {
         #expect(try await daemon.hexctl(["peers", "--refresh"]).status == 0)
         try await waitUntil("the status says why", timeout: .seconds(10)) {
             try await note(of: daemon)
-                == "cannot wake phones by Bluetooth LE: the Bluetooth adapter /org/bluez/hci0 is off; a phone is listed "
-                + "as a receiver while its Quick Share receive screen is open"
+                == "cannot wake phones by Bluetooth LE: the Bluetooth adapter /org/bluez/hci0 is off; a phone is "
+                + "listed as a receiver while its Quick Share receive screen is open"
         }
         let recorded = try String(contentsOfFile: log, encoding: .utf8)
         #expect(
@@ -138,7 +159,7 @@ struct QuickShareBluetoothTests {
         #expect(try await daemon.hexctl(["wait", "--timeout", "10"]).status == 0, "the carriers are up")
         #expect(try await daemon.hexctl(["peers", "--refresh"]).status == 0)
         try await waitUntil("the status says why", timeout: .seconds(10)) {
-            try await note(of: daemon).hasPrefix("cannot wake phones by Bluetooth LE: BlueZ (org.bluez) is not on")
+            try await note(of: daemon).hasPrefix("cannot wake phones by Bluetooth LE: BlueZ (org.bluez) is not running")
         }
         #expect(try await daemon.hexctl(["status"]).status == 0)
     }

@@ -28,11 +28,23 @@ struct NudgeMachineTests {
         _ = machine.next(at: start)
         machine.registered()
         // Tried again (the outbox waits at most 300 s between attempts): the mark is fresh again.
-        machine.sendWaits(for: "quickshare:RCV1", at: start + .seconds(300))
-        #expect(machine.next(at: start + .seconds(329)) == .wait(until: start + .seconds(630)))
-        #expect(machine.wanted(at: start + .seconds(629)))
+        machine.sendWaits(for: "quickshare:RCV1", at: start + .seconds(200))
+        #expect(machine.next(at: start + .seconds(329)) == .wait(until: start + .seconds(530)))
+        #expect(machine.wanted(at: start + .seconds(529)))
         // Cancelled meanwhile: no attempt comes, and the mark lapses.
-        #expect(machine.next(at: start + .seconds(630)) == .unregister)
+        #expect(machine.next(at: start + .seconds(530)) == .unregister)
+    }
+
+    @Test func aDevicesAttemptsWakePhonesForTenMinutesAtMostUntilItsSendStopsBeingTried() {
+        var machine = NudgeMachine()
+        for seconds in [0, 300, 600] { machine.sendWaits(for: "quickshare:RCV1", at: start + .seconds(seconds)) }
+        #expect(machine.wanted(at: start + .seconds(599)))
+        #expect(!machine.wanted(at: start + .seconds(600)), "ten minutes in a row, and no more")
+        machine.sendWaits(for: "quickshare:RCV1", at: start + .seconds(900))
+        #expect(!machine.wanted(at: start + .seconds(901)), "the same run of attempts")
+        // Not tried for longer than a mark lasts: that send is gone, and a new one wakes phones again.
+        machine.sendWaits(for: "quickshare:RCV1", at: start + .seconds(1_300))
+        #expect(machine.wanted(at: start + .seconds(1_301)))
     }
 
     @Test func anotherDevicesWaitingSendKeepsPhonesWoken() {
@@ -68,6 +80,8 @@ struct NudgeMachineTests {
         machine.failed("the Bluetooth adapter /org/bluez/hci0 is off", at: start + .seconds(60))
         machine.sendWent(to: "quickshare:RCV1")
         #expect(machine.next(at: start + .seconds(200)) == .wait(until: nil), "nothing waits: nothing is asked")
+        #expect(machine.phase == .idle)
+        #expect(machine.lastFailure == "the Bluetooth adapter /org/bluez/hci0 is off", "still said")
     }
 
     @Test func theSystemEndingTheAdvertisementIsAFailureOnlyWhileAdvertising() {

@@ -10,19 +10,21 @@ in LOG, what a client registered and how it went, behaving as BlueZ does:
   client registered already is org.bluez.Error.AlreadyExists (advertising.c `register_advertisement`).
   BlueZ does not answer at once: it reads the client's object first, with ObjectManager.GetManagedObjects
   on the object's own path (`client_create` makes a GDBusClient whose root is that path;
-  client.c `get_managed_objects`), and when that is an error, with Properties.GetAll of
-  org.bluez.LEAdvertisement1 (`get_managed_objects_reply` -> `refresh_properties`).
+  client.c `get_managed_objects`), and when that is an error or lacks the interface, with
+  Properties.GetAll of org.bluez.LEAdvertisement1 (`get_managed_objects_reply` -> `refresh_properties`).
 - It parses the properties as `parse_advertisement` does: Type "broadcast" or "peripheral"
   (`parse_type`), ServiceData an a{sv} of UUID strings to byte arrays (`parse_service_data`; a base
   UUID shortens to 16 bits, uuid.c `bt_string_to_uuid`), and the data fits the 31 bytes of a legacy
   advertisement (ad.c: 2 + UUID bytes + data per service data, 3 more for a peripheral's flags).
-  A failure is org.bluez.Error.Failed "Failed to parse advertisement."; an adapter that is off
-  fails too (the kernel refuses to advertise).
+  A failure is org.bluez.Error.Failed "Failed to parse advertisement.". An adapter that is off
+  still takes a registration (the kernel keeps the advertisement for when it is on): hexd is the one
+  to leave such an adapter alone, by its Powered property.
 - UnregisterAdvertisement(o): org.bluez.Error.DoesNotExist unless that client registered it
   (`unregister_advertisement`), and no Release call.
 - A client that leaves the bus loses its advertisements (the GDBusClient's service watch).
 - SIGUSR1 plays the adapter going away: each advertisement is released with
-  LEAdvertisement1.Release (`client_release`) and forgotten.
+  LEAdvertisement1.Release (`client_release`, sent with no reply expected: gdbus's
+  `g_dbus_proxy_method_call` without a callback) and forgotten.
 
 Usage: bluez_standin.py BUS_ADDRESS LOG [--powered on|off]   (runs until killed)
 """
@@ -31,6 +33,7 @@ import signal
 import sys
 
 from jeepney import DBusAddress, HeaderFields, MatchRule, MessageType, new_error, new_method_call
+from jeepney.low_level import MessageFlag
 from jeepney import new_method_return
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
@@ -68,9 +71,13 @@ signal.signal(signal.SIGUSR1, on_usr1)
 
 
 def call(destination, path, interface, member, signature=None, body=(), then=None):
+    """A call to a client; with no `then`, one that expects no reply."""
     message = new_method_call(DBusAddress(path, bus_name=destination, interface=interface), member, signature, body)
     serial = next(connection.outgoing_serial)
-    pending[serial] = then
+    if then:
+        pending[serial] = then
+    else:
+        message.header.flags |= MessageFlag.no_reply_expected
     connection.send(message, serial=serial)
 
 
@@ -118,8 +125,8 @@ def refuse(request):
 
 def finish_registration(request, client, path, properties, via):
     advertisement, why = parse(properties)
-    if advertisement is None or not powered:
-        record("refused", client=client, path=path, why=why or "the adapter is off")
+    if advertisement is None:
+        record("refused", client=client, path=path, why=why)
         return refuse(request)
     registered[(client, path)] = advertisement
     record("registered", client=client, path=path, via=via, **advertisement)
@@ -145,8 +152,7 @@ def register(request):
             return call(client, path, "org.freedesktop.DBus.Properties", "GetAll", "s", (ADVERTISEMENT,), by_get_all)
         interfaces = reply.body[0].get(path, {})
         if ADVERTISEMENT not in interfaces:
-            record("waiting", client=client, path=path, why="no LEAdvertisement1 at the path")
-            return
+            return call(client, path, "org.freedesktop.DBus.Properties", "GetAll", "s", (ADVERTISEMENT,), by_get_all)
         finish_registration(request, client, path, interfaces[ADVERTISEMENT], "GetManagedObjects")
 
     call(client, path, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", then=by_managed_objects)

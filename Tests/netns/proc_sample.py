@@ -5,7 +5,7 @@
       when (ns since the epoch) FOLDER/NAME was SIZE bytes, polling every 10 ms ("0" when not
       within SECONDS)
   proc_sample.py lines FILE TEXT COUNT SECONDS
-      when (ns since the epoch) FILE had COUNT lines containing TEXT, polling every 5 ms ("0" when not
+      when (ns since the epoch) FILE had COUNT lines containing TEXT, polling every millisecond ("0" when not
       within SECONDS)
   proc_sample.py sample PID STOP SECONDS
       samples PID's VmRSS every 50 ms until the file STOP exists (at most SECONDS); prints the CPU
@@ -63,7 +63,7 @@ def lines(path, text, count, seconds):
                     return print(time.time_ns())
         except OSError:
             pass
-        time.sleep(0.005)
+        time.sleep(0.001)
     print(0)
 
 

@@ -44,26 +44,25 @@ join_bridge a 10.78.0.1/24
 join_bridge p 10.78.0.2/24
 join_bridge q 10.78.0.3/24
 
-# hexd in host-a with DATA, and OPTIONS; prints its pid once its carriers are up (its output elsewhere, as the
-# caller reads this function's to its end).
+# Starts hexd in host-a with DATA and OPTIONS, and returns once its carriers are up; its pid is $started.
 start_bench_hexd() {
     local data=$1
     shift
     ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/$data" --name host-a --web off --notify off "$@" \
-        >/dev/null 2>"$work/$data.log" &
-    local pid=$!
-    pids+=("$pid")
+        2>"$work/$data.log" &
+    started=$!
+    pids+=("$started")
     for _ in $(seq 200); do [ -S "$work/$data/hexd.sock" ] && break; sleep 0.05; done
     HEXD_DATA_DIR="$work/$data" ip netns exec "$tag-a" "$bin/hexctl" wait --timeout 10 >/dev/null 2>&1 ||
         fail "hexd ($data) did not start"
-    echo "$pid"
 }
 stop_pid() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
 # The sender is a stranger: the budgets a stranger may fill are lifted to hold every round's file.
 budget=$(((mib * (rounds + 1) + 64) << 20))
-hexd_pid=$(start_bench_hexd a --quickshare-files take --mdns off --localsend off --kdeconnect off \
-    --sender-budget "$budget" --strangers-budget "$budget" --inbox-budget "$budget")
+start_bench_hexd a --quickshare-files take --mdns off --localsend off --kdeconnect off \
+    --sender-budget "$budget" --strangers-budget "$budget" --inbox-budget "$budget"
+hexd_pid=$started
 HEXD_DATA_DIR="$work/a" ip netns exec "$tag-a" "$bin/hexctl" watch --json >"$work/watch.out" 2>&1 &
 pids+=($!)
 (timeout $((urls * 30 + rounds * 300 + 60)) ip netns exec "$tag-q" "$py" "$peers_dir/qs_receive.py" \
@@ -135,7 +134,8 @@ stop_pid "$hexd_pid"
 
 # 3. Idle, a fresh hexd each way, Quick Share on and off.
 for mode in on off; do
-    idle_pid=$(start_bench_hexd "idle-$mode" --quickshare "$mode")
+    start_bench_hexd "idle-$mode" --quickshare "$mode"
+    idle_pid=$started
     sleep 2
     echo "idle $mode $(probe idle "$idle_pid" "$idle_seconds")" >>"$work/results"
     stop_pid "$idle_pid"

@@ -9,7 +9,8 @@
 #     hexes (the URL a hex of that link, the text its description with the address a link);
 #   - pyquickshare's sender offers a file: hexctl peers shows the offer with the PIN the sender computed,
 #     pair --accept takes it, and the file lands whole in the downloads folder with a hex naming it;
-#     another offer declined with pair --decline leaves nothing;
+#     another offer declined with pair --decline leaves nothing; a file of 1.2 MB sent as Android sends it
+#     (android_send.py --file) lands whole once accepted;
 #   - hexd lists pyquickshare's receiver as a Quick Share device, and sends it a link (as a URL), a note
 #     (as text) and a file (share --to), each accepted with the PIN both sides compute, the file whole;
 #   - a send queued while the receiver is away is delivered once it is back under the same endpoint ID; while
@@ -21,8 +22,9 @@
 # files under 512 KiB, its interface list patched for veth, its own sender's handshake called directly.
 # Each check is counted; the last line says how many passed. Every wait is bounded.
 #
-# Usage: quickshare.sh BIN_DIR   (needs root, iproute2, and a Python 3.10 with pyquickshare 0.1.0.post1:
-#                                 HEXD_PY310, else pyenv's 3.10, else python3.10)
+# Usage: quickshare.sh BIN_DIR   (needs root, iproute2, dbus-daemon, python3 with jeepney, and a Python 3.10
+#                                 with pyquickshare 0.1.0.post1: HEXD_PY310, else pyenv's 3.10, else
+#                                 python3.10)
 #        quickshare.sh --python  prints that interpreter (exit 1 when there is none)
 set -euo pipefail
 
@@ -65,7 +67,8 @@ wait_until '[ -S "$work/system-bus" ]' 50 || fail "dbus-daemon did not start: $(
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/system-bus"
 python3 "$(dirname "$0")/../dbus/bluez_standin.py" "$DBUS_SYSTEM_BUS_ADDRESS" "$work/bluez.jsonl" \
     2>"$work/bluez.err" &
-pids+=($!)
+standin=$!
+pids+=("$standin")
 wait_until 'grep -q ready "$work/bluez.jsonl" 2>/dev/null' 100 || fail "the BlueZ stand-in: $(cat "$work/bluez.err")"
 # What the stand-in recorded: `bluez EVENT EXPR` prints EXPR (Python, of the JSON object o) of each EVENT.
 bluez() { objects "o.get(\"event\") == \"$1\"" "$2" <"$work/bluez.jsonl"; }
@@ -148,6 +151,19 @@ outcome=$(objects '"outcome" in o' 'o["outcome"]' <"$work/decline.out")
     pass "a declined offer is refused to the sender (REJECT) and nothing lands" ||
     fail "declined: the sender saw '$outcome': $(cat "$work/decline.out")"
 
+# A file as Android sends it (NearDrop's fields, 512 KiB chunks): it waits for the person too, and lands whole.
+head -c 1200000 /dev/urandom >"$work/scan.pdf"
+android --file "$work/scan.pdf" --timeout 30 >"$work/afile.out" 2>&1 &
+sender=$!
+pids+=("$sender")
+wait_until '[ -n "$(offer)" ]' 100 || fail "no offer listed for the file sent as Android sends it: $(ctl a peers)"
+ctl a pair --accept "Pixel 8" >/dev/null 2>&1 || fail "pair --accept \"Pixel 8\" failed"
+wait "$sender" || fail "android_send --file: $(cat "$work/afile.out")"
+wait_until '[ -f "$work/a/downloads/scan.pdf" ]' 50 &&
+    [ "$(sha256sum "$work/a/downloads/scan.pdf" | cut -d' ' -f1)" = "$(sha256sum "$work/scan.pdf" | cut -d' ' -f1)" ] &&
+    pass "a file sent as Android sends it (3 chunks of at most 512 KiB) lands whole once accepted" ||
+    fail "scan.pdf: $(ls "$work/a/downloads"); the sender: $(cat "$work/afile.out")"
+
 # 4. hexd sends to pyquickshare's receiver.
 receiver() {
     (timeout 90 ip netns exec "$tag-q" "$py" "$peers_dir/qs_receive.py" --ip 10.76.0.3 --endpoint RCV1 \
@@ -190,7 +206,7 @@ advertised=$(bluez registered '(o["type"], list(o["service_data"]), [d[:10] for 
     [len(d) // 2 for d in o["service_data"].values()], o["length"], o["via"])')
 expected="('broadcast', ['0000fe2c-0000-1000-8000-00805f9b34fb'], ['fc128e0142'], [24], 28, 'GetManagedObjects')"
 [ "$advertised" = "$expected" ] &&
-    [ "$(nudge_note)" = "waking phones nearby by Bluetooth LE through BlueZ (/org/bluez/hci0)" ] &&
+    wait_until '[ "$(nudge_note)" = "waking phones nearby by Bluetooth LE through BlueZ (/org/bluez/hci0)" ]' 50 &&
     pass "while the send waits, BlueZ advertises service 0xFE2C with data fc128e0142…: $advertised" ||
     fail "advertised $advertised; status: $(nudge_note)"
 : >"$work/q.out"
@@ -205,7 +221,7 @@ wait_until '[ -n "$(bluez unregistered o)" ]' 50 &&
 ctl a peers --refresh >/dev/null 2>&1 || true
 wait_until '[ "$(bluez registered o | wc -l)" = 2 ]' 50 && pass "peers --refresh registers the advertisement again" ||
     fail "after a refresh: $(cat "$work/bluez.jsonl")"
-pkill -USR1 -f "bluez_standin.py unix:path=$work/system-bus"
+kill -USR1 "$standin"
 wait_until '[[ "$(nudge_note)" == "cannot wake phones by Bluetooth LE: the Bluetooth service ended"* ]]' 50 &&
     pass "BlueZ releasing the advertisement is said in hexctl status" || fail "status says: $(nudge_note)"
 

@@ -6,7 +6,8 @@ import QuickShareCore
 /// `org.bluez.LEAdvertisement1` object on its own connection, and registers its path with the first
 /// adapter's `LEAdvertisingManager1`. BlueZ then reads the object's properties (through
 /// `ObjectManager.GetManagedObjects` on its path, else `Properties.GetAll`) before it answers, and
-/// advertises while the connection lasts; `close` withdraws it. hexd never powers an adapter on.
+/// advertises while the connection lasts; `close` withdraws it. hexd never powers an adapter on, and
+/// never has the bus start BlueZ (whose start may switch adapters on: `main.conf`'s `AutoEnable`).
 final class BlueZAdvertiser: Sendable {
     static let objectPath = "/org/hexd/quickshare/advertisement0"
     static let advertisementInterface = "org.bluez.LEAdvertisement1"
@@ -14,8 +15,8 @@ final class BlueZAdvertiser: Sendable {
     private static let adapterInterface = "org.bluez.Adapter1"
     private static let objectManager = "org.freedesktop.DBus.ObjectManager"
     private static let properties = "org.freedesktop.DBus.Properties"
-    /// BlueZ may take a while: it reads the object back before it answers.
-    private static let callTimeout: Duration = .seconds(10)
+    /// How long a registration may take in all: BlueZ reads the object back before it answers.
+    static let registrationLimit: Duration = .seconds(15)
 
     /// Why an advertisement could not be had, for the status and the log.
     struct Failure: Error, CustomStringConvertible {
@@ -31,24 +32,36 @@ final class BlueZAdvertiser: Sendable {
         (self.connection, self.adapter, self.serving) = (connection, adapter, serving)
     }
 
-    /// Connects to `bus`, finds an adapter that is on, serves `advertisement` and registers it.
-    /// `released` is called when BlueZ ends the advertisement by itself, or the bus goes away.
+    /// Connects to `bus`, finds an adapter that is on, serves `advertisement` and registers it, all
+    /// within `registrationLimit`. `released` is called when BlueZ ends the advertisement by itself
+    /// (a `Release`, or BlueZ leaving the bus), or the bus goes away.
     /// - Throws: `Failure` saying why (no BlueZ, no adapter, the adapter off, BlueZ's refusal).
     static func register(
         _ advertisement: NudgeAdvertisement, on bus: DBusAddress, released: @escaping @Sendable () async -> Void
     ) async throws(Failure) -> BlueZAdvertiser {
+        let deadline = ContinuousClock.now + registrationLimit
+        func left() -> Duration { max(deadline - .now, .milliseconds(1)) }
         let connection: DBusConnection
         do {
-            connection = try await DBusConnection.connect(to: bus, timeout: .seconds(2))
+            connection = try await DBusConnection.connect(to: bus, timeout: min(left(), .seconds(2)))
         } catch {
             throw Failure(description: "cannot reach the system bus: \(error)")
         }
         do {
-            let (adapter, owner) = try await findAdapter(on: connection)
+            // BlueZ leaving the bus (a crash, a restart) ends the advertisement without a Release.
+            try await connection.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.bluez'")
+            let (adapter, owner) = try await findAdapter(on: connection, timeout: left())
             let object = AdvertisementObject(advertisement: advertisement, blueZ: owner)
             let serving = Task {
-                for await call in connection.signals where call.kind == .methodCall {
-                    if await object.answer(call, on: connection) { await released() }
+                for await message in connection.signals {
+                    if message.kind == .methodCall, await object.answer(message, on: connection) {
+                        await released()
+                    } else if message.kind == .signal, message.member == "NameOwnerChanged",
+                        message.sender == "org.freedesktop.DBus", message.body.first?.stringValue == "org.bluez"
+                    {
+                        await released()
+                    }
                 }
                 // Cancelled: `close`; else the bus ended the connection, and the advertisement with it.
                 if !Task.isCancelled { await released() }
@@ -56,10 +69,10 @@ final class BlueZAdvertiser: Sendable {
             let advertiser = BlueZAdvertiser(connection: connection, adapter: adapter, serving: serving)
             do {
                 try await connection.call(
-                    .call(
-                        "org.bluez", adapter, managerInterface, "RegisterAdvertisement",
+                    blueZ(
+                        adapter, managerInterface, "RegisterAdvertisement",
                         [.objectPath(objectPath), .dictionary(key: .string, value: .variant, [])]),
-                    timeout: callTimeout)
+                    timeout: left())
             } catch DBusError.remote(let name, let message) {
                 advertiser.close()
                 throw Failure(description: "BlueZ refused the advertisement on \(adapter): \(message) (\(name))")
@@ -77,16 +90,27 @@ final class BlueZAdvertiser: Sendable {
         }
     }
 
+    /// A call to BlueZ that the bus must not start BlueZ for (flag 0x2, `NO_AUTO_START`).
+    private static func blueZ(_ path: String, _ interface: String, _ member: String, _ body: [DBusValue] = [])
+        -> DBusMessage
+    {
+        var message = DBusMessage.call("org.bluez", path, interface, member, body)
+        message.flags |= 0x2
+        return message
+    }
+
     /// The first adapter (by path) that can advertise and is on, and BlueZ's unique name on the bus.
-    private static func findAdapter(on connection: DBusConnection) async throws -> (String, String?) {
+    private static func findAdapter(on connection: DBusConnection, timeout: Duration) async throws
+        -> (String, String?)
+    {
         let reply: DBusMessage
         do {
-            reply = try await connection.call(.call("org.bluez", "/", objectManager, "GetManagedObjects"))
+            reply = try await connection.call(blueZ("/", objectManager, "GetManagedObjects"), timeout: timeout)
         } catch DBusError.remote(let name, _)
             where name == "org.freedesktop.DBus.Error.ServiceUnknown"
             || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
         {
-            throw Failure(description: "BlueZ (org.bluez) is not on the system bus")
+            throw Failure(description: "BlueZ (org.bluez) is not running on the system bus")
         }
         guard case .dictionary(_, _, let objects)? = reply.body.first else {
             throw Failure(description: "BlueZ listed its objects in a form hexd does not read")
@@ -106,6 +130,9 @@ final class BlueZAdvertiser: Sendable {
         throw Failure(description: "BlueZ has no Bluetooth adapter that can advertise")
     }
 
+    /// Whether the connection has ended (and the advertisement with it).
+    var isClosed: Bool { connection.isClosed }
+
     /// Withdraws the advertisement and ends the connection (BlueZ drops what a connection registered
     /// when it ends, should the withdrawal not get through).
     func close() {
@@ -116,8 +143,7 @@ final class BlueZAdvertiser: Sendable {
     /// Withdraws the advertisement, waiting at most a couple of seconds for BlueZ, then ends the connection.
     func unregister() async {
         _ = try? await connection.call(
-            .call(
-                "org.bluez", adapter, Self.managerInterface, "UnregisterAdvertisement", [.objectPath(Self.objectPath)]),
+            Self.blueZ(adapter, Self.managerInterface, "UnregisterAdvertisement", [.objectPath(Self.objectPath)]),
             timeout: .seconds(2))
         close()
     }

@@ -13,6 +13,8 @@ actor BluetoothNudge {
     private let enabled: Bool
     private let logger: Logger
     private var advertiser: BlueZAdvertiser?
+    /// Counts registrations, so that a late word from an advertiser that is gone changes nothing.
+    private var generation = 0
     private let bell = Doorbell()
 
     init(enabled: Bool, environment: [String: String], logger: Logger) {
@@ -33,7 +35,7 @@ actor BluetoothNudge {
         bell.ring()
     }
 
-    /// The person asked to look for devices again: phones are woken for a minute.
+    /// The person asked to look for devices again (`hexctl peers --refresh`): phones are woken for a minute.
     func refreshed() {
         machine.refreshed(at: .now)
         bell.ring()
@@ -46,7 +48,8 @@ actor BluetoothNudge {
         return switch machine.phase {
         case .idle, .unregistering:
             "hexd wakes phones nearby by Bluetooth LE (through BlueZ) while a send to a Quick Share device waits, "
-                + "and for a minute after hexctl refresh; otherwise \(listed)"
+                + "and for a minute after hexctl peers --refresh"
+                + (machine.lastFailure.map { " (the last time, it could not: \($0))" } ?? "") + "; otherwise \(listed)"
         case .registering: "asking BlueZ to wake phones nearby by Bluetooth LE"
         case .advertising: "waking phones nearby by Bluetooth LE through BlueZ (\(advertiser?.adapter ?? "?"))"
         case .unavailable(let reason, _): "cannot wake phones by Bluetooth LE: \(reason); \(listed)"
@@ -82,8 +85,15 @@ actor BluetoothNudge {
         do {
             let address = try bus.get()
             let random = try SecureRandom.bytes(NudgeAdvertisement.randomBytes)
+            generation += 1
+            let registration = generation
             let made = try await BlueZAdvertiser.register(NudgeAdvertisement(random: random), on: address) {
-                await self.released()
+                await self.released(registration)
+            }
+            // The bus may have gone between BlueZ's answer and now.
+            guard !made.isClosed else {
+                made.close()
+                throw BlueZAdvertiser.Failure(description: "the system bus went away")
             }
             advertiser = made
             machine.registered()
@@ -94,9 +104,9 @@ actor BluetoothNudge {
         }
     }
 
-    /// BlueZ ended the advertisement by itself, or the bus went away.
-    private func released() {
-        guard machine.phase == .advertising else { return }
+    /// BlueZ ended the advertisement of `registration` by itself, or the bus went away.
+    private func released(_ registration: Int) {
+        guard registration == generation, machine.phase == .advertising else { return }
         machine.released(at: .now)
         advertiser?.close()
         advertiser = nil

@@ -42,8 +42,7 @@ protocol error, a closed connection or the timeout; 2 on bad arguments; 3 when t
 --allow-pyquickshare-quirks tolerates the two things PyPI's pyquickshare 0.1.0.post1 sends that Android
 would not: its LAST_CHUNK at offset 0 (PQS/common.py:255-265, make_send passes no offset), and its
 keep-alives wrapped in BYTES payloads (PQS/common.py:204-216 sends an OfflineFrame KEEP_ALIVE through
-make_send), which parse as sharing frames of type CERTIFICATE_INFO; and with --file it names the file
-in each chunk's payload header (file_name), which pyquickshare's receiver lands the file under.
+make_send), which parse as sharing frames of type CERTIFICATE_INFO.
 """
 from __future__ import annotations
 
@@ -212,9 +211,6 @@ class Peer:
         size, all with the header {id, FILE, total_size, is_sensitive false}."""
         from pyquickshare.common import payloadify
         file_type = self.pb["O"].PayloadTransferFrame.PayloadHeader.FILE
-        # pyquickshare names the file it lands by the header's file_name (PQS/receive.py:196-210), which
-        # NearDrop leaves out (OUT:385-393): given only to tolerate it.
-        name = os.path.basename(path) if self.args.allow_pyquickshare_quirks else None
         offset = 0
         with open(path, "rb") as f:
             while True:
@@ -222,15 +218,13 @@ class Peer:
                 if offset == size or not body:
                     break
                 self.write_plain_raw(payloadify(body, self.keychain, id=payload_id, flags=0, type=file_type,
-                                                file_name=name, offset=offset, total_size=size,
-                                                sequence_number=self.send_seq))
+                                                offset=offset, total_size=size, sequence_number=self.send_seq))
                 offset += len(body)
                 await self.writer.drain()
         if offset != size:
             raise ProtocolError(f"{path} changed while it was sent: {offset} bytes, not {size}")
         self.write_plain_raw(payloadify(b"", self.keychain, id=payload_id, flags=1, type=file_type,
-                                        file_name=name, offset=size, total_size=size,
-                                        sequence_number=self.send_seq))
+                                        offset=size, total_size=size, sequence_number=self.send_seq))
         self.trace("out", payload="FILE", payload_id=payload_id, chunks=-(-size // (512 * 1024)), size=size)
 
     def send_sharing(self, frame: Any, what: str) -> None:  # NC:206-208 sendTransferSetupFrame

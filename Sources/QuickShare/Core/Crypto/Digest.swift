@@ -15,7 +15,7 @@ public enum Digest {
     public static func hmacSHA256(key: [UInt8], _ bytes: some Collection<UInt8>) -> [UInt8] {
         var code = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        let done = Array(bytes).withUnsafeBufferPointer { data in
+        let done = contiguous(bytes) { data in
             key.withUnsafeBufferPointer { key in
                 HMAC(
                     EVP_sha256(), key.baseAddress, Int32(clamping: key.count), data.baseAddress, data.count,
@@ -23,6 +23,15 @@ public enum Digest {
             }
         }
         return done && length == 32 ? code : []
+    }
+
+    /// `body` over `bytes` in place when they are contiguous (an array, or a view of one: a chunk's
+    /// worth is not copied), else over a copy.
+    private static func contiguous<Result>(
+        _ bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        if let result = bytes.withContiguousStorageIfAvailable(body) { return result }
+        return Array(bytes).withUnsafeBufferPointer(body)
     }
 
     /// HKDF with SHA-256 (RFC 5869): extract with `salt`, expand with `info` to `count` bytes (at most 8,160).
@@ -51,7 +60,7 @@ public enum Digest {
     private static func digest(_ bytes: some Collection<UInt8>, _ kind: OpaquePointer?, count: Int) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        let ok = Array(bytes).withUnsafeBytes { data in
+        let ok = contiguous(bytes) { data in
             EVP_Digest(data.baseAddress, data.count, &digest, &length, kind, nil)
         }
         // A SHA-2 digest cannot fail once libcrypto is loaded; an empty result would fail every comparison.

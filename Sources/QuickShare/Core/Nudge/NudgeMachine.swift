@@ -2,12 +2,17 @@
 /// machine with the clock passed in. Android publishes itself as a Quick Share receiver only while its
 /// person has the receive screen open, or for a while after it sees a would-be sender's advertisement
 /// (rquickshare `hdl/blea.rs`, pyquickshare `mdns/send.py`): hexd advertises while a send to a Quick
-/// Share device waits, and for `refreshSpan` after the person asks to look again (`hexctl refresh`).
+/// Share device waits, and for `refreshSpan` after the person asks to look again (`hexctl peers
+/// --refresh`).
 ///
 /// A waiting send is marked when one of its attempts fails and unmarked when one to that device goes
 /// through; a mark lapses `markSpan` after the attempt that made it, so a send the person cancelled
 /// (or that expired) stops the advertisement within that span: it is longer than the outbox's
-/// longest wait between attempts, so a send still waiting keeps its mark fresh. When the system cannot
+/// longest wait between attempts, so a send still waiting keeps its mark fresh. But not for ever: a
+/// device's attempts wake phones for at most `nudgeLimit` in a row, as a phone that woke most likely
+/// came back under another endpoint ID than the one the send waits for (Android makes a new one each
+/// time it advertises: google/nearby `connections/implementation/client_proxy.cc`). A send that is no
+/// longer tried for `markSpan` is forgotten, and a later one wakes phones again. When the system cannot
 /// advertise, the machine asks again after `retrySpan`, while still wanted.
 ///
 /// The driver asks `next(at:)` what to do, does it, and says how it went (`registered`, `failed`,
@@ -36,7 +41,9 @@ public struct NudgeMachine: Sendable {
         /// How long after a failed attempt its send counts as waiting: above the outbox's longest wait
         /// between attempts (300 s, `RetrySchedule`).
         public var markSpan: Duration = .seconds(330)
-        /// How long `hexctl refresh` wakes phones for.
+        /// The longest one device's failing attempts wake phones in a row.
+        public var nudgeLimit: Duration = .seconds(600)
+        /// How long `hexctl peers --refresh` wakes phones for.
         public var refreshSpan: Duration = .seconds(60)
         /// How long after the system could not advertise it is asked again.
         public var retrySpan: Duration = .seconds(60)
@@ -44,13 +51,23 @@ public struct NudgeMachine: Sendable {
         public init() {}
     }
 
-    /// At most this many devices' sends are marked; past it the mark lapsing first makes room.
+    /// At most this many devices' sends are marked; past it the mark tried longest ago makes room.
     public static let maximumMarks = 256
+
+    /// A device's run of failed attempts.
+    private struct Mark: Sendable {
+        let first: Instant
+        var last: Instant
+        /// When it stops waking phones.
+        var until: Instant
+    }
 
     public let spans: Spans
     public private(set) var phase: Phase = .idle
-    /// The devices with a waiting send, and when their marks lapse.
-    private var marks: [String: Instant] = [:]
+    /// Why the system could not advertise the last time it was asked, until it can.
+    public private(set) var lastFailure: String?
+    /// The devices with a waiting send.
+    private var marks: [String: Mark] = [:]
     private var refreshUntil: Instant?
 
     public init(spans: Spans = Spans()) {
@@ -59,18 +76,23 @@ public struct NudgeMachine: Sendable {
 
     /// Whether phones should be woken at `now`.
     public func wanted(at now: Instant) -> Bool {
-        marks.values.contains { $0 > now } || (refreshUntil.map { $0 > now } ?? false)
+        marks.values.contains { $0.until > now } || (refreshUntil.map { $0 > now } ?? false)
     }
 
     /// An attempt at a send to `device` failed: it waits in the outbox.
     public mutating func sendWaits(for device: String, at now: Instant) {
-        marks = marks.filter { $0.value > now }
-        if marks[device] == nil, marks.count >= Self.maximumMarks,
-            let soonest = marks.min(by: { $0.value < $1.value })
-        {
-            marks[soonest.key] = nil
+        // A device no longer tried for `markSpan` has no send waiting any more.
+        marks = marks.filter { now < $0.value.last + spans.markSpan }
+        if var mark = marks[device] {
+            mark.last = now
+            mark.until = min(now + spans.markSpan, mark.first + spans.nudgeLimit)
+            marks[device] = mark
+            return
         }
-        marks[device] = now + spans.markSpan
+        if marks.count >= Self.maximumMarks, let stalest = marks.min(by: { $0.value.last < $1.value.last }) {
+            marks[stalest.key] = nil
+        }
+        marks[device] = Mark(first: now, last: now, until: now + spans.markSpan)
     }
 
     /// A send to `device` went through: its waiting sends no longer need phones woken.
@@ -85,12 +107,15 @@ public struct NudgeMachine: Sendable {
 
     /// The system advertises.
     public mutating func registered() {
-        if phase == .registering { phase = .advertising }
+        guard phase == .registering else { return }
+        phase = .advertising
+        lastFailure = nil
     }
 
     /// The system could not advertise, or stopped: why, for the status.
     public mutating func failed(_ reason: String, at now: Instant) {
         phase = .unavailable(reason: reason, retryAt: now + spans.retrySpan)
+        lastFailure = reason
     }
 
     /// The advertisement was withdrawn as asked.
@@ -114,6 +139,10 @@ public struct NudgeMachine: Sendable {
         case .unavailable(_, let retryAt) where wanted && now >= retryAt:
             phase = .registering
             return .register
+        case .unavailable where !wanted:
+            // At rest again; `lastFailure` still says why it could not.
+            phase = .idle
+            return .wait(until: nil)
         case .advertising where !wanted:
             phase = .unregistering
             return .unregister
@@ -129,7 +158,7 @@ public struct NudgeMachine: Sendable {
     private func nextChange(after now: Instant) -> Instant? {
         switch phase {
         case .advertising:
-            (Array(marks.values) + [refreshUntil].compactMap { $0 }).filter { $0 > now }.max()
+            (marks.values.map(\.until) + [refreshUntil].compactMap { $0 }).filter { $0 > now }.max()
         case .unavailable(_, let retryAt) where wanted(at: now):
             retryAt
         case .idle, .registering, .unregistering, .unavailable:
