@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""What the benchmarks read of a process and a folder, from /proc and the file system alone.
+"""What the benchmarks read of a process and a folder, from /proc and the file system alone. Each
+command first creates the file named by $READY, when set, so that the benchmark starts what it times
+only once the measuring has begun.
 
   proc_sample.py watch FOLDER NAME SIZE SECONDS
       when (ns since the epoch) FOLDER/NAME was SIZE bytes, polling every 10 ms ("0" when not
@@ -17,6 +19,11 @@
 import os
 import sys
 import time
+
+
+def ready():
+    if os.environ.get("READY"):
+        open(os.environ["READY"], "w").close()
 
 TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
 
@@ -43,6 +50,7 @@ def switches(pid):
 
 
 def watch(folder, name, size, seconds):
+    ready()
     end = time.monotonic() + float(seconds)
     while time.monotonic() < end:
         try:
@@ -55,6 +63,7 @@ def watch(folder, name, size, seconds):
 
 
 def lines(path, text, count, seconds):
+    ready()
     end = time.monotonic() + float(seconds)
     while time.monotonic() < end:
         try:
@@ -69,6 +78,7 @@ def lines(path, text, count, seconds):
 
 def sample(pid, stop, seconds):
     start_cpu, start_rss = cpu_ms(pid), rss_kib(pid)
+    ready()
     peak, end = start_rss, time.monotonic() + float(seconds)
     while not os.path.exists(stop) and time.monotonic() < end:
         try:

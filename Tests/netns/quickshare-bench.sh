@@ -36,6 +36,15 @@ py=$(bash "$here/quickshare.sh" --python) || fail "no Python 3.10 with pyquicksh
 hexbench=${HEXBENCH:-$bin/hexbench}
 [ -x "$hexbench" ] || fail "no hexbench at $hexbench (HEXBENCH names it)"
 probe() { python3 "$here/proc_sample.py" "$@"; }
+# Runs `probe ARGS` in the background into OUT, and returns once it measures (its pid is $probed).
+probe_into() {
+    local out=$1
+    shift
+    rm -f "$work/ready"
+    READY="$work/ready" python3 "$here/proc_sample.py" "$@" >"$out" &
+    probed=$!
+    wait_until '[ -e "$work/ready" ]' 100 || fail "proc_sample.py $1 did not start"
+}
 say() { echo "$label: $*"; }
 now() { date +%s%N; }
 
@@ -89,8 +98,8 @@ for round in $(seq "$urls"); do
         else
             log=$work/q.out text='"event": "result"' at=("${pqs_at[@]}")
         fi
-        probe lines "$log" "$text" "$round" 30 >"$work/came" &
-        watcher=$!
+        probe_into "$work/came" lines "$log" "$text" "$round" 30
+        watcher=$probed
         send "${at[@]}" --url "https://example.com/bench/$round" --timeout 20 ||
             fail "sending a URL to $who: $(tail -3 "$work/send.out")"
         wait "$watcher"
@@ -111,17 +120,20 @@ for round in $(seq "$rounds"); do
             folder=$work/q/downloads at=("${pqs_at[@]}")
         fi
         rm -f "$work/stop" "$folder/bench.bin"
-        probe watch "$folder" bench.bin $((mib << 20)) 300 >"$work/whole" &
-        watcher=$!
-        [ "$who" = hexd ] && { probe sample "$hexd_pid" "$work/stop" 330 >"$work/sampled" & }
-        sampler=$!
+        probe_into "$work/whole" watch "$folder" bench.bin $((mib << 20)) 300
+        watcher=$probed
+        sampler=
+        if [ "$who" = hexd ]; then
+            probe_into "$work/sampled" sample "$hexd_pid" "$work/stop" 330
+            sampler=$probed
+        fi
         start=$(now)
         ip netns exec "$tag-p" "$hexbench" quickshare-send "${at[0]}" "${at[1]}" "$work/bench.bin" \
             >>"$work/send.out" 2>&1 || fail "sending the file to $who: $(tail -3 "$work/send.out")"
         wait "$watcher"
         whole=$(cat "$work/whole")
         touch "$work/stop"
-        [ "$who" = hexd ] && wait "$sampler"
+        [ -z "$sampler" ] || wait "$sampler"
         [ "$whole" != 0 ] || fail "$who did not get the whole file in round $round"
         [ "$(sha256sum "$folder/bench.bin" | cut -d' ' -f1)" = "$sum" ] || fail "$who got other bytes"
         cpu=- rss=-
