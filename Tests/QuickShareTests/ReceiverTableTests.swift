@@ -8,7 +8,9 @@ struct ReceiverTableTests {
 
     @Test func aReceiverStaysWhileHeardAndGoesWhenSilentOrSayingGoodbye() {
         var table = ReceiverTable<String>()
+        #expect(table.nextExpiry == nil, "nothing to expire: no timer")
         table.heard("AB12", info: info, at: "10.0.0.2", port: 4000, interval: .seconds(40), now: start)
+        #expect(table.nextExpiry == start + .seconds(120))
         #expect(table.receiver(named: "pixel 8")?.port == 4000)
         #expect(table.receiver(named: "quickshare:ab12")?.label == "Pixel 8")
         let early = table.expire(at: start + .seconds(119))

@@ -141,10 +141,10 @@ extension QuickShareCarrier: SendingCarrier {
             let info = EndpointInfo(bytes), !isHexd(endpointID: endpointID, keys: instance.keys)
         else { return }
         let isNew = receivers.receivers[endpointID] == nil
-        guard
-            receivers.heard(
-                endpointID, info: info, at: instance.address, port: port, interval: instance.interval, now: .now),
-            isNew, let id = PeerKind.quickShareID(endpointID: endpointID),
+        let listed = receivers.heard(
+            endpointID, info: info, at: instance.address, port: port, interval: instance.interval, now: .now)
+        if listed { receiverHeard.ring() }
+        guard listed, isNew, let id = PeerKind.quickShareID(endpointID: endpointID),
             let receiver = receivers.receivers[endpointID]
         else { return }
         logger.info("Quick Share receiver \(receiver.label) (\(id)) found at \(instance.address):\(port)")

@@ -54,8 +54,8 @@ actor QuickShareCarrier: DaemonService {
     let claims: PersonaClaims
     /// Wakes phones nearby while a send to one waits, so that they publish themselves.
     let nudge: BluetoothNudge
-    /// How often receivers not heard again are dropped.
-    static let expiryInterval: Duration = .seconds(10)
+    /// Rung when a receiver is heard, so that the expiry looks at its lifetime.
+    let receiverHeard = Doorbell()
 
     /// The TCP port of Quick Share connections.
     nonisolated var port: UInt16 { listener.port }
@@ -121,9 +121,17 @@ actor QuickShareCarrier: DaemonService {
         await nudge.refreshed()
     }
 
-    /// Drops, every `expiryInterval`, the receivers not heard again within their lifetime.
+    /// Drops the receivers not heard again within their lifetime, each when its lifetime ends: with
+    /// none listed, it sleeps until one is heard (no timer while no receiver is around).
     private func expireReceivers() async {
-        while (try? await Task.sleep(for: Self.expiryInterval)) != nil {
+        while !Task.isCancelled {
+            let next = receivers.nextExpiry
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.receiverHeard.wait() }
+                if let next { group.addTask { try? await Task.sleep(until: next, tolerance: .seconds(1)) } }
+                await group.next()
+                group.cancelAll()
+            }
             for receiver in receivers.expire(at: .now) {
                 logger.info("Quick Share receiver \(receiver.label) (\(receiver.endpointID)) is gone")
                 await events.publish(

@@ -49,6 +49,11 @@ public struct ReceiverTable<Address: Hashable & Sendable>: Sendable {
         receivers[endpointID] = nil
     }
 
+    /// When the next receiver's lifetime ends, if nothing is heard of it before; nil with none listed.
+    public var nextExpiry: Instant? {
+        receivers.values.map { $0.lastHeard + $0.lifetime }.min()
+    }
+
     /// Drops the receivers not heard within their lifetime at `now`, and gives them.
     public mutating func expire(at now: Instant) -> [Receiver] {
         let gone = receivers.values.filter { now - $0.lastHeard >= $0.lifetime }
