@@ -43,8 +43,8 @@ public struct QuickShareSettings: Sendable, Hashable {
         Setting(
             "quickshare-bluetooth", value: "on|off",
             help: "Wake phones nearby with a Bluetooth LE advertisement (through BlueZ on the system bus) while a "
-                + "send to a Quick Share device waits, and for a minute after hexctl peers --refresh: Android lists itself "
-                + "as a receiver only after one, or while its receive screen is open. hexd never switches an "
+                + "send to a Quick Share device waits, and for a minute after hexctl peers --refresh: Android lists "
+                + "itself as a receiver only after one, or while its receive screen is open. hexd never switches an "
                 + "adapter on. Default: on.",
             expected: "on or off", \.wakesPhones
         ) { ["on": true, "off": false][$0] },
