@@ -24,7 +24,8 @@ in LOG, what a client registered and how it went, behaving as BlueZ does:
 - A client that leaves the bus loses its advertisements (the GDBusClient's service watch).
 - SIGUSR1 plays the adapter going away: each advertisement is released with
   LEAdvertisement1.Release (`client_release`, sent with no reply expected: gdbus's
-  `g_dbus_proxy_method_call` without a callback) and forgotten.
+  `g_dbus_proxy_method_call` without a callback goes through `g_dbus_send_message`, which
+  sets no-reply on a method call: gdbus/object.c) and forgotten.
 
 Usage: bluez_standin.py BUS_ADDRESS LOG [--powered on|off]   (runs until killed)
 """
