@@ -94,6 +94,23 @@ import Testing
         #expect(renamed.instance.firstLabel == "Ada (2)" && !renamed.conflicts(with: theirs, addresses: addresses))
     }
 
+    /// A host on two interfaces of one link hears its own probe on the other, proposing that
+    /// interface's addresses: its own, no other host's, whichever records would win the tie-break.
+    @Test func aProbeOfThisHostsOwnRecordsOnAnotherInterfaceIsItsOwn() throws {
+        let advert = try advert()
+        let first = [IPAddress("10.0.0.7"), IPAddress("fe80::1%eth0")].compactMap { $0 }
+        let second = [IPAddress("10.0.0.8"), IPAddress("fe80::2%wlan0")].compactMap { $0 }
+        let heardAgain = advert.probe(addresses: second, unicastResponse: false)
+        #expect(advert.isOwnProbe(heardAgain, addresses: first + second))
+        #expect(!advert.isOwnProbe(heardAgain, addresses: first), "an address not this host's is another host's")
+        let other = try DNSSDAdvert(
+            name: "Ada", peerID: "7F9619FF-8B86-8011-B42D-00C04FC964FF", versionID: "2.0.0", start: "I1",
+            fingerprint: String(repeating: "cd", count: 32), port: 18_521)
+        let sameName = other.probe(addresses: first, unicastResponse: false)
+        #expect(!advert.isOwnProbe(sameName, addresses: first + second), "another host's records for the name")
+        #expect(!advert.isOwnProbe(DNSMessage(questions: heardAgain.questions), addresses: first), "no records")
+    }
+
     @Test func aQueryIsAnsweredWithTheAddressesOfTheLinkItCameOn() throws {
         func target(_ interface: String, _ address: String) throws -> NetworkInterfaces.Target {
             let address = try #require(IPAddress(address))

@@ -153,6 +153,18 @@ struct DNSSDAdvert: Sendable {
         return (answers, additionals.filter { extra in !answers.contains(extra) })
     }
 
+    /// Whether `probe` proposes for this advert's names only records this host proposes itself on
+    /// one of its links (`addresses`, all of them): its own probe, heard again on another of its
+    /// interfaces on the same link (a laptop on Ethernet and Wi-Fi to one LAN). That is no other
+    /// host, and no tie to break (RFC 6762, 8.2, compares the probes of two hosts); taken for one,
+    /// the records of one interface lose to the other's and the host probes again every second,
+    /// for ever, never publishing.
+    func isOwnProbe(_ probe: DNSMessage, addresses: [IPAddress]) -> Bool {
+        let theirs = probe.authorities.filter { $0.name == instance || $0.name == host }
+        let ours = uniqueRecords(addresses: addresses)
+        return !theirs.isEmpty && theirs.allSatisfy { record in ours.contains { $0.isSameRecord(as: record) } }
+    }
+
     /// Whether `record` (heard from another responder) claims one of this advert's unique names
     /// with other data: a conflict (RFC 6762, section 9).
     func conflicts(with record: DNSRecord, addresses: [IPAddress]) -> Bool {

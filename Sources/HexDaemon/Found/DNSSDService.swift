@@ -299,6 +299,7 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
     /// tie-break for a name this daemon probes for (RFC 6762, 8.2): compared name by name, with
     /// the records this daemon proposes on the link the probe came from.
     private func losesTieBreak(to probe: DNSMessage, onLink addresses: [IPAddress]) -> Bool {
+        guard !advert.isOwnProbe(probe, addresses: self.addresses()) else { return false }
         let ours = advert.uniqueRecords(addresses: addresses)
         return [advert.instance, advert.host].contains { name in
             let theirs = probe.authorities.filter { $0.name == name }
