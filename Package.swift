@@ -3,8 +3,9 @@ import PackageDescription
 
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
-/// Dependencies point one way: executables -> HexDaemon -> HexEngine, HexStore, HexTLS, HexDBus, HexDNS,
-/// HexNet, HexControl, HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and
+/// Dependencies point one way: executables -> HexDaemon -> each protocol's carrier (QuickShareCarrier) ->
+/// HexCarrier (the seam) and the protocol's core (QuickShareCore) -> HexEngine, HexStore, HexTLS, HexDBus,
+/// HexDNS, HexNet, HexControl, HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and
 /// CLinux are system libraries. HexCommandLine holds what the executables share (option parsing,
 /// exit codes, output, the data directory's layout); hexctl does not link SQLite.
 /// The package takes no package dependencies: toolchain and system libraries only. It is for Linux
@@ -57,11 +58,25 @@ let package = Package(
         .target(
             name: "QuickShareCore", dependencies: ["COpenSSL"], path: "Sources/QuickShare/Core",
             swiftSettings: strictSettings),
+        // What a carrier of another protocol is to hexd (sending, trust, DNS-SD), and what hexd lends
+        // every carrier: its log and events, the handshake gate, the downloads folder, persona claims.
+        .target(
+            name: "HexCarrier",
+            dependencies: [
+                "CLinux", "HexJSON", "HexKit", "HexEngine", "HexNet", "HexTLS", "HexCommandLine", "HexWeb", "HexDNS",
+            ],
+            swiftSettings: strictSettings),
+        // hexd as a Quick Share device: the driver of QuickShareCore's machines, known to the daemon
+        // by one factory.
+        .target(
+            name: "QuickShareCarrier",
+            dependencies: ["HexCarrier", "HexEngine", "HexKit", "HexNet", "HexDBus", "QuickShareCore"],
+            path: "Sources/QuickShare/Carrier", swiftSettings: strictSettings),
         .target(
             name: "HexDaemon",
             dependencies: [
                 "CLinux", "HexJSON", "HexKit", "HexEngine", "HexStore", "HexNet", "HexTLS", "HexControl",
-                "HexCommandLine", "HexWeb", "HexDBus", "HexDNS", "QuickShareCore",
+                "HexCommandLine", "HexWeb", "HexDBus", "HexDNS", "HexCarrier", "QuickShareCarrier",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -118,16 +133,16 @@ let package = Package(
         .testTarget(
             name: "HexDaemonTests",
             dependencies: [
-                "HexDaemon", "HexEngine", "HexControl", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexHarness",
-                "HexTestSupport",
+                "HexDaemon", "HexCarrier", "HexEngine", "HexControl", "HexNet", "HexKit", "HexTLS", "HexCommandLine",
+                "HexHarness", "HexTestSupport",
             ],
             swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
         .testTarget(
             name: "CommandLineTests",
             dependencies: [
-                "hexd", "hexctl", "HexDaemon", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexControl", "HexDBus",
-                "HexHarness", "HexTestSupport", "HexTestTools", "QuickShareCore",
+                "hexd", "hexctl", "HexDaemon", "HexCarrier", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexControl",
+                "HexDBus", "HexHarness", "HexTestSupport", "HexTestTools", "QuickShareCore", "QuickShareCarrier",
             ],
             swiftSettings: strictSettings),
     ]

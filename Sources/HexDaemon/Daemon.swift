@@ -1,6 +1,7 @@
 import CLinux
 import Dispatch
 import Glibc
+import HexCarrier
 import HexCommandLine
 import HexControl
 import HexDBus

@@ -37,6 +37,13 @@ public final class DeviceKey: @unchecked Sendable, Equatable {
         self.init(owning: parsed, raw: raw)
     }
 
+    /// The key of a SubjectPublicKeyInfo in hex (a beacon's `key` field, a persona claim's); nil
+    /// unless it is one.
+    public convenience init?(hex: String) {
+        guard let der = Fingerprint.bytes(hex: hex, maximumCount: Self.maximumEncodedSize) else { return nil }
+        self.init(subjectPublicKeyInfo: der)
+    }
+
     /// Takes ownership of `key`, an Ed25519 key whose 32 public bytes are `raw`; nil (the key freed)
     /// when libcrypto cannot hash.
     private init?(owning key: OpaquePointer, raw: [UInt8]) {

@@ -1,7 +1,9 @@
+import HexCarrier
 import HexDBus
 import HexNet
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 
 /// What hexd says to Avahi and reads from it, without a bus (the netns test `avahi.sh` runs it

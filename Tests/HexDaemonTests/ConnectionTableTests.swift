@@ -1,7 +1,9 @@
 import Glibc
+import HexCarrier
 import HexEngine
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 @testable import HexNet
 

@@ -1,8 +1,10 @@
+import HexCarrier
 import HexDNS
 import HexKit
 import HexNet
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 
 /// What hexd publishes by DNS-SD and what it learns from it, without sockets (the netns test

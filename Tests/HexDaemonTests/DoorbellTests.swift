@@ -1,5 +1,7 @@
+import HexCarrier
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 
 /// The doorbell a restartable loop waits on: rings are kept for the next waiter, and a cancelled

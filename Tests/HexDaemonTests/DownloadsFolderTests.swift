@@ -1,9 +1,11 @@
+import HexCarrier
 import HexCommandLine
 import HexHarness
 import HexKit
 import HexTestSupport
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 
 /// Where fetched files land by default, how partial files are named and recognised, and the

@@ -1,9 +1,11 @@
+import HexCarrier
 import HexCommandLine
 import HexHarness
 import HexKit
 import HexTestSupport
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 
 @Suite(.timeLimit(.minutes(5))) struct LinkProviderTests {

@@ -1,6 +1,8 @@
 import Foundation
+import HexCarrier
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 
 @Suite(.timeLimit(.minutes(5))) struct LoggerTests {

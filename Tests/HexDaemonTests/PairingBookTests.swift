@@ -1,7 +1,9 @@
+import HexCarrier
 import HexKit
 import HexTLS
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 
 /// The pairings under way: the code both sides work out, the commitment and code checks, expiry

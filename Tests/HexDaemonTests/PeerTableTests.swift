@@ -1,8 +1,10 @@
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 
 @Suite(.timeLimit(.minutes(5))) struct PeerTableTests {

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexEngine
 import HexHarness
 import HexKit
@@ -5,6 +6,7 @@ import HexTLS
 import HexTestSupport
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 
 /// A hexd's claim on its LocalSend and KDE Connect personas: what makes another hexd leave them to

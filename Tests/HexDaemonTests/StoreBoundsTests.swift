@@ -1,3 +1,4 @@
+import HexCarrier
 import HexCommandLine
 import HexControl
 import HexHarness
@@ -6,6 +7,7 @@ import HexStore
 import HexTestSupport
 import Testing
 
+@testable import HexCarrier
 @testable import HexDaemon
 
 /// What a daemon keeps on disk for others is bounded, as Protocol.md's budgets say: the outbox

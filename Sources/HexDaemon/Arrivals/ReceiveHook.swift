@@ -1,4 +1,5 @@
 import Glibc
+import HexCarrier
 import HexCommandLine
 import HexControl
 import HexKit

@@ -1,7 +1,9 @@
+import HexCarrier
 import HexCommandLine
 import HexKit
 import HexNet
 import HexStore
+import QuickShareCarrier
 
 /// Everything `hexd` can be told, resolved from flags, then the environment, then the config
 /// file, then the defaults (the first that gives a value wins).

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexKit
 
 /// Fetches at once the files a paired peer shares (`hexd --auto-fetch paired`): for each hex

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet
@@ -289,7 +290,7 @@ struct FileFetcher: Sendable {
 
     /// Refuses to go on when `bytes` more would take the folder's disk below the free-space floor.
     private func checkRoom(in folder: DownloadsFolder, for bytes: Int64, holding held: Int64) throws(FetchError) {
-        guard let space = DiskWatch.space(of: folder.path) else { return }
+        guard let space = DiskSpace.of(folder.path) else { return }
         let floor = store.freeFloor.bytes(ofDiskSize: space.size)
         let room = Int64(space.free) - Int64(floor)
         let wanted = min(bytes, Self.roomCheckBytes)

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexDBus
 import HexDNS
 import HexEngine

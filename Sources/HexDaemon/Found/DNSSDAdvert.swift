@@ -1,3 +1,4 @@
+import HexCarrier
 import HexDNS
 import HexKit
 import HexNet

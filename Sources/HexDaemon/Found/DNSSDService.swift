@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import HexCarrier
 import HexDNS
 import HexEngine
 import HexKit

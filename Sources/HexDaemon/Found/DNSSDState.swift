@@ -1,3 +1,5 @@
+import HexCarrier
+
 /// How this daemon takes part in DNS-SD: with its own responder, through Avahi, or not at all
 /// (and why), for the daemon to run and stop it and for `status` to say.
 enum DNSSDState: Sendable {

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexKit
 
 /// What every carrier's listener does with what a peer sent (hexd's envelope server, LocalSend's

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet
@@ -84,8 +85,8 @@ extension KDEConnectCarrier: SendingCarrier {
 
     static func attemptTimeout(asked: Duration) -> Duration { asked }
 
-    func target(named text: String) -> SendService.Target? {
-        device(matching: text).map { SendService.Target(peerUUID: $0.peerID, address: nil, label: $0.identity.name) }
+    func target(named text: String) -> CarrierTarget? {
+        device(matching: text).map { CarrierTarget(peerID: $0.peerID, label: $0.identity.name) }
     }
 
     /// Delivers a hex or an alert to the paired device `peerID` as the shares
@@ -93,7 +94,7 @@ extension KDEConnectCarrier: SendingCarrier {
     /// written on its link, a text also as a ping to a phone (see `send`): KDE Connect confirms
     /// nothing more.
     func deliver(_ envelope: Envelope, to peerID: String, timeout: Duration) async throws(SendError)
-        -> SendService.Receipt
+        -> CarrierReceipt
     {
         let shares =
             envelope.hex.map { KDEConnectShare.shares(of: $0, eachLink: sendsEachLink) }
@@ -106,9 +107,9 @@ extension KDEConnectCarrier: SendingCarrier {
         logger.info(
             "\(what) to \(sent.label): written to its KDE Connect link in \(milliseconds) ms",
             [("peer", sent.label), ("messageID", envelope.messageID ?? ""), ("status", "received")])
-        let delivery = EnvelopeSender.Delivery(
+        let delivery = EnvelopeDelivery(
             status: .received, message: "KDE Connect: \(what) written to the device's link (it confirms nothing more)",
             elapsed: elapsed, peerKey: sent.certificate, endpoint: Endpoint(sent.address, port: 0))
-        return SendService.Receipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery, keyProof: nil)
+        return CarrierReceipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery)
     }
 }

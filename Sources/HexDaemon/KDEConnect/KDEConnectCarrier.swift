@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet

@@ -1,3 +1,4 @@
+import HexCarrier
 import Synchronization
 
 /// The packets waiting to be written on one KDE Connect link. A TLS connection serves one task at

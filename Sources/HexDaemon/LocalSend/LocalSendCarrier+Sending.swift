@@ -1,3 +1,4 @@
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet
@@ -321,16 +322,16 @@ extension LocalSendCarrier: SendingCarrier {
     /// attempt waits `answerWait`, whoever waits for it.
     static func attemptTimeout(asked: Duration) -> Duration { max(asked, answerWait) }
 
-    func target(named text: String) -> SendService.Target? {
+    func target(named text: String) -> CarrierTarget? {
         device(matching: text).map {
-            SendService.Target(peerUUID: $0.peerID, address: nil, label: $0.description.alias)
+            CarrierTarget(peerID: $0.peerID, label: $0.description.alias)
         }
     }
 
     /// Delivers a hex or an alert to the device `peerID` as one message (its text, as
     /// `ForeignMessage.text(of:)` writes a hex), and waits for its answer.
     func deliver(_ envelope: Envelope, to peerID: String, timeout: Duration) async throws(SendError)
-        -> SendService.Receipt
+        -> CarrierReceipt
     {
         let text = if let hex = envelope.hex { ForeignMessage.text(of: hex) } else { envelope.message }
         guard let text else {
@@ -345,9 +346,9 @@ extension LocalSendCarrier: SendingCarrier {
         logger.info(
             "message to \(sent.label): \(how) in \(Int(clamping: elapsed.inSeconds * 1_000)) ms",
             [("peer", sent.label), ("messageID", envelope.messageID ?? ""), ("status", "received")])
-        let delivery = EnvelopeSender.Delivery(
+        let delivery = EnvelopeDelivery(
             status: .received, message: "LocalSend message \(how)", elapsed: elapsed, peerKey: sent.certificate,
             endpoint: sent.endpoint)
-        return SendService.Receipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery, keyProof: nil)
+        return CarrierReceipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery)
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet

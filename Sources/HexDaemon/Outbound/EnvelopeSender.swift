@@ -1,3 +1,4 @@
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet
@@ -7,20 +8,6 @@ import HexTLS
 /// `messageID`, waits for the matching Ack; `Channel` is the connection, for exchanges of
 /// several lines (pairing).
 enum EnvelopeSender {
-    /// What happened to a sent envelope.
-    struct Delivery: Sendable {
-        /// The Ack's status; nil when no Ack was awaited (no messageID).
-        var status: AckStatus?
-        var message: String
-        var elapsed: Duration
-        /// The id the receiver gave the hex, when its Ack says (hexd 2.0 and later).
-        var hexID: String? = nil
-        /// The key the receiver proved over TLS; nil over plaintext.
-        var peerKey: Fingerprint? = nil
-        /// Where the receiver was reached (the first of the candidates that answered).
-        var endpoint: Endpoint
-    }
-
     /// How the connection is protected.
     enum Security {
         /// The original app's plain TCP.
@@ -193,7 +180,7 @@ enum EnvelopeSender {
     static func send(
         _ envelope: Envelope, encoded: [UInt8]? = nil, to endpoints: [Endpoint], security: Security,
         timeout: Duration, maximumLineLength: Int, awaitReply: Bool = true, pool: ConnectionPool? = nil
-    ) async throws(SendError) -> Delivery {
+    ) async throws(SendError) -> EnvelopeDelivery {
         let start = ContinuousClock.now
         let line = encoded ?? envelope.encodedLine()
         let allowed = timeout + EnvelopeLimits.ackAllowance(forBytes: line.count)
@@ -212,7 +199,7 @@ enum EnvelopeSender {
             try await channel.write(line: line, deadline: deadline)
             guard awaitReply else {
                 channel.finish()
-                return Delivery(
+                return EnvelopeDelivery(
                     status: nil, message: "written; not waiting for an acknowledgement",
                     elapsed: .now - start, peerKey: channel.peerKey, endpoint: channel.endpoint)
             }
@@ -225,7 +212,7 @@ enum EnvelopeSender {
                     throw SendError.refused("\(channel.endpoint) answered: \(said)")
                 }
             }
-            return Delivery(
+            return EnvelopeDelivery(
                 status: nil, message: "sent; a legacy peer sends no acknowledgement", elapsed: .now - start,
                 peerKey: channel.peerKey, endpoint: channel.endpoint)
         }
@@ -275,12 +262,12 @@ enum EnvelopeSender {
 
     /// What an Ack says about a send, or the error it means.
     private static func delivery(answering reply: Envelope, on channel: Channel, since start: ContinuousClock.Instant)
-        throws(SendError) -> Delivery
+        throws(SendError) -> EnvelopeDelivery
     {
         let (status, message) = try taken(reply, from: channel.endpoint)
         // Only an id that is one, so a peer cannot slip other text into a report.
         let hexID = reply.hexID.flatMap(UUID.init(uuidString:))?.uuidString
-        return Delivery(
+        return EnvelopeDelivery(
             status: status, message: message, elapsed: .now - start, hexID: hexID, peerKey: channel.peerKey,
             endpoint: channel.endpoint)
     }

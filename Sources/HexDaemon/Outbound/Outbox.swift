@@ -1,3 +1,4 @@
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexCommandLine
 import HexEngine
 import HexKit
@@ -40,7 +41,7 @@ struct SendService: Sendable {
         var peer: String
         /// The envelope's id; nil when sent to a legacy peer.
         var messageID: String?
-        var delivery: EnvelopeSender.Delivery
+        var delivery: EnvelopeDelivery
         /// What the delivery proved of the peer's key that the store does not hold yet.
         var keyProof: HexService.KeyProof?
     }
@@ -87,7 +88,9 @@ struct SendService: Sendable {
             guard case .noPeer = error else { throw error }
         }
         for carrier in carriers.up {
-            if let device = await carrier.target(named: text) { found.append(device) }
+            if let device = await carrier.target(named: text) {
+                found.append(Target(peerUUID: device.peerID, address: nil, label: device.label))
+            }
         }
         guard found.count <= 1 else {
             throw .twoKinds(text, peer: found[0].peerUUID ?? "", device: found[1].peerUUID ?? "")
@@ -140,7 +143,8 @@ struct SendService: Sendable {
         if let id = target.peerUUID, let entry = carrier(of: id) {
             _ = try await plan(target, forceLegacy: forceLegacy)
             guard let carrier = entry.carrier else { throw entry.missing }
-            return try await carrier.deliver(envelope, to: id, timeout: timeout)
+            let receipt = try await carrier.deliver(envelope, to: id, timeout: timeout)
+            return Receipt(peer: receipt.peer, messageID: receipt.messageID, delivery: receipt.delivery, keyProof: nil)
         }
         return try await deliver(
             envelope, over: try await route(target, forceLegacy: forceLegacy), wait: wait, timeout: timeout)
@@ -170,7 +174,7 @@ struct SendService: Sendable {
     /// Records in the directory what a delivery proved: the peer was exchanged with, and its key
     /// answered at that address (tried first next time). Returns the key to pin (on first use) or
     /// the pin to move, when the route did not hold it already.
-    private func delivered(over route: PeerRoute, _ delivery: EnvelopeSender.Delivery) async -> HexService.KeyProof? {
+    private func delivered(over route: PeerRoute, _ delivery: EnvelopeDelivery) async -> HexService.KeyProof? {
         // A key proved where hexd chose to send: that address is a known peer's from now on.
         if delivery.peerKey != nil, let address = delivery.endpoint.address { gate.markKnown(address) }
         guard let peer = route.peer else { return nil }

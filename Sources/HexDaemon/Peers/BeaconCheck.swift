@@ -58,14 +58,6 @@ public enum BeaconCheck: Equatable, Sendable {
     }
 }
 
-extension DeviceKey {
-    /// The key of a beacon's `key` field (a SubjectPublicKeyInfo in hex); nil unless it is one.
-    public convenience init?(hex: String) {
-        guard let der = Fingerprint.bytes(hex: hex, maximumCount: DeviceKey.maximumEncodedSize) else { return nil }
-        self.init(subjectPublicKeyInfo: der)
-    }
-}
-
 /// The keys whose signatures verified lately, by their text in beacons: a known peer's beacon
 /// then costs its signature check alone, not the making of its key again. At most `capacity`;
 /// a forger's keys never enter, since they never verify.

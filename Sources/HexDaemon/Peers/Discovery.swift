@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet

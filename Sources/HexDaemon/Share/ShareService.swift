@@ -1,3 +1,4 @@
+import HexCarrier
 import HexKit
 
 /// Who a share's links are for, which decides the provider when the request names none.

@@ -1,4 +1,5 @@
 import Glibc
+import HexCarrier
 import HexKit
 
 /// The free space of the data directory's disk against the store's floors, read before each
@@ -44,22 +45,11 @@ struct DiskWatch {
             && Int(status.st_size) >= settings.reserve
     }
 
-    /// The disk's free space and size in bytes, as an unprivileged user may use it; nil when it
-    /// cannot be read.
-    static func space(of path: String) -> (free: Int, size: Int)? {
-        var stats = statvfs()
-        guard statvfs(path, &stats) == 0 else { return nil }
-        let blockSize = Int(clamping: stats.f_frsize)
-        let (free, freeOverflow) = Int(clamping: stats.f_bavail).multipliedReportingOverflow(by: blockSize)
-        let (size, sizeOverflow) = Int(clamping: stats.f_blocks).multipliedReportingOverflow(by: blockSize)
-        return (freeOverflow ? .max : free, sizeOverflow ? .max : size)
-    }
-
     /// The room for the next batch of Stores, with what changed since the last reading: the
     /// reserve is given back when the disk has less than it free, and made again once the disk
     /// has it, twice over, above the hard floor. Unlimited when the disk cannot be read.
     mutating func room() -> (room: DiskRoom, changes: [Change]) {
-        guard var space = Self.space(of: directory) else { return (.unlimited, []) }
+        guard var space = DiskSpace.of(directory) else { return (.unlimited, []) }
         var changes: [Change] = []
         let floor = settings.freeFloor.bytes(ofDiskSize: space.size)
         let hardFloor = settings.hardFreeFloor.bytes(ofDiskSize: space.size)
@@ -84,7 +74,7 @@ struct DiskWatch {
 
     /// The disk now, for `status`, without acting on it; nil when it cannot be read.
     func reading() -> DiskRoom? {
-        Self.space(of: directory).map { space in
+        DiskSpace.of(directory).map { space in
             DiskRoom(
                 free: space.free, floor: settings.freeFloor.bytes(ofDiskSize: space.size),
                 hardFloor: settings.hardFreeFloor.bytes(ofDiskSize: space.size))
@@ -93,7 +83,7 @@ struct DiskWatch {
 
     /// A write failed for lack of space: the reserve goes back to the disk, if it is held.
     mutating func diskFilled() -> Change? {
-        guard holdsReserve, let space = Self.space(of: directory) else { return nil }
+        guard holdsReserve, let space = DiskSpace.of(directory) else { return nil }
         releaseReserve()
         return .reserveReleased(bytes: settings.reserve, free: space.free)
     }

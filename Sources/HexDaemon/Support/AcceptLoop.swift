@@ -1,4 +1,5 @@
 import Glibc
+import HexCarrier
 import HexNet
 
 /// Accepts connections until cancelled, each served in its own child task.

@@ -1,5 +1,7 @@
+import HexCarrier
 import HexNet
 import HexTLS
+import QuickShareCarrier
 
 /// Starts hexd's carriers of other protocols (LocalSend, KDE Connect, Quick Share) `delay` after hexd serves
 /// its own peers, each on a thread of its own at the lowest priority (reading or making its

@@ -1,4 +1,6 @@
+import HexCarrier
 import HexEngine
+import QuickShareCarrier
 import Synchronization
 
 /// hexd's carriers of other protocols, LocalSend, KDE Connect and Quick Share, as they become ready. Each is

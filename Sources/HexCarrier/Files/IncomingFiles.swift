@@ -7,27 +7,29 @@ import HexWeb
 /// downloads folder, under the rules of a fetch (a partial file while the bytes come, the SHA-256
 /// checked when the sender gave one, the safe name only when whole, never over another file, and
 /// never below the free-space floor).
-struct IncomingFiles: Sendable {
-    let folder: DownloadsFolder
+package struct IncomingFiles: Sendable {
+    package let folder: DownloadsFolder
     /// The free space kept on the folder's disk (`--min-free`).
-    let floor: FreeSpaceFloor
+    package let floor: FreeSpaceFloor
+
+    package init(folder: DownloadsFolder, floor: FreeSpaceFloor) { (self.folder, self.floor) = (folder, floor) }
 
     /// Bytes read from the connection at a time.
-    static let chunk = 1 << 20
+    package static let chunk = 1 << 20
     /// How often the free space is read again while bytes arrive.
-    static let roomCheckBytes: Int64 = 16 << 20
+    package static let roomCheckBytes: Int64 = 16 << 20
     /// The longest an upload may go without a byte.
-    static let idleLimit: Duration = .seconds(30)
+    package static let idleLimit: Duration = .seconds(30)
 
     /// Why a file did not land (nothing of it is left).
-    enum Failure: Error, Sendable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, CustomStringConvertible {
         /// The bytes, the disk or the session refused it: `status` is what an HTTP upload is
         /// answered with (LocalSend's API).
         case refused(status: Int, String)
         /// The connection failed.
         case unreachable(String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .refused(_, let reason), .unreachable(let reason): reason
             }
@@ -35,17 +37,17 @@ struct IncomingFiles: Sendable {
     }
 
     /// A file that landed whole.
-    struct Saved: Sendable, Equatable {
+    package struct Saved: Sendable, Equatable {
         /// Its name in the folder (the safe form of the sender's, numbered when that was taken).
-        var name: String
-        var path: String
-        var size: Int64
+        package var name: String
+        package var path: String
+        package var size: Int64
     }
 
     /// Why `bytes` more would not fit above the floor; nil when they fit (or the disk cannot be
     /// read: the writes then say).
-    func roomProblem(for bytes: Int64) -> String? {
-        guard let space = DiskWatch.space(of: folder.path) else { return nil }
+    package func roomProblem(for bytes: Int64) -> String? {
+        guard let space = DiskSpace.of(folder.path) else { return nil }
         let floor = self.floor.bytes(ofDiskSize: space.size)
         let room = Int64(space.free) - Int64(floor)
         guard room < bytes else { return nil }
@@ -64,7 +66,7 @@ struct IncomingFiles: Sendable {
     ///   - chunked: the bytes come as an HTTP chunked body (`first` too): read through a
     ///     `ChunkedDecoder`, to its end, its chunks adding up to `size` at most.
     /// - Throws: `Failure`.
-    func receive(
+    package func receive(
         named sendersName: String, size: Int64, sha256: String?, over connection: TLSConnection?, first: [UInt8],
         chunked: Bool = false, deadline: ContinuousClock.Instant, progressed: @Sendable () -> Void,
         stillWanted: @Sendable () async -> Bool
@@ -121,17 +123,17 @@ struct IncomingFiles: Sendable {
     /// folder, whose bytes are then handed to it (`Landing.write`).
     /// - Parameter sha256: the digest the sender announced (hex), checked by `finish` when given.
     /// - Throws: `Failure.refused` when the partial file cannot be made.
-    func land(named sendersName: String, size: Int64, checking sha256: String?) throws(Failure) -> Landing {
+    package func land(named sendersName: String, size: Int64, checking sha256: String?) throws(Failure) -> Landing {
         try Landing(named: sendersName, size: size, checking: sha256, into: self)
     }
 
     /// A file landing in the folder as its bytes are handed over: a partial file until `finish`
     /// names it, removed by `abandon` otherwise.
-    struct Landing {
+    package struct Landing {
         /// The safe form of the sender's name, which the file gets once whole.
-        let name: String
-        let partialPath: String
-        let size: Int64
+        package let name: String
+        package let partialPath: String
+        package let size: Int64
         private(set) var position: Int64 = 0
         private let partial: DiskFile
         /// Hashed only when the sender announced a digest to check (a third of the time it takes).
@@ -162,14 +164,14 @@ struct IncomingFiles: Sendable {
         }
 
         /// Writes the next bytes of the file.
-        mutating func write(_ bytes: UnsafeRawBufferPointer) throws(DiskFileError) {
+        package mutating func write(_ bytes: UnsafeRawBufferPointer) throws(DiskFileError) {
             try partial.write(bytes, at: position)
             digest?.update(bytes)
             position += Int64(bytes.count)
         }
 
         /// Writes the next bytes of the file.
-        mutating func write(_ bytes: some ContiguousBytes) throws(DiskFileError) {
+        package mutating func write(_ bytes: some ContiguousBytes) throws(DiskFileError) {
             var failure: DiskFileError?
             bytes.withUnsafeBytes { buffer in
                 do throws(DiskFileError) { try write(buffer) } catch { failure = error }
@@ -180,7 +182,7 @@ struct IncomingFiles: Sendable {
         /// After bytes were written: hands them to the disk as they add up, and checks the free space
         /// (and that `stillWanted`) every `roomCheckBytes`.
         /// - Throws: `Failure.refused` at the floor or when the transfer is no longer wanted.
-        mutating func wrote(stillWanted: @Sendable () async -> Bool = { true }) async throws(Failure) {
+        package mutating func wrote(stillWanted: @Sendable () async -> Bool = { true }) async throws(Failure) {
             await writeback.wrote(upTo: position)
             guard position - checkedAt >= IncomingFiles.roomCheckBytes else { return }
             checkedAt = position
@@ -193,7 +195,7 @@ struct IncomingFiles: Sendable {
         /// Syncs the whole file and gives it its name (numbered when that is taken).
         /// - Throws: `Failure.refused` when bytes are missing, the digest is not the one announced, or
         ///   it cannot be named.
-        mutating func finish() async throws(Failure) -> Saved {
+        package mutating func finish() async throws(Failure) -> Saved {
             guard position == size else {
                 throw .refused(status: 400, "\(position) bytes came, not the \(size) announced")
             }
@@ -222,7 +224,7 @@ struct IncomingFiles: Sendable {
         }
 
         /// Removes the partial file; a file `finish` named keeps its name.
-        func abandon() {
+        package func abandon() {
             DiskFile.remove(partialPath)
         }
     }

@@ -4,20 +4,20 @@ import HexNet
 /// before an answer waits for the last of them only, not for the whole file (a 256 MiB upload's
 /// final `fdatasync` fell from about 130 ms to 5 ms). One request at a time, each on the blocking
 /// pool: a busy disk's queue may make it wait, and the daemon's own threads never do.
-struct Writeback {
-    static let step: Int64 = 8 << 20
-    let file: DiskFile
+package struct Writeback {
+    package static let step: Int64 = 8 << 20
+    package let file: DiskFile
     private var handedTo: Int64
     private var pending: Task<Void, Never>?
 
     /// - Parameter start: where the bytes written from now on begin (a resumed file's length).
-    init(of file: DiskFile, from start: Int64 = 0) {
+    package init(of file: DiskFile, from start: Int64 = 0) {
         self.file = file
         handedTo = start
     }
 
     /// Bytes up to `position` are written: hands them to the disk once `step` of them wait.
-    mutating func wrote(upTo position: Int64) async {
+    package mutating func wrote(upTo position: Int64) async {
         guard position - handedTo >= Self.step else { return }
         await pending?.value
         let (from, count, file) = (handedTo, position - handedTo, file)
@@ -26,7 +26,7 @@ struct Writeback {
     }
 
     /// Waits for the request under way, before the file is synced.
-    func finish() async {
+    package func finish() async {
         await pending?.value
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// An `AsyncStream` will not do: cancelling the task that iterates it ends the stream for good, so
 /// a loop that cancels its waiter each round would find it finished and spin.
-final class Doorbell: Sendable {
+package final class Doorbell: Sendable {
     private struct State {
         var isRung = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -13,8 +13,10 @@ final class Doorbell: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Wakes the waiter, or the next one to wait.
-    func ring() {
+    package func ring() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.isRung = true
@@ -28,7 +30,7 @@ final class Doorbell: Sendable {
 
     /// Returns once rung (at once if it was rung meanwhile), or when the task is cancelled. One
     /// waiter at a time.
-    func wait() async {
+    package func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in

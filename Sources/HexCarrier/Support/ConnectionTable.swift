@@ -9,12 +9,12 @@ import Synchronization
 ///   has waited longest without completing a line is closed to make room. Connections that sit
 ///   idle or trickle bytes are the stalest, so they make room for senders that are quick, and
 ///   filling the table cannot lock honest peers out.
-final class ConnectionTable: Sendable {
-    let total: Int
-    let perAddress: Int
+package final class ConnectionTable: Sendable {
+    package let total: Int
+    package let perAddress: Int
 
     /// What became of a newcomer.
-    enum Admission: Equatable {
+    package enum Admission: Equatable {
         case admitted
         /// Admitted after closing the stalest connection (its remote end, for the log).
         case admittedByClosing(String)
@@ -36,14 +36,14 @@ final class ConnectionTable: Sendable {
 
     private let state = Mutex(State())
 
-    init(total: Int, perAddress: Int) {
+    package init(total: Int, perAddress: Int) {
         self.total = total
         self.perAddress = perAddress
     }
 
-    var count: Int { state.withLock { $0.entries.count } }
+    package var count: Int { state.withLock { $0.entries.count } }
 
-    func admit(_ socket: Socket, from address: String) -> Admission {
+    package func admit(_ socket: Socket, from address: String) -> Admission {
         let (admission, evicted) = state.withLock { state -> (Admission, Socket?) in
             guard state.countByAddress[address, default: 0] < perAddress else { return (.refused, nil) }
             var evicted: Entry?
@@ -61,14 +61,14 @@ final class ConnectionTable: Sendable {
     }
 
     /// Notes that a connection completed a line.
-    func progressed(_ socket: Socket) {
+    package func progressed(_ socket: Socket) {
         state.withLock { state in
             let id = ObjectIdentifier(socket)
             if state.entries[id] != nil { state.progress.touch(id) }
         }
     }
 
-    func remove(_ socket: Socket) {
+    package func remove(_ socket: Socket) {
         state.withLock { _ = Self.remove(ObjectIdentifier(socket), from: &$0) }
     }
 

@@ -3,18 +3,18 @@ import HexKit
 /// Something the daemon did or saw that its user may follow, as a service tells the event log.
 /// The control socket (`hexctl watch`) and the page write each one as a `DaemonEvent`, their
 /// wire form; the services never see that form.
-struct Happening: Sendable, Equatable {
-    let kind: EventKind
+package struct Happening: Sendable, Equatable {
+    package let kind: EventKind
     /// The peer involved: its UUID when known.
-    let peerUUID: String?
+    package let peerUUID: String?
     /// The peer as the user reads it: its name, or `HOST:PORT` when it has none.
-    let peer: String?
-    let versionID: String?
+    package let peer: String?
+    package let versionID: String?
     /// The hex, alert, send or query it is about.
-    let id: String?
-    let message: String?
+    package let id: String?
+    package let message: String?
 
-    init(
+    package init(
         _ kind: EventKind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil, id: String? = nil,
         message: String? = nil
     ) {

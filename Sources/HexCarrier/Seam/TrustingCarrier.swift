@@ -1,7 +1,7 @@
 /// A carrier's trust flow as the person drives it (`hexctl pair`, `pair --accept`, `pair --decline`,
 /// `unpair`) for a device of its protocol: a LocalSend device's offer waiting for the person, a
 /// KDE Connect device's pairing. `ControlHandler` asks each carrier in turn, and switches on none.
-protocol TrustingCarrier: SendingCarrier {
+package protocol TrustingCarrier: SendingCarrier {
     /// The ID of what `text` names (by its name, its ID or a unique prefix of it) that the person
     /// can act on by `step` now through this carrier; nil when nothing does.
     func trustSubject(named text: String, for step: TrustStep) async -> String?
@@ -15,7 +15,7 @@ protocol TrustingCarrier: SendingCarrier {
 }
 
 /// What the person does about a device's trust.
-enum TrustStep: Sendable {
+package enum TrustStep: Sendable {
     /// Asks the device to pair (`hexctl pair NAME`).
     case request
     /// Says yes to what the device asks (`--accept`).
@@ -25,22 +25,32 @@ enum TrustStep: Sendable {
 }
 
 /// Where a trust step left a device, in plain values (the control layer reports it).
-struct TrustOutcome: Sendable {
-    let peerID: String
-    let name: String
+package struct TrustOutcome: Sendable {
+    package let peerID: String
+    package let name: String
     /// The certificate now trusted, or forgotten by an unpairing; nil when none.
-    let key: String?
-    let paired: Bool
+    package let key: String?
+    package let paired: Bool
     /// The verification code both sides show, while the device is to answer hexd's request.
-    var code: String?
-    var awaitingDevice = false
+    package var code: String?
+    package var awaitingDevice = false
     /// What the device offered, when the step answered an offer (LocalSend, Quick Share), and
     /// whether it was let in.
-    var offer: String?
-    var accepted: Bool?
+    package var offer: String?
+    package var accepted: Bool?
+
+    package init(
+        peerID: String, name: String, key: String?, paired: Bool, code: String? = nil, awaitingDevice: Bool = false,
+        offer: String? = nil, accepted: Bool? = nil
+    ) {
+        (self.peerID, self.name, self.key, self.paired) = (peerID, name, key, paired)
+        (self.code, self.awaitingDevice, self.offer, self.accepted) = (code, awaitingDevice, offer, accepted)
+    }
 }
 
 /// A trust step the carrier cannot take now, in the person's words.
-struct TrustRefusal: Error, CustomStringConvertible {
-    let description: String
+package struct TrustRefusal: Error, CustomStringConvertible {
+    package let description: String
+
+    package init(description: String) { self.description = description }
 }

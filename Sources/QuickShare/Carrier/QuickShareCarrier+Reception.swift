@@ -1,3 +1,4 @@
+import HexCarrier
 import HexKit
 import HexNet
 import QuickShareCore
@@ -164,16 +165,8 @@ extension QuickShareCarrier {
     /// Why `bytes` from a stranger at `address` are not taken now (the policy, the budgets, the
     /// disk); nil when they are.
     private nonisolated func refusal(of bytes: Int64, from address: String) async -> String? {
-        do {
-            let admission = try await intake.service.admission(
-                of: "", proof: .none, from: address, bytes: Int(clamping: bytes))
-            switch admission {
-            case .admitted: return downloads.roomProblem(for: bytes)
-            case .refused(let outcome), .askPerson(let outcome): return outcome.explanation
-            }
-        } catch {
-            return "\(error)"
-        }
+        if let refusal = await intake.strangerRefusal(of: bytes, from: address) { return refusal }
+        return downloads.roomProblem(for: bytes)
     }
 
     /// Keeps a text a phone shared as a hex: a URL as a hex of that link (one that is no web address
@@ -195,14 +188,8 @@ extension QuickShareCarrier {
     @discardableResult
     private nonisolated func keepHex(_ hex: HexJM, attachedBytes: Int, from reception: Reception) async -> Bool {
         let envelope = Envelope.store(hex, versionID: "Quick Share", messageID: UUID().uuidString)
-        let outcome = await intake.take(
-            [envelope], proof: .none, from: reception.remote, address: reception.address,
-            attachedBytes: attachedBytes
-        ).first
-        switch outcome {
-        case .success(.stored), .success(.duplicate): return true
-        default: return false
-        }
+        return await intake.keepFromStranger(
+            envelope, from: reception.remote, address: reception.address, attachedBytes: attachedBytes)
     }
 
     /// Writes the next bytes of the offer's file `index`, starting it when they are its first.

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexEngine
 import HexKit
 import QuickShareCore
@@ -55,7 +56,7 @@ extension QuickShareCarrier {
         await events.publish(
             .pairRequested, peerUUID: key, peer: name, versionID: "Quick Share",
             message: "wants to send \(what) (Quick Share)")
-        intake.arrivals.publish([.offerWaiting(name: name, peerUUID: key, what: what)])
+        intake.offerWaiting(name: name, key: key, what: what)
     }
 
     /// The phone closed its connection while its offer waited: refused, and no longer asked about.
@@ -73,7 +74,7 @@ extension QuickShareCarrier {
     }
 
     /// The offers waiting.
-    var offersWaiting: [OfferConsent<String>.Request] { consent.waiting }
+    package var offersWaiting: [OfferConsent<String>.Request] { consent.waiting }
 
     /// The offer waiting that `text` names: its key, or the sender's name (any case), when one
     /// offer alone matches.
@@ -97,17 +98,17 @@ extension QuickShareCarrier {
 /// The person answers a phone's offer of files (`hexctl pair --accept` or `--decline`): Quick Share
 /// has no pairing to ask for or to end.
 extension QuickShareCarrier: TrustingCarrier {
-    func trustSubject(named text: String, for step: TrustStep) -> String? {
+    package func trustSubject(named text: String, for step: TrustStep) -> String? {
         guard step != .request else { return nil }
         return offerWaiting(matching: text)?.key
     }
 
-    func trust(_ step: TrustStep, _ peerID: String) throws -> TrustOutcome {
+    package func trust(_ step: TrustStep, _ peerID: String) throws -> TrustOutcome {
         let answered = try answerPerson(peerID, yes: step != .decline)
         return TrustOutcome(
             peerID: peerID, name: answered.name, key: nil, paired: false, offer: answered.what,
             accepted: step != .decline)
     }
 
-    func unpair(_ peerID: String, label: String) -> TrustOutcome? { nil }
+    package func unpair(_ peerID: String, label: String) -> TrustOutcome? { nil }
 }

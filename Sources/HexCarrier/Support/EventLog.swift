@@ -2,17 +2,19 @@ import HexKit
 
 /// The daemon's events, numbered from 1, with the most recent ones kept for watchers that
 /// resume (`since`), and live delivery to every watcher.
-actor EventLog {
+package actor EventLog {
     /// How many past events a resuming watcher can still get.
-    static let retained = 1_000
+    package static let retained = 1_000
 
     /// A happening as recorded: its number and time.
-    struct Recorded: Sendable, Equatable {
+    package struct Recorded: Sendable, Equatable {
         /// Increases by one per event for the daemon's lifetime.
-        let seq: UInt64
-        let time: Date
-        let happening: Happening
+        package let seq: UInt64
+        package let time: Date
+        package let happening: Happening
     }
+
+    package init() {}
 
     private var nextSequence: UInt64 = 1
     /// The retained events, and up to as many older ones again: they are dropped in bulk, so
@@ -31,7 +33,7 @@ actor EventLog {
     }
 
     /// Records an event and hands it to every watcher.
-    func publish(
+    package func publish(
         _ kind: EventKind, peerUUID: String? = nil, peer: String? = nil, versionID: String? = nil,
         id: String? = nil, message: String? = nil
     ) {
@@ -39,7 +41,7 @@ actor EventLog {
     }
 
     /// Records events in this order and hands each to every watcher.
-    func publish(_ happenings: [Happening]) {
+    package func publish(_ happenings: [Happening]) {
         let time = Date()
         for happening in happenings {
             let event = Recorded(seq: nextSequence, time: time, happening: happening)
@@ -54,7 +56,7 @@ actor EventLog {
     ///
     /// - Parameter kinds: the kinds wanted; nil for all. A watcher that wants few kinds is not
     ///   woken by the others, and they cannot crowd the few out of its buffer.
-    func watch(since: UInt64, kinds: Set<EventKind>? = nil) -> AsyncStream<Recorded> {
+    package func watch(since: UInt64, kinds: Set<EventKind>? = nil) -> AsyncStream<Recorded> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Recorded.self, bufferingPolicy: .bufferingNewest(Self.retained))
         let watcher = Watcher(continuation: continuation, kinds: kinds)

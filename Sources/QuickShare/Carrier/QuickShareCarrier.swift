@@ -1,3 +1,4 @@
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet
@@ -9,7 +10,7 @@ import QuickShareCore
 /// connections, asks the person about files, and keeps what arrives: texts and links as hexes
 /// under the accept policy and the strangers' budgets, files in the downloads folder with a hex
 /// naming them. Quick Share has no identity beyond the connection: every sender is a stranger.
-actor QuickShareCarrier: DaemonService {
+package actor QuickShareCarrier: DaemonService {
     /// Connections served at once, and from one address: past them, a newcomer is closed (past the
     /// first, the one that went longest without a frame makes room).
     static let connectionsAtOnce = 16
@@ -29,10 +30,10 @@ actor QuickShareCarrier: DaemonService {
     private let listener6: StreamListener?
     let settings: QuickShareSettings
     /// The endpoint ID hexd goes by while it runs (four letters and digits, as Android makes its own).
-    let endpointID: [UInt8]
+    package nonisolated let endpointID: [UInt8]
     /// What hexd says of itself in DNS-SD and nowhere else: its name and that it is a laptop.
     let info: EndpointInfo
-    let intake: Intake
+    let intake: any CarrierIntake
     let downloads: IncomingFiles
     let events: EventLog
     let logger: Logger
@@ -42,27 +43,28 @@ actor QuickShareCarrier: DaemonService {
     private let trimmer: MemoryTrimmer
     private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
     /// Why hexd serves on another port than the one asked for; nil when it has it.
-    let portNote: String?
+    package nonisolated let portNote: String?
     /// Offers of files waiting for the person's yes, with the held connections' answers.
     var consent = OfferConsent<String>()
     var consentReplies: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     /// Connections numbered as they come, for the keys of their offers.
     private var accepted: UInt64 = 0
     /// The receivers DNS-SD found, which sends go to.
-    var receivers = ReceiverTable<IPAddress>()
+    package var receivers = ReceiverTable<IPAddress>()
     /// Tells another hexd's instance, which is left to hexd's own protocol.
     let claims: PersonaClaims
     /// Wakes phones nearby while a send to one waits, so that they publish themselves.
-    let nudge: BluetoothNudge
+    package nonisolated let nudge: BluetoothNudge
     /// Rung when a receiver is heard, so that the expiry looks at its lifetime.
     let receiverHeard = Doorbell()
 
     /// The TCP port of Quick Share connections.
-    nonisolated var port: UInt16 { listener.port }
+    package nonisolated var port: UInt16 { listener.port }
 
     private init(
         listener: StreamListener, listener6: StreamListener?, settings: QuickShareSettings, name: String,
-        intake: Intake, downloads: IncomingFiles, dnssd: any CarrierDNSSD, claims: PersonaClaims, gate: HandshakeGate,
+        intake: any CarrierIntake, downloads: IncomingFiles, dnssd: any CarrierDNSSD, claims: PersonaClaims,
+        gate: HandshakeGate,
         trimmer: MemoryTrimmer, events: EventLog, portNote: String?, logger: Logger
     ) throws(QuickShareError) {
         self.claims = claims
@@ -80,8 +82,8 @@ actor QuickShareCarrier: DaemonService {
     /// Takes the TCP port asked for, else any the system gives (said once in the log).
     /// - Throws: `SocketError` when no TCP port can be had at all; `QuickShareError` when libcrypto
     ///   gives no random bytes.
-    static func start(
-        _ settings: QuickShareSettings, name: String, intake: Intake, downloads: IncomingFiles,
+    package static func start(
+        _ settings: QuickShareSettings, name: String, intake: any CarrierIntake, downloads: IncomingFiles,
         dnssd: any CarrierDNSSD, claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer,
         events: EventLog, logger: Logger
     ) throws -> QuickShareCarrier {
@@ -101,7 +103,7 @@ actor QuickShareCarrier: DaemonService {
             portNote: note, logger: logger)
     }
 
-    func run() async {
+    package func run() async {
         logger.info(
             "Quick Share receiver on TCP \(port) as \(String(decoding: endpointID, as: UTF8.self)), "
                 + "published as \(QuickShareService.type) while hexd is visible")
@@ -117,7 +119,7 @@ actor QuickShareCarrier: DaemonService {
     }
 
     /// The person asked to look for devices again: phones nearby are woken for a while.
-    func refresh() async {
+    package func refresh() async {
         await nudge.refreshed()
     }
 

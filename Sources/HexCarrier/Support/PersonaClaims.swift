@@ -13,11 +13,11 @@ import Synchronization
 /// same persona) costs a look-up, and at most `checksPerSecond` new ones are checked in all; past that,
 /// an identity carrying a claim is left out unchecked. That hides nothing a person owns: the apps
 /// carry no claim, so an identity that does is another hexd's or a forger's.
-final class PersonaClaims: Sendable {
+package final class PersonaClaims: Sendable {
     /// New claims checked a second at most (twice as many at once), from any number of sources.
-    static let checksPerSecond = 100.0
+    package static let checksPerSecond = 100.0
     /// Claims remembered as checked, the oldest forgotten first past it.
-    static let capacity = 1_024
+    package static let capacity = 1_024
 
     private let signer: TLSIdentity
     private let state: Mutex<State>
@@ -30,14 +30,14 @@ final class PersonaClaims: Sendable {
     }
 
     /// - Parameter signer: this device's identity, whose key signs hexd's own claims.
-    init(signer: TLSIdentity) {
+    package init(signer: TLSIdentity) {
         self.signer = signer
         state = Mutex(State())
     }
 
     /// hexd's claim on its persona `persona` (its ID in hexd's spelling, `canonicalPeerID`); nil
     /// only when libcrypto cannot sign.
-    func claim(persona: String) -> PersonaClaim? {
+    package func claim(persona: String) -> PersonaClaim? {
         let peer = signer.deviceID.uppercaseText
         guard let message = PersonaClaim.signedMessage(persona: persona, peer: peer),
             let signature = signer.sign(message)
@@ -51,7 +51,7 @@ final class PersonaClaims: Sendable {
     /// `claim` is a hexd's persona: the claim holds, or there were too many new claims to check
     /// this second. False for an identity without a claim, as every app's is, and for one whose
     /// claim does not hold (it is then what it is, a device of its protocol).
-    func isHexd(_ persona: String?, claim: PersonaClaim?, now: ContinuousClock.Instant = .now) -> Bool {
+    package func isHexd(_ persona: String?, claim: PersonaClaim?, now: ContinuousClock.Instant = .now) -> Bool {
         guard let claim, let persona else { return false }
         let mustCheck = state.withLock { state in
             state.held[persona] != claim && state.budget.take(at: now)
@@ -69,7 +69,7 @@ final class PersonaClaims: Sendable {
     }
 
     /// Whether `claim`'s key derives its peer ID and signed `persona`.
-    static func holds(_ claim: PersonaClaim, persona: String) -> Bool {
+    package static func holds(_ claim: PersonaClaim, persona: String) -> Bool {
         guard let key = DeviceKey(hex: claim.key), key.deviceID.uppercaseText == claim.peer.uppercased(),
             let signature = Fingerprint.bytes(hex: claim.signature, count: DeviceKey.signatureSize),
             let message = PersonaClaim.signedMessage(persona: persona, peer: claim.peer)

@@ -35,7 +35,7 @@ public enum LogFormat: String, Sendable, CaseIterable {
 public struct Logger: Sendable {
     public let level: LogLevel
     public let format: LogFormat
-    let component: String
+    package let component: String
     /// Shared by every component, so a flood is counted wherever it is logged.
     private let limiter: LogLimiter
 
@@ -102,7 +102,7 @@ public struct Logger: Sendable {
     }
 
     /// One line in this logger's format.
-    func line(_ messageLevel: LogLevel, _ message: String, _ fields: Fields, time: Date) -> String {
+    package func line(_ messageLevel: LogLevel, _ message: String, _ fields: Fields, time: Date) -> String {
         let timestamp = time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         switch format {
         case .text:
@@ -133,7 +133,7 @@ public struct Logger: Sendable {
 
     /// A logfmt value: bare when it is a plain word, else quoted with `"`, `\\` and control
     /// characters escaped (so a value from a peer cannot forge a field or a line).
-    static func logfmtValue(_ value: String) -> String {
+    package static func logfmtValue(_ value: String) -> String {
         let plain =
             !value.isEmpty
             && value.unicodeScalars.allSatisfy {
@@ -158,13 +158,13 @@ public struct Logger: Sendable {
 }
 
 /// Counts log lines per kind in fixed windows (see `Logger.limited`).
-final class LogLimiter: Sendable {
-    static let window = Duration.seconds(10)
-    static let linesPerWindow = 5
+package final class LogLimiter: Sendable {
+    package static let window = Duration.seconds(10)
+    package static let linesPerWindow = 5
     /// Kinds tracked at once; a flood of kinds is itself bounded.
-    static let maximumKinds = 256
+    package static let maximumKinds = 256
 
-    enum Decision: Equatable {
+    package enum Decision: Equatable {
         /// Write the line; `suppressedBefore` lines of this kind were left out before it.
         case write(suppressedBefore: Int)
         case suppress
@@ -178,7 +178,7 @@ final class LogLimiter: Sendable {
 
     private let windows = Mutex<[String: Window]>([:])
 
-    func admit(_ kind: String, at now: ContinuousClock.Instant) -> Decision {
+    package func admit(_ kind: String, at now: ContinuousClock.Instant) -> Decision {
         windows.withLock { windows in
             if var window = windows[kind], now - window.start < Self.window {
                 guard window.written < Self.linesPerWindow else {

@@ -5,17 +5,19 @@ import HexNet
 /// The folder fetched files land in: a partial file per grant while a fetch runs, then the file
 /// under its safe name, or the first ` (n)` form of it that is free (never over another file).
 /// Partial files are kept for a resume, and removed once a day old.
-struct DownloadsFolder: Sendable {
-    let path: String
+package struct DownloadsFolder: Sendable {
+    package let path: String
+
+    package init(path: String) { self.path = path }
 
     /// How long a partial file waits for its fetch to resume.
-    static let partialLifetime: Double = 86_400
-    static let partialSuffix = ".part"
+    package static let partialLifetime: Double = 86_400
+    package static let partialSuffix = ".part"
 
     /// The folder fetched files go to by default: the user's XDG download folder when the data
     /// directory is in the user's home (a daemon of the user's own), else `<data-dir>/downloads`
     /// (a system service, which has no user's folder).
-    static func defaultPath(environment: [String: String], dataDirectory: DataDirectory) -> String {
+    package static func defaultPath(environment: [String: String], dataDirectory: DataDirectory) -> String {
         guard let home = environment["HOME"], home.hasPrefix("/"), dataDirectory.path.hasPrefix(home + "/") else {
             return dataDirectory.path + "/downloads"
         }
@@ -30,7 +32,7 @@ struct DownloadsFolder: Sendable {
     }
 
     /// The `XDG_DOWNLOAD_DIR="$HOME/…"` line of a `user-dirs.dirs` file, as xdg-user-dirs writes it.
-    static func userDownloadFolder(in text: String, home: String) -> String? {
+    package static func userDownloadFolder(in text: String, home: String) -> String? {
         for line in text.split(separator: "\n") where line.hasPrefix("XDG_DOWNLOAD_DIR=") {
             var value = line.dropFirst("XDG_DOWNLOAD_DIR=".count).trimmed
             guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") else { return nil }
@@ -44,7 +46,7 @@ struct DownloadsFolder: Sendable {
 
     /// Makes the folder (and its parents) when it is not there, and removes partial files of
     /// fetches that did not resume within `partialLifetime`.
-    func prepare() throws {
+    package func prepare() throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let oldest = Date() - Self.partialLifetime
         for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where Self.isPartial(name) {
@@ -58,14 +60,14 @@ struct DownloadsFolder: Sendable {
 
     /// Where the partial file of a link's fetch is: one per grant, so a fetch finds what an
     /// earlier one of the same file left.
-    func partialPath(for link: PeerFileLink) -> String {
+    package func partialPath(for link: PeerFileLink) -> String {
         path + "/" + SafeFileName.make(from: link.name) + "." + link.grant.prefix(12) + Self.partialSuffix
     }
 
     /// Gives a whole, verified file its name in the folder: `name`, or the first free `name (n)`.
     /// - Returns: the path it has now.
     /// - Throws: `DiskFileError`.
-    func place(_ file: DiskFile, named name: String) throws(DiskFileError) -> String {
+    package func place(_ file: DiskFile, named name: String) throws(DiskFileError) -> String {
         for number in 0..<Self.maximumNumbered {
             let candidate = path + "/" + (number == 0 ? name : SafeFileName.numbered(name, number))
             do {
@@ -80,10 +82,10 @@ struct DownloadsFolder: Sendable {
             reason: "\(name) and \(Self.maximumNumbered - 1) numbered names are taken")
     }
 
-    static let maximumNumbered = 1_000
+    package static let maximumNumbered = 1_000
 
     /// Whether a name is a partial file's: `<name>.<12 hex digits>.part`.
-    static func isPartial(_ name: String) -> Bool {
+    package static func isPartial(_ name: String) -> Bool {
         guard name.hasSuffix(partialSuffix) else { return false }
         let stem = name.dropLast(partialSuffix.count)
         guard let dot = stem.lastIndex(of: ".") else { return false }

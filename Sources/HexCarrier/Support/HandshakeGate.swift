@@ -6,27 +6,27 @@ import Synchronization
 /// files, LocalSend's API) for each connection it accepts, before any cryptography: a connection
 /// refused is reset at once, and costs an accept and a close. Told by the daemon where known peers
 /// were last seen (a connection their paired key proved, a delivery to them over TLS).
-final class HandshakeGate: Sendable {
+package final class HandshakeGate: Sendable {
     /// What the gate decided since the daemon started, for `status`: connections let through
     /// from known peers' addresses, and strangers' refused.
-    struct Counts: Sendable, Equatable {
-        var known = 0
-        var refused = 0
+    package struct Counts: Sendable, Equatable {
+        package var known = 0
+        package var refused = 0
     }
 
     private let admission: Mutex<HandshakeAdmission<IPAddress>>
     private let tally = Mutex(Counts())
     private let logger: Logger
 
-    init(budgets: HandshakeAdmission<IPAddress>.Budgets, logger: Logger) {
+    package init(budgets: HandshakeAdmission<IPAddress>.Budgets, logger: Logger) {
         admission = Mutex(HandshakeAdmission(budgets: budgets) { $0.prefix })
         self.logger = logger
     }
 
-    var counts: Counts { tally.withLock { $0 } }
+    package var counts: Counts { tally.withLock { $0 } }
 
     /// Who a connection let through is from.
-    enum Admitted: Sendable, Equatable {
+    package enum Admitted: Sendable, Equatable {
         /// An address a known peer was last seen at.
         case knownPeer
         /// Anyone else.
@@ -36,7 +36,7 @@ final class HandshakeGate: Sendable {
     /// Whether `socket`, just accepted on `listener` (named for the log), gets its handshake, and
     /// as whose; nil when it does not. One refused is made to reset when it is closed: the caller
     /// drops it.
-    func admit(_ socket: Socket, on listener: String) -> Admitted? {
+    package func admit(_ socket: Socket, on listener: String) -> Admitted? {
         // A connection that is gone already (no peer name) is no one's: the handshake fails at once.
         guard let address = socket.remoteAddress else { return .stranger }
         let decision = admission.withLock { $0.decide(address, at: .now) }
@@ -77,7 +77,7 @@ final class HandshakeGate: Sendable {
     }
 
     /// A known peer (its paired key proved, or hexd delivered to it over TLS) was just at `address`.
-    func markKnown(_ address: IPAddress) {
+    package func markKnown(_ address: IPAddress) {
         admission.withLock { $0.markKnown(address, at: .now) }
     }
 }

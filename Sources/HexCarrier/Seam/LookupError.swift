@@ -1,9 +1,9 @@
 /// Something the user named (a peer, a hex, an alert, a share query, an outbox entry,
 /// a grant) that matches nothing, or
 /// more than one thing. The text is echoed clipped: it came from a client.
-enum LookupError: Error, Equatable, CustomStringConvertible {
+package enum LookupError: Error, Equatable, CustomStringConvertible {
     /// Matches of an ambiguous prefix counted at most: past it, the message says "at least".
-    static let matchesCounted = 100
+    package static let matchesCounted = 100
 
     case noPeer(String)
     /// An IPv6 address with a port, not in brackets: `write` is how to write it.
@@ -33,7 +33,7 @@ enum LookupError: Error, Equatable, CustomStringConvertible {
     case noGrant(String)
     case ambiguousGrant(String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .unbracketed(let text, let written):
             "\(text.clipped(toUTF8: 80)) cannot be read as an address and a port: write an IPv6 address in brackets, "

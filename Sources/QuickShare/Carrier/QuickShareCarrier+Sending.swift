@@ -1,3 +1,4 @@
+import HexCarrier
 import HexEngine
 import HexKit
 import HexNet
@@ -12,23 +13,23 @@ extension QuickShareCarrier: SendingCarrier {
     /// How long a receiver's person has to accept: Android waits about as long for its own.
     static let answerWait: Duration = .seconds(60)
 
-    static func owns(_ peerID: String) -> Bool { peerID.isQuickShareID }
+    package static func owns(_ peerID: String) -> Bool { peerID.isQuickShareID }
 
-    static func attemptTimeout(asked: Duration) -> Duration { max(asked, answerWait) }
+    package static func attemptTimeout(asked: Duration) -> Duration { max(asked, answerWait) }
 
-    func target(named text: String) -> SendService.Target? {
+    package func target(named text: String) -> CarrierTarget? {
         receivers.receiver(named: text).flatMap { receiver in
             PeerKind.quickShareID(endpointID: receiver.endpointID).map {
-                SendService.Target(peerUUID: $0, address: nil, label: receiver.label)
+                CarrierTarget(peerID: $0, label: receiver.label)
             }
         }
     }
 
     /// Nothing is refused ahead: any receiver takes texts and files, once its person accepts.
-    func refuseUnlessAllowed(_ peerID: String) {}
+    package func refuseUnlessAllowed(_ peerID: String) {}
 
-    func deliver(_ envelope: Envelope, to peerID: String, timeout: Duration) async throws(SendError)
-        -> SendService.Receipt
+    package func deliver(_ envelope: Envelope, to peerID: String, timeout: Duration) async throws(SendError)
+        -> CarrierReceipt
     {
         let text = if let hex = envelope.hex { ForeignMessage.text(of: hex) } else { envelope.message }
         guard let text, !text.isEmpty else {
@@ -50,13 +51,13 @@ extension QuickShareCarrier: SendingCarrier {
             "\(isLoneLink ? "link" : "text") to \(sent.label) by Quick Share: accepted (PIN \(sent.pin)) in "
                 + "\(Int(clamping: elapsed.inSeconds * 1_000)) ms",
             [("peer", sent.label), ("messageID", envelope.messageID ?? ""), ("status", "received")])
-        let delivery = EnvelopeSender.Delivery(
+        let delivery = EnvelopeDelivery(
             status: .received, message: "Quick Share \(isLoneLink ? "link" : "text") accepted (PIN \(sent.pin))",
             elapsed: elapsed, endpoint: sent.endpoint)
-        return SendService.Receipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery, keyProof: nil)
+        return CarrierReceipt(peer: sent.label, messageID: envelope.messageID, delivery: delivery)
     }
 
-    func sendFiles(
+    package func sendFiles(
         _ paths: [String], to peerID: String, progress: @escaping @Sendable (String, Int64, Int64) async -> Void
     ) async throws(SendError) -> FilesDelivery {
         guard paths.count <= InboundLimits().files else {
@@ -149,7 +150,7 @@ extension QuickShareCarrier: SendingCarrier {
         else { return }
         logger.info("Quick Share receiver \(receiver.label) (\(id)) found at \(instance.address):\(port)")
         await events.publish(.peerFound, peerUUID: id, peer: receiver.label, versionID: "Quick Share")
-        await intake.directory.arrivedElsewhere(
+        await intake.deviceFound(
             id: id, name: receiver.label, versionID: "Quick Share", address: instance.address.description)
     }
 

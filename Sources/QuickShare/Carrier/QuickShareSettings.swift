@@ -1,3 +1,4 @@
+import HexCarrier
 import HexCommandLine
 
 /// Whether hexd is a Quick Share device (`--quickshare`), on which port, whether files a phone
