@@ -55,12 +55,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// Whether the daemon is found by DNS-SD, as what it published, or why it is off; nil from a
     /// daemon older than this field.
     public var dnssd: String?
-    /// hexd as a LocalSend device; nil when it is not one (`--localsend off`), or from an older daemon.
-    public var localSend: LocalSendStatus?
-    /// hexd as a KDE Connect device; nil when it is not one (`--kdeconnect off`), or from an older daemon.
-    public var kdeConnect: KDEConnectStatus?
-    /// hexd as a Quick Share receiver; nil when it is not one (`--quickshare off`), or from an older daemon.
-    public var quickShare: QuickShareStatus?
+    /// hexd as a device of each other protocol it is one of now (LocalSend, KDE Connect, Quick
+    /// Share; none of those `--localsend off` and the like turned off, or still starting); nil
+    /// from an older daemon.
+    public var carriers: [CarrierReport]?
     /// The kinds of device hexd is about to be (`LocalSend`, `KDE Connect`): started once hexd
     /// serves its own peers, their personas read or, on a first start, made; nil when none is.
     public var starting: [String]?
@@ -73,14 +71,11 @@ public struct StatusReport: Sendable, Codable, Equatable {
         outbox: Int, connections: ConnectionCounts? = nil, datagramsForged: Int? = nil, datagramsReplayed: Int? = nil,
         storage: StorageReport? = nil, visibility: VisibilityReport? = nil, discoveryHint: String? = nil,
         interfaces: [InterfaceReport]? = nil, announceInterval: Double? = nil, beaconFailures: [String]? = nil,
-        dnssd: String? = nil, localSend: LocalSendStatus? = nil, kdeConnect: KDEConnectStatus? = nil,
-        quickShare: QuickShareStatus? = nil, starting: [String]? = nil
+        dnssd: String? = nil, carriers: [CarrierReport]? = nil, starting: [String]? = nil
     ) {
         self.starting = starting
-        self.quickShare = quickShare
+        self.carriers = carriers
         self.dnssd = dnssd
-        self.localSend = localSend
-        self.kdeConnect = kdeConnect
         self.beaconFailures = beaconFailures
         self.interfaces = interfaces
         self.announceInterval = announceInterval
@@ -167,71 +162,44 @@ public struct PeerInfo: Sendable, Codable, Equatable {
     }
 }
 
-/// hexd as a LocalSend device (`status`).
-public struct LocalSendStatus: Sendable, Codable, Equatable {
-    /// The TCP port of its HTTPS API for LocalSend devices.
+/// hexd as a device of another protocol (`status`).
+public struct CarrierReport: Sendable, Codable, Equatable {
+    /// The protocol as people know it (`LocalSend`), and the kind of peer its devices are.
+    public var name: String
+    public var kind: PeerKind
+    /// The TCP port it serves its devices on.
     public var port: UInt16
-    /// The fingerprint LocalSend devices know it by: the SHA-256 of its persona's certificate, 64
-    /// upper-case hex digits.
-    public var fingerprint: String
-    /// LocalSend devices listed now.
-    public var devices: Int
-    /// Why it serves on another port than LocalSend's (an app on this host has it); nil when it has it.
-    public var note: String?
-
-    public init(port: UInt16, fingerprint: String, devices: Int, note: String?) {
-        self.port = port
-        self.fingerprint = fingerprint
-        self.devices = devices
-        self.note = note
-    }
-}
-
-/// hexd as a Quick Share receiver (Protocol.md, section 18).
-public struct QuickShareStatus: Sendable, Codable, Equatable {
-    /// The TCP port of Quick Share connections.
-    public var port: UInt16
-    /// The endpoint ID hexd is published by while it runs.
-    public var endpointID: String
-    /// Quick Share receivers found now, and offers of files waiting for the person's yes.
-    public var receivers: Int
-    public var offersWaiting: Int
-    /// Why it serves on another port than the one asked for; nil when it has it.
-    public var note: String?
-    /// Why phones may not show up as receivers.
-    public var receiversNote: String
+    /// What its devices know hexd by (LocalSend: its certificate's fingerprint; KDE Connect: its
+    /// device ID; Quick Share: its endpoint ID), and what that is called.
+    public var identity: String
+    public var identityName: String
+    /// Its figures (LocalSend: `devices`; KDE Connect: `devices`, `paired`; Quick Share:
+    /// `receivers`, `offersWaiting`).
+    public var counts: [CarrierCount]
+    /// What the person should know: a port another program holds, why phones may not show up.
+    public var notes: [String]
 
     public init(
-        port: UInt16, endpointID: String, receivers: Int, offersWaiting: Int, note: String?, receiversNote: String
+        name: String, kind: PeerKind, port: UInt16, identity: String, identityName: String, counts: [CarrierCount],
+        notes: [String]
     ) {
-        self.port = port
-        self.endpointID = endpointID
-        self.receivers = receivers
-        self.offersWaiting = offersWaiting
-        self.note = note
-        self.receiversNote = receiversNote
+        (self.name, self.kind, self.port, self.identity, self.identityName) = (name, kind, port, identity, identityName)
+        (self.counts, self.notes) = (counts, notes)
     }
+
+    /// The figure called `name`; nil when it has none.
+    public func count(_ name: String) -> Int? { counts.first { $0.name == name }?.count }
 }
 
-/// hexd as a KDE Connect device (Protocol.md, section 17).
-public struct KDEConnectStatus: Sendable, Codable, Equatable {
-    /// Its KDE Connect device ID: its certificate's common name.
-    public var deviceID: String
-    /// The TCP port of its links.
-    public var port: UInt16
-    /// KDE Connect devices linked now, and how many of them are paired.
-    public var devices: Int
-    public var paired: Int
-    /// Why it does not hold KDE Connect's ports (another KDE Connect program on this host has them);
-    /// nil when it does.
-    public var note: String?
+/// One of a carrier's figures.
+public struct CarrierCount: Sendable, Codable, Equatable {
+    /// Its name (`devices`), its number, and the figure in words (`2 devices listed`).
+    public var name: String
+    public var count: Int
+    public var words: String
 
-    public init(deviceID: String, port: UInt16, devices: Int, paired: Int, note: String?) {
-        self.deviceID = deviceID
-        self.port = port
-        self.devices = devices
-        self.paired = paired
-        self.note = note
+    public init(name: String, count: Int, words: String) {
+        (self.name, self.count, self.words) = (name, count, words)
     }
 }
 

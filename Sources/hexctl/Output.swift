@@ -164,28 +164,17 @@ enum Output {
             + (status.beaconFailures ?? []).map { "\nbeacons cannot go: " + $0 }.joined()
             + (status.discoveryHint.map { "\nhint: " + $0 } ?? "")
             + (status.connections.map(connections) ?? "") + (status.storage.map(storage) ?? "")
-            + (status.localSend.map(localSend) ?? "") + (status.kdeConnect.map(kdeConnect) ?? "")
-            + (status.quickShare.map(quickShare) ?? "")
+            + (status.carriers ?? []).map(carrier).joined()
             + (status.starting.map { "\nstarting: " + $0.joined(separator: ", ") } ?? "")
     }
 
-    private static func quickShare(_ quickShare: QuickShareStatus) -> String {
-        "\nQuick Share: receiving on TCP \(quickShare.port) as \(quickShare.endpointID), "
-            + "\(quickShare.receivers) receiver\(quickShare.receivers == 1 ? "" : "s") listed, "
-            + "\(quickShare.offersWaiting) offer\(quickShare.offersWaiting == 1 ? "" : "s") waiting"
-            + (quickShare.note.map { "\nQuick Share: " + $0 } ?? "") + "\nQuick Share: " + quickShare.receiversNote
-    }
-
-    private static func kdeConnect(_ kdeConnect: KDEConnectStatus) -> String {
-        "\nKDE Connect: device ID \(kdeConnect.deviceID), links on TCP \(kdeConnect.port), "
-            + "\(kdeConnect.devices) device\(kdeConnect.devices == 1 ? "" : "s") linked (\(kdeConnect.paired) paired)"
-            + (kdeConnect.note.map { "\nKDE Connect: " + $0 } ?? "")
-    }
-
-    private static func localSend(_ localSend: LocalSendStatus) -> String {
-        "\nLocalSend: HTTPS on TCP \(localSend.port), fingerprint \(localSend.fingerprint.prefix(16))…, "
-            + "\(localSend.devices) device\(localSend.devices == 1 ? "" : "s") listed"
-            + (localSend.note.map { "\nLocalSend: " + $0 } ?? "")
+    /// A carrier's line (`LocalSend: TCP 53317, fingerprint 3F2A…, 2 devices listed`), then a line
+    /// for each of its notes. An identity longer than 40 characters (a fingerprint) is cut to 16.
+    private static func carrier(_ carrier: CarrierReport) -> String {
+        let identity = carrier.identity.count > 40 ? carrier.identity.prefix(16) + "…" : carrier.identity
+        return "\n\(carrier.name): TCP \(carrier.port), \(carrier.identityName) \(identity)"
+            + carrier.counts.map { ", " + $0.words }.joined()
+            + carrier.notes.map { "\n\(carrier.name): " + $0 }.joined()
     }
 
     private static func beaconInterval(_ status: StatusReport) -> String {

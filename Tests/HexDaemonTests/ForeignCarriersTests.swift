@@ -1,3 +1,4 @@
+import HexCommandLine
 import HexEngine
 import Testing
 
@@ -7,9 +8,11 @@ import Testing
 /// start (their keys may be made then): it waits, where a carrier that is off refuses it.
 @Suite(.timeLimit(.minutes(1))) struct ForeignCarriersTests {
     @Test func aSendWaitsForACarrierStartingAndIsRefusedByOneThatIsOff() {
-        let carriers = ForeignCarriers(
-            localSend: .starting, kdeConnect: .off("--kdeconnect off"), quickShare: .off("--quickshare off"))
-        #expect(carriers.localSend == nil && carriers.kdeConnect == nil)
+        var configuration = DaemonConfiguration(dataDirectory: DataDirectory(explicit: "/unused", environment: [:]))
+        (configuration.kdeConnect.enabled, configuration.quickShare.enabled) = (false, false)
+        let carriers = ForeignCarrierStart.slots(configuration)
+        #expect(carriers.up.isEmpty)
+        #expect(carriers.entries.map { $0.kind.name } == ["LocalSend", "KDE Connect", "Quick Share"])
         #expect(carriers.starting == ["LocalSend"])
         #expect(
             carriers.entries.map(\.takesIDs) == [true, false, false], "a device of a carrier starting may be named")
@@ -25,7 +28,7 @@ import Testing
                 false, true, false,
             ])
         #expect(carriers.entries.map { $0.kind.owns("quickshare:AB12") } == [false, false, true])
-        carriers.setLocalSend(.off("it could not start: the log says why"))
+        carriers.set(LocalSendCarrier.self, .off("it could not start: the log says why"))
         #expect(carriers.starting == nil && carriers.entries.allSatisfy { !$0.takesIDs })
         #expect(
             carriers.entries.first?.missing == .refused("LocalSend is off here (it could not start: the log says why)"))

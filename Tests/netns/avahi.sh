@@ -132,7 +132,7 @@ pass "avahi-browse -rpt lists host-a and host-b with their IDs"
 # each named by its KDE Connect device ID with the TXT keys the apps read.
 kde=$(ip netns exec "$tag-a" timeout 10 avahi-browse -rpt _kdeconnect._udp)
 for host in a b; do
-    device=$(ctl "$host" status --json | json 'data["kdeConnect"]["deviceID"]')
+    device=$(ctl "$host" status --json | carrier kdeconnect 'c["identity"]')
     echo "$kde" | grep "^=;sa[0-9]*;IPv4;$device;_kdeconnect._udp;" | grep "\"id=$device\"" | grep '"protocol=8"' \
         | grep -q "\"name=host-$host\"" || fail "avahi-browse does not list host-$host's _kdeconnect._udp: $kde"
 done

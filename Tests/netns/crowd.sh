@@ -101,7 +101,7 @@ if [ "$defaults" = yes ]; then
     foreign=""
     for index in $(seq "$count"); do
         status=$(HEXD_DATA_DIR="$work/$index" "$bin/hexctl" status --json)
-        counts=$(json '(data["localSend"]["devices"], data["kdeConnect"]["devices"])' <<<"$status")
+        counts=$(foreign_devices <<<"$status")
         [ "$counts" = "(0, 0)" ] || foreign+=" host-$index $counts"
     done
     [ -z "$foreign" ] || fail "daemons list LocalSend or KDE Connect devices (LocalSend, KDE Connect):$foreign"

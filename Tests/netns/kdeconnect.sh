@@ -128,7 +128,7 @@ wait_until '[[ "$(kde_device k "$hexd_id" isTrusted)" == *true* ]]' || fail "kde
 [[ "$accepted" == *'"trust":"paired"'* && "$(peer_json kde-k)" == *'"trust":"paired"'* ]] \
     || fail "hexd does not say kde-k is paired: $accepted / $(peer_json kde-k)"
 status=$(ctl a status)
-[[ "$status" == *"KDE Connect: device ID $hexd_id, links on TCP 1716, 2 devices linked (1 paired)"* ]] \
+[[ "$status" == *"KDE Connect: TCP 1716, device ID $hexd_id, 2 devices linked, 1 paired"* ]] \
     || fail "hexctl status: $status"
 pass "kde-k asked again and hexctl pair --accept paired them: both sides trust the other; hexctl status counts \
 2 devices linked, 1 paired"
@@ -220,7 +220,7 @@ pids+=("$l2_pid")
 wait_until 'HEXD_DATA_DIR="$work/l2" ip netns exec "$tag-l" "$bin/hexctl" wait --timeout 1 >/dev/null 2>&1' \
     || fail "the hexd beside kdeconnectd did not start"
 status=$(HEXD_DATA_DIR="$work/l2" ip netns exec "$tag-l" "$bin/hexctl" status)
-[[ "$status" == *"links on TCP 1717"* && "$status" == *"TCP 1716 is taken (kdeconnectd on this host?)"* ]] \
+[[ "$status" == *"KDE Connect: TCP 1717"* && "$status" == *"TCP 1716 is taken (kdeconnectd on this host?)"* ]] \
     || fail "the hexd beside kdeconnectd: $status"
 wait_until '[[ -n "$(peer_json host-l2)" ]]' || fail "host-a does not list the hexd beside kdeconnectd"
 kde_sees l "$hexd_id" || fail "kdeconnectd in host-l lost host-a with a hexd beside it"

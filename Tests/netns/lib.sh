@@ -130,6 +130,24 @@ start_hexd() {
 # What the Python expression $1 makes of the JSON on standard input, as `data`.
 json() { python3 -c "import json, sys; data = json.load(sys.stdin); print($1)"; }
 
+# What a hexd's status (its JSON on standard input) says of its carrier of kind $1 (localsend,
+# kdeconnect, quickshare): the Python expression $2 of it, as `c`, with `count`, its figures by name
+# (c["port"], c["identity"], count["devices"], c["notes"]).
+carrier() {
+    python3 -c "import json, sys
+c = next(c for c in json.load(sys.stdin)['carriers'] if c['kind'] == '$1')
+count = {figure['name']: figure['count'] for figure in c['counts']}
+print($2)"
+}
+
+# How many devices a hexd's status (its JSON on standard input) lists for LocalSend and KDE Connect: "(N, M)".
+foreign_devices() {
+    python3 -c "import json, sys
+carriers = {c['kind']: c for c in json.load(sys.stdin)['carriers']}
+counts = [{f['name']: f['count'] for f in carriers[k]['counts']} for k in ('localsend', 'kdeconnect')]
+print(tuple(count['devices'] for count in counts))"
+}
+
 # The JSON objects among lines of standard input (a tool's output may mix in lines that are not
 # JSON), filtered by the Python expression $1 over each object o, each printed as $2 makes it.
 objects() {

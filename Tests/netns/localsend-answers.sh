@@ -100,7 +100,7 @@ send() { code=0; sent=$(ctl a send "$@" 2>&1) || code=$?; }
 
 # 204: delivered at once.
 send --to Accepts https://example.com/a
-persona=$(ctl a status --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["localSend"]["fingerprint"])')
+persona=$(ctl a status --json | carrier localsend 'c["identity"]')
 clients=$(python3 -c '
 import json, sys
 print(" ".join(sorted({str(r["client"]) for r in map(json.loads, open(sys.argv[1]))

@@ -33,8 +33,8 @@ make_bridge
 join_bridge a 10.72.0.1/24
 join_bridge b 10.72.0.2/24
 start_hexd a --downloads "$work/a-downloads"
-port=$(ctl a status --json | json 'data["localSend"]["port"]')
-fingerprint=$(ctl a status --json | json 'data["localSend"]["fingerprint"]')
+port=$(ctl a status --json | carrier localsend 'c["port"]')
+fingerprint=$(ctl a status --json | carrier localsend 'c["identity"]')
 send() {
     ip netns exec "$tag-b" python3 "$(dirname "$0")/localsend_sender.py" 10.72.0.1 "$port" "$fingerprint" Pixel "$@"
 }
@@ -103,8 +103,8 @@ pass "bytes not the SHA-256 offered: 422, and the file sent again landed whole; 
 # /cancel without a session): each time the offer leaves hexctl peers at once, and nothing is asked.
 join_bridge c 10.72.0.3/24
 start_hexd c --accept paired --downloads "$work/c-downloads"
-port_c=$(ctl c status --json | json 'data["localSend"]["port"]')
-fingerprint_c=$(ctl c status --json | json 'data["localSend"]["fingerprint"]')
+port_c=$(ctl c status --json | carrier localsend 'c["port"]')
+fingerprint_c=$(ctl c status --json | carrier localsend 'c["identity"]')
 offered() { ctl c peers --json | grep '"Pixel"' | grep -q '"offer"'; }
 for how in --give-up --cancel; do
     ip netns exec "$tag-b" python3 "$(dirname "$0")/localsend_sender.py" "$how" 3 10.72.0.3 "$port_c" \

@@ -54,8 +54,8 @@ alias_b=localsend-cli@devB
 
 start_hexd a
 
-fingerprint_a=$(ctl a status --json | json 'data["localSend"]["fingerprint"]')
-port_a=$(ctl a status --json | json 'data["localSend"]["port"]')
+fingerprint_a=$(ctl a status --json | carrier localsend 'c["identity"]')
+port_a=$(ctl a status --json | carrier localsend 'c["port"]')
 [ "$port_a" = 53317 ] || fail "host-a serves LocalSend on $port_a, not 53317"
 # localsend-cli's certificate, made as its first command would make it, and its fingerprint.
 fingerprint_cli=$("${on_b[@]}" python3 -c 'from localsend_cli.crypto import get_fingerprint; print(get_fingerprint())' \

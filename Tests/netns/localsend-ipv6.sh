@@ -64,8 +64,8 @@ joined b "vb$$" || fail "the listener on host b did not join $group on vb$$"
 started=$(milliseconds)
 start_hexd a
 
-fingerprint_a=$(ctl a status --json | json 'data["localSend"]["fingerprint"]')
-port_a=$(ctl a status --json | json 'data["localSend"]["port"]')
+fingerprint_a=$(ctl a status --json | carrier localsend 'c["identity"]')
+port_a=$(ctl a status --json | carrier localsend 'c["port"]')
 [ "$port_a" = 53317 ] || fail "host-a serves LocalSend on $port_a, not 53317"
 
 wait "$listener" || fail "the listener on host b failed: $(cat "$work/listener.log")"

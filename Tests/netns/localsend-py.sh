@@ -89,7 +89,7 @@ chmod 700 "$work/b-home/run" "$work/c-home/run"
 
 start_hexd a
 
-port_a=$(ctl a status --json | json 'data["localSend"]["port"]')
+port_a=$(ctl a status --json | carrier localsend 'c["port"]')
 [ "$port_a" = 53317 ] || fail "host-a serves LocalSend on $port_a, not 53317"
 
 # The library's configuration (its command reads one from a file and the environment): an alias.

@@ -43,7 +43,7 @@ join_bridge r 10.73.0.2/24
 # Multicast leaves by the route to the group: the bridge, in each namespace.
 for host in a r; do ip -n "$tag-$host" route add 224.0.0.0/4 dev "s$host$$"; done
 start_hexd a
-fingerprint_a=$(ctl a status --json | json 'data["localSend"]["fingerprint"]')
+fingerprint_a=$(ctl a status --json | carrier localsend 'c["identity"]')
 
 # The receiver takes hexd's persona as its client certificate (Python's ssl takes no other self-signed one);
 # its events go to receiver.log, and a line written to fd 3 switches its mode.

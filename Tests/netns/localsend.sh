@@ -66,10 +66,10 @@ start_hexd b
 # host-d takes hexes from paired senders alone: a LocalSend device waits there for its person's yes.
 start_hexd d --accept paired
 
-fingerprint_a=$(ctl a status --json | json 'data["localSend"]["fingerprint"]')
-fingerprint_b=$(ctl b status --json | json 'data["localSend"]["fingerprint"]')
-port_b=$(ctl b status --json | json 'data["localSend"]["port"]')
-note_b=$(ctl b status --json | json 'data["localSend"].get("note") or ""')
+fingerprint_a=$(ctl a status --json | carrier localsend 'c["identity"]')
+fingerprint_b=$(ctl b status --json | carrier localsend 'c["identity"]')
+port_b=$(ctl b status --json | carrier localsend 'c["port"]')
+note_b=$(ctl b status --json | carrier localsend '" ".join(c["notes"])')
 fingerprint_devb=$(lsctl status --json | json 'data["self"]["fingerprint"]')
 
 [ "$port_b" = 53318 ] && [[ "$note_b" == *"53317 is taken"* ]] \

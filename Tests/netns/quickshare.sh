@@ -73,15 +73,15 @@ wait_until 'grep -q ready "$work/bluez.jsonl" 2>/dev/null' 100 || fail "the Blue
 # What the stand-in recorded: `bluez EVENT EXPR` prints EXPR (Python, of the JSON object o) of each EVENT.
 bluez() { objects "o.get(\"event\") == \"$1\"" "$2" <"$work/bluez.jsonl"; }
 # What hexctl status says of waking phones.
-nudge_note() { ctl a status --json | json 'data["quickShare"]["receiversNote"]'; }
+nudge_note() { ctl a status --json | carrier quickshare 'c["notes"][-1]'; }
 
 ip netns exec "$tag-a" "$bin/hexd" --data-dir "$work/a" --name "host-a" --web off --notify off --log-level debug \
     2>"$work/a.log" &
 pids+=($!)
 for _ in $(seq 200); do [ -S "$work/a/hexd.sock" ] && break; sleep 0.05; done
 ctl a wait --timeout 10 >/dev/null 2>&1 || fail "host-a's hexd did not start"
-port=$(ctl a status --json | json 'data["quickShare"]["port"]')
-endpoint=$(ctl a status --json | json 'data["quickShare"]["endpointID"]')
+port=$(ctl a status --json | carrier quickshare 'c["port"]')
+endpoint=$(ctl a status --json | carrier quickshare 'c["identity"]')
 [ "$port" = 18525 ] && pass "hexd receives Quick Share on TCP 18525, as $endpoint" ||
     fail "status says port $port"
 

@@ -81,7 +81,7 @@ rows_grace=$(hexctl grace peers | tail -n +2)
     || fail "Grace's peers are not one row for Ada: $rows_grace"
 pass "each lists the other once, as a hexd peer: $rows"
 for host in ada grace; do
-    counts=$(hexctl "$host" status --json | json '(data["localSend"]["devices"], data["kdeConnect"]["devices"])')
+    counts=$(hexctl "$host" status --json | foreign_devices)
     [ "$counts" = "(0, 0)" ] || fail "$(name_of "$host") lists LocalSend and KDE Connect devices: $counts"
     grep -q "KDE Connect device .*protocol\|LocalSend device .* at " "$work/$host.log" \
         && fail "$(name_of "$host") linked with the other's persona: $(grep "KDE Connect device\|LocalSend device" "$work/$host.log")"

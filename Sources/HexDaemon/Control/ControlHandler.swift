@@ -25,12 +25,8 @@ struct ControlHandler: Sendable {
     let pairing: PairingService?
     /// Fetches what peers shared; nil when playing a legacy peer, which speaks no TLS.
     let fetcher: FileFetcher?
-    /// hexd as a LocalSend device and as a KDE Connect device.
+    /// hexd as a device of other protocols (LocalSend, KDE Connect, Quick Share).
     let carriers: ForeignCarriers
-    /// hexd as a LocalSend device; nil while it is not one.
-    var localSend: LocalSendCarrier? { carriers.localSend }
-    /// hexd as a KDE Connect device; nil while it is not one.
-    var kdeConnect: KDEConnectCarrier? { carriers.kdeConnect }
     let tcpPort: UInt16
     let discoveryPort: UInt16
     let logger: Logger
@@ -223,9 +219,7 @@ struct ControlHandler: Sendable {
         case .status: return ControlResponse(status: try await status())
         case .refreshPeers:
             await discovery.refresh()
-            await localSend?.refresh()
-            await kdeConnect?.refresh()
-            await carriers.quickShare?.refresh()
+            for carrier in carriers.up { await carrier.refresh() }
             return ControlResponse()
         case .peers, .inboxList, .hexlistList, .outboxList, .alertsList, .send, .hexlistSend, .alert, .share, .watch,
             .fetch, .grants:
@@ -412,31 +406,22 @@ struct ControlHandler: Sendable {
             },
             announceInterval: found.interval.inSeconds,
             beaconFailures: found.beaconFailures, dnssd: await dnssd.summary,
-            localSend: await localSendStatus(), kdeConnect: await kdeConnectStatus(),
-            quickShare: await quickShareStatus(), starting: carriers.starting)
+            carriers: await carrierReports(), starting: carriers.starting)
     }
 
-    private func quickShareStatus() async -> QuickShareStatus? {
-        guard let quickShare = carriers.quickShare else { return nil }
-        return QuickShareStatus(
-            port: quickShare.port, endpointID: String(decoding: quickShare.endpointID, as: UTF8.self),
-            receivers: await quickShare.receivers.receivers.count, offersWaiting: await quickShare.offersWaiting.count,
-            note: quickShare.portNote, receiversNote: await quickShare.nudge.note)
-    }
-
-    private func kdeConnectStatus() async -> KDEConnectStatus? {
-        guard let kdeConnect else { return nil }
-        let (devices, paired) = await kdeConnect.linkedCounts
-        return KDEConnectStatus(
-            deviceID: kdeConnect.own.deviceID, port: kdeConnect.port, devices: devices, paired: paired,
-            note: kdeConnect.portNote)
-    }
-
-    private func localSendStatus() async -> LocalSendStatus? {
-        guard let localSend else { return nil }
-        return LocalSendStatus(
-            port: localSend.port, fingerprint: localSend.fingerprint, devices: await localSend.devices.count,
-            note: localSend.portNote)
+    /// What each carrier up now says of itself.
+    private func carrierReports() async -> [CarrierReport] {
+        var reports: [CarrierReport] = []
+        for carrier in carriers.up {
+            let status = await carrier.status()
+            reports.append(
+                CarrierReport(
+                    name: type(of: carrier).name, kind: type(of: carrier).kind, port: status.port,
+                    identity: status.identity, identityName: status.identityName,
+                    counts: status.counts.map { CarrierCount(name: $0.name, count: $0.count, words: $0.words) },
+                    notes: status.notes))
+        }
+        return reports
     }
 
     /// The peers in the table, each with how its key is trusted, a pairing under way and a key
@@ -478,68 +463,29 @@ struct ControlHandler: Sendable {
                     fingerprint: nil, trust: try await service.pin(forPeer: impostor.uuid)?.trust,
                     keyMismatch: mismatch(impostor.uuid)))
         }
-        for device in await localSend?.devices ?? [] {
-            let endpoint = Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
-            let id = device.peerID
-            let offer = await localSend?.offerWaiting(matching: id)
-            let trust = try await service.pin(forPeer: id)?.trust
-            infos.append(
-                PeerInfo(
-                    uuid: id, name: device.description.alias,
-                    versionID: device.description.version, endpoint: endpoint.description,
-                    addresses: [device.address.description], legacy: false, lastSeen: (now - device.lastSeen).inSeconds,
-                    fingerprint: device.isPlainHTTP ? nil : device.fingerprint, trust: trust,
-                    pairing: offer.map { PairingStatus(code: "", awaitingUs: true, offer: $0.what) }, kind: .localsend,
-                    deviceType: device.description.deviceType.rawValue,
-                    deviceModel: device.description.deviceModel))
+        for carrier in carriers.up {
+            for device in await carrier.listed(at: now) {
+                infos.append(try await info(device, kind: type(of: carrier).kind))
+            }
         }
-        // An offer from a device whose announcement hexd did not hear is listed by the offer alone.
-        let listedNow = Set(infos.map(\.uuid))
-        for (offer, address) in await localSend?.offersWaiting ?? [] where !listedNow.contains(offer.key) {
-            let trust = try await service.pin(forPeer: offer.key)?.trust
-            infos.append(
-                PeerInfo(
-                    uuid: offer.key, name: offer.name, versionID: "", endpoint: address, addresses: [address],
-                    legacy: false, lastSeen: 0, fingerprint: nil, trust: trust,
-                    pairing: PairingStatus(code: "", awaitingUs: true, offer: offer.what), kind: .localsend))
-        }
-        for device in await kdeConnect?.linkedDevices ?? [] {
-            let identity = device.identity
-            infos.append(
-                PeerInfo(
-                    uuid: device.peerID, name: identity.name,
-                    versionID: String(device.version), endpoint: device.address.description,
-                    addresses: [device.address.description], legacy: false,
-                    lastSeen: (now - device.linkedAt).inSeconds, fingerprint: device.certificate.description,
-                    trust: try await kdeConnect?.isPaired(peerID: device.peerID) == true ? .paired : nil,
-                    pairing: await kdeConnect?.pendingPairing(of: device).map {
-                        PairingStatus(code: $0.code, awaitingUs: $0.awaitingUs)
-                    }, kind: .kdeconnect,
-                    deviceType: identity.deviceType.rawValue))
-        }
-        return infos + (await quickSharePeers(at: now))
+        return infos
     }
 
-    /// The Quick Share receivers found, then the offers of files waiting for the person's yes.
-    private func quickSharePeers(at now: ContinuousClock.Instant) async -> [PeerInfo] {
-        guard let quickShare = carriers.quickShare else { return [] }
-        let receivers = await quickShare.receivers.receivers.values.sorted { $0.label < $1.label }
-        let listed = receivers.compactMap { receiver -> PeerInfo? in
-            guard let id = PeerKind.quickShareID(endpointID: receiver.endpointID) else { return nil }
-            return PeerInfo(
-                uuid: id, name: receiver.label, versionID: "",
-                endpoint: Endpoint(receiver.address, port: receiver.port).description,
-                addresses: [receiver.address.description], legacy: false,
-                lastSeen: (now - receiver.lastHeard).inSeconds, fingerprint: nil, trust: nil, kind: .quickshare,
-                deviceType: "\(receiver.deviceType)")
-        }
-        let offers = await quickShare.offersWaiting.map { offer in
-            PeerInfo(
-                uuid: offer.key, name: offer.name, versionID: "", endpoint: "", addresses: [], legacy: false,
-                lastSeen: 0, fingerprint: nil, trust: nil,
-                pairing: PairingStatus(code: "", awaitingUs: true, offer: offer.what), kind: .quickshare)
-        }
-        return listed + offers
+    /// A carrier's device as `hexctl peers` lists it: paired as the carrier says, else as the
+    /// store's pin says.
+    private func info(_ device: ListedDevice, kind: PeerKind) async throws -> PeerInfo {
+        let trust: SenderTrust? =
+            if let paired = device.paired { paired ? .paired : nil } else {
+                try await service.pin(forPeer: device.id)?.trust
+            }
+        return PeerInfo(
+            uuid: device.id, name: device.name, versionID: device.versionID, endpoint: device.endpoint,
+            addresses: device.addresses, legacy: false, lastSeen: device.lastHeard.inSeconds,
+            fingerprint: device.fingerprint, trust: trust,
+            pairing: device.pairing.map {
+                PairingStatus(code: $0.code, awaitingUs: $0.awaitingUs, offer: device.offer)
+            },
+            kind: kind, deviceType: device.deviceType, deviceModel: device.deviceModel)
     }
 
     /// Sends `payload` as `options` say. Through the outbox (the default): commits it, answers

@@ -28,16 +28,56 @@ struct ForeignCarrierStart: Sendable {
     /// How long after hexd serves its own peers the carriers start.
     static let delay: Duration = .milliseconds(300)
 
+    /// One carrier of another protocol: its kind, the option that turns it on or off, whether the
+    /// configuration has it on, and how it starts (reading or making its persona, taking its ports).
+    struct Launch: Sendable {
+        let kind: any Carrier.Type
+        let option: String
+        let isOn: any KeyPath<DaemonConfiguration, Bool> & Sendable
+        let start: @Sendable (ForeignCarrierStart, PersonaClaims, Logger) throws -> any Carrier
+    }
+
+    /// Every carrier of another protocol, in the order sending, trust and the lists ask them. A new
+    /// protocol is one entry here.
+    static let launches: [Launch] = [
+        Launch(kind: LocalSendCarrier.self, option: "--localsend", isOn: \.localSend.enabled) {
+            run, claims, logger in
+            let files = run.configuration.dataDirectory
+            return try LocalSendCarrier.start(
+                run.configuration.localSend, discovery: run.configuration.discovery, visibility: run.discovery,
+                intake: run.intake, directory: run.directory, downloads: run.downloads,
+                dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
+                name: run.name, claims: claims, gate: run.gate, trimmer: run.trimmer, events: run.events, logger: logger
+            )
+        },
+        Launch(kind: KDEConnectCarrier.self, option: "--kdeconnect", isOn: \.kdeConnect.enabled) {
+            run, claims, logger in
+            let files = run.configuration.dataDirectory
+            return try KDEConnectCarrier.start(
+                run.configuration.kdeConnect, discovery: run.configuration.discovery, name: run.name,
+                keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath, claims: claims,
+                gate: run.gate, trimmer: run.trimmer, intake: run.intake, downloads: run.downloads,
+                visibility: run.discovery, dnssd: run.dnssd, logger: logger)
+        },
+        Launch(kind: QuickShareCarrier.self, option: "--quickshare", isOn: \.quickShare.enabled) {
+            run, claims, logger in
+            try QuickShareCarrier.start(
+                run.configuration.quickShare, name: run.name, intake: run.intake, downloads: run.downloads,
+                dnssd: run.dnssd, claims: claims, gate: run.gate, trimmer: run.trimmer, events: run.events,
+                logger: logger)
+        },
+    ]
+
     /// The slots as they are before the start: starting when asked for, else off and why.
     static func slots(_ configuration: DaemonConfiguration) -> ForeignCarriers {
         let legacy = "a daemon playing a legacy peer speaks only the original app's protocol"
         return ForeignCarriers(
-            localSend: configuration.wire.legacy
-                ? .off(legacy) : configuration.localSend.enabled ? .starting : .off("--localsend off"),
-            kdeConnect: configuration.wire.legacy
-                ? .off(legacy) : configuration.kdeConnect.enabled ? .starting : .off("--kdeconnect off"),
-            quickShare: configuration.wire.legacy
-                ? .off(legacy) : configuration.quickShare.enabled ? .starting : .off("--quickshare off"))
+            launches.map { launch in
+                let slot: ForeignCarriers.Slot =
+                    configuration.wire.legacy
+                    ? .off(legacy) : configuration[keyPath: launch.isOn] ? .starting : .off("\(launch.option) off")
+                return (launch.kind, slot)
+            })
     }
 
     /// Starts the carriers `carriers` waits for, each put in its slot as soon as it is up, and runs
@@ -53,60 +93,25 @@ struct ForeignCarrierStart: Sendable {
             return
         }
         let claims = PersonaClaims(signer: tls.identity)
-        let files = configuration.dataDirectory
         await withTaskGroup(of: Void.self) { group in
-            if configuration.localSend.enabled {
-                let logger = logger.named("localsend")
-                group.addTask {
-                    await run("LocalSend", logger: logger, slot: carriers.setLocalSend) { [self] in
-                        try LocalSendCarrier.start(
-                            configuration.localSend, discovery: configuration.discovery, visibility: discovery,
-                            intake: intake, directory: directory, downloads: downloads,
-                            dataDirectory: .init(
-                                key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
-                            name: name, claims: claims, gate: gate, trimmer: trimmer, events: events, logger: logger)
-                    }
-                }
-            }
-            if configuration.kdeConnect.enabled {
-                let logger = logger.named("kdeconnect")
-                group.addTask {
-                    await run("KDE Connect", logger: logger, slot: carriers.setKDEConnect) { [self] in
-                        try KDEConnectCarrier.start(
-                            configuration.kdeConnect, discovery: configuration.discovery, name: name,
-                            keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath,
-                            claims: claims, gate: gate, trimmer: trimmer, intake: intake, downloads: downloads,
-                            visibility: discovery, dnssd: dnssd, logger: logger)
-                    }
-                }
-            }
-            if configuration.quickShare.enabled {
-                let logger = logger.named("quickshare")
-                group.addTask {
-                    await run("Quick Share", logger: logger, slot: carriers.setQuickShare) { [self] in
-                        try QuickShareCarrier.start(
-                            configuration.quickShare, name: name, intake: intake, downloads: downloads, dnssd: dnssd,
-                            claims: claims, gate: gate, trimmer: trimmer, events: events, logger: logger)
-                    }
-                }
+            for launch in Self.launches where configuration[keyPath: launch.isOn] {
+                group.addTask { await run(launch, claims: claims, into: carriers) }
             }
         }
     }
 
-    /// Starts a carrier with `start`, on a thread of its own at the lowest priority, puts it in its
-    /// slot, and runs it until cancelled; one that cannot start is logged, and its slot says so.
-    private func run<Carrier: DaemonService>(
-        _ name: String, logger: Logger, slot: @Sendable (ForeignCarriers.Slot<Carrier>) -> Void,
-        start: @escaping @Sendable () throws -> Carrier
-    ) async {
-        let carrier: Carrier
+    /// Starts a carrier on a thread of its own at the lowest priority, puts it in its slot, and
+    /// runs it until cancelled; one that cannot start is logged, and its slot says so.
+    private func run(_ launch: Launch, claims: PersonaClaims, into carriers: ForeignCarriers) async {
+        let logger = logger.named(launch.option.replacing("--", with: ""))
+        let carrier: any Carrier
         do {
-            carrier = try await BlockingPool.runAside(start)
+            carrier = try await BlockingPool.runAside { [self] in try launch.start(self, claims, logger) }
         } catch {
-            logger.error("\(name) is off: \(error)")
-            return slot(.off("it could not start: the log says why"))
+            logger.error("\(launch.kind.name) is off: \(error)")
+            return carriers.set(launch.kind, .off("it could not start: the log says why"))
         }
-        slot(.up(carrier))
+        carriers.set(launch.kind, .up(carrier))
         await carrier.run()
     }
 }

@@ -7,7 +7,7 @@ import QuickShareCore
 /// person just asked to look again). The machine decides; this actor registers and withdraws the
 /// advertisement (`BlueZAdvertiser`) and says in the status how it goes. The system bus is only
 /// reached while phones are to be woken.
-package actor BluetoothNudge {
+actor BluetoothNudge {
     private var machine = NudgeMachine()
     /// The system bus, or why there is none to reach.
     private let bus: Result<DBusAddress, DBusError>
@@ -43,7 +43,7 @@ package actor BluetoothNudge {
     }
 
     /// What `hexctl status` says about phones being listed.
-    package var note: String {
+    var note: String {
         let listed = "a phone is listed as a receiver while its Quick Share receive screen is open"
         guard enabled else { return "--quickshare-bluetooth off: \(listed) (Google's Windows app, while it runs)" }
         return switch machine.phase {

@@ -74,7 +74,7 @@ extension QuickShareCarrier {
     }
 
     /// The offers waiting.
-    package var offersWaiting: [OfferConsent<String>.Request] { consent.waiting }
+    var offersWaiting: [OfferConsent<String>.Request] { consent.waiting }
 
     /// The offer waiting that `text` names: its key, or the sender's name (any case), when one
     /// offer alone matches.

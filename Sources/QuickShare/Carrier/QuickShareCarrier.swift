@@ -10,7 +10,7 @@ import QuickShareCore
 /// connections, asks the person about files, and keeps what arrives: texts and links as hexes
 /// under the accept policy and the strangers' budgets, files in the downloads folder with a hex
 /// naming them. Quick Share has no identity beyond the connection: every sender is a stranger.
-package actor QuickShareCarrier: DaemonService {
+package actor QuickShareCarrier {
     /// Connections served at once, and from one address: past them, a newcomer is closed (past the
     /// first, the one that went longest without a frame makes room).
     static let connectionsAtOnce = 16
@@ -30,7 +30,7 @@ package actor QuickShareCarrier: DaemonService {
     private let listener6: StreamListener?
     let settings: QuickShareSettings
     /// The endpoint ID hexd goes by while it runs (four letters and digits, as Android makes its own).
-    package nonisolated let endpointID: [UInt8]
+    nonisolated let endpointID: [UInt8]
     /// What hexd says of itself in DNS-SD and nowhere else: its name and that it is a laptop.
     let info: EndpointInfo
     let intake: any CarrierIntake
@@ -43,23 +43,23 @@ package actor QuickShareCarrier: DaemonService {
     private let trimmer: MemoryTrimmer
     private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
     /// Why hexd serves on another port than the one asked for; nil when it has it.
-    package nonisolated let portNote: String?
+    nonisolated let portNote: String?
     /// Offers of files waiting for the person's yes, with the held connections' answers.
     var consent = OfferConsent<String>()
     var consentReplies: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     /// Connections numbered as they come, for the keys of their offers.
     private var accepted: UInt64 = 0
     /// The receivers DNS-SD found, which sends go to.
-    package var receivers = ReceiverTable<IPAddress>()
+    var receivers = ReceiverTable<IPAddress>()
     /// Tells another hexd's instance, which is left to hexd's own protocol.
     let claims: PersonaClaims
     /// Wakes phones nearby while a send to one waits, so that they publish themselves.
-    package nonisolated let nudge: BluetoothNudge
+    nonisolated let nudge: BluetoothNudge
     /// Rung when a receiver is heard, so that the expiry looks at its lifetime.
     let receiverHeard = Doorbell()
 
     /// The TCP port of Quick Share connections.
-    package nonisolated var port: UInt16 { listener.port }
+    nonisolated var port: UInt16 { listener.port }
 
     private init(
         listener: StreamListener, listener6: StreamListener?, settings: QuickShareSettings, name: String,

@@ -1,0 +1,40 @@
+import HexCarrier
+import HexKit
+import HexNet
+
+/// What `hexctl status` and `hexctl peers` say of LocalSend.
+extension LocalSendCarrier: Carrier {
+    static let name = "LocalSend"
+    static let kind = PeerKind.localsend
+
+    func status() -> CarrierStatus {
+        CarrierStatus(
+            port: port, identity: fingerprint, identityName: "fingerprint",
+            counts: [.init("devices", devices.count, "device", "devices", "listed")], notes: portNote.map { [$0] } ?? []
+        )
+    }
+
+    /// The devices listed, each with the offer it has waiting; then the offers of devices whose
+    /// announcement hexd did not hear, listed by the offer alone. Their trust is the store's pin.
+    func listed(at now: ContinuousClock.Instant) -> [ListedDevice] {
+        let found = devices.map { device in
+            let offer = offerWaiting(matching: device.peerID)
+            return ListedDevice(
+                id: device.peerID, name: device.description.alias, versionID: device.description.version,
+                endpoint: Endpoint(device.address, port: device.description.port ?? LocalSendDevice.defaultPort)
+                    .description,
+                addresses: [device.address.description], lastHeard: now - device.lastSeen,
+                fingerprint: device.isPlainHTTP ? nil : device.fingerprint, paired: nil,
+                pairing: offer.map { _ in ("", true) }, offer: offer?.what,
+                deviceType: device.description.deviceType.rawValue,
+                deviceModel: device.description.deviceModel)
+        }
+        let listed = Set(found.map(\.id))
+        let offers = offersWaiting.filter { !listed.contains($0.request.key) }.map { offer, address in
+            ListedDevice(
+                id: offer.key, name: offer.name, endpoint: address, addresses: [address], lastHeard: .zero, paired: nil,
+                pairing: ("", true), offer: offer.what)
+        }
+        return found + offers
+    }
+}
