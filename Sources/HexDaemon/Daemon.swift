@@ -3,7 +3,6 @@ import Dispatch
 import Glibc
 import HexCarrier
 import HexCommandLine
-import HexControl
 import HexDBus
 import HexKit
 import HexNet

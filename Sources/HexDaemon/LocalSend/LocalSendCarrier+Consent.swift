@@ -12,62 +12,40 @@ extension LocalSendCarrier {
     /// Asks the person whether `sender` may send `what`, and waits for the answer, at most
     /// `OfferConsent.wait`, or until the task is cancelled (the sender closed its connection):
     /// nil when they said yes (the device is paired then), else why not.
-    func askPerson(about sender: Sender, offering what: String) async -> String? {
+    nonisolated func askPerson(about sender: Sender, offering what: String) async -> String? {
         guard let id = sender.id, case .key(let certificate, _) = sender.proof else {
             return "it showed no certificate, so it cannot be let in"
         }
         // A sender gone already is asked about no more.
         guard !Task.isCancelled else { return "the device gave up waiting" }
-        expireConsents()
-        let request: OfferConsent<String>.Request
+        let yes: Bool
         do {
-            request = try consent.open(id, named: sender.alias, offering: what, at: .now)
+            yes = try await offers.ask(
+                id, named: sender.alias, offering: what, keeping: (certificate, sender.address)
+            ) { _ in
+                await self.tellPerson(about: sender, id: id, offering: what)
+            }
         } catch {
             let why = error == .full ? "as many offers wait for the person as may" : "an offer of it waits already"
             logger.limited(
                 "localsend consent", .info, "\(sender.alias.clipped(toUTF8: 80)) (\(id.shortPeerID ?? id)): \(why)")
             return why
         }
-        consentCertificates[request.number] = certificate
-        consentAddresses[request.number] = sender.address
-        let timer = Task {
-            guard (try? await Task.sleep(for: consent.wait)) != nil else { return }
-            self.expireConsents()
+        if Task.isCancelled {
+            logger.info(
+                "\(sender.alias.clipped(toUTF8: 80)) withdrew its offer (it closed its connection): \(what)")
+            return "the device gave up waiting"
         }
-        defer { timer.cancel() }
-        // The continuation is kept before the person is told: an answer never comes before it. A
-        // cancellation's withdrawal runs on the actor after it, whenever it came.
-        let yes = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                consentReplies[request.number] = continuation
-                Task { await self.tellPerson(about: sender, id: id, offering: what) }
-            }
-        } onCancel: {
-            Task { await self.withdrawOffer(request.number, because: "it closed its connection") }
-        }
-        if Task.isCancelled { return "the device gave up waiting" }
         return yes ? nil : "the person at hexd did not let it in"
-    }
-
-    /// The device withdrew its offer numbered `number` (`why`): refused, and no longer asked
-    /// about. Nothing when it waits no more.
-    func withdrawOffer(_ number: UInt64, because why: String) {
-        guard let request = consent.withdraw(number) else { return }
-        forgetOffer(number)
-        logger.info("\(request.name.clipped(toUTF8: 80)) withdrew its offer (\(why)): \(request.what)")
-        consentReplies.removeValue(forKey: number)?.resume(returning: false)
     }
 
     /// The device at `address` cancels the offer it has waiting (`/cancel` without a session, as
     /// LocalSend's senders cancel a `prepare-upload` not yet answered); nothing when it has none.
     func cancelWaitingOffer(from address: IPAddress) {
-        guard let number = consentAddresses.first(where: { $0.value == address.description })?.key else { return }
-        withdrawOffer(number, because: "it cancelled")
-    }
-
-    /// What was kept for the offer numbered `number` while it waited.
-    private func forgetOffer(_ number: UInt64) {
-        (consentCertificates[number], consentAddresses[number]) = (nil, nil)
+        guard let number = offers.extras.first(where: { $0.value.address == address.description })?.key,
+            let request = offers.withdraw(number)
+        else { return }
+        logger.info("\(request.name.clipped(toUTF8: 80)) withdrew its offer (it cancelled): \(request.what)")
     }
 
     /// Tells the person of an offer waiting: the log, a `pairRequested` event, the arrivals (a
@@ -89,28 +67,26 @@ extension LocalSendCarrier {
     private func answerPerson(_ id: String, yes: Bool) async throws
         -> (name: String, what: String, certificate: String?)
     {
-        guard let request = consent.answer(id) else { throw LookupError.noPairing(id) }
-        let certificate = consentCertificates[request.number]
-        forgetOffer(request.number)
+        guard let answer = offers.answer(id) else { throw LookupError.noPairing(id) }
         var paired: String?
-        if yes, let certificate {
+        if yes {
             do {
-                _ = try await intake.service.pair(peer: id, fingerprint: certificate)
-                paired = certificate
+                _ = try await intake.service.pair(peer: id, fingerprint: answer.extra.certificate)
+                paired = answer.extra.certificate
             } catch {
-                consentReplies.removeValue(forKey: request.number)?.resume(returning: false)
+                answer.reply(false)
                 throw error
             }
         }
-        logger.info("\(yes ? "accepted" : "declined") the offer of \(id.shortPeerID ?? id): \(request.what)")
-        consentReplies.removeValue(forKey: request.number)?.resume(returning: paired != nil)
-        return (request.name, request.what, paired)
+        logger.info("\(yes ? "accepted" : "declined") the offer of \(id.shortPeerID ?? id): \(answer.request.what)")
+        answer.reply(paired != nil)
+        return (answer.request.name, answer.request.what, paired)
     }
 
     /// The offer waiting that `text` names: by the device's ID, a prefix of it (or of its
     /// fingerprint) of 4 digits or more, or its name (any case), when one offer alone matches.
     func offerWaiting(matching text: String) -> OfferConsent<String>.Request? {
-        let matches = consent.waiting.filter {
+        let matches = offers.waiting.filter {
             Self.names(text, alias: $0.name, id: $0.key)
         }
         return matches.count == 1 ? matches.first : nil
@@ -119,15 +95,8 @@ extension LocalSendCarrier {
     /// The offers waiting, each with the address it came from (a device may offer before hexd
     /// heard its announcement, or without one: it is listed by its offer then).
     var offersWaiting: [(request: OfferConsent<String>.Request, address: String)] {
-        consent.waiting.map { ($0, consentAddresses[$0.number] ?? "") }
-    }
-
-    /// Refuses the offers whose wait is over.
-    func expireConsents() {
-        for request in consent.expire(at: .now) {
-            forgetOffer(request.number)
-            consentReplies.removeValue(forKey: request.number)?.resume(returning: false)
-        }
+        let extras = offers.extras
+        return offers.waiting.map { ($0, extras[$0.number]?.address ?? "") }
     }
 }
 

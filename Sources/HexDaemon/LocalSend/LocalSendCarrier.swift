@@ -75,13 +75,9 @@ actor LocalSendCarrier: DaemonService {
     let downloads: IncomingFiles
     /// The PIN senders must give (`--localsend-pin`), and who gave wrong ones.
     var pinGate: LocalSendPinGate<IPAddress>
-    /// Offers waiting for the person's yes, by device ID, with the held requests' continuations
-    /// and the certificates a yes pairs, by request number.
-    var consent = OfferConsent<String>()
-    var consentReplies: [UInt64: CheckedContinuation<Bool, Never>] = [:]
-    var consentCertificates: [UInt64: String] = [:]
-    /// The address each offer waiting came from, by request number: only it may cancel the offer.
-    var consentAddresses: [UInt64: String] = [:]
+    /// Offers waiting for the person's yes, by device ID, each with the certificate a yes pairs
+    /// and the address it came from (only it may cancel the offer).
+    let offers = OfferDesk<(certificate: String, address: String)>()
     /// The largest lone text file whose first line describes the hex it makes and whose
     /// addresses are its links (LocalSend's command-line senders send a note as such a file).
     static let describingTextBytes = 65_536

@@ -11,33 +11,22 @@ import QuickShareCore
 extension QuickShareCarrier {
     /// Asks the person whether the sender of `offer` may send its files, and waits for the answer, at
     /// most `OfferConsent.wait`, or until the task is cancelled (the phone closed its connection).
-    func askPerson(about offer: ShareOffer, key: String) async -> Bool {
+    nonisolated func askPerson(about offer: ShareOffer, key: String) async -> Bool {
         guard !Task.isCancelled else { return false }
-        expireConsents()
         let name = offer.senderName ?? "A Quick Share device"
         let what = Self.describe(offer)
-        let request: OfferConsent<String>.Request
+        let yes: Bool
         do {
-            request = try consent.open(key, named: name, offering: what, at: .now)
+            yes = try await offers.ask(key, named: name, offering: what, keeping: ()) { _ in
+                await self.tellPerson(about: offer, name: name, key: key, what: what)
+            }
         } catch {
             logger.limited(
                 "quickshare consent", .info, "Quick Share: \(name.clipped(toUTF8: 80)): too many offers wait")
             return false
         }
-        let timer = Task {
-            guard (try? await Task.sleep(for: consent.wait)) != nil else { return }
-            self.expireConsents()
-        }
-        defer { timer.cancel() }
-        let yes = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                consentReplies[request.number] = continuation
-                Task { await self.tellPerson(about: offer, name: name, key: key, what: what) }
-            }
-        } onCancel: {
-            Task { await self.withdrawOffer(request.number) }
-        }
-        return yes && !Task.isCancelled
+        if Task.isCancelled { logger.info("Quick Share: \(name.clipped(toUTF8: 80)) withdrew its offer: \(what)") }
+        return yes
     }
 
     /// What an offer holds, as the person reads it ("2 files, 3.1 MiB (PIN 1234)").
@@ -59,28 +48,14 @@ extension QuickShareCarrier {
         intake.offerWaiting(name: name, key: key, what: what)
     }
 
-    /// The phone closed its connection while its offer waited: refused, and no longer asked about.
-    func withdrawOffer(_ number: UInt64) {
-        guard let request = consent.withdraw(number) else { return }
-        logger.info("Quick Share: \(request.name.clipped(toUTF8: 80)) withdrew its offer: \(request.what)")
-        consentReplies.removeValue(forKey: number)?.resume(returning: false)
-    }
-
-    /// Refuses the offers whose wait is over.
-    func expireConsents() {
-        for request in consent.expire(at: .now) {
-            consentReplies.removeValue(forKey: request.number)?.resume(returning: false)
-        }
-    }
-
     /// The offers waiting.
-    var offersWaiting: [OfferConsent<String>.Request] { consent.waiting }
+    var offersWaiting: [OfferConsent<String>.Request] { offers.waiting }
 
     /// The offer waiting that `text` names: its key, or the sender's name (any case), when one
     /// offer alone matches.
     func offerWaiting(matching text: String) -> OfferConsent<String>.Request? {
         let wanted = text.trimmed.lowercased()
-        let matches = consent.waiting.filter { $0.key.lowercased() == wanted || $0.name.lowercased() == wanted }
+        let matches = offers.waiting.filter { $0.key.lowercased() == wanted || $0.name.lowercased() == wanted }
         return matches.count == 1 ? matches.first : nil
     }
 
@@ -88,9 +63,10 @@ extension QuickShareCarrier {
     /// - Returns: the sender's name and what it offered.
     /// - Throws: `LookupError.noPairing` when no such offer waits.
     func answerPerson(_ key: String, yes: Bool) throws -> (name: String, what: String) {
-        guard let request = consent.answer(key) else { throw LookupError.noPairing(key) }
+        guard let answer = offers.answer(key) else { throw LookupError.noPairing(key) }
+        let request = answer.request
         logger.info("Quick Share: \(yes ? "accepted" : "declined") the offer of \(request.name): \(request.what)")
-        consentReplies.removeValue(forKey: request.number)?.resume(returning: yes)
+        answer.reply(yes)
         return (request.name, request.what)
     }
 }

@@ -45,8 +45,7 @@ package actor QuickShareCarrier {
     /// Why hexd serves on another port than the one asked for; nil when it has it.
     nonisolated let portNote: String?
     /// Offers of files waiting for the person's yes, with the held connections' answers.
-    var consent = OfferConsent<String>()
-    var consentReplies: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+    let offers = OfferDesk<Void>()
     /// Connections numbered as they come, for the keys of their offers.
     private var accepted: UInt64 = 0
     /// The receivers DNS-SD found, which sends go to.
