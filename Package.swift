@@ -70,7 +70,9 @@ let package = Package(
         // by one factory.
         .target(
             name: "QuickShareCarrier",
-            dependencies: ["HexCarrier", "HexEngine", "HexKit", "HexNet", "HexDBus", "QuickShareCore"],
+            dependencies: [
+                "HexCarrier", "HexCommandLine", "HexEngine", "HexKit", "HexNet", "HexDBus", "QuickShareCore",
+            ],
             path: "Sources/QuickShare/Carrier", swiftSettings: strictSettings),
         .target(
             name: "HexDaemon",
@@ -141,8 +143,8 @@ let package = Package(
         .testTarget(
             name: "CommandLineTests",
             dependencies: [
-                "hexd", "hexctl", "HexDaemon", "HexCarrier", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexControl",
-                "HexDBus", "HexHarness", "HexTestSupport", "HexTestTools", "QuickShareCore", "QuickShareCarrier",
+                "hexd", "hexctl", "HexDaemon", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexControl", "HexDBus",
+                "HexHarness", "HexTestSupport", "HexTestTools", "QuickShareCore",
             ],
             swiftSettings: strictSettings),
     ]

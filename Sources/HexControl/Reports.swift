@@ -186,9 +186,6 @@ public struct CarrierReport: Sendable, Codable, Equatable {
         (self.name, self.kind, self.port, self.identity, self.identityName) = (name, kind, port, identity, identityName)
         (self.counts, self.notes) = (counts, notes)
     }
-
-    /// The figure called `name`; nil when it has none.
-    public func count(_ name: String) -> Int? { counts.first { $0.name == name }?.count }
 }
 
 /// One of a carrier's figures.

@@ -1,4 +1,3 @@
-import HexCarrier
 import HexDBus
 import HexNet
 import Testing

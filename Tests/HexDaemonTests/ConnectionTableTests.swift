@@ -1,5 +1,4 @@
 import Glibc
-import HexCarrier
 import HexEngine
 import Testing
 

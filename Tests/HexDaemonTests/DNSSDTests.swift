@@ -1,4 +1,3 @@
-import HexCarrier
 import HexDNS
 import HexKit
 import HexNet

@@ -1,4 +1,3 @@
-import HexCarrier
 import Testing
 
 @testable import HexCarrier

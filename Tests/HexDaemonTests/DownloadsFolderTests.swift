@@ -1,4 +1,3 @@
-import HexCarrier
 import HexCommandLine
 import HexHarness
 import HexKit

@@ -1,5 +1,4 @@
 import Foundation
-import HexCarrier
 import Testing
 
 @testable import HexCarrier

@@ -1,4 +1,3 @@
-import HexCarrier
 import HexKit
 import HexTLS
 import Testing

@@ -1,4 +1,3 @@
-import HexCarrier
 import HexEngine
 import HexKit
 import HexNet

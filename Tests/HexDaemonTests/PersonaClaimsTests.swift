@@ -1,4 +1,3 @@
-import HexCarrier
 import HexEngine
 import HexHarness
 import HexKit

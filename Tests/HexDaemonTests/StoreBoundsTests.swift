@@ -1,4 +1,3 @@
-import HexCarrier
 import HexCommandLine
 import HexControl
 import HexHarness

@@ -323,8 +323,8 @@ waiting=$(ctl a outbox)
     || fail "while devB was away: $queued; then $copies copies, outbox: $waiting"
 
 # Hidden: no announcement from host-a, and its API closes connections unanswered. Shown: both again.
-heard() {  # how many announcements from host-a host b hears in $1 seconds
-    ip netns exec "$tag-b" python3 - "$1" <<'PYTHON'
+heard() {  # how many announcements from host-a host b hears in $1 seconds (the file $2 made once it listens)
+    ip netns exec "$tag-b" python3 - "$@" <<'PYTHON'
 import json, socket, struct, sys, time
 sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -332,6 +332,8 @@ sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
 sock.bind(("", 53317))
 sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, struct.pack("4s4s", socket.inet_aton("224.0.0.167"),
                 socket.inet_aton("0.0.0.0")))
+if len(sys.argv) > 2:
+    open(sys.argv[2], "w").close()
 end, count = time.monotonic() + float(sys.argv[1]), 0
 while (left := end - time.monotonic()) > 0:
     sock.settimeout(left)
@@ -365,9 +367,10 @@ PYTHON
 ctl a visibility hidden >/dev/null
 heard_hidden=$(heard 2)
 answered_hidden=$(answers)
-heard 3 >"$work/heard" &
+heard 3 "$work/listening" >"$work/heard" &
 listener=$!
-sleep 0.5  # the listener has joined the group
+# Shown only once the listener has joined the group (a loaded machine may take a while to start it).
+wait_until '[ -e "$work/listening" ]' 50 || fail "the listener did not join LocalSend's group within 5 s"
 ctl a visibility visible >/dev/null
 wait "$listener"
 heard_shown=$(cat "$work/heard")

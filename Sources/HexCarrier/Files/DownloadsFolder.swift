@@ -11,7 +11,7 @@ package struct DownloadsFolder: Sendable {
     package init(path: String) { self.path = path }
 
     /// How long a partial file waits for its fetch to resume.
-    package static let partialLifetime: Double = 86_400
+    static let partialLifetime: Double = 86_400
     package static let partialSuffix = ".part"
 
     /// The folder fetched files go to by default: the user's XDG download folder when the data
@@ -82,7 +82,7 @@ package struct DownloadsFolder: Sendable {
             reason: "\(name) and \(Self.maximumNumbered - 1) numbered names are taken")
     }
 
-    package static let maximumNumbered = 1_000
+    static let maximumNumbered = 1_000
 
     /// Whether a name is a partial file's: `<name>.<12 hex digits>.part`.
     package static func isPartial(_ name: String) -> Bool {

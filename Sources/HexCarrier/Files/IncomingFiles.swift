@@ -15,11 +15,11 @@ package struct IncomingFiles: Sendable {
     package init(folder: DownloadsFolder, floor: FreeSpaceFloor) { (self.folder, self.floor) = (folder, floor) }
 
     /// Bytes read from the connection at a time.
-    package static let chunk = 1 << 20
+    static let chunk = 1 << 20
     /// How often the free space is read again while bytes arrive.
-    package static let roomCheckBytes: Int64 = 16 << 20
+    static let roomCheckBytes: Int64 = 16 << 20
     /// The longest an upload may go without a byte.
-    package static let idleLimit: Duration = .seconds(30)
+    static let idleLimit: Duration = .seconds(30)
 
     /// Why a file did not land (nothing of it is left).
     package enum Failure: Error, Sendable, CustomStringConvertible {

@@ -76,7 +76,7 @@ package struct ListedDevice: Sendable {
 
     package init(
         id: String, name: String, versionID: String = "", endpoint: String, addresses: [String],
-        lastHeard: Duration, fingerprint: String? = nil, paired: Bool? = false,
+        lastHeard: Duration, fingerprint: String? = nil, paired: Bool?,
         pairing: (code: String, awaitingUs: Bool)? = nil, offer: String? = nil, deviceType: String? = nil,
         deviceModel: String? = nil
     ) {

@@ -162,7 +162,7 @@ package final class LogLimiter: Sendable {
     package static let window = Duration.seconds(10)
     package static let linesPerWindow = 5
     /// Kinds tracked at once; a flood of kinds is itself bounded.
-    package static let maximumKinds = 256
+    static let maximumKinds = 256
 
     package enum Decision: Equatable {
         /// Write the line; `suppressedBefore` lines of this kind were left out before it.

@@ -9,24 +9,40 @@ import Synchronization
 package final class OfferDesk<Extra: Sendable>: Sendable {
     package typealias Request = OfferConsent<String>.Request
 
-    /// An offer the person answered, its sender still held: `reply` lets it go on or refuses it.
-    package struct Answer: Sendable {
+    /// How an offer's wait ended.
+    package enum Outcome: Sendable, Equatable {
+        case accepted
+        case declined
+        /// Its wait was over before the person answered.
+        case expired
+        /// Its sender gave up (closed its connection, or cancelled).
+        case withdrawn
+    }
+
+    /// An offer the person answered, its sender still held until `reply`: a sender never replied
+    /// to is declined when the answer goes away, so that none is held for ever.
+    package final class Answer: Sendable {
         package let request: Request
         package let extra: Extra
-        private let sender: CheckedContinuation<Bool, Never>?
+        private let sender: Mutex<CheckedContinuation<Outcome, Never>?>
 
-        fileprivate init(request: Request, extra: Extra, sender: CheckedContinuation<Bool, Never>?) {
-            (self.request, self.extra, self.sender) = (request, extra, sender)
+        fileprivate init(request: Request, extra: Extra, sender: CheckedContinuation<Outcome, Never>) {
+            (self.request, self.extra) = (request, extra)
+            self.sender = Mutex(sender)
         }
 
         /// Tells the held sender the answer (false: refused after all, as when keeping it failed).
-        package func reply(_ yes: Bool) { sender?.resume(returning: yes) }
+        /// Only the first reply counts.
+        package func reply(_ yes: Bool) {
+            sender.withLock { $0.take() }?.resume(returning: yes ? .accepted : .declined)
+        }
+
+        deinit { reply(false) }
     }
 
     private struct Held {
         var extra: Extra
-        /// Nil until the sender waits on it.
-        var sender: CheckedContinuation<Bool, Never>?
+        var sender: CheckedContinuation<Outcome, Never>
     }
 
     private let state: Mutex<(consent: OfferConsent<String>, held: [UInt64: Held])>
@@ -43,50 +59,66 @@ package final class OfferDesk<Extra: Sendable>: Sendable {
 
     /// Opens the offer of `what` from `name`, answered by `key`, and holds its sender until the
     /// person answers (`answer`), the offer's wait is over, or the task is cancelled (the sender
-    /// gave up: the offer is withdrawn then). `opened` is told of the offer once it waits, before
-    /// any answer can come (to tell the person).
-    /// - Returns: whether the person said yes, and the sender is still there.
+    /// gave up: the offer is withdrawn then). The offer and its held sender come in one step, so
+    /// no answer can come before the sender waits for it; `opened` is told once the offer waits
+    /// (to tell the person).
+    /// - Returns: how the wait ended; `withdrawn` for a task cancelled before its offer waited.
     /// - Throws: `OfferConsent.Refusal` when the offer cannot wait.
     package func ask(
         _ key: String, named name: String, offering what: String, keeping extra: Extra,
         opened: @escaping @Sendable (Request) async -> Void
-    ) async throws(OfferConsent<String>.Refusal) -> Bool {
+    ) async throws(OfferConsent<String>.Refusal) -> Outcome {
         expire()
-        let request = try state.withLock { state throws(OfferConsent<String>.Refusal) -> Request in
-            let request = try state.consent.open(key, named: name, offering: what, at: .now)
-            state.held[request.number] = Held(extra: extra)
-            return request
-        }
+        // Whether the sender gave up, and the offer's number once it waits: the cancellation
+        // handler and the opening see each other's step, whichever comes first.
+        let progress = Mutex<(cancelled: Bool, number: UInt64?)>((false, nil))
+        var refusal: OfferConsent<String>.Refusal?
         let wait = state.withLock { $0.consent.wait }
         let timer = Task { [weak self] in
             guard (try? await Task.sleep(for: wait)) != nil else { return }
             self?.expire()
         }
         defer { timer.cancel() }
-        let yes = await withTaskCancellationHandler {
-            await withCheckedContinuation { sender in
-                let holds = state.withLock { state -> Bool in
-                    guard state.held[request.number] != nil else { return false }
-                    state.held[request.number]?.sender = sender
-                    return true
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (sender: CheckedContinuation<Outcome, Never>) in
+                let opening = progress.withLock { progress -> Result<Request, OfferConsent<String>.Refusal>? in
+                    guard !progress.cancelled else { return nil }
+                    let result = state.withLock { state in
+                        Result { () throws(OfferConsent<String>.Refusal) -> Request in
+                            let request = try state.consent.open(key, named: name, offering: what, at: .now)
+                            state.held[request.number] = Held(extra: extra, sender: sender)
+                            return request
+                        }
+                    }
+                    if case .success(let request) = result { progress.number = request.number }
+                    return result
                 }
-                // Withdrawn before it was held (the sender gave up at once): refused.
-                guard holds else { return sender.resume(returning: false) }
-                Task { await opened(request) }
+                switch opening {
+                case nil: sender.resume(returning: .withdrawn)
+                case .failure(let error)?:
+                    refusal = error
+                    sender.resume(returning: .declined)
+                case .success(let request)?: Task { await opened(request) }
+                }
             }
         } onCancel: {
-            withdraw(request.number)
+            let number = progress.withLock { progress -> UInt64? in
+                progress.cancelled = true
+                return progress.number
+            }
+            if let number { withdraw(number) }
         }
-        return yes && !Task.isCancelled
+        if let refusal { throw refusal }
+        return outcome
     }
 
-    /// The person answered `key`'s offer: it waits no more; its sender is held until `reply`.
-    /// Nil when no offer of `key` waits.
+    /// The person answered `key`'s offer: it waits no more; its sender is held until the answer's
+    /// `reply`. Nil when no offer of `key` waits.
     package func answer(_ key: String) -> Answer? {
         state.withLock { state in
-            guard let request = state.consent.answer(key) else { return nil }
-            let held = state.held.removeValue(forKey: request.number)
-            return held.map { Answer(request: request, extra: $0.extra, sender: $0.sender) }
+            guard let request = state.consent.answer(key), let held = state.held.removeValue(forKey: request.number)
+            else { return nil }
+            return Answer(request: request, extra: held.extra, sender: held.sender)
         }
     }
 
@@ -98,7 +130,7 @@ package final class OfferDesk<Extra: Sendable>: Sendable {
             guard let request = state.consent.withdraw(number) else { return nil }
             return (request, state.held.removeValue(forKey: number))
         }
-        ended?.1?.sender?.resume(returning: false)
+        ended?.1?.sender.resume(returning: .withdrawn)
         return ended?.0
     }
 
@@ -109,7 +141,7 @@ package final class OfferDesk<Extra: Sendable>: Sendable {
         let ended = state.withLock { state in
             state.consent.expire(at: .now).map { ($0, state.held.removeValue(forKey: $0.number)) }
         }
-        for (_, held) in ended { held?.sender?.resume(returning: false) }
+        for (_, held) in ended { held?.sender.resume(returning: .expired) }
         return ended.map(\.0)
     }
 }

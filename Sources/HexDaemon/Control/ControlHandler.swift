@@ -1,7 +1,6 @@
 import HexCarrier
 import HexControl
 import HexKit
-import HexNet
 import HexStore
 
 /// Carries out control requests against the daemon's services, and reports their errors in the

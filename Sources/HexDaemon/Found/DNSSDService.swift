@@ -298,9 +298,10 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
 
     /// Whether another host's probe (its proposed records in the authority section) wins the
     /// tie-break for a name this daemon probes for (RFC 6762, 8.2): compared name by name, with
-    /// the records this daemon proposes on the link the probe came from.
-    private func losesTieBreak(to probe: DNSMessage, onLink addresses: [IPAddress]) -> Bool {
-        guard !advert.isOwnProbe(probe, addresses: self.addresses()) else { return false }
+    /// the records this daemon proposes on the link the probe came from. Its own probe, heard on
+    /// another of its interfaces (`all` its addresses), is no other host's.
+    private func losesTieBreak(to probe: DNSMessage, onLink addresses: [IPAddress], all: [IPAddress]) -> Bool {
+        guard !advert.isOwnProbe(probe, addresses: all) else { return false }
         let ours = advert.uniqueRecords(addresses: addresses)
         return [advert.instance, advert.host].contains { name in
             let theirs = probe.authorities.filter { $0.name == name }
@@ -323,7 +324,7 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         let onLink = Self.addresses(
             of: links.v4 + links.v6, onLinkOf: sender, networks: localNetworks, arrivedOn: arrivedOn)
         if responder.isProbing, !query.authorities.isEmpty {
-            let theirsWin = losesTieBreak(to: query, onLink: onLink)
+            let theirsWin = losesTieBreak(to: query, onLink: onLink, all: (links.v4 + links.v6).map(\.address))
             if responder.simultaneousProbeHeard(theirsWin: theirsWin, at: .now) {
                 logger.info(
                     "another host probes for '\(advert.instance.firstLabel)' with records that win: "

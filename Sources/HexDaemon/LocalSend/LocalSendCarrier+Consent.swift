@@ -18,9 +18,9 @@ extension LocalSendCarrier {
         }
         // A sender gone already is asked about no more.
         guard !Task.isCancelled else { return "the device gave up waiting" }
-        let yes: Bool
+        let outcome: OfferDesk<(certificate: String, address: String)>.Outcome
         do {
-            yes = try await offers.ask(
+            outcome = try await offers.ask(
                 id, named: sender.alias, offering: what, keeping: (certificate, sender.address)
             ) { _ in
                 await self.tellPerson(about: sender, id: id, offering: what)
@@ -31,12 +31,12 @@ extension LocalSendCarrier {
                 "localsend consent", .info, "\(sender.alias.clipped(toUTF8: 80)) (\(id.shortPeerID ?? id)): \(why)")
             return why
         }
-        if Task.isCancelled {
+        if Task.isCancelled, outcome == .withdrawn {
             logger.info(
                 "\(sender.alias.clipped(toUTF8: 80)) withdrew its offer (it closed its connection): \(what)")
-            return "the device gave up waiting"
         }
-        return yes ? nil : "the person at hexd did not let it in"
+        if Task.isCancelled || outcome == .withdrawn { return "the device gave up waiting" }
+        return outcome == .accepted ? nil : "the person at hexd did not let it in"
     }
 
     /// The device at `address` cancels the offer it has waiting (`/cancel` without a session, as

@@ -15,9 +15,9 @@ extension QuickShareCarrier {
         guard !Task.isCancelled else { return false }
         let name = offer.senderName ?? "A Quick Share device"
         let what = Self.describe(offer)
-        let yes: Bool
+        let outcome: OfferDesk<Void>.Outcome
         do {
-            yes = try await offers.ask(key, named: name, offering: what, keeping: ()) { _ in
+            outcome = try await offers.ask(key, named: name, offering: what, keeping: ()) { _ in
                 await self.tellPerson(about: offer, name: name, key: key, what: what)
             }
         } catch {
@@ -25,8 +25,10 @@ extension QuickShareCarrier {
                 "quickshare consent", .info, "Quick Share: \(name.clipped(toUTF8: 80)): too many offers wait")
             return false
         }
-        if Task.isCancelled { logger.info("Quick Share: \(name.clipped(toUTF8: 80)) withdrew its offer: \(what)") }
-        return yes
+        if outcome == .withdrawn {
+            logger.info("Quick Share: \(name.clipped(toUTF8: 80)) withdrew its offer: \(what)")
+        }
+        return outcome == .accepted && !Task.isCancelled
     }
 
     /// What an offer holds, as the person reads it ("2 files, 3.1 MiB (PIN 1234)").

@@ -22,12 +22,12 @@ extension QuickShareCarrier: Carrier {
             guard let id = PeerKind.quickShareID(endpointID: receiver.endpointID) else { return nil }
             return ListedDevice(
                 id: id, name: receiver.label, endpoint: Endpoint(receiver.address, port: receiver.port).description,
-                addresses: [receiver.address.description], lastHeard: now - receiver.lastHeard,
+                addresses: [receiver.address.description], lastHeard: now - receiver.lastHeard, paired: false,
                 deviceType: "\(receiver.deviceType)")
         }
         let offers = offersWaiting.map { offer in
             ListedDevice(
-                id: offer.key, name: offer.name, endpoint: "", addresses: [], lastHeard: .zero,
+                id: offer.key, name: offer.name, endpoint: "", addresses: [], lastHeard: .zero, paired: false,
                 pairing: ("", true), offer: offer.what)
         }
         return found + offers

@@ -1,4 +1,3 @@
-import HexCarrier
 import HexCommandLine
 
 /// Whether hexd is a Quick Share device (`--quickshare`), on which port, whether files a phone
