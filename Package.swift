@@ -3,10 +3,10 @@ import PackageDescription
 
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
-/// Dependencies point one way: executables -> HexDaemon -> each protocol's carrier (QuickShareCarrier) ->
-/// HexCarrier (the seam) and the protocol's core (QuickShareCore) -> HexEngine, HexStore, HexTLS, HexDBus,
-/// HexDNS, HexNet, HexControl, HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and
-/// CLinux are system libraries. HexCommandLine holds what the executables share (option parsing,
+/// Dependencies point one way: executables -> HexDaemon -> each protocol's carrier (LocalSendCarrier,
+/// QuickShareCarrier) -> HexCarrier (the seam) and the protocol's core (QuickShareCore) -> HexEngine,
+/// HexStore, HexTLS, HexDBus, HexDNS, HexNet, HexControl, HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus ->
+/// HexNet); CSQLite, COpenSSL and CLinux are system libraries. HexCommandLine holds what the executables share (option parsing,
 /// exit codes, output, the data directory's layout); hexctl does not link SQLite.
 /// The package takes no package dependencies: toolchain and system libraries only. It is for Linux
 /// only: sockets wait on epoll, and the system calls are Glibc's (README, "Platforms").
@@ -74,11 +74,17 @@ let package = Package(
                 "HexCarrier", "HexCommandLine", "HexEngine", "HexKit", "HexNet", "HexDBus", "QuickShareCore",
             ],
             path: "Sources/QuickShare/Carrier", swiftSettings: strictSettings),
+        // hexd as a LocalSend device: its announcements, its HTTPS API and its requests to LocalSend
+        // devices, known to the daemon by one factory (its wire types are HexKit's, its machines HexEngine's).
+        .target(
+            name: "LocalSendCarrier",
+            dependencies: ["HexCarrier", "HexCommandLine", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexWeb"],
+            path: "Sources/LocalSend/Carrier", swiftSettings: strictSettings),
         .target(
             name: "HexDaemon",
             dependencies: [
                 "CLinux", "HexJSON", "HexKit", "HexEngine", "HexStore", "HexNet", "HexTLS", "HexControl",
-                "HexCommandLine", "HexWeb", "HexDBus", "HexDNS", "HexCarrier", "QuickShareCarrier",
+                "HexCommandLine", "HexWeb", "HexDBus", "HexDNS", "HexCarrier", "LocalSendCarrier", "QuickShareCarrier",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -135,8 +141,8 @@ let package = Package(
         .testTarget(
             name: "HexDaemonTests",
             dependencies: [
-                "HexDaemon", "HexCarrier", "HexEngine", "HexControl", "HexNet", "HexKit", "HexTLS", "HexCommandLine",
-                "HexHarness", "HexTestSupport",
+                "HexDaemon", "HexCarrier", "LocalSendCarrier", "HexEngine", "HexControl", "HexNet", "HexKit", "HexTLS",
+                "HexCommandLine", "HexHarness", "HexTestSupport",
             ],
             swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.

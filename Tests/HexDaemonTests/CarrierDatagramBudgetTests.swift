@@ -3,6 +3,7 @@ import HexNet
 import Testing
 
 @testable import HexDaemon
+@testable import LocalSendCarrier
 
 /// Each carrier reads its discovery datagrams at the rates Protocol.md gives: LocalSend's
 /// announcements 20 a second from one address in bursts of 40 (section 16.2), KDE Connect's

@@ -3,6 +3,7 @@ import HexEngine
 import Testing
 
 @testable import HexDaemon
+@testable import LocalSendCarrier
 
 /// What a send to a device of another kind meets while hexd's LocalSend and KDE Connect carriers
 /// start (their keys may be made then): it waits, where a carrier that is off refuses it.

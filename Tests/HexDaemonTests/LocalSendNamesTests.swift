@@ -2,6 +2,7 @@ import HexKit
 import Testing
 
 @testable import HexDaemon
+@testable import LocalSendCarrier
 
 /// Which text names which LocalSend device in `hexctl send --to`, `block` and `pair --accept`.
 @Suite(.timeLimit(.minutes(1))) struct LocalSendNamesTests {

@@ -15,6 +15,7 @@ Usage: Tests/web/page.py BIN_DIR SCREENSHOT_DIR
 import json
 import os
 import socket
+import subprocess
 import sys
 import time
 
@@ -223,7 +224,10 @@ def main(run):
         # The daemon stops: the page says so; it starts again: the page comes back by itself, live.
         ada_process = run.process("Ada")
         ada_process.terminate()
-        ada_process.wait(timeout=10)
+        try:
+            ada_process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            run.fail("Ada did not stop within 10 s of SIGTERM")
         expect(page.locator("#lost")).to_be_visible(timeout=5000)
         run.start("Ada", discovery, ada_options + ["--web", ada_address], ready="web.address")
         expect(page.locator("#lost")).to_be_hidden(timeout=15000)

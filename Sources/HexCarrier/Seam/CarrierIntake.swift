@@ -4,17 +4,67 @@ import HexKit
 /// every kind of peer: the accept policy, blocks and budgets, the store, the events, the arrivals
 /// (notifications, the page, `--on-receive`) and the peer directory. The daemon's `Intake` is it.
 package protocol CarrierIntake: Sendable {
-    /// Keeps `envelope`, which a sender with no identity beyond its connection sent (a stranger,
-    /// accounted by its IP `address`; `remote` names it in the log), with `attachedBytes` of
-    /// files that came with its hex; whether it is kept (stored now, or before).
-    func keepFromStranger(_ envelope: Envelope, from remote: String, address: String, attachedBytes: Int) async
-        -> Bool
-    /// Why `bytes` from a stranger at `address` are not taken now (the accept policy, the budgets);
-    /// nil when they are. The disk's room is the downloads folder's to say.
-    func strangerRefusal(of bytes: Int64, from address: String) async -> String?
+    /// The store's trust and budgets, as a carrier asks them.
+    var store: any CarrierStore { get }
+    /// Acts on `envelopes` from one sender, in order (`proof` says who it is; a sender without
+    /// one is accounted by its IP `address`; `remote` names it in the log; `attachedBytes` of files
+    /// came with a Store's hex), and returns each one's outcome once what they stored is committed.
+    func take(_ envelopes: [Envelope], proof: SenderProof, from remote: String, address: String, attachedBytes: Int)
+        async -> [Result<ReceiveOutcome, any Error>]
+    /// Whether `id` is a peer paired with its key `fingerprint` (any case).
+    func hasPaired(_ id: String, byKey fingerprint: String) async -> Bool
     /// Tells the person (notifications, the page) that an offer of `what` from `name`, answered by
     /// its `key` (`hexctl pair --accept`), waits for them.
     func offerWaiting(name: String, key: String, what: String)
     /// A device of a carrier's was found: the directory remembers it, as a peer seen, under `id`.
     func deviceFound(id: String, name: String, versionID: String, address: String) async
+    /// A device of a carrier's was heard again.
+    func deviceHeard(id: String) async
+}
+
+extension CarrierIntake {
+    /// Keeps `envelope`, which a sender with no identity beyond its connection sent (a stranger,
+    /// accounted by its IP `address`; `remote` names it in the log), with `attachedBytes` of
+    /// files that came with its hex; whether it is kept (stored now, or before).
+    package func keepFromStranger(_ envelope: Envelope, from remote: String, address: String, attachedBytes: Int)
+        async -> Bool
+    {
+        switch await take([envelope], proof: .none, from: remote, address: address, attachedBytes: attachedBytes).first
+        {
+        case .success(.stored), .success(.duplicate): true
+        default: false
+        }
+    }
+
+    /// Why `bytes` from a stranger at `address` are not taken now (the accept policy, the budgets);
+    /// nil when they are. The disk's room is the downloads folder's to say.
+    package func strangerRefusal(of bytes: Int64, from address: String) async -> String? {
+        do {
+            switch try await store.admission(of: "", proof: .none, from: address, bytes: Int(clamping: bytes)) {
+            case .admitted: return nil
+            case .refused(let outcome), .askPerson(let outcome): return outcome.explanation
+            }
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+/// The store as a carrier asks it: the budgets' admission of what a device offers, and the trust
+/// of its devices (a pairing kept, read and ended). The daemon's `HexService` is it.
+package protocol CarrierStore: Sendable {
+    /// Whether `bytes` from `sender` (proved by `proof`, at `address`) are taken now.
+    func admission(of sender: String, proof: SenderProof, from address: String, bytes: Int) async throws
+        -> HexManager.Admission
+    /// Keeps `uuid` paired with the certificate `fingerprint`.
+    func pair(peer uuid: String, fingerprint: String) async throws -> PeerPin
+    /// The key pinned or paired to `uuid`; nil when none.
+    func pin(forPeer uuid: String) async throws -> PeerPin?
+    /// Forgets the key of `uuid` (`label` names it in the error when none is kept).
+    func resetTrust(peer uuid: String, label: String) async throws -> PeerPin
+}
+
+/// Whether hexd is visible now (`hexctl visibility`), as a carrier announcing itself asks it.
+package protocol CarrierVisibility: Sendable {
+    var isVisible: Bool { get async }
 }

@@ -3,6 +3,7 @@ import HexCommandLine
 import HexKit
 import HexNet
 import HexStore
+import LocalSendCarrier
 import QuickShareCarrier
 
 /// Everything `hexd` can be told, resolved from flags, then the environment, then the config

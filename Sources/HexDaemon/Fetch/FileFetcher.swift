@@ -253,7 +253,7 @@ struct FileFetcher: Sendable {
         _ range: FileRangeJM, into partial: DiskFile, digest: SHA256Digest, from channel: EnvelopeSender.Channel,
         folder: DownloadsFolder, progress: Progress
     ) async throws {
-        let deadline = ContinuousClock.now + FileServer.allowance(forBytes: range.length)
+        let deadline = ContinuousClock.now + TransferAllowance.forBytes(range.length)
         var position = range.offset
         var checkedAt = position
         var reportedAt = ContinuousClock.now

@@ -15,7 +15,7 @@ public struct FileSettings: Sendable, Hashable {
     public var maximumSendRate: Int?
 
     /// The lowest `--max-send-rate`: every fetch served at once keeps the pace a fetching peer
-    /// expects (`FileServer.minimumBytesPerSecond`).
+    /// expects (`TransferAllowance.minimumBytesPerSecond`).
     public static let lowestSendRate = 2 << 20
 
     /// The longest grant: a year.

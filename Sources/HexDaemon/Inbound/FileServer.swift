@@ -12,9 +12,6 @@ struct FileServer: Sendable {
 
     /// Bytes read and written at a time: the memory one fetch holds.
     static let chunk = 256 * 1024
-    /// The slowest a peer may read a file on average: past it, the fetch ends at its deadline
-    /// (`deadline(for:)`) and the peer resumes it on a new connection.
-    static let minimumBytesPerSecond: Int64 = 256 * 1024
 
     /// Answers `envelope` (a Fetch) on `connection`.
     /// - Parameters:
@@ -62,7 +59,7 @@ struct FileServer: Sendable {
             name: grant.name, size: grant.size, sha256: grant.sha256, offset: offset,
             length: grant.size - offset)
         let start = ContinuousClock.now
-        let deadline = start + Self.allowance(forBytes: range.length)
+        let deadline = start + TransferAllowance.forBytes(range.length)
         var position = offset
         do {
             try await connection.writeLine(
@@ -98,11 +95,6 @@ struct FileServer: Sendable {
             logger.warning("cannot count the fetch of \(grant.name): \(error)")
         }
         return true
-    }
-
-    /// How long sending `bytes` may take in all: a start, and a second per `minimumBytesPerSecond`.
-    static func allowance(forBytes bytes: Int64) -> Duration {
-        .seconds(30) + .seconds(Double(bytes) / Double(minimumBytesPerSecond))
     }
 
     private func reply(

@@ -124,7 +124,7 @@ extension KDEConnectCarrier {
         -> IncomingFiles.Saved
     {
         try await BlockingPool.shared.run { [folder = downloads.folder] in try folder.prepare() }
-        let deadline = ContinuousClock.now + FileServer.allowance(forBytes: file.size)
+        let deadline = ContinuousClock.now + TransferAllowance.forBytes(file.size)
         guard let port = file.port else {
             // An empty file comes without a payload.
             return try await downloads.receive(
@@ -230,7 +230,7 @@ extension KDEConnectCarrier {
             throw Refusal(description: "the device that came for it showed another certificate than the one paired")
         }
         try await FileStreaming.write(
-            file, size: size, to: connection, until: .now + FileServer.allowance(forBytes: size), progress: progress)
+            file, size: size, to: connection, until: .now + TransferAllowance.forBytes(size), progress: progress)
         // The receiver counts the bytes; it may close first. A second is enough for the last ones
         // to leave before the connection closes.
         _ = try? await connection.read(maximumCount: 1, timeout: .seconds(1)) { _ in }

@@ -1,6 +1,7 @@
 import HexCarrier
 import HexNet
 import HexTLS
+import LocalSendCarrier
 import QuickShareCarrier
 
 /// Starts hexd's carriers of other protocols (LocalSend, KDE Connect, Quick Share) `delay` after hexd serves
@@ -45,7 +46,7 @@ struct ForeignCarrierStart: Sendable {
             let files = run.configuration.dataDirectory
             return try LocalSendCarrier.start(
                 run.configuration.localSend, discovery: run.configuration.discovery, visibility: run.discovery,
-                intake: run.intake, directory: run.directory, downloads: run.downloads,
+                intake: run.intake, downloads: run.downloads,
                 dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
                 name: run.name, claims: claims, gate: run.gate, trimmer: run.trimmer, events: run.events, logger: logger
             )

@@ -96,7 +96,7 @@ extension LocalSendCarrier {
     /// and the bytes sent of all.
     /// - Throws: `SendError` as `sendMessage` does; `.refused` for a path that is no readable file,
     ///   or a session the device's person cancelled.
-    func sendFiles(
+    package func sendFiles(
         _ paths: [String], to peerID: String, progress: @escaping @Sendable (String, Int64, Int64) async -> Void
     ) async throws(SendError) -> FilesDelivery {
         guard paths.count <= LocalSendUploadRequest.maximumFiles else {
@@ -204,7 +204,7 @@ extension LocalSendCarrier {
         let upload = Task { [client] in
             try await client.upload(
                 file, size: offered.size, as: request, to: endpoint, over: Self.channel(to: device),
-                until: .now + FileServer.allowance(forBytes: offered.size), progress: progress)
+                until: .now + TransferAllowance.forBytes(offered.size), progress: progress)
         }
         sending[session]?.upload = upload
         // hexd stopping (this task cancelled) stops the upload too.
@@ -255,7 +255,7 @@ extension LocalSendCarrier {
     /// Refuses a send to `peerID` when it is a device whose encryption is off and hexd is not told
     /// to send such devices anything (`--localsend-http`).
     /// - Throws: `SendError.refused`.
-    nonisolated func refuseUnlessAllowed(_ peerID: String) throws(SendError) {
+    package nonisolated func refuseUnlessAllowed(_ peerID: String) throws(SendError) {
         guard peerID.isLocalSendHTTPID, !settings.sendsPlainHTTP else { return }
         throw .refused(
             "\(peerID.prefix(40)) has LocalSend's encryption off: what hexd sent it would cross the LAN as plain "
@@ -316,13 +316,13 @@ extension LocalSendCarrier {
 }
 
 extension LocalSendCarrier: SendingCarrier {
-    static func owns(_ peerID: String) -> Bool { peerID.isLocalSendDeviceID }
+    package static func owns(_ peerID: String) -> Bool { peerID.isLocalSendDeviceID }
 
     /// A device's person may take minutes to answer, and asking again shows a second dialog: an
     /// attempt waits `answerWait`, whoever waits for it.
-    static func attemptTimeout(asked: Duration) -> Duration { max(asked, answerWait) }
+    package static func attemptTimeout(asked: Duration) -> Duration { max(asked, answerWait) }
 
-    func target(named text: String) -> CarrierTarget? {
+    package func target(named text: String) -> CarrierTarget? {
         device(matching: text).map {
             CarrierTarget(peerID: $0.peerID, label: $0.description.alias)
         }
@@ -330,7 +330,7 @@ extension LocalSendCarrier: SendingCarrier {
 
     /// Delivers a hex or an alert to the device `peerID` as one message (its text, as
     /// `ForeignMessage.text(of:)` writes a hex), and waits for its answer.
-    func deliver(_ envelope: Envelope, to peerID: String, timeout: Duration) async throws(SendError)
+    package func deliver(_ envelope: Envelope, to peerID: String, timeout: Duration) async throws(SendError)
         -> CarrierReceipt
     {
         let text = if let hex = envelope.hex { ForeignMessage.text(of: hex) } else { envelope.message }

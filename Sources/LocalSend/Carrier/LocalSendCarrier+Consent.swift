@@ -57,7 +57,7 @@ extension LocalSendCarrier {
         await events.publish(
             .pairRequested, peerUUID: id, peer: sender.alias, versionID: "LocalSend " + sender.version,
             message: "wants to send \(what) (LocalSend)")
-        intake.arrivals.publish([.offerWaiting(name: sender.alias, peerUUID: id, what: what)])
+        intake.offerWaiting(name: sender.alias, key: id, what: what)
     }
 
     /// The person's answer to the offer the device `id` has waiting: a yes pairs the device with
@@ -71,7 +71,7 @@ extension LocalSendCarrier {
         var paired: String?
         if yes {
             do {
-                _ = try await intake.service.pair(peer: id, fingerprint: answer.extra.certificate)
+                _ = try await intake.store.pair(peer: id, fingerprint: answer.extra.certificate)
                 paired = answer.extra.certificate
             } catch {
                 answer.reply(false)
@@ -103,12 +103,12 @@ extension LocalSendCarrier {
 /// The person answers a device's offer waiting (`hexctl pair --accept` or `--decline`): hexd asks
 /// a LocalSend device nothing, and has no pairing with one to end but the certificate it keeps.
 extension LocalSendCarrier: TrustingCarrier {
-    func trustSubject(named text: String, for step: TrustStep) -> String? {
+    package func trustSubject(named text: String, for step: TrustStep) -> String? {
         guard step != .request else { return nil }
         return offerWaiting(matching: text)?.key
     }
 
-    func trust(_ step: TrustStep, _ peerID: String) async throws -> TrustOutcome {
+    package func trust(_ step: TrustStep, _ peerID: String) async throws -> TrustOutcome {
         let answered = try await answerPerson(peerID, yes: step != .decline)
         return TrustOutcome(
             peerID: peerID, name: answered.name, key: answered.certificate, paired: answered.certificate != nil,
@@ -117,5 +117,5 @@ extension LocalSendCarrier: TrustingCarrier {
 
     /// A LocalSend device's pairing is the certificate kept in the store, which hexd's own
     /// unpairing ends: the device is told nothing.
-    func unpair(_ peerID: String, label: String) -> TrustOutcome? { nil }
+    package func unpair(_ peerID: String, label: String) -> TrustOutcome? { nil }
 }

@@ -4,19 +4,19 @@ import HexTLS
 
 /// SHA-256 of a file, or of its first bytes, read in chunks on the blocking pool (a large file
 /// takes a while, and no task of the cooperative pool waits for the disk meanwhile).
-enum FileDigest {
+package enum FileDigest {
     /// Bytes read at a time: large enough that a chunk costs a few system calls, small enough to
     /// keep memory flat however large the file.
-    static let chunk = 1 << 20
+    package static let chunk = 1 << 20
 
     /// The digest of `file`'s first `count` bytes, or of all of it when `count` is nil.
     /// - Throws: `DiskFileError` (a read failed, or the file is shorter than `count`), `TLSError`.
-    static func sha256(of file: DiskFile, count: Int64? = nil) async throws -> String {
+    package static func sha256(of file: DiskFile, count: Int64? = nil) async throws -> String {
         try await digest(of: file, count: count).finish()
     }
 
     /// A digest fed `file`'s first `count` bytes (all of it when nil), to be fed more.
-    static func digest(of file: DiskFile, count: Int64? = nil) async throws -> SHA256Digest {
+    package static func digest(of file: DiskFile, count: Int64? = nil) async throws -> SHA256Digest {
         try await BlockingPool.shared.run {
             let digest = try SHA256Digest()
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 64)
@@ -40,7 +40,7 @@ enum FileDigest {
 }
 
 extension FileIdentity {
-    init(_ status: DiskFile.Status) {
+    package init(_ status: DiskFile.Status) {
         self.init(device: status.device, inode: status.inode, size: status.size, modified: status.modified)
     }
 }

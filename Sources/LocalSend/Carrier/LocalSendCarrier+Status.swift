@@ -4,10 +4,10 @@ import HexNet
 
 /// What `hexctl status` and `hexctl peers` say of LocalSend.
 extension LocalSendCarrier: Carrier {
-    static let name = "LocalSend"
-    static let kind = PeerKind.localsend
+    package static let name = "LocalSend"
+    package static let kind = PeerKind.localsend
 
-    func status() -> CarrierStatus {
+    package func status() -> CarrierStatus {
         CarrierStatus(
             port: port, identity: fingerprint, identityName: "fingerprint",
             counts: [.init("devices", devices.count, "device", "devices", "listed")], notes: portNote.map { [$0] } ?? []
@@ -16,7 +16,7 @@ extension LocalSendCarrier: Carrier {
 
     /// The devices listed, each with the offer it has waiting; then the offers of devices whose
     /// announcement hexd did not hear, listed by the offer alone. Their trust is the store's pin.
-    func listed(at now: ContinuousClock.Instant) -> [ListedDevice] {
+    package func listed(at now: ContinuousClock.Instant) -> [ListedDevice] {
         let found = devices.map { device in
             let offer = offerWaiting(matching: device.peerID)
             return ListedDevice(

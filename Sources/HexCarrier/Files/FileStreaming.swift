@@ -2,15 +2,15 @@ import HexNet
 
 /// Writes a file's bytes to a connection as they are read from disk: LocalSend's uploads and KDE
 /// Connect's payloads alike.
-enum FileStreaming {
+package enum FileStreaming {
     /// Bytes of a file read and written at a time.
-    static let chunk = 1 << 20
+    package static let chunk = 1 << 20
 
     /// Writes the first `size` bytes of `file` to `stream` by `deadline`, telling `progress` the
     /// bytes written at most every 200 ms and once at the end.
     /// - Throws: `DiskFileError` when the file cannot be read or ends before `size`; the stream's
     ///   error when it fails or the deadline passes.
-    static func write(
+    package static func write(
         _ file: DiskFile, size: Int64, to stream: any ByteStream, until deadline: ContinuousClock.Instant,
         progress: (Int64) async -> Void
     ) async throws {

@@ -5,7 +5,7 @@ extension DiscoverySettings {
     /// beacons go. With `--broadcast`, those whose subnet's broadcast address is named (loopback's
     /// too: 127.255.255.255 keeps every announcement on this host); else every interface up, chosen
     /// by `--interface` and `--exclude-interface`, loopback aside.
-    func announcingInterfaces(of addresses: [NetworkInterfaces.Address]) -> [String] {
+    package func announcingInterfaces(of addresses: [NetworkInterfaces.Address]) -> [String] {
         var chosen: [String] = []
         if broadcastAddresses.isEmpty {
             let targets = NetworkInterfaces.targets(of: addresses, selection: interfaces)
@@ -20,7 +20,7 @@ extension DiscoverySettings {
     }
 
     /// The broadcast addresses of those interfaces' subnets: where KDE Connect's identity goes.
-    func announcingBroadcasts(of addresses: [NetworkInterfaces.Address]) -> [IPv4Address] {
+    package func announcingBroadcasts(of addresses: [NetworkInterfaces.Address]) -> [IPv4Address] {
         let chosen = Set(announcingInterfaces(of: addresses))
         var seen = Set<IPv4Address>()
         return addresses.filter { chosen.contains($0.interface) }.compactMap(\.subnetBroadcast)

@@ -12,7 +12,7 @@ import HexWeb
 /// moves the datagrams and the HTTPS requests. It follows the daemon's visibility: hidden, it
 /// announces nothing, answers no announcement, and closes unanswered the connections that ask
 /// `register` or `info`; what a device that knows its address sends is still taken.
-actor LocalSendCarrier: DaemonService {
+package actor LocalSendCarrier {
     /// LocalSend's IPv4 multicast group, 224.0.0.167.
     static let group = IPv4Address(224, 0, 0, 167)
     /// The IPv6 group LocalSend 1.18 announces on beside IPv4 (its own extension), ff12::fd3a:e420.
@@ -47,13 +47,12 @@ actor LocalSendCarrier: DaemonService {
     private let socket6: DatagramSocket?
     private let listener6: StreamListener?
     let client: LocalSendClient
-    /// Stores what devices send, as every carrier does.
-    let intake: Intake
-    /// Told of each device found, which the outbox follows.
-    private let directory: PeerDirectory
+    /// Stores what devices send, as every carrier does, and is told of each device found, which
+    /// the outbox follows.
+    let intake: any CarrierIntake
     private let discovery: DiscoverySettings
     /// hexd's discovery, whose visibility the carrier follows.
-    private let visibility: Discovery
+    private let visibility: any CarrierVisibility
     private var isVisible = true
     let settings: LocalSendSettings
     private let name: String
@@ -110,7 +109,7 @@ actor LocalSendCarrier: DaemonService {
     private init(
         socket: DatagramSocket, listener: StreamListener, socket6: DatagramSocket?, listener6: StreamListener?,
         tls: ForeignTLSContext, claims: PersonaClaims, discovery: DiscoverySettings,
-        visibility: Discovery, intake: Intake, directory: PeerDirectory, downloads: IncomingFiles,
+        visibility: any CarrierVisibility, intake: any CarrierIntake, downloads: IncomingFiles,
         settings: LocalSendSettings, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog,
         portNote: String?, logger: Logger
     ) {
@@ -120,7 +119,6 @@ actor LocalSendCarrier: DaemonService {
         pinGate = LocalSendPinGate(pin: settings.pin)
         self.visibility = visibility
         self.intake = intake
-        self.directory = directory
         self.socket = socket
         self.listener = listener
         self.socket6 = socket6
@@ -148,9 +146,9 @@ actor LocalSendCarrier: DaemonService {
     /// once to be there).
     /// - Throws: `TLSError` when the persona cannot be read or made, `SocketError` when not even an
     ///   ephemeral UDP port can be had, `LocalSendError` when no TCP port can.
-    static func start(
-        _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: Discovery, intake: Intake,
-        directory: PeerDirectory, downloads: IncomingFiles, dataDirectory: DataDirectoryPaths, name: String,
+    package static func start(
+        _ settings: LocalSendSettings, discovery: DiscoverySettings, visibility: any CarrierVisibility,
+        intake: any CarrierIntake, downloads: IncomingFiles, dataDirectory: DataDirectoryPaths, name: String,
         claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog, logger: Logger
     ) throws -> LocalSendCarrier {
         let (persona, created) = try PersonaIdentity.loadOrCreate(
@@ -201,15 +199,17 @@ actor LocalSendCarrier: DaemonService {
         return LocalSendCarrier(
             socket: socket, listener: listener, socket6: socket6, listener6: listener6,
             tls: try ForeignTLSContext(persona: persona), claims: claims, discovery: discovery,
-            visibility: visibility, intake: intake, directory: directory, downloads: downloads, settings: settings,
+            visibility: visibility, intake: intake, downloads: downloads, settings: settings,
             name: name, gate: gate, trimmer: trimmer, events: events,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
     }
 
     /// The two files of the persona.
-    struct DataDirectoryPaths: Sendable {
+    package struct DataDirectoryPaths: Sendable {
         let key: String
         let certificate: String
+
+        package init(key: String, certificate: String) { (self.key, self.certificate) = (key, certificate) }
     }
 
     /// The LocalSend devices listed now, the latest heard first.
@@ -247,11 +247,11 @@ actor LocalSendCarrier: DaemonService {
     }
 
     /// Asks the LAN who is there now (`hexctl peers --refresh`).
-    func refresh() async {
+    package func refresh() async {
         await perform(presence.refresh(at: .now))
     }
 
-    nonisolated func run() async {
+    package nonisolated func run() async {
         let changes = await events.watch(since: .max, kinds: [.visibilityChanged])
         await followVisibility()
         await withTaskGroup(of: Void.self) { group in
@@ -344,14 +344,14 @@ actor LocalSendCarrier: DaemonService {
                 await events.publish(
                     .peerFound, peerUUID: device.peerID, peer: device.description.alias,
                     versionID: versionID)
-                await directory.arrivedElsewhere(
+                await intake.deviceFound(
                     id: device.peerID, name: device.description.alias, versionID: versionID,
                     address: device.address.description)
             case .updated:
                 break
             case .announcedAgain(let device):
                 // Back (an app that started announces so): what waits for it may go now.
-                await directory.heardFromElsewhere(id: device.peerID)
+                await intake.deviceHeard(id: device.peerID)
             case .lost(let device):
                 logger.info("LocalSend device \(device.description.alias.clipped(toUTF8: 80)) is gone")
                 await events.publish(

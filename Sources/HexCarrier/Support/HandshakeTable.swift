@@ -7,8 +7,8 @@ import Synchronization
 /// client completes its handshake within milliseconds, so a storm of bare ClientHellos (which
 /// never finish) only ever closes its own connections, and each costs the daemon one handshake's
 /// memory for as long as the storm leaves it room.
-final class HandshakeTable: Sendable {
-    let capacity: Int
+package final class HandshakeTable: Sendable {
+    package let capacity: Int
 
     private struct State {
         var sockets: [ObjectIdentifier: Socket] = [:]
@@ -17,13 +17,13 @@ final class HandshakeTable: Sendable {
 
     private let state = Mutex(State())
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(capacity, 1)
     }
 
     /// Notes that `socket` begins its handshake. Returns true when another connection's
     /// handshake was closed to make room for it.
-    func begin(_ socket: Socket) -> Bool {
+    package func begin(_ socket: Socket) -> Bool {
         let evicted = state.withLock { state -> Socket? in
             var evicted: Socket?
             if state.sockets.count >= capacity, let oldest = state.started.oldest {
@@ -40,7 +40,7 @@ final class HandshakeTable: Sendable {
     }
 
     /// Notes that `socket`'s handshake ended, however it ended.
-    func end(_ socket: Socket) {
+    package func end(_ socket: Socket) {
         state.withLock { state in
             state.sockets[ObjectIdentifier(socket)] = nil
             state.started.remove(ObjectIdentifier(socket))

@@ -165,7 +165,7 @@ extension LocalSendCarrier {
     /// (`askPerson`), which pairs the device.
     private func admit(bytes: Int64, from sender: Sender, offering what: String) async -> HTTPResponse? {
         do {
-            let asked = try await intake.service.admission(
+            let asked = try await intake.store.admission(
                 of: sender.id ?? "", proof: sender.proof, from: sender.address, bytes: Int(clamping: bytes))
             switch asked {
             case .admitted:
@@ -176,7 +176,7 @@ extension LocalSendCarrier {
                 if let why = await askPerson(about: sender, offering: what) {
                     return Self.answer(refusing: outcome, note: why)
                 }
-                let again = try await intake.service.admission(
+                let again = try await intake.store.admission(
                     of: sender.id ?? "", proof: sender.proof, from: sender.address, bytes: Int(clamping: bytes))
                 switch again {
                 case .admitted: return nil
@@ -222,7 +222,7 @@ extension LocalSendCarrier {
             await endUpload(session: session, file: fileID, saved: nil)
             return .text(.badRequest, "the upload is \(length) bytes, not the \(file.size) announced")
         }
-        let deadline = ContinuousClock.now + FileServer.allowance(forBytes: file.size)
+        let deadline = ContinuousClock.now + TransferAllowance.forBytes(file.size)
         do {
             let saved = try await downloads.receive(
                 named: file.fileName, size: file.size, sha256: file.sha256, over: connection, first: first,

@@ -1,0 +1,4 @@
+import HexCarrier
+
+/// Whether hexd is visible, as carriers ask it.
+extension Discovery: CarrierVisibility {}
