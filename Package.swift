@@ -3,11 +3,12 @@ import PackageDescription
 
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
-/// Dependencies point one way: executables -> HexDaemon -> each protocol's carrier (LocalSendCarrier,
-/// QuickShareCarrier) -> HexCarrier (the seam) and the protocol's core (QuickShareCore) -> HexEngine,
-/// HexStore, HexTLS, HexDBus, HexDNS, HexNet, HexControl, HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus ->
-/// HexNet); CSQLite, COpenSSL and CLinux are system libraries. HexCommandLine holds what the executables share (option parsing,
-/// exit codes, output, the data directory's layout); hexctl does not link SQLite.
+/// Dependencies point one way: executables -> HexDaemon -> each protocol's carrier (KDEConnectCarrier,
+/// LocalSendCarrier, QuickShareCarrier) -> HexCarrier (the seam) and the protocol's core (QuickShareCore)
+/// -> HexEngine, HexStore, HexTLS, HexDBus, HexDNS, HexNet, HexControl, HexWeb -> HexKit -> HexJSON
+/// (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and CLinux are system libraries. HexCommandLine holds
+/// what the executables share (option parsing, exit codes, output, the data directory's layout); hexctl
+/// does not link SQLite.
 /// The package takes no package dependencies: toolchain and system libraries only. It is for Linux
 /// only: sockets wait on epoll, and the system calls are Glibc's (README, "Platforms").
 let strictSettings: [SwiftSetting] = [
@@ -80,11 +81,18 @@ let package = Package(
             name: "LocalSendCarrier",
             dependencies: ["HexCarrier", "HexCommandLine", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexWeb"],
             path: "Sources/LocalSend/Carrier", swiftSettings: strictSettings),
+        // hexd as a KDE Connect device: its identities, links, pairing and payloads, known to the daemon
+        // by one factory (its packets are HexKit's, its machines HexEngine's).
+        .target(
+            name: "KDEConnectCarrier",
+            dependencies: ["HexCarrier", "HexCommandLine", "HexEngine", "HexKit", "HexNet", "HexTLS"],
+            path: "Sources/KDEConnect/Carrier", swiftSettings: strictSettings),
         .target(
             name: "HexDaemon",
             dependencies: [
                 "CLinux", "HexJSON", "HexKit", "HexEngine", "HexStore", "HexNet", "HexTLS", "HexControl",
-                "HexCommandLine", "HexWeb", "HexDBus", "HexDNS", "HexCarrier", "LocalSendCarrier", "QuickShareCarrier",
+                "HexCommandLine", "HexWeb", "HexDBus", "HexDNS", "HexCarrier", "KDEConnectCarrier",
+                "LocalSendCarrier", "QuickShareCarrier",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -141,8 +149,8 @@ let package = Package(
         .testTarget(
             name: "HexDaemonTests",
             dependencies: [
-                "HexDaemon", "HexCarrier", "LocalSendCarrier", "HexEngine", "HexControl", "HexNet", "HexKit", "HexTLS",
-                "HexCommandLine", "HexHarness", "HexTestSupport",
+                "HexDaemon", "HexCarrier", "KDEConnectCarrier", "LocalSendCarrier", "HexEngine", "HexControl",
+                "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexHarness", "HexTestSupport",
             ],
             swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.

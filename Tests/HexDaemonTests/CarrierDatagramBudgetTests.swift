@@ -3,6 +3,7 @@ import HexNet
 import Testing
 
 @testable import HexDaemon
+@testable import KDEConnectCarrier
 @testable import LocalSendCarrier
 
 /// Each carrier reads its discovery datagrams at the rates Protocol.md gives: LocalSend's

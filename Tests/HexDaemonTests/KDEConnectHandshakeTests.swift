@@ -5,6 +5,7 @@ import HexTLS
 import Testing
 
 @testable import HexDaemon
+@testable import KDEConnectCarrier
 
 /// The start of a KDE Connect link over real loopback sockets and real TLS, each side a persona
 /// like the apps' (EC P-256, the device ID as common name): the roles inverted, protocol 8's

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HexDaemon
+@testable import KDEConnectCarrier
 
 /// The queue other tasks put packets in for a KDE Connect link's reader: a sender waits until its
 /// packets are written (or cannot be), the reader is rung, and nothing waits forever once the

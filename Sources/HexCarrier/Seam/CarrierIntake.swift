@@ -6,6 +6,8 @@ import HexKit
 package protocol CarrierIntake: Sendable {
     /// The store's trust and budgets, as a carrier asks them.
     var store: any CarrierStore { get }
+    /// The daemon's events (`hexctl watch`, the page).
+    var events: EventLog { get }
     /// Acts on `envelopes` from one sender, in order (`proof` says who it is; a sender without
     /// one is accounted by its IP `address`; `remote` names it in the log; `attachedBytes` of files
     /// came with a Store's hex), and returns each one's outcome once what they stored is committed.
@@ -16,6 +18,8 @@ package protocol CarrierIntake: Sendable {
     /// Tells the person (notifications, the page) that an offer of `what` from `name`, answered by
     /// its `key` (`hexctl pair --accept`), waits for them.
     func offerWaiting(name: String, key: String, what: String)
+    /// Tells the person that the device `name` (`key`) asks to pair, showing `code`.
+    func pairRequested(name: String, key: String, code: String)
     /// A device of a carrier's was found: the directory remembers it, as a peer seen, under `id`.
     func deviceFound(id: String, name: String, versionID: String, address: String) async
     /// A device of a carrier's was heard again.
@@ -62,6 +66,8 @@ package protocol CarrierStore: Sendable {
     func pin(forPeer uuid: String) async throws -> PeerPin?
     /// Forgets the key of `uuid` (`label` names it in the error when none is kept).
     func resetTrust(peer uuid: String, label: String) async throws -> PeerPin
+    /// The version `uuid` spoke when last seen; nil for a device never seen.
+    func knownVersion(of uuid: String) async throws -> String?
 }
 
 /// Whether hexd is visible now (`hexctl visibility`), as a carrier announcing itself asks it.

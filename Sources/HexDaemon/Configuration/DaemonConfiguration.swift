@@ -3,6 +3,7 @@ import HexCommandLine
 import HexKit
 import HexNet
 import HexStore
+import KDEConnectCarrier
 import LocalSendCarrier
 import QuickShareCarrier
 

@@ -8,6 +8,10 @@ extension Intake: CarrierIntake {
         arrivals.publish([.offerWaiting(name: name, peerUUID: key, what: what)])
     }
 
+    func pairRequested(name: String, key: String, code: String) {
+        arrivals.publish([.pairRequest(name: name, peerUUID: key, code: code)])
+    }
+
     func deviceFound(id: String, name: String, versionID: String, address: String) async {
         await directory.arrivedElsewhere(id: id, name: name, versionID: versionID, address: address)
     }

@@ -1,4 +1,8 @@
 import HexCarrier
 
 /// The store's admission and trust, as carriers ask them.
-extension HexService: CarrierStore {}
+extension HexService: CarrierStore {
+    func knownVersion(of uuid: String) throws -> String? {
+        try knownPeer(id: uuid)?.versionID
+    }
+}

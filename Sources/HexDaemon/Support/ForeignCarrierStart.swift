@@ -1,6 +1,7 @@
 import HexCarrier
 import HexNet
 import HexTLS
+import KDEConnectCarrier
 import LocalSendCarrier
 import QuickShareCarrier
 

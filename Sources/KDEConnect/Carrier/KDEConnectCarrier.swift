@@ -16,7 +16,7 @@ import HexTLS
 /// anything else than pairing is answered `pair: false`, as the apps do. It follows the daemon's
 /// visibility: hidden, it broadcasts nothing and links with paired devices alone (dialing those it
 /// hears, taking their links).
-actor KDEConnectCarrier: DaemonService {
+package actor KDEConnectCarrier {
     /// A device with a link up.
     struct Device: Sendable {
         let identity: KDEConnectIdentity
@@ -82,14 +82,14 @@ actor KDEConnectCarrier: DaemonService {
     private let gate: HandshakeGate
     private let trimmer: MemoryTrimmer
     /// hexd's discovery, whose visibility the carrier follows.
-    private let visibility: Discovery
+    private let visibility: any CarrierVisibility
     /// DNS-SD, through which hexd publishes `_kdeconnect._udp` and finds the devices that do
     /// (neither when hexd runs none: `--mdns off`).
     private let dnssd: any CarrierDNSSD
     private var isVisible = true
     /// Where shares become hexes (under the rules every peer's are kept by), pairings are kept,
     /// and devices are told of (`peerFound`, `peerLost`, `pairRequested`, `paired`).
-    let intake: Intake
+    let intake: any CarrierIntake
     let logger: Logger
     var links: KDEConnectLinks<IPAddress>
     /// The links up, by device key, each by its number: the newest is the device's. A device that
@@ -119,8 +119,8 @@ actor KDEConnectCarrier: DaemonService {
     private init(
         socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
         ownKey: [UInt8], portNote: String?, settings: KDEConnectSettings, discovery: DiscoverySettings,
-        claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake, downloads: IncomingFiles,
-        visibility: Discovery, dnssd: any CarrierDNSSD, logger: Logger
+        claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: any CarrierIntake,
+        downloads: IncomingFiles, visibility: any CarrierVisibility, dnssd: any CarrierDNSSD, logger: Logger
     ) {
         self.visibility = visibility
         self.dnssd = dnssd
@@ -147,10 +147,11 @@ actor KDEConnectCarrier: DaemonService {
     /// - Throws: `TLSError` when the persona cannot be read or made, or names no valid device ID;
     ///   `SocketError` when not even an ephemeral UDP port can be had, `Unavailable` when no TCP
     ///   port can.
-    static func start(
+    package static func start(
         _ settings: KDEConnectSettings, discovery: DiscoverySettings, name: String, keyPath: String,
-        certificatePath: String, claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: Intake,
-        downloads: IncomingFiles, visibility: Discovery, dnssd: any CarrierDNSSD, logger: Logger
+        certificatePath: String, claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer,
+        intake: any CarrierIntake, downloads: IncomingFiles, visibility: any CarrierVisibility, dnssd: any CarrierDNSSD,
+        logger: Logger
     ) throws -> KDEConnectCarrier {
         let newID = String(UUID().uuidString.filter { $0 != "-" }).lowercased()
         let (persona, created) = try PersonaIdentity.loadOrCreate(
@@ -219,11 +220,11 @@ actor KDEConnectCarrier: DaemonService {
     }
 
     /// Asks the LAN who is there now (`hexctl peers --refresh`).
-    func refresh() {
+    package func refresh() {
         act(on: links.refresh(at: .now))
     }
 
-    nonisolated func run() async {
+    package nonisolated func run() async {
         let changes = await intake.events.watch(since: .max, kinds: [.visibilityChanged])
         await followVisibility()
         await withTaskGroup(of: Void.self) { group in
@@ -471,7 +472,7 @@ actor KDEConnectCarrier: DaemonService {
     ///   reinstalled: `hexctl unpair` forgets the old one), or now speaks a lower version than when
     ///   last linked (a downgrade); a store error.
     private nonisolated func isPaired(_ device: Device) async throws -> Bool {
-        guard let pin = try await intake.service.pin(forPeer: device.peerID), pin.trust == .paired else {
+        guard let pin = try await intake.store.pin(forPeer: device.peerID), pin.trust == .paired else {
             return false
         }
         guard pin.fingerprint == device.certificate.description else {
@@ -479,8 +480,8 @@ actor KDEConnectCarrier: DaemonService {
                 description: "it is paired with another certificate (\(pin.fingerprint.prefix(16))…); if it was "
                     + "reinstalled, forget it with hexctl unpair \(device.peerID) and pair again")
         }
-        let known = try await intake.service.knownPeer(id: device.peerID)
-        if let known, let spoken = Self.version(known.versionID), device.version < spoken {
+        let known = try await intake.store.knownVersion(of: device.peerID)
+        if let known, let spoken = Self.version(known), device.version < spoken {
             throw Refusal(
                 description: "it spoke protocol \(spoken) when last linked and now speaks \(device.version): "
                     + "a downgrade is refused")
@@ -551,7 +552,7 @@ actor KDEConnectCarrier: DaemonService {
     /// A paired device is linked: remembered (its name for `--to`, its version for the downgrade
     /// guard), and its queued sends made due.
     func cameBack(_ device: Device) async {
-        await intake.directory.arrivedElsewhere(
+        await intake.deviceFound(
             id: device.peerID, name: device.identity.name, versionID: Self.versionID(device.version),
             address: device.address.description)
     }

@@ -107,7 +107,7 @@ extension KDEConnectCarrier {
         let charge = Int64(HexManager.makeHex(from: hex, location: .inbox, at: Date()).storedBytes)
         let (bytes, overflow) = file.size.addingReportingOverflow(charge)
         do {
-            let admission = try await intake.service.admission(
+            let admission = try await intake.store.admission(
                 of: device.peerID, proof: device.proof, from: device.address.description,
                 bytes: overflow ? .max : Int(clamping: bytes))
             switch admission {
@@ -153,7 +153,7 @@ extension KDEConnectCarrier {
     /// file being sent and the bytes sent of all.
     /// - Throws: `SendError.refused` for a path that is no readable file or a device not paired;
     ///   `.undelivered` when the device is away, does not come for a file, or its link ends.
-    func sendFiles(
+    package func sendFiles(
         _ paths: [String], to peerID: String, progress: @escaping @Sendable (String, Int64, Int64) async -> Void
     ) async throws(SendError) -> FilesDelivery {
         try await refuseUnlessAllowed(peerID)

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexCommandLine
 import HexKit
 

@@ -52,14 +52,14 @@ extension KDEConnectCarrier {
         await intake.events.publish(
             .pairRequested, peerUUID: device.peerID, peer: device.identity.name,
             versionID: Self.versionID(device.version), message: code)
-        intake.arrivals.publish([.pairRequest(name: device.identity.name, peerUUID: device.peerID, code: code)])
+        intake.pairRequested(name: device.identity.name, key: device.peerID, code: code)
         expireLater(device.key)
     }
 
     /// Keeps the device's certificate as paired in the store; false when the store cannot.
     private func keepPin(of device: Device) async -> Bool {
         do {
-            _ = try await intake.service.pair(peer: device.peerID, fingerprint: device.certificate.description)
+            _ = try await intake.store.pair(peer: device.peerID, fingerprint: device.certificate.description)
             return true
         } catch {
             logger.error("cannot keep the pairing with KDE Connect device \(device.label): \(error)")
@@ -70,7 +70,7 @@ extension KDEConnectCarrier {
     /// Forgets a certificate kept by `keepPin` for a pairing that ended meanwhile.
     private func dropPin(of device: Device) async {
         do {
-            _ = try await intake.service.resetTrust(peer: device.peerID, label: device.identity.name)
+            _ = try await intake.store.resetTrust(peer: device.peerID, label: device.identity.name)
         } catch {
             logger.error("cannot forget the pairing with KDE Connect device \(device.label): \(error)")
         }
@@ -107,7 +107,7 @@ extension KDEConnectCarrier {
         links.setPaired(device.key, false)
         dropQueuedFiles(device.key)
         do {
-            _ = try await intake.service.resetTrust(peer: device.peerID, label: device.identity.name)
+            _ = try await intake.store.resetTrust(peer: device.peerID, label: device.identity.name)
             logger.info("KDE Connect device \(device.label) is no longer paired")
         } catch LookupError.noPin {
             return
@@ -201,7 +201,7 @@ extension KDEConnectCarrier {
     /// - Throws: a store error.
     func isPaired(peerID: String) async throws -> Bool {
         if let device = device(peerID: peerID) { return pairings[device.key]?.isPaired == true }
-        return try await intake.service.pin(forPeer: peerID)?.trust == .paired
+        return try await intake.store.pin(forPeer: peerID)?.trust == .paired
     }
 
     /// The person asks to pair with `device` (`hexctl pair NAME`), or accepts its request
@@ -290,11 +290,11 @@ extension KDEConnectCarrier {
     /// The person unpairs the device `peerID` (`hexctl unpair`): its certificate forgotten first,
     /// then, when it is linked, the device told so (a device that reads nothing cannot hold this).
     /// - Throws: `LookupError.noPin` when it is neither paired nor asked; a store error.
-    func unpair(_ peerID: String, label: String) async throws -> TrustOutcome? {
+    package func unpair(_ peerID: String, label: String) async throws -> TrustOutcome? {
         trustChanges += 1
         var forgotten: PeerPin?
         do {
-            forgotten = try await intake.service.resetTrust(peer: peerID, label: label)
+            forgotten = try await intake.store.resetTrust(peer: peerID, label: label)
         } catch LookupError.noPin {
             forgotten = nil
         }
@@ -320,11 +320,11 @@ extension KDEConnectCarrier {
 
 extension KDEConnectCarrier: TrustingCarrier {
     /// A device linked now: hexd asks it to pair, accepts or declines what it asks.
-    func trustSubject(named text: String, for step: TrustStep) -> String? {
+    package func trustSubject(named text: String, for step: TrustStep) -> String? {
         device(matching: text)?.peerID
     }
 
-    func trust(_ step: TrustStep, _ peerID: String) async throws -> TrustOutcome {
+    package func trust(_ step: TrustStep, _ peerID: String) async throws -> TrustOutcome {
         guard let device = device(peerID: peerID) else {
             throw TrustRefusal(description: "\(peerID) has no KDE Connect link up any more")
         }

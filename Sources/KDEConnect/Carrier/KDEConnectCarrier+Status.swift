@@ -3,10 +3,10 @@ import HexKit
 
 /// What `hexctl status` and `hexctl peers` say of KDE Connect.
 extension KDEConnectCarrier: Carrier {
-    static let name = "KDE Connect"
-    static let kind = PeerKind.kdeconnect
+    package static let name = "KDE Connect"
+    package static let kind = PeerKind.kdeconnect
 
-    func status() -> CarrierStatus {
+    package func status() -> CarrierStatus {
         let (devices, paired) = linkedCounts
         return CarrierStatus(
             port: port, identity: own.deviceID, identityName: "device ID",
@@ -16,7 +16,7 @@ extension KDEConnectCarrier: Carrier {
     }
 
     /// The devices with a link up, the latest linked first, each with the pairing under way.
-    func listed(at now: ContinuousClock.Instant) -> [ListedDevice] {
+    package func listed(at now: ContinuousClock.Instant) -> [ListedDevice] {
         linkedDevices.map { device in
             ListedDevice(
                 id: device.peerID, name: device.identity.name, versionID: String(device.version),

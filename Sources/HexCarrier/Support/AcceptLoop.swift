@@ -1,5 +1,4 @@
 import Glibc
-import HexCarrier
 import HexNet
 
 /// Accepts connections until cancelled, each served in its own child task.
@@ -7,7 +6,9 @@ import HexNet
 /// Out of descriptors (or kernel memory), it backs off and tries again, logging once per episode
 /// (and episodes at the rate-limited pace): a daemon at its descriptor limit keeps serving the
 /// connections it has and recovers when they end, instead of spinning or dying.
-func acceptConnections(on listener: StreamListener, logger: Logger, serve: @escaping @Sendable (Socket) async -> Void)
+package func acceptConnections(
+    on listener: StreamListener, logger: Logger, serve: @escaping @Sendable (Socket) async -> Void
+)
     async
 {
     await withDiscardingTaskGroup { group in

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexKit
 
 /// What paired KDE Connect devices share with hexd: a URL becomes a hex with that link, a text a

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexKit
 import HexNet
 import HexTLS

@@ -23,7 +23,7 @@ extension KDEConnectCarrier {
 
     /// Refuses a send to `peerID` when the device is not paired here: it would refuse the shares.
     /// - Throws: `SendError.refused`; `.undelivered` when the store cannot say (tried again later).
-    func refuseUnlessAllowed(_ peerID: String) async throws(SendError) {
+    package func refuseUnlessAllowed(_ peerID: String) async throws(SendError) {
         let paired: Bool
         do {
             paired = try await isPaired(peerID: peerID)
@@ -81,11 +81,11 @@ extension KDEConnectCarrier {
 }
 
 extension KDEConnectCarrier: SendingCarrier {
-    static func owns(_ peerID: String) -> Bool { peerID.isKDEConnectID }
+    package static func owns(_ peerID: String) -> Bool { peerID.isKDEConnectID }
 
-    static func attemptTimeout(asked: Duration) -> Duration { asked }
+    package static func attemptTimeout(asked: Duration) -> Duration { asked }
 
-    func target(named text: String) -> CarrierTarget? {
+    package func target(named text: String) -> CarrierTarget? {
         device(matching: text).map { CarrierTarget(peerID: $0.peerID, label: $0.identity.name) }
     }
 
@@ -93,7 +93,7 @@ extension KDEConnectCarrier: SendingCarrier {
     /// `KDEConnectShare.shares(of:eachLink:)` makes (`--kdeconnect-each-link`; an alert as a text),
     /// written on its link, a text also as a ping to a phone (see `send`): KDE Connect confirms
     /// nothing more.
-    func deliver(_ envelope: Envelope, to peerID: String, timeout: Duration) async throws(SendError)
+    package func deliver(_ envelope: Envelope, to peerID: String, timeout: Duration) async throws(SendError)
         -> CarrierReceipt
     {
         let shares =
