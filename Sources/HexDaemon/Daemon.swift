@@ -180,8 +180,7 @@ public enum Daemon {
             + optional.compactMap { $0 }
         let foreign = ForeignCarrierStart(
             configuration: configuration, tls: tls, name: identity.name, discovery: discovery, dnssd: dnssd,
-            intake: intake,
-            directory: directory, downloads: incoming, gate: gate, trimmer: trimmer, events: events, logger: logger)
+            intake: intake, downloads: incoming, gate: gate, trimmer: trimmer, events: events, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             for service in services { group.addTask { await service.run() } }
             // Once hexd serves its own peers: their personas may have to be made first.

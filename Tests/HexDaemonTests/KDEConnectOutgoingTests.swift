@@ -1,6 +1,5 @@
 import Testing
 
-@testable import HexDaemon
 @testable import KDEConnectCarrier
 
 /// The queue other tasks put packets in for a KDE Connect link's reader: a sender waits until its

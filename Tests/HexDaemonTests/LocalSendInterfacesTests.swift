@@ -2,8 +2,6 @@ import HexCarrier
 import HexNet
 import Testing
 
-@testable import HexDaemon
-
 /// Where LocalSend announcements go is where beacons go: one setting for every kind of peer.
 @Suite(.timeLimit(.minutes(1))) struct LocalSendInterfacesTests {
     private static func address(

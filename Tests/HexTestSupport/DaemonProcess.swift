@@ -184,11 +184,13 @@ public struct DaemonExited: Error, CustomStringConvertible {
 /// Polls `condition` every 50 ms until it holds; throws after `timeout` (bounded, never hangs).
 public func waitUntil(_ what: String, timeout: Duration, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
+    // The condition is asked once more after the deadline: a waiter that a loaded machine woke
+    // only after it (the whole suite starting at once) must not time out without looking again.
+    while true {
         if try await condition() { return }
+        guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what) }
         try await Task.sleep(for: .milliseconds(50))
     }
-    throw WaitTimedOut(what: what)
 }
 
 public struct WaitTimedOut: Error, CustomStringConvertible {

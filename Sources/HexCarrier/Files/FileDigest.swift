@@ -7,7 +7,7 @@ import HexTLS
 package enum FileDigest {
     /// Bytes read at a time: large enough that a chunk costs a few system calls, small enough to
     /// keep memory flat however large the file.
-    package static let chunk = 1 << 20
+    static let chunk = 1 << 20
 
     /// The digest of `file`'s first `count` bytes, or of all of it when `count` is nil.
     /// - Throws: `DiskFileError` (a read failed, or the file is shorter than `count`), `TLSError`.

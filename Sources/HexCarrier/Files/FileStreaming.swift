@@ -4,7 +4,7 @@ import HexNet
 /// Connect's payloads alike.
 package enum FileStreaming {
     /// Bytes of a file read and written at a time.
-    package static let chunk = 1 << 20
+    static let chunk = 1 << 20
 
     /// Writes the first `size` bytes of `file` to `stream` by `deadline`, telling `progress` the
     /// bytes written at most every 200 ms and once at the end.

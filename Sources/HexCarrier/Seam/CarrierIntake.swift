@@ -13,16 +13,18 @@ package protocol CarrierIntake: Sendable {
     /// came with a Store's hex), and returns each one's outcome once what they stored is committed.
     func take(_ envelopes: [Envelope], proof: SenderProof, from remote: String, address: String, attachedBytes: Int)
         async -> [Result<ReceiveOutcome, any Error>]
-    /// Whether `id` is a peer paired with its key `fingerprint` (any case).
+    /// Whether `id` is a peer paired with its key `fingerprint` (any case). A key pinned on first
+    /// use is no pairing, and a store that cannot be read knows no one.
     func hasPaired(_ id: String, byKey fingerprint: String) async -> Bool
     /// Tells the person (notifications, the page) that an offer of `what` from `name`, answered by
     /// its `key` (`hexctl pair --accept`), waits for them.
     func offerWaiting(name: String, key: String, what: String)
     /// Tells the person that the device `name` (`key`) asks to pair, showing `code`.
     func pairRequested(name: String, key: String, code: String)
-    /// A device of a carrier's was found: the directory remembers it, as a peer seen, under `id`.
+    /// A device of a carrier's was found: the directory remembers it, as a peer seen, under `id`,
+    /// and what the outbox holds for it falls due (as `deviceHeard` makes it).
     func deviceFound(id: String, name: String, versionID: String, address: String) async
-    /// A device of a carrier's was heard again.
+    /// A device of a carrier's was heard again: what the outbox holds for it falls due.
     func deviceHeard(id: String) async
 }
 
@@ -72,5 +74,6 @@ package protocol CarrierStore: Sendable {
 
 /// Whether hexd is visible now (`hexctl visibility`), as a carrier announcing itself asks it.
 package protocol CarrierVisibility: Sendable {
+    /// Whether hexd is visible now.
     var isVisible: Bool { get async }
 }

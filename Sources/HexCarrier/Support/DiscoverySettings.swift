@@ -45,6 +45,7 @@ public struct DiscoverySettings: Sendable, Equatable {
     /// Where the static peers' beacons go: each at its port, else at this daemon's discovery port.
     public var staticPeerEndpoints: [Endpoint] { staticPeers.map { Endpoint(host: $0.host, port: $0.port ?? port) } }
 
+    /// Each of its options, declared once (the command line, the config file, the man page).
     package static let declared: [Setting<Self>] = [
         Setting(
             "discovery-port", value: "port", help: "UDP port for discovery beacons. Default: 18520.",

@@ -8,7 +8,7 @@ import Synchronization
 /// never finish) only ever closes its own connections, and each costs the daemon one handshake's
 /// memory for as long as the storm leaves it room.
 package final class HandshakeTable: Sendable {
-    package let capacity: Int
+    let capacity: Int
 
     private struct State {
         var sockets: [ObjectIdentifier: Socket] = [:]

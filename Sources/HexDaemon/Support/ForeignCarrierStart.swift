@@ -20,7 +20,6 @@ struct ForeignCarrierStart: Sendable {
     /// DNS-SD, for the carriers that publish and browse their own service types.
     let dnssd: DNSSDState
     let intake: Intake
-    let directory: PeerDirectory
     let downloads: IncomingFiles
     let gate: HandshakeGate
     let trimmer: MemoryTrimmer
