@@ -4,11 +4,11 @@ import PackageDescription
 /// hexd: a peer-to-peer daemon that exchanges bundles of links ("hexes") on a LAN.
 ///
 /// Dependencies point one way: executables -> HexDaemon -> each protocol's carrier (KDEConnectCarrier,
-/// LocalSendCarrier, QuickShareCarrier) -> HexCarrier (the seam) and the protocol's core (QuickShareCore)
-/// -> HexEngine, HexStore, HexTLS, HexDBus, HexDNS, HexNet, HexControl, HexWeb -> HexKit -> HexJSON
-/// (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and CLinux are system libraries. HexCommandLine holds
-/// what the executables share (option parsing, exit codes, output, the data directory's layout); hexctl
-/// does not link SQLite.
+/// LocalSendCarrier, QuickShareCarrier) -> HexCarrier (the seam) and the protocol's core (KDEConnectCore,
+/// LocalSendCore, QuickShareCore: wire types and machines, no I/O) -> HexEngine, HexStore, HexTLS, HexDBus,
+/// HexDNS, HexNet, HexControl, HexWeb -> HexKit -> HexJSON (HexTLS, HexDBus -> HexNet); CSQLite, COpenSSL and
+/// CLinux are system libraries. HexCommandLine holds what the executables share (option parsing, exit codes,
+/// output, the data directory's layout); hexctl does not link SQLite.
 /// The package takes no package dependencies: toolchain and system libraries only. It is for Linux
 /// only: sockets wait on epoll, and the system calls are Glibc's (README, "Platforms").
 let strictSettings: [SwiftSetting] = [
@@ -59,6 +59,15 @@ let package = Package(
         .target(
             name: "QuickShareCore", dependencies: ["COpenSSL"], path: "Sources/QuickShare/Core",
             swiftSettings: strictSettings),
+        // LocalSend's wire (announcements, upload offers and sessions, answers) and its machines (presence,
+        // reception, the PIN gate) as pure code over HexKit and HexEngine: read from any bytes without trapping.
+        .target(
+            name: "LocalSendCore", dependencies: ["HexJSON", "HexKit", "HexEngine"], path: "Sources/LocalSend/Core",
+            swiftSettings: strictSettings),
+        // KDE Connect's packets (identity, pair, share, ping) and its machines (links, pairing) as pure code.
+        .target(
+            name: "KDEConnectCore", dependencies: ["HexJSON", "HexKit", "HexEngine"], path: "Sources/KDEConnect/Core",
+            swiftSettings: strictSettings),
         // What a carrier of another protocol is to hexd (sending, trust, DNS-SD), and what hexd lends
         // every carrier: its log and events, the handshake gate, the downloads folder, persona claims.
         .target(
@@ -76,16 +85,20 @@ let package = Package(
             ],
             path: "Sources/QuickShare/Carrier", swiftSettings: strictSettings),
         // hexd as a LocalSend device: its announcements, its HTTPS API and its requests to LocalSend
-        // devices, known to the daemon by one factory (its wire types are HexKit's, its machines HexEngine's).
+        // devices, known to the daemon by one factory.
         .target(
             name: "LocalSendCarrier",
-            dependencies: ["HexCarrier", "HexCommandLine", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexWeb"],
+            dependencies: [
+                "HexCarrier", "HexCommandLine", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexWeb", "LocalSendCore",
+            ],
             path: "Sources/LocalSend/Carrier", swiftSettings: strictSettings),
         // hexd as a KDE Connect device: its identities, links, pairing and payloads, known to the daemon
-        // by one factory (its packets are HexKit's, its machines HexEngine's).
+        // by one factory.
         .target(
             name: "KDEConnectCarrier",
-            dependencies: ["HexCarrier", "HexCommandLine", "HexEngine", "HexKit", "HexNet", "HexTLS"],
+            dependencies: [
+                "HexCarrier", "HexCommandLine", "HexEngine", "HexKit", "HexNet", "HexTLS", "KDEConnectCore",
+            ],
             path: "Sources/KDEConnect/Carrier", swiftSettings: strictSettings),
         .target(
             name: "HexDaemon",
@@ -133,6 +146,12 @@ let package = Package(
         .testTarget(name: "HexWebTests", dependencies: ["HexWeb"], swiftSettings: strictSettings),
         .testTarget(name: "HexDNSTests", dependencies: ["HexDNS"], swiftSettings: strictSettings),
         .testTarget(
+            name: "LocalSendTests", dependencies: ["LocalSendCore", "HexEngine", "HexKit"],
+            path: "Tests/LocalSendTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "KDEConnectTests", dependencies: ["KDEConnectCore", "HexEngine", "HexKit", "HexJSON"],
+            path: "Tests/KDEConnectTests", swiftSettings: strictSettings),
+        .testTarget(
             name: "QuickShareTests", dependencies: ["QuickShareCore"], path: "Tests/QuickShareTests",
             swiftSettings: strictSettings),
         .testTarget(
@@ -149,8 +168,9 @@ let package = Package(
         .testTarget(
             name: "HexDaemonTests",
             dependencies: [
-                "HexDaemon", "HexCarrier", "KDEConnectCarrier", "LocalSendCarrier", "HexEngine", "HexControl",
-                "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexHarness", "HexTestSupport",
+                "HexDaemon", "HexCarrier", "KDEConnectCarrier", "KDEConnectCore", "LocalSendCarrier", "LocalSendCore",
+                "HexEngine", "HexControl", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexHarness",
+                "HexTestSupport",
             ],
             swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
@@ -177,10 +197,10 @@ if Context.environment["HEXD_FUZZ"] != nil {
             name: "FuzzBeacon", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzBeacon",
             swiftSettings: strictSettings),
         .executableTarget(
-            name: "FuzzLocalSend", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzLocalSend",
+            name: "FuzzLocalSend", dependencies: ["LocalSendCore", "CFuzzDriver"], path: "Tests/Fuzz/FuzzLocalSend",
             swiftSettings: strictSettings),
         .executableTarget(
-            name: "FuzzKDEConnect", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzKDEConnect",
+            name: "FuzzKDEConnect", dependencies: ["KDEConnectCore", "CFuzzDriver"], path: "Tests/Fuzz/FuzzKDEConnect",
             swiftSettings: strictSettings),
         .executableTarget(
             name: "FuzzDBusMessage", dependencies: ["HexDBus", "CFuzzDriver"],

@@ -2,6 +2,7 @@ import HexHarness
 import HexKit
 import HexNet
 import HexTLS
+import KDEConnectCore
 import Testing
 
 @testable import HexDaemon

@@ -3,6 +3,8 @@ import HexHarness
 import HexKit
 import HexTLS
 import HexTestSupport
+import KDEConnectCore
+import LocalSendCore
 import Testing
 
 @testable import HexCarrier

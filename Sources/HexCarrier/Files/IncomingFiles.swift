@@ -26,12 +26,15 @@ package struct IncomingFiles: Sendable {
         /// The bytes, the disk or the session refused it: `status` is what an HTTP upload is
         /// answered with (LocalSend's API).
         case refused(status: Int, String)
+        /// The bytes came whole but their digest is not the one announced: a sender may send them again
+        /// (each protocol answers it its own way).
+        case digestMismatch(String)
         /// The connection failed.
         case unreachable(String)
 
         package var description: String {
             switch self {
-            case .refused(_, let reason), .unreachable(let reason): reason
+            case .refused(_, let reason), .digestMismatch(let reason), .unreachable(let reason): reason
             }
         }
     }
@@ -201,9 +204,7 @@ package struct IncomingFiles: Sendable {
             }
             if let expected {
                 guard (try? digest?.finish()) == expected else {
-                    throw .refused(
-                        status: LocalSendAnswer.checksumMismatch,
-                        "Checksum mismatch: the bytes' SHA-256 is not the one announced")
+                    throw .digestMismatch("Checksum mismatch: the bytes' SHA-256 is not the one announced")
                 }
             }
             await writeback.finish()

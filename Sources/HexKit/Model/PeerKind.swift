@@ -20,9 +20,10 @@ extension PeerKind {
 
     /// The ID a KDE Connect device goes by in hexd (its inbox, outbox, pairing, blocks):
     /// `kdeconnect:` and its device ID in lower case, as the apps make them (hexd's store matches
-    /// IDs in any case). Nil unless `deviceID` has the form the apps accept.
+    /// IDs in any case). Nil unless `deviceID` has the form the apps accept since January 2025:
+    /// `^[a-zA-Z0-9_-]{32,38}$`.
     public static func kdeConnectID(deviceID: String) -> String? {
-        KDEConnectIdentity.isValidDeviceID(deviceID) ? kdeConnectPrefix + deviceID.lowercased() : nil
+        isWord(deviceID, lengths: 32...38, dashAndUnderscore: true) ? kdeConnectPrefix + deviceID.lowercased() : nil
     }
 
     /// What a LocalSend device's ID in hexd starts with; its certificate's fingerprint follows.
@@ -43,16 +44,22 @@ extension PeerKind {
     /// (the apps make a random one), so hexd takes 1 to 64 letters, digits, `-` and `_`, and no
     /// other: nil otherwise. Nothing proves it; it is never a key-derived ID.
     public static func localSendHTTPID(fingerprint: String) -> String? {
-        let allowed = fingerprint.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                true
-            default: false
-            }
-        }
-        return allowed && (1...64).contains(fingerprint.utf8.count)
+        isWord(fingerprint, lengths: 1...64, dashAndUnderscore: true)
             ? localSendHTTPPrefix + fingerprint.uppercased() : nil
+    }
+
+    /// Whether `text` is `lengths` ASCII letters and digits long, and `-` and `_` when `dashAndUnderscore`.
+    static func isWord(_ text: String, lengths: ClosedRange<Int>, dashAndUnderscore: Bool) -> Bool {
+        lengths.contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    true
+                case UInt8(ascii: "-"), UInt8(ascii: "_"): dashAndUnderscore
+                default: false
+                }
+            }
     }
 }
 
@@ -64,17 +71,7 @@ extension PeerKind {
     /// 4-character endpoint ID its instance name carries, in upper case. Nil unless `endpointID` is 4
     /// letters or digits.
     public static func quickShareID(endpointID: String) -> String? {
-        let valid =
-            endpointID.utf8.count == 4
-            && endpointID.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                    true
-                default: false
-                }
-            }
-        return valid ? quickSharePrefix + endpointID.uppercased() : nil
+        isWord(endpointID, lengths: 4...4, dashAndUnderscore: false) ? quickSharePrefix + endpointID.uppercased() : nil
     }
 }
 

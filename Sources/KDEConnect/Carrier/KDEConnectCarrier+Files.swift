@@ -3,6 +3,7 @@ import HexEngine
 import HexKit
 import HexNet
 import HexTLS
+import KDEConnectCore
 
 /// Files between hexd and paired KDE Connect devices, as the apps move them: the share packet
 /// names the file and a port, the sender listens there (in 1739–1764) as the TLS server, and the

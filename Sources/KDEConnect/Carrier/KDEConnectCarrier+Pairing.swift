@@ -2,6 +2,7 @@ import HexCarrier
 import HexEngine
 import HexKit
 import HexTLS
+import KDEConnectCore
 
 /// Pairing with KDE Connect devices, the person deciding: a device's request is shown where
 /// hexd's own are (`hexctl peers`, `watch`, a notification, the page) with the verification code

@@ -1,5 +1,6 @@
 import HexCarrier
 import HexKit
+import KDEConnectCore
 
 /// What paired KDE Connect devices share with hexd: a URL becomes a hex with that link, a text a
 /// hex with the text as its description and every web address in it as a link, kept by the rules

@@ -3,6 +3,7 @@ import HexEngine
 import HexKit
 import HexNet
 import HexTLS
+import KDEConnectCore
 
 /// Hexes to paired KDE Connect devices: each as the shares `KDEConnectShare.shares(of:)` makes
 /// (a lone link as a `url`, which the device opens; anything else as a `text`), written on the

@@ -5,6 +5,7 @@ import HexEngine
 import HexKit
 import HexNet
 import HexTLS
+import KDEConnectCore
 
 /// hexd as a KDE Connect device (protocol 7 and 8): its identity broadcast where beacons go and
 /// sent to each device DNS-SD finds, `_kdeconnect._udp` published as the apps publish it, a

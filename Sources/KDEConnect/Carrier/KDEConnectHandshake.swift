@@ -2,6 +2,7 @@ import HexCarrier
 import HexKit
 import HexNet
 import HexTLS
+import KDEConnectCore
 
 /// The start of a KDE Connect link, either way (kdeconnect-kde `core/backends/lan/lanlinkprovider.cpp`):
 /// the side that dials writes its identity in plain text and then takes the TLS *server*'s role;

@@ -1,6 +1,7 @@
 import HexCarrier
 import HexCommandLine
 import HexKit
+import KDEConnectCore
 
 /// Whether hexd is a KDE Connect device (`--kdeconnect`), and on which port. Each option is
 /// declared once, in `declared`.

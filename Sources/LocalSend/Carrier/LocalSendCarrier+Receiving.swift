@@ -4,6 +4,7 @@ import HexKit
 import HexNet
 import HexTLS
 import HexWeb
+import LocalSendCore
 
 /// What LocalSend devices send hexd: a message (a note or a link: one text file with its whole
 /// text as the preview, as the app makes one) becomes a hex at once; any other offer is files,
@@ -232,17 +233,19 @@ extension LocalSendCarrier {
             }
             return await endUpload(session: session, file: fileID, saved: saved) ?? HTTPResponse(.ok)
         } catch {
-            if case .refused(LocalSendAnswer.checksumMismatch, let reason) = error,
-                await mayUploadAgain(session: session, file: fileID)
-            {
-                return .text(HTTPStatus(LocalSendAnswer.checksumMismatch, "Unprocessable Content"), reason)
+            let mismatch = HTTPStatus(LocalSendAnswer.checksumMismatch, "Unprocessable Content")
+            if case .digestMismatch(let reason) = error, await mayUploadAgain(session: session, file: fileID) {
+                return .text(mismatch, reason)
             }
             await endUpload(session: session, file: fileID, saved: nil)
             logger.limited(
                 "localsend upload", .info,
                 "an upload from \(offer.sender.alias.clipped(toUTF8: 80)) (\(offer.sender.remote)) stopped: \(error)")
-            if case .refused(let status, let reason) = error { return .text(HTTPStatus(status, "Refused"), reason) }
-            return .text(.badRequest, "\(error)")
+            switch error {
+            case .refused(let status, let reason): return .text(HTTPStatus(status, "Refused"), reason)
+            case .digestMismatch(let reason): return .text(mismatch, reason)
+            case .unreachable(let reason): return .text(.badRequest, reason)
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import HexKit
 import HexNet
 import HexTLS
 import HexWeb
+import LocalSendCore
 
 extension LocalSendCarrier {
     /// How long a send waits for a device's answer: its person may look at the dialog for a

@@ -1,6 +1,7 @@
 import HexCarrier
 import HexKit
 import HexNet
+import LocalSendCore
 
 /// What `hexctl status` and `hexctl peers` say of LocalSend.
 extension LocalSendCarrier: Carrier {

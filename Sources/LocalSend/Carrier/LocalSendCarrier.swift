@@ -5,6 +5,7 @@ import HexKit
 import HexNet
 import HexTLS
 import HexWeb
+import LocalSendCore
 
 /// hexd as a LocalSend device (LocalSend's protocol 2.x, as its 1.18 apps speak it): announced on
 /// LocalSend's multicast group where beacons go, an HTTPS API that takes `register` and `info`,

@@ -1,6 +1,7 @@
 import HexCarrier
 import HexCommandLine
 import HexKit
+import LocalSendCore
 
 /// Whether hexd is a LocalSend device (`--localsend`), and on which port. Each option is declared
 /// once, in `declared`.

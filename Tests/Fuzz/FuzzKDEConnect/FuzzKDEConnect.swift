@@ -1,6 +1,7 @@
 import CFuzzDriver
 import Glibc
 import HexKit
+import KDEConnectCore
 
 /// One input, as a KDE Connect packet line: an identity (from a datagram and from a TCP
 /// connection), a share or a pairing packet. Whatever is read must keep every field within its

@@ -1,6 +1,7 @@
 import CFuzzDriver
 import Glibc
 import HexKit
+import LocalSendCore
 
 /// One input, as each of LocalSend's texts: an announcement or `register` body, a
 /// `prepare-upload` request, a `prepare-upload` answer. Whatever is read must keep every field

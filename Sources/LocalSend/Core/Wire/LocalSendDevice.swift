@@ -1,4 +1,5 @@
 import HexJSON
+import HexKit
 
 /// A LocalSend device as it describes itself: in a multicast announcement, in a `register` body
 /// and its answer, in an `info` answer, and as the `info` of a `prepare-upload` (LocalSend's

@@ -1,4 +1,5 @@
 import HexJSON
+import HexKit
 
 /// A KDE Connect device as its `kdeconnect.identity` packet describes it: in a UDP broadcast, as
 /// the first line of a TCP connection, and (protocol 8) again inside TLS.
@@ -128,17 +129,10 @@ public struct KDEConnectIdentity: Sendable, Equatable {
         incomingCapabilities.contains(type)
     }
 
-    /// `^[a-zA-Z0-9_-]{32,38}$`, as the apps check it since January 2025.
+    /// `^[a-zA-Z0-9_-]{32,38}$`, as the apps check it since January 2025 (the form hexd's IDs for
+    /// the devices take, `PeerKind.kdeConnectID`).
     public static func isValidDeviceID(_ text: String) -> Bool {
-        (32...38).contains(text.utf8.count)
-            && text.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                    true
-                default: false
-                }
-            }
+        PeerKind.kdeConnectID(deviceID: text) != nil
     }
 
     /// A name as the apps accept it: without the characters they forbid, control and format

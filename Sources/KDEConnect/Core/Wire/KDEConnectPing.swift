@@ -1,4 +1,5 @@
 import HexJSON
+import HexKit
 
 /// A ping (`kdeconnect.ping`): a device's nudge, with a message to show when it carries one. The
 /// apps show it as a notification (kdeconnect-android `Plugins/PingPlugin/PingPlugin.kt`, on by

@@ -1,5 +1,6 @@
 import HexJSON
 import HexKit
+import KDEConnectCore
 import Testing
 
 /// KDE Connect's packets as hexd reads and writes them: what the apps send is read, the rules

@@ -1,3 +1,5 @@
+import HexKit
+
 /// What a LocalSend receiver's answer to `prepare-upload` means to the sender (the statuses of
 /// LocalSend's protocol 2, as its 1.18 apps answer them).
 public enum LocalSendAnswer: Equatable, Sendable {

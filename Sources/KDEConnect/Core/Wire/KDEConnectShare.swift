@@ -1,4 +1,5 @@
 import HexJSON
+import HexKit
 
 /// What a `kdeconnect.share.request` packet shares: a URL the receiver opens, a text it shows, or
 /// a file whose bytes follow on a connection of their own (kdeconnect-kde `plugins/share`; the

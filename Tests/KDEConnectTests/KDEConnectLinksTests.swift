@@ -1,5 +1,6 @@
 import HexEngine
 import HexKit
+import KDEConnectCore
 import Testing
 
 /// When hexd dials a KDE Connect device, broadcasts, and takes a link: one link per device, no
@@ -63,7 +64,8 @@ import Testing
     @Test func devicesFoundAreBounded() {
         var links = Links(ownDeviceID: Self.own)
         for index in 0..<(Links.capacity + 10) {
-            _ = links.found(String(format: "%032d", index), at: "10.0.0.2", now: start)
+            let digits = String(index)
+            _ = links.found(String(repeating: "0", count: 32 - digits.count) + digits, at: "10.0.0.2", now: start)
         }
         #expect(links.found("f" + String(repeating: "0", count: 31), at: "10.0.0.2", now: start).isEmpty, "full")
         let later = links.found("f" + String(repeating: "0", count: 31), at: "10.0.0.2", now: start + .seconds(31))

@@ -1,5 +1,6 @@
 import HexEngine
 import HexKit
+import LocalSendCore
 import Testing
 
 /// LocalSend's receive rules, event by event on a fake clock: one session, tokens, one address.

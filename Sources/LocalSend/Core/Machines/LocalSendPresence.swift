@@ -1,3 +1,4 @@
+import HexEngine
 import HexKit
 
 /// The LocalSend devices hexd knows, and when it announces itself to them (LocalSend's

@@ -1,4 +1,5 @@
 import HexKit
+import LocalSendCore
 import Testing
 
 /// LocalSend's JSON as hexd reads and writes it: what the apps send is read, what hexd writes

@@ -1,3 +1,4 @@
+import HexEngine
 import HexKit
 
 /// What a LocalSend device may upload to hexd, as LocalSend's receivers decide it: one session at

@@ -1,3 +1,5 @@
+import HexKit
+
 extension KDEConnectShare {
     /// The shares a hex is sent to a KDE Connect device as. By default one: a lone link without a
     /// description as a `url` (the device opens it), anything else as a `text` with the

@@ -1,5 +1,6 @@
 import HexEngine
 import HexKit
+import KDEConnectCore
 import Testing
 
 /// Pairing with a KDE Connect device, both ways, on fake clocks: the person decides, requests

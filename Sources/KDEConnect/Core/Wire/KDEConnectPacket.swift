@@ -1,4 +1,5 @@
 import HexJSON
+import HexKit
 
 /// One KDE Connect packet: a JSON object on one line, `{"id", "type", "body", "payloadSize"?,
 /// "payloadTransferInfo"?}` (kdeconnect-kde `core/networkpacket.cpp`; KDE's kdeconnect-meta

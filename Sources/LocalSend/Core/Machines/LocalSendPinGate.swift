@@ -1,3 +1,6 @@
+import HexEngine
+import HexKit
+
 /// The PIN a LocalSend sender must give (`--localsend-pin`, the `pin` query of `prepare-upload`),
 /// as LocalSend 1.18 asks it: none given or a wrong one is `401`; after `triesPerAddress` wrong
 /// ones (within `lockout` of the first) an address is refused `429`, the right PIN too, for

@@ -1,4 +1,5 @@
 import HexJSON
+import HexKit
 
 /// One file a LocalSend sender offers in `prepare-upload`. A message (a note or a link) is one
 /// file of a `text/*` type whose whole text is its `preview`; its bytes are never uploaded.

@@ -1,3 +1,4 @@
+import HexEngine
 import HexKit
 
 /// Pairing with one KDE Connect device, as the apps do it (kdeconnect-kde

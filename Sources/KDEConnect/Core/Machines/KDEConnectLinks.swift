@@ -1,3 +1,4 @@
+import HexEngine
 import HexKit
 
 /// The KDE Connect devices hexd has a link with (one TLS connection each), and when it dials one

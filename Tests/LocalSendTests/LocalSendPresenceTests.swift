@@ -1,5 +1,6 @@
 import HexEngine
 import HexKit
+import LocalSendCore
 import Testing
 
 /// Who hexd lists as LocalSend devices and when it announces itself, event by event on a fake clock.

@@ -1,4 +1,5 @@
 import HexEngine
+import LocalSendCore
 import Testing
 
 /// The PIN LocalSend senders give, try by try on a fake clock.
