@@ -133,6 +133,15 @@ public struct PeerInfo: Sendable, Codable, Equatable {
     public var namesakes: [String]?
     /// The protocol it speaks; nil from a daemon older than this field (a hexd peer then).
     public var kind: PeerKind?
+    /// That protocol's name as people know it (`LocalSend`), its version in `versionID`; nil for hexd
+    /// peers and from a daemon older than this field.
+    public var protocolName: String?
+    /// True: its protocol gives it no key to prove (Quick Share), so a nil `fingerprint` says nothing
+    /// of plaintext.
+    public var keyless: Bool?
+    /// True: `hexctl pair` may ask it to pair (a KDE Connect device not paired, no pairing under way).
+    /// A hexd peer whose key is pinned may be asked too, as its `trust` says.
+    public var pairable: Bool?
     /// What a device of another protocol says it is (LocalSend: `mobile`, `desktop`, …) and its
     /// make or system; nil for hexd peers.
     public var deviceType: String?
@@ -142,10 +151,12 @@ public struct PeerInfo: Sendable, Codable, Equatable {
         uuid: String, name: String, versionID: String, endpoint: String, addresses: [String], legacy: Bool,
         lastSeen: Double, fingerprint: String?,
         trust: SenderTrust? = nil, pairing: PairingStatus? = nil, keyMismatch: KeyMismatch? = nil,
-        namesakes: [String]? = nil, kind: PeerKind? = .hexd, deviceType: String? = nil, deviceModel: String? = nil
+        namesakes: [String]? = nil, kind: PeerKind? = .hexd, protocolName: String? = nil, keyless: Bool? = nil,
+        pairable: Bool? = nil, deviceType: String? = nil, deviceModel: String? = nil
     ) {
         self.namesakes = namesakes
         self.kind = kind
+        (self.protocolName, self.keyless, self.pairable) = (protocolName, keyless, pairable)
         self.deviceType = deviceType
         self.deviceModel = deviceModel
         self.fingerprint = fingerprint
@@ -207,14 +218,25 @@ public struct PairingStatus: Sendable, Codable, Equatable {
     /// True: the peer asked, and this side's user accepts with `hexctl pair --accept`; false:
     /// this side asked, and waits for the peer's user.
     public var awaitingUs: Bool
-    /// A LocalSend device's offer waiting for the user's yes (Protocol.md, section 16.3): what it
-    /// offers; `code` is then empty (LocalSend has none).
+    /// A device's offer waiting for the user's yes (a LocalSend or Quick Share device's, Protocol.md,
+    /// sections 16.3 and 18): what it offers; `code` is then empty.
     public var offer: String?
+    /// The protocol the offer came by (`Quick Share`); nil without an offer or from an older daemon.
+    public var offerBy: String?
+    /// What the user should check before taking the offer (`its screen shows the same PIN`); nil when
+    /// there is nothing to check.
+    public var offerCheck: String?
+    /// True: taking the offer also lets the device send from now on without asking (LocalSend).
+    public var offerPairs: Bool?
 
-    public init(code: String, awaitingUs: Bool, offer: String? = nil) {
+    public init(
+        code: String, awaitingUs: Bool, offer: String? = nil, offerBy: String? = nil, offerCheck: String? = nil,
+        offerPairs: Bool? = nil
+    ) {
         self.code = code
         self.awaitingUs = awaitingUs
         self.offer = offer
+        (self.offerBy, self.offerCheck, self.offerPairs) = (offerBy, offerCheck, offerPairs)
     }
 }
 

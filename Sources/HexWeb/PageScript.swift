@@ -253,7 +253,7 @@ enum PageScript {
                 "another key claims this ID from " + peer.keyMismatch.endpoint)
                 : null),
             el("div", { class: "actions" },
-              peer.trust === "pinned" || (peer.kind === "kdeconnect" && !peer.trust && !peer.pairing)
+              peer.trust === "pinned" || peer.pairable
               ? el("button", { type: "button", "data-action": "pair", onclick: () => pair(peer, false) }, "Pair")
               : null))));
           $("peers-empty").hidden = items.length > 0;
@@ -264,9 +264,10 @@ enum PageScript {
             el("div", { class: "grow" },
               el("strong", {}, peer.name || "(no name)"), " (" + shortID(peer.uuid) + ")",
               peer.pairing.offer
-                ? el("span", {}, " wants to send " + peer.pairing.offer + (peer.kind === "quickshare"
-                  ? " by Quick Share: check that its screen shows the same PIN. Accepting takes it."
-                  : " (LocalSend). Accepting lets it in."))
+                ? el("span", {}, " wants to send " + peer.pairing.offer
+                  + (peer.pairing.offerBy ? " by " + peer.pairing.offerBy : "")
+                  + (peer.pairing.offerCheck ? ": check that " + peer.pairing.offerCheck + "." : ".")
+                  + (peer.pairing.offerPairs ? " Accepting lets it in." : " Accepting takes it."))
                 : el("span", {}, " asks to pair.",
                   el("div", {}, "Check that their screen shows ", el("span", { class: "code" }, peer.pairing.code)))),
             el("div", { class: "actions" },

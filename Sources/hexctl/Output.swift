@@ -51,14 +51,13 @@ enum Output {
     }
 
     /// What a peer's VERSION column says: hexd's version (legacy or not), or the other protocol
-    /// and its version.
+    /// and its version (a version of digits and dots as it is, any other quoted).
     private static func version(of peer: PeerInfo) -> String {
-        switch peer.kind ?? .hexd {
-        case .hexd: json(peer.versionID) + (peer.legacy ? " (legacy)" : "")
-        case .localsend: "LocalSend " + json(peer.versionID)
-        case .kdeconnect: "KDE Connect " + (Int(peer.versionID).map(String.init) ?? json(peer.versionID))
-        case .quickshare: "Quick Share"
-        }
+        guard let name = peer.protocolName else { return json(peer.versionID) + (peer.legacy ? " (legacy)" : "") }
+        let plain =
+            peer.versionID.utf8.count <= 16
+            && peer.versionID.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (48...57).contains($0) }
+        return peer.versionID.isEmpty ? name : name + " " + (plain ? peer.versionID : json(peer.versionID))
     }
 
     /// The peer table, then a line for each pairing under way and each key mismatch.
@@ -70,7 +69,7 @@ enum Output {
                 [
                     json(peer.name), peer.uuid, version(of: peer), peer.endpoint,
                     peer.fingerprint.map { String($0.prefix(16)) }
-                        ?? (peer.kind == .quickshare ? "(none)" : peer.keyMismatch == nil ? "(plaintext)" : "-"),
+                        ?? (peer.keyless == true ? "(none)" : peer.keyMismatch == nil ? "(plaintext)" : "-"),
                     (peer.trust?.rawValue ?? "-") + (peer.keyMismatch == nil ? "" : " MISMATCH"),
                     String(Int(clamping: peer.lastSeen.rounded())) + "s ago",
                 ]
@@ -81,14 +80,13 @@ enum Output {
         }
         let notes = peers.flatMap { peer -> [String] in
             var notes: [String] = []
-            if let pairing = peer.pairing, let offer = pairing.offer, peer.kind == .quickshare {
+            if let pairing = peer.pairing, let offer = pairing.offer {
+                let advice =
+                    pairing.offerCheck.map { "if \($0)" }
+                    ?? (pairing.offerPairs == true ? "to let it in (it is paired then)" : "to take it")
                 notes.append(
-                    "\(json(peer.name)) wants to send \(offer) by Quick Share, and waits a minute: if its screen "
-                        + "shows the same PIN, run: hexctl pair --accept \(peer.uuid)")
-            } else if let pairing = peer.pairing, let offer = pairing.offer {
-                notes.append(
-                    "\(json(peer.name)) wants to send \(offer) (LocalSend), and waits a minute: to let it in "
-                        + "(it is paired then), run: hexctl pair --accept \(peer.uuid.prefix(18))")
+                    "\(json(peer.name)) wants to send \(offer)\(pairing.offerBy.map { " by \($0)" } ?? ""), and waits "
+                        + "a minute: \(advice), run: hexctl pair --accept \(peer.uuid.shortPeerID ?? peer.uuid)")
             } else if let pairing = peer.pairing {
                 notes.append(
                     pairing.awaitingUs

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexCommandLine
 import HexKit
 import HexNet
@@ -77,5 +78,26 @@ import Testing
         #expect(content.body.hasPrefix("&lt;b&gt;x&lt;/b&gt; &amp; gnp.exe\n"))
         #expect(content.openTargets.isEmpty && content.actions.isEmpty, "nothing a browser should open")
         #expect(NotificationContent.clean(String(repeating: "y", count: 500)).count == 200)
+    }
+
+    @Test func anOfferIsToldInItsCarriersWordsWithTheIDThatAcceptsIt() {
+        let fingerprint = String(repeating: "AB", count: 32)
+        let localSend = NotificationContent.offer(
+            name: "Pixel", id: "localsend:" + fingerprint,
+            offer: WaitingOffer("a file, 12 B", via: "LocalSend", acceptingPairs: true), page: nil, markup: false)
+        #expect(
+            localSend.body == "Wants to send a file, 12 B by LocalSend. It waits a minute for your yes, which lets it "
+                + "send from now on: on the inbox page, or with hexctl pair --accept localsend:ABABABAB.")
+        let quickShare = NotificationContent.offer(
+            name: "Pixel", id: "quickshare-offer:12",
+            offer: WaitingOffer(
+                "a.jpg, 12 B (PIN 1234)", via: "Quick Share", check: "its screen shows the same PIN",
+                acceptingPairs: false),
+            page: nil, markup: false)
+        #expect(
+            quickShare.body == "Wants to send a.jpg, 12 B (PIN 1234) by Quick Share. Check that its screen shows the "
+                + "same PIN. It waits a minute for your yes: on the inbox page, or with hexctl pair --accept "
+                + "quickshare-offer:12.",
+            "taking a Quick Share offer pins nothing, and its key is not a peer ID to shorten")
     }
 }

@@ -64,24 +64,30 @@ package struct ListedDevice: Sendable {
     package var lastHeard: Duration
     /// The certificate it proved; nil when none.
     package var fingerprint: String?
+    /// Its protocol gives it no key to prove (Quick Share): nil `fingerprint` then says nothing of plaintext.
+    package var keyless: Bool
+    /// The person may ask it to pair (`hexctl pair`): a device of a carrier that pairs, not paired, with no
+    /// pairing under way.
+    package var pairable: Bool
     /// Whether it is paired, as the carrier knows; nil when the store's pin says (LocalSend).
     package var paired: Bool?
     /// The pairing under way: its code, and whether it waits for the person here.
     package var pairing: (code: String, awaitingUs: Bool)?
     /// What it offers to send, waiting for the person's yes.
-    package var offer: String?
+    package var offer: WaitingOffer?
     /// What it says it is (`mobile`, `laptop`) and its make.
     package var deviceType: String?
     package var deviceModel: String?
 
     package init(
         id: String, name: String, versionID: String = "", endpoint: String, addresses: [String],
-        lastHeard: Duration, fingerprint: String? = nil, paired: Bool?,
-        pairing: (code: String, awaitingUs: Bool)? = nil, offer: String? = nil, deviceType: String? = nil,
+        lastHeard: Duration, fingerprint: String? = nil, keyless: Bool = false, paired: Bool?, pairable: Bool = false,
+        pairing: (code: String, awaitingUs: Bool)? = nil, offer: WaitingOffer? = nil, deviceType: String? = nil,
         deviceModel: String? = nil
     ) {
         (self.id, self.name, self.versionID, self.endpoint) = (id, name, versionID, endpoint)
         (self.addresses, self.lastHeard, self.fingerprint, self.paired) = (addresses, lastHeard, fingerprint, paired)
+        (self.keyless, self.pairable) = (keyless, pairable)
         (self.pairing, self.offer, self.deviceType, self.deviceModel) = (pairing, offer, deviceType, deviceModel)
     }
 }

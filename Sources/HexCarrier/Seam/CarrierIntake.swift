@@ -16,9 +16,9 @@ package protocol CarrierIntake: Sendable {
     /// Whether `id` is a peer paired with its key `fingerprint` (any case). A key pinned on first
     /// use is no pairing, and a store that cannot be read knows no one.
     func hasPaired(_ id: String, byKey fingerprint: String) async -> Bool
-    /// Tells the person (notifications, the page) that an offer of `what` from `name`, answered by
-    /// its `key` (`hexctl pair --accept`), waits for them.
-    func offerWaiting(name: String, key: String, what: String)
+    /// Tells the person (notifications, the page) that `offer` from `name`, answered by its `key`
+    /// (`hexctl pair --accept`), waits for them.
+    func offerWaiting(name: String, key: String, offer: WaitingOffer)
     /// Tells the person that the device `name` (`key`) asks to pair, showing `code`.
     func pairRequested(name: String, key: String, code: String)
     /// A device of a carrier's was found: the directory remembers it, as a peer seen, under `id`,

@@ -1,3 +1,4 @@
+import HexCarrier
 import HexKit
 
 /// Something a peer sent that was kept, or that asks this daemon's user for something, as the
@@ -11,6 +12,6 @@ enum Arrival: Sendable {
     case alert(from: String, message: String)
     /// A pairing request, with the code both users compare.
     case pairRequest(name: String, peerUUID: String, code: String)
-    /// A LocalSend device's offer waiting for the user's yes (`what` it offers), which pairs it.
-    case offerWaiting(name: String, peerUUID: String, what: String)
+    /// A device's offer waiting for the user's yes, in its carrier's words.
+    case offerWaiting(name: String, peerUUID: String, offer: WaitingOffer)
 }

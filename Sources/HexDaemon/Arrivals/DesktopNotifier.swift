@@ -76,9 +76,9 @@ struct DesktopNotifier: DaemonService {
                 let content = NotificationContent.pairing(
                     name: name, id: peerUUID, code: code, page: page, markup: markup)
                 _ = await notify(content, replacing: 0, on: connection)
-            case .offerWaiting(let name, let peerUUID, let what):
+            case .offerWaiting(let name, let peerUUID, let offer):
                 let content = NotificationContent.offer(
-                    name: name, id: peerUUID, what: what, page: page, markup: markup)
+                    name: name, id: peerUUID, offer: offer, page: page, markup: markup)
                 _ = await notify(content, replacing: 0, on: connection)
             case .alert(let sender, let message):
                 let content = NotificationContent.alert(from: sender, message: message, page: page, markup: markup)

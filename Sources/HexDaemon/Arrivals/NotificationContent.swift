@@ -1,3 +1,4 @@
+import HexCarrier
 import HexCommandLine
 import HexKit
 
@@ -52,8 +53,8 @@ struct NotificationContent: Equatable {
 
     static func pairing(name: String, id: String, code: String, page: String?, markup: Bool) -> NotificationContent {
         let sender = senderLabel(name: name, id: id, trust: nil)
-        // A KDE Connect device goes by its kind and ID: its kind and 8 digits name it.
-        let short = id.isKDEConnectID ? id.prefix(PeerKind.kdeConnectPrefix.count + 8) : id.prefix(8)
+        // A device of another protocol goes by its kind and ID: its kind and 8 characters name it.
+        let short = id.shortPeerID ?? String(id.prefix(8))
         let lines = [
             "Verification code \(clean(code)).",
             "Accept only if their screen shows the same: on the inbox page, or with "
@@ -65,11 +66,15 @@ struct NotificationContent: Equatable {
             openTargets: page.map { [$0 + "#peers"] } ?? [])
     }
 
-    static func offer(name: String, id: String, what: String, page: String?, markup: Bool) -> NotificationContent {
+    static func offer(name: String, id: String, offer: WaitingOffer, page: String?, markup: Bool)
+        -> NotificationContent
+    {
         let sender = senderLabel(name: name, id: id, trust: nil)
         let lines = [
-            "Wants to send \(clean(what)) (LocalSend). It waits a minute for your yes, which lets it send from now on: "
-                + "on the inbox page, or with hexctl pair --accept \(String(id.prefix(18)))."
+            "Wants to send \(clean(offer.what)) by \(offer.via). "
+                + (offer.check.map { "Check that \($0). " } ?? "")
+                + "It waits a minute for your yes" + (offer.acceptingPairs ? ", which lets it send from now on" : "")
+                + ": on the inbox page, or with hexctl pair --accept \(id.shortPeerID ?? id)."
         ]
         return NotificationContent(
             summary: sender + " wants to send", body: body(lines, markup: markup),

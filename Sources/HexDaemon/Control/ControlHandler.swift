@@ -464,7 +464,7 @@ struct ControlHandler: Sendable {
         }
         for carrier in carriers.up {
             for device in await carrier.listed(at: now) {
-                infos.append(try await info(device, kind: type(of: carrier).kind))
+                infos.append(try await info(device, of: type(of: carrier)))
             }
         }
         return infos
@@ -472,7 +472,7 @@ struct ControlHandler: Sendable {
 
     /// A carrier's device as `hexctl peers` lists it: paired as the carrier says, else as the
     /// store's pin says.
-    private func info(_ device: ListedDevice, kind: PeerKind) async throws -> PeerInfo {
+    private func info(_ device: ListedDevice, of carrier: any Carrier.Type) async throws -> PeerInfo {
         let trust: SenderTrust? =
             if let paired = device.paired { paired ? .paired : nil } else {
                 try await service.pin(forPeer: device.id)?.trust
@@ -482,9 +482,12 @@ struct ControlHandler: Sendable {
             addresses: device.addresses, legacy: false, lastSeen: device.lastHeard.inSeconds,
             fingerprint: device.fingerprint, trust: trust,
             pairing: device.pairing.map {
-                PairingStatus(code: $0.code, awaitingUs: $0.awaitingUs, offer: device.offer)
+                PairingStatus(
+                    code: $0.code, awaitingUs: $0.awaitingUs, offer: device.offer?.what, offerBy: device.offer?.via,
+                    offerCheck: device.offer?.check, offerPairs: device.offer?.acceptingPairs)
             },
-            kind: kind, deviceType: device.deviceType, deviceModel: device.deviceModel)
+            kind: carrier.kind, protocolName: carrier.name, keyless: device.keyless ? true : nil,
+            pairable: device.pairable ? true : nil, deviceType: device.deviceType, deviceModel: device.deviceModel)
     }
 
     /// Sends `payload` as `options` say. Through the outbox (the default): commits it, answers

@@ -4,8 +4,8 @@ import HexKit
 extension Intake: CarrierIntake {
     var store: any CarrierStore { service }
 
-    func offerWaiting(name: String, key: String, what: String) {
-        arrivals.publish([.offerWaiting(name: name, peerUUID: key, what: what)])
+    func offerWaiting(name: String, key: String, offer: WaitingOffer) {
+        arrivals.publish([.offerWaiting(name: name, peerUUID: key, offer: offer)])
     }
 
     func pairRequested(name: String, key: String, code: String) {

@@ -18,11 +18,12 @@ extension KDEConnectCarrier: Carrier {
     /// The devices with a link up, the latest linked first, each with the pairing under way.
     package func listed(at now: ContinuousClock.Instant) -> [ListedDevice] {
         linkedDevices.map { device in
-            ListedDevice(
+            let (paired, pending) = (pairings[device.key]?.isPaired == true, pendingPairing(of: device))
+            return ListedDevice(
                 id: device.peerID, name: device.identity.name, versionID: String(device.version),
                 endpoint: device.address.description, addresses: [device.address.description],
                 lastHeard: now - device.linkedAt, fingerprint: device.certificate.description,
-                paired: pairings[device.key]?.isPaired == true, pairing: pendingPairing(of: device),
+                paired: paired, pairable: !paired && pending == nil, pairing: pending,
                 deviceType: device.identity.deviceType.rawValue)
         }
     }

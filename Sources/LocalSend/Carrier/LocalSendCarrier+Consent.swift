@@ -57,7 +57,7 @@ extension LocalSendCarrier {
         await events.publish(
             .pairRequested, peerUUID: id, peer: sender.alias, versionID: "LocalSend " + sender.version,
             message: "wants to send \(what) (LocalSend)")
-        intake.offerWaiting(name: sender.alias, key: id, what: what)
+        intake.offerWaiting(name: sender.alias, key: id, offer: Self.waiting(what))
     }
 
     /// The person's answer to the offer the device `id` has waiting: a yes pairs the device with
@@ -118,4 +118,12 @@ extension LocalSendCarrier: TrustingCarrier {
     /// A LocalSend device's pairing is the certificate kept in the store, which hexd's own
     /// unpairing ends: the device is told nothing.
     package func unpair(_ peerID: String, label: String) -> TrustOutcome? { nil }
+}
+
+extension LocalSendCarrier {
+    /// An offer of `what` as the person is told of it: taking it pins the device's certificate, so its
+    /// later offers come in without asking.
+    static func waiting(_ what: String) -> WaitingOffer {
+        WaitingOffer(what, via: name, acceptingPairs: true)
+    }
 }

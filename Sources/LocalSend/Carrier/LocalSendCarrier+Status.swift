@@ -26,7 +26,7 @@ extension LocalSendCarrier: Carrier {
                     .description,
                 addresses: [device.address.description], lastHeard: now - device.lastSeen,
                 fingerprint: device.isPlainHTTP ? nil : device.fingerprint, paired: nil,
-                pairing: offer.map { _ in ("", true) }, offer: offer?.what,
+                pairing: offer.map { _ in ("", true) }, offer: offer.map { Self.waiting($0.what) },
                 deviceType: device.description.deviceType.rawValue,
                 deviceModel: device.description.deviceModel)
         }
@@ -34,7 +34,7 @@ extension LocalSendCarrier: Carrier {
         let offers = offersWaiting.filter { !listed.contains($0.request.key) }.map { offer, address in
             ListedDevice(
                 id: offer.key, name: offer.name, endpoint: address, addresses: [address], lastHeard: .zero, paired: nil,
-                pairing: ("", true), offer: offer.what)
+                pairing: ("", true), offer: Self.waiting(offer.what))
         }
         return found + offers
     }

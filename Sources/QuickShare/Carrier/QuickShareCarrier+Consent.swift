@@ -47,7 +47,7 @@ extension QuickShareCarrier {
         await events.publish(
             .pairRequested, peerUUID: key, peer: name, versionID: "Quick Share",
             message: "wants to send \(what) (Quick Share)")
-        intake.offerWaiting(name: name, key: key, what: what)
+        intake.offerWaiting(name: name, key: key, offer: Self.waiting(what))
     }
 
     /// The offers waiting.
@@ -89,4 +89,12 @@ extension QuickShareCarrier: TrustingCarrier {
     }
 
     package func unpair(_ peerID: String, label: String) -> TrustOutcome? { nil }
+}
+
+extension QuickShareCarrier {
+    /// An offer of `what` (its PIN in it) as the person is told of it: both screens show the PIN, and
+    /// taking it takes this offer alone, as Quick Share has no identity to pin.
+    static func waiting(_ what: String) -> WaitingOffer {
+        WaitingOffer(what, via: name, check: "its screen shows the same PIN", acceptingPairs: false)
+    }
 }

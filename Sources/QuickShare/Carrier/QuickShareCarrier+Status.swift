@@ -22,13 +22,15 @@ extension QuickShareCarrier: Carrier {
             guard let id = PeerKind.quickShareID(endpointID: receiver.endpointID) else { return nil }
             return ListedDevice(
                 id: id, name: receiver.label, endpoint: Endpoint(receiver.address, port: receiver.port).description,
-                addresses: [receiver.address.description], lastHeard: now - receiver.lastHeard, paired: false,
+                addresses: [receiver.address.description], lastHeard: now - receiver.lastHeard, keyless: true,
+                paired: false,
                 deviceType: "\(receiver.deviceType)")
         }
         let offers = offersWaiting.map { offer in
             ListedDevice(
-                id: offer.key, name: offer.name, endpoint: "", addresses: [], lastHeard: .zero, paired: false,
-                pairing: ("", true), offer: offer.what)
+                id: offer.key, name: offer.name, endpoint: "", addresses: [], lastHeard: .zero, keyless: true,
+                paired: false,
+                pairing: ("", true), offer: Self.waiting(offer.what))
         }
         return found + offers
     }
