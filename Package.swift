@@ -169,8 +169,8 @@ let package = Package(
             name: "HexDaemonTests",
             dependencies: [
                 "HexDaemon", "HexCarrier", "KDEConnectCarrier", "KDEConnectCore", "LocalSendCarrier", "LocalSendCore",
-                "HexEngine", "HexControl", "HexNet", "HexKit", "HexTLS", "HexCommandLine", "HexHarness",
-                "HexTestSupport",
+                "QuickShareCarrier", "HexEngine", "HexControl", "HexNet", "HexKit", "HexTLS", "HexCommandLine",
+                "HexHarness", "HexTestSupport",
             ],
             swiftSettings: strictSettings),
         // Runs the real executables; depending on them makes `swift test` build them first.
@@ -178,7 +178,9 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: [
                 "hexd", "hexctl", "HexDaemon", "HexEngine", "HexKit", "HexNet", "HexTLS", "HexControl", "HexDBus",
-                "HexHarness", "HexTestSupport", "HexTestTools", "QuickShareCore",
+                "HexHarness", "HexTestSupport", "HexTestTools", "QuickShareCore", "KDEConnectCarrier",
+                "LocalSendCarrier",
+                "QuickShareCarrier",
             ],
             swiftSettings: strictSettings),
     ]

@@ -66,6 +66,21 @@ public struct Setting<Settings>: Sendable {
     }
 }
 
+extension Array {
+    /// Applies what `lookup` finds for each of these options to `settings`.
+    /// - Parameter lookup: the values of an option from the first source that has any, with that
+    ///   source's name for errors (`--port`, `HEXD_PORT`, a config file's line); nil when none has.
+    /// - Throws: `UsageError` naming the first value an option does not take.
+    public func apply<Settings>(
+        to settings: inout Settings, from lookup: (OptionKey) -> (values: [String], source: String)?
+    ) throws(UsageError) where Element == Setting<Settings> {
+        for setting in self {
+            guard let (values, source) = lookup(setting.option.key) else { continue }
+            try setting.apply(values, to: &settings, source: source)
+        }
+    }
+}
+
 extension Setting {
     /// Seconds above 0 and at most a day (`--idle-timeout 60`).
     public static func seconds(

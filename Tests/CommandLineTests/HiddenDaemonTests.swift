@@ -5,6 +5,9 @@ import HexDaemon
 import HexHarness
 import HexKit
 import HexTestSupport
+import KDEConnectCarrier
+import LocalSendCarrier
+import QuickShareCarrier
 import Testing
 
 extension ProcessTests {
@@ -124,7 +127,8 @@ extension ProcessTests {
             #expect(result.status == 0, "\(result.standardError)")
             let (tcp, udp) = (defaults.tcpPort, defaults.discovery.port)
             let (localSend, kde, quickShare) = (
-                defaults.localSend.port, defaults.kdeConnect.port, defaults.quickShare.port
+                defaults.carriers[LocalSendSettings.self].port, defaults.carriers[KDEConnectSettings.self].port,
+                defaults.carriers[QuickShareSettings.self].port
             )
             #expect(
                 result.standardOutput

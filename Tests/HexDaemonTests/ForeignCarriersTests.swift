@@ -3,14 +3,37 @@ import HexEngine
 import Testing
 
 @testable import HexDaemon
+@testable import KDEConnectCarrier
 @testable import LocalSendCarrier
+@testable import QuickShareCarrier
 
 /// What a send to a device of another kind meets while hexd's LocalSend and KDE Connect carriers
 /// start (their keys may be made then): it waits, where a carrier that is off refuses it.
 @Suite(.timeLimit(.minutes(1))) struct ForeignCarriersTests {
+    @Test func eachCarriersOptionsAreReadIntoItsSettingsFromEverySource() throws {
+        let request = try DaemonConfiguration.resolve(
+            arguments: ["--data-dir", "/unused", "--quickshare", "off", "--localsend-port", "53000"],
+            environment: ["HEXD_KDECONNECT_PORT": "1717"],
+            readFile: { _ in "quickshare-files = take\n" })
+        guard case .run(let configuration) = request else {
+            Issue.record("not a run: \(request)")
+            return
+        }
+        let quickShare = configuration.carriers[QuickShareSettings.self]
+        #expect(!quickShare.enabled && quickShare.takesFilesUnasked, "the flag and the config file")
+        #expect(configuration.carriers[LocalSendSettings.self].port == 53000)
+        #expect(configuration.carriers[KDEConnectSettings.self].port == 1717, "the environment")
+        #expect(configuration.carriers[KDEConnectSettings.self].enabled, "what no source sets keeps its default")
+        #expect(ForeignCarrierStart.slots(configuration).starting == ["LocalSend", "KDE Connect"])
+        #expect(throws: UsageError.self) {
+            try DaemonConfiguration.resolve(arguments: ["--quickshare-files", "maybe"], environment: [:])
+        }
+    }
+
     @Test func aSendWaitsForACarrierStartingAndIsRefusedByOneThatIsOff() {
         var configuration = DaemonConfiguration(dataDirectory: DataDirectory(explicit: "/unused", environment: [:]))
-        (configuration.kdeConnect.enabled, configuration.quickShare.enabled) = (false, false)
+        configuration.carriers[KDEConnectSettings.self].enabled = false
+        configuration.carriers[QuickShareSettings.self].enabled = false
         let carriers = ForeignCarrierStart.slots(configuration)
         #expect(carriers.up.isEmpty)
         #expect(carriers.entries.map { $0.kind.name } == ["LocalSend", "KDE Connect", "Quick Share"])

@@ -94,7 +94,8 @@ import Testing
         #expect(
             try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 600_000) == .admitted)
         #expect(receiver.manager.usage.total == 0, "asking stores nothing")
-        let files = ForeignMessage.localSend.hex(files: [("a.bin", "/tmp/a.bin")], from: "Pixel", senderID: device)
+        let files = ForeignMessage(color: "#0EA5A4").hex(
+            files: [("a.bin", "/tmp/a.bin")], from: "Pixel", senderID: device)
         let stored = try receiver.manager.receive(
             .store(files, versionID: "LocalSend 2.1", messageID: UUID().uuidString), proof: proof,
             attachedBytes: 600_000)

@@ -3,9 +3,6 @@ import HexCommandLine
 import HexKit
 import HexNet
 import HexStore
-import KDEConnectCarrier
-import LocalSendCarrier
-import QuickShareCarrier
 
 /// Everything `hexd` can be told, resolved from flags, then the environment, then the config
 /// file, then the defaults (the first that gives a value wins).
@@ -40,11 +37,9 @@ public struct DaemonConfiguration: Sendable {
     public var files = FileSettings()
     /// Whether hexd is also found, and finds peers, by DNS-SD.
     public var dnssd = DNSSDSettings()
-    /// Whether hexd is a LocalSend device.
-    public var localSend = LocalSendSettings()
-    public var kdeConnect = KDEConnectSettings()
-    /// Whether hexd is a Quick Share receiver.
-    public var quickShare = QuickShareSettings()
+    /// The settings of the carriers of other protocols (`carriers[QuickShareSettings.self]`), each
+    /// declared by its carrier and wired in `ForeignCarrierStart.launches`.
+    package var carriers = CarrierSettingsTable()
     /// The longest outbox lifetime `--outbox-ttl` takes: a year.
     public static let longestOutboxLifetime = 365.0 * 86_400
 
@@ -89,13 +84,14 @@ public struct DaemonConfiguration: Sendable {
         + LinkSettings.declared.map(\.option)
         + StoreSettings.declared.map(\.option) + ReceiveHookSettings.declared.map(\.option)
         + WebSettings.declared.map(\.option) + NotifySettings.declared.map(\.option)
-        + FileSettings.declared.map(\.option) + DNSSDSettings.declared.map(\.option)
-        + LocalSendSettings.declared.map(\.option) + KDEConnectSettings.declared.map(\.option)
-        + QuickShareSettings.declared.map(\.option) + [
+        + FileSettings.declared.map(\.option) + DNSSDSettings.declared.map(\.option) + carrierOptions + [
             Option(.version, help: "Show the version."),
             Option(.generateManual, help: "Print the man page, hexd(8), in troff."),
             Option(.help, short: "h", help: "Show this help."),
         ]
+
+    /// The options of the carriers of other protocols, each carrier's together.
+    private static let carrierOptions: [Option] = ForeignCarrierStart.launches.flatMap(\.options)
 
     /// What the command line asks for.
     public enum Request: Sendable {
@@ -154,10 +150,7 @@ public struct DaemonConfiguration: Sendable {
             try setting(.port, { UInt16($0) }, expected: "a port from 0 to 65535") ?? configuration.tcpPort
         /// Applies the options a service declares to its settings.
         func apply<Settings>(_ declared: [Setting<Settings>], to settings: inout Settings) throws(UsageError) {
-            for setting in declared {
-                guard let (values, source) = lookup(setting.option.key) else { continue }
-                try setting.apply(values, to: &settings, source: source)
-            }
+            try declared.apply(to: &settings, from: lookup)
         }
         try apply(DiscoverySettings.declared, to: &configuration.discovery)
         try apply(WireSettings.declared, to: &configuration.wire)
@@ -200,9 +193,9 @@ public struct DaemonConfiguration: Sendable {
         try apply(NotifySettings.declared, to: &configuration.notify)
         try apply(FileSettings.declared, to: &configuration.files)
         try apply(DNSSDSettings.declared, to: &configuration.dnssd)
-        try apply(LocalSendSettings.declared, to: &configuration.localSend)
-        try apply(KDEConnectSettings.declared, to: &configuration.kdeConnect)
-        try apply(QuickShareSettings.declared, to: &configuration.quickShare)
+        for launch in ForeignCarrierStart.launches {
+            try launch.read(&configuration.carriers, lookup)
+        }
         return .run(configuration)
     }
 

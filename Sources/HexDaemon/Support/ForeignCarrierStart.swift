@@ -1,4 +1,5 @@
 import HexCarrier
+import HexCommandLine
 import HexNet
 import HexTLS
 import KDEConnectCarrier
@@ -29,41 +30,60 @@ struct ForeignCarrierStart: Sendable {
     /// How long after hexd serves its own peers the carriers start.
     static let delay: Duration = .milliseconds(300)
 
-    /// One carrier of another protocol: its kind, the option that turns it on or off, whether the
-    /// configuration has it on, and how it starts (reading or making its persona, taking its ports).
+    /// One carrier of another protocol: its kind, its options (the one that turns it on or off
+    /// first) and how they are read into the configuration, whether the configuration has it on, and
+    /// how it starts (reading or making its persona, taking its ports).
     struct Launch: Sendable {
         let kind: any Carrier.Type
-        let option: String
-        let isOn: any KeyPath<DaemonConfiguration, Bool> & Sendable
+        let options: [Option]
+        /// Reads its options, from the first source that has each, into its settings.
+        let read:
+            @Sendable (inout CarrierSettingsTable, (OptionKey) -> (values: [String], source: String)?)
+                throws(UsageError) -> Void
+        let isOn: @Sendable (DaemonConfiguration) -> Bool
         let start: @Sendable (ForeignCarrierStart, PersonaClaims, Logger) throws -> any Carrier
+
+        /// The option that turns it on or off (`--quickshare`).
+        var option: String { "--" + (options.first?.name ?? kind.name) }
+
+        init<Settings: CarrierSettings>(
+            _ kind: any Carrier.Type, _ settings: Settings.Type,
+            start: @escaping @Sendable (ForeignCarrierStart, Settings, PersonaClaims, Logger) throws -> any Carrier
+        ) {
+            self.kind = kind
+            options = Settings.declared.map(\.option)
+            read = { table, lookup throws(UsageError) in try Settings.declared.apply(to: &table[settings], from: lookup)
+            }
+            isOn = { $0.carriers[settings].enabled }
+            self.start = { run, claims, logger in
+                try start(run, run.configuration.carriers[settings], claims, logger)
+            }
+        }
     }
 
     /// Every carrier of another protocol, in the order sending, trust and the lists ask them. A new
     /// protocol is one entry here.
     static let launches: [Launch] = [
-        Launch(kind: LocalSendCarrier.self, option: "--localsend", isOn: \.localSend.enabled) {
-            run, claims, logger in
+        Launch(LocalSendCarrier.self, LocalSendSettings.self) { run, settings, claims, logger in
             let files = run.configuration.dataDirectory
             return try LocalSendCarrier.start(
-                run.configuration.localSend, discovery: run.configuration.discovery, visibility: run.discovery,
+                settings, discovery: run.configuration.discovery, visibility: run.discovery,
                 intake: run.intake, downloads: run.downloads,
                 dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
                 name: run.name, claims: claims, gate: run.gate, trimmer: run.trimmer, events: run.events, logger: logger
             )
         },
-        Launch(kind: KDEConnectCarrier.self, option: "--kdeconnect", isOn: \.kdeConnect.enabled) {
-            run, claims, logger in
+        Launch(KDEConnectCarrier.self, KDEConnectSettings.self) { run, settings, claims, logger in
             let files = run.configuration.dataDirectory
             return try KDEConnectCarrier.start(
-                run.configuration.kdeConnect, discovery: run.configuration.discovery, name: run.name,
+                settings, discovery: run.configuration.discovery, name: run.name,
                 keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath, claims: claims,
                 gate: run.gate, trimmer: run.trimmer, intake: run.intake, downloads: run.downloads,
                 visibility: run.discovery, dnssd: run.dnssd, logger: logger)
         },
-        Launch(kind: QuickShareCarrier.self, option: "--quickshare", isOn: \.quickShare.enabled) {
-            run, claims, logger in
+        Launch(QuickShareCarrier.self, QuickShareSettings.self) { run, settings, claims, logger in
             try QuickShareCarrier.start(
-                run.configuration.quickShare, name: run.name, intake: run.intake, downloads: run.downloads,
+                settings, name: run.name, intake: run.intake, downloads: run.downloads,
                 dnssd: run.dnssd, claims: claims, gate: run.gate, trimmer: run.trimmer, events: run.events,
                 logger: logger)
         },
@@ -76,7 +96,7 @@ struct ForeignCarrierStart: Sendable {
             launches.map { launch in
                 let slot: ForeignCarriers.Slot =
                     configuration.wire.legacy
-                    ? .off(legacy) : configuration[keyPath: launch.isOn] ? .starting : .off("\(launch.option) off")
+                    ? .off(legacy) : launch.isOn(configuration) ? .starting : .off("\(launch.option) off")
                 return (launch.kind, slot)
             })
     }
@@ -95,7 +115,7 @@ struct ForeignCarrierStart: Sendable {
         }
         let claims = PersonaClaims(signer: tls.identity)
         await withTaskGroup(of: Void.self) { group in
-            for launch in Self.launches where configuration[keyPath: launch.isOn] {
+            for launch in Self.launches where launch.isOn(configuration) {
                 group.addTask { await run(launch, claims: claims, into: carriers) }
             }
         }

@@ -6,11 +6,10 @@ public struct ForeignMessage: Sendable {
     /// The colour of hexes that came from the protocol's devices.
     public let color: String
 
-    public static let localSend = ForeignMessage(color: "#0EA5A4")
-    /// KDE's blue.
-    public static let kdeConnect = ForeignMessage(color: "#1D99F3")
-    /// Google's blue, of Quick Share's icon.
-    public static let quickShare = ForeignMessage(color: "#4285F4")
+    /// The messages of a protocol whose hexes have `color` (each protocol's core declares its own).
+    public init(color: String) {
+        self.color = color
+    }
 
     /// The most links one message becomes.
     public static let maximumLinks = 64

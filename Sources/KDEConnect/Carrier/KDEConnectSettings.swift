@@ -5,7 +5,7 @@ import KDEConnectCore
 
 /// Whether hexd is a KDE Connect device (`--kdeconnect`), and on which port. Each option is
 /// declared once, in `declared`.
-public struct KDEConnectSettings: Sendable, Hashable {
+public struct KDEConnectSettings: CarrierSettings, Hashable {
     /// On by default: hexd is found by KDE Connect devices, finds them, pairs with them as its
     /// person says, and exchanges links, texts and files with the paired ones.
     public var enabled = true

@@ -5,7 +5,7 @@ import LocalSendCore
 
 /// Whether hexd is a LocalSend device (`--localsend`), and on which port. Each option is declared
 /// once, in `declared`.
-public struct LocalSendSettings: Sendable, Hashable {
+public struct LocalSendSettings: CarrierSettings, Hashable {
     public var enabled = true
     /// LocalSend's multicast port, and the TCP port hexd's HTTPS API takes when it is free (else
     /// the next free one, announced as such).

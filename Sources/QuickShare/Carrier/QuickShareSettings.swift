@@ -1,9 +1,10 @@
+import HexCarrier
 import HexCommandLine
 
 /// Whether hexd is a Quick Share device (`--quickshare`), on which port, whether files a phone
 /// offers wait for the person, and whether it wakes phones by Bluetooth LE. Each option is declared
 /// once, in `declared`.
-public struct QuickShareSettings: Sendable, Hashable {
+public struct QuickShareSettings: CarrierSettings, Hashable {
     /// On by default: hexd is published as a Quick Share receiver, so an Android phone's share sheet
     /// lists it, and what a phone shares lands in the inbox and the downloads folder.
     public var enabled = true

@@ -1,0 +1,6 @@
+import HexKit
+
+extension ForeignMessage {
+    /// What LocalSend devices send: teal hexes.
+    public static let localSend = ForeignMessage(color: "#0EA5A4")
+}
