@@ -1,7 +1,6 @@
 import Glibc
 import HexCarrier
 import HexCommandLine
-import HexControl
 import HexKit
 import HexNet
 
@@ -60,7 +59,7 @@ struct ReceiveHook: DaemonService {
     private func runCommand(for hex: Hex) async {
         let input = spool + "/" + hex.id.uppercaseText + ".json"
         defer { unlink(input) }
-        guard let json = try? ControlCoding.encode(hex), Self.write(json + [UInt8(ascii: "\n")], to: input) else {
+        guard let json = try? Self.input(for: hex), Self.write(json, to: input) else {
             logger.warning("cannot write hex \(hex.id.uppercaseText) for the command in \(spool)")
             return
         }
