@@ -26,20 +26,23 @@ extension QuickShareCarrier {
         var sender: String { offer?.senderName ?? "a Quick Share device" }
     }
 
-    /// Serves `socket` until its sender is done or gives up, or the connection fails.
-    nonisolated func receive(over socket: Socket, number: UInt64, progressed: @Sendable () -> Void) async {
-        let remote = socket.remoteEndpoint?.description ?? "?"
+    /// Serves `channel`, a connection from `endpoint`, until its sender is done or gives up, or the
+    /// connection fails.
+    nonisolated func receive(
+        over channel: any ByteChannel, from endpoint: Endpoint?, number: UInt64, progressed: @Sendable () -> Void
+    ) async {
+        let remote = endpoint?.description ?? "?"
         var reception: Reception
         do {
             reception = Reception(
                 machine: InboundConnection(keyPair: try P256KeyPair(), random: try SecureRandom.bytes(32)),
                 decoder: FrameDecoder(maximumFrameBytes: InboundLimits().frameBytes),
-                timers: ConnectionTimers(opened: .now), remote: remote, address: socket.remoteEndpoint?.host ?? "")
+                timers: ConnectionTimers(opened: .now), remote: remote, address: endpoint?.host ?? "")
         } catch {
             logger.error("Quick Share: cannot serve \(remote): \(error)")
             return
         }
-        await exchange(over: socket, &reception, key: "quickshare-offer:\(number)", progressed: progressed)
+        await exchange(over: channel, &reception, key: "quickshare-offer:\(number)", progressed: progressed)
         reception.asking?.cancel()
         for landing in reception.landings.values { landing.abandon() }
         // Files that landed whole before the connection ended are kept as the hex they make, as
@@ -49,12 +52,12 @@ extension QuickShareCarrier {
 
     /// Reads and answers the sender's frames until it is done or gives up, or the connection fails.
     private nonisolated func exchange(
-        over socket: Socket, _ reception: inout Reception, key: String, progressed: @Sendable () -> Void
+        over channel: any ByteChannel, _ reception: inout Reception, key: String, progressed: @Sendable () -> Void
     ) async {
         let remote = reception.remote
         while true {
             if let answer = reception.answer.take() {
-                guard await give(answer, on: socket, &reception, key: key) else { return }
+                guard await give(answer, on: channel, &reception, key: key) else { return }
             }
             let wait: Duration
             switch reception.timers.due(at: .now) {
@@ -63,7 +66,7 @@ extension QuickShareCarrier {
                 return
             case .keepAlive:
                 reception.timers.keptAlive(at: .now)
-                guard await perform(reception.machine.keepAlive(), on: socket, &reception, key: key) else { return }
+                guard await perform(reception.machine.keepAlive(), on: channel, &reception, key: key) else { return }
                 continue
             case .nothing(let until):
                 // While the person is asked, the answer is looked for four times a second.
@@ -72,7 +75,7 @@ extension QuickShareCarrier {
             var fed: Result<[[UInt8]], QuickShareError> = .success([])
             do {
                 // The bytes go to the decoder from the read's own buffer.
-                let count = try await socket.read(maximumCount: Self.readBytes, timeout: max(wait, .milliseconds(1))) {
+                let count = try await channel.read(maximumCount: Self.readBytes, timeout: max(wait, .milliseconds(1))) {
                     bytes in fed = Result { () throws(QuickShareError) in try reception.decoder.feed(bytes) }
                 }
                 guard count > 0 else {
@@ -98,20 +101,20 @@ extension QuickShareCarrier {
                 let wasSecure = reception.machine.isSecure
                 let actions = reception.machine.receive(frame)
                 if !wasSecure, reception.machine.isSecure { reception.timers.keptAlive(at: .now) }
-                guard await perform(actions, on: socket, &reception, key: key) else { return }
+                guard await perform(actions, on: channel, &reception, key: key) else { return }
             }
         }
     }
 
     /// Does what the machine decided; false once the connection is to end.
     private nonisolated func perform(
-        _ actions: [InboundConnection.Action], on socket: Socket, _ reception: inout Reception, key: String
+        _ actions: [InboundConnection.Action], on channel: any ByteChannel, _ reception: inout Reception, key: String
     ) async -> Bool {
         for action in actions {
             switch action {
             case .send(let frame):
                 do {
-                    try await socket.write(FrameDecoder.framed(frame), timeout: Self.writeTimeout)
+                    try await channel.write(FrameDecoder.framed(frame), timeout: Self.writeTimeout)
                 } catch {
                     logger.limited("quickshare write", .info, "Quick Share: \(reception.remote): \(error)")
                     return false
@@ -122,9 +125,9 @@ extension QuickShareCarrier {
                 // The rules answer at once (the sender waits for it); only files wait for the person.
                 if let refusal = await refusal(of: offer.totalBytes, from: reception.address) {
                     logger.info("Quick Share: refused what \(reception.sender) offered: \(refusal)")
-                    guard await give(false, on: socket, &reception, key: key) else { return false }
+                    guard await give(false, on: channel, &reception, key: key) else { return false }
                 } else if offer.files.isEmpty || settings.takesFilesUnasked {
-                    guard await give(true, on: socket, &reception, key: key) else { return false }
+                    guard await give(true, on: channel, &reception, key: key) else { return false }
                 } else {
                     reception.asking = askInBackground(about: offer, key: key, into: reception.answer)
                 }
@@ -146,12 +149,13 @@ extension QuickShareCarrier {
     }
 
     /// Answers the offer: the machine's answer to the sender, and the payloads' allowance from now.
-    private nonisolated func give(_ yes: Bool, on socket: Socket, _ reception: inout Reception, key: String) async
+    private nonisolated func give(_ yes: Bool, on channel: any ByteChannel, _ reception: inout Reception, key: String)
+        async
         -> Bool
     {
         reception.asking = nil
         reception.timers.answeredOffer(at: .now, transferring: reception.offer?.totalBytes ?? 0)
-        return await perform(reception.machine.answer(accept: yes), on: socket, &reception, key: key)
+        return await perform(reception.machine.answer(accept: yes), on: channel, &reception, key: key)
     }
 
     /// Asks the person about the files of `offer`, in a task of its own while the connection goes

@@ -110,15 +110,15 @@ extension QuickShareCarrier: SendingCarrier {
         } catch {
             throw .undelivered("\(error)")
         }
-        let socket: Socket
+        let channel: any ByteChannel
         do {
-            socket = try await StreamConnector.tcp(to: endpoint, timeout: min(deadline - .now, .seconds(10)))
+            channel = try await connect(endpoint, min(deadline - .now, .seconds(10)))
         } catch {
             throw .undelivered("cannot reach \(receiver.label) at \(endpoint): \(error)")
         }
-        defer { socket.shutdown() }
+        defer { channel.shutdown() }
         var session = OutboundSession(
-            machine: machine, socket: socket, label: receiver.label, paths: paths, share: share, progress: progress,
+            machine: machine, channel: channel, label: receiver.label, paths: paths, share: share, progress: progress,
             deadline: deadline)
         try await session.run(machine.opening(endpointID: endpointID, info: info))
         return Sent(label: receiver.label, endpoint: endpoint, pin: session.machine.pin ?? "")
@@ -171,7 +171,7 @@ extension QuickShareCarrier: SendingCarrier {
 /// One offer on its way: the connection, the machine, and the files read as the receiver takes them.
 private struct OutboundSession {
     var machine: OutboundConnection
-    let socket: Socket
+    let channel: any ByteChannel
     let label: String
     let paths: [String]
     let share: OutgoingShare
@@ -214,7 +214,7 @@ private struct OutboundSession {
     private mutating func readFrames(timeout: Duration) async {
         var bytes: [UInt8] = []
         do {
-            let count = try await socket.read(maximumCount: 1 << 20, timeout: max(timeout, .milliseconds(1))) {
+            let count = try await channel.read(maximumCount: 1 << 20, timeout: max(timeout, .milliseconds(1))) {
                 bytes = Array($0)
             }
             guard count > 0 else { return await perform(machine.peerClosed()) }
@@ -296,7 +296,7 @@ private struct OutboundSession {
             switch action {
             case .send(let frame):
                 do {
-                    try await socket.write(FrameDecoder.framed(frame), timeout: QuickShareCarrier.writeTimeout)
+                    try await channel.write(FrameDecoder.framed(frame), timeout: QuickShareCarrier.writeTimeout)
                 } catch {
                     outcome = .failure(.undelivered("\(label): \(error)"))
                 }

@@ -25,9 +25,11 @@ package actor QuickShareCarrier {
     /// 255 bytes a TXT string holds.
     static let maximumNameBytes = 171
 
-    private let listener: StreamListener
-    /// The IPv6 listener on the same port; nil on a host without IPv6.
-    private let listener6: StreamListener?
+    /// Where phones connect: IPv4 and, on a host with it, IPv6 on the same port; none for a carrier
+    /// a test reaches through `receive(over:from:number:progressed:)` alone.
+    private let listeners: [StreamListener]
+    /// Opens a connection to a receiver: TCP, or a test's memory.
+    let connect: @Sendable (Endpoint, Duration) async throws -> any ByteChannel
     let settings: QuickShareSettings
     /// The endpoint ID hexd goes by while it runs (four letters and digits, as Android makes its own).
     nonisolated let endpointID: [UInt8]
@@ -57,17 +59,18 @@ package actor QuickShareCarrier {
     /// Rung when a receiver is heard, so that the expiry looks at its lifetime.
     let receiverHeard = Doorbell()
 
-    /// The TCP port of Quick Share connections.
-    nonisolated var port: UInt16 { listener.port }
+    /// The TCP port of Quick Share connections (0 without a listener).
+    nonisolated var port: UInt16 { listeners.first?.port ?? 0 }
 
     private init(
-        listener: StreamListener, listener6: StreamListener?, settings: QuickShareSettings, name: String,
+        listeners: [StreamListener], connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel,
+        settings: QuickShareSettings, name: String,
         intake: any CarrierIntake, downloads: IncomingFiles, dnssd: any CarrierDNSSD, claims: PersonaClaims,
         gate: HandshakeGate,
         trimmer: MemoryTrimmer, events: EventLog, portNote: String?, logger: Logger
     ) throws(QuickShareError) {
         self.claims = claims
-        (self.listener, self.listener6, self.settings) = (listener, listener6, settings)
+        (self.listeners, self.connect, self.settings) = (listeners, connect, settings)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
         endpointID = try SecureRandom.bytes(4).map { alphabet[Int($0) % alphabet.count] }
         info = EndpointInfo(
@@ -97,9 +100,23 @@ package actor QuickShareCarrier {
         }
         let listener6 = try? StreamListener.tcp(address: .anyV6, port: listener.port)
         return try QuickShareCarrier(
-            listener: listener, listener6: listener6, settings: settings, name: name, intake: intake,
-            downloads: downloads, dnssd: dnssd, claims: claims, gate: gate, trimmer: trimmer, events: events,
-            portNote: note, logger: logger)
+            listeners: [listener] + (listener6.map { [$0] } ?? []),
+            connect: { endpoint, timeout in try await StreamConnector.tcp(to: endpoint, timeout: timeout) },
+            settings: settings, name: name, intake: intake, downloads: downloads, dnssd: dnssd, claims: claims,
+            gate: gate, trimmer: trimmer, events: events, portNote: note, logger: logger)
+    }
+
+    /// A carrier with no listener and no socket of its own: a test hands it connections
+    /// (`receive(over:from:number:progressed:)`) and its sends go through `connect`.
+    package static func detached(
+        _ settings: QuickShareSettings, name: String, intake: any CarrierIntake, downloads: IncomingFiles,
+        dnssd: any CarrierDNSSD, claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer,
+        events: EventLog, logger: Logger,
+        connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel
+    ) throws -> QuickShareCarrier {
+        try QuickShareCarrier(
+            listeners: [], connect: connect, settings: settings, name: name, intake: intake, downloads: downloads,
+            dnssd: dnssd, claims: claims, gate: gate, trimmer: trimmer, events: events, portNote: nil, logger: logger)
     }
 
     package func run() async {
@@ -109,7 +126,7 @@ package actor QuickShareCarrier {
         await dnssd.publish(advert)
         await dnssd.browse(QuickShareService.type) { instance in await self.found(instance) }
         await withTaskGroup(of: Void.self) { group in
-            for listener in [listener] + (listener6.map { [$0] } ?? []) {
+            for listener in listeners {
                 group.addTask { await self.serve(listener) }
             }
             group.addTask { await self.expireReceivers() }
@@ -180,7 +197,9 @@ package actor QuickShareCarrier {
                 accepted += 1
                 let number = accepted
                 Task {
-                    await self.receive(over: socket, number: number) { self.connections.progressed(socket) }
+                    await self.receive(over: socket, from: socket.remoteEndpoint, number: number) {
+                        self.connections.progressed(socket)
+                    }
                     self.connections.remove(socket)
                     self.trimmer.burstFreed()
                 }

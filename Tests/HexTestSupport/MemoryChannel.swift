@@ -1,0 +1,66 @@
+import HexNet
+import Synchronization
+
+/// One end of a connection held in memory (`MemoryChannel.pair()`): what one end writes the other
+/// reads, in order, and `shutdown` on either ends both ways. It lets a test drive a whole carrier, from
+/// its handshake to what it keeps, without sockets. A read with nothing to take looks again every
+/// millisecond until its timeout.
+public final class MemoryChannel: ByteChannel {
+    /// The bytes one way, and whether that way ended.
+    private final class Direction: Sendable {
+        let state = Mutex<(bytes: [UInt8], ended: Bool)>(([], false))
+    }
+
+    /// Writing to a connection that ended.
+    public struct Ended: Error {
+        public init() {}
+    }
+
+    private let incoming: Direction
+    private let outgoing: Direction
+
+    private init(incoming: Direction, outgoing: Direction) {
+        (self.incoming, self.outgoing) = (incoming, outgoing)
+    }
+
+    /// Two ends of one connection.
+    public static func pair() -> (MemoryChannel, MemoryChannel) {
+        let (there, back) = (Direction(), Direction())
+        return (MemoryChannel(incoming: back, outgoing: there), MemoryChannel(incoming: there, outgoing: back))
+    }
+
+    public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void)
+        async throws -> Int
+    {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while true {
+            let taken = incoming.state.withLock { state -> [UInt8]? in
+                guard state.bytes.isEmpty else {
+                    let count = min(maximumCount, state.bytes.count)
+                    defer { state.bytes.removeFirst(count) }
+                    return Array(state.bytes.prefix(count))
+                }
+                return state.ended ? [] : nil
+            }
+            if let taken {
+                if !taken.isEmpty { taken.withUnsafeBufferPointer(take) }
+                return taken.count
+            }
+            if let deadline, ContinuousClock.now >= deadline { throw SocketError.timedOut("read from memory") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    public func write(_ bytes: [UInt8], timeout: Duration?) async throws {
+        let ended = outgoing.state.withLock { state in
+            if !state.ended { state.bytes += bytes }
+            return state.ended
+        }
+        if ended { throw Ended() }
+    }
+
+    public func shutdown() {
+        incoming.state.withLock { $0.ended = true }
+        outgoing.state.withLock { $0.ended = true }
+    }
+}
