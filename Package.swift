@@ -199,10 +199,12 @@ if Context.environment["HEXD_FUZZ"] != nil {
             name: "FuzzBeacon", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzBeacon",
             swiftSettings: strictSettings),
         .executableTarget(
-            name: "FuzzLocalSend", dependencies: ["LocalSendCore", "CFuzzDriver"], path: "Tests/Fuzz/FuzzLocalSend",
+            name: "FuzzLocalSend", dependencies: ["LocalSendCore", "HexKit", "CFuzzDriver"],
+            path: "Tests/Fuzz/FuzzLocalSend",
             swiftSettings: strictSettings),
         .executableTarget(
-            name: "FuzzKDEConnect", dependencies: ["KDEConnectCore", "CFuzzDriver"], path: "Tests/Fuzz/FuzzKDEConnect",
+            name: "FuzzKDEConnect", dependencies: ["KDEConnectCore", "HexKit", "CFuzzDriver"],
+            path: "Tests/Fuzz/FuzzKDEConnect",
             swiftSettings: strictSettings),
         .executableTarget(
             name: "FuzzDBusMessage", dependencies: ["HexDBus", "CFuzzDriver"],

@@ -1,17 +1,20 @@
-/// Bytes both ways over one connected socket: the socket itself, or a secure channel over it.
-/// `StreamConnection` frames lines over any of them.
-public protocol ByteStream: AnyObject {
-    /// The socket underneath (its identity keys connection tables and budgets).
-    var socket: Socket { get }
-
+/// Reading and writing bytes over one connection, whatever carries them.
+public protocol ByteTransfer: AnyObject {
     /// Reads what is available, at most `maximumCount` bytes, and hands them to `take` (valid only
     /// during the call); waits while nothing is.
-    /// - Parameter timeout: how long one wait may last; nil waits forever.
+    /// - Parameter timeout: how long one wait may last (then `SocketError.timedOut`); nil waits forever.
     /// - Returns: how many bytes were read, 0 at the end of the stream.
     func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void) async throws -> Int
 
     /// Writes all of `bytes`, waiting whenever the other side is not reading.
     func write(_ bytes: [UInt8], timeout: Duration?) async throws
+}
+
+/// Bytes both ways over one connected socket: the socket itself, or a secure channel over it.
+/// `StreamConnection` frames lines over any of them.
+public protocol ByteStream: ByteTransfer {
+    /// The socket underneath (its identity keys connection tables and budgets).
+    var socket: Socket { get }
 }
 
 extension Socket: ByteStream {

@@ -74,6 +74,16 @@ final class BenchDaemon {
         throw BenchFailure("\(directory) never answered status")
     }
 
+    /// Waits until `count` carriers of other protocols are up (their personas made, their ports
+    /// taken), at most 20 s.
+    func waitForCarriers(count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await (status().carriers?.count ?? 0) < count {
+            guard ContinuousClock.now < deadline else { throw BenchFailure("\(directory): \(count) carriers never up") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     func status() async throws -> StatusReport {
         guard
             let status = try await ControlClient(socketPath: controlPath).request(.status, timeout: .seconds(5)).status

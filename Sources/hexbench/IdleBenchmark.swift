@@ -3,9 +3,10 @@ import HexHarness
 import HexNet
 
 /// What an idle hexd costs the machine: context switches a second (all its threads) and its share
-/// of a core, with no peers, one, and thirty beaconing at the default interval, against a
-/// Python process doing the least such a daemon must (a beacon of the same size broadcast at
-/// the same interval, and every datagram on the port read) in the same run.
+/// of a core, with no peers (Quick Share on, as by default; then LocalSend and KDE Connect on too,
+/// every announcement kept on loopback), one, and thirty beaconing at the default interval, against
+/// a Python process doing the least such a daemon must (a beacon of the same size broadcast at the
+/// same interval, and every datagram on the port read) in the same run.
 struct IdleBenchmark {
     let window: Duration
     let crowd: Int
@@ -40,23 +41,27 @@ struct IdleBenchmark {
         let floor = try await cost(of: baseline.pid, daemon: nil)
         report.append("idle: a minimal beaconing Python process: \(floor.text)")
 
-        for peers in [0, 1, crowd] {
+        for (peers, everyCarrier) in [(0, false), (0, true), (1, false), (crowd, false)] {
             let port = try DatagramSocket(address: .loopback, port: 0).port
             // The measured daemon with its page and notifier, as by default; the others without.
+            let carriers = everyCarrier ? ["--localsend", "on", "--kdeconnect", "on"] : []
             let measured = try BenchDaemon(
                 name: "measured", discoveryPort: port, interval: interval,
-                extraArguments: ["--web", "127.0.0.1:0", "--notify", "on"])
+                extraArguments: ["--web", "127.0.0.1:0", "--notify", "on"] + carriers)
             let others = try (0..<peers).map {
                 try BenchDaemon(name: "peer\($0)", discoveryPort: port, interval: interval)
             }
             _ = try await measured.waitForStatus()
             for other in others { _ = try await other.waitForStatus() }
             if peers > 0 { try await measured.waitForPeers(count: peers) }
+            // Every carrier's persona is made before the window (a fresh data directory's keys).
+            try await measured.waitForCarriers(count: everyCarrier ? 3 : 1)
             // Past the start's burst of queries and answers.
             try await Task.sleep(for: .seconds(interval * 2))
             let cost = try await cost(of: measured.pid, daemon: measured)
             var line =
-                "idle: hexd with \(peers) peer\(peers == 1 ? "" : "s"): \(cost.text)"
+                "idle: hexd with \(peers) peer\(peers == 1 ? "" : "s")"
+                + (everyCarrier ? ", LocalSend and KDE Connect on too" : "") + ": \(cost.text)"
                 + String(
                     format: " (%.1fx the Python process's switches)",
                     cost.switchesPerSecond / max(floor.switchesPerSecond, 0.01))

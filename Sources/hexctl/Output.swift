@@ -51,13 +51,23 @@ enum Output {
     }
 
     /// What a peer's VERSION column says: hexd's version (legacy or not), or the other protocol
-    /// and its version (a version of digits and dots as it is, any other quoted).
+    /// and its version (a version of digits and dots as it is, any other quoted). A daemon older
+    /// than `protocolName` gives only the kind.
     private static func version(of peer: PeerInfo) -> String {
-        guard let name = peer.protocolName else { return json(peer.versionID) + (peer.legacy ? " (legacy)" : "") }
+        let kind = peer.kind.flatMap { $0 == .hexd ? nil : $0.rawValue }
+        guard let name = peer.protocolName ?? kind else {
+            return json(peer.versionID) + (peer.legacy ? " (legacy)" : "")
+        }
         let plain =
             peer.versionID.utf8.count <= 16
             && peer.versionID.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (48...57).contains($0) }
         return peer.versionID.isEmpty ? name : name + " " + (plain ? peer.versionID : json(peer.versionID))
+    }
+
+    /// Whether `peer` is a device of another protocol listed by a daemon older than `keyless`, which
+    /// does not say whether its protocol has keys at all.
+    private static func isUnsaid(_ peer: PeerInfo) -> Bool {
+        peer.protocolName == nil && peer.kind != nil && peer.kind != .hexd
     }
 
     /// The peer table, then a line for each pairing under way and each key mismatch.
@@ -69,7 +79,8 @@ enum Output {
                 [
                     json(peer.name), peer.uuid, version(of: peer), peer.endpoint,
                     peer.fingerprint.map { String($0.prefix(16)) }
-                        ?? (peer.keyless == true ? "(none)" : peer.keyMismatch == nil ? "(plaintext)" : "-"),
+                        ?? (peer.keyless == true
+                            ? "(none)" : peer.keyMismatch == nil && !isUnsaid(peer) ? "(plaintext)" : "-"),
                     (peer.trust?.rawValue ?? "-") + (peer.keyMismatch == nil ? "" : " MISMATCH"),
                     String(Int(clamping: peer.lastSeen.rounded())) + "s ago",
                 ]
@@ -83,7 +94,7 @@ enum Output {
             if let pairing = peer.pairing, let offer = pairing.offer {
                 let advice =
                     pairing.offerCheck.map { "if \($0)" }
-                    ?? (pairing.offerPairs == true ? "to let it in (it is paired then)" : "to take it")
+                    ?? (pairing.offerPairs == true ? "to let it in (it is paired then)" : "to accept it")
                 notes.append(
                     "\(json(peer.name)) wants to send \(offer)\(pairing.offerBy.map { " by \($0)" } ?? ""), and waits "
                         + "a minute: \(advice), run: hexctl pair --accept \(peer.uuid.shortPeerID ?? peer.uuid)")

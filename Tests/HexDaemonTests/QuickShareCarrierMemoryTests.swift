@@ -8,6 +8,7 @@ import HexNet
 import HexTLS
 import HexTestSupport
 import QuickShareCore
+import Synchronization
 import Testing
 
 @testable import HexDaemon
@@ -18,6 +19,11 @@ import Testing
 /// keeps a phone's share, from the UKEY2 handshake to the hex in its inbox and the file in its
 /// downloads folder. No socket is opened.
 @Suite(.timeLimit(.minutes(1))) struct QuickShareCarrierMemoryTests {
+    /// What a device that reaches no one says when it connects.
+    private struct Unreachable: Error {
+        let endpoint: Endpoint
+    }
+
     /// DNS-SD that publishes and browses nothing: the test tells the sender of the receiver itself.
     private struct NoDNSSD: CarrierDNSSD {
         func publish(_ persona: DNSSDPersona) async {}
@@ -36,8 +42,8 @@ import Testing
 
         init(
             _ name: String, takesFilesUnasked: Bool = true,
-            connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel = { _, _ in
-                throw MemoryChannel.Ended()
+            connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel = { endpoint, _ in
+                throw Unreachable(endpoint: endpoint)
             }
         ) throws {
             directory = try TemporaryDirectory()
@@ -89,10 +95,13 @@ import Testing
     /// listener would serve a phone's; each connection ends once the receiver is done with it.
     private static func sender(to receiver: Device) throws -> Device {
         let carrier = receiver.carrier
+        // Numbered as the listener numbers them: each connection's offer has a key of its own.
+        let connections = Atomic<UInt64>(0)
         return try Device("Ada") { _, _ in
             let (here, there) = MemoryChannel.pair()
+            let number = connections.add(1, ordering: .relaxed).newValue
             Task {
-                await carrier.receive(over: there, from: Endpoint(.loopback, port: 40000), number: 1) {}
+                await carrier.receive(over: there, from: Endpoint(.loopback, port: 40000), number: number) {}
                 there.shutdown()
             }
             return here

@@ -2,9 +2,11 @@ import HexNet
 import Synchronization
 
 /// One end of a connection held in memory (`MemoryChannel.pair()`): what one end writes the other
-/// reads, in order, and `shutdown` on either ends both ways. It lets a test drive a whole carrier, from
-/// its handshake to what it keeps, without sockets. A read with nothing to take looks again every
-/// millisecond until its timeout.
+/// reads, in order, and `shutdown` on either ends both ways (its own unread bytes dropped, as a socket
+/// shut both ways reads its end at once). It lets a test drive a whole carrier, from its handshake to
+/// what it keeps, without sockets. A read with nothing to take looks again every millisecond until
+/// its timeout; a write never waits (nothing bounds what one side holds unread, so no test of
+/// back-pressure or of a write's timeout can use it).
 public final class MemoryChannel: ByteChannel {
     /// The bytes one way, and whether that way ended.
     private final class Direction: Sendable {
@@ -60,7 +62,7 @@ public final class MemoryChannel: ByteChannel {
     }
 
     public func shutdown() {
-        incoming.state.withLock { $0.ended = true }
+        incoming.state.withLock { $0 = ([], true) }
         outgoing.state.withLock { $0.ended = true }
     }
 }

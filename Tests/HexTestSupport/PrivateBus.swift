@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HexHarness
+import HexNet
 
 /// A private session bus for a test: Debian's `dbus-daemon --session`, listening on a socket in a
 /// temporary directory, stopped when the value goes away (or by `stop`).
@@ -16,8 +17,12 @@ public final class PrivateBus: @unchecked Sendable {
         let socket = directory.file("bus")
         address = "unix:path=" + socket
         process = try SpawnedProcess(daemon, ["--session", "--nofork", "--nopidfile", "--address=" + address])
+        // dbus-daemon binds (the file appears) before it listens: a connection between the two is
+        // refused, so the bus is ready once one is taken (it was seen refused under a loaded suite).
         try await waitUntil("dbus-daemon listens at \(socket)", timeout: .seconds(10)) {
-            FileManager.default.fileExists(atPath: socket)
+            guard let probe = try? StreamConnector.unix(path: socket) else { return false }
+            probe.shutdown()
+            return true
         }
     }
 

@@ -9,9 +9,8 @@ package enum LookupError: Error, Equatable, CustomStringConvertible {
     /// An IPv6 address with a port, not in brackets: `write` is how to write it.
     case unbracketed(String, write: String)
     case ambiguousPeer(String, matches: Int)
-    /// A name that two devices of different kinds (a hexd peer, a LocalSend or a KDE Connect
-    /// device: `peer` and `device`, their IDs) both go by.
-    case twoKinds(String, peer: String, device: String)
+    /// A name that two devices of different kinds (a hexd peer, a device of a carrier's) both go by.
+    case twoKinds(String, Namesake, Namesake)
     /// `place`: where it was looked for ("the inbox", "My Hexlist"...).
     case noHex(String, place: String)
     case ambiguousHex(String, matches: Int, place: String)
@@ -43,9 +42,9 @@ package enum LookupError: Error, Equatable, CustomStringConvertible {
                 + "see hexctl peers, or give HOST:PORT"
         case .ambiguousPeer(let text, let count):
             "\(text.clipped(toUTF8: 80)) matches \(count) peers; use more of the UUID"
-        case .twoKinds(let text, let peer, let device):
-            "\(text.clipped(toUTF8: 80)) names both \(Self.kind(of: peer)) \(peer) and \(Self.kind(of: device)) "
-                + "\(device); give the ID of the one you mean (or a unique prefix of it, such as \(device.prefix(18)))"
+        case .twoKinds(let text, let one, let other):
+            "\(text.clipped(toUTF8: 80)) names both \(one.what) \(one.id) and \(other.what) \(other.id); give the ID "
+                + "of the one you mean (or a unique prefix of it, such as \(other.id.prefix(18)))"
         case .noHex(let text, let place): "no hex \(text.clipped(toUTF8: 80)) in \(place)"
         case .ambiguousHex(let text, let count, let place):
             "\(text.clipped(toUTF8: 80)) matches \(count < Self.matchesCounted ? "" : "at least ")\(count) hexes "
@@ -69,11 +68,18 @@ package enum LookupError: Error, Equatable, CustomStringConvertible {
         case .ambiguousGrant(let text): "\(text.clipped(toUTF8: 80)) matches several grants; give more of the id"
         }
     }
+}
 
-    /// What kind of device an ID is, as the errors say it.
-    private static func kind(of id: String) -> String {
-        if id.isLocalSendDeviceID { return "the LocalSend device" }
-        if id.isKDEConnectID { return "the KDE Connect device" }
-        return "the hexd peer"
+/// One of the things a name fits (`LookupError.twoKinds`): what it is, as the error says it, and its ID.
+package struct Namesake: Equatable, Sendable {
+    package let what: String
+    package let id: String
+
+    /// A hexd peer.
+    package static func hexdPeer(_ id: String) -> Namesake { Namesake(what: "the hexd peer", id: id) }
+
+    /// A device of the carrier called `carrier` (`Quick Share`).
+    package static func device(of carrier: String, _ id: String) -> Namesake {
+        Namesake(what: "the \(carrier) device", id: id)
     }
 }

@@ -15,4 +15,7 @@ package struct WaitingOffer: Sendable, Equatable {
     package init(_ what: String, via: String, check: String? = nil, acceptingPairs: Bool) {
         (self.what, self.via, self.check, self.acceptingPairs) = (what, via, check, acceptingPairs)
     }
+
+    /// What the `pairRequested` event says of it (`wants to send 2 files, 3.1 MiB by LocalSend`).
+    package var eventMessage: String { "wants to send \(what) by \(via)" }
 }

@@ -148,12 +148,8 @@ public struct DaemonConfiguration: Sendable {
         configuration.name = lookup(.displayName)?.values.last
         configuration.tcpPort =
             try setting(.port, { UInt16($0) }, expected: "a port from 0 to 65535") ?? configuration.tcpPort
-        /// Applies the options a service declares to its settings.
-        func apply<Settings>(_ declared: [Setting<Settings>], to settings: inout Settings) throws(UsageError) {
-            try declared.apply(to: &settings, from: lookup)
-        }
-        try apply(DiscoverySettings.declared, to: &configuration.discovery)
-        try apply(WireSettings.declared, to: &configuration.wire)
+        try DiscoverySettings.declared.apply(to: &configuration.discovery, from: lookup)
+        try WireSettings.declared.apply(to: &configuration.wire, from: lookup)
         if parsed.flag(.legacy) {
             configuration.wire.legacy = true
         } else {
@@ -185,14 +181,14 @@ public struct DaemonConfiguration: Sendable {
         configuration.logFormat =
             try setting(.logFormat, LogFormat.init(rawValue:), expected: "text, logfmt or json")
             ?? configuration.logFormat
-        try apply(InboundSettings.declared, to: &configuration.inbound)
-        try apply(LinkSettings.declared, to: &configuration.links)
-        try apply(StoreSettings.declared, to: &configuration.store)
-        try apply(ReceiveHookSettings.declared, to: &configuration.receiveHook)
-        try apply(WebSettings.declared, to: &configuration.web)
-        try apply(NotifySettings.declared, to: &configuration.notify)
-        try apply(FileSettings.declared, to: &configuration.files)
-        try apply(DNSSDSettings.declared, to: &configuration.dnssd)
+        try InboundSettings.declared.apply(to: &configuration.inbound, from: lookup)
+        try LinkSettings.declared.apply(to: &configuration.links, from: lookup)
+        try StoreSettings.declared.apply(to: &configuration.store, from: lookup)
+        try ReceiveHookSettings.declared.apply(to: &configuration.receiveHook, from: lookup)
+        try WebSettings.declared.apply(to: &configuration.web, from: lookup)
+        try NotifySettings.declared.apply(to: &configuration.notify, from: lookup)
+        try FileSettings.declared.apply(to: &configuration.files, from: lookup)
+        try DNSSDSettings.declared.apply(to: &configuration.dnssd, from: lookup)
         for launch in ForeignCarrierStart.launches {
             try launch.read(&configuration.carriers, lookup)
         }

@@ -312,17 +312,20 @@ struct ControlHandler: Sendable {
     /// that names devices of two carriers, or a device and a hexd peer, names none of them.
     /// - Throws: `LookupError.twoKinds` when it is ambiguous so.
     private func trustSubject(named text: String, for step: TrustStep) async throws
-        -> (any TrustingCarrier, String)?
+        -> (any Carrier, String)?
     {
-        var found: [(any TrustingCarrier, String)] = []
+        var found: [(any Carrier, String)] = []
         for carrier in carriers.up {
             if let id = await carrier.trustSubject(named: text, for: step) { found.append((carrier, id)) }
         }
         guard let first = found.first else { return nil }
-        if found.count > 1 { throw LookupError.twoKinds(text, peer: first.1, device: found[1].1) }
+        let firstNamesake = Namesake.device(of: type(of: first.0).name, first.1)
+        if found.count > 1 {
+            throw LookupError.twoKinds(text, firstNamesake, .device(of: type(of: found[1].0).name, found[1].1))
+        }
         do {
             let peer = try await directory.peer(matching: text)
-            throw LookupError.twoKinds(text, peer: peer.uuid, device: first.1)
+            throw LookupError.twoKinds(text, .hexdPeer(peer.uuid), firstNamesake)
         } catch LookupError.noPeer {
             return first
         }
@@ -363,8 +366,8 @@ struct ControlHandler: Sendable {
         }
         throw ControlError(
             .usage,
-            "'\(text.clipped(toUTF8: 80))' is neither a peer's ID nor the name or ID prefix of a peer, a LocalSend "
-                + "or a KDE Connect device listed now (see hexctl peers)"
+            "'\(text.clipped(toUTF8: 80))' is neither a peer's ID nor the name or ID prefix of a peer or a device "
+                + "listed now (see hexctl peers)"
         )
     }
 
@@ -484,7 +487,7 @@ struct ControlHandler: Sendable {
             pairing: device.pairing.map {
                 PairingStatus(
                     code: $0.code, awaitingUs: $0.awaitingUs, offer: device.offer?.what, offerBy: device.offer?.via,
-                    offerCheck: device.offer?.check, offerPairs: device.offer?.acceptingPairs)
+                    offerCheck: device.offer?.check, offerPairs: device.offer?.acceptingPairs == true ? true : nil)
             },
             kind: carrier.kind, protocolName: carrier.name, keyless: device.keyless ? true : nil,
             pairable: device.pairable ? true : nil, deviceType: device.deviceType, deviceModel: device.deviceModel)

@@ -80,22 +80,25 @@ struct SendService: Sendable {
     /// - Throws: `LookupError` when `text` is ambiguous: it matches several peers, or devices of
     ///   two kinds go by that name.
     func listed(_ text: String) async throws(LookupError) -> Target? {
-        var found: [Target] = []
+        var found: [(target: Target, namesake: Namesake)] = []
         do {
             let peer = try await directory.peer(matching: text)
-            found.append(Target(peerUUID: peer.uuid, address: nil, label: peer.name, found: peer))
+            found.append(
+                (Target(peerUUID: peer.uuid, address: nil, label: peer.name, found: peer), .hexdPeer(peer.uuid)))
         } catch {
             guard case .noPeer = error else { throw error }
         }
         for carrier in carriers.up {
             if let device = await carrier.target(named: text) {
-                found.append(Target(peerUUID: device.peerID, address: nil, label: device.label))
+                found.append(
+                    (
+                        Target(peerUUID: device.peerID, address: nil, label: device.label),
+                        .device(of: type(of: carrier).name, device.peerID)
+                    ))
             }
         }
-        guard found.count <= 1 else {
-            throw .twoKinds(text, peer: found[0].peerUUID ?? "", device: found[1].peerUUID ?? "")
-        }
-        return found.first
+        guard found.count <= 1 else { throw .twoKinds(text, found[0].namesake, found[1].namesake) }
+        return found.first?.target
     }
 
     /// How long one attempt at a send to `peerID` may take when its caller would wait `asked`: as

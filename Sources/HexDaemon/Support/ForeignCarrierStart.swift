@@ -43,8 +43,8 @@ struct ForeignCarrierStart: Sendable {
         let isOn: @Sendable (DaemonConfiguration) -> Bool
         let start: @Sendable (ForeignCarrierStart, PersonaClaims, Logger) throws -> any Carrier
 
-        /// The option that turns it on or off (`--quickshare`).
-        var option: String { "--" + (options.first?.name ?? kind.name) }
+        /// The option that turns it on or off (`--quickshare`), its settings' first; else its kind's name.
+        var option: String { "--" + (options.first?.name ?? kind.kind.rawValue) }
 
         init<Settings: CarrierSettings>(
             _ kind: any Carrier.Type, _ settings: Settings.Type,

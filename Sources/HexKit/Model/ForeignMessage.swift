@@ -6,7 +6,7 @@ public struct ForeignMessage: Sendable {
     /// The colour of hexes that came from the protocol's devices.
     public let color: String
 
-    /// The messages of a protocol whose hexes have `color` (each protocol's core declares its own).
+    /// The messages of a protocol whose hexes have `color` (each protocol declares its own in its folder).
     public init(color: String) {
         self.color = color
     }

@@ -51,13 +51,14 @@ extension LocalSendCarrier {
     /// Tells the person of an offer waiting: the log, a `pairRequested` event, the arrivals (a
     /// notification).
     private func tellPerson(about sender: Sender, id: String, offering what: String) async {
+        let offer = Self.waiting(what)
         logger.info(
             "\(sender.alias.clipped(toUTF8: 80)) (\(id.shortPeerID ?? id), \(sender.remote)) wants to send \(what): "
                 + "waiting for hexctl pair --accept \(id.prefix(18))")
         await events.publish(
             .pairRequested, peerUUID: id, peer: sender.alias, versionID: "LocalSend " + sender.version,
-            message: "wants to send \(what) (LocalSend)")
-        intake.offerWaiting(name: sender.alias, key: id, offer: Self.waiting(what))
+            message: offer.eventMessage)
+        intake.offerWaiting(name: sender.alias, key: id, offer: offer)
     }
 
     /// The person's answer to the offer the device `id` has waiting: a yes pairs the device with

@@ -18,7 +18,7 @@ extension QuickShareCarrier {
         let outcome: OfferDesk<Void>.Outcome
         do {
             outcome = try await offers.ask(key, named: name, offering: what, keeping: ()) { _ in
-                await self.tellPerson(about: offer, name: name, key: key, what: what)
+                await self.tellPerson(name: name, key: key, what: what)
             }
         } catch {
             logger.limited(
@@ -40,14 +40,17 @@ extension QuickShareCarrier {
         return "\(files), \(ByteCount.text(Int(clamping: offer.fileBytes))) (PIN \(offer.pin))"
     }
 
-    private func tellPerson(about offer: ShareOffer, name: String, key: String, what: String) async {
+    /// Tells the person of an offer of `what` waiting: the log, a `pairRequested` event, the arrivals
+    /// (a notification).
+    private func tellPerson(name: String, key: String, what: String) async {
+        let offer = Self.waiting(what)
         logger.info(
             "Quick Share: \(name.clipped(toUTF8: 80)) wants to send \(what): waiting for hexctl pair --accept "
                 + "\"\(name.clipped(toUTF8: 80))\"")
         await events.publish(
             .pairRequested, peerUUID: key, peer: name, versionID: "Quick Share",
-            message: "wants to send \(what) (Quick Share)")
-        intake.offerWaiting(name: name, key: key, offer: Self.waiting(what))
+            message: offer.eventMessage)
+        intake.offerWaiting(name: name, key: key, offer: offer)
     }
 
     /// The offers waiting.
