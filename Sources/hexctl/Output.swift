@@ -58,9 +58,10 @@ enum Output {
         guard let name = peer.protocolName ?? kind else {
             return json(peer.versionID) + (peer.legacy ? " (legacy)" : "")
         }
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
         let plain =
             peer.versionID.utf8.count <= 16
-            && peer.versionID.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (48...57).contains($0) }
+            && peer.versionID.utf8.allSatisfy { $0 == UInt8(ascii: ".") || digits.contains($0) }
         return peer.versionID.isEmpty ? name : name + " " + (plain ? peer.versionID : json(peer.versionID))
     }
 
