@@ -14,14 +14,6 @@ public struct DataDirectory: Sendable {
     public static let keyName = "identity.key"
     /// The device's self-signed certificate (PEM), whose hash is its fingerprint.
     public static let certificateName = "identity.crt"
-    /// The key hexd shows LocalSend devices (RSA-2048, PEM), made on first start.
-    public static let localSendKeyName = "localsend.key"
-    /// Its self-signed certificate (PEM), whose hash is hexd's fingerprint to LocalSend devices.
-    public static let localSendCertificateName = "localsend.crt"
-    /// The key hexd shows KDE Connect devices (EC P-256, PEM), made on first start.
-    public static let kdeConnectKeyName = "kdeconnect.key"
-    /// Its self-signed certificate (PEM), whose common name is hexd's KDE Connect device ID.
-    public static let kdeConnectCertificateName = "kdeconnect.crt"
     /// Space held back for the day the disk fills up (`hexd --disk-reserve`).
     public static let reserveName = "space.reserve"
     public static let spoolName = "on-receive"
@@ -58,10 +50,11 @@ public struct DataDirectory: Sendable {
     public var keyPath: String { path + "/" + Self.keyName }
     public var certificatePath: String { path + "/" + Self.certificateName }
     public var reservePath: String { path + "/" + Self.reserveName }
-    public var localSendKeyPath: String { path + "/" + Self.localSendKeyName }
-    public var localSendCertificatePath: String { path + "/" + Self.localSendCertificateName }
-    public var kdeConnectKeyPath: String { path + "/" + Self.kdeConnectKeyName }
-    public var kdeConnectCertificatePath: String { path + "/" + Self.kdeConnectCertificateName }
+    /// The key (`localsend.key`) and self-signed certificate (`localsend.crt`), both PEM, that hexd shows
+    /// the devices of the protocol called `persona` (a kind of peer's name), made on its first start.
+    public func persona(_ persona: String) -> (key: String, certificate: String) {
+        (path + "/" + persona + ".key", path + "/" + persona + ".crt")
+    }
     /// Where the on-receive command's standard input is written, one file per hex.
     public var spoolPath: String { path + "/" + Self.spoolName }
     public var webAddressPath: String { path + "/" + Self.webAddressName }
@@ -109,12 +102,13 @@ public struct DataDirectory: Sendable {
 
     /// Creates the directory (and its parents) if it does not exist, and makes it private: it
     /// must belong to the user running hexd, and is made readable by that user only (0700), as
-    /// are the files hexd keeps in it (0600), wherever an earlier version or a person left them.
+    /// are the files hexd keeps in it (0600), the keys of its `personas` too (`persona(_:)`), wherever an
+    /// earlier version or a person left them.
     /// - Returns: what was tightened, for the log (empty when nothing was).
     /// - Throws: `DataDirectoryError` when it cannot be created, is not a directory, or belongs to
     ///   another user.
     @discardableResult
-    public func create() throws -> [String] {
+    public func create(personas: [String] = []) throws -> [String] {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
@@ -137,7 +131,9 @@ public struct DataDirectory: Sendable {
             )
         }
         var tightened: [String] = []
-        for (file, mode) in [(path, mode_t(0o700))] + Self.privateFiles.map({ (path + "/" + $0, mode_t(0o600)) }) {
+        let personaFiles = personas.flatMap { [persona($0).key, persona($0).certificate] }
+        let files = Self.privateFiles.map { path + "/" + $0 } + personaFiles
+        for (file, mode) in [(path, mode_t(0o700))] + files.map({ ($0, mode_t(0o600)) }) {
             var fileStatus = stat()
             guard lstat(file, &fileStatus) == 0, fileStatus.st_mode & S_IFMT != S_IFLNK,
                 fileStatus.st_mode & 0o777 != mode
@@ -155,7 +151,7 @@ public struct DataDirectory: Sendable {
     /// The files hexd keeps in the directory, which only their owner may read.
     static let privateFiles = [
         databaseName, databaseName + "-wal", databaseName + "-shm", lockName, keyName, certificateName, reserveName,
-        webTokenName, webAddressName, webOpenName, localSendKeyName, localSendCertificateName,
+        webTokenName, webAddressName, webOpenName,
     ]
 }
 

@@ -19,8 +19,11 @@ public enum Daemon {
         umask(0o077)
         // Large line buffers go back to the system when freed, so memory follows the budgets.
         hexd_return_large_allocations()
+        ForeignCarrierStart.registerIDForms()
         let dataDirectory = configuration.dataDirectory
-        for tightened in try dataDirectory.create() { logger.warning("made private: \(tightened)") }
+        for tightened in try dataDirectory.create(personas: ForeignCarrierStart.personas) {
+            logger.warning("made private: \(tightened)")
+        }
         let lock = try DataDirectoryLock(dataDirectory)
         let controlPath = dataDirectory.socketPath
 

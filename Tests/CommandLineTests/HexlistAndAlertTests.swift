@@ -135,6 +135,20 @@ extension ProcessTests {
                     "6F9619FF-8B86-4011-B42D-00C04FC964FF"
                 ],
                 "any UUID, seen or not")
+            // Devices of other kinds, by the ID forms their carriers registered in the daemon.
+            let certified = "LocalSend:" + String(repeating: "ab", count: 32)
+            #expect(
+                try await ada.hexctlJSON([String].self, ["block", certified]).contains(
+                    "localsend:" + String(repeating: "AB", count: 32)),
+                "a certificate proves it: blocked, in its spelling")
+            for (unproved, why) in [
+                ("localsend-http:3f2a", "has LocalSend's encryption off"),
+                ("quickshare:AB12", "is a Quick Share device, which has no key"),
+            ] {
+                let refused = try await ada.hexctl(["block", unproved])
+                #expect(refused.status == 64 && refused.standardError.contains(why), "\(refused.standardError)")
+                #expect(refused.standardError.contains("nothing proves who sends from it"))
+            }
         }
 
         @Test func waitReturnsOnceTheDaemonAndThePeerAreThere() async throws {

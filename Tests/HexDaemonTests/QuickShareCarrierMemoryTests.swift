@@ -38,7 +38,7 @@ import Testing
         let directory: TemporaryDirectory
 
         /// The ID the other side lists it by, once told of it.
-        var id: String { PeerKind.quickShareID(endpointID: String(decoding: carrier.endpointID, as: UTF8.self)) ?? "" }
+        var id: String { QuickShareID.of(endpointID: String(decoding: carrier.endpointID, as: UTF8.self)) ?? "" }
 
         init(
             _ name: String, takesFilesUnasked: Bool = true,

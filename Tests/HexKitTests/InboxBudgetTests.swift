@@ -83,13 +83,13 @@ import Testing
         #expect(receiver.manager.usage.strangers == 0 && receiver.manager.usage.total > 16_000)
     }
 
-    /// A LocalSend device's files are asked about before they are written (`admission`, which
+    /// A device's files (LocalSend's, say) are asked about before they are written (`admission`, which
     /// stores nothing), and count against its share with the hex that links to them, until that
     /// hex is deleted.
     @Test func filesCountWithTheirHexAndAreAskedAboutFirst() throws {
         let receiver = try Receiver()
         receiver.manager.budget = InboxBudget(inbox: 1 << 30, perSender: 1 << 20, strangers: 1 << 30)
-        let device = "localsend:" + String(repeating: "AB", count: 32)
+        let device = ExampleIDForms.provedDevice()
         let proof = SenderProof.key(fingerprint: String(repeating: "c", count: 64), deviceID: device)
         #expect(
             try receiver.manager.admission(of: device, proof: proof, from: "192.0.2.7", bytes: 600_000) == .admitted)

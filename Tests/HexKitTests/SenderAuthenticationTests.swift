@@ -42,8 +42,9 @@ import Testing
     }
 
     @Test func anAlertFromAPairedDeviceOfAnotherKindLeavesItPaired() throws {
-        // A KDE Connect device's ID keeps its own spelling; the store matches IDs in any case.
-        let device = "kdeconnect:_edf74877_31d3_402f_8cc5_35e05b9d62ff_"
+        // A device of another kind (KDE Connect's, say) keeps its ID's own spelling; the store matches IDs
+        // in any case.
+        let device = ExampleIDForms.provedDevice("edf748")
         let key = String(repeating: "c3", count: 32)
         let receiver = try Receiver()
         try receiver.database.setPin(PeerPin(peerUUID: device, fingerprint: key, trust: .paired))

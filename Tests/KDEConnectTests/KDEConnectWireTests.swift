@@ -22,30 +22,27 @@ import Testing
     }
 
     @Test func aKDEConnectIDIsItsDeviceIDMarkedInOneSpelling() {
+        PeerIDForms.register([KDEConnectID.form])
         let current = String(repeating: "a1", count: 16)
-        let id = PeerKind.kdeConnectID(deviceID: current)
+        let id = KDEConnectID.of(deviceID: current)
         #expect(id == "kdeconnect:" + current)
         #expect(id?.isKDEConnectID == true && id?.isKeyDerivedID == true && id?.canonicalPeerID == id)
-        #expect(id?.kdeConnectDeviceID == current && id?.isLocalSendDeviceID == false)
+        #expect(id?.kdeConnectDeviceID == current && PeerIDForms.form(of: id ?? "")?.kind == .kdeconnect)
         #expect(("KDEConnect:" + current.uppercased()).canonicalPeerID == id, "any case reads as the one spelling")
         // 22.12's own IDs: a UUID between underscores.
         let older = "_8bac2e5f_965d_4fa4_b4ac_247d1b8170e8_"
-        #expect(PeerKind.kdeConnectID(deviceID: older) == "kdeconnect:" + older)
+        #expect(KDEConnectID.of(deviceID: older) == "kdeconnect:" + older)
         for refused in ["", "short", String(repeating: "a", count: 39), "a1b2c3d4/e5f6a7b8c9d0e1f2a3b4c5d6e7f"] {
-            #expect(PeerKind.kdeConnectID(deviceID: refused) == nil, "\(refused)")
+            #expect(KDEConnectID.of(deviceID: refused) == nil, "\(refused)")
             #expect(("kdeconnect:" + refused).canonicalPeerID == nil, "\(refused)")
         }
         #expect(("kdeconnect:" + current.uppercased()).isKDEConnectID == false, "an ID in another spelling")
     }
 
-    @Test func listsShowEveryKindOfIDShortAndInItsSpelling() {
-        #expect("6f9619ff-8b86-8011-b42d-00c04fc964ff".shortPeerID == "6F9619FF")
+    @Test func listsShowAKDEConnectIDShortAndInItsSpelling() {
+        PeerIDForms.register([KDEConnectID.form])
         #expect(("KDEConnect:" + String(repeating: "A1", count: 16)).shortPeerID == "kdeconnect:a1a1a1a1")
-        #expect(("localsend:" + String(repeating: "0f", count: 32)).shortPeerID == "localsend:0F0F0F0F")
-        #expect("localsend-http:ab".shortPeerID == "localsend-http:AB")
-        for notAnID in ["", "Ada", "kdeconnect:short", "localsend:12"] {
-            #expect(notAnID.shortPeerID == nil, "\(notAnID)")
-        }
+        #expect(("kdeconnect:" + String(repeating: "b2", count: 16)).shortPeerID == "kdeconnect:b2b2b2b2")
     }
 
     @Test func anIdentityOfTheAppsIsRead() throws {

@@ -193,27 +193,36 @@ import Testing
     }
 
     @Test func aLocalSendIDIsItsFingerprintMarkedAndNothingElse() {
+        PeerIDForms.register(LocalSendID.forms)
         let fingerprint = String(repeating: "ab", count: 32)
-        let id = PeerKind.localSendID(fingerprint: fingerprint)
+        let id = LocalSendID.certified.id(fingerprint)
         #expect(id == "localsend:" + fingerprint.uppercased())
         #expect(id?.isKeyDerivedID == true && id?.canonicalPeerID == id)
         #expect(("LocalSend:" + fingerprint).canonicalPeerID == id, "any case reads as the one spelling")
-        #expect("localsend:abc".canonicalPeerID == nil && PeerKind.localSendID(fingerprint: "xyz") == nil)
+        #expect("localsend:abc".canonicalPeerID == nil && LocalSendID.certified.id("xyz") == nil)
         #expect("6f9619ff-8b86-4011-b42d-00c04fc964ff".canonicalPeerID == "6F9619FF-8B86-4011-B42D-00C04FC964FF")
     }
 
     @Test func aPlainHTTPDevicesIDIsItsOwnKindAndProvesNothing() {
-        let id = PeerKind.localSendHTTPID(fingerprint: "3f2a-b_9")
+        PeerIDForms.register(LocalSendID.forms)
+        let id = LocalSendID.plain.id("3f2a-b_9")
         #expect(id == "localsend-http:3F2A-B_9")
         #expect(id?.isLocalSendHTTPID == true && id?.isLocalSendDeviceID == true && id?.canonicalPeerID == id)
         #expect(id?.isLocalSendID == false && id?.isKeyDerivedID == false, "nothing proves it")
         #expect(id?.canonicalSenderID == nil, "no hex names it as its sender")
-        let hexLike = PeerKind.localSendHTTPID(fingerprint: String(repeating: "ab", count: 32))
+        let hexLike = LocalSendID.plain.id(String(repeating: "ab", count: 32))
         #expect(hexLike?.isLocalSendID == false, "a fingerprint of 64 hex digits over HTTP is still no certificate's")
         #expect(("LocalSend-HTTP:3f2a-b_9").canonicalPeerID == id, "any case reads as the one spelling")
         for refused in ["", String(repeating: "a", count: 65), "a b", "a/../b", "ä", "a\u{0}"] {
-            #expect(PeerKind.localSendHTTPID(fingerprint: refused) == nil, "\(refused.debugDescription)")
+            #expect(LocalSendID.plain.id(refused) == nil, "\(refused.debugDescription)")
         }
+    }
+
+    @Test func listsShowALocalSendIDShortAndInItsSpelling() {
+        PeerIDForms.register(LocalSendID.forms)
+        #expect(("localsend:" + String(repeating: "0f", count: 32)).shortPeerID == "localsend:0F0F0F0F")
+        #expect("localsend-http:ab".shortPeerID == "localsend-http:AB")
+        #expect("localsend:12".shortPeerID == nil, "its prefix is a registered form's, which 12 is not")
     }
 
     /// Mutations of valid texts and random bytes: every reader answers, none traps. Bounded in count.

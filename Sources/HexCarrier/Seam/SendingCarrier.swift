@@ -6,8 +6,8 @@ import HexTLS
 /// devices' IDs, how a text names one of them, what it refuses, and one delivery. `SendService`
 /// asks each carrier of `ForeignCarriers.entries` in turn, and switches on none.
 package protocol SendingCarrier: Sendable {
-    /// Whether `peerID` has this carrier's ID form (`localsend:…`, `kdeconnect:…`).
-    static func owns(_ peerID: String) -> Bool
+    /// The forms of its devices' IDs (`localsend:…`, `kdeconnect:…`), which the daemon registers.
+    static var idForms: [PeerIDForm] { get }
     /// How long one attempt at a send to one of its devices may take when its caller waits `asked`.
     static func attemptTimeout(asked: Duration) -> Duration
     /// The device listed now that `text` names (its name, its ID or a unique prefix of it), as a
@@ -71,4 +71,9 @@ package struct CarrierReceipt: Sendable {
     package init(peer: String, messageID: String?, delivery: EnvelopeDelivery) {
         (self.peer, self.messageID, self.delivery) = (peer, messageID, delivery)
     }
+}
+
+extension SendingCarrier {
+    /// Whether `peerID` has one of this carrier's ID forms.
+    package static func owns(_ peerID: String) -> Bool { idForms.contains { $0.owns(peerID) } }
 }

@@ -252,11 +252,11 @@ struct ControlHandler: Sendable {
             return .done
         case .block(let sender):
             let id = try await peerUUID(sender)
-            guard !id.isLocalSendHTTPID else {
+            if let unproved = PeerIDForms.form(of: id)?.unproved {
                 throw ControlError(
                     .usage,
-                    "\(id.prefix(40)) has LocalSend's encryption off: nothing proves who sends from it, and what it "
-                        + "sends names no sender, so there is no ID to block (hexd --accept known keeps strangers out)")
+                    "\(id.prefix(40)) \(unproved): nothing proves who sends from it, and what it sends names no "
+                        + "sender, so there is no ID to block (hexd --accept known keeps strangers out)")
             }
             return ControlResponse(blocked: try await service.setBlocked(true, senderUUID: id))
         case .unblock(let sender):

@@ -421,10 +421,11 @@ actor HexService {
 
     func setBlocked(_ blocked: Bool, senderUUID: String) throws -> [String] {
         if blocked { try manager.block(senderUUID: senderUUID) } else { try manager.unblock(senderUUID: senderUUID) }
-        return try manager.blockedSenders()
+        return try blockedSenders()
     }
 
-    func blockedSenders() throws -> [String] { try manager.blockedSenders() }
+    /// The blocked senders' IDs, each in its kind's spelling (the store keeps them in upper case).
+    func blockedSenders() throws -> [String] { try manager.blockedSenders().map { $0.canonicalPeerID ?? $0 } }
 
     /// One page of the kept Alerts, newest first.
     /// - Throws: `HexManagerError.alertNotFound` when `cursor` is not a kept Alert.

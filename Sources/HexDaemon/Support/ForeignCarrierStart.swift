@@ -1,5 +1,6 @@
 import HexCarrier
 import HexCommandLine
+import HexKit
 import HexNet
 import HexTLS
 import KDEConnectCarrier
@@ -61,23 +62,30 @@ struct ForeignCarrierStart: Sendable {
         }
     }
 
+    /// The names of the carriers' personas in the data directory (`DataDirectory.persona`).
+    static var personas: [String] { launches.map { $0.kind.kind.rawValue } }
+
+    /// Registers the forms of every carrier's devices' IDs, so that hexd reads them (`canonicalPeerID`):
+    /// before anything reads an ID, whether its carrier is on or not (a stored hex may name one).
+    static func registerIDForms() { PeerIDForms.register(launches.flatMap { $0.kind.idForms }) }
+
     /// Every carrier of another protocol, in the order sending, trust and the lists ask them. A new
     /// protocol is one entry here.
     static let launches: [Launch] = [
         Launch(LocalSendCarrier.self, LocalSendSettings.self) { run, settings, claims, logger in
-            let files = run.configuration.dataDirectory
+            let persona = run.configuration.dataDirectory.persona(LocalSendCarrier.kind.rawValue)
             return try LocalSendCarrier.start(
                 settings, discovery: run.configuration.discovery, visibility: run.discovery,
                 intake: run.intake, downloads: run.downloads,
-                dataDirectory: .init(key: files.localSendKeyPath, certificate: files.localSendCertificatePath),
+                dataDirectory: .init(key: persona.key, certificate: persona.certificate),
                 name: run.name, claims: claims, gate: run.gate, trimmer: run.trimmer, events: run.events, logger: logger
             )
         },
         Launch(KDEConnectCarrier.self, KDEConnectSettings.self) { run, settings, claims, logger in
-            let files = run.configuration.dataDirectory
+            let persona = run.configuration.dataDirectory.persona(KDEConnectCarrier.kind.rawValue)
             return try KDEConnectCarrier.start(
                 settings, discovery: run.configuration.discovery, name: run.name,
-                keyPath: files.kdeConnectKeyPath, certificatePath: files.kdeConnectCertificatePath, claims: claims,
+                keyPath: persona.key, certificatePath: persona.certificate, claims: claims,
                 gate: run.gate, trimmer: run.trimmer, intake: run.intake, downloads: run.downloads,
                 visibility: run.discovery, dnssd: run.dnssd, logger: logger)
         },

@@ -17,7 +17,7 @@ public struct ForeignMessage: Sendable {
     public static let maximumURLBytes = 8_192
 
     /// The hex `text` becomes, sent by `alias`.
-    /// - Parameter senderID: the device's ID when its certificate proved it (`PeerKind.localSendID`);
+    /// - Parameter senderID: the device's ID when its certificate proved it (a `PeerIDForm` a key proves);
     ///   nil when it showed none (an app before 1.18), and the hex then names no sender ID.
     public func hex(_ text: String, from alias: String, senderID: String?) -> HexJM {
         HexJM(

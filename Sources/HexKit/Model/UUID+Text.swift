@@ -71,9 +71,4 @@ extension String {
     /// The text as a strictly read UUID (`UUID(strict:)`), uppercase; nil when it is not one.
     /// White space around it is no disguise, and is dropped first: " <uuid>" is that UUID.
     public var canonicalUUID: String? { UUID(strict: trimmed)?.uppercaseText }
-
-    /// Whether the text is an ID a key proves: a key-derived device ID (see `UUID.isKeyDerived`), a
-    /// LocalSend device's, which its certificate's fingerprint makes (`PeerKind.localSendID`), or a
-    /// KDE Connect device's, which its certificate's common name carries (`PeerKind.kdeConnectID`).
-    public var isKeyDerivedID: Bool { UUID(strict: self)?.isKeyDerived == true || isLocalSendID || isKDEConnectID }
 }

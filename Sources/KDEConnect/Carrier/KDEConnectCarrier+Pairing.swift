@@ -168,14 +168,15 @@ extension KDEConnectCarrier {
     /// matches. An ID of another kind names none.
     func device(matching text: String) -> Device? {
         let wanted = text.trimmed
-        guard !wanted.isEmpty, wanted.canonicalPeerID?.isKDEConnectID != false else { return nil }
         let devices = linkedDevices
-        if let id = wanted.canonicalPeerID { return devices.first { $0.peerID == id } }
+        if let id = KDEConnectID.form.canonical(wanted) { return devices.first { $0.peerID == id } }
+        // Another kind's ID names none of these.
+        guard !wanted.isEmpty, wanted.canonicalPeerID == nil else { return nil }
         let lowered = wanted.lowercased()
         let byName = devices.filter { $0.identity.name.lowercased() == lowered }
         if byName.count == 1 { return byName.first }
-        guard byName.isEmpty, lowered.hasPrefix(PeerKind.kdeConnectPrefix),
-            lowered.count >= PeerKind.kdeConnectPrefix.count + 4
+        guard byName.isEmpty, lowered.hasPrefix(KDEConnectID.form.prefix),
+            lowered.count >= KDEConnectID.form.prefix.count + 4
         else { return nil }
         let byID = devices.filter { $0.peerID.hasPrefix(lowered) }
         return byID.count == 1 ? byID.first : nil

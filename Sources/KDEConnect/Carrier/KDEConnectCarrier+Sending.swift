@@ -82,7 +82,7 @@ extension KDEConnectCarrier {
 }
 
 extension KDEConnectCarrier: SendingCarrier {
-    package static func owns(_ peerID: String) -> Bool { peerID.isKDEConnectID }
+    package static let idForms = [KDEConnectID.form]
 
     package static func attemptTimeout(asked: Duration) -> Duration { asked }
 

@@ -38,7 +38,7 @@ package actor KDEConnectCarrier {
         var key: String { identity.deviceID.lowercased() }
 
         /// The ID the device goes by in hexd (`kdeconnect:` and its device ID).
-        var peerID: String { PeerKind.kdeConnectPrefix + key }
+        var peerID: String { KDEConnectID.form.prefix + key }
 
         /// What its TLS handshake proved: its certificate, which speaks for `peerID`.
         var proof: SenderProof { .key(fingerprint: certificate.description, deviceID: peerID) }
@@ -192,7 +192,7 @@ package actor KDEConnectCarrier {
             protocolVersion: KDEConnectIdentity.protocolVersions.upperBound,
             incomingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"],
             outgoingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"],
-            hexdClaim: PeerKind.kdeConnectID(deviceID: deviceID).flatMap { claims.claim(persona: $0) })
+            hexdClaim: KDEConnectID.of(deviceID: deviceID).flatMap { claims.claim(persona: $0) })
         return KDEConnectCarrier(
             socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), own: own, ownKey: ownKey,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "),
@@ -360,7 +360,7 @@ package actor KDEConnectCarrier {
 
     /// Whether `identity` is another hexd's persona, as its claim proves (`PersonaClaims`).
     private nonisolated func isHexd(_ identity: KDEConnectIdentity) -> Bool {
-        claims.isHexd(PeerKind.kdeConnectID(deviceID: identity.deviceID), claim: identity.hexdClaim)
+        claims.isHexd(KDEConnectID.of(deviceID: identity.deviceID), claim: identity.hexdClaim)
     }
 
     // MARK: Links
@@ -370,7 +370,7 @@ package actor KDEConnectCarrier {
     private nonisolated func dial(_ identity: KDEConnectIdentity, at address: IPAddress) async {
         do {
             guard let port = identity.tcpPort else { throw KDEConnectHandshake.Failure.identity("no TCP port") }
-            if await !isVisible, let id = PeerKind.kdeConnectID(deviceID: identity.deviceID),
+            if await !isVisible, let id = KDEConnectID.of(deviceID: identity.deviceID),
                 try await !isPaired(peerID: id)
             {
                 throw Refusal(description: "hexd is hidden (hexctl visibility), and the device is not paired")
@@ -582,7 +582,7 @@ package actor KDEConnectCarrier {
         guard leaving.removeValue(forKey: id) != nil, openLinks[id] == nil else { return }
         pairingsLinkLost(id)
         logger.info("KDE Connect device \(identity.name) is gone")
-        await intake.events.publish(.peerLost, peerUUID: PeerKind.kdeConnectPrefix + id, peer: identity.name)
+        await intake.events.publish(.peerLost, peerUUID: KDEConnectID.form.prefix + id, peer: identity.name)
     }
 
     static let pace = LinePace(idle: .seconds(7 * 86_400), grace: .seconds(10), minimumBytesPerSecond: 64 * 1_024)

@@ -33,7 +33,7 @@ extension LocalSendCarrier {
                 return
             }
             guard certificate.isClaimed(by: info.fingerprint),
-                let id = PeerKind.localSendID(fingerprint: info.fingerprint)
+                let id = LocalSendID.certified.id(info.fingerprint)
             else { return nil }
             (proof, self.id) = (.key(fingerprint: certificate.description, deviceID: id), id)
         }

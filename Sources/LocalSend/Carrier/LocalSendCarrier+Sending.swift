@@ -317,7 +317,7 @@ extension LocalSendCarrier {
 }
 
 extension LocalSendCarrier: SendingCarrier {
-    package static func owns(_ peerID: String) -> Bool { peerID.isLocalSendDeviceID }
+    package static let idForms = LocalSendID.forms
 
     /// A device's person may take minutes to answer, and asking again shows a second dialog: an
     /// attempt waits `answerWait`, whoever waits for it.

@@ -126,7 +126,7 @@ package actor LocalSendCarrier {
         self.listener6 = listener6
         client = LocalSendClient(tls: tls)
         self.claims = claims
-        ownClaim = PeerKind.localSendID(fingerprint: tls.persona.fingerprint.description).flatMap {
+        ownClaim = LocalSendID.certified.id(tls.persona.fingerprint.description).flatMap {
             claims.claim(persona: $0)
         }
         self.discovery = discovery

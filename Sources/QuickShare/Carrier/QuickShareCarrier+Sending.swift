@@ -13,13 +13,13 @@ extension QuickShareCarrier: SendingCarrier {
     /// How long a receiver's person has to accept: Android waits about as long for its own.
     static let answerWait: Duration = .seconds(60)
 
-    package static func owns(_ peerID: String) -> Bool { peerID.isQuickShareID }
+    package static let idForms = [QuickShareID.form]
 
     package static func attemptTimeout(asked: Duration) -> Duration { max(asked, answerWait) }
 
     package func target(named text: String) -> CarrierTarget? {
         receivers.receiver(named: text).flatMap { receiver in
-            PeerKind.quickShareID(endpointID: receiver.endpointID).map {
+            QuickShareID.of(endpointID: receiver.endpointID).map {
                 CarrierTarget(peerID: $0, label: receiver.label)
             }
         }
@@ -129,13 +129,13 @@ extension QuickShareCarrier: SendingCarrier {
     func found(_ instance: DNSSDFound) async {
         guard let id = QuickShareService.endpointID(ofInstance: instance.name) else { return }
         let endpointID = String(decoding: id, as: UTF8.self)
-        guard id != self.endpointID, PeerKind.quickShareID(endpointID: endpointID) != nil else { return }
+        guard id != self.endpointID, QuickShareID.of(endpointID: endpointID) != nil else { return }
         if instance.leaving {
             guard let receiver = receivers.receivers[endpointID] else { return }
             receivers.left(endpointID)
             logger.info("Quick Share receiver \(receiver.label) (\(endpointID)) left")
             await events.publish(
-                .peerLost, peerUUID: PeerKind.quickShareID(endpointID: endpointID), peer: receiver.label)
+                .peerLost, peerUUID: QuickShareID.of(endpointID: endpointID), peer: receiver.label)
             return
         }
         guard let port = instance.port, let text = instance.keys["n"], let bytes = Base64URL.decode(text),
@@ -145,7 +145,7 @@ extension QuickShareCarrier: SendingCarrier {
         let listed = receivers.heard(
             endpointID, info: info, at: instance.address, port: port, interval: instance.interval, now: .now)
         if listed { receiverHeard.ring() }
-        guard listed, isNew, let id = PeerKind.quickShareID(endpointID: endpointID),
+        guard listed, isNew, let id = QuickShareID.of(endpointID: endpointID),
             let receiver = receivers.receivers[endpointID]
         else { return }
         logger.info("Quick Share receiver \(receiver.label) (\(id)) found at \(instance.address):\(port)")
@@ -160,7 +160,7 @@ extension QuickShareCarrier: SendingCarrier {
             let signature = keys[Self.claimKeys.signature]
         else { return false }
         return claims.isHexd(
-            PeerKind.quickShareID(endpointID: endpointID),
+            QuickShareID.of(endpointID: endpointID),
             claim: PersonaClaim(peer: peer, key: key, signature: signature))
     }
 

@@ -19,7 +19,7 @@ extension QuickShareCarrier: Carrier {
     /// The receivers found, by name, then the offers of files waiting for the person's yes.
     package func listed(at now: ContinuousClock.Instant) -> [ListedDevice] {
         let found = receivers.receivers.values.sorted { $0.label < $1.label }.compactMap { receiver -> ListedDevice? in
-            guard let id = PeerKind.quickShareID(endpointID: receiver.endpointID) else { return nil }
+            guard let id = QuickShareID.of(endpointID: receiver.endpointID) else { return nil }
             return ListedDevice(
                 id: id, name: receiver.label, endpoint: Endpoint(receiver.address, port: receiver.port).description,
                 addresses: [receiver.address.description], lastHeard: now - receiver.lastHeard, keyless: true,

@@ -153,7 +153,7 @@ package actor QuickShareCarrier {
             for receiver in receivers.expire(at: .now) {
                 logger.info("Quick Share receiver \(receiver.label) (\(receiver.endpointID)) is gone")
                 await events.publish(
-                    .peerLost, peerUUID: PeerKind.quickShareID(endpointID: receiver.endpointID), peer: receiver.label)
+                    .peerLost, peerUUID: QuickShareID.of(endpointID: receiver.endpointID), peer: receiver.label)
             }
         }
     }
@@ -162,7 +162,7 @@ package actor QuickShareCarrier {
     /// endpoint info (NearDrop `PROTOCOL.md`, rquickshare `hdl/mdns.rs`), then hexd's claim on it,
     /// which other hexds read and the apps ignore.
     private var advert: DNSSDPersona {
-        let claim = PeerKind.quickShareID(endpointID: String(decoding: endpointID, as: UTF8.self)).flatMap {
+        let claim = QuickShareID.of(endpointID: String(decoding: endpointID, as: UTF8.self)).flatMap {
             claims.claim(persona: $0)
         }
         let keys = Self.claimKeys

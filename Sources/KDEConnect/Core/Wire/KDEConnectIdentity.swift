@@ -130,9 +130,9 @@ public struct KDEConnectIdentity: Sendable, Equatable {
     }
 
     /// `^[a-zA-Z0-9_-]{32,38}$`, as the apps check it since January 2025 (the form hexd's IDs for
-    /// the devices take, `PeerKind.kdeConnectID`).
+    /// the devices take, `KDEConnectID`).
     public static func isValidDeviceID(_ text: String) -> Bool {
-        PeerKind.kdeConnectID(deviceID: text) != nil
+        KDEConnectID.of(deviceID: text) != nil
     }
 
     /// A name as the apps accept it: without the characters they forbid, control and format

@@ -8,7 +8,7 @@ import HexKit
 /// fingerprint it claims, and is gone when nothing was heard from it for `lifetime`. A device
 /// whose encryption is off (it announces `protocol: http`) has no certificate: it is listed once
 /// its API at the address it announced from answers with the fingerprint it claims, a random text
-/// that proves nothing, under an ID of its own kind (`PeerKind.localSendHTTPID`), which can never
+/// that proves nothing, under an ID of its own kind (`LocalSendID.plain`), which can never
 /// take the place of a device proven by its certificate.
 ///
 /// Anyone on the LAN can send an announcement with any fingerprint: an announcement or an
@@ -26,7 +26,7 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
 
     /// A device whose fingerprint TLS proved, where it was last heard from.
     public struct Device: Sendable, Equatable {
-        /// The ID it goes by in hexd (`PeerKind.localSendID`, or `localSendHTTPID` when plain), by
+        /// The ID it goes by in hexd (`LocalSendID.certified`, or `LocalSendID.plain` when plain), by
         /// which it is listed.
         public let peerID: String
         public var description: LocalSendDevice
@@ -221,10 +221,10 @@ public struct LocalSendPresence<Address: Hashable & Sendable>: Sendable {
 
     /// The ID a device `description` describes goes by, by which it is listed: its certificate's
     /// fingerprint, or, with its encryption off, the text it claims instead (nil when that is not
-    /// one hexd takes, `PeerKind.localSendHTTPID`). One kind never takes the other's place.
+    /// one hexd takes, `LocalSendID.plain`). One kind never takes the other's place.
     public static func id(of description: LocalSendDevice) -> String? {
         description.scheme == .http
-            ? PeerKind.localSendHTTPID(fingerprint: description.fingerprint)
-            : PeerKind.localSendPrefix + description.fingerprint.uppercased()
+            ? LocalSendID.plain.id(description.fingerprint)
+            : LocalSendID.certified.prefix + description.fingerprint.uppercased()
     }
 }
