@@ -90,8 +90,8 @@ package actor LocalSendCarrier {
     private let handshakes = HandshakeTable(capacity: handshakesAtOnce)
     /// The daemon's admission of handshakes, which every TLS listener shares.
     let gate: HandshakeGate
-    /// Gives back what connections held once they end.
-    private let trimmer: MemoryTrimmer
+    /// Admits the API's connections, each served by `answer`.
+    private nonisolated let strangers: StrangerListener
     /// Announcements taken from one address per second (twice as many at once), before they are read.
     private var datagramBudget = LocalSendCarrier.announcementBudget()
 
@@ -115,7 +115,8 @@ package actor LocalSendCarrier {
         portNote: String?, logger: Logger
     ) {
         self.gate = gate
-        self.trimmer = trimmer
+        strangers = StrangerListener(
+            name: "LocalSend API", gate: gate, connections: connections, trimmer: trimmer, logger: logger)
         self.downloads = downloads
         pinGate = LocalSendPinGate(pin: settings.pin)
         self.visibility = visibility
@@ -260,9 +261,11 @@ package actor LocalSendCarrier {
                 for await _ in changes { await self.followVisibility() }
             }
             group.addTask { await self.hear() }
-            group.addTask { await self.serve(self.listener) }
+            group.addTask { await self.strangers.run(on: self.listener) { await self.answer($0) } }
             if let socket6 = self.socket6 { group.addTask { await self.hear(socket6) } }
-            if let listener6 = self.listener6 { group.addTask { await self.serve(listener6) } }
+            if let listener6 = self.listener6 {
+                group.addTask { await self.strangers.run(on: listener6) { await self.answer($0) } }
+            }
         }
     }
 
@@ -443,42 +446,6 @@ package actor LocalSendCarrier {
     }
 
     // MARK: HTTPS
-
-    /// Accepts HTTPS connections on `listener` until cancelled, each served in a task of its own.
-    private func serve(_ listener: StreamListener) async {
-        while !Task.isCancelled {
-            do {
-                let socket = try await listener.accept()
-                guard gate.admit(socket, on: "LocalSend API") != nil else { continue }
-                let address = socket.remoteEndpoint?.host ?? "?"
-                switch connections.admit(socket, from: address) {
-                case .refused:
-                    logger.limited(
-                        "localsend per address", .info,
-                        "LocalSend API: refused a connection from \(address): it has \(Self.connectionsPerAddress) open"
-                    )
-                    continue  // closed as it goes
-                case .admittedByClosing(let stalest):
-                    logger.limited(
-                        "localsend connection cap", .info,
-                        "LocalSend API: \(Self.connectionsAtOnce) connections open: closed the one from \(stalest) "
-                            + "that went longest without progress")
-                case .admitted:
-                    break
-                }
-                Task {
-                    await self.answer(socket)
-                    self.connections.remove(socket)
-                    self.trimmer.burstFreed()
-                }
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.limited("localsend accept", .warning, "LocalSend API: \(error)")
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-        }
-    }
 
     /// Serves one request on `socket`, then closes it.
     private nonisolated func answer(_ socket: Socket) async {

@@ -40,10 +40,10 @@ package actor QuickShareCarrier {
     let events: EventLog
     let logger: Logger
     private let dnssd: any CarrierDNSSD
-    /// The daemon's admission of handshakes, which every listener of strangers shares.
-    private let gate: HandshakeGate
-    private let trimmer: MemoryTrimmer
     private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
+    /// Admits connections past the daemon's handshake admission, which every listener of strangers
+    /// shares, and the table of connections.
+    private nonisolated let strangers: StrangerListener
     /// Why hexd serves on another port than the one asked for; nil when it has it.
     nonisolated let portNote: String?
     /// Offers of files waiting for the person's yes, with the held connections' answers.
@@ -75,7 +75,9 @@ package actor QuickShareCarrier {
         endpointID = try SecureRandom.bytes(4).map { alphabet[Int($0) % alphabet.count] }
         info = EndpointInfo(
             deviceType: .laptop, name: name.clipped(toUTF8: Self.maximumNameBytes), random: try SecureRandom.bytes(16))
-        (self.intake, self.downloads, self.dnssd, self.gate, self.trimmer) = (intake, downloads, dnssd, gate, trimmer)
+        (self.intake, self.downloads, self.dnssd) = (intake, downloads, dnssd)
+        strangers = StrangerListener(
+            name: "Quick Share", gate: gate, connections: connections, trimmer: trimmer, logger: logger)
         (self.events, self.portNote, self.logger) = (events, portNote, logger)
         nudge = BluetoothNudge(
             enabled: settings.wakesPhones, environment: ProcessInfo.processInfo.environment, logger: logger)
@@ -127,7 +129,14 @@ package actor QuickShareCarrier {
         await dnssd.browse(QuickShareService.type) { instance in await self.found(instance) }
         await withTaskGroup(of: Void.self) { group in
             for listener in listeners {
-                group.addTask { await self.serve(listener) }
+                group.addTask {
+                    await self.strangers.run(on: listener) { socket in
+                        let number = await self.numberConnection()
+                        await self.receive(over: socket, from: socket.remoteEndpoint, number: number) {
+                            self.connections.progressed(socket)
+                        }
+                    }
+                }
             }
             group.addTask { await self.expireReceivers() }
             group.addTask { await self.nudge.run() }
@@ -172,43 +181,9 @@ package actor QuickShareCarrier {
                 + (claim.map { [(keys.peer, $0.peer), (keys.key, $0.key), (keys.signature, $0.signature)] } ?? []))
     }
 
-    /// Accepts connections on `listener` until cancelled, each served in a task of its own, once the
-    /// daemon's handshake admission and the connection table let it in.
-    private func serve(_ listener: StreamListener) async {
-        while !Task.isCancelled {
-            do {
-                let socket = try await listener.accept()
-                guard gate.admit(socket, on: "Quick Share") != nil else { continue }
-                let address = socket.remoteEndpoint?.host ?? "?"
-                switch connections.admit(socket, from: address) {
-                case .refused:
-                    logger.limited(
-                        "quickshare per address", .info,
-                        "Quick Share: refused a connection from \(address): it has \(Self.connectionsPerAddress) open")
-                    continue
-                case .admittedByClosing(let stalest):
-                    logger.limited(
-                        "quickshare connection cap", .info,
-                        "Quick Share: \(Self.connectionsAtOnce) connections open: closed the one from \(stalest) "
-                            + "that went longest without a frame")
-                case .admitted:
-                    break
-                }
-                accepted += 1
-                let number = accepted
-                Task {
-                    await self.receive(over: socket, from: socket.remoteEndpoint, number: number) {
-                        self.connections.progressed(socket)
-                    }
-                    self.connections.remove(socket)
-                    self.trimmer.burstFreed()
-                }
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.limited("quickshare accept", .warning, "Quick Share: \(error)")
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-        }
+    /// The next connection's number, for the log.
+    private func numberConnection() -> UInt64 {
+        accepted += 1
+        return accepted
     }
 }
