@@ -34,26 +34,42 @@ public struct DNSName: Sendable, Hashable, CustomStringConvertible {
     /// The first label as text (an instance's name), with bytes that are not UTF-8 replaced.
     public var firstLabel: String { labels.first.map { String(decoding: $0, as: UTF8.self) } ?? "" }
 
-    /// This name without its first label: a service instance's service type.
-    public var parent: DNSName? {
-        labels.isEmpty ? nil : try? DNSName(labels: Array(labels.dropFirst()))
-    }
-
     public var description: String {
         labels.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".") + "."
     }
 
+    /// Whether this name is `parent` with one label before it (a service instance of its type),
+    /// compared without making a name of the rest.
+    public func isChild(of parent: DNSName) -> Bool {
+        labels.count == parent.labels.count + 1
+            && zip(labels.dropFirst(), parent.labels).allSatisfy { Self.sameLabel($0, $1) }
+    }
+
+    /// Compared byte by byte, ASCII letters in either case the same, and no label copied: a crowd's
+    /// mDNS responses are compared record by record in every browser.
     public static func == (left: DNSName, right: DNSName) -> Bool {
-        left.labels.count == right.labels.count
-            && zip(left.labels, right.labels).allSatisfy { Self.folded($0) == Self.folded($1) }
+        guard left.labels.count == right.labels.count else { return false }
+        for index in left.labels.indices where !sameLabel(left.labels[index], right.labels[index]) { return false }
+        return true
+    }
+
+    /// Whether two labels are the same, ASCII letters in either case (a plain loop: this runs for
+    /// every record of every response in every browser).
+    private static func sameLabel(_ label: [UInt8], _ other: [UInt8]) -> Bool {
+        guard label.count == other.count else { return false }
+        for index in label.indices where folded(label[index]) != folded(other[index]) { return false }
+        return true
     }
 
     public func hash(into hasher: inout Hasher) {
-        for label in labels { hasher.combine(Self.folded(label)) }
+        for label in labels {
+            hasher.combine(label.count)
+            for byte in label { hasher.combine(Self.folded(byte)) }
+        }
     }
 
-    /// A label with its ASCII letters in lower case.
-    static func folded(_ label: [UInt8]) -> [UInt8] {
-        label.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+    /// The byte in lower case when it is an ASCII capital letter; as it is otherwise.
+    static func folded(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 }

@@ -38,7 +38,7 @@ public struct DNSQuestion: Sendable, Equatable {
 }
 
 /// What a record holds, by type; types hexd does not read keep their bytes.
-public enum DNSRecordData: Sendable, Equatable {
+public enum DNSRecordData: Sendable, Hashable {
     case a([UInt8])
     case aaaa([UInt8])
     case ptr(DNSName)
@@ -96,6 +96,15 @@ public struct DNSRecord: Sendable, Equatable {
     public func isSameRecord(as other: DNSRecord) -> Bool {
         name == other.name && data == other.data
     }
+
+    /// What tells the record from another (`isSameRecord`): its name and data, not its TTL; to look
+    /// records up in a set rather than compare them pair by pair.
+    public struct Identity: Hashable, Sendable {
+        public let name: DNSName
+        public let data: DNSRecordData
+    }
+
+    public var identity: Identity { Identity(name: name, data: data) }
 }
 
 extension DNSRecordData {

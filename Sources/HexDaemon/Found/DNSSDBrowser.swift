@@ -36,7 +36,7 @@ struct DNSSDBrowser {
     {
         var touched: [DNSName] = []
         var leaving: [DNSSDFound] = []
-        for record in response.records where record.name.parent == service || record.name == service {
+        for record in response.records where record.name.isChild(of: service) || record.name == service {
             let name: DNSName
             switch record.data {
             case .ptr(let target) where record.name == service:
@@ -46,7 +46,7 @@ struct DNSSDBrowser {
             default:
                 continue
             }
-            guard name.parent == service, touched.contains(name) || touched.count < Self.maximumPerResponse
+            guard name.isChild(of: service), touched.contains(name) || touched.count < Self.maximumPerResponse
             else { continue }
             if record.ttl == 0 {
                 if let gone = instances.removeValue(forKey: name),

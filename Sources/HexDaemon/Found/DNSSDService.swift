@@ -44,6 +44,8 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
     /// on-link source is.
     private var localNetworks: [NetworkInterfaces.Address] = []
     private var localPrefixes: [NetworkInterfaces.IPv6Prefix] = []
+    /// This host's addresses when last read for a conflict check (`recentAddresses`), and when.
+    private var addressesRead: (at: ContinuousClock.Instant, addresses: [IPAddress])?
     private let doorbell = Doorbell()
 
     private(set) var datagramsRead = 0
@@ -250,7 +252,7 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
     private func take(_ response: DNSMessage, from sender: IPAddress) async {
         // This host's addresses are read only when there is a name to defend.
         if responder.claimsName {
-            let mine = addresses()
+            let mine = recentAddresses()
             if response.records.contains(where: { advert.conflicts(with: $0, addresses: mine) }) {
                 for action in responder.conflictHeard(at: .now) { perform(action) }
                 return
@@ -291,8 +293,9 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
                 other.questions.contains { $0.name == type && $0.type == DNSType.ptr && !$0.unicastResponse }
             })
         else { return }
-        let ours = knownAnswers
-        guard other.answers.allSatisfy({ theirs in ours.contains { $0.isSameRecord(as: theirs) } }) else { return }
+        // Up to 80 known answers a side: looked up, not compared pair by pair.
+        let ours = Set(knownAnswers.map(\.identity))
+        guard other.answers.allSatisfy({ ours.contains($0.identity) }) else { return }
         responder.sameQueryHeard(at: .now)
     }
 
@@ -392,6 +395,16 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
     private func addresses() -> [IPAddress] {
         let (v4, v6) = links()
         return (v4 + v6).map(\.address)
+    }
+
+    /// This host's addresses as read at most a second ago, for a response's conflict check: a
+    /// crowd's responses come by the hundred a second, and reading the interfaces again for each
+    /// (netlink, /proc) cost more than the rest of the response.
+    private func recentAddresses() -> [IPAddress] {
+        if let read = addressesRead, ContinuousClock.now - read.at < .seconds(1) { return read.addresses }
+        let addresses = addresses()
+        addressesRead = (.now, addresses)
+        return addresses
     }
 
     /// The addresses of `targets` on the interface `sender` is on, the one whose IPv4 subnet holds
