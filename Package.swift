@@ -193,7 +193,8 @@ if Context.environment["HEXD_FUZZ"] != nil {
     package.targets += [
         .target(name: "CFuzzDriver", path: "Tests/Fuzz/CFuzzDriver"),
         .executableTarget(
-            name: "FuzzEnvelope", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzEnvelope",
+            name: "FuzzEnvelope", dependencies: ["HexKit", "LocalSendCore", "KDEConnectCore", "CFuzzDriver"],
+            path: "Tests/Fuzz/FuzzEnvelope",
             swiftSettings: strictSettings),
         .executableTarget(
             name: "FuzzBeacon", dependencies: ["HexKit", "CFuzzDriver"], path: "Tests/Fuzz/FuzzBeacon",

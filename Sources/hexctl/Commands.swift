@@ -181,9 +181,16 @@ let commands: [Command] =
     + fetchCommands + [
         Command(
             "block", "<sender>",
-            arguments: [("sender", "A sender UUID, or the name or a unique UUID prefix of a peer in the table.")],
-            summary: "Refuse hexes, alerts and fetches of shared files from a sender: a UUID, or a peer's name "
-                + "or UUID prefix (it is told \"<your name> blocked you.\")."
+            arguments: [
+                (
+                    "sender",
+                    "A sender UUID, a device's ID of another protocol (localsend:…, kdeconnect:…), or the name "
+                        + "or a unique UUID prefix of a peer in the table."
+                )
+            ],
+            summary: "Refuse hexes, alerts and fetches of shared files from a sender: a UUID, a device's ID, or a "
+                + "peer's name or UUID prefix (it is told \"<your name> blocked you.\"). A device nothing proves "
+                + "(a LocalSend device with its encryption off, a Quick Share device) cannot be blocked."
         ) { invocation in
             let blocked = try await invocation.result(
                 \.blocked, of: .block(sender: try single(invocation, "a sender UUID or peer")))

@@ -1,5 +1,6 @@
 import HexCommandLine
 import HexEngine
+import HexKit
 import Testing
 
 @testable import HexDaemon
@@ -10,6 +11,25 @@ import Testing
 /// What a send to a device of another kind meets while hexd's LocalSend and KDE Connect carriers
 /// start (their keys may be made then): it waits, where a carrier that is off refuses it.
 @Suite(.timeLimit(.minutes(1))) struct ForeignCarriersTests {
+    /// Each carrier's kind has the form of a kind's name, its ID forms are its own kind's and start
+    /// with its name, no two carriers share a kind or a prefix, and the daemon registers them all.
+    @Test func everyCarrierDeclaresItsKindAndIDFormsApart() {
+        let kinds = ForeignCarrierStart.launches.map { $0.kind.kind }
+        #expect(Set(kinds).count == kinds.count && !kinds.contains(.hexd))
+        ForeignCarrierStart.registerIDForms()
+        var prefixes: Set<String> = []
+        for launch in ForeignCarrierStart.launches {
+            let kind = launch.kind.kind
+            #expect(PeerKind(rawValue: kind.rawValue) == kind, "\(kind)")
+            #expect(!launch.kind.idForms.isEmpty, "\(kind)")
+            for form in launch.kind.idForms {
+                #expect(form.kind == kind && form.prefix.hasPrefix(kind.rawValue) && form.prefix.hasSuffix(":"))
+                #expect(prefixes.insert(form.prefix).inserted, "\(form.prefix) is another carrier's")
+                #expect(PeerIDForms.form(of: form.prefix.uppercased() + "x")?.prefix == form.prefix, "registered")
+            }
+        }
+    }
+
     @Test func eachCarriersOptionsAreReadIntoItsSettingsFromEverySource() throws {
         let request = try DaemonConfiguration.resolve(
             arguments: ["--data-dir", "/unused", "--quickshare", "off", "--localsend-port", "53000"],

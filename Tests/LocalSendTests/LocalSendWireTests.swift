@@ -207,11 +207,13 @@ import Testing
         PeerIDForms.register(LocalSendID.forms)
         let id = LocalSendID.plain.id("3f2a-b_9")
         #expect(id == "localsend-http:3F2A-B_9")
-        #expect(id?.isLocalSendHTTPID == true && id?.isLocalSendDeviceID == true && id?.canonicalPeerID == id)
-        #expect(id?.isLocalSendID == false && id?.isKeyDerivedID == false, "nothing proves it")
+        #expect(id?.isLocalSendHTTPID == true && id?.canonicalPeerID == id)
+        #expect(!LocalSendID.certified.owns(id ?? "") && id?.isKeyDerivedID == false, "nothing proves it")
         #expect(id?.canonicalSenderID == nil, "no hex names it as its sender")
         let hexLike = LocalSendID.plain.id(String(repeating: "ab", count: 32))
-        #expect(hexLike?.isLocalSendID == false, "a fingerprint of 64 hex digits over HTTP is still no certificate's")
+        #expect(
+            !LocalSendID.certified.owns(hexLike ?? ""),
+            "a fingerprint of 64 hex digits over HTTP is still no certificate's")
         #expect(("LocalSend-HTTP:3f2a-b_9").canonicalPeerID == id, "any case reads as the one spelling")
         for refused in ["", String(repeating: "a", count: 65), "a b", "a/../b", "ä", "a\u{0}"] {
             #expect(LocalSendID.plain.id(refused) == nil, "\(refused.debugDescription)")

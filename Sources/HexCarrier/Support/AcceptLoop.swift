@@ -1,13 +1,15 @@
 import Glibc
 import HexNet
 
-/// Accepts connections until cancelled, each served in its own child task.
+/// Accepts connections until cancelled, each served in its own child task once `admit` lets it in
+/// (asked in the loop, so a connection refused costs no task).
 ///
 /// Out of descriptors (or kernel memory), it backs off and tries again, logging once per episode
 /// (and episodes at the rate-limited pace): a daemon at its descriptor limit keeps serving the
 /// connections it has and recovers when they end, instead of spinning or dying.
 package func acceptConnections(
-    on listener: StreamListener, logger: Logger, serve: @escaping @Sendable (Socket) async -> Void
+    on listener: StreamListener, logger: Logger, admit: (Socket) -> Bool = { _ in true },
+    serve: @escaping @Sendable (Socket) async -> Void
 )
     async
 {
@@ -20,7 +22,7 @@ package func acceptConnections(
                     logger.limited("descriptor limit", .warning, "accepting connections again")
                     exhausted = false
                 }
-                group.addTask { await serve(socket) }
+                if admit(socket) { group.addTask { await serve(socket) } }
             } catch is CancellationError {
                 return
             } catch let error as SocketError where [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.code) {

@@ -21,8 +21,8 @@ package struct StrangerListener: Sendable {
 
     /// Accepts connections on `listener` until cancelled, and has `serve` serve each one admitted.
     package func run(on listener: StreamListener, serve: @escaping @Sendable (Socket) async -> Void) async {
-        await acceptConnections(on: listener, logger: logger) { socket in
-            guard gate.admit(socket, on: name) != nil, admit(socket) else { return }
+        let admitted = { (socket: Socket) in gate.admit(socket, on: name) != nil && admit(socket) }
+        await acceptConnections(on: listener, logger: logger, admit: admitted) { socket in
             await serve(socket)
             connections.remove(socket)
             trimmer.burstFreed()

@@ -252,8 +252,12 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
     private func take(_ response: DNSMessage, from sender: IPAddress) async {
         // This host's addresses are read only when there is a name to defend.
         if responder.claimsName {
-            let mine = recentAddresses()
-            if response.records.contains(where: { advert.conflicts(with: $0, addresses: mine) }) {
+            // A conflict with addresses read a second ago is checked again with the addresses now: the
+            // host may have gained the one its own echoed answer names.
+            let conflicts = { (mine: [IPAddress]) in
+                response.records.contains { self.advert.conflicts(with: $0, addresses: mine) }
+            }
+            if conflicts(recentAddresses()), conflicts(recentAddresses(readAgain: true)) {
                 for action in responder.conflictHeard(at: .now) { perform(action) }
                 return
             }
@@ -397,11 +401,11 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         return (v4 + v6).map(\.address)
     }
 
-    /// This host's addresses as read at most a second ago, for a response's conflict check: a
-    /// crowd's responses come by the hundred a second, and reading the interfaces again for each
-    /// (netlink, /proc) cost more than the rest of the response.
-    private func recentAddresses() -> [IPAddress] {
-        if let read = addressesRead, ContinuousClock.now - read.at < .seconds(1) { return read.addresses }
+    /// This host's addresses as read at most a second ago (now when `readAgain`), for a response's
+    /// conflict check: a crowd's responses come by the hundred a second, and reading the interfaces
+    /// again for each (netlink, /proc) cost more than the rest of the response.
+    private func recentAddresses(readAgain: Bool = false) -> [IPAddress] {
+        if !readAgain, let read = addressesRead, ContinuousClock.now - read.at < .seconds(1) { return read.addresses }
         let addresses = addresses()
         addressesRead = (.now, addresses)
         return addresses

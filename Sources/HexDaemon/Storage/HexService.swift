@@ -424,8 +424,8 @@ actor HexService {
         return try blockedSenders()
     }
 
-    /// The blocked senders' IDs, each in its kind's spelling (the store keeps them in upper case).
-    func blockedSenders() throws -> [String] { try manager.blockedSenders().map { $0.canonicalPeerID ?? $0 } }
+    /// The blocked senders' IDs, each in its kind's spelling (the store keeps them in upper case), in order.
+    func blockedSenders() throws -> [String] { try manager.blockedSenders().map { $0.canonicalPeerID ?? $0 }.sorted() }
 
     /// One page of the kept Alerts, newest first.
     /// - Throws: `HexManagerError.alertNotFound` when `cursor` is not a kept Alert.

@@ -62,7 +62,8 @@ struct ForeignCarrierStart: Sendable {
         }
     }
 
-    /// The names of the carriers' personas in the data directory (`DataDirectory.persona`).
+    /// The names a carrier's persona files would have in the data directory (`DataDirectory.persona`),
+    /// for every carrier: one without a persona (Quick Share) has no such files, and none is looked for.
     static var personas: [String] { launches.map { $0.kind.kind.rawValue } }
 
     /// Registers the forms of every carrier's devices' IDs, so that hexd reads them (`canonicalPeerID`):

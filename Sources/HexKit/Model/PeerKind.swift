@@ -23,7 +23,7 @@ public struct PeerKind: RawRepresentable, Hashable, Sendable, CustomStringConver
     }
 
     /// The kind a protocol declares as its own (`PeerKind(declaring: "localsend")`): its name is written
-    /// in the code, not read from any input (each protocol's tests check that it has the form).
+    /// in the code, not read from any input (`ForeignCarriersTests` checks every carrier's has the form).
     public init(declaring name: StaticString) {
         rawValue = name.description
     }

@@ -29,7 +29,10 @@ extension String {
     /// from such a device is counted by its address.
     public var canonicalSenderID: String? {
         guard let id = canonicalPeerID else { return nil }
-        return PeerIDForms.form(of: id).map { $0.unproved == nil ? id : nil } ?? id
+        switch PeerIDForms.form(of: id)?.unproved {
+        case .some: return nil
+        case .none: return id
+        }
     }
 
     /// Whether the text is an ID a key proves: a key-derived device ID (see `UUID.isKeyDerived`), or

@@ -1,6 +1,8 @@
 import CFuzzDriver
 import Glibc
 import HexKit
+import KDEConnectCore
+import LocalSendCore
 
 /// One input, as a line from a peer. Any trap is a finding; so is an
 /// envelope that does not read back the same after being written (`abort`).
@@ -20,5 +22,7 @@ func fuzzEnvelope(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     var argc = argc
     var argv = argv
+    // The forms hexd registers, so that senders' IDs of devices of other protocols are read as hexd reads them.
+    PeerIDForms.register(LocalSendID.forms + [KDEConnectID.form])
     return LLVMFuzzerRunDriver(&argc, &argv) { data, count in fuzzEnvelope(data, count) }
 }

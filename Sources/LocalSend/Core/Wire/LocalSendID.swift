@@ -28,13 +28,6 @@ public enum LocalSendID {
 }
 
 extension String {
-    /// Whether the text is a LocalSend device's ID, which its certificate proves (as a key-derived
-    /// ID its key does): plaintext never speaks for it.
-    public var isLocalSendID: Bool { LocalSendID.certified.owns(self) }
-
     /// Whether the text is the ID of a LocalSend device whose encryption is off: nothing proves it.
     public var isLocalSendHTTPID: Bool { LocalSendID.plain.owns(self) }
-
-    /// Whether the text is a LocalSend device's ID, either kind: sends to it go by LocalSend.
-    public var isLocalSendDeviceID: Bool { isLocalSendID || isLocalSendHTTPID }
 }
