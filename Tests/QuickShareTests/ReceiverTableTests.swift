@@ -11,8 +11,7 @@ struct ReceiverTableTests {
         #expect(table.nextExpiry == nil, "nothing to expire: no timer")
         table.heard("AB12", info: info, at: "10.0.0.2", port: 4000, interval: .seconds(40), now: start)
         #expect(table.nextExpiry == start + .seconds(120))
-        #expect(table.receiver(named: "pixel 8")?.port == 4000)
-        #expect(table.receiver(named: "quickshare:ab12")?.label == "Pixel 8")
+        #expect(table.receivers["AB12"]?.port == 4000 && table.receivers["AB12"]?.label == "Pixel 8")
         let early = table.expire(at: start + .seconds(119))
         #expect(early.isEmpty)
         let late = table.expire(at: start + .seconds(120))
@@ -24,12 +23,11 @@ struct ReceiverTableTests {
         #expect(table.receivers.isEmpty)
     }
 
-    @Test func aNameTwoReceiversShareNamesNeitherAndTheTableIsBounded() {
+    @Test func theTableIsBoundedAndAReceiverWithoutANameIsCalledByItsID() {
         var table = ReceiverTable<String>(capacity: 2)
         let first = table.heard("AAAA", info: info, at: "a", port: 1, interval: .seconds(10), now: start)
         let second = table.heard("BBBB", info: info, at: "b", port: 1, interval: .seconds(10), now: start)
         #expect(first && second)
-        #expect(table.receiver(named: "Pixel 8") == nil)
         let third = table.heard("CCCC", info: info, at: "c", port: 1, interval: .seconds(10), now: start)
         #expect(!third, "past the capacity, a newcomer is not listed")
         let again = table.heard("AAAA", info: info, at: "a2", port: 2, interval: .seconds(10), now: start)
@@ -37,6 +35,6 @@ struct ReceiverTableTests {
         let unnamed = EndpointInfo(deviceType: .phone, name: nil, random: [])
         table.left("BBBB")
         table.heard("CCCC", info: unnamed, at: "c", port: 1, interval: .seconds(10), now: start)
-        #expect(table.receiver(named: "Quick Share device CCCC")?.address == "c")
+        #expect(table.receivers["CCCC"]?.label == "Quick Share device CCCC")
     }
 }

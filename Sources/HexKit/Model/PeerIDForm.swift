@@ -34,7 +34,7 @@ public struct PeerIDForm: Sendable {
     }
 
     /// Whether `text` starts with the prefix, in any case of its ASCII letters.
-    func starts(_ text: String) -> Bool {
+    public func starts(_ text: String) -> Bool {
         text.utf8.count >= prefix.utf8.count
             && zip(text.utf8, prefix.utf8).allSatisfy { byte, wanted in
                 (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted

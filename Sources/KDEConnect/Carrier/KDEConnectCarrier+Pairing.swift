@@ -163,23 +163,11 @@ extension KDEConnectCarrier {
 
     // MARK: What the person asks
 
-    /// The device linked now that `text` names: its hexd ID (`kdeconnect:…`) or a prefix of it of
-    /// 4 characters or more after `kdeconnect:`, or its name (any case), when one device alone
-    /// matches. An ID of another kind names none.
+    /// The device linked now that `text` names (`DeviceNaming`): its ID (`kdeconnect:…`), its name, or a
+    /// prefix of its ID or device ID.
     func device(matching text: String) -> Device? {
-        let wanted = text.trimmed
-        let devices = linkedDevices
-        if let id = KDEConnectID.form.canonical(wanted) { return devices.first { $0.peerID == id } }
-        // Another kind's ID names none of these.
-        guard !wanted.isEmpty, wanted.canonicalPeerID == nil else { return nil }
-        let lowered = wanted.lowercased()
-        let byName = devices.filter { $0.identity.name.lowercased() == lowered }
-        if byName.count == 1 { return byName.first }
-        guard byName.isEmpty, lowered.hasPrefix(KDEConnectID.form.prefix),
-            lowered.count >= KDEConnectID.form.prefix.count + 4
-        else { return nil }
-        let byID = devices.filter { $0.peerID.hasPrefix(lowered) }
-        return byID.count == 1 ? byID.first : nil
+        DeviceNaming.device(
+            named: text, among: linkedDevices, forms: Self.idForms, id: \.peerID, name: \.identity.name)
     }
 
     /// The device `peerID` (`kdeconnect:…`) when it has a link up.

@@ -84,13 +84,10 @@ extension LocalSendCarrier {
         return (answer.request.name, answer.request.what, paired)
     }
 
-    /// The offer waiting that `text` names: by the device's ID, a prefix of it (or of its
-    /// fingerprint) of 4 digits or more, or its name (any case), when one offer alone matches.
+    /// The offer waiting that `text` names, as a device is named (`DeviceNaming`): by the device's ID,
+    /// its name, or a prefix of its ID or fingerprint.
     func offerWaiting(matching text: String) -> OfferConsent<String>.Request? {
-        let matches = offers.waiting.filter {
-            Self.names(text, alias: $0.name, id: $0.key)
-        }
-        return matches.count == 1 ? matches.first : nil
+        DeviceNaming.device(named: text, among: offers.waiting, forms: Self.idForms, id: \.key, name: \.name)
     }
 
     /// The offers waiting, each with the address it came from (a device may offer before hexd

@@ -217,35 +217,11 @@ package actor LocalSendCarrier {
     /// The LocalSend devices listed now, the latest heard first.
     var devices: [LocalSendPresence<IPAddress>.Device] { presence.devices }
 
-    /// The device a user means: its name (any case) or a prefix of its ID (`localsend:A1B2`) or of
-    /// its fingerprint, when one device alone has it.
+    /// The device a user means (`DeviceNaming`): its ID, its alias, or a prefix of its ID or of its
+    /// certificate's fingerprint.
     func device(matching text: String) -> LocalSendPresence<IPAddress>.Device? {
-        let wanted = text.uppercased()
-        let byName = presence.devices.filter { $0.description.alias.uppercased() == wanted }
-        if byName.count == 1 { return byName.first }
-        let byID = presence.devices.filter { Self.names(text, alias: nil, id: $0.peerID) }
-        return byID.count == 1 ? byID.first : nil
-    }
-
-    /// Whether `text` names the device `id`: its alias (any case), when one is given, or a prefix
-    /// of its ID (`localsend:A1B2`, `localsend-http:0F3C`), 4 characters after the colon at least,
-    /// or of a certificate's fingerprint alone (`A1B2`). A device whose encryption is off claims any
-    /// text it likes (another device's fingerprint, a peer's name): it is never named by a bare one.
-    static func names(_ text: String, alias: String?, id: String) -> Bool {
-        let wanted = text.uppercased()
-        if let alias, alias.uppercased() == wanted { return true }
-        guard let colon = id.firstIndex(of: ":") else { return false }
-        let prefix = id[...colon].uppercased()
-        let fingerprint = id[id.index(after: colon)...]
-        let digits: String
-        if wanted.hasPrefix(prefix) {
-            digits = String(wanted.dropFirst(prefix.count))
-        } else if id.isLocalSendHTTPID {
-            return false
-        } else {
-            digits = wanted
-        }
-        return digits.count >= 4 && fingerprint.hasPrefix(digits)
+        DeviceNaming.device(
+            named: text, among: presence.devices, forms: Self.idForms, id: \.peerID, name: \.description.alias)
     }
 
     /// Asks the LAN who is there now (`hexctl peers --refresh`).

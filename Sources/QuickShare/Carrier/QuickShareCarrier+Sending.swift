@@ -18,11 +18,20 @@ extension QuickShareCarrier: SendingCarrier {
     package static func attemptTimeout(asked: Duration) -> Duration { max(asked, answerWait) }
 
     package func target(named text: String) -> CarrierTarget? {
-        receivers.receiver(named: text).flatMap { receiver in
+        receiver(named: text).flatMap { receiver in
             QuickShareID.of(endpointID: receiver.endpointID).map {
                 CarrierTarget(peerID: $0, label: receiver.label)
             }
         }
+    }
+
+    /// The receiver listed now that `text` names (`DeviceNaming`): its ID, its endpoint ID's whole
+    /// ID (`quickshare:AB12`), or its name.
+    private func receiver(named text: String) -> ReceiverTable<IPAddress>.Receiver? {
+        let listed = receivers.receivers.values.sorted { $0.endpointID < $1.endpointID }
+        return DeviceNaming.device(
+            named: text, among: listed, forms: Self.idForms,
+            id: { QuickShareID.of(endpointID: $0.endpointID) ?? $0.endpointID }, name: \.label)
     }
 
     /// Nothing is refused ahead: any receiver takes texts and files, once its person accepts.
@@ -99,7 +108,7 @@ extension QuickShareCarrier: SendingCarrier {
         _ share: OutgoingShare, files paths: [String], to peerID: String, until deadline: ContinuousClock.Instant,
         _ progress: @escaping @Sendable (String, Int64, Int64) async -> Void
     ) async throws(SendError) -> Sent {
-        guard let receiver = receivers.receiver(named: peerID) else {
+        guard let receiver = receiver(named: peerID) else {
             throw .undelivered("\(peerID) is not receiving now (it is listed while its Quick Share is visible)")
         }
         let endpoint = Endpoint(receiver.address, port: receiver.port)

@@ -60,14 +60,4 @@ public struct ReceiverTable<Address: Hashable & Sendable>: Sendable {
         for receiver in gone { receivers[receiver.endpointID] = nil }
         return gone
     }
-
-    /// The receiver `text` names: its endpoint ID (with or without `quickshare:`, any case), or its
-    /// name (any case), when one alone matches.
-    public func receiver(named text: String) -> Receiver? {
-        let wanted = text.uppercased()
-        let id = wanted.hasPrefix("QUICKSHARE:") ? String(wanted.dropFirst("QUICKSHARE:".count)) : wanted
-        if let byID = receivers.values.first(where: { $0.endpointID.uppercased() == id }) { return byID }
-        let byName = receivers.values.filter { $0.label.uppercased() == wanted }
-        return byName.count == 1 ? byName.first : nil
-    }
 }
