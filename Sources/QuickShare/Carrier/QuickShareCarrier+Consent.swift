@@ -56,12 +56,10 @@ extension QuickShareCarrier {
     /// The offers waiting.
     var offersWaiting: [OfferConsent<String>.Request] { offers.waiting }
 
-    /// The offer waiting that `text` names: its key, or the sender's name (any case), when one
-    /// offer alone matches.
+    /// The offer waiting that `text` names, as a device is named (`DeviceNaming`): its key, or the
+    /// sender's name when one offer alone has it.
     func offerWaiting(matching text: String) -> OfferConsent<String>.Request? {
-        let wanted = text.trimmed.lowercased()
-        let matches = offers.waiting.filter { $0.key.lowercased() == wanted || $0.name.lowercased() == wanted }
-        return matches.count == 1 ? matches.first : nil
+        DeviceNaming.device(named: text, among: offers.waiting, forms: [], id: \.key, name: \.name)
     }
 
     /// The person's answer to the offer `key`.
