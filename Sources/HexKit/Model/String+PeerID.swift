@@ -15,8 +15,14 @@ extension String {
     public var shortPeerID: String? {
         if let uuid = canonicalUUID { return String(uuid.prefix(8)) }
         let text = trimmed
-        let form = PeerIDForms.form(of: text)
-        guard let id = form.map({ $0.canonical(text) }) ?? text, let colon = id.firstIndex(of: ":") else { return nil }
+        let id: String
+        if let form = PeerIDForms.form(of: text) {
+            guard let canonical = form.canonical(text) else { return nil }
+            id = canonical
+        } else {
+            id = text
+        }
+        guard let colon = id.firstIndex(of: ":") else { return nil }
         let name = String(id[id.index(after: colon)...])
         guard PeerKind(rawValue: String(id[..<colon])) != nil,
             PeerIDForm.isWord(name, lengths: 1...64, dashAndUnderscore: true)
