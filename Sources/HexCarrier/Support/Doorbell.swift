@@ -52,4 +52,17 @@ package final class Doorbell: Sendable {
             waiter?.resume()
         }
     }
+
+    /// Returns once rung, once `deadline` has passed (never, when it is nil), or when the task is
+    /// cancelled: the wait of a loop that acts on a machine's deadline, started over whenever the
+    /// machine changes.
+    package func wait(until deadline: ContinuousClock.Instant?, tolerance: Duration? = nil) async {
+        guard let deadline else { return await wait() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.wait() }
+            group.addTask { try? await Task.sleep(until: deadline, tolerance: tolerance) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
 }

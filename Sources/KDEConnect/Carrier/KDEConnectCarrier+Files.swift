@@ -64,7 +64,7 @@ extension KDEConnectCarrier {
 
     /// Whether `device` may still send files: paired, with a link up.
     private func takesFiles(from device: Device) -> Bool {
-        pairings[device.key]?.isPaired == true && linked(device.key) != nil
+        devices.isPaired(device.key)
     }
 
     /// A file from a paired device: admitted by the rules every peer's hexes are (its bytes and

@@ -54,7 +54,6 @@ extension KDEConnectCarrier {
             .pairRequested, peerUUID: device.peerID, peer: device.identity.name,
             versionID: Self.versionID(device.version), message: code)
         intake.pairRequested(name: device.identity.name, key: device.peerID, code: code)
-        expireLater(device.key)
     }
 
     /// Keeps the device's certificate as paired in the store; false when the store cannot.
@@ -79,7 +78,7 @@ extension KDEConnectCarrier {
 
     /// The device's certificate kept as paired: its link counts as a paired one's, and it is said.
     private func trusted(_ device: Device) async {
-        trustChanges += 1
+        devices.trustChanged()
         // Paired, its link no longer counts against the cap on unpaired ones.
         links.setPaired(device.key, true)
         logger.info("paired with KDE Connect device \(device.label): certificate \(device.certificate)")
@@ -91,9 +90,9 @@ extension KDEConnectCarrier {
 
     /// The pairing the store could not keep is undone: the packets that tell the device.
     private func trustNotKept(_ device: Device) -> [KDEConnectPair] {
-        guard var pairing = pairings[device.key] else { return [] }
+        guard var pairing = devices[pairing: device.key] else { return [] }
         let actions = pairing.trustNotKept()
-        pairings[device.key] = pairing
+        devices[pairing: device.key] = pairing
         return Self.packets(of: actions)
     }
 
@@ -104,7 +103,7 @@ extension KDEConnectCarrier {
 
     /// Forgets the device's certificate: the device unpaired, or asked to pair again.
     private func distrust(_ device: Device) async {
-        trustChanges += 1
+        devices.trustChanged()
         links.setPaired(device.key, false)
         dropQueuedFiles(device.key)
         do {
@@ -127,38 +126,11 @@ extension KDEConnectCarrier {
         }
     }
 
-    /// Ends the device's request once its lifetime is over, unless it ended before: one timer per
-    /// device, the last request's.
-    private func expireLater(_ key: String) {
-        expiryTimers[key]?.cancel()
-        expiryTimers[key] = Task {
-            guard (try? await Task.sleep(for: KDEConnectPairing.requestLifetime + .milliseconds(100))) != nil else {
-                return
-            }
-            await self.expire(key)
-        }
-    }
-
-    private func expire(_ key: String) async {
-        expiryTimers[key] = nil
-        guard var pairing = pairings[key], let device = linked(key) else { return }
-        let actions = pairing.tick(at: .now)
-        pairings[key] = pairing
-        let packets = await perform(actions, for: device)
-        _ = await write(packets, to: device)
-    }
-
     /// Writes pairing packets on the device's link; false when they could not be.
     func write(_ packets: [KDEConnectPair], to device: Device) async -> Bool {
         guard !packets.isEmpty else { return true }
         let lines = packets.map { Array($0.encoded(id: Self.milliseconds()).dropLast()) }
         return await device.outgoing.write(lines, timeout: Self.queueWait)
-    }
-
-    /// The link lost was the device's last: a request in progress ends with it (the apps' too).
-    func pairingsLinkLost(_ key: String) {
-        pairings[key] = nil
-        expiryTimers.removeValue(forKey: key)?.cancel()
     }
 
     // MARK: What the person asks
@@ -178,7 +150,7 @@ extension KDEConnectCarrier {
     /// A pairing under way with the device, as `hexctl peers` shows it: the code both sides show,
     /// and whether hexd's person is to answer; nil when there is none.
     func pendingPairing(of device: Device) -> (code: String, awaitingUs: Bool)? {
-        switch pairings[device.key]?.state {
+        switch devices[pairing: device.key]?.state {
         case .requestedByPeer(_, let timestamp)?:
             (code(with: device, timestamp: timestamp), true)
         case .requestedByUs(_, let timestamp)?:
@@ -190,7 +162,7 @@ extension KDEConnectCarrier {
     /// Whether the device is paired (its link up, or its pin in the store when it is away).
     /// - Throws: a store error.
     func isPaired(peerID: String) async throws -> Bool {
-        if let device = device(peerID: peerID) { return pairings[device.key]?.isPaired == true }
+        if let device = device(peerID: peerID) { return devices.isPaired(device.key) }
         return try await intake.store.pin(forPeer: peerID)?.trust == .paired
     }
 
@@ -201,7 +173,7 @@ extension KDEConnectCarrier {
     ///   not be written, or the pairing could not be kept.
     private func pair(_ device: Device, accepting: Bool) async throws(TrustRefusal) -> TrustOutcome {
         let key = device.key
-        guard let before = pairings[key] else { throw Self.refusal(.noRequest) }
+        guard let before = devices[pairing: key] else { throw Self.refusal(.noRequest) }
         var pairing = before
         let actions: [KDEConnectPairing.Action]
         do {
@@ -211,23 +183,23 @@ extension KDEConnectCarrier {
         }
         // A request is under way as it goes out; an acceptance counts once it is written and kept.
         let pairsNow = pairing.isPaired
-        if !pairsNow { pairings[key] = pairing }
+        if !pairsNow { devices[pairing: key] = pairing }
         let packets = Self.packets(of: actions)
         guard await write(packets, to: device) else {
-            if pairings[key] == pairing { pairings[key] = before }
+            if devices[pairing: key] == pairing { devices[pairing: key] = before }
             throw TrustRefusal(description: "the link with \(device.label) ended before the answer was written")
         }
         if pairsNow {
             let kept = await keepPin(of: device)
-            guard pairings[key] == before else {
+            guard devices[pairing: key] == before else {
                 // Accepted meanwhile by another answer: paired all the same.
-                if pairings[key]?.isPaired == true { return Self.outcome(of: device, paired: true) }
+                if devices.isPaired(key) { return Self.outcome(of: device, paired: true) }
                 // It cancelled or asked again: it is told it is not paired, as hexd holds.
                 if kept { await dropPin(of: device) }
                 _ = await write([KDEConnectPair(pair: false)], to: device)
                 throw TrustRefusal(description: "\(device.label)'s request changed while the answer was written")
             }
-            pairings[key] = pairing
+            devices[pairing: key] = pairing
             guard kept else {
                 _ = await write(trustNotKept(device), to: device)
                 throw TrustRefusal(description: "the pairing with \(device.label) could not be kept (the log says why)")
@@ -236,7 +208,6 @@ extension KDEConnectCarrier {
         }
         if case .requestedByUs(_, let timestamp) = pairing.state {
             logger.info("asked KDE Connect device \(device.label) to pair")
-            expireLater(key)
             return TrustOutcome(
                 peerID: device.peerID, name: device.identity.name, key: device.certificate.description, paired: false,
                 code: code(with: device, timestamp: device.version >= 8 ? timestamp : nil), awaitingDevice: true)
@@ -252,14 +223,14 @@ extension KDEConnectCarrier {
     /// The person declines the device's request (`hexctl pair --decline`).
     /// - Throws: `TrustRefusal` when it asks nothing.
     private func decline(_ device: Device) async throws(TrustRefusal) -> TrustOutcome {
-        guard var pairing = pairings[device.key] else { throw Self.refusal(.noRequest) }
+        guard var pairing = devices[pairing: device.key] else { throw Self.refusal(.noRequest) }
         let actions: [KDEConnectPairing.Action]
         do {
             actions = try pairing.decline(at: .now)
         } catch {
             throw Self.refusal(error)
         }
-        pairings[device.key] = pairing
+        devices[pairing: device.key] = pairing
         _ = await write(await perform(actions, for: device), to: device)
         return TrustOutcome(peerID: device.peerID, name: device.identity.name, key: nil, paired: false)
     }
@@ -281,7 +252,7 @@ extension KDEConnectCarrier {
     /// then, when it is linked, the device told so (a device that reads nothing cannot hold this).
     /// - Throws: `LookupError.noPin` when it is neither paired nor asked; a store error.
     package func unpair(_ peerID: String, label: String) async throws -> TrustOutcome? {
-        trustChanges += 1
+        devices.trustChanged()
         var forgotten: PeerPin?
         do {
             forgotten = try await intake.store.resetTrust(peer: peerID, label: label)
@@ -290,11 +261,11 @@ extension KDEConnectCarrier {
         }
         var name = label
         var ended = false
-        if let device = device(peerID: peerID), var pairing = pairings[device.key],
+        if let device = device(peerID: peerID), var pairing = devices[pairing: device.key],
             let actions = try? pairing.unpair(at: .now)
         {
             (name, ended) = (device.identity.name, true)
-            pairings[device.key] = pairing
+            devices[pairing: device.key] = pairing
             links.setPaired(device.key, false)
             dropQueuedFiles(device.key)
             let packets = Self.packets(of: actions)

@@ -69,15 +69,6 @@ extension KDEConnectCarrier {
     private func awaitDevice(_ key: String) {
         links.wait(for: key, true)
         act(on: links.refresh(at: .now))
-        guard waitTicker == nil else { return }
-        waitTicker = Task {
-            // The links' deadline is a dial's or the next broadcast's; none once no device waits.
-            while let deadline = links.deadline {
-                guard (try? await Task.sleep(until: deadline)) != nil else { break }
-                act(on: links.tick(at: .now))
-            }
-            waitTicker = nil
-        }
     }
 }
 

@@ -18,7 +18,7 @@ extension KDEConnectCarrier: Carrier {
     /// The devices with a link up, the latest linked first, each with the pairing under way.
     package func listed(at now: ContinuousClock.Instant) -> [ListedDevice] {
         linkedDevices.map { device in
-            let (paired, pending) = (pairings[device.key]?.isPaired == true, pendingPairing(of: device))
+            let (paired, pending) = (devices.isPaired(device.key), pendingPairing(of: device))
             return ListedDevice(
                 id: device.peerID, name: device.identity.name, versionID: String(device.version),
                 endpoint: device.address.description, addresses: [device.address.description],

@@ -11,9 +11,11 @@ import KDEConnectCore
 /// sent to each device DNS-SD finds, `_kdeconnect._udp` published as the apps publish it, a
 /// TCP listener in 1716–1764, one TLS link with each device heard or that dials hexd, and the
 /// devices linked listed beside hexd's peers. `KDEConnectLinks` decides when to dial and
-/// broadcast, `KDEConnectPairing` when pairing moves; this actor moves the datagrams, the links
-/// and the packets. Pairing is the person's (`+Pairing`); a paired device's shares become hexes
-/// (`+Receiving`), and hexes go to it as shares (`+Sending`). A device not paired that sends
+/// broadcast, `KDEConnectDevices` which links are taken and when a device is gone,
+/// `KDEConnectPairing` when pairing moves; this actor moves the datagrams, the links and the
+/// packets, and acts on the machines' deadlines in one loop (`keepTime`). Pairing is the
+/// person's (`+Pairing`); a paired device's shares become hexes (`+Receiving`), and hexes go to
+/// it as shares (`+Sending`). A device not paired that sends
 /// anything else than pairing is answered `pair: false`, as the apps do. It follows the daemon's
 /// visibility: hidden, it broadcasts nothing and links with paired devices alone (dialing those it
 /// hears, taking their links).
@@ -50,9 +52,6 @@ package actor KDEConnectCarrier {
     /// Links served at once, and from one address (a link is one connection, kept open).
     static let connectionsAtOnce = 64
     static let connectionsPerAddress = 4
-    /// Links of one device kept at once: a device that dials again replaces its link and closes the
-    /// old one itself (22.12 within milliseconds); one that keeps them all is refused more.
-    static let linksPerDevice = 4
     /// How long a packet of hexd's own (pairing, a file's offer) may wait for its link's reader.
     static let queueWait: Duration = .seconds(10)
     /// Identity datagrams read from one address, a second (Protocol.md 17).
@@ -92,27 +91,17 @@ package actor KDEConnectCarrier {
     /// and devices are told of (`peerFound`, `peerLost`, `pairRequested`, `paired`).
     let intake: any CarrierIntake
     let logger: Logger
-    var links: KDEConnectLinks<IPAddress>
-    /// The links up, by device key, each by its number: the newest is the device's. A device that
-    /// dials again replaces its link (it closes the old one itself); when the newest ends, the
-    /// next newest still open takes over, and the device is gone once none is left.
-    private var openLinks: [String: [Int: Device]] = [:]
-    /// The pairing of each device with a link up, by device key (dropped with its last link: a
-    /// paired one is read again from the store when it is back).
-    var pairings: [String: KDEConnectPairing] = [:]
-    /// Counts the changes of what the store holds paired: a link whose pairing was read before a
-    /// change is not taken (it reconnects).
-    var trustChanges = 0
-    /// Broadcasts while a paired device that sends wait for is away (`+Sending`); nil when none is.
-    var waitTicker: Task<Void, Never>?
-    /// The devices whose last link just ended, by key, each with the timer that says them gone.
-    var leaving: [String: Task<Void, Never>] = [:]
-    /// The timer that ends each device's pairing request, by device key.
-    var expiryTimers: [String: Task<Void, Never>] = [:]
+    /// When to dial and broadcast. Any change may bring its deadline forward: `keepTime` starts
+    /// its wait over.
+    var links: KDEConnectLinks<IPAddress> { didSet { clock.ring() } }
+    /// The devices with a link up and their pairings (a paired one's read again from the store when
+    /// it is back), and when a device that left is gone or a request ends.
+    var devices = KDEConnectDevices<Device>() { didSet { clock.ring() } }
+    /// Rung whenever a machine changes, for `keepTime` to wait for the new deadline.
+    private let clock = Doorbell()
     /// The files each paired device shared that wait for their fetch, by device key: fetched one
     /// at a time, apart from the link's reader; a key is here while its device's fetcher runs.
     var fileQueues: [String: [KDEConnectSharedFile]] = [:]
-    private var nextLink = 0
     private let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
     /// Identities read from one address a second (twice as many at once), before they are parsed.
     private var datagramBudget = KDEConnectCarrier.identityBudget()
@@ -201,9 +190,7 @@ package actor KDEConnectCarrier {
     }
 
     /// The devices with a link up (as their newest link describes them), the latest linked first.
-    var linkedDevices: [Device] {
-        openLinks.values.compactMap { $0.max { $0.key < $1.key }?.value }.sorted { $0.linkedAt > $1.linkedAt }
-    }
+    var linkedDevices: [Device] { devices.newestLinks.map(\.link) }
 
     /// The TCP port of its links.
     nonisolated var port: UInt16 { listener.port }
@@ -211,13 +198,7 @@ package actor KDEConnectCarrier {
     /// The devices with a link up, and how many of them are paired (`hexctl status`).
     var linkedCounts: (devices: Int, paired: Int) {
         let devices = linkedDevices
-        return (devices.count, devices.filter { pairings[$0.key]?.isPaired == true }.count)
-    }
-
-    /// The device whose key is `key` as its newest link describes it, the one its packets go on;
-    /// nil when it has no link up.
-    func linked(_ key: String) -> Device? {
-        openLinks[key]?.max { $0.key < $1.key }?.value
+        return (devices.count, devices.filter { self.devices.isPaired($0.key) }.count)
     }
 
     /// Asks the LAN who is there now (`hexctl peers --refresh`).
@@ -239,6 +220,7 @@ package actor KDEConnectCarrier {
             }
             group.addTask { await self.hear() }
             group.addTask { await self.serve() }
+            group.addTask { await self.keepTime() }
         }
     }
 
@@ -249,24 +231,19 @@ package actor KDEConnectCarrier {
         isVisible = await visibility.isVisible
         if isVisible && !wasVisible { act(on: links.refresh(at: .now)) }
         if !isVisible && wasVisible {
-            for (key, open) in openLinks where pairings[key]?.isPaired != true {
-                for device in open.values { device.socket.shutdown() }
-            }
+            for (key, device) in devices.allLinks where !devices.isPaired(key) { device.socket.shutdown() }
         }
     }
 
     // MARK: Broadcasts
 
-    /// Receives identities until cancelled, acting on the links' deadlines between them.
+    /// Receives identities until cancelled.
     private func hear() async {
         act(on: links.started(at: .now))
         while !Task.isCancelled {
             do {
                 let longest = KDEConnectPacket.maximumIdentitySize + 1
-                if let datagram = try await socket.receive(maximumLength: longest, before: links.deadline) {
-                    take(datagram)
-                }
-                if let deadline = links.deadline, deadline <= .now { act(on: links.tick(at: .now)) }
+                if let datagram = try await socket.receive(maximumLength: longest, before: nil) { take(datagram) }
             } catch is CancellationError {
                 return
             } catch {
@@ -295,6 +272,25 @@ package actor KDEConnectCarrier {
         }
         guard !isHexd(identity) else { return }
         act(on: links.heard(identity, from: datagram.sender, at: .now))
+    }
+
+    /// Acts on the machines' deadlines until cancelled: dials due, broadcasts while a device is
+    /// waited for, devices gone, pairing requests ended.
+    private func keepTime() async {
+        while !Task.isCancelled {
+            await clock.wait(until: [links.deadline, devices.deadline].compactMap { $0 }.min())
+            let now = ContinuousClock.now
+            if let deadline = links.deadline, deadline <= now { act(on: links.tick(at: now)) }
+            for event in devices.tick(at: now) {
+                switch event {
+                case .gone(_, let last):
+                    logger.info("KDE Connect device \(last.identity.name) is gone")
+                    await intake.events.publish(.peerLost, peerUUID: last.peerID, peer: last.identity.name)
+                case .pairing(_, let device, let actions):
+                    _ = await write(await perform(actions, for: device), to: device)
+                }
+            }
+        }
     }
 
     func act(on actions: [KDEConnectLinks<IPAddress>.Action]) {
@@ -440,7 +436,7 @@ package actor KDEConnectCarrier {
         let device = Device(
             identity: link.identity, address: address, version: link.version, certificate: link.certificate,
             publicKey: link.publicKey, linkedAt: .now, outgoing: KDEConnectOutgoing(), socket: link.connection.socket)
-        let generation = await trustChanges
+        let generation = await devices.trustGeneration
         let paired: Bool
         do {
             paired = try await isPaired(device)
@@ -460,7 +456,7 @@ package actor KDEConnectCarrier {
         }
         guard let number = await linkUp(device, paired: paired, readAt: generation) else { return }
         await serve(link, of: device)
-        await linkEnded(device.identity, number: number)
+        await linkEnded(device, number: number)
     }
 
     /// Why a device is not linked (or a pairing cannot be kept).
@@ -501,29 +497,28 @@ package actor KDEConnectCarrier {
     }
 
     /// Lists a device whose link is up; nil when the link is not taken: past the cap of unpaired
-    /// links or of links per device, claiming a device whose link up showed another certificate
-    /// (anyone can put any device ID in a certificate of their own), or with its pairing read
-    /// before the store's pairings changed (`readAt`, of `trustChanges`).
+    /// links, or refused by `KDEConnectDevices` (too many links of the device, another
+    /// certificate than its link up's, or its pairing read before the store's pairings changed).
     private func linkUp(_ device: Device, paired: Bool, readAt generation: Int) async -> Int? {
         let id = device.key
-        let open = openLinks[id] ?? [:]
-        guard generation == trustChanges, open.count < Self.linksPerDevice else {
-            links.dialFailed(id, at: .now)
-            logger.limited(
-                "kdeconnect links", .info,
-                "closed a link with \(device.label): \(open.count) of its links are up, or its pairing changed")
-            return nil
-        }
-        if let current = open.max(by: { $0.key < $1.key })?.value, current.certificate != device.certificate {
+        if let refusal = devices.check(id, certificate: device.certificate.description, readAt: generation) {
             // Ends a dial of hexd's own that reached it, as a failure: the device stays dialable.
             links.dialFailed(id, at: .now)
-            logger.limited(
-                "kdeconnect impostor", .warning,
-                "refused a link from \(device.address) claiming KDE Connect device \(device.identity.name): its "
-                    + "certificate is not the one of that device's link up")
+            switch refusal {
+            case .impostor:
+                logger.limited(
+                    "kdeconnect impostor", .warning,
+                    "refused a link from \(device.address) claiming KDE Connect device \(device.identity.name): its "
+                        + "certificate is not the one of that device's link up")
+            case .tooManyLinks, .trustChanged:
+                logger.limited(
+                    "kdeconnect links", .info,
+                    "closed a link with \(device.label): \(KDEConnectDevices<Device>.linksPerDevice) of its links "
+                        + "are up, or its pairing changed")
+            }
             return nil
         }
-        let taken = links.linkUp(id, paired: paired || pairings[id]?.isPaired == true, at: .now)
+        let taken = links.linkUp(id, paired: paired || devices.isPaired(id), at: .now)
         // A dial may have ended: the next one waiting may start.
         act(on: links.tick(at: .now))
         guard taken else {
@@ -531,14 +526,10 @@ package actor KDEConnectCarrier {
                 "kdeconnect cap", .info, "closed a link with \(device.identity.name): too many unpaired links")
             return nil
         }
-        nextLink += 1
-        openLinks[id, default: [:]][nextLink] = device
-        if pairings[id] == nil { pairings[id] = KDEConnectPairing(paired: paired, version: device.version) }
-        pairings[id]?.version = device.version
         // A device back within the grace after its last link ended was never gone.
-        let returning = leaving.removeValue(forKey: id)
-        returning?.cancel()
-        if open.isEmpty && returning == nil {
+        let (number, arrived) = devices.add(
+            device, of: id, certificate: device.certificate.description, version: device.version, paired: paired)
+        if arrived {
             logger.info(
                 "KDE Connect device \(device.label), \(device.identity.deviceType.rawValue), protocol \(device.version)"
                     + (paired ? ", paired" : ""))
@@ -546,8 +537,8 @@ package actor KDEConnectCarrier {
                 .peerFound, peerUUID: device.peerID, peer: device.identity.name,
                 versionID: Self.versionID(device.version))
         }
-        if pairings[id]?.isPaired == true { await cameBack(device) }
-        return nextLink
+        if devices.isPaired(id) { await cameBack(device) }
+        return number
     }
 
     /// A paired device is linked: remembered (its name for `--to`, its version for the downgrade
@@ -558,31 +549,10 @@ package actor KDEConnectCarrier {
             address: device.address.description)
     }
 
-    /// How long a device whose last link ended may take to link again before it is gone: a
-    /// device that dials again closes its old link, sometimes before its new one is up.
-    static let leaveGrace: Duration = .milliseconds(500)
-
-    /// A link ended: its device is gone once no link of it is left for `leaveGrace`.
-    private func linkEnded(_ identity: KDEConnectIdentity, number: Int) {
-        let id = identity.deviceID.lowercased()
-        openLinks[id]?[number] = nil
-        guard openLinks[id]?.isEmpty ?? false else { return }
-        openLinks[id] = nil
-        links.linkDown(id)
-        leaving[id]?.cancel()
-        leaving[id] = Task {
-            guard (try? await Task.sleep(for: Self.leaveGrace)) != nil else { return }
-            await left(identity)
-        }
-    }
-
-    /// The device's last link ended `leaveGrace` ago, and none is back: it is gone.
-    private func left(_ identity: KDEConnectIdentity) async {
-        let id = identity.deviceID.lowercased()
-        guard leaving.removeValue(forKey: id) != nil, openLinks[id] == nil else { return }
-        pairingsLinkLost(id)
-        logger.info("KDE Connect device \(identity.name) is gone")
-        await intake.events.publish(.peerLost, peerUUID: KDEConnectID.form.prefix + id, peer: identity.name)
+    /// A link ended: its device is gone once no link of it is back within
+    /// `KDEConnectDevices.leaveGrace` (`keepTime`).
+    private func linkEnded(_ device: Device, number: Int) {
+        if devices.ended(device.key, number: number, at: .now) { links.linkDown(device.key) }
     }
 
     static let pace = LinePace(idle: .seconds(7 * 86_400), grace: .seconds(10), minimumBytesPerSecond: 64 * 1_024)
@@ -685,14 +655,14 @@ package actor KDEConnectCarrier {
     private func answer(_ packet: KDEConnectPacket, from device: Device) async -> [KDEConnectPair] {
         let id = device.key
         // A packet comes on a link, whose device has its pairing (dropped with its last link).
-        guard var pairing = pairings[id] else { return [] }
+        guard var pairing = devices[pairing: id] else { return [] }
         if let pair = KDEConnectPair(packet) {
             let actions = pairing.received(pair, at: .now, wallClock: Self.seconds())
-            pairings[id] = pairing
+            devices[pairing: id] = pairing
             return await perform(actions, for: device)
         }
         let (taken, actions) = pairing.otherPacket(at: .now)
-        pairings[id] = pairing
+        devices[pairing: id] = pairing
         guard taken else {
             logger.limited(
                 "kdeconnect unpaired", .info,

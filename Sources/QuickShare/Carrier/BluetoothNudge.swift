@@ -70,12 +70,7 @@ actor BluetoothNudge {
                 machine.unregistered()
                 logger.info("Quick Share: stopped waking phones by Bluetooth LE")
             case .wait(let until):
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await self.bell.wait() }
-                    if let until { group.addTask { try? await Task.sleep(until: until, tolerance: .seconds(1)) } }
-                    await group.next()
-                    group.cancelAll()
-                }
+                await bell.wait(until: until, tolerance: .seconds(1))
             }
         }
         await advertiser?.unregister()
