@@ -12,6 +12,10 @@ struct IdleBenchmark {
     let crowd: Int
     let scale: Scale
 
+    /// The share of a core an idle hexd with no peers never reaches, debug build or not: a hundred
+    /// times the target. Past it the benchmark fails.
+    static let spinningShare = 0.05
+
     init(scale: Scale) {
         self.scale = scale
         window = scale.pick(.seconds(60), quick: .seconds(5))
@@ -70,6 +74,11 @@ struct IdleBenchmark {
                 line += String(format: "; %.2f switches per datagram received (%d)", perBeacon, datagrams)
             }
             report.append(line)
+            // Far past any target: a loop that spins (a timer woken by its own tick), not noise.
+            if peers == 0, cost.coreShare > Self.spinningShare {
+                throw BenchFailure(
+                    line + String(format: ": past %.0f %% of a core, a loop spins", Self.spinningShare * 100))
+            }
             // The others beacon until here (an optimised build would end them after their last use).
             withExtendedLifetime(others) {}
         }
