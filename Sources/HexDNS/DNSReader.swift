@@ -75,20 +75,26 @@ struct DNSReader {
         case DNSType.nsec:
             // A bitmap another responder wrote wrong costs that record's meaning, not the message:
             // the record is kept as bytes. python-zeroconf 0.47 writes each block's window and
-            // length as two-byte numbers (`DNSNsec.write`), and answers with such a record.
-            let start = offset
-            if let nsec = try? nsec(end: end) { return nsec }
-            offset = start
-            return .other(type: type, bytes: try take(end - offset))
+            // length as two-byte numbers (`DNSNsec.write`), and answers with such a record. Its next
+            // name must read within the record, as any name must, and is kept written out in full:
+            // a compression pointer among the bytes would mean another name in another message.
+            let next = try name()
+            guard offset <= end else { throw DNSError("an NSEC's next name runs past its record") }
+            let bitmap = offset
+            if let types = try? nsecTypes(end: end) { return .nsec(next: next, types: types) }
+            offset = bitmap
+            var spelled: [UInt8] = []
+            // A label holds at most 63 bytes (`DNSName`).
+            for label in next.labels { spelled += [UInt8(truncatingIfNeeded: label.count)] + label }
+            return .other(type: type, bytes: spelled + [0] + (try take(end - offset)))
         default:
             return .other(type: type, bytes: try take(end - offset))
         }
     }
 
-    /// An NSEC record's data (RFC 4034, section 4.1; RFC 6762, section 6.1): the next name and the
-    /// types its bitmap blocks list, up to `end`.
-    private mutating func nsec(end: Int) throws(DNSError) -> DNSRecordData {
-        let next = try name()
+    /// The types an NSEC record's bitmap blocks list (RFC 4034, section 4.1; RFC 6762, section
+    /// 6.1), from its next name up to `end`.
+    private mutating func nsecTypes(end: Int) throws(DNSError) -> [UInt16] {
         var types: [UInt16] = []
         while offset < end {
             let header = try take(2)
@@ -100,8 +106,7 @@ struct DNSReader {
                 }
             }
         }
-        guard offset == end else { throw DNSError("an NSEC's next name runs past its record") }
-        return .nsec(next: next, types: Array(Set(types)).sorted())
+        return Array(Set(types)).sorted()
     }
 
     /// A name at the current offset, following compression pointers (RFC 1035, section 4.1.4).

@@ -55,7 +55,8 @@ import Testing
     }
 
     /// python-zeroconf 0.47 writes an NSEC bitmap's window and length as two-byte numbers: that
-    /// record is kept as its bytes, and the rest of its response read as sent.
+    /// record is kept as its bytes (its next name written out in full, so that they mean the same in
+    /// any message), and the rest of its response read as sent.
     @Test func aMiswrittenNSECCostsItsRecordAlone() throws {
         let host = try name("Android_1", "local")
         var bytes: [UInt8] = [0, 0, 0x84, 0, 0, 0, 0, 2, 0, 0, 0, 0]
@@ -68,7 +69,24 @@ import Testing
         let read = try DNSMessage.decode(bytes)
         #expect(read.answers.count == 2)
         #expect(read.answers[0].data == .a([10, 73, 0, 3]))
-        #expect(read.answers[1].data == .other(type: DNSType.nsec, bytes: [0xC0, 12, 0, 0, 0, 1, 0x40]))
+        let spelled = [9] + Array("Android_1".utf8) + [5] + Array("local".utf8) + [0]
+        #expect(read.answers[1].data == .other(type: DNSType.nsec, bytes: spelled + [0, 0, 0, 1, 0x40]))
+        #expect(try DNSMessage.decode(try read.encoded()) == read, "written again, it reads the same")
+    }
+
+    /// An NSEC whose next name does not read (here a pointer to a label of 97 bytes, which no name
+    /// has) is as malformed as any record whose name does not read: kept as its bytes, the pointer
+    /// would name something else in another message (found by FuzzDNSMessage).
+    @Test func anNSECWhoseNextNameDoesNotReadRefusesItsMessage() throws {
+        var bytes: [UInt8] = [0, 0, 0x84, 0, 0, 0, 0, 1, 0, 0, 0, 0]
+        // At 12: the name "a" (a pointer to 13 would read 97 as a label's length), NSEC, IN, TTL 0,
+        // 5 bytes: the next name as a pointer to 13, window 0, length 1, a bitmap.
+        bytes += [1, 97, 0, 0, 47, 0, 1, 0, 0, 0, 0, 0, 5, 0xC0, 13, 0, 1, 0x40]
+        #expect(throws: DNSError.self) { try DNSMessage.decode(bytes) }
+        bytes[bytes.count - 4] = 12
+        let read = try DNSMessage.decode(bytes)
+        #expect(
+            read.answers.first?.data == .nsec(next: try name("a"), types: [DNSType.a]), "pointing at a name, it reads")
     }
 
     /// A response as other stacks write it: the instance name pointing into the question's name.
