@@ -49,7 +49,7 @@ import Testing
         #expect(!devices.isPaired(Self.phone), "but holds no link to be paired on")
         let again = devices.add("link 2", of: Self.phone, certificate: "A", version: 8, paired: false)
         #expect(!again.arrived)
-        #expect(devices.isPaired(Self.phone), "the pairing it had is kept, not read again as the store says")
+        #expect(devices.isPaired(Self.phone), "the pairing it had is kept: the store changed nothing meanwhile")
         #expect(devices[pairing: Self.phone]?.version == 8, "at the version it speaks now")
         #expect(devices.deadline == nil)
         let later = devices.tick(at: start + .seconds(1))
@@ -111,5 +111,47 @@ import Testing
         #expect(gone(afterGrace) == ["phone:link 1"])
         devices[pairing: Self.phone] = pairing
         #expect(devices[pairing: Self.phone] == nil, "a device with no link holds no pairing")
+    }
+
+    @Test func aPairingMovedWithinTheGraceComesBackWithTheSameCertificate() throws {
+        var devices = Devices()
+        let first = devices.add("link 1", of: Self.phone, certificate: "A", version: 7, paired: false)
+        let lastEnded = devices.ended(Self.phone, number: first.number, at: start)
+        #expect(lastEnded)
+        // A request of hexd's own, moved while its answer was written and the link dropped.
+        var pairing = try #require(devices[pairing: Self.phone])
+        _ = try pairing.request(at: start, wallClock: 1)
+        devices[pairing: Self.phone] = pairing
+        #expect(devices[pairing: Self.phone] == pairing, "written within the grace, it is kept")
+        _ = devices.add("link 2", of: Self.phone, certificate: "A", version: 7, paired: false)
+        #expect(devices[pairing: Self.phone] == pairing, "and the device back with its certificate has it")
+    }
+
+    @Test func aDeviceBackWithAnotherCertificateOrAfterTheStoreChangedStartsOverAsTheStoreSays() {
+        var devices = Devices()
+        let first = devices.add("link 1", of: Self.phone, certificate: "A", version: 8, paired: true)
+        let firstEnded = devices.ended(Self.phone, number: first.number, at: start)
+        #expect(firstEnded)
+        let impostor = devices.add("link 2", of: Self.phone, certificate: "B", version: 8, paired: false)
+        #expect(!impostor.arrived)
+        #expect(!devices.isPaired(Self.phone), "another certificate takes nothing the device had")
+        devices = Devices()
+        let paired = devices.add("link 1", of: Self.phone, certificate: "A", version: 8, paired: true)
+        let pairedEnded = devices.ended(Self.phone, number: paired.number, at: start)
+        #expect(pairedEnded)
+        devices.trustChanged()
+        #expect(devices[pairing: Self.phone] == nil, "an unpairing meanwhile ends what the device had")
+        _ = devices.add("link 2", of: Self.phone, certificate: "A", version: 8, paired: false)
+        #expect(!devices.isPaired(Self.phone) && devices[pairing: Self.phone]?.state == .notPaired)
+    }
+
+    @Test func devicesAreListedByTheirNewestLinkTheLatestFirst() {
+        var devices = Devices()
+        _ = devices.add("a1", of: "a", certificate: "A", version: 8, paired: false)
+        _ = devices.add("b1", of: "b", certificate: "B", version: 8, paired: false)
+        #expect(devices.newestLinks.map(\.key) == ["b", "a"])
+        _ = devices.add("a2", of: "a", certificate: "A", version: 8, paired: false)
+        #expect(devices.newestLinks.map(\.link) == ["a2", "b1"])
+        #expect(Set(devices.allLinks.map(\.link)) == ["a1", "a2", "b1"])
     }
 }

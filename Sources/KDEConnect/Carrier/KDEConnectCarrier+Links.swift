@@ -162,15 +162,20 @@ extension KDEConnectCarrier {
                     "kdeconnect impostor", .warning,
                     "refused a link from \(device.address) claiming KDE Connect device \(device.identity.name): its "
                         + "certificate is not the one of that device's link up")
-            case .tooManyLinks, .trustChanged:
+            case .tooManyLinks:
                 logger.limited(
                     "kdeconnect links", .info,
                     "closed a link with \(device.label): \(KDEConnectDevices<Device>.linksPerDevice) of its links "
-                        + "are up, or its pairing changed")
+                        + "are up")
+            case .trustChanged:
+                logger.limited(
+                    "kdeconnect links", .info,
+                    "closed a link with \(device.label): the pairings changed while it was checked (it links again)")
             }
             return nil
         }
-        let taken = links.linkUp(id, paired: paired || devices.isPaired(id), at: .now)
+        // A device back within its grace may bring its pairing with it (`KDEConnectDevices.add`).
+        let taken = links.linkUp(id, paired: paired || devices[pairing: id]?.isPaired == true, at: .now)
         // A dial may have ended: the next one waiting may start.
         act(on: links.tick(at: .now))
         guard taken else {
@@ -306,7 +311,7 @@ extension KDEConnectCarrier {
     /// device's share is kept; anything else from a device not paired is refused.
     private func answer(_ packet: KDEConnectPacket, from device: Device) async -> [KDEConnectPair] {
         let id = device.key
-        // A packet comes on a link, whose device has its pairing (dropped with its last link).
+        // A packet comes on a link, whose device has its pairing (`KDEConnectDevices`).
         guard var pairing = devices[pairing: id] else { return [] }
         if let pair = KDEConnectPair(packet) {
             let actions = pairing.received(pair, at: .now, wallClock: Self.seconds())
@@ -323,10 +328,5 @@ extension KDEConnectCarrier {
         }
         await receive(packet, from: device)
         return []
-    }
-
-    /// Why the carrier cannot start.
-    struct Unavailable: Error, CustomStringConvertible {
-        let description: String
     }
 }

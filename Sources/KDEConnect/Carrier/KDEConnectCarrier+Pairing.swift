@@ -193,7 +193,7 @@ extension KDEConnectCarrier {
             let kept = await keepPin(of: device)
             guard devices[pairing: key] == before else {
                 // Accepted meanwhile by another answer: paired all the same.
-                if devices.isPaired(key) { return Self.outcome(of: device, paired: true) }
+                if devices[pairing: key]?.isPaired == true { return Self.outcome(of: device, paired: true) }
                 // It cancelled or asked again: it is told it is not paired, as hexd holds.
                 if kept { await dropPin(of: device) }
                 _ = await write([KDEConnectPair(pair: false)], to: device)

@@ -17,9 +17,8 @@ import KDEConnectCore
 /// accepted and served in `+Links`. Pairing is the person's (`+Pairing`); a paired device's
 /// shares become hexes (`+Receiving`), and hexes go to it as shares (`+Sending`). A device not
 /// paired that sends anything else than pairing is answered `pair: false`, as the apps do. It
-/// follows the daemon's
-/// visibility: hidden, it broadcasts nothing and links with paired devices alone (dialing those it
-/// hears, taking their links).
+/// follows the daemon's visibility: hidden, it broadcasts nothing and links with paired devices
+/// alone (dialing those it hears, taking their links).
 package actor KDEConnectCarrier {
     /// A device with a link up.
     struct Device: Sendable {
@@ -278,19 +277,23 @@ package actor KDEConnectCarrier {
     /// Acts on the machines' deadlines until cancelled: dials due, broadcasts while a device is
     /// waited for, devices gone, pairing requests ended.
     private func keepTime() async {
-        while !Task.isCancelled {
-            await clock.wait(until: [links.deadline, devices.deadline].compactMap { $0 }.min())
-            let now = ContinuousClock.now
-            // Only what is due is ticked: a tick changes its machine, which rings the clock again.
-            if let deadline = links.deadline, deadline <= now { act(on: links.tick(at: now)) }
-            guard let deadline = devices.deadline, deadline <= now else { continue }
-            for event in devices.tick(at: now) {
-                switch event {
-                case .gone(_, let last):
-                    logger.info("KDE Connect device \(last.identity.name) is gone")
-                    await intake.events.publish(.peerLost, peerUUID: last.peerID, peer: last.identity.name)
-                case .pairing(_, let device, let actions):
-                    _ = await write(await perform(actions, for: device), to: device)
+        await withDiscardingTaskGroup { writes in
+            while !Task.isCancelled {
+                await clock.wait(until: [links.deadline, devices.deadline].compactMap { $0 }.min())
+                let now = ContinuousClock.now
+                // Only what is due is ticked: a tick changes its machine, which rings the clock again.
+                if let deadline = links.deadline, deadline <= now { act(on: links.tick(at: now)) }
+                guard let deadline = devices.deadline, deadline <= now else { continue }
+                for event in devices.tick(at: now) {
+                    switch event {
+                    case .gone(_, let last):
+                        logger.info("KDE Connect device \(last.identity.name) is gone")
+                        await intake.events.publish(.peerLost, peerUUID: last.peerID, peer: last.identity.name)
+                    case .pairing(_, let device, let actions):
+                        let packets = await perform(actions, for: device)
+                        // Written beside the loop: a device slow to read its link holds no other deadline.
+                        writes.addTask { _ = await self.write(packets, to: device) }
+                    }
                 }
             }
         }
@@ -360,6 +363,11 @@ package actor KDEConnectCarrier {
     /// Whether `identity` is another hexd's persona, as its claim proves (`PersonaClaims`).
     nonisolated func isHexd(_ identity: KDEConnectIdentity) -> Bool {
         claims.isHexd(KDEConnectID.of(deviceID: identity.deviceID), claim: identity.hexdClaim)
+    }
+
+    /// Why the carrier cannot start.
+    struct Unavailable: Error, CustomStringConvertible {
+        let description: String
     }
 
     // MARK: Clocks

@@ -11,8 +11,11 @@ import HexEngine
 ///   (`trustChanged`) is refused: it would hold a stale answer (the device reconnects).
 /// - A device whose last link ended is gone only when none is back within `leaveGrace`: a device
 ///   that dials again closes its old link, sometimes before its new one is up.
-/// - A pairing lives while its device has a link: a request in progress ends with the last one (the
-///   apps' too), and one unanswered for `KDEConnectPairing.requestLifetime` ends at `deadline`.
+/// - A pairing lives while its device has a link, and through its grace: it goes with the device (a
+///   request in progress too, as the apps' does). A device back within the grace keeps its pairing
+///   only when it shows the certificate it left with and the store's pairings did not change
+///   meanwhile; else its pairing starts over as the store says. A request unanswered for
+///   `KDEConnectPairing.requestLifetime` ends at `deadline`.
 ///
 /// Pure: the driver passes the time in, keeps its own handle on each link (`Link`), and performs
 /// what `tick` returns at `deadline`.
@@ -54,7 +57,7 @@ public struct KDEConnectDevices<Link: Sendable>: Sendable {
     /// The pairing of each device with a link up, by device key.
     private var pairings: [String: KDEConnectPairing] = [:]
     /// The devices whose last link ended, by key: when they are gone, and that link.
-    private var leaving: [String: (at: Instant, last: Link)] = [:]
+    private var leaving: [String: (at: Instant, last: Entry)] = [:]
     private var lastNumber = 0
 
     /// Counts the changes of what the store holds paired; a link's pairing read at another count is
@@ -81,12 +84,12 @@ public struct KDEConnectDevices<Link: Sendable>: Sendable {
         open[key]?.max { $0.key < $1.key }?.value.link
     }
 
-    /// The device's pairing while it has a link up. Set, it is kept only while the device has one
-    /// (a pairing written back after its device left is dropped, as the device's pairing was).
+    /// The device's pairing while it has a link up or is within its grace. Set, it is kept only
+    /// then (a pairing written back after its device is gone is dropped, as the device's was).
     public subscript(pairing key: String) -> KDEConnectPairing? {
         get { pairings[key] }
         set {
-            guard open[key] != nil, let newValue else { return }
+            guard pairings[key] != nil, let newValue else { return }
             pairings[key] = newValue
         }
     }
@@ -95,8 +98,12 @@ public struct KDEConnectDevices<Link: Sendable>: Sendable {
     public func isPaired(_ key: String) -> Bool { open[key] != nil && pairings[key]?.isPaired == true }
 
     /// The pairings of the store changed (a device paired or unpaired): links whose pairing was
-    /// read before are refused.
-    public mutating func trustChanged() { trustGeneration += 1 }
+    /// read before are refused, and the devices within their grace start over as the store says
+    /// when they are back.
+    public mutating func trustChanged() {
+        trustGeneration += 1
+        for key in leaving.keys { pairings[key] = nil }
+    }
 
     /// Whether a link whose handshake proved the device `key` with `certificate` may be taken, its
     /// pairing read from the store at `generation`.
@@ -117,7 +124,10 @@ public struct KDEConnectDevices<Link: Sendable>: Sendable {
     public mutating func add(
         _ link: Link, of key: String, certificate: String, version: Int, paired: Bool
     ) -> (number: Int, arrived: Bool) {
-        let arrived = open[key] == nil && leaving.removeValue(forKey: key) == nil
+        let returning = leaving.removeValue(forKey: key)
+        let arrived = open[key] == nil && returning == nil
+        // Back with another certificate: whatever it asked or was is not this one's.
+        if let returning, returning.last.certificate != certificate { pairings[key] = nil }
         lastNumber += 1
         open[key, default: [:]][lastNumber] = Entry(link: link, certificate: certificate)
         var pairing = pairings[key] ?? KDEConnectPairing(paired: paired, version: version)
@@ -132,7 +142,7 @@ public struct KDEConnectDevices<Link: Sendable>: Sendable {
         guard let entry = open[key]?.removeValue(forKey: number) else { return false }
         guard open[key]?.isEmpty == true else { return false }
         open[key] = nil
-        leaving[key] = (now + Self.leaveGrace, entry.link)
+        leaving[key] = (now + Self.leaveGrace, entry)
         return true
     }
 
@@ -147,7 +157,7 @@ public struct KDEConnectDevices<Link: Sendable>: Sendable {
         for (key, left) in leaving where left.at <= now {
             leaving[key] = nil
             pairings[key] = nil
-            events.append(.gone(key: key, last: left.last))
+            events.append(.gone(key: key, last: left.last.link))
         }
         for (key, var pairing) in pairings {
             guard let deadline = pairing.deadline, deadline <= now else { continue }
