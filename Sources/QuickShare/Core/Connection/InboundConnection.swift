@@ -139,15 +139,11 @@ public struct InboundConnection: Sendable {
 
     private mutating func secureFrame(_ frame: [UInt8]) -> [Action] {
         if case .connectionResponse = phase {
-            guard case .connectionResponse(let response) = try? OfflineFrame(protobuf: frame) else {
-                return close("the sender's connection response is not one")
+            if let refusal = PairedKeyStep.refusal(ofConnectionResponse: frame, from: "sender") {
+                return close(refusal)
             }
-            guard response.accepted else { return close("the sender turned the connection down") }
             phase = .pairedKeyEncryption
-            // Six and 72 random bytes, as NearDrop sends: without Google's certificates there is nothing to sign.
-            let secretIDHash = (try? SecureRandom.bytes(6)) ?? []
-            let signedData = (try? SecureRandom.bytes(72)) ?? []
-            return bytesPayload(SharingFrame.pairedKeyEncryption(secretIDHash: secretIDHash, signedData: signedData))
+            return bytesPayload(PairedKeyStep.frame)
         }
         // Keep-alives and stray payloads may come while the sender offers and the person answers, a
         // few dozen frames at most; only files take more.

@@ -105,14 +105,11 @@ public struct OutboundConnection: Sendable {
                 return (error.alert.map { [Action.send($0)] } ?? []) + [.close(reason: error.reason)]
             }
         case .connectionResponse:
-            guard case .connectionResponse(let response) = try? OfflineFrame(protobuf: frame) else {
-                return close("the receiver's connection response is not one")
+            if let refusal = PairedKeyStep.refusal(ofConnectionResponse: frame, from: "receiver") {
+                return close(refusal)
             }
-            guard response.accepted else { return close("the receiver turned the connection down") }
             phase = .pairedKeyEncryption
-            let secretIDHash = (try? SecureRandom.bytes(6)) ?? []
-            let signedData = (try? SecureRandom.bytes(72)) ?? []
-            return bytesPayload(.pairedKeyEncryption(secretIDHash: secretIDHash, signedData: signedData))
+            return bytesPayload(PairedKeyStep.frame)
         case .closed:
             return []
         default:
