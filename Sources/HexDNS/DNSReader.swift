@@ -7,7 +7,10 @@ struct DNSReader {
     /// Records in all sections together: a 9000-byte message holds at most about 800 (11 bytes
     /// each at least), so more can only be a lie in the header.
     static let maximumRecords = 1_024
-    static let maximumJumps = 64
+    /// Pointers followed in one name at most: as many as a name can have labels (each at least two
+    /// bytes of 255), since a pointer hexd writes lands on a label and adds it (`DNSWriter`), so any
+    /// name hexd writes reads back, and pointers going only backwards keep the cost bounded.
+    static let maximumJumps = DNSName.maximumWireBytes / 2
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes

@@ -74,12 +74,36 @@ import Testing
         #expect(try DNSMessage.decode(try read.encoded()) == read, "written again, it reads the same")
     }
 
-    /// An NSEC whose next name does not read (here a pointer to a label of 97 bytes, which no name
-    /// has) is as malformed as any record whose name does not read: kept as its bytes, the pointer
-    /// would name something else in another message (found by FuzzDNSMessage).
+    /// A miswritten NSEC whose next name points at another record's data: written again, that
+    /// record's name is compressed and the data moves, so the raw pointer would name something else
+    /// (the read-back property FuzzDNSMessage checks failed on such input).
+    @Test func aMiswrittenNSECReadsTheSameOnceWrittenAgain() throws {
+        var bytes: [UInt8] = [0, 0, 0x84, 0, 0, 0, 0, 3, 0, 0, 0, 0]
+        bytes += [1, 97, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4, 10, 0, 0, 1]
+        // Its data, at 42, reads as the name "a".
+        bytes += [1, 97, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4, 1, 97, 0, 0]
+        bytes += [0xC0, 12, 0, 47, 0, 1, 0, 0, 0, 0, 0, 7, 0xC0, 42, 0, 0, 0, 1, 0x40]
+        let read = try DNSMessage.decode(bytes)
+        #expect(read.answers[2].data == .other(type: DNSType.nsec, bytes: [1, 97, 0, 0, 0, 0, 1, 0x40]))
+        #expect(try DNSMessage.decode(try read.encoded()) == read)
+    }
+
+    /// Names hexd writes read back however deep their compression goes: each of 66 questions ends
+    /// in the one before it, so the last is written as one label and a chain of 65 pointers.
+    @Test func aLongChainOfCompressedNamesReadsBack() throws {
+        var bytes: [UInt8] = [0, 0, 0, 0, 0, 66, 0, 0, 0, 0, 0, 0]
+        for count in 1...66 { bytes += Array(repeating: [1, 97], count: count).flatMap { $0 } + [0, 0, 1, 0, 1] }
+        let read = try DNSMessage.decode(bytes)
+        #expect(read.questions.count == 66)
+        #expect(try DNSMessage.decode(try read.encoded()) == read)
+    }
+
+    /// An NSEC whose next name does not read (here a pointer to 0x61, a label of an unknown kind) is
+    /// as malformed as any record whose name does not read: kept as its bytes, the pointer would
+    /// name something else in another message (found by FuzzDNSMessage).
     @Test func anNSECWhoseNextNameDoesNotReadRefusesItsMessage() throws {
         var bytes: [UInt8] = [0, 0, 0x84, 0, 0, 0, 0, 1, 0, 0, 0, 0]
-        // At 12: the name "a" (a pointer to 13 would read 97 as a label's length), NSEC, IN, TTL 0,
+        // At 12: the name "a" (a pointer to 13 would read 0x61, no label's kind), NSEC, IN, TTL 0,
         // 5 bytes: the next name as a pointer to 13, window 0, length 1, a bitmap.
         bytes += [1, 97, 0, 0, 47, 0, 1, 0, 0, 0, 0, 0, 5, 0xC0, 13, 0, 1, 0x40]
         #expect(throws: DNSError.self) { try DNSMessage.decode(bytes) }
