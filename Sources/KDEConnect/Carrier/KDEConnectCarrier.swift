@@ -197,8 +197,8 @@ package actor KDEConnectCarrier {
 
     /// The devices with a link up, and how many of them are paired (`hexctl status`).
     var linkedCounts: (devices: Int, paired: Int) {
-        let devices = linkedDevices
-        return (devices.count, devices.filter { self.devices.isPaired($0.key) }.count)
+        let linked = linkedDevices
+        return (linked.count, linked.filter { devices.isPaired($0.key) }.count)
     }
 
     /// Asks the LAN who is there now (`hexctl peers --refresh`).
