@@ -58,7 +58,8 @@ let help = """
 
       idle      What an idle hexd costs: context switches a second (all threads) and CPU share over
                 a minute with no peers, one and thirty, against a minimal Python beaconer in the
-                same run. --quick: 5 s and 3 peers.
+                same run; fails when hexd with no peers uses over 5 % of a core (a loop that
+                spins). --quick: 5 s and 3 peers.
 
     OPTIONS:
       --count <n>    Envelopes per round (transfer: sends; delivery: hexes; registry: answers;

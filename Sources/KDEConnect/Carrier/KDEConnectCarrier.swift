@@ -94,8 +94,9 @@ package actor KDEConnectCarrier {
     /// When to dial and broadcast. Any change may bring its deadline forward: `keepTime` starts
     /// its wait over.
     var links: KDEConnectLinks<IPAddress> { didSet { clock.ring() } }
-    /// The devices with a link up and their pairings (a paired one's read again from the store when
-    /// it is back), and when a device that left is gone or a request ends.
+    /// The devices with a link up or within their grace, their pairings (read again from the store
+    /// once a device was gone, or the store's pairings changed), and when a device that left is
+    /// gone or a request ends.
     var devices = KDEConnectDevices<Device>() { didSet { clock.ring() } }
     /// Rung whenever a machine changes, for `keepTime` to wait for the new deadline.
     private let clock = Doorbell()
