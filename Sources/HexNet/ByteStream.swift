@@ -10,13 +10,10 @@ public protocol ByteTransfer: AnyObject {
     func write(_ bytes: [UInt8], timeout: Duration?) async throws
 }
 
-/// Bytes both ways over one connected socket: the socket itself, or a secure channel over it.
-/// `StreamConnection` frames lines over any of them.
+/// Bytes both ways over one connection: the connection itself (a socket, a test's memory), or a
+/// secure channel over it. `StreamConnection` frames lines over any of them.
 public protocol ByteStream: ByteTransfer {
-    /// The socket underneath (its identity keys connection tables and budgets).
-    var socket: Socket { get }
+    /// The connection underneath (its identity keys connection tables and budgets).
+    var channel: any ByteChannel { get }
 }
 
-extension Socket: ByteStream {
-    public var socket: Socket { self }
-}

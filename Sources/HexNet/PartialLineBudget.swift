@@ -3,7 +3,7 @@ import Synchronization
 /// A bound on the memory that all connections together hold for lines they have begun.
 ///
 /// Each connection reports what it holds after every read. When the total passes `limit`, the
-/// largest holders are cut off first (their sockets shut down, so their reads end) until the
+/// largest holders are cut off first (their connections shut down, so their reads end) until the
 /// rest fits: many connections each holding a large partial line cannot exhaust memory, and the
 /// connections sending small lines at a normal pace are the last to be touched. A connection
 /// that was cut off is counted until it has actually let go of its memory (`release`), so the
@@ -14,7 +14,7 @@ public final class PartialLineBudget: Sendable {
     private let onCut: @Sendable (Endpoint?, Int) -> Void
 
     private struct Holder {
-        let socket: Socket
+        let channel: any ByteChannel
         var bytes: Int
         /// Shut down already; waiting for its task to end and release it.
         var cut = false
@@ -35,14 +35,14 @@ public final class PartialLineBudget: Sendable {
     /// All memory held for begun lines now, cut-off connections included.
     public var total: Int { state.withLock(\.total) }
 
-    /// Records that `socket`'s connection holds `bytes`; cuts off the largest holders when the
+    /// Records that `channel` holds `bytes`; cuts off the largest holders when the
     /// total passes the limit.
-    public func hold(_ bytes: Int, by socket: Socket) {
+    public func hold(_ bytes: Int, by channel: any ByteChannel) {
         let cut = state.withLock { state -> [Holder] in
-            let id = ObjectIdentifier(socket)
+            let id = ObjectIdentifier(channel)
             state.total += bytes - (state.holders[id]?.bytes ?? 0)
             if bytes > 0 {
-                state.holders[id, default: Holder(socket: socket, bytes: 0)].bytes = bytes
+                state.holders[id, default: Holder(channel: channel, bytes: 0)].bytes = bytes
             } else {
                 state.holders[id] = nil
             }
@@ -59,13 +59,13 @@ public final class PartialLineBudget: Sendable {
             return cut
         }
         for holder in cut {
-            onCut(holder.socket.remoteEndpoint, holder.bytes)
-            holder.socket.shutdown()
+            onCut(holder.channel.remoteEndpoint, holder.bytes)
+            holder.channel.shutdown()
         }
     }
 
     /// Forgets a connection that has ended (its memory is freed).
-    public func release(_ socket: Socket) {
-        hold(0, by: socket)
+    public func release(_ channel: any ByteChannel) {
+        hold(0, by: channel)
     }
 }

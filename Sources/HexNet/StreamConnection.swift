@@ -3,9 +3,10 @@
 /// Used by one task at a time: the framer's buffer is not shared. It holds no read buffer between
 /// reads, so an idle connection costs only the bytes of the line it has begun.
 public final class StreamConnection {
-    /// The bytes underneath: the socket, or TLS over it.
+    /// The bytes underneath: the connection, or TLS over it.
     public let stream: any ByteStream
-    public var socket: Socket { stream.socket }
+    /// The connection underneath.
+    public var channel: any ByteChannel { stream.channel }
     private var framer: LineFramer
     /// When the first byte of the line being received arrived (at the latest).
     private var lineStartedAt: ContinuousClock.Instant?
@@ -25,7 +26,7 @@ public final class StreamConnection {
         self.init(stream: socket, maximumLineLength: maximumLineLength, budget: budget)
     }
 
-    deinit { budget?.release(socket) }
+    deinit { budget?.release(channel) }
 
     /// The next line (without its ending), `.lineTooLong`, or nil when the peer closed the stream.
     ///
@@ -56,7 +57,7 @@ public final class StreamConnection {
         // Bytes after the line arrived with the read that ended it: the next line began by then,
         // not when the line just returned began.
         lineStartedAt = framer.pendingByteCount > 0 ? lastReadAt : nil
-        budget?.hold(framer.heldByteCount, by: socket)
+        budget?.hold(framer.heldByteCount, by: channel)
         return item
     }
 
@@ -74,12 +75,12 @@ public final class StreamConnection {
             }
             let count = try await stream.read(maximumCount: 65_536, timeout: timeout) { framer.append($0) }
             guard count > 0 else {
-                budget?.hold(0, by: socket)
+                budget?.hold(0, by: channel)
                 return nil
             }
             lastReadAt = .now
             if lineStartedAt == nil && framer.pendingByteCount > 0 { lineStartedAt = lastReadAt }
-            budget?.hold(framer.heldByteCount, by: socket)
+            budget?.hold(framer.heldByteCount, by: channel)
         }
     }
 

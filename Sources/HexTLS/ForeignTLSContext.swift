@@ -58,15 +58,15 @@ public final class ForeignTLSContext: @unchecked Sendable {
 }
 
 extension TLSConnection {
-    /// Runs the handshake with a device of another protocol over `socket`, within `timeout` in all.
+    /// Runs the handshake with a device of another protocol over `channel`, within `timeout` in all.
     /// The caller checks `peerCertificate` against the fingerprint it expects.
     /// - Throws: `TLSError` when the handshake fails, `SocketError` (a timeout, a closed connection).
     public static func handshake(
-        over socket: Socket, context: ForeignTLSContext, as role: Role, timeout: Duration
+        over channel: any ByteChannel, context: ForeignTLSContext, as role: Role, timeout: Duration
     ) async throws -> TLSConnection {
         let engine = try Engine(
             context: role == .client ? context.clientContext : context.serverContext, role: role, sessions: nil,
             peerID: nil)
-        return try await handshake(over: socket, engine: engine, timeout: timeout)
+        return try await handshake(over: channel, engine: engine, timeout: timeout)
     }
 }

@@ -2,9 +2,9 @@ import COpenSSL
 import FoundationEssentials
 import HexNet
 
-/// TLS over a connected socket, for any context: OpenSSL works on two memory buffers, and this
-/// type moves the bytes between them and the socket, waiting on the reactor like any socket read
-/// or write (so every wait has the caller's deadline, and no thread blocks). What the other side
+/// TLS over a connection (a socket, or a test's memory), for any context: OpenSSL works on two
+/// memory buffers, and this type moves the bytes between them and the connection, waiting as any
+/// of its reads or writes waits (so every wait has the caller's deadline, and no thread blocks). What the other side
 /// proved is for the caller to check: `TLSStream` for hexd peers, the carriers of other protocols
 /// for theirs.
 ///
@@ -17,7 +17,8 @@ public final class TLSConnection: ByteStream {
         case server
     }
 
-    public let socket: Socket
+    /// The connection the records go over.
+    public let channel: any ByteChannel
     /// The SHA-256 of the certificate the other side showed; nil when it showed none (only a
     /// client of a server that does not require one can).
     public let peerCertificate: Fingerprint?
@@ -26,16 +27,18 @@ public final class TLSConnection: ByteStream {
     public let isResumed: Bool
     let engine: Engine
 
-    private init(socket: Socket, engine: Engine, peerCertificate: Fingerprint?) {
-        self.socket = socket
+    private init(channel: any ByteChannel, engine: Engine, peerCertificate: Fingerprint?) {
+        self.channel = channel
         self.engine = engine
         self.peerCertificate = peerCertificate
         isResumed = SSL_session_reused(engine.ssl) == 1
     }
 
-    /// Runs the handshake of `engine` over `socket`, within `timeout` in all.
+    /// Runs the handshake of `engine` over `channel`, within `timeout` in all.
     /// - Throws: `TLSError` when the handshake fails, `SocketError` (a timeout, a closed connection).
-    static func handshake(over socket: Socket, engine: Engine, timeout: Duration) async throws -> TLSConnection {
+    static func handshake(
+        over channel: any ByteChannel, engine: Engine, timeout: Duration
+    ) async throws -> TLSConnection {
         let deadline = ContinuousClock.now + timeout
         while true {
             let result = SSL_do_handshake(engine.ssl)
@@ -43,10 +46,10 @@ public final class TLSConnection: ByteStream {
             // the first bytes written, or for the first read that has to wait: one segment less
             // each way, and a server's ticket reaches the client with its first answer.
             if result == 1 { break }
-            try await engine.flush(to: socket, deadline: deadline)
+            try await engine.flush(to: channel, deadline: deadline)
             switch SSL_get_error(engine.ssl, result) {
             case SSL_ERROR_WANT_READ:
-                guard try await engine.fill(from: socket, deadline: deadline) else {
+                guard try await engine.fill(from: channel, deadline: deadline) else {
                     throw TLSError("complete the TLS handshake", reason: "the other side closed the connection")
                 }
             case SSL_ERROR_WANT_WRITE:
@@ -64,7 +67,7 @@ public final class TLSConnection: ByteStream {
             }
             peerCertificate = fingerprint
         }
-        return TLSConnection(socket: socket, engine: engine, peerCertificate: peerCertificate)
+        return TLSConnection(channel: channel, engine: engine, peerCertificate: peerCertificate)
     }
 
     /// The certificate the other side showed, for a reading of its own (the caller frees it).
@@ -118,12 +121,12 @@ public final class TLSConnection: ByteStream {
             case SSL_ERROR_ZERO_RETURN:
                 return 0
             case SSL_ERROR_WANT_READ:
-                try await engine.flush(to: socket, deadline: deadline)
+                try await engine.flush(to: channel, deadline: deadline)
                 // A stream that ends without TLS's close_notify ends all the same: a line cut
                 // short is never taken as a line.
-                guard try await engine.fill(from: socket, deadline: deadline) else { return 0 }
+                guard try await engine.fill(from: channel, deadline: deadline) else { return 0 }
             case SSL_ERROR_WANT_WRITE:
-                try await engine.flush(to: socket, deadline: deadline)
+                try await engine.flush(to: channel, deadline: deadline)
             default:
                 throw TLSError.openSSL("read over TLS")
             }
@@ -134,7 +137,7 @@ public final class TLSConnection: ByteStream {
     /// (a client's Finished): for a protocol whose client may have nothing to write or read at
     /// first, while the server waits for the handshake's end (KDE Connect's protocol 7).
     public func flush(timeout: Duration) async throws {
-        try await engine.flush(to: socket, deadline: .now + timeout)
+        try await engine.flush(to: channel, deadline: .now + timeout)
     }
 
     public func write(_ bytes: [UInt8], timeout: Duration?) async throws {
@@ -149,15 +152,15 @@ public final class TLSConnection: ByteStream {
             }
             if result == 1 {
                 offset += written
-                try await engine.flush(to: socket, deadline: deadline)
+                try await engine.flush(to: channel, deadline: deadline)
                 continue
             }
             switch SSL_get_error(engine.ssl, result) {
             case SSL_ERROR_WANT_WRITE:
-                try await engine.flush(to: socket, deadline: deadline)
+                try await engine.flush(to: channel, deadline: deadline)
             case SSL_ERROR_WANT_READ:
-                try await engine.flush(to: socket, deadline: deadline)
-                guard try await engine.fill(from: socket, deadline: deadline) else {
+                try await engine.flush(to: channel, deadline: deadline)
+                guard try await engine.fill(from: channel, deadline: deadline) else {
                     throw TLSError("write over TLS", reason: "the other side closed the connection")
                 }
             default:
@@ -186,9 +189,9 @@ public final class TLSConnection: ByteStream {
         static let wireBatch = batch + 1_024
 
         let ssl: OpaquePointer
-        /// What arrived from the socket, for OpenSSL to read.
+        /// What arrived from the connection, for OpenSSL to read.
         private let incoming: OpaquePointer
-        /// What OpenSSL wrote, for the socket.
+        /// What OpenSSL wrote, for the connection.
         private let outgoing: OpaquePointer
         /// Where a client's tickets are kept, and the peer they are kept for.
         private let sessions: TLSSessions?
@@ -242,21 +245,21 @@ public final class TLSConnection: ByteStream {
             sessions.keep(session, peerID: peerID)
         }
 
-        /// Writes everything OpenSSL has produced to the socket.
-        func flush(to socket: Socket, deadline: ContinuousClock.Instant?) async throws {
+        /// Writes everything OpenSSL has produced to the connection.
+        func flush(to channel: any ByteTransfer, deadline: ContinuousClock.Instant?) async throws {
             while hexd_bio_pending(outgoing) > 0 {
                 var bytes = [UInt8](repeating: 0, count: min(hexd_bio_pending(outgoing), Self.wireBatch))
                 let count = BIO_read(outgoing, &bytes, Int32(bytes.count))
                 guard count > 0 else { return }
-                try await socket.write(Array(bytes.prefix(Int(count))), timeout: try remaining(until: deadline))
+                try await channel.write(Array(bytes.prefix(Int(count))), timeout: try remaining(until: deadline))
             }
         }
 
-        /// Reads what the socket has (waiting for it) into OpenSSL's buffer; false at the end of
-        /// the stream.
-        func fill(from socket: Socket, deadline: ContinuousClock.Instant?) async throws -> Bool {
+        /// Reads what the connection has (waiting for it) into OpenSSL's buffer; false at the end
+        /// of the stream.
+        func fill(from channel: any ByteTransfer, deadline: ContinuousClock.Instant?) async throws -> Bool {
             let timeout = try remaining(until: deadline)
-            let count = try await socket.read(maximumCount: Self.wireBatch, timeout: timeout) { bytes in
+            let count = try await channel.read(maximumCount: Self.wireBatch, timeout: timeout) { bytes in
                 _ = BIO_write(incoming, bytes.baseAddress, Int32(bytes.count))
             }
             return count > 0

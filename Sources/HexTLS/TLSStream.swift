@@ -21,7 +21,7 @@ public final class TLSStream: ByteStream {
         self.peerKey = peerKey
     }
 
-    public var socket: Socket { connection.socket }
+    public var channel: any ByteChannel { connection.channel }
     /// Whether the handshake resumed a session of an earlier connection between the same two keys
     /// (see `TLSSessions`) rather than exchanging certificates.
     public var isResumed: Bool { connection.isResumed }

@@ -138,8 +138,8 @@ extension ProcessTests {
             for index in 0..<50 { silent.append(try await connect(port, from: "127.0.0.\(2 + index % 4)")) }
             for _ in 0..<10 {
                 let vanishing = try await connect(port, from: "127.0.0.6")
-                try await vanishing.socket.writeLine(line("half").prefix(40), timeout: .seconds(5))
-                vanishing.socket.shutdown()
+                try await vanishing.writeLine(line("half").prefix(40), timeout: .seconds(5))
+                vanishing.channel.shutdown()
             }
             let result = try await daemon.hexctl(
                 ["raw", "127.0.0.1:\(port)", "-", "--timeout", "5"], input: Data(line("served").dropLast(0)),
@@ -192,9 +192,9 @@ extension ProcessTests {
             // and only one, was closed.
             #expect(try await connections(of: daemon).closedForRoom == 1, "one idle connection made room")
             try await waitUntil("an idle connection sees its end", timeout: .seconds(10)) {
-                idle.contains { !$0.socket.isQuietAndOpen }
+                idle.contains { !$0.channel.isQuietAndOpen }
             }
-            #expect(idle.filter { !$0.socket.isQuietAndOpen }.count == 1)
+            #expect(idle.filter { !$0.channel.isQuietAndOpen }.count == 1)
         }
 
         @Test func aTricklingPeerIsCutOffAtItsLineDeadline() async throws {
@@ -208,7 +208,7 @@ extension ProcessTests {
             var closed = false
             for byte in line("trickled").prefix(40) {
                 do {
-                    try await trickler.socket.write([byte], timeout: .seconds(5))
+                    try await trickler.channel.write([byte], timeout: .seconds(5))
                 } catch let error as SocketError where error.isTimeout {
                     Issue.record("a one-byte write timed out: \(error)")
                     return

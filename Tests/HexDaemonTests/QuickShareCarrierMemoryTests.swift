@@ -24,12 +24,6 @@ import Testing
         let endpoint: Endpoint
     }
 
-    /// DNS-SD that publishes and browses nothing: the test tells the sender of the receiver itself.
-    private struct NoDNSSD: CarrierDNSSD {
-        func publish(_ persona: DNSSDPersona) async {}
-        func browse(_ type: String, found: @escaping @Sendable (DNSSDFound) async -> Void) async {}
-    }
-
     /// One hexd's Quick Share carrier, its store and its downloads folder.
     private struct Device {
         let carrier: QuickShareCarrier

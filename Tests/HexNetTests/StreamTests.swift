@@ -34,7 +34,7 @@ import Testing
         #expect(try await server.readLine(timeout: .seconds(5)) == .line(Array("wörld".utf8)))
         try await server.writeLine(Array("ack".utf8), timeout: .seconds(5))
         #expect(try await client.readLine(timeout: .seconds(5)) == .line(Array("ack".utf8)))
-        client.socket.shutdown()
+        client.channel.shutdown()
         #expect(try await server.readLine(timeout: .seconds(5)) == nil, "the end of the stream reads as nil")
     }
 
@@ -116,7 +116,7 @@ import Testing
     @Test func aPipelinedSenderKeepsItsPaceLongerThanTheGrace() async throws {
         let (client, server, _) = try await connectedPair(maximumLineLength: 1 << 20)
         let pace = LinePace(idle: .seconds(10), grace: .seconds(2), minimumBytesPerSecond: 1_000)
-        let socket = client.socket
+        let socket = client.channel
         // 150 lines of 100 bytes in 101-byte pieces, one every 20 ms: a line is always half
         // received, so the buffer never runs empty, for longer than the grace (3 s); yet every
         // line arrives far within its own deadline (2.1 s: a writer held up for a second on a
@@ -142,7 +142,7 @@ import Testing
     @Test func aTricklingSenderIsCutOffAtItsLineDeadline() async throws {
         let (client, server, _) = try await connectedPair()
         let pace = LinePace(idle: .seconds(5), grace: .milliseconds(200), minimumBytesPerSecond: 1_000)
-        let socket = client.socket
+        let socket = client.channel
         // A byte every 20 ms for up to 20 s: an idle timer restarted by each byte would never fire.
         let writer = Task {
             for _ in 0..<1_000 {

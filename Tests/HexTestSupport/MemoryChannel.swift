@@ -2,11 +2,12 @@ import HexNet
 import Synchronization
 
 /// One end of a connection held in memory (`MemoryChannel.pair()`): what one end writes the other
-/// reads, in order, and `shutdown` on either ends both ways (its own unread bytes dropped, as a socket
-/// shut both ways reads its end at once). It lets a test drive a whole carrier, from its handshake to
-/// what it keeps, without sockets. A read with nothing to take looks again every millisecond until
-/// its timeout; a write never waits (nothing bounds what one side holds unread, so no test of
-/// back-pressure or of a write's timeout can use it).
+/// reads, in order. `shutdown` on either end ends both ways (its own unread bytes dropped, as a
+/// socket shut both ways reads its end at once); `shutdownWrite` ends one way, as a TCP FIN does.
+/// It lets a test drive a whole carrier, from its handshake to what it keeps, without sockets. A
+/// read with nothing to take looks again every millisecond until its timeout; a write never waits
+/// (nothing bounds what one side holds unread, so no test of back-pressure or of a write's timeout
+/// can use it).
 public final class MemoryChannel: ByteChannel {
     /// The bytes one way, and whether that way ended.
     private final class Direction: Sendable {
@@ -20,15 +21,24 @@ public final class MemoryChannel: ByteChannel {
 
     private let incoming: Direction
     private let outgoing: Direction
+    public let remoteEndpoint: Endpoint?
 
-    private init(incoming: Direction, outgoing: Direction) {
-        (self.incoming, self.outgoing) = (incoming, outgoing)
+    private init(incoming: Direction, outgoing: Direction, remote: Endpoint?) {
+        (self.incoming, self.outgoing, remoteEndpoint) = (incoming, outgoing, remote)
     }
 
-    /// Two ends of one connection.
-    public static func pair() -> (MemoryChannel, MemoryChannel) {
+    /// Two ends of one connection: the first is `client`'s, the second `server`'s, and each names
+    /// the other's as its remote end.
+    public static func pair(client: Endpoint? = nil, server: Endpoint? = nil) -> (MemoryChannel, MemoryChannel) {
         let (there, back) = (Direction(), Direction())
-        return (MemoryChannel(incoming: back, outgoing: there), MemoryChannel(incoming: there, outgoing: back))
+        return (
+            MemoryChannel(incoming: back, outgoing: there, remote: server),
+            MemoryChannel(incoming: there, outgoing: back, remote: client)
+        )
+    }
+
+    public var isQuietAndOpen: Bool {
+        incoming.state.withLock { $0.bytes.isEmpty && !$0.ended }
     }
 
     public func read(maximumCount: Int, timeout: Duration?, _ take: (UnsafeBufferPointer<UInt8>) -> Void)
@@ -64,5 +74,15 @@ public final class MemoryChannel: ByteChannel {
     public func shutdown() {
         incoming.state.withLock { $0 = ([], true) }
         outgoing.state.withLock { $0.ended = true }
+    }
+
+    public func shutdownWrite() {
+        outgoing.state.withLock { $0.ended = true }
+    }
+
+    public func waitForPeerClose() async {
+        while !Task.isCancelled, !incoming.state.withLock(\.ended) {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 }

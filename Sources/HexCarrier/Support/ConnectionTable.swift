@@ -23,7 +23,7 @@ package final class ConnectionTable: Sendable {
     }
 
     private struct Entry {
-        let socket: Socket
+        let channel: any ByteChannel
         let address: String
     }
 
@@ -43,17 +43,17 @@ package final class ConnectionTable: Sendable {
 
     package var count: Int { state.withLock { $0.entries.count } }
 
-    package func admit(_ socket: Socket, from address: String) -> Admission {
-        let (admission, evicted) = state.withLock { state -> (Admission, Socket?) in
+    package func admit(_ channel: any ByteChannel, from address: String) -> Admission {
+        let (admission, evicted) = state.withLock { state -> (Admission, (any ByteChannel)?) in
             guard state.countByAddress[address, default: 0] < perAddress else { return (.refused, nil) }
             var evicted: Entry?
             if state.entries.count >= total, let stalest = state.progress.oldest {
                 evicted = Self.remove(stalest, from: &state)
             }
-            state.entries[ObjectIdentifier(socket)] = Entry(socket: socket, address: address)
-            state.progress.touch(ObjectIdentifier(socket))
+            state.entries[ObjectIdentifier(channel)] = Entry(channel: channel, address: address)
+            state.progress.touch(ObjectIdentifier(channel))
             state.countByAddress[address, default: 0] += 1
-            return (evicted.map { .admittedByClosing($0.address) } ?? .admitted, evicted?.socket)
+            return (evicted.map { .admittedByClosing($0.address) } ?? .admitted, evicted?.channel)
         }
         // Wakes the evicted connection's reader, which then ends and calls `remove`.
         evicted?.shutdown()
@@ -61,15 +61,15 @@ package final class ConnectionTable: Sendable {
     }
 
     /// Notes that a connection completed a line.
-    package func progressed(_ socket: Socket) {
+    package func progressed(_ channel: any ByteChannel) {
         state.withLock { state in
-            let id = ObjectIdentifier(socket)
+            let id = ObjectIdentifier(channel)
             if state.entries[id] != nil { state.progress.touch(id) }
         }
     }
 
-    package func remove(_ socket: Socket) {
-        state.withLock { _ = Self.remove(ObjectIdentifier(socket), from: &$0) }
+    package func remove(_ channel: any ByteChannel) {
+        state.withLock { _ = Self.remove(ObjectIdentifier(channel), from: &$0) }
     }
 
     private static func remove(_ id: ObjectIdentifier, from state: inout State) -> Entry? {

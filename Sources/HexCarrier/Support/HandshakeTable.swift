@@ -11,7 +11,7 @@ package final class HandshakeTable: Sendable {
     let capacity: Int
 
     private struct State {
-        var sockets: [ObjectIdentifier: Socket] = [:]
+        var channels: [ObjectIdentifier: any ByteChannel] = [:]
         var started = RecencyList<ObjectIdentifier>()
     }
 
@@ -21,17 +21,17 @@ package final class HandshakeTable: Sendable {
         self.capacity = max(capacity, 1)
     }
 
-    /// Notes that `socket` begins its handshake. Returns true when another connection's
+    /// Notes that `channel` begins its handshake. Returns true when another connection's
     /// handshake was closed to make room for it.
-    package func begin(_ socket: Socket) -> Bool {
-        let evicted = state.withLock { state -> Socket? in
-            var evicted: Socket?
-            if state.sockets.count >= capacity, let oldest = state.started.oldest {
+    package func begin(_ channel: any ByteChannel) -> Bool {
+        let evicted = state.withLock { state -> (any ByteChannel)? in
+            var evicted: (any ByteChannel)?
+            if state.channels.count >= capacity, let oldest = state.started.oldest {
                 state.started.remove(oldest)
-                evicted = state.sockets.removeValue(forKey: oldest)
+                evicted = state.channels.removeValue(forKey: oldest)
             }
-            state.sockets[ObjectIdentifier(socket)] = socket
-            state.started.touch(ObjectIdentifier(socket))
+            state.channels[ObjectIdentifier(channel)] = channel
+            state.started.touch(ObjectIdentifier(channel))
             return evicted
         }
         // Wakes the evicted handshake's read, which then fails and ends the connection.
@@ -39,11 +39,11 @@ package final class HandshakeTable: Sendable {
         return evicted != nil
     }
 
-    /// Notes that `socket`'s handshake ended, however it ended.
-    package func end(_ socket: Socket) {
+    /// Notes that `channel`'s handshake ended, however it ended.
+    package func end(_ channel: any ByteChannel) {
         state.withLock { state in
-            state.sockets[ObjectIdentifier(socket)] = nil
-            state.started.remove(ObjectIdentifier(socket))
+            state.channels[ObjectIdentifier(channel)] = nil
+            state.started.remove(ObjectIdentifier(channel))
         }
     }
 }

@@ -275,7 +275,7 @@ final class EnvelopeServer: DaemonService {
     /// unread would reset the connection and could destroy the reply before the peer reads it.
     private func close(_ stream: any ByteStream, after reply: Envelope?) async {
         if let reply { try? await stream.write(reply.encodedLine() + [UInt8(ascii: "\n")], timeout: .seconds(5)) }
-        stream.socket.shutdownWrite()
+        stream.channel.shutdownWrite()
         let until = ContinuousClock.now + .seconds(1)
         while until > .now, let count = try? await stream.read(maximumCount: 65_536, timeout: until - .now, { _ in }),
             count > 0

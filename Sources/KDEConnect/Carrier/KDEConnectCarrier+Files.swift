@@ -132,11 +132,10 @@ extension KDEConnectCarrier {
                 named: file.name, size: 0, sha256: nil, over: nil, first: [], deadline: deadline, progressed: {},
                 stillWanted: { true })
         }
-        let socket = try await StreamConnector.tcp(
-            to: Endpoint(device.address, port: port), timeout: Self.payloadHandshake)
-        defer { socket.shutdown() }
+        let channel = try await connect(Endpoint(device.address, port: port), Self.payloadHandshake)
+        defer { channel.shutdown() }
         let connection = try await TLSConnection.handshake(
-            over: socket, context: tls, as: .client, timeout: Self.payloadHandshake)
+            over: channel, context: tls, as: .client, timeout: Self.payloadHandshake)
         guard connection.peerCertificate == device.certificate else {
             throw Refusal(description: "the payload's connection showed another certificate than the device's")
         }

@@ -23,16 +23,15 @@ extension KDEConnectCarrier {
             {
                 throw Refusal(description: "hexd is hidden (hexctl visibility), and the device is not paired")
             }
-            let socket = try await StreamConnector.tcp(to: Endpoint(address, port: port), timeout: .seconds(5))
-            try? socket.keepAlive(idle: 10, interval: 5, probes: 3)
+            let channel = try await connect(Endpoint(address, port: port), .seconds(5))
             let link = try await KDEConnectHandshake.dial(
-                socket, own: own, heard: identity, tls: tls, now: Self.milliseconds())
+                channel, own: own, heard: identity, tls: tls, now: Self.milliseconds())
             guard link.identity.deviceID == identity.deviceID else {
-                socket.shutdown()
+                channel.shutdown()
                 throw KDEConnectHandshake.Failure.mismatch("another device answered at \(address)")
             }
             await keep(link, from: address)
-            socket.shutdown()
+            channel.shutdown()
         } catch {
             await dialFailed(identity.deviceID.lowercased())
             logger.limited(
@@ -49,35 +48,37 @@ extension KDEConnectCarrier {
 
     /// Accepts links until cancelled: each connection within the tables' bounds and the
     /// handshake gate's budget.
-    nonisolated func serve() async {
+    nonisolated func serve(on listener: StreamListener) async {
         await acceptConnections(on: listener, logger: logger) { socket in
             guard let address = socket.remoteAddress, self.gate.admit(socket, on: "KDE Connect") != nil else {
                 socket.shutdown()
                 return
             }
+            try? socket.keepAlive(idle: 10, interval: 5, probes: 3)
             await self.accepted(socket, from: address)
         }
     }
 
-    private nonisolated func accepted(_ socket: Socket, from address: IPAddress) async {
-        guard connections.admit(socket, from: address.description) != .refused else {
-            socket.shutdown()
+    /// Serves a connection a device opened from `address` (past the handshake gate), until its
+    /// link ends: a test hands it one held in memory.
+    nonisolated func accepted(_ channel: any ByteChannel, from address: IPAddress) async {
+        guard connections.admit(channel, from: address.description) != .refused else {
+            channel.shutdown()
             return
         }
-        try? socket.keepAlive(idle: 10, interval: 5, probes: 3)
         do {
             let link = try await KDEConnectHandshake.accept(
-                socket, own: own, tls: tls, now: Self.milliseconds(), refusing: isHexd)
+                channel, own: own, tls: tls, now: Self.milliseconds(), refusing: isHexd)
             // Proved, the link leaves the table of connections in their handshake (which closes the
             // stalest for a newcomer): links are bounded by `KDEConnectLinks`, and one is never
             // closed under its device (22.12 then loses it).
-            connections.remove(socket)
+            connections.remove(channel)
             await keep(link, from: address)
         } catch {
-            connections.remove(socket)
+            connections.remove(channel)
             logger.limited("kdeconnect accept", .info, "closed a KDE Connect connection from \(address): \(error)")
         }
-        socket.shutdown()
+        channel.shutdown()
         trimmer.burstFreed()
     }
 
@@ -87,7 +88,7 @@ extension KDEConnectCarrier {
     private nonisolated func keep(_ link: KDEConnectHandshake.Link, from address: IPAddress) async {
         let device = Device(
             identity: link.identity, address: address, version: link.version, certificate: link.certificate,
-            publicKey: link.publicKey, linkedAt: .now, outgoing: KDEConnectOutgoing(), socket: link.connection.socket)
+            publicKey: link.publicKey, linkedAt: .now, outgoing: KDEConnectOutgoing(), channel: link.connection.channel)
         let generation = await devices.trustGeneration
         let paired: Bool
         do {

@@ -33,7 +33,7 @@ package actor KDEConnectCarrier {
         /// The packets others queue for the device on this link.
         let outgoing: KDEConnectOutgoing
         /// The link's connection, for closing it.
-        let socket: Socket
+        let channel: any ByteChannel
 
         /// What hexd's tables know the device by: its device ID in lower case (one in another case
         /// is the same device, and must prove the same certificate).
@@ -62,8 +62,12 @@ package actor KDEConnectCarrier {
         DatagramBudget(rate: identitiesPerSecond)
     }
 
-    private let socket: DatagramSocket
-    let listener: StreamListener
+    /// Where identities are heard and sent, and where devices dial: none for a carrier a test
+    /// reaches through `accepted(_:from:)` and `heard(_:from:)` alone.
+    private let socket: DatagramSocket?
+    private let listener: StreamListener?
+    /// Opens a connection to a device (a link, a payload): TCP with keep-alive probes, or a test's memory.
+    let connect: @Sendable (Endpoint, Duration) async throws -> any ByteChannel
     let tls: ForeignTLSContext
     /// Where shared files land.
     let downloads: IncomingFiles
@@ -108,8 +112,9 @@ package actor KDEConnectCarrier {
     private var datagramBudget = KDEConnectCarrier.identityBudget()
 
     private init(
-        socket: DatagramSocket, listener: StreamListener, tls: ForeignTLSContext, own: KDEConnectIdentity,
-        ownKey: [UInt8], portNote: String?, settings: KDEConnectSettings, discovery: DiscoverySettings,
+        socket: DatagramSocket?, listener: StreamListener?,
+        connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel, persona: Persona,
+        portNote: String?, settings: KDEConnectSettings, discovery: DiscoverySettings,
         claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: any CarrierIntake,
         downloads: IncomingFiles, visibility: any CarrierVisibility, dnssd: any CarrierDNSSD, logger: Logger
     ) {
@@ -120,16 +125,15 @@ package actor KDEConnectCarrier {
         self.intake = intake
         self.socket = socket
         self.listener = listener
-        self.tls = tls
-        self.own = own
-        self.ownKey = ownKey
+        self.connect = connect
+        (tls, own, ownKey) = (persona.tls, persona.own, persona.ownKey)
         self.settings = settings
         self.discovery = discovery
         self.claims = claims
         self.gate = gate
         self.trimmer = trimmer
         self.logger = logger
-        links = KDEConnectLinks(ownDeviceID: own.deviceID)
+        links = KDEConnectLinks(ownDeviceID: persona.own.deviceID)
     }
 
     /// Loads or makes the persona (its common name a new device ID: 32 hex digits, as the current
@@ -144,16 +148,8 @@ package actor KDEConnectCarrier {
         intake: any CarrierIntake, downloads: IncomingFiles, visibility: any CarrierVisibility, dnssd: any CarrierDNSSD,
         logger: Logger
     ) throws -> KDEConnectCarrier {
-        let newID = String(UUID().uuidString.filter { $0 != "-" }).lowercased()
-        let (persona, created) = try PersonaIdentity.loadOrCreate(
-            keyPath: keyPath, certificatePath: certificatePath, kind: .p256, commonName: newID,
-            organization: "KDE", organizationalUnit: "KDE Connect", label: "KDE Connect")
-        guard let deviceID = persona.commonName, KDEConnectIdentity.isValidDeviceID(deviceID),
-            let ownKey = persona.publicKeyDER
-        else {
-            throw TLSError("read the KDE Connect identity", reason: "\(certificatePath) names no KDE Connect device ID")
-        }
-        if created { logger.info("made a KDE Connect identity: device ID \(deviceID)") }
+        let persona = try Persona(
+            name: name, keyPath: keyPath, certificatePath: certificatePath, claims: claims, logger: logger)
         var notes: [String] = []
         let (socket, refusal) = try DatagramSocket.sharing(port: settings.port)
         if let refusal {
@@ -177,24 +173,70 @@ package actor KDEConnectCarrier {
                 "TCP \(settings.port) is taken (kdeconnectd on this host?): hexd's links are on \(listener.port)")
         }
         for note in notes { logger.warning(note) }
-        let own = KDEConnectIdentity(
-            deviceID: deviceID, name: name, deviceType: .desktop,
-            protocolVersion: KDEConnectIdentity.protocolVersions.upperBound,
-            incomingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"],
-            outgoingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"],
-            hexdClaim: KDEConnectID.of(deviceID: deviceID).flatMap { claims.claim(persona: $0) })
         return KDEConnectCarrier(
-            socket: socket, listener: listener, tls: try ForeignTLSContext(persona: persona), own: own, ownKey: ownKey,
-            portNote: notes.isEmpty ? nil : notes.joined(separator: "; "),
+            socket: socket, listener: listener,
+            connect: { endpoint, timeout in
+                let socket = try await StreamConnector.tcp(to: endpoint, timeout: timeout)
+                // A link lasts while both ends stay: a device gone without a word is noticed in 25 s.
+                try? socket.keepAlive(idle: 10, interval: 5, probes: 3)
+                return socket
+            }, persona: persona, portNote: notes.isEmpty ? nil : notes.joined(separator: "; "),
             settings: settings, discovery: discovery, claims: claims, gate: gate, trimmer: trimmer, intake: intake,
             downloads: downloads, visibility: visibility, dnssd: dnssd, logger: logger)
+    }
+
+    /// A carrier with no socket of its own: a test hands it the connections devices open
+    /// (`accepted(_:from:)`) and tells it of the devices it hears (`heard(_:from:)`); its own
+    /// connections go through `connect`.
+    package static func detached(
+        _ settings: KDEConnectSettings, name: String, keyPath: String, certificatePath: String,
+        claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: any CarrierIntake,
+        downloads: IncomingFiles, visibility: any CarrierVisibility, dnssd: any CarrierDNSSD, logger: Logger,
+        connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel
+    ) throws -> KDEConnectCarrier {
+        let persona = try Persona(
+            name: name, keyPath: keyPath, certificatePath: certificatePath, claims: claims, logger: logger)
+        return KDEConnectCarrier(
+            socket: nil, listener: nil, connect: connect, persona: persona, portNote: nil, settings: settings,
+            discovery: DiscoverySettings(), claims: claims, gate: gate, trimmer: trimmer, intake: intake,
+            downloads: downloads, visibility: visibility, dnssd: dnssd, logger: logger)
+    }
+
+    /// hexd as a KDE Connect device: its persona (made once, its common name a new device ID: 32 hex
+    /// digits, as the current apps make), and the identity it writes on a link.
+    private struct Persona {
+        let tls: ForeignTLSContext
+        let own: KDEConnectIdentity
+        let ownKey: [UInt8]
+
+        /// - Throws: `TLSError` when the persona cannot be read or made, or names no valid device ID.
+        init(name: String, keyPath: String, certificatePath: String, claims: PersonaClaims, logger: Logger) throws {
+            let newID = String(UUID().uuidString.filter { $0 != "-" }).lowercased()
+            let (persona, created) = try PersonaIdentity.loadOrCreate(
+                keyPath: keyPath, certificatePath: certificatePath, kind: .p256, commonName: newID,
+                organization: "KDE", organizationalUnit: "KDE Connect", label: "KDE Connect")
+            guard let deviceID = persona.commonName, KDEConnectIdentity.isValidDeviceID(deviceID),
+                let ownKey = persona.publicKeyDER
+            else {
+                throw TLSError(
+                    "read the KDE Connect identity", reason: "\(certificatePath) names no KDE Connect device ID")
+            }
+            if created { logger.info("made a KDE Connect identity: device ID \(deviceID)") }
+            own = KDEConnectIdentity(
+                deviceID: deviceID, name: name, deviceType: .desktop,
+                protocolVersion: KDEConnectIdentity.protocolVersions.upperBound,
+                incomingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"],
+                outgoingCapabilities: [KDEConnectShare.packetType, "kdeconnect.ping"],
+                hexdClaim: KDEConnectID.of(deviceID: deviceID).flatMap { claims.claim(persona: $0) })
+            (tls, self.ownKey) = (try ForeignTLSContext(persona: persona), ownKey)
+        }
     }
 
     /// The devices with a link up (as their newest link describes them), the latest linked first.
     var linkedDevices: [Device] { devices.newestLinks.map(\.link) }
 
-    /// The TCP port of its links.
-    nonisolated var port: UInt16 { listener.port }
+    /// The TCP port of its links (0 without a listener).
+    nonisolated var port: UInt16 { listener?.port ?? 0 }
 
     /// The devices with a link up, and how many of them are paired (`hexctl status`).
     var linkedCounts: (devices: Int, paired: Int) {
@@ -219,8 +261,8 @@ package actor KDEConnectCarrier {
             group.addTask {
                 for await _ in changes { await self.followVisibility() }
             }
-            group.addTask { await self.hear() }
-            group.addTask { await self.serve() }
+            if let socket = self.socket { group.addTask { await self.hear(on: socket) } }
+            if let listener = self.listener { group.addTask { await self.serve(on: listener) } }
             group.addTask { await self.keepTime() }
         }
     }
@@ -232,14 +274,14 @@ package actor KDEConnectCarrier {
         isVisible = await visibility.isVisible
         if isVisible && !wasVisible { act(on: links.refresh(at: .now)) }
         if !isVisible && wasVisible {
-            for (key, device) in devices.allLinks where !devices.isPaired(key) { device.socket.shutdown() }
+            for (key, device) in devices.allLinks where !devices.isPaired(key) { device.channel.shutdown() }
         }
     }
 
     // MARK: Broadcasts
 
     /// Receives identities until cancelled.
-    private func hear() async {
+    private func hear(on socket: DatagramSocket) async {
         act(on: links.started(at: .now))
         while !Task.isCancelled {
             do {
@@ -271,8 +313,14 @@ package actor KDEConnectCarrier {
             logger.limited("kdeconnect datagram", .debug, "a KDE Connect datagram from \(datagram.sender): \(error)")
             return
         }
+        heard(identity, from: datagram.sender)
+    }
+
+    /// An identity heard from `address` (a broadcast, or a test telling of a device): the device is
+    /// dialed when `KDEConnectLinks` says so, unless it is another hexd's persona.
+    func heard(_ identity: KDEConnectIdentity, from address: IPAddress) {
         guard !isHexd(identity) else { return }
-        act(on: links.heard(identity, from: datagram.sender, at: .now))
+        act(on: links.heard(identity, from: address, at: .now))
     }
 
     /// Acts on the machines' deadlines until cancelled: dials due, broadcasts while a device is
@@ -319,7 +367,8 @@ package actor KDEConnectCarrier {
     /// every interface beacons go out on, or a device found), at KDE Connect's UDP port.
     private func send(to destinations: [IPAddress]) {
         var identity = own
-        identity.tcpPort = listener.port
+        identity.tcpPort = port
+        guard let socket else { return }
         let bytes = identity.encoded(id: Self.milliseconds())
         for destination in destinations {
             do {
@@ -341,7 +390,7 @@ package actor KDEConnectCarrier {
     /// is sent an identity at UDP 1716), its TXT the device's ID, name, type and protocol version.
     private var advert: DNSSDPersona {
         DNSSDPersona(
-            type: Self.serviceType, name: own.deviceID, port: listener.port,
+            type: Self.serviceType, name: own.deviceID, port: port,
             txt: [
                 ("id", own.deviceID), ("name", own.name), ("type", own.deviceType.rawValue),
                 ("protocol", String(own.protocolVersion)),

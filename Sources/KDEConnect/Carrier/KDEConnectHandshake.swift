@@ -53,15 +53,16 @@ enum KDEConnectHandshake {
     ///   - own: hexd's identity, without its TCP port.
     ///   - heard: the device's identity from its broadcast.
     static func dial(
-        _ socket: Socket, own: KDEConnectIdentity, heard: KDEConnectIdentity, tls: ForeignTLSContext, now: Int64
+        _ channel: any ByteChannel, own: KDEConnectIdentity, heard: KDEConnectIdentity, tls: ForeignTLSContext,
+        now: Int64
     ) async throws -> Link {
         let deadline = ContinuousClock.now + dialDeadline
         var introduction = own
         introduction.targetDeviceID = heard.deviceID
         introduction.targetProtocolVersion = heard.protocolVersion
-        try await socket.write(introduction.encoded(id: now), timeout: dialDeadline)
+        try await channel.write(introduction.encoded(id: now), timeout: dialDeadline)
         let connection = try await TLSConnection.handshake(
-            over: socket, context: tls, as: .server, timeout: deadline - .now)
+            over: channel, context: tls, as: .server, timeout: deadline - .now)
         return try await finish(connection, own: own, plain: heard, deadline: deadline, now: now)
     }
 
@@ -69,11 +70,11 @@ enum KDEConnectHandshake {
     /// as the client, all within `within`. An identity `isHexd` tells is another hexd's persona is
     /// refused before TLS.
     static func accept(
-        _ socket: Socket, own: KDEConnectIdentity, tls: ForeignTLSContext, now: Int64,
+        _ channel: any ByteChannel, own: KDEConnectIdentity, tls: ForeignTLSContext, now: Int64,
         within: Duration = acceptDeadline, refusing isHexd: (KDEConnectIdentity) -> Bool = { _ in false }
     ) async throws -> Link {
         let deadline = ContinuousClock.now + within
-        let line = try await readIdentityLine(from: socket, deadline: deadline)
+        let line = try await readIdentityLine(from: channel, deadline: deadline)
         let plain: KDEConnectIdentity
         do {
             plain = try KDEConnectIdentity(
@@ -89,7 +90,7 @@ enum KDEConnectHandshake {
         // Another hexd's persona costs no handshake: that daemon is met by hexd's own protocol.
         guard !isHexd(plain) else { throw Failure.mismatch("it is another hexd's persona") }
         let connection = try await TLSConnection.handshake(
-            over: socket, context: tls, as: .client, timeout: max(deadline - .now, .milliseconds(1)))
+            over: channel, context: tls, as: .client, timeout: max(deadline - .now, .milliseconds(1)))
         return try await finish(connection, own: own, plain: plain, deadline: deadline, now: now)
     }
 
@@ -130,13 +131,13 @@ enum KDEConnectHandshake {
     }
 
     /// The first line of an accepted connection: the device's identity, in plain text.
-    private static func readIdentityLine(from socket: Socket, deadline: ContinuousClock.Instant) async throws
+    private static func readIdentityLine(from channel: any ByteChannel, deadline: ContinuousClock.Instant) async throws
         -> [UInt8]
     {
         var bytes: [UInt8] = []
         let cap = KDEConnectPacket.maximumIdentitySize + 1
         while true {
-            let read = try await socket.read(maximumCount: cap - bytes.count, timeout: max(deadline - .now, .zero)) {
+            let read = try await channel.read(maximumCount: cap - bytes.count, timeout: max(deadline - .now, .zero)) {
                 bytes.append(contentsOf: $0)
             }
             guard read > 0 else { throw Failure.closed }

@@ -11,21 +11,22 @@ import LocalSendCore
 /// the listener's caps, an offer held while its sender stays connected, uploads streamed
 /// (`+Receiving`), and the routes of discovery and cancelling.
 extension LocalSendCarrier {
-    /// Serves one request on `socket`, then closes it.
-    nonisolated func answer(_ socket: Socket) async {
+    /// Serves one request on `channel` (a connection past the listener's admission, or a test's),
+    /// then closes it.
+    nonisolated func answer(_ channel: any ByteChannel) async {
         let deadline = ContinuousClock.now + Self.connectionDeadline
-        let remote = socket.remoteEndpoint
+        let remote = channel.remoteEndpoint
         do {
-            if handshakes.begin(socket) {
+            if handshakes.begin(channel) {
                 logger.limited(
                     "localsend handshake cap", .info,
                     "LocalSend API: \(Self.handshakesAtOnce) TLS handshakes under way: closed the oldest")
             }
             let connection: TLSConnection
             do {
-                defer { handshakes.end(socket) }
+                defer { handshakes.end(channel) }
                 connection = try await TLSConnection.handshake(
-                    over: socket, context: client.tls, as: .server, timeout: .seconds(10))
+                    over: channel, context: client.tls, as: .server, timeout: .seconds(10))
             }
             var limits = HTTPRequestReader.Limits(bodyBytes: LocalSendUploadRequest.maximumSize)
             limits.streamedPaths = [Self.uploadPath]
@@ -41,17 +42,17 @@ extension LocalSendCarrier {
                 case .needMore: continue
                 case .refuse(let status, let reason): response = .text(status, reason)
                 case .head(let request, let framing, let received):
-                    connections.progressed(socket)
+                    connections.progressed(channel)
                     response = await upload(
                         request, framing: framing, first: received, over: connection, from: remote
-                    ) { [connections] in connections.progressed(socket) }
+                    ) { [connections] in connections.progressed(channel) }
                 case .request(let request):
-                    connections.progressed(socket)
+                    connections.progressed(channel)
                     let certificate = connection.peerCertificate
                     // Only an offer may wait (for the person): its sender may give up meanwhile.
                     let answer =
                         request.path == Self.preparePath
-                        ? await whileConnected(socket) {
+                        ? await whileConnected(channel) {
                             await self.route(request, from: remote, certificate: certificate)
                         } : await route(request, from: remote, certificate: certificate)
                     // Hidden, or the client gone, the connection closes unanswered.
@@ -62,7 +63,7 @@ extension LocalSendCarrier {
             // An answer may come after the person's yes, past the request's deadline: it has its own.
             if let response {
                 try await connection.write(response.serialized(), timeout: Self.answerWriteTimeout)
-                await Self.drain(connection, over: socket)
+                await Self.drain(connection)
             }
         } catch {
             logger.limited(
@@ -70,22 +71,22 @@ extension LocalSendCarrier {
         }
     }
 
-    /// Runs `work`, a request's answer (which may wait for the person), while watching `socket`: a
+    /// Runs `work`, a request's answer (which may wait for the person), while watching `channel`: a
     /// client that closes its connection meanwhile has given up (LocalSend 1.18 cancels a waiting
     /// `prepare-upload` so: `send_provider.dart`), and `work` is cancelled; nil then. Meanwhile the
     /// connection counts as busy, not idle (at most 16 requests are held for the person's answer).
     private nonisolated func whileConnected(
-        _ socket: Socket, _ work: @escaping @Sendable () async -> HTTPResponse?
+        _ channel: any ByteChannel, _ work: @escaping @Sendable () async -> HTTPResponse?
     ) async -> HTTPResponse? {
         let answering = Task { await work() }
         let watching = Task { [connections] in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    await socket.waitForPeerClose()
+                    await channel.waitForPeerClose()
                     if !Task.isCancelled { answering.cancel() }
                 }
                 group.addTask {
-                    while (try? await Task.sleep(for: .seconds(5))) != nil { connections.progressed(socket) }
+                    while (try? await Task.sleep(for: .seconds(5))) != nil { connections.progressed(channel) }
                 }
                 await group.next()
                 group.cancelAll()
@@ -98,7 +99,7 @@ extension LocalSendCarrier {
             answering.cancel()
         }
         watching.cancel()
-        // Awaited before the answer is written: the watch no longer waits on the socket then.
+        // Awaited before the answer is written: the watch no longer waits on the connection then.
         await watching.value
         return answering.isCancelled ? nil : answer
     }
@@ -111,8 +112,8 @@ extension LocalSendCarrier {
     /// closes, at most `drainTime` and `drainBytes`: a client that writes its whole body before it
     /// reads (an upload refused before its bytes were read) would otherwise get a reset, which
     /// loses the answer (RFC 9112, section 9.6).
-    private static func drain(_ connection: TLSConnection, over socket: Socket) async {
-        socket.shutdownWrite()
+    private static func drain(_ connection: TLSConnection) async {
+        connection.channel.shutdownWrite()
         let deadline = ContinuousClock.now + drainTime
         var dropped = 0
         while dropped < drainBytes && ContinuousClock.now < deadline {

@@ -42,8 +42,10 @@ package actor LocalSendCarrier {
         DatagramBudget(rate: announcementsPerSecond)
     }
 
-    private let socket: DatagramSocket
-    private let listener: StreamListener
+    /// Where announcements are heard and sent, and where devices connect: none for a carrier a
+    /// test reaches through `answer(_:)` alone.
+    private let socket: DatagramSocket?
+    private let listener: StreamListener?
     /// The IPv6 socket and listener, on the same ports; nil on a host without IPv6.
     private let socket6: DatagramSocket?
     private let listener6: StreamListener?
@@ -104,11 +106,12 @@ package actor LocalSendCarrier {
 
     /// The persona's fingerprint as LocalSend writes it: 64 upper-case hex digits.
     nonisolated var fingerprint: String { client.tls.persona.fingerprint.description.uppercased() }
-    /// The TCP port of hexd's HTTPS API for LocalSend.
-    nonisolated var port: UInt16 { listener.port }
+    /// The TCP port of hexd's HTTPS API for LocalSend, as hexd describes itself.
+    nonisolated let port: UInt16
 
     private init(
-        socket: DatagramSocket, listener: StreamListener, socket6: DatagramSocket?, listener6: StreamListener?,
+        socket: DatagramSocket?, listener: StreamListener?, socket6: DatagramSocket?, listener6: StreamListener?,
+        port: UInt16, connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel,
         tls: ForeignTLSContext, claims: PersonaClaims, discovery: DiscoverySettings,
         visibility: any CarrierVisibility, intake: any CarrierIntake, downloads: IncomingFiles,
         settings: LocalSendSettings, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog,
@@ -125,7 +128,8 @@ package actor LocalSendCarrier {
         self.listener = listener
         self.socket6 = socket6
         self.listener6 = listener6
-        client = LocalSendClient(tls: tls)
+        self.port = port
+        client = LocalSendClient(tls: tls, connect: connect)
         self.claims = claims
         ownClaim = LocalSendID.certified.id(tls.persona.fingerprint.description).flatMap {
             claims.claim(persona: $0)
@@ -199,11 +203,28 @@ package actor LocalSendCarrier {
             logger.info("LocalSend goes over IPv4 only here: \(error)")
         }
         return LocalSendCarrier(
-            socket: socket, listener: listener, socket6: socket6, listener6: listener6,
+            socket: socket, listener: listener, socket6: socket6, listener6: listener6, port: listener.port,
+            connect: { endpoint, timeout in try await StreamConnector.tcp(to: endpoint, timeout: timeout) },
             tls: try ForeignTLSContext(persona: persona), claims: claims, discovery: discovery,
             visibility: visibility, intake: intake, downloads: downloads, settings: settings,
             name: name, gate: gate, trimmer: trimmer, events: events,
             portNote: notes.isEmpty ? nil : notes.joined(separator: "; "), logger: logger)
+    }
+
+    /// A carrier with no socket of its own, its persona `persona`: a test hands it the connections
+    /// devices open (`answer(_:)`) and tells it of the announcements it hears (`heard(_:from:)`); its
+    /// requests go through `connect`, and it describes its API as on `port`.
+    package static func detached(
+        _ settings: LocalSendSettings, persona: PersonaIdentity, port: UInt16, visibility: any CarrierVisibility,
+        intake: any CarrierIntake, downloads: IncomingFiles, name: String, claims: PersonaClaims, gate: HandshakeGate,
+        trimmer: MemoryTrimmer, events: EventLog, logger: Logger,
+        connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel
+    ) throws -> LocalSendCarrier {
+        LocalSendCarrier(
+            socket: nil, listener: nil, socket6: nil, listener6: nil, port: port, connect: connect,
+            tls: try ForeignTLSContext(persona: persona), claims: claims, discovery: DiscoverySettings(),
+            visibility: visibility, intake: intake, downloads: downloads, settings: settings, name: name, gate: gate,
+            trimmer: trimmer, events: events, portNote: nil, logger: logger)
     }
 
     /// The two files of the persona.
@@ -236,9 +257,11 @@ package actor LocalSendCarrier {
             group.addTask {
                 for await _ in changes { await self.followVisibility() }
             }
-            group.addTask { await self.hear() }
-            group.addTask { await self.strangers.run(on: self.listener) { await self.answer($0) } }
-            if let socket6 = self.socket6 { group.addTask { await self.hear(socket6) } }
+            if let socket = self.socket { group.addTask { await self.hear(socket) } }
+            if let listener = self.listener {
+                group.addTask { await self.strangers.run(on: listener) { await self.answer($0) } }
+            }
+            if let socket6 = self.socket6 { group.addTask { await self.hear6(socket6) } }
             if let listener6 = self.listener6 {
                 group.addTask { await self.strangers.run(on: listener6) { await self.answer($0) } }
             }
@@ -255,7 +278,7 @@ package actor LocalSendCarrier {
     // MARK: Multicast
 
     /// Receives announcements until cancelled, acting on the schedule's deadlines between them.
-    private func hear() async {
+    private func hear(_ socket: DatagramSocket) async {
         presence.start(at: .now)
         while !Task.isCancelled {
             do {
@@ -278,8 +301,8 @@ package actor LocalSendCarrier {
         }
     }
 
-    /// Receives announcements on LocalSend's IPv6 group until cancelled (`hear()` keeps the time).
-    private func hear(_ socket6: DatagramSocket) async {
+    /// Receives announcements on LocalSend's IPv6 group until cancelled (IPv4's `hear` keeps the time).
+    private func hear6(_ socket6: DatagramSocket) async {
         while !Task.isCancelled {
             do {
                 await take(try await socket6.receive(maximumLength: LocalSendDevice.maximumSize + 1))
@@ -299,7 +322,13 @@ package actor LocalSendCarrier {
             logger.limited("localsend datagram", .debug, "an unreadable LocalSend datagram from \(datagram.sender)")
             return
         }
-        if isVisible, !isHexd(device) { await perform(presence.heard(device, from: datagram.sender, at: .now)) }
+        await heard(device, from: datagram.sender)
+    }
+
+    /// An announcement read from `address` (or a test telling of a device): taken while visible,
+    /// unless it is another hexd's persona.
+    func heard(_ device: LocalSendDevice, from address: IPAddress) async {
+        if isVisible, !isHexd(device) { await perform(presence.heard(device, from: address, at: .now)) }
     }
 
     /// Whether `device` is another hexd's persona, as its claim proves (`PersonaClaims`): that
@@ -344,12 +373,13 @@ package actor LocalSendCarrier {
     func ownDevice(announce: Bool?) -> LocalSendDevice {
         LocalSendDevice(
             alias: name, version: Self.protocolVersion, deviceModel: Self.model, deviceType: .headless,
-            fingerprint: fingerprint, port: listener.port, scheme: .https, download: false, announce: announce,
+            fingerprint: fingerprint, port: port, scheme: .https, download: false, announce: announce,
             hexdClaim: ownClaim)
     }
 
     /// Multicasts hexd's announcement on every interface beacons go out on.
     private func announce() {
+        guard let socket else { return }
         let bytes = ownDevice(announce: true).encoded()
         for interface in discovery.announcingInterfaces(of: NetworkInterfaces.addresses()) {
             let index = if_nametoindex(interface)

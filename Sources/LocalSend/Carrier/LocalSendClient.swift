@@ -18,6 +18,8 @@ struct LocalSendClient: Sendable {
     }
 
     let tls: ForeignTLSContext
+    /// Opens a connection to a device: TCP, or a test's memory.
+    let connect: @Sendable (Endpoint, Duration) async throws -> any ByteChannel
     /// The longest the connection and its handshake may take, whatever the request's timeout: a
     /// device that is there answers them at once, even when its person takes minutes to answer.
     static let connectTimeout: Duration = .seconds(10)
@@ -61,10 +63,10 @@ struct LocalSendClient: Sendable {
     ) async throws(LocalSendError) -> any ByteStream {
         do {
             let connected = min(deadline, ContinuousClock.now + Self.connectTimeout)
-            let socket = try await StreamConnector.tcp(to: endpoint, timeout: connected - .now)
-            guard case .pinned(let fingerprint) = channel else { return socket }
+            let plain = try await connect(endpoint, connected - .now)
+            guard case .pinned(let fingerprint) = channel else { return plain }
             let connection = try await TLSConnection.handshake(
-                over: socket, context: tls, as: .client, timeout: connected - .now)
+                over: plain, context: tls, as: .client, timeout: connected - .now)
             guard let shown = connection.peerCertificate, shown.isClaimed(by: fingerprint) else {
                 throw LocalSendError.impostor(
                     "\(endpoint) showed the certificate \(connection.peerCertificate?.short ?? "none"), "
