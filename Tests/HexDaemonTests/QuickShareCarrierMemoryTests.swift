@@ -27,9 +27,10 @@ import Testing
     /// One hexd's Quick Share carrier, its store and its downloads folder.
     private struct Device {
         let carrier: QuickShareCarrier
-        let service: HexService
-        let downloads: String
-        let directory: TemporaryDirectory
+        let home: CarrierHome
+
+        var directory: TemporaryDirectory { home.directory }
+        var downloads: String { home.downloads }
 
         /// The ID the other side lists it by, once told of it.
         var id: String { QuickShareID.of(endpointID: String(decoding: carrier.endpointID, as: UTF8.self)) ?? "" }
@@ -40,29 +41,13 @@ import Testing
                 throw Unreachable(endpoint: endpoint)
             }
         ) throws {
-            directory = try TemporaryDirectory()
-            downloads = directory.file("Downloads")
-            try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
-            let logger = Logger(level: .error)
-            service = try HexService(
-                dataDirectory: DataDirectory(explicit: directory.path, environment: [:]), name: name, deviceID: nil,
-                versionID: HexdVersion.current, logger: logger)
-            let events = EventLog()
-            let peers = PeerDirectory(
-                ownUUID: UUID().uuidString, capacity: 64, service: service, events: events, logger: logger)
-            let identity = try TLSIdentity.loadOrCreate(
-                keyPath: directory.file("device.key"), certificatePath: directory.file("device.crt"), commonName: name
-            ).0
+            home = try CarrierHome(name)
             var settings = QuickShareSettings()
             (settings.takesFilesUnasked, settings.wakesPhones) = (takesFilesUnasked, false)
             carrier = try QuickShareCarrier.detached(
-                settings, name: name,
-                intake: Intake(
-                    service: service, directory: peers, events: events, arrivals: ArrivalFeed(), logger: logger),
-                downloads: IncomingFiles(folder: DownloadsFolder(path: downloads), floor: .bytes(0)), dnssd: NoDNSSD(),
-                claims: PersonaClaims(signer: identity),
-                gate: HandshakeGate(budgets: .init(strangerHandshakes: 64), logger: logger), trimmer: MemoryTrimmer(),
-                events: events, logger: logger, connect: connect)
+                settings, name: name, intake: home.intake, downloads: home.incomingFiles, dnssd: NoDNSSD(),
+                claims: home.claims, gate: home.gate, trimmer: MemoryTrimmer(), events: home.events,
+                logger: home.logger, connect: connect)
         }
 
         /// Tells this device's carrier of `receiver` as DNS-SD would: its instance and endpoint info.
@@ -76,13 +61,7 @@ import Testing
         }
 
         /// What its inbox holds, newest first.
-        func inbox() async throws -> [Hex] {
-            var hexes: [Hex] = []
-            for summary in try await service.summaries(in: .inbox, after: nil, limit: 10, fieldCharacters: 200) {
-                hexes.append(try await service.show(summary.id.uppercaseText))
-            }
-            return hexes
-        }
+        func inbox() async throws -> [Hex] { try await home.inbox() }
     }
 
     /// A sender whose every connection reaches `receiver`, served in a task of its own as its

@@ -3,7 +3,8 @@ import Synchronization
 
 /// One end of a connection held in memory (`MemoryChannel.pair()`): what one end writes the other
 /// reads, in order. `shutdown` on either end ends both ways (its own unread bytes dropped, as a
-/// socket shut both ways reads its end at once); `shutdownWrite` ends one way, as a TCP FIN does.
+/// socket shut both ways reads its end at once); `shutdownWrite` ends one way, as a TCP FIN does;
+/// an end let go of is shut down, as a socket is closed when its owner lets go of it.
 /// It lets a test drive a whole carrier, from its handshake to what it keeps, without sockets. A
 /// read with nothing to take looks again every millisecond until its timeout; a write never waits
 /// (nothing bounds what one side holds unread, so no test of back-pressure or of a write's timeout
@@ -36,6 +37,8 @@ public final class MemoryChannel: ByteChannel {
             MemoryChannel(incoming: there, outgoing: back, remote: client)
         )
     }
+
+    deinit { shutdown() }
 
     public var isQuietAndOpen: Bool {
         incoming.state.withLock { $0.bytes.isEmpty && !$0.ended }
