@@ -16,4 +16,3 @@ public protocol ByteStream: ByteTransfer {
     /// The connection underneath (its identity keys connection tables and budgets).
     var channel: any ByteChannel { get }
 }
-

@@ -31,7 +31,8 @@ struct CarrierHome {
             dataDirectory: DataDirectory(explicit: directory.path, environment: [:]), name: name, deviceID: nil,
             versionID: HexdVersion.current, logger: logger)
         events = EventLog()
-        let peers = PeerDirectory(ownUUID: UUID().uuidString, capacity: 64, service: service, events: events, logger: logger)
+        let peers = PeerDirectory(
+            ownUUID: UUID().uuidString, capacity: 64, service: service, events: events, logger: logger)
         intake = Intake(service: service, directory: peers, events: events, arrivals: ArrivalFeed(), logger: logger)
         identity = try TLSIdentity.loadOrCreate(
             keyPath: directory.file("device.key"), certificatePath: directory.file("device.crt"), commonName: name

@@ -108,9 +108,11 @@ import Testing
             while true {
                 var action = HTTPRequestReader.Action.needMore
                 guard
-                    let count = try? await connection.read(maximumCount: 65_536, timeout: .seconds(20), {
-                        action = reader.read($0)
-                    }), count > 0
+                    let count = try? await connection.read(
+                        maximumCount: 65_536, timeout: .seconds(20),
+                        {
+                            action = reader.read($0)
+                        }), count > 0
                 else { return }
                 guard case .request(let request) = action else { continue }
                 heard.withLock { $0.append(request) }
@@ -134,7 +136,8 @@ import Testing
             commonName: "hexd", label: "LocalSend")
         return try LocalSendCarrier.detached(
             LocalSendSettings(), persona: persona, port: 53317, visibility: AlwaysVisible(), intake: home.intake,
-            downloads: home.incomingFiles, name: "Grace", claims: home.claims, gate: home.gate, trimmer: MemoryTrimmer(),
+            downloads: home.incomingFiles, name: "Grace", claims: home.claims, gate: home.gate,
+            trimmer: MemoryTrimmer(),
             events: home.events, logger: home.logger
         ) { _, _ in
             let (here, there) = MemoryChannel.pair()
@@ -153,7 +156,8 @@ import Testing
         let home = try CarrierHome("Grace")
         let phone = try Phone(in: home.directory)
         let carrier = try Self.hexd(home, reaching: phone)
-        let registered = try await phone.ask(carrier, Self.json("/api/localsend/v2/register", phone.description.encoded()))
+        let registered = try await phone.ask(
+            carrier, Self.json("/api/localsend/v2/register", phone.description.encoded()))
         #expect(registered.status == 200)
         #expect(LocalSendDevice.decode(registered.body)?.fingerprint == carrier.fingerprint, "hexd describes itself")
         let listed = await carrier.devices.map { $0.peerID }
@@ -194,7 +198,9 @@ import Testing
             query: ["sessionId": session.sessionID, "fileId": "f1", "token": token],
             headers: HTTPHeaders([("Content-Type", "image/jpeg")]))
         // In pieces of 64 KiB and less, as a stream with no length is sent.
-        let chunks = stride(from: 0, to: bytes.count, by: 65_536).map { Array(bytes[$0..<min($0 + 65_536, bytes.count)]) }
+        let chunks = stride(from: 0, to: bytes.count, by: 65_536).map {
+            Array(bytes[$0..<min($0 + 65_536, bytes.count)])
+        }
         let uploaded = try await phone.ask(carrier, upload, chunks: chunks)
         #expect(uploaded.status == 200, "\(String(decoding: uploaded.body, as: UTF8.self))")
         let landed = try #require(FileManager.default.contents(atPath: home.downloads + "/beach.jpg"))

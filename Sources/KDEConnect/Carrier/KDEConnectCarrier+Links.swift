@@ -68,7 +68,7 @@ extension KDEConnectCarrier {
         }
         do {
             let link = try await KDEConnectHandshake.accept(
-                channel, own: own, tls: tls, now: Self.milliseconds(), refusing: isHexd)
+                channel, own: own, tls: tls, now: Self.milliseconds(), within: acceptDeadline, refusing: isHexd)
             // Proved, the link leaves the table of connections in their handshake (which closes the
             // stalest for a newcomer): links are bounded by `KDEConnectLinks`, and one is never
             // closed under its device (22.12 then loses it).
