@@ -4,9 +4,9 @@ import HexNet
 
 /// TLS over a connection (a socket, or a test's memory), for any context: OpenSSL works on two
 /// memory buffers, and this type moves the bytes between them and the connection, waiting as any
-/// of its reads or writes waits (so every wait has the caller's deadline, and no thread blocks). What the other side
-/// proved is for the caller to check: `TLSStream` for hexd peers, the carriers of other protocols
-/// for theirs.
+/// of its reads or writes waits (so every wait has the caller's deadline, and no thread blocks).
+/// What the other side proved is for the caller to check: `TLSStream` for hexd peers, the carriers
+/// of other protocols for theirs.
 ///
 /// Used by one task at a time, like `StreamConnection`, which it serves as its `ByteStream`.
 public final class TLSConnection: ByteStream {
@@ -246,7 +246,7 @@ public final class TLSConnection: ByteStream {
         }
 
         /// Writes everything OpenSSL has produced to the connection.
-        func flush(to channel: any ByteTransfer, deadline: ContinuousClock.Instant?) async throws {
+        func flush(to channel: any ByteChannel, deadline: ContinuousClock.Instant?) async throws {
             while hexd_bio_pending(outgoing) > 0 {
                 var bytes = [UInt8](repeating: 0, count: min(hexd_bio_pending(outgoing), Self.wireBatch))
                 let count = BIO_read(outgoing, &bytes, Int32(bytes.count))
@@ -257,7 +257,7 @@ public final class TLSConnection: ByteStream {
 
         /// Reads what the connection has (waiting for it) into OpenSSL's buffer; false at the end
         /// of the stream.
-        func fill(from channel: any ByteTransfer, deadline: ContinuousClock.Instant?) async throws -> Bool {
+        func fill(from channel: any ByteChannel, deadline: ContinuousClock.Instant?) async throws -> Bool {
             let timeout = try remaining(until: deadline)
             let count = try await channel.read(maximumCount: Self.wireBatch, timeout: timeout) { bytes in
                 _ = BIO_write(incoming, bytes.baseAddress, Int32(bytes.count))

@@ -4,6 +4,7 @@ import HexCommandLine
 import HexEngine
 import HexHarness
 import HexKit
+import HexNet
 import HexTLS
 import HexTestSupport
 
@@ -55,6 +56,11 @@ struct CarrierHome {
         }
         return hexes
     }
+}
+
+/// What a carrier that reaches no one hears when it connects.
+struct Unreachable: Error {
+    let endpoint: Endpoint
 }
 
 /// hexd visible, as it is by default.

@@ -60,12 +60,10 @@ import Testing
         }
     }
 
-    private struct Unreachable: Error {}
-
     private static func hexd(
         _ home: CarrierHome,
-        connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel = { _, _ in
-            throw Unreachable()
+        connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel = { endpoint, _ in
+            throw Unreachable(endpoint: endpoint)
         }
     ) throws -> KDEConnectCarrier {
         try KDEConnectCarrier.detached(
@@ -99,19 +97,21 @@ import Testing
     @Test func aPhoneHeardIsDialedPairedAndSentAHex() async throws {
         let home = try CarrierHome("Grace")
         let phone = try Phone(in: home.directory)
-        let dialed = AsyncStream.makeStream(of: MemoryChannel.self)
+        // The phone's ends of hexd's connections, with where hexd meant each to go.
+        let dialed = Mutex<[(Endpoint, MemoryChannel)]>([])
         let carrier = try Self.hexd(home) { endpoint, _ in
-            #expect(endpoint == Endpoint(Phone.address, port: 1716), "hexd dials the port the phone announced")
             let (here, there) = MemoryChannel.pair()
-            dialed.continuation.yield(there)
+            dialed.withLock { $0.append((endpoint, there)) }
             return here
         }
         // Its clock runs, which dials a device heard once its dial is due.
         let running = Task { await carrier.run() }
         defer { running.cancel() }
         await carrier.heard(phone.identity, from: Phone.address)
-        var channels = dialed.stream.makeAsyncIterator()
-        let channel = try #require(await channels.next())
+        try await waitUntil("hexd dials the phone", timeout: .seconds(20)) { !dialed.withLock(\.isEmpty) }
+        let first = dialed.withLock { $0.first }
+        let (endpoint, channel) = try #require(first)
+        #expect(endpoint == Endpoint(Phone.address, port: 1716), "hexd dials the port the phone announced")
         let link = try await KDEConnectHandshake.accept(
             channel, own: phone.identity, tls: phone.tls, now: 1, within: .seconds(20))
         #expect(link.identity.deviceID == (await carrier.own.deviceID))

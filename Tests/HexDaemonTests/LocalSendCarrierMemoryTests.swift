@@ -72,6 +72,7 @@ import Testing
                 try await connection.write(request.serialized(host: "hexd"), timeout: .seconds(20))
             }
             let answer = try await Self.read(from: connection)
+            // At once, not at the end of the scope: hexd drains the connection until the client closes.
             here.shutdown()
             await serving.value
             return answer
@@ -137,8 +138,7 @@ import Testing
         return try LocalSendCarrier.detached(
             LocalSendSettings(), persona: persona, port: 53317, visibility: AlwaysVisible(), intake: home.intake,
             downloads: home.incomingFiles, name: "Grace", claims: home.claims, gate: home.gate,
-            trimmer: MemoryTrimmer(),
-            events: home.events, logger: home.logger
+            trimmer: MemoryTrimmer(), events: home.events, logger: home.logger
         ) { _, _ in
             let (here, there) = MemoryChannel.pair()
             Task { await phone.serve(there, answer: answer) }

@@ -19,11 +19,6 @@ import Testing
 /// keeps a phone's share, from the UKEY2 handshake to the hex in its inbox and the file in its
 /// downloads folder. No socket is opened.
 @Suite(.timeLimit(.minutes(1))) struct QuickShareCarrierMemoryTests {
-    /// What a device that reaches no one says when it connects.
-    private struct Unreachable: Error {
-        let endpoint: Endpoint
-    }
-
     /// One hexd's Quick Share carrier, its store and its downloads folder.
     private struct Device {
         let carrier: QuickShareCarrier

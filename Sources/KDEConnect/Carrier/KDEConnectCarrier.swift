@@ -182,7 +182,8 @@ package actor KDEConnectCarrier {
             socket: socket, listener: listener,
             connect: { endpoint, timeout in
                 let socket = try await StreamConnector.tcp(to: endpoint, timeout: timeout)
-                // A link lasts while both ends stay: a device gone without a word is noticed in 25 s.
+                // Probed when idle: a link (or a payload's connection) whose device vanished without a
+                // word is noticed in 25 s.
                 try? socket.keepAlive(idle: 10, interval: 5, probes: 3)
                 return socket
             }, persona: persona, portNote: notes.isEmpty ? nil : notes.joined(separator: "; "),
@@ -373,9 +374,9 @@ package actor KDEConnectCarrier {
     /// hexd's identity, with its TCP port, to each of `destinations` (the broadcast address of
     /// every interface beacons go out on, or a device found), at KDE Connect's UDP port.
     private func send(to destinations: [IPAddress]) {
+        guard let socket else { return }
         var identity = own
         identity.tcpPort = port
-        guard let socket else { return }
         let bytes = identity.encoded(id: Self.milliseconds())
         for destination in destinations {
             do {

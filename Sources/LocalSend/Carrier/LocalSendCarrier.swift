@@ -213,7 +213,8 @@ package actor LocalSendCarrier {
 
     /// A carrier with no socket of its own, its persona `persona`: a test hands it the connections
     /// devices open (`answer(_:)`) and tells it of the announcements it hears (`heard(_:from:)`); its
-    /// requests go through `connect`, and it describes its API as on `port`.
+    /// requests go through `connect`, and it describes its API as on `port`. Nothing keeps its time
+    /// (the IPv4 socket's wait does): devices listed are not lost, nor sessions abandoned expired.
     package static func detached(
         _ settings: LocalSendSettings, persona: PersonaIdentity, port: UInt16, visibility: any CarrierVisibility,
         intake: any CarrierIntake, downloads: IncomingFiles, name: String, claims: PersonaClaims, gate: HandshakeGate,
@@ -301,7 +302,8 @@ package actor LocalSendCarrier {
         }
     }
 
-    /// Receives announcements on LocalSend's IPv6 group until cancelled (IPv4's `hear` keeps the time).
+    /// Receives announcements on LocalSend's IPv6 group until cancelled (the IPv4 socket's `hear`
+    /// keeps the time).
     private func hear6(_ socket6: DatagramSocket) async {
         while !Task.isCancelled {
             do {
@@ -379,24 +381,8 @@ package actor LocalSendCarrier {
 
     /// Multicasts hexd's announcement on every interface beacons go out on.
     private func announce() {
-        guard let socket else { return }
         let bytes = ownDevice(announce: true).encoded()
-        for interface in discovery.announcingInterfaces(of: NetworkInterfaces.addresses()) {
-            let index = if_nametoindex(interface)
-            guard index != 0 else { continue }
-            // Joined to hear the devices there; a join refused (the system's cap on memberships)
-            // still lets hexd be heard.
-            do {
-                try socket.join(Self.group, interface: index)
-            } catch {
-                logger.limited("localsend join", .warning, "LocalSend multicast on \(interface): \(error)")
-            }
-            do {
-                try socket.send(bytes, to: Self.group, port: settings.port, interface: index)
-            } catch {
-                logger.limited("localsend send", .warning, "LocalSend announcement on \(interface): \(error)")
-            }
-        }
+        if let socket { multicast(bytes, on: socket) }
         // Over IPv6 only where hexd's API answers on IPv6 too.
         guard let socket6, listener6 != nil, let group6 = Self.group6, discovery.broadcastAddresses.isEmpty else {
             return
@@ -413,6 +399,26 @@ package actor LocalSendCarrier {
                 try socket6.send(bytes, to: .v6(destination), port: settings.port)
             } catch {
                 logger.limited("localsend send6", .warning, "LocalSend IPv6 announcement: \(error)")
+            }
+        }
+    }
+
+    /// Multicasts `bytes` on LocalSend's IPv4 group, on every interface beacons go out on.
+    private func multicast(_ bytes: [UInt8], on socket: DatagramSocket) {
+        for interface in discovery.announcingInterfaces(of: NetworkInterfaces.addresses()) {
+            let index = if_nametoindex(interface)
+            guard index != 0 else { continue }
+            // Joined to hear the devices there; a join refused (the system's cap on memberships)
+            // still lets hexd be heard.
+            do {
+                try socket.join(Self.group, interface: index)
+            } catch {
+                logger.limited("localsend join", .warning, "LocalSend multicast on \(interface): \(error)")
+            }
+            do {
+                try socket.send(bytes, to: Self.group, port: settings.port, interface: index)
+            } catch {
+                logger.limited("localsend send", .warning, "LocalSend announcement on \(interface): \(error)")
             }
         }
     }
