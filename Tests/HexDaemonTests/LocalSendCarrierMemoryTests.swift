@@ -78,6 +78,16 @@ import Testing
             return answer
         }
 
+        /// Offers `files` to hexd's carrier (`prepare-upload`), and reads the answer.
+        func offer(_ files: [LocalSendFile], to carrier: LocalSendCarrier) async throws -> HTTPResponseReader.Response {
+            let body = LocalSendUploadRequest(info: description, files: files).encoded()
+            return try await ask(
+                carrier,
+                HTTPRequest(
+                    method: "POST", path: "/api/localsend/v2/prepare-upload",
+                    headers: HTTPHeaders([("Content-Type", "application/json")]), body: body))
+        }
+
         private static func read(from connection: TLSConnection) async throws -> HTTPResponseReader.Response {
             var reader = HTTPResponseReader(limits: .init(bodyBytes: 1 << 20))
             while true {
@@ -165,11 +175,7 @@ import Testing
         let note = "Dinner at 8 https://example.com/menu"
         let message = LocalSendFile(
             id: "m1", fileName: "message.txt", size: Int64(note.utf8.count), fileType: "text/plain", preview: note)
-        let offered = try await phone.ask(
-            carrier,
-            Self.json(
-                "/api/localsend/v2/prepare-upload",
-                LocalSendUploadRequest(info: phone.description, files: [message]).encoded()))
+        let offered = try await phone.offer([message], to: carrier)
         #expect(offered.status == 204, "a message is taken whole, nothing to upload")
         let kept = try await home.inbox()
         #expect(kept.count == 1)
@@ -185,11 +191,7 @@ import Testing
         let photo = LocalSendFile(
             id: "f1", fileName: "beach.jpg", size: Int64(bytes.count), fileType: "image/jpeg",
             sha256: try SHA256Digest.hex(of: bytes))
-        let offered = try await phone.ask(
-            carrier,
-            Self.json(
-                "/api/localsend/v2/prepare-upload",
-                LocalSendUploadRequest(info: phone.description, files: [photo]).encoded()))
+        let offered = try await phone.offer([photo], to: carrier)
         #expect(offered.status == 200, "\(String(decoding: offered.body, as: UTF8.self))")
         let session = try #require(LocalSendUploadSession.decode(offered.body))
         let token = try #require(session.tokens.first { $0.fileID == "f1" }?.token)
