@@ -13,13 +13,18 @@ import Testing
 @testable import HexDaemon
 @testable import KDEConnectCarrier
 
+/// How long each step may wait: a guard against a hang, not a speed check. A LAN's deadlines (2 s
+/// for a link accepted, 10 s dialed) are too short for a debug build beside hundreds of tests and
+/// fuzzers on two cores, so both ends of each link here are given this.
+private let patience: Duration = .seconds(30)
+
 /// hexd's KDE Connect carrier, whole, with a real store, linked with a phone held in memory
 /// (`MemoryChannel`): the link's plain identity, its TLS handshake with both certificates and
 /// protocol 8's identities inside, the pairing the person accepts, then what crosses the link, from
 /// the phone's share to the hex in the inbox and from hexd's send to the packet the phone reads.
 /// No socket is opened. The phone's side of the link is `KDEConnectHandshake`, as the apps start
 /// theirs (`core/backends/lan/lanlinkprovider.cpp`); the netns tests meet kdeconnectd.
-@Suite(.timeLimit(.minutes(1))) struct KDEConnectCarrierMemoryTests {
+@Suite(.timeLimit(.minutes(2))) struct KDEConnectCarrierMemoryTests {
     /// A KDE Connect phone at 192.0.2.9: its certificate (its device ID as common name) and identity.
     private struct Phone {
         static let address = IPAddress("192.0.2.9") ?? .loopback
@@ -42,7 +47,7 @@ import Testing
 
         /// Reads the link's next packet.
         static func packet(on link: KDEConnectHandshake.Link) async throws -> KDEConnectPacket {
-            guard case .line(let line)? = try await link.lines.readLine(timeout: .seconds(20)) else {
+            guard case .line(let line)? = try await link.lines.readLine(timeout: patience) else {
                 throw MemoryChannel.Ended()
             }
             return try KDEConnectPacket.decode(line)
@@ -51,9 +56,9 @@ import Testing
         /// Asks hexd on `link` to pair; hexd's person accepts, and the phone reads hexd's yes.
         func pair(over link: KDEConnectHandshake.Link, with carrier: KDEConnectCarrier) async throws {
             let asked = KDEConnectPair(pair: true, timestamp: Int64(Date().timeIntervalSince1970))
-            try await link.lines.writeLine(asked.encoded(id: 1).dropLast(), timeout: .seconds(20))
+            try await link.lines.writeLine(asked.encoded(id: 1).dropLast(), timeout: patience)
             // The person answers once the request is listed, as `hexctl pair --accept` would.
-            try await waitUntil("hexd's person accepted the phone", timeout: .seconds(20)) {
+            try await waitUntil("hexd's person accepted the phone", timeout: patience) {
                 (try? await carrier.trust(.accept, id))?.paired == true
             }
             #expect(KDEConnectPair(try await Self.packet(on: link))?.pair == true, "hexd says yes on the link")
@@ -70,8 +75,7 @@ import Testing
             KDEConnectSettings(), name: "Grace", keyPath: home.directory.file("kdeconnect.key"),
             certificatePath: home.directory.file("kdeconnect.crt"), claims: home.claims, gate: home.gate,
             trimmer: MemoryTrimmer(), intake: home.intake, downloads: home.incomingFiles, visibility: AlwaysVisible(),
-            // A LAN's 2 s is too short for a debug build among hundreds of tests on two cores.
-            dnssd: NoDNSSD(), logger: home.logger, acceptDeadline: .seconds(20), connect: connect)
+            dnssd: NoDNSSD(), logger: home.logger, deadlines: .init(both: patience), connect: connect)
     }
 
     @Test func aPhoneThatDialsAndPairsHasItsSharedLinkKept() async throws {
@@ -81,12 +85,12 @@ import Testing
         let (here, there) = MemoryChannel.pair(client: Endpoint(Phone.address, port: 50000))
         let serving = Task { await carrier.accepted(there, from: Phone.address) }
         let link = try await KDEConnectHandshake.dial(
-            here, own: phone.identity, heard: await carrier.own, tls: phone.tls, now: 1)
+            here, own: phone.identity, heard: await carrier.own, tls: phone.tls, now: 1, within: patience)
         #expect(link.identity.deviceID == (await carrier.own.deviceID) && link.version == 8)
         try await phone.pair(over: link, with: carrier)
         let share = KDEConnectShare.url("https://example.com/recipe")
-        try await link.lines.writeLine(share.encoded(id: 2).dropLast(), timeout: .seconds(20))
-        try await waitUntil("the shared link is in the inbox", timeout: .seconds(20)) {
+        try await link.lines.writeLine(share.encoded(id: 2).dropLast(), timeout: patience)
+        try await waitUntil("the shared link is in the inbox", timeout: patience) {
             try await home.inbox().first?.links.map(\.url) == ["https://example.com/recipe"]
         }
         #expect(try await home.intake.store.pin(forPeer: phone.id)?.trust == .paired, "the pairing is stored")
@@ -108,18 +112,18 @@ import Testing
         let running = Task { await carrier.run() }
         defer { running.cancel() }
         await carrier.heard(phone.identity, from: Phone.address)
-        try await waitUntil("hexd dials the phone", timeout: .seconds(20)) { !dialed.withLock(\.isEmpty) }
+        try await waitUntil("hexd dials the phone", timeout: patience) { !dialed.withLock(\.isEmpty) }
         let first = dialed.withLock { $0.first }
         let (endpoint, channel) = try #require(first)
         #expect(endpoint == Endpoint(Phone.address, port: 1716), "hexd dials the port the phone announced")
         let link = try await KDEConnectHandshake.accept(
-            channel, own: phone.identity, tls: phone.tls, now: 1, within: .seconds(20))
+            channel, own: phone.identity, tls: phone.tls, now: 1, within: patience)
         #expect(link.identity.deviceID == (await carrier.own.deviceID))
         try await phone.pair(over: link, with: carrier)
         let hex = HexJM(senderName: "Grace", links: [LinkJM(url: "https://example.com/map", linkDescription: nil)])
         let receipt = try await carrier.deliver(
             .store(hex, versionID: HexdVersion.current, messageID: UUID().uuidString), to: phone.id,
-            timeout: .seconds(20))
+            timeout: patience)
         #expect(receipt.delivery.status == .received)
         let shared = try KDEConnectShare(try await Phone.packet(on: link))
         #expect(shared == .url("https://example.com/map"), "a lone link goes as a URL share")

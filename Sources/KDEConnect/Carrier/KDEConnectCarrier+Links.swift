@@ -25,7 +25,7 @@ extension KDEConnectCarrier {
             }
             let channel = try await connect(Endpoint(address, port: port), .seconds(5))
             let link = try await KDEConnectHandshake.dial(
-                channel, own: own, heard: identity, tls: tls, now: Self.milliseconds())
+                channel, own: own, heard: identity, tls: tls, now: Self.milliseconds(), within: deadlines.dial)
             guard link.identity.deviceID == identity.deviceID else {
                 channel.shutdown()
                 throw KDEConnectHandshake.Failure.mismatch("another device answered at \(address)")
@@ -68,7 +68,7 @@ extension KDEConnectCarrier {
         }
         do {
             let link = try await KDEConnectHandshake.accept(
-                channel, own: own, tls: tls, now: Self.milliseconds(), within: acceptDeadline, refusing: isHexd)
+                channel, own: own, tls: tls, now: Self.milliseconds(), within: deadlines.accept, refusing: isHexd)
             // Proved, the link leaves the table of connections in their handshake (which closes the
             // stalest for a newcomer): links are bounded by `KDEConnectLinks`, and one is never
             // closed under its device (22.12 then loses it).

@@ -68,9 +68,8 @@ package actor KDEConnectCarrier {
     private let listener: StreamListener?
     /// Opens a connection to a device (a link, a payload): TCP with keep-alive probes, or a test's memory.
     let connect: @Sendable (Endpoint, Duration) async throws -> any ByteChannel
-    /// How long a device that dialed has for its identity and handshake: a LAN's
-    /// (`KDEConnectHandshake.acceptDeadline`), or a test's on a loaded machine.
-    let acceptDeadline: Duration
+    /// How long the start of a link may take, dialed or accepted.
+    let deadlines: KDEConnectHandshake.Deadlines
     let tls: ForeignTLSContext
     /// Where shared files land.
     let downloads: IncomingFiles
@@ -117,7 +116,7 @@ package actor KDEConnectCarrier {
     private init(
         socket: DatagramSocket?, listener: StreamListener?,
         connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel,
-        acceptDeadline: Duration = KDEConnectHandshake.acceptDeadline, persona: Persona, portNote: String?,
+        deadlines: KDEConnectHandshake.Deadlines = .init(), persona: Persona, portNote: String?,
         settings: KDEConnectSettings, discovery: DiscoverySettings,
         claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: any CarrierIntake,
         downloads: IncomingFiles, visibility: any CarrierVisibility, dnssd: any CarrierDNSSD, logger: Logger
@@ -130,7 +129,7 @@ package actor KDEConnectCarrier {
         self.socket = socket
         self.listener = listener
         self.connect = connect
-        self.acceptDeadline = acceptDeadline
+        self.deadlines = deadlines
         (tls, own, ownKey) = (persona.tls, persona.own, persona.ownKey)
         self.settings = settings
         self.discovery = discovery
@@ -193,18 +192,19 @@ package actor KDEConnectCarrier {
 
     /// A carrier with no socket of its own: a test hands it the connections devices open
     /// (`accepted(_:from:)`) and tells it of the devices it hears (`heard(_:from:)`); its own
-    /// connections go through `connect`, and a device that dials has `acceptDeadline` for its
-    /// handshake. `run()` keeps its time (dials due, devices gone).
-    package static func detached(
+    /// connections go through `connect`, and the start of a link has `deadlines`. `run()` keeps its
+    /// time (dials due, devices gone).
+    static func detached(
         _ settings: KDEConnectSettings, name: String, keyPath: String, certificatePath: String,
         claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: any CarrierIntake,
         downloads: IncomingFiles, visibility: any CarrierVisibility, dnssd: any CarrierDNSSD, logger: Logger,
-        acceptDeadline: Duration, connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel
+        deadlines: KDEConnectHandshake.Deadlines,
+        connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel
     ) throws -> KDEConnectCarrier {
         let persona = try Persona(
             name: name, keyPath: keyPath, certificatePath: certificatePath, claims: claims, logger: logger)
         return KDEConnectCarrier(
-            socket: nil, listener: nil, connect: connect, acceptDeadline: acceptDeadline, persona: persona,
+            socket: nil, listener: nil, connect: connect, deadlines: deadlines, persona: persona,
             portNote: nil, settings: settings,
             discovery: DiscoverySettings(), claims: claims, gate: gate, trimmer: trimmer, intake: intake,
             downloads: downloads, visibility: visibility, dnssd: dnssd, logger: logger)

@@ -47,6 +47,17 @@ enum KDEConnectHandshake {
     /// The deadline of a dial's TLS handshake and protocol 8's identities.
     static let dialDeadline: Duration = .seconds(10)
 
+    /// How long the start of a link may take each way: a LAN's, or a test's on a loaded machine.
+    struct Deadlines: Sendable {
+        var accept = KDEConnectHandshake.acceptDeadline
+        var dial = KDEConnectHandshake.dialDeadline
+
+        init() {}
+
+        /// Both ways within `time`.
+        init(both time: Duration) { (accept, dial) = (time, time) }
+    }
+
     /// hexd dials a device it heard: writes its identity (naming the device it is meant for),
     /// then answers the device's TLS handshake.
     /// - Parameters:
@@ -54,13 +65,13 @@ enum KDEConnectHandshake {
     ///   - heard: the device's identity from its broadcast.
     static func dial(
         _ channel: any ByteChannel, own: KDEConnectIdentity, heard: KDEConnectIdentity, tls: ForeignTLSContext,
-        now: Int64
+        now: Int64, within: Duration = dialDeadline
     ) async throws -> Link {
-        let deadline = ContinuousClock.now + dialDeadline
+        let deadline = ContinuousClock.now + within
         var introduction = own
         introduction.targetDeviceID = heard.deviceID
         introduction.targetProtocolVersion = heard.protocolVersion
-        try await channel.write(introduction.encoded(id: now), timeout: dialDeadline)
+        try await channel.write(introduction.encoded(id: now), timeout: within)
         let connection = try await TLSConnection.handshake(
             over: channel, context: tls, as: .server, timeout: deadline - .now)
         return try await finish(connection, own: own, plain: heard, deadline: deadline, now: now)
