@@ -14,6 +14,11 @@ import Testing
 @testable import HexDaemon
 @testable import LocalSendCarrier
 
+/// How long each step may wait: a guard against a hang, not a speed check. hexd's 10 s for a
+/// connection's start, each way, are a LAN's; a debug build beside hundreds of tests on two cores
+/// needs more.
+private let patience: Duration = .seconds(30)
+
 /// hexd's LocalSend carrier, whole, with a real store, driven by a phone held in memory
 /// (`MemoryChannel`): every request goes through TLS (the phone's certificate shown, hexd's
 /// checked against the fingerprint announced) and hexd's HTTP reader, from the handshake to the hex
@@ -21,7 +26,7 @@ import Testing
 /// same way. No socket is opened. The phone speaks as LocalSend 1.18 does (`core/src/http/client/
 /// v2.rs`: `register`, `prepare-upload` then a chunked `upload`); the netns tests meet the real
 /// clients.
-@Suite(.timeLimit(.minutes(1))) struct LocalSendCarrierMemoryTests {
+@Suite(.timeLimit(.minutes(2))) struct LocalSendCarrierMemoryTests {
     /// A LocalSend phone at 192.0.2.7: its certificate, and its receiver's answers to hexd.
     private final class Phone: Sendable {
         static let address = IPAddress("192.0.2.7") ?? .loopback
@@ -59,7 +64,7 @@ import Testing
             let serving = Task { await carrier.answer(there) }
             defer { here.shutdown() }
             let connection = try await TLSConnection.handshake(
-                over: here, context: tls, as: .client, timeout: .seconds(20))
+                over: here, context: tls, as: .client, timeout: patience)
             if let chunks {
                 var head = request
                 head.headers.append(name: "Transfer-Encoding", value: "chunked")
@@ -67,9 +72,9 @@ import Testing
                 for chunk in chunks + [[]] {
                     bytes += Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + [13, 10]
                 }
-                try await connection.write(bytes, timeout: .seconds(20))
+                try await connection.write(bytes, timeout: patience)
             } else {
-                try await connection.write(request.serialized(host: "hexd"), timeout: .seconds(20))
+                try await connection.write(request.serialized(host: "hexd"), timeout: patience)
             }
             let answer = try await Self.read(from: connection)
             // At once, not at the end of the scope: hexd drains the connection until the client closes.
@@ -92,7 +97,7 @@ import Testing
             var reader = HTTPResponseReader(limits: .init(bodyBytes: 1 << 20))
             while true {
                 var action = HTTPResponseReader.Action.needMore
-                let count = try await connection.read(maximumCount: 65_536, timeout: .seconds(20)) {
+                let count = try await connection.read(maximumCount: 65_536, timeout: patience) {
                     action = reader.read($0)
                 }
                 if count == 0 { action = reader.end() }
@@ -113,14 +118,14 @@ import Testing
             }
             guard
                 let connection = try? await TLSConnection.handshake(
-                    over: channel, context: tls, as: .server, timeout: .seconds(20))
+                    over: channel, context: tls, as: .server, timeout: patience)
             else { return }
             var reader = HTTPRequestReader(limits: .init(bodyBytes: 1 << 20))
             while true {
                 var action = HTTPRequestReader.Action.needMore
                 guard
                     let count = try? await connection.read(
-                        maximumCount: 65_536, timeout: .seconds(20),
+                        maximumCount: 65_536, timeout: patience,
                         {
                             action = reader.read($0)
                         }), count > 0
@@ -131,7 +136,7 @@ import Testing
                     request.path == "/api/localsend/v2/register"
                     ? HTTPResponse(.ok, contentType: "application/json", body: description.encoded())
                     : answer(request)
-                try? await connection.write(response.serialized(), timeout: .seconds(20))
+                try? await connection.write(response.serialized(), timeout: patience)
                 return
             }
         }
@@ -148,7 +153,7 @@ import Testing
         return try LocalSendCarrier.detached(
             LocalSendSettings(), persona: persona, port: 53317, visibility: AlwaysVisible(), intake: home.intake,
             downloads: home.incomingFiles, name: "Grace", claims: home.claims, gate: home.gate,
-            trimmer: MemoryTrimmer(), events: home.events, logger: home.logger
+            trimmer: MemoryTrimmer(), events: home.events, logger: home.logger, deadlines: .init(both: patience)
         ) { _, _ in
             let (here, there) = MemoryChannel.pair()
             Task { await phone.serve(there, answer: answer) }
@@ -183,7 +188,7 @@ import Testing
         #expect(kept.first?.hexColor == ForeignMessage.localSend.color)
     }
 
-    @Test func aFileUploadedChunkedAsLocalSend118DoesLandsWholeWithAHexNamingIt() async throws {
+    @Test func aChunkedUploadAsLocalSend118SendsItLandsWholeWithAHexNamingIt() async throws {
         let home = try CarrierHome("Grace")
         let phone = try Phone(in: home.directory)
         let carrier = try Self.hexd(home, reaching: phone)
@@ -207,7 +212,7 @@ import Testing
         #expect(uploaded.status == 200, "\(String(decoding: uploaded.body, as: UTF8.self))")
         let landed = try #require(FileManager.default.contents(atPath: home.downloads + "/beach.jpg"))
         #expect(Array(landed) == bytes, "every byte, in order")
-        try await waitUntil("a hex links the file", timeout: .seconds(20)) {
+        try await waitUntil("a hex links the file", timeout: patience) {
             try await home.inbox().first?.links.map(\.url).first?.hasSuffix("beach.jpg") == true
         }
     }
@@ -217,13 +222,13 @@ import Testing
         let phone = try Phone(in: home.directory)
         let carrier = try Self.hexd(home, reaching: phone)
         await carrier.heard(phone.description, from: Phone.address)
-        try await waitUntil("the phone is proven and listed", timeout: .seconds(20)) {
+        try await waitUntil("the phone is proven and listed", timeout: patience) {
             await carrier.devices.map { $0.peerID } == [phone.id]
         }
         let hex = HexJM(senderName: "Grace", links: [LinkJM(url: "https://example.com/a", linkDescription: nil)])
         let receipt = try await carrier.deliver(
             .store(hex, versionID: HexdVersion.current, messageID: UUID().uuidString), to: phone.id,
-            timeout: .seconds(20))
+            timeout: patience)
         #expect(receipt.delivery.status == .received && receipt.delivery.message == "LocalSend message shown")
         let offer = try #require(phone.heard.withLock { $0.last })
         #expect(offer.path == "/api/localsend/v2/prepare-upload")
@@ -239,7 +244,7 @@ import Testing
         impostor.fingerprint = String(repeating: "AB", count: 32)
         await carrier.heard(impostor, from: Phone.address)
         // hexd registers with a device it hears: its connection to the phone shows the certificate.
-        try await waitUntil("hexd's connection to the phone ended", timeout: .seconds(20)) {
+        try await waitUntil("hexd's connection to the phone ended", timeout: patience) {
             phone.served.load(ordering: .relaxed) == 1
         }
         let listed = await carrier.devices

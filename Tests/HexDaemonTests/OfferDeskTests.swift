@@ -63,12 +63,19 @@ import Testing
         #expect(desk.answer("localsend:A1") == nil)
     }
 
-    @Test func anOfferWithdrawnByItsNumberOrOverItsWaitIsRefused() async throws {
-        let desk = OfferDesk<String>(OfferConsent(wait: .milliseconds(200), capacity: 2))
+    @Test func anOfferWithdrawnByItsNumberIsRefused() async throws {
+        // The person's wait as hexd gives it: the offer must still be waiting when it is withdrawn,
+        // however late a loaded machine runs this test's steps.
+        let desk = OfferDesk<String>(OfferConsent(capacity: 2))
         let cancelled = await asking(desk, "localsend:A1", keeping: "10.0.0.5")
         let number = try #require(desk.extras.first { $0.value == "10.0.0.5" }?.key)
         #expect(desk.withdraw(number)?.key == "localsend:A1")
         #expect(await cancelled.value == .withdrawn)
+        #expect(desk.waiting.isEmpty)
+    }
+
+    @Test func anOfferOverItsWaitIsRefused() async {
+        let desk = OfferDesk<String>(OfferConsent(wait: .milliseconds(200), capacity: 2))
         let expiring = await asking(desk, "localsend:B2")
         #expect(await expiring.value == .expired, "refused once its wait is over")
         #expect(desk.waiting.isEmpty)

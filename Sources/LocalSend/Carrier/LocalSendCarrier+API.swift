@@ -26,7 +26,7 @@ extension LocalSendCarrier {
             do {
                 defer { handshakes.end(channel) }
                 connection = try await TLSConnection.handshake(
-                    over: channel, context: client.tls, as: .server, timeout: .seconds(10))
+                    over: channel, context: client.tls, as: .server, timeout: deadlines.handshake)
             }
             var limits = HTTPRequestReader.Limits(bodyBytes: LocalSendUploadRequest.maximumSize)
             limits.streamedPaths = [Self.uploadPath]

@@ -72,16 +72,18 @@ extension LocalSendCarrier {
 
     /// A carrier with no socket of its own, its persona `persona`: a test hands it the connections
     /// devices open (`answer(_:)`) and tells it of the announcements it hears (`heard(_:from:)`); its
-    /// requests go through `connect`, and it describes its API as on `port`. Nothing keeps its time
-    /// (the IPv4 socket's wait does): devices listed are not lost, nor sessions abandoned expired.
-    package static func detached(
+    /// requests go through `connect`, it describes its API as on `port`, and the start of a
+    /// connection has `deadlines`. Nothing keeps its time (the IPv4 socket's wait does): devices
+    /// listed are not lost, nor sessions abandoned expired.
+    static func detached(
         _ settings: LocalSendSettings, persona: PersonaIdentity, port: UInt16, visibility: any CarrierVisibility,
         intake: any CarrierIntake, downloads: IncomingFiles, name: String, claims: PersonaClaims, gate: HandshakeGate,
-        trimmer: MemoryTrimmer, events: EventLog, logger: Logger,
+        trimmer: MemoryTrimmer, events: EventLog, logger: Logger, deadlines: Deadlines,
         connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel
     ) throws -> LocalSendCarrier {
         LocalSendCarrier(
             socket: nil, listener: nil, socket6: nil, listener6: nil, port: port, connect: connect,
+            deadlines: deadlines,
             tls: try ForeignTLSContext(persona: persona), claims: claims, discovery: DiscoverySettings(),
             visibility: visibility, intake: intake, downloads: downloads, settings: settings, name: name, gate: gate,
             trimmer: trimmer, events: events, portNote: nil, logger: logger)

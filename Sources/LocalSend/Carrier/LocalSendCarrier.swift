@@ -34,6 +34,23 @@ package actor LocalSendCarrier {
     static let connectionDeadline: Duration = .seconds(30)
     /// Writing an answer, within this.
     static let answerWriteTimeout: Duration = .seconds(10)
+
+    /// How long the start of a connection may take each way: a LAN's, or a test's on a loaded machine.
+    struct Deadlines: Sendable {
+        /// A device's TLS handshake with hexd's API.
+        var handshake: Duration = .seconds(10)
+        /// hexd's connection and TLS handshake to a device, whatever the request's timeout; and its
+        /// whole `register`.
+        var dial: Duration = .seconds(10)
+
+        init() {}
+
+        /// Both ways within `time`.
+        init(both time: Duration) { (handshake, dial) = (time, time) }
+    }
+
+    /// How long the start of a connection may take.
+    let deadlines: Deadlines
     /// Announcements read from one address, a second (Protocol.md 16.2).
     static let announcementsPerSecond = 20
 
@@ -112,6 +129,7 @@ package actor LocalSendCarrier {
     init(
         socket: DatagramSocket?, listener: StreamListener?, socket6: DatagramSocket?, listener6: StreamListener?,
         port: UInt16, connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel,
+        deadlines: Deadlines = Deadlines(),
         tls: ForeignTLSContext, claims: PersonaClaims, discovery: DiscoverySettings,
         visibility: any CarrierVisibility, intake: any CarrierIntake, downloads: IncomingFiles,
         settings: LocalSendSettings, name: String, gate: HandshakeGate, trimmer: MemoryTrimmer, events: EventLog,
@@ -129,7 +147,8 @@ package actor LocalSendCarrier {
         self.socket6 = socket6
         self.listener6 = listener6
         self.port = port
-        client = LocalSendClient(tls: tls, connect: connect)
+        self.deadlines = deadlines
+        client = LocalSendClient(tls: tls, connect: connect, connectTimeout: deadlines.dial)
         self.claims = claims
         ownClaim = LocalSendID.certified.id(tls.persona.fingerprint.description).flatMap {
             claims.claim(persona: $0)
@@ -346,7 +365,7 @@ package actor LocalSendCarrier {
         do {
             let response = try await client.send(
                 request, to: endpoint, over: plain ? .plain : .pinned(device.fingerprint),
-                answerLimit: LocalSendDevice.maximumSize, timeout: .seconds(10))
+                answerLimit: LocalSendDevice.maximumSize, timeout: deadlines.dial)
             guard response.status == 200 else {
                 throw LocalSendError.refused(status: response.status, "\(endpoint) refused hexd's register")
             }

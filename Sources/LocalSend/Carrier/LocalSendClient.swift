@@ -22,7 +22,7 @@ struct LocalSendClient: Sendable {
     let connect: @Sendable (Endpoint, Duration) async throws -> any ByteChannel
     /// The longest the connection and its handshake may take, whatever the request's timeout: a
     /// device that is there answers them at once, even when its person takes minutes to answer.
-    static let connectTimeout: Duration = .seconds(10)
+    let connectTimeout: Duration
 
     /// Sends `request` to the device at `endpoint` over `channel`, and reads its answer, at most
     /// `answerLimit` bytes of body, all within `timeout` (connected within `connectTimeout`).
@@ -62,7 +62,7 @@ struct LocalSendClient: Sendable {
         to endpoint: Endpoint, over channel: Channel, until deadline: ContinuousClock.Instant
     ) async throws(LocalSendError) -> any ByteStream {
         do {
-            let connected = min(deadline, ContinuousClock.now + Self.connectTimeout)
+            let connected = min(deadline, ContinuousClock.now + connectTimeout)
             let plain = try await connect(endpoint, connected - .now)
             guard case .pinned(let fingerprint) = channel else { return plain }
             let connection = try await TLSConnection.handshake(
