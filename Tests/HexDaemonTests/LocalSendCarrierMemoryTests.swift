@@ -83,14 +83,25 @@ private let patience: Duration = .seconds(30)
             return answer
         }
 
+        /// Registers with hexd's carrier (`register`), and reads the answer.
+        func register(with carrier: LocalSendCarrier) async throws -> HTTPResponseReader.Response {
+            try await post("/api/localsend/v2/register", description.encoded(), to: carrier)
+        }
+
         /// Offers `files` to hexd's carrier (`prepare-upload`), and reads the answer.
         func offer(_ files: [LocalSendFile], to carrier: LocalSendCarrier) async throws -> HTTPResponseReader.Response {
             let body = LocalSendUploadRequest(info: description, files: files).encoded()
-            return try await ask(
+            return try await post("/api/localsend/v2/prepare-upload", body, to: carrier)
+        }
+
+        private func post(
+            _ path: String, _ body: [UInt8], to carrier: LocalSendCarrier
+        ) async throws -> HTTPResponseReader.Response {
+            try await ask(
                 carrier,
                 HTTPRequest(
-                    method: "POST", path: "/api/localsend/v2/prepare-upload",
-                    headers: HTTPHeaders([("Content-Type", "application/json")]), body: body))
+                    method: "POST", path: path, headers: HTTPHeaders([("Content-Type", "application/json")]),
+                    body: body))
         }
 
         private static func read(from connection: TLSConnection) async throws -> HTTPResponseReader.Response {
@@ -161,18 +172,11 @@ private let patience: Duration = .seconds(30)
         }
     }
 
-    private static func json(_ path: String, _ body: [UInt8], query: [String: String] = [:]) -> HTTPRequest {
-        HTTPRequest(
-            method: "POST", path: path, query: query, headers: HTTPHeaders([("Content-Type", "application/json")]),
-            body: body)
-    }
-
     @Test func aRegisteredPhonesMessageGoesFromHandshakeToTheInbox() async throws {
         let home = try CarrierHome("Grace")
         let phone = try Phone(in: home.directory)
         let carrier = try Self.hexd(home, reaching: phone)
-        let registered = try await phone.ask(
-            carrier, Self.json("/api/localsend/v2/register", phone.description.encoded()))
+        let registered = try await phone.register(with: carrier)
         #expect(registered.status == 200)
         #expect(LocalSendDevice.decode(registered.body)?.fingerprint == carrier.fingerprint, "hexd describes itself")
         let listed = await carrier.devices.map { $0.peerID }

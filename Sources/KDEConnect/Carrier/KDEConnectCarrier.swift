@@ -116,7 +116,7 @@ package actor KDEConnectCarrier {
     init(
         socket: DatagramSocket?, listener: StreamListener?,
         connect: @escaping @Sendable (Endpoint, Duration) async throws -> any ByteChannel,
-        deadlines: KDEConnectHandshake.Deadlines = .init(), persona: Persona, portNote: String?,
+        deadlines: KDEConnectHandshake.Deadlines = KDEConnectHandshake.Deadlines(), persona: Persona, portNote: String?,
         settings: KDEConnectSettings, discovery: DiscoverySettings,
         claims: PersonaClaims, gate: HandshakeGate, trimmer: MemoryTrimmer, intake: any CarrierIntake,
         downloads: IncomingFiles, visibility: any CarrierVisibility, dnssd: any CarrierDNSSD, logger: Logger

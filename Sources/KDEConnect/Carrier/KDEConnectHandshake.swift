@@ -63,9 +63,10 @@ enum KDEConnectHandshake {
     /// - Parameters:
     ///   - own: hexd's identity, without its TCP port.
     ///   - heard: the device's identity from its broadcast.
+    ///   - within: the deadline of its TLS handshake and protocol 8's identities (`Deadlines.dial`).
     static func dial(
         _ channel: any ByteChannel, own: KDEConnectIdentity, heard: KDEConnectIdentity, tls: ForeignTLSContext,
-        now: Int64, within: Duration = dialDeadline
+        now: Int64, within: Duration
     ) async throws -> Link {
         let deadline = ContinuousClock.now + within
         var introduction = own

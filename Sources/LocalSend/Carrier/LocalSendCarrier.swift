@@ -48,9 +48,6 @@ package actor LocalSendCarrier {
         /// Both ways within `time`.
         init(both time: Duration) { (handshake, dial) = (time, time) }
     }
-
-    /// How long the start of a connection may take.
-    let deadlines: Deadlines
     /// Announcements read from one address, a second (Protocol.md 16.2).
     static let announcementsPerSecond = 20
 
@@ -67,6 +64,8 @@ package actor LocalSendCarrier {
     private let socket6: DatagramSocket?
     private let listener6: StreamListener?
     let client: LocalSendClient
+    /// How long the start of a connection may take.
+    let deadlines: Deadlines
     /// Stores what devices send, as every carrier does, and is told of each device found, which
     /// the outbox follows.
     let intake: any CarrierIntake
