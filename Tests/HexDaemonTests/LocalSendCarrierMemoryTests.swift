@@ -23,9 +23,9 @@ private let patience: Duration = .seconds(30)
 /// (`MemoryChannel`): every request goes through TLS (the phone's certificate shown, hexd's
 /// checked against the fingerprint announced) and hexd's HTTP reader, from the handshake to the hex
 /// in the inbox and the file in the downloads folder, and hexd's own requests reach the phone the
-/// same way. No socket is opened. The phone speaks as LocalSend 1.18 does (`core/src/http/client/
-/// v2.rs`: `register`, `prepare-upload` then a chunked `upload`); the netns tests meet the real
-/// clients.
+/// same way. No socket is opened. The phone's requests are those of LocalSend 1.18's core
+/// (`core/src/http/client/v2.rs`: `register`, `prepare_upload`, then `upload` streamed with no
+/// length, so chunked); the netns tests meet real clients.
 @Suite(.timeLimit(.minutes(2))) struct LocalSendCarrierMemoryTests {
     /// A LocalSend phone at 192.0.2.7: its certificate, and its receiver's answers to hexd.
     private final class Phone: Sendable {
@@ -208,7 +208,8 @@ private let patience: Duration = .seconds(30)
             method: "POST", path: "/api/localsend/v2/upload",
             query: ["sessionId": session.sessionID, "fileId": "f1", "token": token],
             headers: HTTPHeaders([("Content-Type", "image/jpeg")]))
-        // In pieces of 64 KiB and less, as a stream with no length is sent.
+        // In pieces and with no length, as the 1.18 core streams what its channel hands it (`client/v2.rs`,
+        // `upload`: `reqwest::Body::wrap_stream`).
         let chunks = stride(from: 0, to: bytes.count, by: 65_536).map {
             Array(bytes[$0..<min($0 + 65_536, bytes.count)])
         }
