@@ -100,13 +100,14 @@ public enum Daemon {
             service: service, directory: directory, events: events, arrivals: arrivals, logger: logger.named("inbox"))
         let incoming = IncomingFiles(folder: DownloadsFolder(path: downloads), floor: configuration.store.freeFloor)
         let carriers = ForeignCarrierStart.slots(configuration)
-        let sender = SendService(
-            wire: configuration.wire, tls: tls, directory: directory, service: service,
-            logger: logger.named("send"), pool: pool, gate: gate, carriers: carriers)
+        let envelopeCarrier = EnvelopeCarrier(
+            wire: configuration.wire, tls: tls, directory: directory, service: service, logger: logger.named("send"),
+            pool: pool, gate: gate)
+        let sender = SendService(envelopes: envelopeCarrier, carriers: carriers, service: service)
         let pairing = tls.map {
             PairingService(
                 tls: $0, wire: configuration.wire, directory: directory, service: service,
-                sender: sender, events: events, arrivals: arrivals, logger: logger.named("pair"))
+                envelopes: envelopeCarrier, events: events, arrivals: arrivals, logger: logger.named("pair"))
         }
         // Files are shared and fetched over TLS only: a daemon playing a legacy peer has neither.
         let grants = tls.map { _ in FileGrants(store: service, settings: configuration.files) }

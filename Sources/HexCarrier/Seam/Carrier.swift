@@ -5,10 +5,6 @@ import HexKit
 /// in `hexctl status`, the devices it lists in `hexctl peers`, and looking again. The daemon holds
 /// every carrier in one list (`ForeignCarriers`) and asks each in turn; it switches on none.
 package protocol Carrier: TrustingCarrier, DaemonService {
-    /// The protocol as people know it (`Quick Share`).
-    static var name: String { get }
-    /// The kind of peer its devices are.
-    static var kind: PeerKind { get }
     /// What it says of itself now.
     func status() async -> CarrierStatus
     /// The devices it lists now, and the offers waiting for the person from devices it does not

@@ -1,7 +1,7 @@
 /// A carrier's trust flow as the person drives it (`hexctl pair`, `pair --accept`, `pair --decline`,
 /// `unpair`) for a device of its protocol: a LocalSend device's offer waiting for the person, a
 /// KDE Connect device's pairing. `ControlHandler` asks each carrier in turn, and switches on none.
-package protocol TrustingCarrier: SendingCarrier {
+package protocol TrustingCarrier: DeviceCarrier {
     /// The ID of what `text` names (by its name, its ID or a unique prefix of it) that the person
     /// can act on by `step` now through this carrier; nil when nothing does.
     func trustSubject(named text: String, for step: TrustStep) async -> String?

@@ -282,7 +282,7 @@ struct ControlHandler: Sendable {
             let uuid = try await peerUUID(peer, orRemembered: true)
             // A device's carrier ends its pairing on both sides; with the carrier off, or when the
             // certificate kept is all there is to it, the store's unpairing ends it here.
-            if let carrier = sender.carrier(of: uuid)?.carrier,
+            if let carrier = sender.carrier(of: uuid) as? any TrustingCarrier,
                 let outcome = try await carrier.unpair(uuid, label: peer)
             {
                 return ControlResponse(trust: TrustReport(outcome))
@@ -359,7 +359,7 @@ struct ControlHandler: Sendable {
     ///   commands: a reinstalled peer's beacons contradict its pin, so it is not in the table.
     private func peerUUID(_ text: String, orRemembered: Bool = false) async throws -> String {
         if let id = text.canonicalPeerID { return id }
-        if let id = try await sender.listed(text)?.peerUUID { return id }
+        if let id = try await sender.listed(text)?.peerID { return id }
         if orRemembered, let remembered = try await service.knownPeer(matching: text) {
             // The store keeps IDs in upper case; a device of another kind has its own spelling.
             return remembered.uuid.canonicalPeerID ?? remembered.uuid
@@ -394,7 +394,7 @@ struct ControlHandler: Sendable {
             hexlist: store.counts.hexlist,
             datagramsReceived: found.datagramsReceived, datagramsMalformed: found.datagramsMalformed,
             datagramsOversized: found.datagramsOversized, datagramsRateLimited: found.datagramsRateLimited,
-            peersEvicted: census.evicted, fingerprint: sender.tls?.identity.fingerprint.description,
+            peersEvicted: census.evicted, fingerprint: sender.envelopes.tls?.identity.fingerprint.description,
             accept: accept.rawValue, outbox: store.outbox.entries,
             connections: ConnectionCounts(inbound.counts, gate: inbound.gateCounts),
             datagramsForged: found.datagramsForged,
@@ -565,8 +565,8 @@ struct ControlHandler: Sendable {
         case .peer(let options):
             // The peer is looked up once: a device of another protocol gets the files themselves.
             let target = try await sender.target(options.to)
-            if let id = target.peerUUID, let entry = sender.carrier(of: id) {
-                guard let carrier = entry.carrier else { throw entry.missing }
+            if let id = target.peerID, let entry = sender.entry(for: target), entry.kind is any DeviceCarrier.Type {
+                guard let carrier = entry.carrier as? any DeviceCarrier else { throw entry.missing }
                 return try await sendFiles(request.files, query: query) { paths, progress in
                     try await carrier.sendFiles(paths, to: id, progress: progress)
                 }
@@ -620,8 +620,8 @@ struct ControlHandler: Sendable {
     /// Who a share sent to `target` with `options` is for: a peer known by the ID its key derives (in the
     /// table, seen before, or at the address given), to whom `peer` links can be granted; or a
     /// legacy peer or an unknown address, which cannot fetch from this daemon.
-    private func shareAudience(of target: SendService.Target, _ options: SendOptions) async -> ShareAudience {
-        var uuid = target.peerUUID
+    private func shareAudience(of target: CarrierTarget, _ options: SendOptions) async -> ShareAudience {
+        var uuid = target.peerID
         if let address = target.address, let peer = await directory.peer(at: address), peer.isSigned {
             uuid = peer.uuid
         }
@@ -649,7 +649,7 @@ extension TrustReport {
 }
 
 extension SendReport {
-    init(_ receipt: SendService.Receipt) {
+    init(_ receipt: CarrierReceipt) {
         let delivery = receipt.delivery
         self.init(
             peer: receipt.peer, messageID: receipt.messageID, status: delivery.status, message: delivery.message,

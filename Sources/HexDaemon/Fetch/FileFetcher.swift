@@ -192,7 +192,7 @@ struct FileFetcher: Sendable {
     private func open(_ link: PeerFileLink) async throws(FetchError) -> EnvelopeSender.Channel {
         do {
             let target = try await sender.target(link.ownerID)
-            let route = try await sender.route(target, forceLegacy: false)
+            let route = try await sender.envelopes.route(target, forceLegacy: false)
             guard case .tls(let context, let expected, _) = route.security,
                 let ownerID = UUID(strict: link.ownerID)
             else {

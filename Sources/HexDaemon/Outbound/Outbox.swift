@@ -22,7 +22,7 @@ actor Outbox: DaemonService {
 
     /// How one attempt ended.
     enum Attempt: Sendable {
-        case delivered(SendService.Receipt)
+        case delivered(CarrierReceipt)
         /// Not delivered this time; tried again at `next` (or at a beacon from the peer).
         case retrying(reason: String, next: Date)
         /// Given up: the peer refused it, or it expired.
@@ -99,7 +99,7 @@ actor Outbox: DaemonService {
         fileprivate let envelope: Envelope
         /// The envelope as encoded for the table, written as it is to the peer.
         fileprivate let line: [UInt8]
-        fileprivate let route: PeerRoute?
+        fileprivate let plan: SendPlan?
         /// Whether the reservation is this caller's: false when the same send was under way already.
         fileprivate let isReserved: Bool
     }
@@ -111,7 +111,7 @@ actor Outbox: DaemonService {
     /// - Throws: what `enqueue` throws.
     func hold(_ payload: Payload, to peer: String, messageID: UUID, forceLegacy: Bool) async throws -> Held {
         let target = try await sender.target(peer)
-        let route = try await sender.plan(target, forceLegacy: forceLegacy)
+        let plan = try await sender.plan(target, forceLegacy: forceLegacy)
         let envelope = envelope(payload, messageID: messageID)
         let line = envelope.encodedLine()
         // Under way already (the same send repeated), or settled in this round: `attempt` then
@@ -119,7 +119,7 @@ actor Outbox: DaemonService {
         let isReserved = machine.reserve(messageID.uuidString)
         do {
             let entry = try await commit(envelope, line: line, to: target, forceLegacy: forceLegacy)
-            return Held(entry: entry, envelope: envelope, line: line, route: route, isReserved: isReserved)
+            return Held(entry: entry, envelope: envelope, line: line, plan: plan, isReserved: isReserved)
         } catch {
             if isReserved { release(messageID.uuidString) }
             throw error
@@ -131,7 +131,7 @@ actor Outbox: DaemonService {
         guard held.isReserved else { return await attempt(held.entry.messageID, timeout: timeout) }
         return await run(
             held.entry, timeout: timeout,
-            prepared: Prepared(envelope: held.envelope, line: held.line, route: held.route))
+            prepared: Prepared(envelope: held.envelope, line: held.line, plan: held.plan))
     }
 
     /// Makes the attempt at a reserved entry, and ends it. An attempt that may take longer than
@@ -183,14 +183,14 @@ actor Outbox: DaemonService {
     }
 
     /// Writes a send to the outbox table (see `enqueue`), and says so.
-    private func commit(_ envelope: Envelope, line: [UInt8], to target: SendService.Target, forceLegacy: Bool)
+    private func commit(_ envelope: Envelope, line: [UInt8], to target: CarrierTarget, forceLegacy: Bool)
         async throws -> OutboxEntry
     {
         let now = Date()
         let kind: OutboxEntry.Kind = envelope.operationType == .alert ? .alert : .hex
         let messageID = envelope.messageID ?? ""
         let entry = OutboxEntry(
-            messageID: messageID, peerUUID: target.peerUUID, address: target.address?.description,
+            messageID: messageID, peerUUID: target.peerID, address: target.address?.description,
             label: target.label, kind: kind, envelope: String(decoding: line, as: UTF8.self),
             legacy: forceLegacy, createdAt: now, expiresAt: now + lifetime.inSeconds,
             nextAttemptAt: now)
@@ -206,7 +206,7 @@ actor Outbox: DaemonService {
             "queued \(envelope.operationType) \(messageID) for \(target.label)",
             [("peer", target.label), ("messageID", messageID)])
         await events.publish(
-            .sendQueued, peerUUID: target.peerUUID, peer: target.label, id: messageID,
+            .sendQueued, peerUUID: target.peerID, peer: target.label, id: messageID,
             message: "expires \(entry.expiresAt.formatted(.iso8601))")
         return queued
     }
@@ -240,15 +240,15 @@ actor Outbox: DaemonService {
     /// - Throws: `LookupError`, or `SendError`.
     func sendOnce(
         _ payload: Payload, to peer: String, messageID: UUID, forceLegacy: Bool, wait: Bool, timeout: Duration
-    ) async throws -> SendService.Receipt {
+    ) async throws -> CarrierReceipt {
         let target = try await sender.target(peer)
         let envelope = envelope(payload, messageID: messageID)
         do {
             let receipt = try await sender.deliver(
-                envelope, to: target, forceLegacy: forceLegacy, wait: wait, timeout: timeout)
+                CarrierSend(envelope, to: target, legacy: forceLegacy, wait: wait, timeout: timeout))
             if receipt.keyProof != nil { await keep(receipt, settling: nil) }
             await events.publish(
-                .sendAcked, peerUUID: target.peerUUID, peer: target.label, id: receipt.messageID,
+                .sendAcked, peerUUID: target.peerID, peer: target.label, id: receipt.messageID,
                 message: receipt.delivery.status?.rawValue ?? "sent")
             return receipt
         } catch {
@@ -256,7 +256,7 @@ actor Outbox: DaemonService {
                 "\(envelope.operationType) to \(target.label) failed: \(error)",
                 [("peer", target.label), ("messageID", messageID.uuidString)])
             await events.publish(
-                .sendFailed, peerUUID: target.peerUUID, peer: target.label, id: messageID.uuidString,
+                .sendFailed, peerUUID: target.peerID, peer: target.label, id: messageID.uuidString,
                 message: error.description)
             throw error
         }
@@ -417,8 +417,8 @@ actor Outbox: DaemonService {
     private struct Prepared: Sendable {
         var envelope: Envelope
         var line: [UInt8]
-        /// The route resolved before the commit; nil when the peer was away then.
-        var route: PeerRoute?
+        /// What the carrier's plan found before the commit (a route); nil when the peer was away then.
+        var plan: SendPlan?
     }
 
     /// One attempt at a reserved entry, its outcome recorded and announced.
@@ -441,17 +441,12 @@ actor Outbox: DaemonService {
             }
         }
         do throws(SendError) {
-            let receipt: SendService.Receipt
-            if let prepared, let route = prepared.route {
-                receipt = try await sender.deliver(
-                    envelope, encoded: prepared.line, over: route, wait: true, timeout: timeout)
-            } else {
-                let target = SendService.Target(
-                    peerUUID: entry.peerUUID, address: entry.address.flatMap(Endpoint.init(parsing:)),
-                    label: entry.label)
-                receipt = try await sender.deliver(
-                    envelope, to: target, forceLegacy: entry.legacy, wait: true, timeout: timeout)
-            }
+            let target = CarrierTarget(
+                peerID: entry.peerUUID, address: entry.address.flatMap(Endpoint.init(parsing:)), label: entry.label)
+            let receipt = try await sender.deliver(
+                CarrierSend(
+                    envelope, encoded: prepared?.line, to: target, legacy: entry.legacy, timeout: timeout,
+                    plan: prepared?.plan))
             await keep(receipt, settling: entry.messageID)
             await events.publish(
                 .sendAcked, peerUUID: entry.peerUUID, peer: receipt.peer, id: entry.messageID,
@@ -480,7 +475,7 @@ actor Outbox: DaemonService {
     /// Keeps what a delivery settled, in one store call: the entry leaves the outbox, and the key
     /// the delivery proved is pinned (or its pin moved). Should the store fail to remove the
     /// entry, it is attempted again later: its peer answers `duplicate`, nothing is stored twice.
-    private func keep(_ receipt: SendService.Receipt, settling messageID: String?) async {
+    private func keep(_ receipt: CarrierReceipt, settling messageID: String?) async {
         do {
             try await store.settleDelivery(of: messageID, keyProof: receipt.keyProof)
         } catch {

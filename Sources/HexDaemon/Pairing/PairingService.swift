@@ -34,8 +34,8 @@ actor PairingService {
     private let wire: WireSettings
     private let directory: PeerDirectory
     private let service: HexService
-    /// Resolves the route to a peer, as for any send.
-    private let sender: SendService
+    /// Resolves the route to a peer, as for any send to it.
+    private let envelopes: EnvelopeCarrier
     private let events: EventLog
     /// Where a pairing request goes for a desktop notification.
     private let arrivals: ArrivalFeed
@@ -45,11 +45,11 @@ actor PairingService {
 
     init(
         tls: TLSContext, wire: WireSettings, directory: PeerDirectory, service: HexService,
-        sender: SendService,
+        envelopes: EnvelopeCarrier,
         events: EventLog, arrivals: ArrivalFeed, logger: Logger
     ) {
         self.tls = tls
-        self.sender = sender
+        self.envelopes = envelopes
         self.wire = wire
         self.directory = directory
         self.service = service
@@ -71,9 +71,7 @@ actor PairingService {
         guard peer.speaksTLS else {
             throw SendError.refused("\(label) speaks no TLS (a legacy peer): it has no key to pair with")
         }
-        let route = try await sender.route(
-            .init(peerUUID: peer.uuid, address: nil, label: peer.name),
-            forceLegacy: false)
+        let route = try await envelopes.route(CarrierTarget(peerID: peer.uuid, label: peer.name), forceLegacy: false)
         let pin = try await service.pin(forPeer: peer.uuid)
         let ourNonce = try PairingCode.nonce()
         guard let commitment = PairingCode.commitment(to: ourNonce) else {
@@ -120,9 +118,7 @@ actor PairingService {
         if let refusal = try await refusal(of: request.peerUUID, key: request.key) { throw SendError.refused(refusal) }
         let peer = try await directory.peer(matching: request.peerUUID)
         let accept = PairJM(step: .accept, senderUUID: service.identity.uuid, code: code)
-        var route = try await sender.route(
-            .init(peerUUID: peer.uuid, address: nil, label: peer.name),
-            forceLegacy: false)
+        var route = try await envelopes.route(CarrierTarget(peerID: peer.uuid, label: peer.name), forceLegacy: false)
         // The key that asked, and no other, is told.
         route.security = .tls(tls, expected: request.key, deviceID: UUID(strict: request.peerUUID))
         try await exchange(over: route, timeout: timeout).converse { conversation in

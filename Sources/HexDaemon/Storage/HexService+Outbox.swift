@@ -64,13 +64,6 @@ extension HexService {
         try database.removeFromOutbox(messageID: messageID)
     }
 
-    /// A key a delivery proved, to be kept: pinned on first use, or a pin moved from the UUID a
-    /// peer had before its ID came from its key.
-    enum KeyProof: Sendable, Equatable {
-        case firstUse(peer: String, fingerprint: String)
-        case moved(from: String, to: String)
-    }
-
     /// Keeps what a delivery settled, in one call: the send leaves the outbox (when it was
     /// queued), and the key it proved is pinned or its pin moved. The key is kept even when the
     /// outbox fails, and the other way round: each is worth keeping alone.

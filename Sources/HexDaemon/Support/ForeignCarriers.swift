@@ -19,19 +19,6 @@ final class ForeignCarriers: Sendable {
         var isStarting: Bool { if case .starting = self { true } else { false } }
     }
 
-    /// A carrier as sending and trust see it: the form of its devices' IDs, and the carrier, or why
-    /// a send cannot go now.
-    struct Entry {
-        let kind: any Carrier.Type
-        /// Nil while it is not up.
-        let carrier: (any Carrier)?
-        /// Why a send to one of its devices cannot go while it is not up: for good when it is off,
-        /// for a while when it is starting (the outbox tries again).
-        let missing: SendError
-        /// Whether one of its devices may be named by its full ID now or soon (it is not off).
-        let takesIDs: Bool
-    }
-
     private let slots: Mutex<[(kind: any Carrier.Type, slot: Slot)]>
 
     /// The carriers in the order they are asked, each in its slot.
@@ -47,17 +34,19 @@ final class ForeignCarriers: Sendable {
     }
 
     /// Every carrier.
-    var entries: [Entry] {
+    var entries: [CarrierEntry] {
         slots.withLock { $0 }.map { kind, slot in
             let carrier: (any Carrier)? = if case .up(let carrier) = slot { carrier } else { nil }
             let takesIDs = if case .off = slot { false } else { true }
-            return Entry(
+            return CarrierEntry(
                 kind: kind, carrier: carrier, missing: Self.missing(slot, named: kind.name), takesIDs: takesIDs)
         }
     }
 
     /// The carriers up now.
-    var up: [any Carrier] { entries.compactMap(\.carrier) }
+    var up: [any Carrier] {
+        slots.withLock { $0 }.compactMap { if case .up(let carrier) = $0.slot { carrier } else { nil } }
+    }
 
     /// The carriers still starting, by the names people know them by; nil when none is.
     var starting: [String]? {
