@@ -59,7 +59,7 @@ private let patience: Duration = .seconds(30)
             try await link.lines.writeLine(asked.encoded(id: 1).dropLast(), timeout: patience)
             // The person answers once the request is listed, as `hexctl pair --accept` would.
             try await waitUntil("hexd's person accepted the phone", timeout: patience) {
-                (try? await carrier.trust(.accept, id))?.paired == true
+                (try? await carrier.trust(.accept, id))?.trust == .paired
             }
             #expect(KDEConnectPair(try await Self.packet(on: link))?.pair == true, "hexd says yes on the link")
         }

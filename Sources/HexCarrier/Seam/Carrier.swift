@@ -4,7 +4,7 @@ import HexKit
 /// what it sends and how the person trusts its devices (`TrustingCarrier`), what it says of itself
 /// in `hexctl status`, the devices it lists in `hexctl peers`, and looking again. The daemon holds
 /// every carrier in one list (`ForeignCarriers`) and asks each in turn; it switches on none.
-package protocol Carrier: TrustingCarrier, DaemonService {
+package protocol Carrier: TrustingCarrier, DeviceCarrier, DaemonService {
     /// What it says of itself now.
     func status() async -> CarrierStatus
     /// The devices it lists now, and the offers waiting for the person from devices it does not

@@ -1,10 +1,18 @@
+import HexKit
+
 /// A carrier's trust flow as the person drives it (`hexctl pair`, `pair --accept`, `pair --decline`,
-/// `unpair`) for a device of its protocol: a LocalSend device's offer waiting for the person, a
-/// KDE Connect device's pairing. `ControlHandler` asks each carrier in turn, and switches on none.
-package protocol TrustingCarrier: DeviceCarrier {
+/// `unpair`) for a device of its protocol: a hexd peer's pairing, a LocalSend device's offer waiting
+/// for the person, a KDE Connect device's pairing. `ControlHandler` asks each in turn, and switches
+/// on none.
+package protocol TrustingCarrier: Sendable {
+    /// The kind of peer its devices are.
+    static var kind: PeerKind { get }
+    /// What a text that names `id`, one of its devices, is in the person's words.
+    static func namesake(_ id: String) -> Namesake
     /// The ID of what `text` names (by its name, its ID or a unique prefix of it) that the person
     /// can act on by `step` now through this carrier; nil when nothing does.
-    func trustSubject(named text: String, for step: TrustStep) async -> String?
+    /// - Throws: `LookupError` when `text` names several, and the carrier says so.
+    func trustSubject(named text: String, for step: TrustStep) async throws(LookupError) -> String?
     /// Takes `step` for `peerID`, which `trustSubject` named.
     /// - Throws: `TrustRefusal` in the person's words; `LookupError` when it is gone; a store error.
     func trust(_ step: TrustStep, _ peerID: String) async throws -> TrustOutcome
@@ -30,7 +38,8 @@ package struct TrustOutcome: Sendable {
     package let name: String
     /// The certificate now trusted, or forgotten by an unpairing; nil when none.
     package let key: String?
-    package let paired: Bool
+    /// How its key is trusted now; nil when nothing is pinned to it.
+    package let trust: SenderTrust?
     /// The verification code both sides show, while the device is to answer hexd's request.
     package var code: String?
     package var awaitingDevice = false
@@ -40,10 +49,10 @@ package struct TrustOutcome: Sendable {
     package var accepted: Bool?
 
     package init(
-        peerID: String, name: String, key: String?, paired: Bool, code: String? = nil, awaitingDevice: Bool = false,
-        offer: String? = nil, accepted: Bool? = nil
+        peerID: String, name: String, key: String?, trust: SenderTrust?, code: String? = nil,
+        awaitingDevice: Bool = false, offer: String? = nil, accepted: Bool? = nil
     ) {
-        (self.peerID, self.name, self.key, self.paired) = (peerID, name, key, paired)
+        (self.peerID, self.name, self.key, self.trust) = (peerID, name, key, trust)
         (self.code, self.awaitingDevice, self.offer, self.accepted) = (code, awaitingDevice, offer, accepted)
     }
 }

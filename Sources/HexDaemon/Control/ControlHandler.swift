@@ -263,27 +263,17 @@ struct ControlHandler: Sendable {
             return ControlResponse(blocked: try await service.setBlocked(false, senderUUID: try await peerUUID(sender)))
         case .blocked: return ControlResponse(blocked: try await service.blockedSenders())
         case .pair(let peer, let accept, let timeout):
-            if let (carrier, id) = try await trustSubject(named: peer, for: accept ? .accept : .request) {
-                let step: TrustStep = accept ? .accept : .request
-                return ControlResponse(trust: try await Self.trustReport { try await carrier.trust(step, id) })
-            }
-            let pairing = try pairingService()
-            let timeout = timeout ?? SendOptions.defaultTimeout
-            let outcome =
-                accept
-                ? try await pairing.accept(peer, timeout: timeout) : try await pairing.request(peer, timeout: timeout)
-            return ControlResponse(trust: TrustReport(outcome))
+            let step: TrustStep = accept ? .accept : .request
+            return ControlResponse(trust: try await trust(step, peer, timeout: timeout ?? SendOptions.defaultTimeout))
         case .declinePairing(let peer):
-            if let (carrier, id) = try await trustSubject(named: peer, for: .decline) {
-                return ControlResponse(trust: try await Self.trustReport { try await carrier.trust(.decline, id) })
-            }
-            return ControlResponse(trust: TrustReport(try await pairingService().decline(peer)))
+            return ControlResponse(trust: try await trust(.decline, peer, timeout: SendOptions.defaultTimeout))
         case .unpair(let peer):
             let uuid = try await peerUUID(peer, orRemembered: true)
             // A device's carrier ends its pairing on both sides; with the carrier off, or when the
-            // certificate kept is all there is to it, the store's unpairing ends it here.
-            if let carrier = sender.carrier(of: uuid) as? any TrustingCarrier,
-                let outcome = try await carrier.unpair(uuid, label: peer)
+            // certificate kept is all there is to it (a hexd peer's), the store's unpairing ends it here.
+            let kind = sender.namesake(of: uuid)?.kind
+            if let flow = trustFlows(timeout: SendOptions.defaultTimeout).first(where: { type(of: $0).kind == kind }),
+                let outcome = try await flow.unpair(uuid, label: peer)
             {
                 return ControlResponse(trust: TrustReport(outcome))
             }
@@ -307,37 +297,51 @@ struct ControlHandler: Sendable {
         }
     }
 
-    /// The carrier, and the ID of the device, that `text` names for `step` (a LocalSend device's
-    /// offer, a KDE Connect device linked); nil when it names none. One rule for every kind: a text
-    /// that names devices of two carriers, or a device and a hexd peer, names none of them.
-    /// - Throws: `LookupError.twoKinds` when it is ambiguous so.
-    private func trustSubject(named text: String, for step: TrustStep) async throws
-        -> (any Carrier, String)?
-    {
-        var found: [(any Carrier, String)] = []
-        for carrier in carriers.up {
-            if let id = await carrier.trustSubject(named: text, for: step) { found.append((carrier, id)) }
-        }
-        guard let first = found.first else { return nil }
-        let firstNamesake = Namesake.device(of: type(of: first.0).name, first.1)
-        if found.count > 1 {
-            throw LookupError.twoKinds(text, firstNamesake, .device(of: type(of: found[1].0).name, found[1].1))
+    /// The person's `step` about what `text` names, taken by the trust flow it belongs to.
+    /// - Throws: `LookupError` when `text` names nothing `step` applies to, or is ambiguous; what
+    ///   the step throws, a carrier's refusal in the person's words.
+    private func trust(_ step: TrustStep, _ text: String, timeout: Duration) async throws -> TrustReport {
+        guard let (flow, id) = try await trustSubject(named: text, for: step, timeout: timeout) else {
+            _ = try pairingService()  // A daemon playing a legacy peer says why it pairs with none.
+            throw step == .request ? LookupError.noPeer(text) : LookupError.noPairing(text)
         }
         do {
-            let peer = try await directory.peer(matching: text)
-            throw LookupError.twoKinds(text, .hexdPeer(peer.uuid), firstNamesake)
-        } catch LookupError.noPeer {
-            return first
-        }
-    }
-
-    /// A carrier's trust step, its refusals in the person's words, reported.
-    private static func trustReport(_ step: () async throws -> TrustOutcome) async throws -> TrustReport {
-        do {
-            return TrustReport(try await step())
+            return TrustReport(try await flow.trust(step, id))
         } catch let refusal as TrustRefusal {
             throw ControlError(.rejected, refusal.description)
         }
+    }
+
+    /// The trust flows the person drives: hexd's own pairing (none while playing a legacy peer),
+    /// its steps waiting `timeout` for the peer, then the carriers' up now.
+    private func trustFlows(timeout: Duration) -> [any TrustingCarrier] {
+        let own = pairing.map { PairingTrust(pairing: $0, directory: directory, timeout: timeout) }
+        return (own.map { [$0] } ?? []) + carriers.up
+    }
+
+    /// The trust flow, and the ID of the peer or device, that `text` names for `step` (a hexd peer,
+    /// a LocalSend device's offer, a KDE Connect device linked); nil when it names none. One rule
+    /// for every kind, as sends read names: a text that two flows claim, or that names a peer or
+    /// device of another kind than the one claiming it, names none of them.
+    /// - Throws: `LookupError.twoKinds` when it is ambiguous so.
+    private func trustSubject(named text: String, for step: TrustStep, timeout: Duration) async throws
+        -> (any TrustingCarrier, String)?
+    {
+        var found: [(flow: any TrustingCarrier, id: String)] = []
+        for flow in trustFlows(timeout: timeout) {
+            if let id = try await flow.trustSubject(named: text, for: step) { found.append((flow, id)) }
+        }
+        guard let first = found.first else { return nil }
+        let namesake = type(of: first.flow).namesake(first.id)
+        if found.count > 1 {
+            throw LookupError.twoKinds(text, namesake, type(of: found[1].flow).namesake(found[1].id))
+        }
+        if let listed = try await sender.listed(text)?.peerID, let other = sender.namesake(of: listed),
+            other.kind != type(of: first.flow).kind
+        {
+            throw LookupError.twoKinds(text, other.namesake, namesake)
+        }
+        return first
     }
 
     /// The pairing service; a legacy peer has none.
@@ -642,7 +646,7 @@ struct ControlHandler: Sendable {
 extension TrustReport {
     init(_ outcome: TrustOutcome) {
         self.init(
-            peerUUID: outcome.peerID, peer: outcome.name, key: outcome.key, trust: outcome.paired ? .paired : nil,
+            peerUUID: outcome.peerID, peer: outcome.name, key: outcome.key, trust: outcome.trust,
             code: outcome.code, awaitingPeer: outcome.awaitingDevice ? true : nil, offer: outcome.offer,
             accepted: outcome.accepted)
     }

@@ -49,14 +49,6 @@ extension FetchReport {
     }
 }
 
-extension TrustReport {
-    init(_ outcome: PairingService.Outcome) {
-        self.init(
-            peerUUID: outcome.peerUUID, peer: outcome.name, key: outcome.key.description, trust: outcome.trust,
-            code: outcome.code, awaitingPeer: outcome.awaitingPeer)
-    }
-}
-
 extension PairingStatus {
     init(_ pending: PairingService.Pending) {
         self.init(code: pending.code, awaitingUs: pending.awaitingUs)

@@ -82,6 +82,12 @@ struct SendService: Sendable {
         entries.first { $0.kind.owns(peerID) }
     }
 
+    /// What the peer or device `peerID` is in the person's words, and its kind; nil for an ID no
+    /// carrier owns.
+    func namesake(of peerID: String) -> (kind: PeerKind, namesake: Namesake)? {
+        entry(owning: peerID).map { ($0.kind.kind, $0.kind.namesake(peerID)) }
+    }
+
     /// The carrier of the device `peerID`, while it is up.
     func carrier(of peerID: String) -> (any SendingCarrier)? { entry(owning: peerID)?.carrier }
 

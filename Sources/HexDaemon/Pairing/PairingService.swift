@@ -136,6 +136,13 @@ actor PairingService {
     /// Drops the request a peer sent, unaccepted: nothing is pinned or sent (the peer's own request
     /// runs out on its side).
     /// - Throws: `LookupError` when no request from that peer waits.
+    /// The UUID of the peer whose request waits for this side's user that `text` names (its name
+    /// or a prefix of its UUID).
+    /// - Throws: `LookupError.noPairing` when none does; `.ambiguousPeer` when several do.
+    func request(matching text: String) throws(LookupError) -> String {
+        try book.request(matching: text, at: .now).peerUUID
+    }
+
     func decline(_ text: String) throws -> Outcome {
         let request = try book.request(matching: text, at: .now)
         book.closeIncoming(request.key)

@@ -209,7 +209,7 @@ extension KDEConnectCarrier {
         if case .requestedByUs(_, let timestamp) = pairing.state {
             logger.info("asked KDE Connect device \(device.label) to pair")
             return TrustOutcome(
-                peerID: device.peerID, name: device.identity.name, key: device.certificate.description, paired: false,
+                peerID: device.peerID, name: device.identity.name, key: device.certificate.description, trust: nil,
                 code: code(with: device, timestamp: device.version >= 8 ? timestamp : nil), awaitingDevice: true)
         }
         return Self.outcome(of: device, paired: pairing.isPaired)
@@ -217,7 +217,8 @@ extension KDEConnectCarrier {
 
     private static func outcome(of device: Device, paired: Bool) -> TrustOutcome {
         TrustOutcome(
-            peerID: device.peerID, name: device.identity.name, key: device.certificate.description, paired: paired)
+            peerID: device.peerID, name: device.identity.name, key: device.certificate.description,
+            trust: paired ? .paired : nil)
     }
 
     /// The person declines the device's request (`hexctl pair --decline`).
@@ -232,7 +233,7 @@ extension KDEConnectCarrier {
         }
         devices[pairing: device.key] = pairing
         _ = await write(await perform(actions, for: device), to: device)
-        return TrustOutcome(peerID: device.peerID, name: device.identity.name, key: nil, paired: false)
+        return TrustOutcome(peerID: device.peerID, name: device.identity.name, key: nil, trust: nil)
     }
 
     /// What the person reads when what they asked cannot be done now.
@@ -275,7 +276,7 @@ extension KDEConnectCarrier {
         logger.info(
             "unpaired KDE Connect device \(name) (\(peerID))"
                 + (forgotten.map { ": forgot its certificate \($0.fingerprint)" } ?? ""))
-        return TrustOutcome(peerID: peerID, name: name, key: forgotten?.fingerprint, paired: false)
+        return TrustOutcome(peerID: peerID, name: name, key: forgotten?.fingerprint, trust: nil)
     }
 }
 

@@ -109,7 +109,8 @@ extension LocalSendCarrier: TrustingCarrier {
     package func trust(_ step: TrustStep, _ peerID: String) async throws -> TrustOutcome {
         let answered = try await answerPerson(peerID, yes: step != .decline)
         return TrustOutcome(
-            peerID: peerID, name: answered.name, key: answered.certificate, paired: answered.certificate != nil,
+            peerID: peerID, name: answered.name, key: answered.certificate,
+            trust: answered.certificate == nil ? nil : .paired,
             offer: answered.what, accepted: answered.certificate != nil)
     }
 

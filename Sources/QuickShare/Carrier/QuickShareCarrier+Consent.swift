@@ -85,7 +85,7 @@ extension QuickShareCarrier: TrustingCarrier {
     package func trust(_ step: TrustStep, _ peerID: String) throws -> TrustOutcome {
         let answered = try answerPerson(peerID, yes: step != .decline)
         return TrustOutcome(
-            peerID: peerID, name: answered.name, key: nil, paired: false, offer: answered.what,
+            peerID: peerID, name: answered.name, key: nil, trust: nil, offer: answered.what,
             accepted: step != .decline)
     }
 
