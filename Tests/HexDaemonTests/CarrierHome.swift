@@ -17,6 +17,8 @@ struct CarrierHome {
     let directory: TemporaryDirectory
     let service: HexService
     let events: EventLog
+    /// The hexd peers it lists: none, unless a test adds them.
+    let peers: PeerDirectory
     let intake: Intake
     let downloads: String
     let identity: TLSIdentity
@@ -32,7 +34,7 @@ struct CarrierHome {
             dataDirectory: DataDirectory(explicit: directory.path, environment: [:]), name: name, deviceID: nil,
             versionID: HexdVersion.current, logger: logger)
         events = EventLog()
-        let peers = PeerDirectory(
+        peers = PeerDirectory(
             ownUUID: UUID().uuidString, capacity: 64, service: service, events: events, logger: logger)
         intake = Intake(service: service, directory: peers, events: events, arrivals: ArrivalFeed(), logger: logger)
         identity = try TLSIdentity.loadOrCreate(
