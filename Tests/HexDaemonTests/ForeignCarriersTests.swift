@@ -61,7 +61,7 @@ import Testing
         #expect(
             carriers.entries.map(\.takesIDs) == [true, false, false], "a device of a carrier starting may be named")
         #expect(
-            carriers.entries.map(\.missing)
+            carriers.entries.map(Self.missing)
                 == [
                     .undelivered("LocalSend is starting"), .refused("KDE Connect is off here (--kdeconnect off)"),
                     .refused("Quick Share is off here (--quickshare off)"),
@@ -75,6 +75,17 @@ import Testing
         carriers.set(LocalSendCarrier.self, .off("it could not start: the log says why"))
         #expect(carriers.starting == nil && carriers.entries.allSatisfy { !$0.takesIDs })
         #expect(
-            carriers.entries.first?.missing == .refused("LocalSend is off here (it could not start: the log says why)"))
+            carriers.entries.first.flatMap(Self.missing)
+                == .refused("LocalSend is off here (it could not start: the log says why)"))
+    }
+
+    /// Why a send to one of the entry's devices cannot go now; nil when its carrier is up.
+    private static func missing(_ entry: CarrierEntry) -> SendError? {
+        do {
+            _ = try entry.up()
+            return nil
+        } catch {
+            return error
+        }
     }
 }

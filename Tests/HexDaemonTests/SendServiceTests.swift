@@ -33,7 +33,40 @@ import Testing
         ]
         let carriers = targets.map { sender.entry(for: $0).map { $0.kind.kind } }
         #expect(carriers == [.hexd, .hexd, KDEConnectCarrier.kind, .hexd, nil])
-        #expect(sender.namesake(of: uuid)?.namesake == .hexdPeer(uuid))
+        #expect(sender.kind(of: uuid) == .hexd && sender.kind(of: Self.localSendID) == LocalSendCarrier.kind)
+    }
+
+    /// Beside the kind whose trust flow claims a name, what else it names: a name two hexd peers
+    /// share is no namesake of a hexd step (the pairing book tells them apart), and ambiguous for
+    /// another kind's; one hexd peer's name is that peer.
+    @Test func whatANameAlsoNamesBesideTheKindThatClaimsIt() async throws {
+        let home = try CarrierHome("Ada")
+        let sender = Self.sender(home)
+        let (bob, otherBob, grace) = (UUID().uuidString, UUID().uuidString, UUID().uuidString)
+        for (uuid, name, address) in [
+            (bob, "Bob", "127.0.0.2"), (otherBob, "Bob", "127.0.0.3"), (grace, "Grace", "127.0.0.4"),
+        ] {
+            _ = await home.peers.observe(try Self.sighting(uuid, name, at: address))
+        }
+        #expect(try await sender.namesake(named: "Bob", besides: .hexd) == nil)
+        await #expect(throws: LookupError.self) {
+            try await sender.namesake(named: "Bob", besides: QuickShareCarrier.kind)
+        }
+        #expect(try await sender.namesake(named: "grace", besides: QuickShareCarrier.kind) == .hexdPeer(grace))
+        #expect(try await sender.namesake(named: "Pixel", besides: QuickShareCarrier.kind) == nil)
+    }
+
+    /// A name two kinds share is refused with what to type instead: a prefix of an ID, or the
+    /// whole key of an offer, which no prefix names.
+    @Test func anAmbiguousNameSaysWhatToTypeInstead() {
+        let device = Namesake.device(of: "KDE Connect", Self.kdeConnectID)
+        let offer = QuickShareCarrier.namesake("quickshare-offer:12")
+        let toOffer = LookupError.twoKinds("Pixel", device, offer).description
+        #expect(
+            toOffer.contains("the Quick Share offer quickshare-offer:12;") && toOffer.hasSuffix("quickshare-offer:12)"))
+        #expect(
+            LookupError.twoKinds("Pixel", offer, device).description.hasSuffix(
+                "such as \(Self.kdeConnectID.prefix(18)))"))
     }
 
     /// A full UUID is a target once a key is pinned to it (the peer may be away); a device's full
@@ -96,6 +129,14 @@ import Testing
             try await carrier.deliver(CarrierSend(alert, to: device, legacy: false, timeout: .seconds(1)))
         }
         #expect(carrier.asked.all == ["refuse? recording:pixel", "deliver recording:pixel"])
+    }
+
+    /// A hexd peer's beacon heard from `address`, unsigned.
+    private static func sighting(_ uuid: String, _ name: String, at address: String) throws -> Sighting {
+        Sighting(
+            kind: .present, uuid: uuid, name: name, versionID: HexdVersion.current, instance: "I1",
+            address: try #require(IPAddress(address)), port: 18_521, interval: .seconds(2), capabilities: ["ack"],
+            fingerprint: nil, isSigned: false)
     }
 
     /// A send service over `home`'s store and peers, with LocalSend starting and the other carriers off.

@@ -1,9 +1,17 @@
+import HexKit
+
 /// Something the user named (a peer, a hex, an alert, a share query, an outbox entry,
 /// a grant) that matches nothing, or
 /// more than one thing. The text is echoed clipped: it came from a client.
 package enum LookupError: Error, Equatable, CustomStringConvertible {
     /// Matches of an ambiguous prefix counted at most: past it, the message says "at least".
     package static let matchesCounted = 100
+
+    /// What the person may type for `id`: a prefix of an ID of a registered form (a hexd peer's
+    /// UUID too), else all of it (an offer's key, which no prefix names).
+    private static func example(of id: String) -> String {
+        id.canonicalUUID != nil || PeerIDForms.form(of: id)?.owns(id) == true ? String(id.prefix(18)) : id
+    }
 
     case noPeer(String)
     /// An IPv6 address with a port, not in brackets: `write` is how to write it.
@@ -44,7 +52,7 @@ package enum LookupError: Error, Equatable, CustomStringConvertible {
             "\(text.clipped(toUTF8: 80)) matches \(count) peers; use more of the UUID"
         case .twoKinds(let text, let one, let other):
             "\(text.clipped(toUTF8: 80)) names both \(one.what) \(one.id) and \(other.what) \(other.id); give the ID "
-                + "of the one you mean (or a unique prefix of it, such as \(other.id.prefix(18)))"
+                + "of the one you mean (or a unique prefix of it, such as \(Self.example(of: other.id)))"
         case .noHex(let text, let place): "no hex \(text.clipped(toUTF8: 80)) in \(place)"
         case .ambiguousHex(let text, let count, let place):
             "\(text.clipped(toUTF8: 80)) matches \(count < Self.matchesCounted ? "" : "at least ")\(count) hexes "
@@ -77,6 +85,11 @@ package struct Namesake: Equatable, Sendable {
 
     /// A hexd peer.
     package static func hexdPeer(_ id: String) -> Namesake { Namesake(what: "the hexd peer", id: id) }
+
+    /// An offer waiting for the person, from a device of the carrier called `carrier`, by its key.
+    package static func offer(of carrier: String, _ key: String) -> Namesake {
+        Namesake(what: "the \(carrier) offer", id: key)
+    }
 
     /// A device of the carrier called `carrier` (`Quick Share`).
     package static func device(of carrier: String, _ id: String) -> Namesake {

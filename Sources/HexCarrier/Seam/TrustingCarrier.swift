@@ -16,7 +16,7 @@ package protocol TrustingCarrier: Sendable {
     /// Takes `step` for `peerID`, which `trustSubject` named.
     /// - Throws: `TrustRefusal` in the person's words; `LookupError` when it is gone; a store error.
     func trust(_ step: TrustStep, _ peerID: String) async throws -> TrustOutcome
-    /// Ends the pairing with `peerID`, a device of this carrier's (`owns`), on both sides; nil when
+    /// Ends the pairing with `peerID`, a device of this carrier's kind, on both sides; nil when
     /// the certificate the store keeps is all there is to it (the store's unpairing ends it).
     /// - Throws: `LookupError.noPin` when it is not paired; a store error.
     func unpair(_ peerID: String, label: String) async throws -> TrustOutcome?

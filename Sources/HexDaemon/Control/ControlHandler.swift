@@ -271,7 +271,7 @@ struct ControlHandler: Sendable {
             let uuid = try await peerUUID(peer, orRemembered: true)
             // A device's carrier ends its pairing on both sides; with the carrier off, or when the
             // certificate kept is all there is to it (a hexd peer's), the store's unpairing ends it here.
-            let kind = sender.namesake(of: uuid)?.kind
+            let kind = sender.kind(of: uuid)
             if let flow = trustFlows(timeout: SendOptions.defaultTimeout).first(where: { type(of: $0).kind == kind }),
                 let outcome = try await flow.unpair(uuid, label: peer)
             {
@@ -321,8 +321,9 @@ struct ControlHandler: Sendable {
 
     /// The trust flow, and the ID of the peer or device, that `text` names for `step` (a hexd peer,
     /// a LocalSend device's offer, a KDE Connect device linked); nil when it names none. One rule
-    /// for every kind, as sends read names: a text that two flows claim, or that names a peer or
-    /// device of another kind than the one claiming it, names none of them.
+    /// for every kind: a text that two flows claim, or that also names a peer or device another
+    /// kind's carrier lists (a KDE Connect phone called Pixel beside a Quick Share offer from
+    /// Pixel), names none of them; the person gives the full ID or the offer's key.
     /// - Throws: `LookupError.twoKinds` when it is ambiguous so.
     private func trustSubject(named text: String, for step: TrustStep, timeout: Duration) async throws
         -> (any TrustingCarrier, String)?
@@ -332,14 +333,13 @@ struct ControlHandler: Sendable {
             if let id = try await flow.trustSubject(named: text, for: step) { found.append((flow, id)) }
         }
         guard let first = found.first else { return nil }
-        let namesake = type(of: first.flow).namesake(first.id)
+        let claimer = type(of: first.flow)
+        let namesake = claimer.namesake(first.id)
         if found.count > 1 {
             throw LookupError.twoKinds(text, namesake, type(of: found[1].flow).namesake(found[1].id))
         }
-        if let listed = try await sender.listed(text)?.peerID, let other = sender.namesake(of: listed),
-            other.kind != type(of: first.flow).kind
-        {
-            throw LookupError.twoKinds(text, other.namesake, namesake)
+        if let other = try await sender.namesake(named: text, besides: claimer.kind) {
+            throw LookupError.twoKinds(text, other, namesake)
         }
         return first
     }
@@ -569,8 +569,10 @@ struct ControlHandler: Sendable {
         case .peer(let options):
             // The peer is looked up once: a device of another protocol gets the files themselves.
             let target = try await sender.target(options.to)
-            if let id = target.peerID, let entry = sender.entry(for: target), entry.kind is any DeviceCarrier.Type {
-                guard let carrier = entry.carrier as? any DeviceCarrier else { throw entry.missing }
+            // A carrier not up refuses it, or has it tried again, as it would a hex.
+            if let id = target.peerID, let entry = sender.entry(for: target),
+                let carrier = try entry.up() as? any DeviceCarrier
+            {
                 return try await sendFiles(request.files, query: query) { paths, progress in
                     try await carrier.sendFiles(paths, to: id, progress: progress)
                 }

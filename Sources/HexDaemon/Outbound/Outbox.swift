@@ -105,7 +105,7 @@ actor Outbox: DaemonService {
     }
 
     /// Commits a send to the outbox (see `enqueue`) for its user to wait for. The peer is found
-    /// once and its route resolved once; reserved before the commit, the send cannot be started
+    /// once and the send planned once by its carrier; reserved before the commit, the send cannot be started
     /// by anyone else until `attempt` makes its first attempt, with the entry and envelope as
     /// committed, not read back.
     /// - Throws: what `enqueue` throws.
@@ -417,7 +417,7 @@ actor Outbox: DaemonService {
     private struct Prepared: Sendable {
         var envelope: Envelope
         var line: [UInt8]
-        /// What the carrier's plan found before the commit (a route); nil when the peer was away then.
+        /// What the carrier's plan found before the commit; nil when it found nothing to hand on.
         var plan: SendPlan?
     }
 

@@ -65,8 +65,8 @@ struct SendService: Sendable {
     }
 
     /// How long one attempt at a send to `peerID` may take when its caller would wait `asked`: as
-    /// its carrier says (a LocalSend device's person may take minutes to answer). An address alone
-    /// is waited for as asked.
+    /// its carrier says (a LocalSend device's person may take minutes to answer). A destination no
+    /// carrier owns (an outbox lane's address, `HOST:PORT`) is waited for as asked.
     func attemptTimeout(toPeer peerID: String?, asked: Duration) -> Duration {
         peerID.flatMap(entry(owning:))?.kind.attemptTimeout(asked: asked) ?? asked
     }
@@ -82,14 +82,20 @@ struct SendService: Sendable {
         entries.first { $0.kind.owns(peerID) }
     }
 
-    /// What the peer or device `peerID` is in the person's words, and its kind; nil for an ID no
-    /// carrier owns.
-    func namesake(of peerID: String) -> (kind: PeerKind, namesake: Namesake)? {
-        entry(owning: peerID).map { ($0.kind.kind, $0.kind.namesake(peerID)) }
-    }
+    /// The kind of the peer or device `peerID`; nil for an ID no carrier owns.
+    func kind(of peerID: String) -> PeerKind? { entry(owning: peerID)?.kind.kind }
 
-    /// The carrier of the device `peerID`, while it is up.
-    func carrier(of peerID: String) -> (any SendingCarrier)? { entry(owning: peerID)?.carrier }
+    /// The first peer or device listed now that `text` names among the carriers of other kinds
+    /// than `kind` (see `listed`), in the person's words; nil when none does.
+    /// - Throws: `LookupError` when `text` names several of one such carrier's.
+    func namesake(named text: String, besides kind: PeerKind) async throws(LookupError) -> Namesake? {
+        for carrier in entries.compactMap(\.carrier) where type(of: carrier).kind != kind {
+            if let device = try await carrier.target(named: text), let id = device.peerID {
+                return type(of: carrier).namesake(id)
+            }
+        }
+        return nil
+    }
 
     /// The carrier of `target`, up.
     /// - Throws: `SendError` when none is, or it is not up now.

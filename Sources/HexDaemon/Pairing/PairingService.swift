@@ -133,9 +133,6 @@ actor PairingService {
             awaitingPeer: false)
     }
 
-    /// Drops the request a peer sent, unaccepted: nothing is pinned or sent (the peer's own request
-    /// runs out on its side).
-    /// - Throws: `LookupError` when no request from that peer waits.
     /// The UUID of the peer whose request waits for this side's user that `text` names (its name
     /// or a prefix of its UUID).
     /// - Throws: `LookupError.noPairing` when none does; `.ambiguousPeer` when several do.
@@ -143,6 +140,9 @@ actor PairingService {
         try book.request(matching: text, at: .now).peerUUID
     }
 
+    /// Drops the request a peer sent, unaccepted: nothing is pinned or sent (the peer's own request
+    /// runs out on its side).
+    /// - Throws: `LookupError` when no request from that peer waits.
     func decline(_ text: String) throws -> Outcome {
         let request = try book.request(matching: text, at: .now)
         book.closeIncoming(request.key)

@@ -36,10 +36,11 @@ final class ForeignCarriers: Sendable {
     /// Every carrier.
     var entries: [CarrierEntry] {
         slots.withLock { $0 }.map { kind, slot in
-            let carrier: (any Carrier)? = if case .up(let carrier) = slot { carrier } else { nil }
-            let takesIDs = if case .off = slot { false } else { true }
-            return CarrierEntry(
-                kind: kind, carrier: carrier, missing: Self.missing(slot, named: kind.name), takesIDs: takesIDs)
+            switch slot {
+            case .up(let carrier): CarrierEntry(carrier)
+            case .starting: CarrierEntry(kind: kind, state: .starting)
+            case .off(let why): CarrierEntry(kind: kind, state: .off(why))
+            }
         }
     }
 
@@ -52,12 +53,5 @@ final class ForeignCarriers: Sendable {
     var starting: [String]? {
         let names = slots.withLock { $0 }.filter { $0.slot.isStarting }.map { $0.kind.name }
         return names.isEmpty ? nil : names
-    }
-
-    private static func missing(_ slot: Slot, named name: String) -> SendError {
-        switch slot {
-        case .off(let why): .refused("\(name) is off here (\(why))")
-        case .starting, .up: .undelivered("\(name) is starting")
-        }
     }
 }

@@ -42,7 +42,7 @@ extension QuickShareCarrier {
             logger.error("Quick Share: cannot serve \(remote): \(error)")
             return
         }
-        await exchange(over: channel, &reception, key: "quickshare-offer:\(number)", progressed: progressed)
+        await exchange(over: channel, &reception, key: "\(Self.offerKeyPrefix)\(number)", progressed: progressed)
         reception.asking?.cancel()
         for landing in reception.landings.values { landing.abandon() }
         // Files that landed whole before the connection ended are kept as the hex they make, as

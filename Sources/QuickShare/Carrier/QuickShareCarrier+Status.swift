@@ -6,6 +6,13 @@ import HexNet
 extension QuickShareCarrier: Carrier {
     package static let name = "Quick Share"
     package static let kind = PeerKind.quickshare
+    /// What an offer's key starts with: its number follows, counted from hexd's start.
+    static let offerKeyPrefix = "quickshare-offer:"
+
+    /// A receiver by its ID; an offer waiting by its key.
+    package static func namesake(_ id: String) -> Namesake {
+        id.hasPrefix(offerKeyPrefix) ? .offer(of: name, id) : .device(of: name, id)
+    }
 
     package func status() async -> CarrierStatus {
         CarrierStatus(
