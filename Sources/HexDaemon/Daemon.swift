@@ -203,6 +203,7 @@ public enum Daemon {
         }
         await discovery.sayGoodbye()
         await dnssd.sayGoodbye()
+        await directory.carrySightingsOver()
         do {
             try await service.writeSightings()
         } catch {

@@ -53,6 +53,11 @@ extension ProcessTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             for (name, status, output) in losses { #expect(status == 75, "\(name) lost a peer: \(output)") }
+            // What a lost daemon did meanwhile says whether it fell silent or went unheard.
+            let lost = crowd.filter { daemon in losses.contains { $0.2.contains("peerLost \"\(daemon.name)\"") } }
+            for daemon in lost.prefix(2) {
+                print("crowd: the log of \(daemon.name), lost by a peer:\n\(daemon.log.suffix(30_000))")
+            }
         }
     }
 }

@@ -65,7 +65,9 @@ import Testing
         let total = HexService.maximumSightings + HexService.sightingsPerPrune
         let uuids = (0..<total).map { _ in UUID().uuidString }
         for (index, uuid) in uuids.enumerated() {
-            try await store.recordSighting(uuid: uuid, name: "peer \(index)", versionID: "2.0.0", address: "127.0.0.1")
+            try await store.recordSightings([
+                HexService.SeenPeer(uuid: uuid, name: "peer \(index)", versionID: "2.0.0", address: "127.0.0.1")
+            ])
         }
         let remembered = try database.knownPeers()
         #expect(remembered.count == 4_096, "\(remembered.count) remembered")

@@ -264,7 +264,13 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         }
         for sighting in browser.take(response, from: sender, at: .now).compactMap(\.sighting)
         where sighting.uuid != ownUUID {
-            await directory.observe(sighting)
+            // Never waits for the store, which would hold the responder's answers and probes.
+            guard await directory.offer(sighting, taken: { _ in }) else {
+                logger.limited(
+                    "sightings waiting", .warning,
+                    "dropped an answer naming \(sighting.name): \(PeerDirectory.unpinnedLimit) wait for pinned keys")
+                continue
+            }
         }
         for type in Array(carrierBrowsers.keys) {
             guard let found = carrierBrowsers[type]?.browser.take(response, from: sender, at: .now), !found.isEmpty,

@@ -338,16 +338,33 @@ actor Discovery: DaemonService {
         guard let signed = await admit(beacon, from: datagram) else { return }
         if schedule.peerHeard() { logger.info("a peer was heard: beacons get through") }
         discoveryHint = nil
-        let change = await directory.observe(Sighting(beacon, from: datagram.sender, signed: signed))
+        let sighting = Sighting(beacon, from: datagram.sender, signed: signed)
+        let (sender, port, isQuery) = (datagram.sender, datagram.senderPort, beacon.kind == .query)
+        // Never waits for the store: that would hold the beacons heard meanwhile, and this daemon's own.
+        let offered = await directory.offer(sighting) { change in
+            await self.respond(to: change, from: sender, port: port, isQuery: isQuery)
+        }
+        guard offered else {
+            datagramsRateLimited += 1
+            logger.limited(
+                "sightings waiting", .warning,
+                "dropped a beacon of \(beacon.peer): \(PeerDirectory.unpinnedLimit) wait for their peers' pinned keys")
+            return
+        }
+    }
+
+    /// Answers a peer as what its sighting changed asks: a new or restarted peer at once, and
+    /// one that asks who is there.
+    private func respond(to change: PeerTable.Change, from sender: IPAddress, port: UInt16, isQuery: Bool) async {
         switch change {
         case .found, .restarted:
-            await answer(datagram)
+            await answer(sender, port: port)
         case .updated(let peer):
             // A peer hexes were exchanged with is not counted in the budget of all sources.
-            if peer.hasExchanged { rateLimiter.markKnown(datagram.sender, at: .now) }
-            if beacon.kind == .query { await answer(datagram) }
+            if peer.hasExchanged { rateLimiter.markKnown(sender, at: .now) }
+            if isQuery { await answer(sender, port: port) }
         case .none, .left, .keyMismatch:
-            if beacon.kind == .query { await answer(datagram) }
+            if isQuery { await answer(sender, port: port) }
         }
     }
 
@@ -406,10 +423,10 @@ actor Discovery: DaemonService {
     /// Announces at once to a new, restarted or querying peer, as the schedule allows: by unicast
     /// to where it spoke from (another subnet) and by broadcast (a unicast to a shared port
     /// reaches only one of the daemons on that host).
-    private func answer(_ datagram: DatagramSocket.Datagram) async {
+    private func answer(_ sender: IPAddress, port: UInt16) async {
         switch schedule.answerWanted(at: .now) {
         case .now:
-            send(beacon(.announce).encoded(), to: datagram.sender, port: datagram.senderPort)
+            send(beacon(.announce).encoded(), to: sender, port: port)
             await broadcast(.announce)
         case .broughtForward:
             doorbell.ring()

@@ -42,7 +42,72 @@ actor PeerDirectory {
     /// with another key is kept apart as an impostor and reported.
     @discardableResult
     func observe(_ sighting: Sighting) async -> PeerTable.Change {
-        let pinned = sighting.kind == .leaving ? nil : await pinnedKey(of: sighting.uuid)
+        await observe([sighting]).first ?? .none
+    }
+
+    /// Takes sightings in the order given, as `observe` takes one, with the keys pinned to their
+    /// peers that are not known yet read from the store in one call; says what each changed.
+    func observe(_ sightings: [Sighting]) async -> [PeerTable.Change] {
+        let pinned = await pinnedKeys(of: sightings.filter { $0.kind != .leaving }.map(\.uuid))
+        var changes: [PeerTable.Change] = []
+        for sighting in sightings {
+            let key = sighting.kind == .leaving ? nil : pinned[sighting.uuid] ?? nil
+            changes.append(await take(sighting, pinnedKey: key))
+        }
+        return changes
+    }
+
+    /// Takes a sighting without waiting for the store: at once when the key pinned to its peer is
+    /// known (a peer seen since the pins last changed, or one leaving), else once that key is read,
+    /// with every other sighting that waits so, a batch at a time. A source that must not wait
+    /// (beacons: a store busy with a commit would hold every other peer's, and this daemon's own)
+    /// offers its sightings here. A peer's sightings are taken in the order offered.
+    /// - Parameter taken: told what the sighting changed, once it is taken.
+    /// - Returns: false when it was dropped: `unpinnedLimit` sightings wait already.
+    func offer(_ sighting: Sighting, taken: @escaping Taken) async -> Bool {
+        if unpinnedWaiting[sighting.uuid] == nil,
+            let pinned = sighting.kind == .leaving ? .some(nil) : cachedPin(of: sighting.uuid)
+        {
+            await taken(await take(sighting, pinnedKey: pinned))
+            return true
+        }
+        guard unpinned.count < Self.unpinnedLimit else { return false }
+        unpinned.append((sighting, taken))
+        unpinnedWaiting[sighting.uuid, default: 0] += 1
+        if unpinnedTaker == nil { unpinnedTaker = Task { [weak self] in await self?.takeUnpinned() } }
+        return true
+    }
+
+    /// What a sighting offered changed, for the source that offered it.
+    typealias Taken = @Sendable (PeerTable.Change) async -> Void
+
+    /// Takes the sightings that wait for their peers' pinned keys, all that wait at a time, until
+    /// none does; then ends the taker (nothing is left between the last look and the end).
+    private func takeUnpinned() async {
+        while !unpinned.isEmpty {
+            let batch = unpinned
+            unpinned = []
+            let changes = await observe(batch.map(\.sighting))
+            for uuid in batch.map(\.sighting.uuid) {
+                let left = (unpinnedWaiting[uuid] ?? 1) - 1
+                unpinnedWaiting[uuid] = left > 0 ? left : nil
+            }
+            for (offered, change) in zip(batch, changes) { await offered.taken(change) }
+        }
+        unpinnedTaker = nil
+    }
+
+    /// Sightings whose peers' pinned keys are read from the store before they are taken, in the
+    /// order offered: at most `unpinnedLimit` (a full table's worth).
+    private var unpinned: [(sighting: Sighting, taken: Taken)] = []
+    /// How many sightings of each peer wait there, or are being taken.
+    private var unpinnedWaiting: [String: Int] = [:]
+    private var unpinnedTaker: Task<Void, Never>?
+    static let unpinnedLimit = 1_024
+
+    /// Takes a sighting into the table, its peer's pinned key read, and says what changed. Waits
+    /// for the event log only, never for the store.
+    private func take(_ sighting: Sighting, pinnedKey pinned: String?) async -> PeerTable.Change {
         let change = table.observe(sighting, at: .now, pinnedKey: pinned)
         // A sighting moves its own peer's deadline only: the others' stand.
         if let peer = table.peers[sighting.uuid] { armExpiry(atMost: peer.expiresAt) }
@@ -81,25 +146,17 @@ actor PeerDirectory {
         await events.publish(
             .peerFound, peerUUID: peer.uuid, peer: peer.name, versionID: peer.versionID,
             message: peer.endpoint.description)
-        do {
-            try await service.recordSighting(
-                uuid: peer.uuid, name: peer.name, versionID: peer.versionID,
-                address: peer.endpoint.description)
-        } catch {
-            logger.warning("cannot record peer \(peer.uuid): \(error)")
-        }
+        remember(
+            HexService.SeenPeer(
+                uuid: peer.uuid, name: peer.name, versionID: peer.versionID, address: peer.endpoint.description))
         for follower in followers.values { follower.yield(peer.uuid) }
     }
 
     /// Says that a device another carrier lists (a LocalSend device, `id` its ID) is there now:
     /// it is remembered for naming it later, and the followers of `arrivals()` make its queued
     /// sends due. That carrier logs and publishes the finding itself.
-    func arrivedElsewhere(id: String, name: String, versionID: String, address: String) async {
-        do {
-            try await service.recordSighting(uuid: id, name: name, versionID: versionID, address: address)
-        } catch {
-            logger.warning("cannot record the device \(id): \(error)")
-        }
+    func arrivedElsewhere(id: String, name: String, versionID: String, address: String) {
+        remember(HexService.SeenPeer(uuid: id, name: name, versionID: versionID, address: address))
         heardFromElsewhere(id: id)
     }
 
@@ -221,28 +278,85 @@ actor PeerDirectory {
         if let next = table.nextExpiry { armExpiry(atMost: next) }
     }
 
+    // MARK: Remembering
+
+    /// Hands `seen` to the store to remember, without waiting for it: one task carries what is
+    /// waiting over, so that a sighting never waits for the store's thread. At most
+    /// `sightingsWaitingLimit` peers wait; past that a newcomer is not remembered (it is, when it
+    /// is next found).
+    private func remember(_ seen: HexService.SeenPeer) {
+        guard sightingsWaiting[seen.uuid] != nil || sightingsWaiting.count < Self.sightingsWaitingLimit else {
+            logger.limited(
+                "sightings waiting", .warning,
+                "the store is behind: \(seen.name) (\(seen.uuid)) is not remembered for naming it after a restart")
+            return
+        }
+        sightingsWaiting[seen.uuid] = seen
+        guard sightingsCarrier == nil else { return }
+        sightingsCarrier = Task { [weak self] in await self?.carryWaiting() }
+    }
+
+    /// Returns once every sighting waiting is carried over to the store: when the daemon stops,
+    /// before the store writes what it holds.
+    func carrySightingsOver() async {
+        while let carrier = sightingsCarrier { await carrier.value }
+    }
+
+    /// Hands the store what waits until nothing does, then ends the carrier (with nothing left
+    /// between the last look and the end, a sighting never waits without one).
+    private func carryWaiting() async {
+        while !sightingsWaiting.isEmpty {
+            let batch = Array(sightingsWaiting.values)
+            sightingsWaiting = [:]
+            do {
+                try await service.recordSightings(batch)
+            } catch {
+                logger.warning("cannot remember \(batch.count) peers seen: \(error)")
+            }
+        }
+        sightingsCarrier = nil
+    }
+
+    /// Peers found, by ID, that the store is not handed yet.
+    private var sightingsWaiting: [String: HexService.SeenPeer] = [:]
+    private var sightingsCarrier: Task<Void, Never>?
+    static let sightingsWaitingLimit = 4_096
+
     // MARK: Pins
 
-    /// The key pinned to `uuid`, if any. A store that cannot be read counts as no pin here: the
-    /// send path reads the pin again, and refuses what does not prove it.
-    private func pinnedKey(of uuid: String) async -> String? {
+    /// The key pinned to `uuid` (nil: none) if it is known without reading the store; nil if not.
+    private func cachedPin(of uuid: String) -> String?? {
         let generation = service.pinGeneration.value
         if generation != pins.generation { pins = (generation, [:]) }
-        if let cached = pins.keys[uuid] { return cached }
+        return pins.keys[uuid]
+    }
+
+    /// The keys pinned to `uuids` (nil: none), those not known yet read from the store in one call.
+    /// A store that cannot be read counts as no pin here: the send path reads the pin again, and
+    /// refuses what does not prove it.
+    private func pinnedKeys(of uuids: [String]) async -> [String: String?] {
+        var keys: [String: String?] = [:]
+        var unknown: Set<String> = []
+        for uuid in uuids {
+            if let cached = cachedPin(of: uuid) { keys[uuid] = cached } else { unknown.insert(uuid) }
+        }
+        guard !unknown.isEmpty else { return keys }
+        let generation = pins.generation
         do {
-            let key = try await service.pin(forPeer: uuid)?.fingerprint
-            // Kept only if no pin changed while it was read (this actor may have served other
+            let read = try await service.pinnedKeys(of: unknown)
+            // Kept only if no pin changed while they were read (this actor may have served other
             // sightings meanwhile); invented UUIDs (a flood) cannot grow the cache past a bound.
             if pins.generation == generation && service.pinGeneration.value == generation {
-                if pins.keys.count >= Self.pinCacheLimit { pins.keys = [:] }
-                pins.keys[uuid] = .some(key)
+                if pins.keys.count + read.count > Self.pinCacheLimit { pins.keys = [:] }
+                pins.keys.merge(read) { $1 }
             }
-            return key
+            keys.merge(read) { $1 }
         } catch {
             logger.limited(
                 "pin lookup", .warning,
-                "cannot read the key pinned to \(uuid.clipped(toUTF8: 40)): \(error)")
-            return nil
+                "cannot read the keys pinned to \(unknown.count) peers, \(unknown.first?.clipped(toUTF8: 40) ?? "") "
+                    + "among them: \(error)")
         }
+        return keys
     }
 }

@@ -269,6 +269,13 @@ actor HexService {
         try database.pin(forPeer: uuid)
     }
 
+    /// The fingerprints of the keys pinned to these peer UUIDs (nil: none), in one call.
+    func pinnedKeys(of uuids: Set<String>) throws -> [String: String?] {
+        var keys: [String: String?] = [:]
+        for uuid in uuids { keys[uuid] = .some(try database.pin(forPeer: uuid)?.fingerprint) }
+        return keys
+    }
+
     /// Pins a peer UUID to the key it just proved, unless it has a key already (trust on first
     /// use) or the key belongs to another peer.
     func pinOnFirstUse(peer uuid: String, fingerprint: String) throws {
@@ -442,21 +449,22 @@ actor HexService {
         return try manager.deleteAlert(id: id)
     }
 
-    /// Remembers a peer. Sightings are written `sightingsPerPrune` at a time, or within
+    /// Remembers peers seen. Sightings are written `sightingsPerPrune` at a time, or within
     /// `sightingDelay` of the first one waiting, in one commit that also forgets the oldest beyond
     /// `maximumSightings` and those older than `sightingLifetime`: every commit is synced to disk,
     /// and a flood of invented peers must not cost a sync each.
-    func recordSighting(uuid: String, name: String, versionID: String, address: String) throws {
-        pendingSightings[uuid] = SeenPeer(name: name, versionID: versionID, address: address, time: Date())
-        if pendingSightings.count >= Self.sightingsPerPrune {
-            try writeSightings()
-        } else if pendingSightings.count == 1 {
-            Task {
-                try? await Task.sleep(for: Self.sightingDelay)
-                // A store that cannot write now loses these sightings only: they are a memory of
-                // peers for naming them later, written again when each peer is next found.
-                try? self.writeSightings()
-            }
+    func recordSightings(_ seen: [SeenPeer]) throws {
+        let wasWaiting = !pendingSightings.isEmpty
+        for peer in seen {
+            pendingSightings[peer.uuid] = peer
+            if pendingSightings.count >= Self.sightingsPerPrune { try writeSightings() }
+        }
+        guard !wasWaiting, !pendingSightings.isEmpty else { return }
+        Task {
+            try? await Task.sleep(for: Self.sightingDelay)
+            // A store that cannot write now loses these sightings only: they are a memory of
+            // peers for naming them later, written again when each peer is next found.
+            try? self.writeSightings()
         }
     }
 
@@ -475,11 +483,13 @@ actor HexService {
         }
     }
 
-    private struct SeenPeer {
+    /// A peer seen, to remember for naming it later: where, under which name and version, when.
+    struct SeenPeer: Sendable {
+        var uuid: String
         var name: String
         var versionID: String
         var address: String
-        var time: Date
+        var time = Date()
     }
 
     /// At most `sightingsPerPrune` (one per peer).
