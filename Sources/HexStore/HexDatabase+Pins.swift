@@ -22,9 +22,14 @@ extension HexDatabase {
     }
 
     public func setPin(_ pin: PeerPin) throws {
-        defer { pinsChanged?() }
+        var changed = [pin.peerUUID]
+        defer { pinsChanged?(changed) }
         try connection.writeTransaction {
             // The key may have been pinned to another UUID before: it belongs to one at most.
+            changed += try connection.rows(
+                "SELECT peer_uuid FROM peer_key WHERE fingerprint = ? AND peer_uuid <> ?",
+                [.text(pin.fingerprint), .text(pin.peerUUID)]
+            ) { $0.string(0) }
             try connection.run(
                 "DELETE FROM peer_key WHERE fingerprint = ? AND peer_uuid <> ?",
                 [.text(pin.fingerprint), .text(pin.peerUUID)])
@@ -42,7 +47,7 @@ extension HexDatabase {
     }
 
     public func removePin(forPeer uuid: String) throws -> Bool {
-        defer { pinsChanged?() }
+        defer { pinsChanged?([uuid]) }
         return try connection.writeTransaction {
             try connection.run("DELETE FROM peer_key WHERE peer_uuid = ?", [.text(uuid.uppercased())])
             return connection.changes == 1
@@ -53,9 +58,9 @@ extension HexDatabase {
         // IDs are matched in any case: a move onto the same ID (a device's of another kind, kept in
         // its own spelling) is none, and must not delete the pin it would move.
         guard old.uppercased() != new.uppercased() else { return }
+        defer { pinsChanged?([old.uppercased(), new.uppercased()]) }
         let old = SQLiteValue.text(old.uppercased())
         let new = SQLiteValue.text(new.uppercased())
-        defer { pinsChanged?() }
         try connection.writeTransaction {
             try connection.run("DELETE FROM peer_key WHERE peer_uuid = ?", [new])
             try connection.run("UPDATE peer_key SET peer_uuid = ? WHERE peer_uuid = ?", [new, old])

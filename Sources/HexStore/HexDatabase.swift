@@ -20,9 +20,9 @@ public final class HexDatabase {
     }
 
     let connection: SQLiteConnection
-    /// Called after every write to the pinned keys (a pin set, removed or moved), so that readers
-    /// elsewhere can drop what they cached of them.
-    public var pinsChanged: (@Sendable () -> Void)?
+    /// Called after every write to the pinned keys (a pin set, removed or moved) with the peer IDs
+    /// whose pins it may have changed, so that readers elsewhere can drop what they cached of them.
+    public var pinsChanged: (@Sendable ([String]) -> Void)?
     /// The last counts, with the database's version when they were made.
     var countsCache: (version: SQLiteConnection.ChangeVersion, counts: HexCounts)?
 

@@ -46,7 +46,7 @@ import Testing
         for (uuid, name, address) in [
             (bob, "Bob", "127.0.0.2"), (otherBob, "Bob", "127.0.0.3"), (grace, "Grace", "127.0.0.4"),
         ] {
-            _ = await home.peers.observe(try Self.sighting(uuid, name, at: address))
+            await home.peers.observe([try Self.sighting(uuid, name, at: address)])
         }
         #expect(try await sender.namesake(named: "Bob", besides: .hexd) == nil)
         await #expect(throws: LookupError.self) {

@@ -236,7 +236,8 @@ actor AvahiService: DaemonService, CarrierDNSSD {
             listed.remove(item.key)
             if var gone = found.removeValue(forKey: item.key) {
                 gone.kind = .leaving
-                await directory.observe(gone)
+                // Taken after the sightings of that peer still waiting for the store, not before.
+                if await !directory.offer(gone) { dropped(gone) }
             }
         case (AvahiAPI.browserInterface, "Failure")
         where signal.path == browser || carrierBrowsers.values.contains { $0.path == signal.path }:
@@ -400,6 +401,13 @@ actor AvahiService: DaemonService, CarrierDNSSD {
 
     // MARK: Resolving
 
+    /// Says that the directory, behind with the store, dropped a sighting this browser made.
+    private func dropped(_ sighting: Sighting) {
+        logger.limited(
+            "avahi sightings waiting", .warning,
+            "dropped what Avahi says of \(sighting.name): \(PeerDirectory.unpinnedLimit) wait for pinned keys")
+    }
+
     private func queueResolve(_ key: AvahiAPI.Item.Key) {
         guard !toResolve.contains(key) else { return }
         toResolve.append(key)
@@ -434,7 +442,7 @@ actor AvahiService: DaemonService, CarrierDNSSD {
             }
             guard let sighting = instance.sighting, sighting.uuid != ownUUID else { continue }
             found[key] = sighting
-            await directory.observe(sighting)
+            if await !directory.offer(sighting) { dropped(sighting) }
         }
     }
 

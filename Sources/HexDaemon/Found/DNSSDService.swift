@@ -265,11 +265,10 @@ actor DNSSDService: DaemonService, CarrierDNSSD {
         for sighting in browser.take(response, from: sender, at: .now).compactMap(\.sighting)
         where sighting.uuid != ownUUID {
             // Never waits for the store, which would hold the responder's answers and probes.
-            guard await directory.offer(sighting, taken: { _ in }) else {
+            if await !directory.offer(sighting) {
                 logger.limited(
-                    "sightings waiting", .warning,
+                    "dns-sd answers waiting", .warning,
                     "dropped an answer naming \(sighting.name): \(PeerDirectory.unpinnedLimit) wait for pinned keys")
-                continue
             }
         }
         for type in Array(carrierBrowsers.keys) {

@@ -344,12 +344,11 @@ actor Discovery: DaemonService {
         let offered = await directory.offer(sighting) { change in
             await self.respond(to: change, from: sender, port: port, isQuery: isQuery)
         }
-        guard offered else {
+        if !offered {
             datagramsRateLimited += 1
             logger.limited(
-                "sightings waiting", .warning,
+                "beacons waiting", .warning,
                 "dropped a beacon of \(beacon.peer): \(PeerDirectory.unpinnedLimit) wait for their peers' pinned keys")
-            return
         }
     }
 

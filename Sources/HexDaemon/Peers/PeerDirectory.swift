@@ -14,10 +14,6 @@ actor PeerDirectory {
     private let service: HexService
     private let events: EventLog
     private let logger: Logger
-    /// The keys pinned to the peers sightings named (nil: none), read from the store once and kept
-    /// until a pin changes (`HexService.pinGeneration`): a sighting costs no hop to the store's thread.
-    private var pins: (generation: Int, keys: [String: String?]) = (-1, [:])
-    private static let pinCacheLimit = 4_096
     /// The armed expiry timer and its deadline.
     private var expiry: (deadline: ContinuousClock.Instant, timer: Task<Void, Never>)?
     /// How late an expiry may be, so that the system can serve it with another wake-up.
@@ -37,16 +33,11 @@ actor PeerDirectory {
 
     // MARK: Sightings
 
-    /// Takes a sighting into the table and says what it changed: a peer found, restarted or gone
-    /// is logged and published (and a new one remembered in the store), a claim on a pinned UUID
-    /// with another key is kept apart as an impostor and reported.
+    /// Takes sightings in the order given and says what each changed: a peer found, restarted or
+    /// gone is logged and published (and a new one remembered in the store), a claim on a pinned
+    /// UUID with another key is kept apart as an impostor and reported. The keys pinned to their
+    /// peers that are not known yet are read from the store in one call, which this waits for.
     @discardableResult
-    func observe(_ sighting: Sighting) async -> PeerTable.Change {
-        await observe([sighting]).first ?? .none
-    }
-
-    /// Takes sightings in the order given, as `observe` takes one, with the keys pinned to their
-    /// peers that are not known yet read from the store in one call; says what each changed.
     func observe(_ sightings: [Sighting]) async -> [PeerTable.Change] {
         let pinned = await pinnedKeys(of: sightings.filter { $0.kind != .leaving }.map(\.uuid))
         var changes: [PeerTable.Change] = []
@@ -57,18 +48,20 @@ actor PeerDirectory {
         return changes
     }
 
-    /// Takes a sighting without waiting for the store: at once when the key pinned to its peer is
-    /// known (a peer seen since the pins last changed, or one leaving), else once that key is read,
-    /// with every other sighting that waits so, a batch at a time. A source that must not wait
-    /// (beacons: a store busy with a commit would hold every other peer's, and this daemon's own)
-    /// offers its sightings here. A peer's sightings are taken in the order offered.
+    /// Takes a sighting as `observe` does, without waiting for the store: at once when the key
+    /// pinned to its peer is known (`HexService.pins`: a peer seen before whose pin has not changed
+    /// since, or one leaving), else once that key is read, with every other sighting that waits so,
+    /// a batch at a time. Every discovery source offers its sightings here: a store busy with a
+    /// commit must hold neither the other peers' sightings nor, in discovery's loop, this daemon's
+    /// own beacons. A peer's sightings are taken, and `taken` told of them, in the order offered.
     /// - Parameter taken: told what the sighting changed, once it is taken.
     /// - Returns: false when it was dropped: `unpinnedLimit` sightings wait already.
-    func offer(_ sighting: Sighting, taken: @escaping Taken) async -> Bool {
+    func offer(_ sighting: Sighting, taken: Taken? = nil) async -> Bool {
         if unpinnedWaiting[sighting.uuid] == nil,
-            let pinned = sighting.kind == .leaving ? .some(nil) : cachedPin(of: sighting.uuid)
+            let pinned = sighting.kind == .leaving ? .some(nil) : service.pins.key(of: sighting.uuid)
         {
-            await taken(await take(sighting, pinnedKey: pinned))
+            let change = await take(sighting, pinnedKey: pinned)
+            await taken?(change)
             return true
         }
         guard unpinned.count < Self.unpinnedLimit else { return false }
@@ -82,24 +75,25 @@ actor PeerDirectory {
     typealias Taken = @Sendable (PeerTable.Change) async -> Void
 
     /// Takes the sightings that wait for their peers' pinned keys, all that wait at a time, until
-    /// none does; then ends the taker (nothing is left between the last look and the end).
+    /// none does; then ends the taker (nothing is left between the last look and the end). A peer
+    /// counts as waiting until its source is told: its next sighting is told after this one.
     private func takeUnpinned() async {
         while !unpinned.isEmpty {
             let batch = unpinned
             unpinned = []
             let changes = await observe(batch.map(\.sighting))
+            for (offered, change) in zip(batch, changes) { await offered.taken?(change) }
             for uuid in batch.map(\.sighting.uuid) {
                 let left = (unpinnedWaiting[uuid] ?? 1) - 1
                 unpinnedWaiting[uuid] = left > 0 ? left : nil
             }
-            for (offered, change) in zip(batch, changes) { await offered.taken(change) }
         }
         unpinnedTaker = nil
     }
 
     /// Sightings whose peers' pinned keys are read from the store before they are taken, in the
-    /// order offered: at most `unpinnedLimit` (a full table's worth).
-    private var unpinned: [(sighting: Sighting, taken: Taken)] = []
+    /// order offered: at most `unpinnedLimit`.
+    private var unpinned: [(sighting: Sighting, taken: Taken?)] = []
     /// How many sightings of each peer wait there, or are being taken.
     private var unpinnedWaiting: [String: Int] = [:]
     private var unpinnedTaker: Task<Void, Never>?
@@ -287,7 +281,7 @@ actor PeerDirectory {
     private func remember(_ seen: HexService.SeenPeer) {
         guard sightingsWaiting[seen.uuid] != nil || sightingsWaiting.count < Self.sightingsWaitingLimit else {
             logger.limited(
-                "sightings waiting", .warning,
+                "peers to remember", .warning,
                 "the store is behind: \(seen.name) (\(seen.uuid)) is not remembered for naming it after a restart")
             return
         }
@@ -296,18 +290,22 @@ actor PeerDirectory {
         sightingsCarrier = Task { [weak self] in await self?.carryWaiting() }
     }
 
-    /// Returns once every sighting waiting is carried over to the store: when the daemon stops,
-    /// before the store writes what it holds.
+    /// Returns once every sighting offered is taken and every peer found is carried over to the
+    /// store: when the daemon stops, before the store writes what it holds.
     func carrySightingsOver() async {
-        while let carrier = sightingsCarrier { await carrier.value }
+        while unpinnedTaker != nil || sightingsCarrier != nil {
+            await unpinnedTaker?.value
+            await sightingsCarrier?.value
+        }
     }
 
     /// Hands the store what waits until nothing does, then ends the carrier (with nothing left
     /// between the last look and the end, a sighting never waits without one).
     private func carryWaiting() async {
         while !sightingsWaiting.isEmpty {
-            let batch = Array(sightingsWaiting.values)
-            sightingsWaiting = [:]
+            // At most one commit's worth a hop: the store's thread is not held for a flood's worth.
+            let batch = Array(sightingsWaiting.values.prefix(HexService.sightingsPerPrune))
+            for seen in batch { sightingsWaiting[seen.uuid] = nil }
             do {
                 try await service.recordSightings(batch)
             } catch {
@@ -324,32 +322,20 @@ actor PeerDirectory {
 
     // MARK: Pins
 
-    /// The key pinned to `uuid` (nil: none) if it is known without reading the store; nil if not.
-    private func cachedPin(of uuid: String) -> String?? {
-        let generation = service.pinGeneration.value
-        if generation != pins.generation { pins = (generation, [:]) }
-        return pins.keys[uuid]
-    }
-
-    /// The keys pinned to `uuids` (nil: none), those not known yet read from the store in one call.
-    /// A store that cannot be read counts as no pin here: the send path reads the pin again, and
-    /// refuses what does not prove it.
+    /// The keys pinned to `uuids` (nil: none), those not known yet (`HexService.pins`) read from the
+    /// store in one call. A store that cannot be read counts as no pin here: the send path reads the
+    /// pin again, and refuses what does not prove it.
     private func pinnedKeys(of uuids: [String]) async -> [String: String?] {
         var keys: [String: String?] = [:]
         var unknown: Set<String> = []
         for uuid in uuids {
-            if let cached = cachedPin(of: uuid) { keys[uuid] = cached } else { unknown.insert(uuid) }
+            if let known = service.pins.key(of: uuid) { keys[uuid] = known } else { unknown.insert(uuid) }
         }
         guard !unknown.isEmpty else { return keys }
-        let generation = pins.generation
+        let generation = service.pins.generation
         do {
             let read = try await service.pinnedKeys(of: unknown)
-            // Kept only if no pin changed while they were read (this actor may have served other
-            // sightings meanwhile); invented UUIDs (a flood) cannot grow the cache past a bound.
-            if pins.generation == generation && service.pinGeneration.value == generation {
-                if pins.keys.count + read.count > Self.pinCacheLimit { pins.keys = [:] }
-                pins.keys.merge(read) { $1 }
-            }
+            service.pins.keep(read, readAt: generation) { table.peers[$0] != nil }
             keys.merge(read) { $1 }
         } catch {
             logger.limited(

@@ -14,9 +14,9 @@ actor HexService {
     let database: HexDatabase
     private var manager: HexManager
     nonisolated let identity: LocalIdentity
-    /// Counts the writes to the pinned keys: a reader that caches pins (discovery, for every
-    /// beacon) compares it, without a hop to the store's thread, and drops its cache when it moved.
-    nonisolated let pinGeneration = PinGeneration()
+    /// The keys pinned to peers, as a reader that must not wait for the store (discovery, for
+    /// every beacon) keeps them; the store forgets a peer's as it changes its pin.
+    nonisolated let pins = PinCache()
     /// The peer UUID this start replaced with the ID the device's key derives, if it did: a data
     /// directory from before IDs were derived from keys.
     nonisolated let replacedUUID: String?
@@ -44,7 +44,7 @@ actor HexService {
         // Read before the database opens: on a full disk, the reserve goes back to it first.
         let (room, changes) = disk.room()
         database = try HexDatabase(path: dataDirectory.databasePath)
-        database.pinsChanged = { [pinGeneration] in pinGeneration.advance() }
+        database.pinsChanged = { [pins] uuids in pins.forget(uuids) }
         // Two fresh installs would otherwise share one default name, and `--to` could not tell them apart.
         (identity, replacedUUID) = try database.localIdentity(
             name: name, firstName: HostName.current ?? LocalIdentity.defaultName, deviceID: deviceID)
@@ -511,16 +511,5 @@ actor HexService {
         guard matches.count == 1 else { throw LookupError.ambiguousHex(prefix, matches: matches.count, place: place) }
         // Only the one hex is loaded with its links.
         return try manager.hex(id: match)
-    }
-}
-
-/// A count of changes that any thread may read and advance.
-final class PinGeneration: Sendable {
-    private let count = Atomic(0)
-
-    var value: Int { count.load(ordering: .acquiring) }
-
-    func advance() {
-        count.add(1, ordering: .releasing)
     }
 }
