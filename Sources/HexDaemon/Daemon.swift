@@ -19,6 +19,13 @@ public enum Daemon {
         umask(0o077)
         // Large line buffers go back to the system when freed, so memory follows the budgets.
         hexd_return_large_allocations()
+        // Raised first, so that everything opened below is counted against the limit in force.
+        let descriptors = DescriptorLimit.raise()
+        guard descriptors >= DescriptorLimit.minimum else {
+            throw DaemonError.cannotStart(
+                "the descriptor limit is \(descriptors): hexd needs at least \(DescriptorLimit.minimum) "
+                    + "(raise it with ulimit -n, or LimitNOFILE= in a systemd unit)")
+        }
         ForeignCarrierStart.registerIDForms()
         let dataDirectory = configuration.dataDirectory
         for tightened in try dataDirectory.create(personas: ForeignCarrierStart.personas) {
@@ -80,9 +87,7 @@ public enum Daemon {
             configuration, tls: tls, identity: service.identity, start: discovery.instance,
             tcpPort: envelopeListener.port, withIPv6: datagrams6 != nil, discovery: discovery,
             directory: directory, events: events, logger: logger.named("mdns"))
-        let descriptors = DescriptorLimit.raise()
-        let maximumConnections = min(
-            configuration.inbound.maximumConnections, max(1, descriptors - DescriptorLimit.reserve))
+        let maximumConnections = min(configuration.inbound.maximumConnections, DescriptorLimit.connections(descriptors))
         if maximumConnections < configuration.inbound.maximumConnections {
             logger.warning(
                 "the descriptor limit is \(descriptors): serving at most \(maximumConnections) peer connections "

@@ -74,6 +74,12 @@ public final class StreamListener: Sendable {
             let descriptor = accept4(
                 socket.descriptor, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
             if descriptor >= 0 {
+                guard DescriptorHeadroom.allows(descriptor) else {
+                    close(descriptor)
+                    throw SocketError(
+                        "accept: a connection would leave fewer than \(DescriptorHeadroom.kept) descriptors free",
+                        code: EMFILE)
+                }
                 let accepted = Socket(adopting: descriptor)
                 if path == nil { accepted.sendSmallWritesAtOnce() }
                 return accepted

@@ -1,3 +1,4 @@
+import Foundation
 import HexControl
 import HexHarness
 import HexKit
@@ -44,12 +45,29 @@ extension ProcessTests {
             let crowd = ConnectionSwarm(
                 count: 600, port: port, sources: loopbackHosts(40, network: 5), behaviour: .idle)
             try await waitUntil("the crowd has connected", timeout: .seconds(20)) { crowd.connected >= 500 }
+            // However fast the crowd comes, accepts leave descriptors free: libdispatch ends a process
+            // that has none when it looks at its threads (once a second, through /proc).
+            var most = 0
+            for _ in 0..<20 {
+                most = max(
+                    most, (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd"))?.count ?? 0)
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(most <= 256 - DescriptorHeadroom.kept / 2, "\(most) descriptors open of 256")
             try await daemon.explaining {
                 try await HonestSender.store("at the limit", to: port, timeout: .seconds(10))
             }
             await crowd.stop()
             try await daemon.explaining { try await HonestSender.store("after the crowd", to: port) }
             #expect(try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).inbox == 2)
+        }
+
+        @Test func underTooLowADescriptorLimitTheDaemonDoesNotStart() async throws {
+            let error = await #expect(throws: DaemonExited.self) {
+                try await DaemonProcess(
+                    name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(), descriptorLimit: 100)
+            }
+            #expect(error?.log.contains("the descriptor limit is 100: hexd needs at least 128") == true)
         }
 
         @Test func unfinishedLinesStayWithinTheBudget() async throws {

@@ -4,11 +4,18 @@ import HexNet
 /// Accepts connections until cancelled, each served in its own child task once `admit` lets it in
 /// (asked in the loop, so a connection refused costs no task).
 ///
-/// Out of descriptors (or kernel memory), it backs off and tries again, logging once per episode
-/// (and episodes at the rate-limited pace): a daemon at its descriptor limit keeps serving the
-/// connections it has and recovers when they end, instead of spinning or dying.
+/// Each connection holds one of `slots` from its accept until its task ends; with none free, the
+/// loop accepts nothing (the kernel's backlog holds the newcomers) until one is given back. A
+/// table that closes its stalest connection to make room for a newcomer (`ConnectionTable`) only
+/// wakes it, and its descriptor is given back when its task ends: accepting on regardless would
+/// hold a descriptor for every connection a flood makes, whatever the table's cap.
+///
+/// Out of descriptors (or kernel memory, or within `DescriptorHeadroom` of the limit), it backs
+/// off and tries again, logging once per episode (and episodes at the rate-limited pace): a daemon
+/// at its descriptor limit keeps serving the connections it has and recovers when they end,
+/// instead of spinning or dying.
 package func acceptConnections(
-    on listener: StreamListener, logger: Logger, admit: (Socket) -> Bool = { _ in true },
+    on listener: StreamListener, slots: ConnectionSlots, logger: Logger, admit: (Socket) -> Bool = { _ in true },
     serve: @escaping @Sendable (Socket) async -> Void
 )
     async
@@ -16,13 +23,23 @@ package func acceptConnections(
     await withDiscardingTaskGroup { group in
         var exhausted = false
         while !Task.isCancelled {
+            await slots.free()
             do {
                 let socket = try await listener.accept()
+                // Taken once accepted, not before: a loop waiting for a connection holds no slot.
+                slots.take()
                 if exhausted {
                     logger.limited("descriptor limit", .warning, "accepting connections again")
                     exhausted = false
                 }
-                if admit(socket) { group.addTask { await serve(socket) } }
+                guard admit(socket) else {
+                    slots.give()
+                    continue
+                }
+                group.addTask {
+                    await serve(socket)
+                    slots.give()
+                }
             } catch is CancellationError {
                 return
             } catch let error as SocketError where [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.code) {

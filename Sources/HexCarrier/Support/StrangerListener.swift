@@ -10,6 +10,8 @@ package struct StrangerListener: Sendable {
     package let name: String
     package let gate: HandshakeGate
     package let connections: ConnectionTable
+    /// The connections its listeners hold descriptors for: the table's, and a newcomer's.
+    private let slots: ConnectionSlots
     package let trimmer: MemoryTrimmer
     package let logger: Logger
 
@@ -17,12 +19,13 @@ package struct StrangerListener: Sendable {
         name: String, gate: HandshakeGate, connections: ConnectionTable, trimmer: MemoryTrimmer, logger: Logger
     ) {
         (self.name, self.gate, self.connections, self.trimmer, self.logger) = (name, gate, connections, trimmer, logger)
+        slots = ConnectionSlots(for: connections)
     }
 
     /// Accepts connections on `listener` until cancelled, and has `serve` serve each one admitted.
     package func run(on listener: StreamListener, serve: @escaping @Sendable (Socket) async -> Void) async {
         let admitted = { (socket: Socket) in gate.admit(socket, on: name) != nil && admit(socket) }
-        await acceptConnections(on: listener, logger: logger, admit: admitted) { socket in
+        await acceptConnections(on: listener, slots: slots, logger: logger, admit: admitted) { socket in
             await serve(socket)
             connections.remove(socket)
             trimmer.burstFreed()

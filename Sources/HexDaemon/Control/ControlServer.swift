@@ -10,9 +10,14 @@ struct ControlServer: DaemonService {
     let handler: ControlHandler
     let events: EventLog
     let logger: Logger
+    /// Clients served at once (`hexctl` calls and watches, the page's own go through the web
+    /// server): a runaway script waits in the socket's backlog rather than take every descriptor.
+    static let connectionsAtOnce = 64
 
     func run() async {
-        await acceptConnections(on: listener, logger: logger) { socket in await serve(socket) }
+        await acceptConnections(on: listener, slots: ConnectionSlots(maximum: Self.connectionsAtOnce), logger: logger) {
+            socket in await serve(socket)
+        }
     }
 
     private func serve(_ socket: Socket) async {

@@ -25,6 +25,8 @@ final class EnvelopeServer: DaemonService {
     let settings: InboundSettings
     let logger: Logger
     private let connections: ConnectionTable
+    /// The connections its listeners hold descriptors for: the table's, and a newcomer's.
+    private let slots: ConnectionSlots
     private let handshakes: HandshakeTable
     /// Gives memory back after a storm of connections was cut short.
     private let trimmer: MemoryTrimmer
@@ -72,6 +74,7 @@ final class EnvelopeServer: DaemonService {
         self.logger = logger
         connections = ConnectionTable(
             total: maximumConnections, perAddress: settings.maximumConnectionsPerAddress)
+        slots = ConnectionSlots(for: connections)
         handshakes = HandshakeTable(capacity: Self.handshakesAtOnce)
         self.trimmer = trimmer
         let tally = Tally()
@@ -95,7 +98,9 @@ final class EnvelopeServer: DaemonService {
         await withTaskGroup(of: Void.self) { group in
             for listener in listeners {
                 group.addTask {
-                    await acceptConnections(on: listener, logger: self.logger) { socket in await self.admit(socket) }
+                    await acceptConnections(on: listener, slots: self.slots, logger: self.logger) { socket in
+                        await self.admit(socket)
+                    }
                 }
             }
         }

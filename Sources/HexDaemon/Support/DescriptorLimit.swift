@@ -1,4 +1,6 @@
 import Glibc
+import HexCarrier
+import HexNet
 
 /// The process's limit on open file descriptors, which bounds how many connections it can hold.
 enum DescriptorLimit {
@@ -20,6 +22,17 @@ enum DescriptorLimit {
     /// Descriptors kept back from connections: the database and its journal, the listeners, the
     /// lock, pipes of link commands, and whatever libraries open.
     static let reserve = 64
+
+    /// The peer connections `limit` leaves room for: past the reserve, the descriptors accepts
+    /// leave free, and the connections a full table is closing for newcomers (`ConnectionSlots`).
+    static func connections(_ limit: Int) -> Int {
+        max(1, limit - reserve - DescriptorHeadroom.kept - ConnectionSlots.closingAtOnce)
+    }
+
+    /// The least limit hexd starts under: its own descriptors, the reserve, the descriptors every
+    /// accept leaves free (`DescriptorHeadroom`) and room for a few connections. Below it, the
+    /// process would run out of descriptors by itself, which libdispatch does not survive.
+    static let minimum = 128
 
     private static let descriptorResource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 }

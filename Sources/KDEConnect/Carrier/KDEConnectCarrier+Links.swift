@@ -49,7 +49,7 @@ extension KDEConnectCarrier {
     /// Accepts links until cancelled: each connection within the tables' bounds and the
     /// handshake gate's budget.
     nonisolated func serve(on listener: StreamListener) async {
-        await acceptConnections(on: listener, logger: logger) { socket in
+        await acceptConnections(on: listener, slots: linkSlots, logger: logger) { socket in
             guard let address = socket.remoteAddress, self.gate.admit(socket, on: "KDE Connect") != nil else {
                 socket.shutdown()
                 return

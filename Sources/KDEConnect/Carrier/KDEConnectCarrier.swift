@@ -110,6 +110,8 @@ package actor KDEConnectCarrier {
     /// at a time, apart from the link's reader; a key is here while its device's fetcher runs.
     var fileQueues: [String: [KDEConnectSharedFile]] = [:]
     let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
+    /// The links its listener holds descriptors for: the table's, and a newcomer's.
+    let linkSlots = ConnectionSlots(maximum: connectionsAtOnce + 1)
     /// Identities read from one address a second (twice as many at once), before they are parsed.
     private var datagramBudget = KDEConnectCarrier.identityBudget()
 
