@@ -15,6 +15,13 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = nil
     }
 
+    /// An error of the kind `code` names, for a reason of hexd's own rather than the system's.
+    init(_ operation: String, code: Int32, reason: String) {
+        self.operation = operation
+        self.code = code
+        self.reason = reason
+    }
+
     /// An error that is not an `errno` value.
     init(_ operation: String, reason: String) {
         self.operation = operation

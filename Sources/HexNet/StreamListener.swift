@@ -77,8 +77,8 @@ public final class StreamListener: Sendable {
                 guard DescriptorHeadroom.allows(descriptor) else {
                     close(descriptor)
                     throw SocketError(
-                        "accept: a connection would leave fewer than \(DescriptorHeadroom.kept) descriptors free",
-                        code: EMFILE)
+                        "accept", code: EMFILE,
+                        reason: "a connection would leave fewer than \(DescriptorHeadroom.kept) descriptors free")
                 }
                 let accepted = Socket(adopting: descriptor)
                 if path == nil { accepted.sendSmallWritesAtOnce() }

@@ -22,14 +22,16 @@ extension HexDatabase {
     }
 
     public func setPin(_ pin: PeerPin) throws {
-        var changed = [pin.peerUUID]
+        // Unknown unless the write ends: then what it did.
+        var changed = [PinChange.unknown(pin.peerUUID)]
         defer { pinsChanged?(changed) }
         try connection.writeTransaction {
             // The key may have been pinned to another UUID before: it belongs to one at most.
-            changed += try connection.rows(
+            let unpinned = try connection.rows(
                 "SELECT peer_uuid FROM peer_key WHERE fingerprint = ? AND peer_uuid <> ?",
                 [.text(pin.fingerprint), .text(pin.peerUUID)]
             ) { $0.string(0) }
+            changed += unpinned.map { .unknown($0) }
             try connection.run(
                 "DELETE FROM peer_key WHERE fingerprint = ? AND peer_uuid <> ?",
                 [.text(pin.fingerprint), .text(pin.peerUUID)])
@@ -43,13 +45,16 @@ extension HexDatabase {
                     .text(pin.peerUUID), .text(pin.fingerprint), .text(pin.trust == .paired ? "paired" : "pinned"),
                     .date(Date()),
                 ])
+            changed = [.pinned(pin.peerUUID, fingerprint: pin.fingerprint)] + unpinned.map { .removed($0) }
         }
     }
 
     public func removePin(forPeer uuid: String) throws -> Bool {
-        defer { pinsChanged?([uuid]) }
+        var changed = [PinChange.unknown(uuid)]
+        defer { pinsChanged?(changed) }
         return try connection.writeTransaction {
             try connection.run("DELETE FROM peer_key WHERE peer_uuid = ?", [.text(uuid.uppercased())])
+            changed = [.removed(uuid)]
             return connection.changes == 1
         }
     }
@@ -58,7 +63,7 @@ extension HexDatabase {
         // IDs are matched in any case: a move onto the same ID (a device's of another kind, kept in
         // its own spelling) is none, and must not delete the pin it would move.
         guard old.uppercased() != new.uppercased() else { return }
-        defer { pinsChanged?([old.uppercased(), new.uppercased()]) }
+        defer { pinsChanged?([.unknown(old), .unknown(new)]) }
         let old = SQLiteValue.text(old.uppercased())
         let new = SQLiteValue.text(new.uppercased())
         try connection.writeTransaction {
@@ -71,4 +76,14 @@ extension HexDatabase {
             try connection.run("UPDATE outbox SET peer_uuid = ? WHERE peer_uuid = ?", [new, old])
         }
     }
+}
+
+/// What a write to the pinned keys did to one peer's pin, for a cache of them elsewhere.
+public enum PinChange: Sendable, Equatable {
+    /// The peer's key is pinned now, to this fingerprint.
+    case pinned(String, fingerprint: String)
+    /// No key is pinned to the peer now.
+    case removed(String)
+    /// The peer's pin may have changed: read it again.
+    case unknown(String)
 }

@@ -20,9 +20,9 @@ public final class HexDatabase {
     }
 
     let connection: SQLiteConnection
-    /// Called after every write to the pinned keys (a pin set, removed or moved) with the peer IDs
-    /// whose pins it may have changed, so that readers elsewhere can drop what they cached of them.
-    public var pinsChanged: (@Sendable ([String]) -> Void)?
+    /// Called after every write to the pinned keys (a pin set, removed or moved) with what it may
+    /// have changed, so that readers elsewhere can keep what they cached of them true.
+    public var pinsChanged: (@Sendable ([PinChange]) -> Void)?
     /// The last counts, with the database's version when they were made.
     var countsCache: (version: SQLiteConnection.ChangeVersion, counts: HexCounts)?
 

@@ -1,15 +1,17 @@
 import Synchronization
 
 /// How many connections a server's accept loops may hold at once, from accept to the end of their
-/// tasks: shared by the loops of its listeners (IPv4 and IPv6), so that together they hold at most
-/// `maximum` descriptors for connections (and one more per loop, each accepting at once).
+/// work: shared by the loops of its listeners (IPv4 and IPv6), so that together they hold at most
+/// `maximum` descriptors for connections. A loop takes a slot before it accepts, waiting its turn
+/// while none is free; a slot given back goes to the loop that waited longest.
 package final class ConnectionSlots: Sendable {
     private struct State {
         var taken = 0
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [(id: UInt64, waiter: CheckedContinuation<Bool, Never>)] = []
+        var nextWaiter: UInt64 = 0
     }
 
-    package let maximum: Int
+    private let maximum: Int
     private let state = Mutex(State())
 
     /// - Parameter maximum: at least 1.
@@ -18,48 +20,74 @@ package final class ConnectionSlots: Sendable {
     }
 
     /// For a server whose `ConnectionTable` closes its stalest connection to make room: its cap,
-    /// and a few more for newcomers while the ones closed for them end, so that the loop accepts on
-    /// as they do.
+    /// and a few more for its loops' accepts and the connections being closed for newcomers, so that
+    /// the table fills and the loops accept on while those end.
     package convenience init(for table: ConnectionTable) {
-        self.init(maximum: table.total + Self.closingAtOnce)
+        self.init(maximum: table.total + Self.beyondCap)
     }
 
-    /// Connections past a table's cap, being closed for newcomers, that its loop does not wait for.
-    package static let closingAtOnce = 8
+    /// Slots past a table's cap: for the accepts under way, and the connections being closed.
+    package static let beyondCap = 8
 
-    /// Returns once a slot is free (at once if one is), or the task is cancelled.
-    package func free() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                let waits = state.withLock { state -> Bool in
-                    guard state.taken >= maximum, !Task.isCancelled else { return false }
-                    state.waiters.append(waiter)
-                    return true
+    /// Takes a slot, waiting for one to be given back while none is free.
+    /// - Returns: false, having taken none, when the task was cancelled.
+    package func take() async -> Bool {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Bool, Never>) in
+                let now = state.withLock { state -> Bool? in
+                    if Task.isCancelled { return false }
+                    guard state.taken >= maximum else {
+                        state.taken += 1
+                        return true
+                    }
+                    state.waiters.append((id, waiter))
+                    return nil
                 }
-                if !waits { waiter.resume() }
+                if let now { waiter.resume(returning: now) }
             }
         } onCancel: {
-            for waiter in state.withLock({ state in
-                defer { state.waiters = [] }
-                return state.waiters
-            }) {
-                waiter.resume()
+            let cancelled = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).waiter
             }
+            cancelled?.resume(returning: false)
         }
     }
 
-    /// Takes a slot, free or not: an accept loop takes one for the connection it just accepted.
-    package func take() {
-        state.withLock { $0.taken += 1 }
-    }
-
-    /// Gives a slot back, and wakes the loops waiting for one.
+    /// Gives a slot back: to the loop that waited longest, if one waits.
     package func give() {
-        let waiters = state.withLock { state in
-            state.taken = max(state.taken - 1, 0)
-            defer { state.waiters = [] }
-            return state.waiters
+        let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard !state.waiters.isEmpty else {
+                state.taken = max(state.taken - 1, 0)
+                return nil
+            }
+            return state.waiters.removeFirst().waiter
         }
-        for waiter in waiters { waiter.resume() }
+        next?.resume(returning: true)
+    }
+}
+
+/// A connection's slot, given back once: by its task when it no longer needs it (a KDE Connect
+/// link once proved, which its carrier's own tables bound from then on), else by the accept loop
+/// when its task ends.
+package final class HeldSlot: Sendable {
+    private let slots: ConnectionSlots
+    private let held = Mutex(true)
+
+    init(of slots: ConnectionSlots) {
+        self.slots = slots
+    }
+
+    /// Gives the slot back, if it was not already.
+    package func give() {
+        let wasHeld = held.withLock { held in
+            defer { held = false }
+            return held
+        }
+        if wasHeld { slots.give() }
     }
 }

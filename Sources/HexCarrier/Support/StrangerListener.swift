@@ -25,7 +25,7 @@ package struct StrangerListener: Sendable {
     /// Accepts connections on `listener` until cancelled, and has `serve` serve each one admitted.
     package func run(on listener: StreamListener, serve: @escaping @Sendable (Socket) async -> Void) async {
         let admitted = { (socket: Socket) in gate.admit(socket, on: name) != nil && admit(socket) }
-        await acceptConnections(on: listener, slots: slots, logger: logger, admit: admitted) { socket in
+        await acceptConnections(on: listener, slots: slots, logger: logger, admit: admitted) { socket, _ in
             await serve(socket)
             connections.remove(socket)
             trimmer.burstFreed()

@@ -16,7 +16,7 @@ struct ControlServer: DaemonService {
 
     func run() async {
         await acceptConnections(on: listener, slots: ConnectionSlots(maximum: Self.connectionsAtOnce), logger: logger) {
-            socket in await serve(socket)
+            socket, _ in await serve(socket)
         }
     }
 

@@ -98,7 +98,7 @@ final class EnvelopeServer: DaemonService {
         await withTaskGroup(of: Void.self) { group in
             for listener in listeners {
                 group.addTask {
-                    await acceptConnections(on: listener, slots: self.slots, logger: self.logger) { socket in
+                    await acceptConnections(on: listener, slots: self.slots, logger: self.logger) { socket, _ in
                         await self.admit(socket)
                     }
                 }

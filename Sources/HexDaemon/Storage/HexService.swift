@@ -15,7 +15,7 @@ actor HexService {
     private var manager: HexManager
     nonisolated let identity: LocalIdentity
     /// The keys pinned to peers, as a reader that must not wait for the store (discovery, for
-    /// every beacon) keeps them; the store forgets a peer's as it changes its pin.
+    /// every beacon) keeps them; the store tells it what each write to the pins did.
     nonisolated let pins = PinCache()
     /// The peer UUID this start replaced with the ID the device's key derives, if it did: a data
     /// directory from before IDs were derived from keys.
@@ -44,7 +44,7 @@ actor HexService {
         // Read before the database opens: on a full disk, the reserve goes back to it first.
         let (room, changes) = disk.room()
         database = try HexDatabase(path: dataDirectory.databasePath)
-        database.pinsChanged = { [pins] uuids in pins.forget(uuids) }
+        database.pinsChanged = { [pins] changes in pins.apply(changes) }
         // Two fresh installs would otherwise share one default name, and `--to` could not tell them apart.
         (identity, replacedUUID) = try database.localIdentity(
             name: name, firstName: HostName.current ?? LocalIdentity.defaultName, deviceID: deviceID)

@@ -1,8 +1,9 @@
+import HexStore
 import Synchronization
 
 /// The keys pinned to peers (nil: none), as the store last said, kept so that a sighting of a
-/// peer seen before costs no hop to the store's thread. The store forgets the peers whose pins it
-/// changes, as it changes them; only they are read again.
+/// peer seen before costs no hop to the store's thread. The store tells it what each write to the
+/// pins did, as it does it (`apply`).
 ///
 /// Any thread may use it. A read of the store races a change: what was read is kept only if no
 /// pin changed since `generation` was taken before the read.
@@ -35,13 +36,24 @@ final class PinCache: Sendable {
         }
     }
 
-    /// Forgets what it knows of these peers: their pins changed (any spelling of their IDs).
-    func forget(_ uuids: [String]) {
+    /// Takes what a write to the pinned keys did: a peer's new key, or none, is known at once (a
+    /// peer just pinned on first use is not read again while a flood fills the store's queue); a
+    /// pin that may have changed is read again. Reads under way when it came are not kept.
+    func apply(_ changes: [PinChange]) {
         state.withLock { state in
             state.generation += 1
-            for uuid in uuids {
-                state.keys[uuid] = nil
-                state.keys[uuid.uppercased()] = nil
+            for change in changes {
+                switch change {
+                case .pinned(let uuid, let fingerprint):
+                    state.keys[uuid] = nil
+                    state.keys[uuid.uppercased()] = .some(fingerprint)
+                case .removed(let uuid):
+                    state.keys[uuid] = nil
+                    state.keys[uuid.uppercased()] = .some(nil)
+                case .unknown(let uuid):
+                    state.keys[uuid] = nil
+                    state.keys[uuid.uppercased()] = nil
+                }
             }
         }
     }

@@ -26,7 +26,7 @@ enum DescriptorLimit {
     /// The peer connections `limit` leaves room for: past the reserve, the descriptors accepts
     /// leave free, and the connections a full table is closing for newcomers (`ConnectionSlots`).
     static func connections(_ limit: Int) -> Int {
-        max(1, limit - reserve - DescriptorHeadroom.kept - ConnectionSlots.closingAtOnce)
+        max(1, limit - reserve - DescriptorHeadroom.kept - ConnectionSlots.beyondCap)
     }
 
     /// The least limit hexd starts under: its own descriptors, the reserve, the descriptors every

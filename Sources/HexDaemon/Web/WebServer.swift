@@ -60,7 +60,7 @@ struct WebServer: DaemonService {
 
     func run() async {
         logger.info("inbox page at http://\(access.authorities.sorted().first ?? ""); open it with hexctl open")
-        await acceptConnections(on: listener, slots: ConnectionSlots(for: connections), logger: logger) { socket in
+        await acceptConnections(on: listener, slots: ConnectionSlots(for: connections), logger: logger) { socket, _ in
             await admit(socket)
         }
         files.forEach { unlink($0) }

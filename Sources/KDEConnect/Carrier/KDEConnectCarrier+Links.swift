@@ -49,19 +49,21 @@ extension KDEConnectCarrier {
     /// Accepts links until cancelled: each connection within the tables' bounds and the
     /// handshake gate's budget.
     nonisolated func serve(on listener: StreamListener) async {
-        await acceptConnections(on: listener, slots: linkSlots, logger: logger) { socket in
+        await acceptConnections(on: listener, slots: linkSlots, logger: logger) { socket, slot in
             guard let address = socket.remoteAddress, self.gate.admit(socket, on: "KDE Connect") != nil else {
                 socket.shutdown()
                 return
             }
             try? socket.keepAlive(idle: 10, interval: 5, probes: 3)
-            await self.accepted(socket, from: address)
+            await self.accepted(socket, from: address, holding: slot)
         }
     }
 
     /// Serves a connection a device opened from `address` (past the handshake gate), until its
     /// link ends: a test hands it one held in memory.
-    nonisolated func accepted(_ channel: any ByteChannel, from address: IPAddress) async {
+    /// - Parameter slot: the listener's slot it holds, given back once the link is proved.
+    nonisolated func accepted(_ channel: any ByteChannel, from address: IPAddress, holding slot: HeldSlot? = nil) async
+    {
         guard connections.admit(channel, from: address.description) != .refused else {
             channel.shutdown()
             return
@@ -71,8 +73,9 @@ extension KDEConnectCarrier {
                 channel, own: own, tls: tls, now: Self.milliseconds(), within: deadlines.accept, refusing: isHexd)
             // Proved, the link leaves the table of connections in their handshake (which closes the
             // stalest for a newcomer): links are bounded by `KDEConnectLinks`, and one is never
-            // closed under its device (22.12 then loses it).
+            // closed under its device (22.12 then loses it); nor by the listener's slots.
             connections.remove(channel)
+            slot?.give()
             await keep(link, from: address)
         } catch {
             connections.remove(channel)

@@ -110,8 +110,8 @@ package actor KDEConnectCarrier {
     /// at a time, apart from the link's reader; a key is here while its device's fetcher runs.
     var fileQueues: [String: [KDEConnectSharedFile]] = [:]
     let connections = ConnectionTable(total: connectionsAtOnce, perAddress: connectionsPerAddress)
-    /// The links its listener holds descriptors for: the table's, and a newcomer's.
-    let linkSlots = ConnectionSlots(maximum: connectionsAtOnce + 1)
+    /// The connections its listener holds descriptors for until their links are proved.
+    let linkSlots = ConnectionSlots(maximum: connectionsAtOnce + ConnectionSlots.beyondCap)
     /// Identities read from one address a second (twice as many at once), before they are parsed.
     private var datagramBudget = KDEConnectCarrier.identityBudget()
 
