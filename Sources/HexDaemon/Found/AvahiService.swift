@@ -371,9 +371,12 @@ actor AvahiService: DaemonService, CarrierDNSSD {
         if browser == nil {
             browser = try await connection.call(AvahiAPI.newBrowser).body.first?.objectPathValue
         }
-        for (type, carrier) in carrierBrowsers where carrier.path == nil {
-            carrierBrowsers[type]?.path =
-                try await connection.call(AvahiAPI.newBrowser(type)).body.first?.objectPathValue
+        // Over the types, not the dictionary: it may change while the call is under way (a carrier
+        // browses, Avahi goes away), and an iterator kept across that wait crashed (a double release
+        // seen in a core dump of hexd, CI's avahi.sh).
+        for type in carrierBrowsers.keys.sorted() where carrierBrowsers[type]?.path == nil {
+            let path = try await connection.call(AvahiAPI.newBrowser(type)).body.first?.objectPathValue
+            carrierBrowsers[type]?.path = path
         }
         if group == nil {
             group = try await connection.call(AvahiAPI.serverCall("EntryGroupNew")).body.first?.objectPathValue
