@@ -15,7 +15,11 @@
 #     rounds each, alternating; the upload alone as above (devC hashes the file before it offers it,
 #     hexd offers it unhashed), and the CPU time of the senders (hexd's daemon, devC's) and of devB;
 #   - a plain TLS copy of the same bytes between the same namespaces (openssl s_client in host-b to
-#     s_server in host-a writing a file), timed the same way: the ceiling hexd is a percentage of;
+#     s_server in host-a writing a file), timed the same way: the ceiling hexd is a percentage of; and
+#     s_server's CPU time for it;
+#   - the transport alone: the same bytes over plain TCP from host-b into a file in host-a, 1 MiB reads,
+#     synced (a Python script, its CPU from getrusage): what the kernel costs any receiver, which the
+#     crypto floor below leaves out;
 #   - a fast sender, as localsendd's 8 KiB writes cap what devB's sends can show: a script in host-b
 #     (Python's ssl, no client certificate, so an older app's offer) posting prepare-upload (no
 #     sha256: neither side hashes) and then upload with the file in 1 MiB writes, to hexd and to devC,
@@ -266,6 +270,52 @@ except Exception as error:
     print(0, 0, f"{type(error).__name__}: {error}")
 PYTHON
 
+# transport.py receive ADDRESS FILE | send ADDRESS FILE: the transport alone, for the floor of what any
+# receiver's kernel costs: plain TCP on port 5001, no TLS and no hash; the receiver takes 1 MiB at a time
+# into FILE and syncs it, then prints its own CPU milliseconds (user and system, from getrusage) and the
+# ms from the first byte to synced; the sender writes FILE in 1 MiB blocks.
+cat >"$work/transport.py" <<'PYTHON'
+import os, resource, socket, sys, time
+role, address, path = sys.argv[1], sys.argv[2], sys.argv[3]
+if role == "send":
+    for _ in range(100):  # the receiver may not listen yet
+        try:
+            sock = socket.create_connection((address, 5001), timeout=60)
+            break
+        except OSError:
+            time.sleep(0.05)
+    with sock, open(path, "rb", buffering=0) as data:
+        while (block := data.read(1 << 20)):
+            sock.sendall(block)
+    sys.exit(0)
+server = socket.create_server((address, 5001))
+server.settimeout(60)
+connection, _ = server.accept()
+connection.settimeout(60)
+out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+block = bytearray(1 << 20)
+view = memoryview(block)
+before = resource.getrusage(resource.RUSAGE_SELF)
+count = connection.recv_into(block)
+first = time.monotonic()
+while count:
+    os.write(out, view[:count])
+    count = connection.recv_into(block)
+os.fdatasync(out)
+after = resource.getrusage(resource.RUSAGE_SELF)
+used = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+print(round(used), round((time.monotonic() - first) * 1000))
+PYTHON
+# rusage.py OUT COMMAND...: runs COMMAND (its standard input and output this one's) and appends its CPU
+# milliseconds (user and system) to OUT.
+cat >"$work/rusage.py" <<'PYTHON'
+import resource, subprocess, sys
+subprocess.run(sys.argv[2:])
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(sys.argv[1], "a") as out:
+    out.write(f"{round((used.ru_utime + used.ru_stime) * 1000)}\n")
+PYTHON
+
 # --- The namespaces: host-a (hexd), host-b (devB, the sender), host-c (devC), on one bridge.
 make_bridge
 join_bridge a 10.68.0.1/24
@@ -370,8 +420,8 @@ transfer() {
         tls)
             folder=$work/tls-in
             # s_server reads its standard input too: one at its end makes it stop, or spin.
-            ip netns exec "$tag-a" openssl s_server -quiet -naccept 1 -accept 4433 -cert "$work/tls.crt" \
-                -key "$work/tls.key" <&3 >"$folder/bench.bin" 2>>"$work/tls.log" &
+            ip netns exec "$tag-a" python3 "$work/rusage.py" "$work/tls-cpu" openssl s_server -quiet -naccept 1 \
+                -accept 4433 -cert "$work/tls.crt" -key "$work/tls.key" <&3 >"$folder/bench.bin" 2>>"$work/tls.log" &
             server=$!
             receiver=$server
             for _ in $(seq 100); do
@@ -417,7 +467,10 @@ transfer() {
     wait "$watcher" || true
     touch "$work/stop"
     wait "$sampler" || true
-    [ -n "$server" ] && stop "$server"
+    if [ -n "$server" ]; then  # s_server ends after its one connection, and then says what it used
+        for _ in $(seq 100); do kill -0 "$server" 2>/dev/null || break; sleep 0.05; done
+        stop "$server"
+    fi
     local first whole cpu rss_start rss_peak sender_cpu good=no
     read -r first whole <"$work/watched" || true
     read -r cpu rss_start rss_peak sender_cpu <"$work/sampled" || true
@@ -445,6 +498,17 @@ for number in $(seq "$rounds"); do
     for kind in hexd localsendd tls fast-hexd fast-localsendd chunked-hexd chunked-localsendd; do
         transfer "$kind" "$number"
     done
+done
+# The transport alone, ROUNDS times: TCP into a synced file, no TLS, no hash.
+: >"$work/transport"
+for _ in $(seq "$rounds"); do
+    ip netns exec "$tag-a" timeout "$limit" python3 "$work/transport.py" receive 10.68.0.1 "$work/tls-in/tcp.bin" \
+        >>"$work/transport" &
+    receiver=$!
+    ip netns exec "$tag-b" timeout "$limit" python3 "$work/transport.py" send 10.68.0.1 "$work/bench.bin" || true
+    wait "$receiver" || true
+    rm -f "$work/tls-in/tcp.bin"
+    sleep 1
 done
 # hexd and devC send to devB by alias: each has to list it first.
 by_a="" by_c=""
@@ -493,9 +557,9 @@ speed() { openssl speed -evp "$1" -bytes 16384 -seconds 3 2>/dev/null | awk -v n
 echo "$cipher $(speed "$evp") $(speed sha256)" >"$work/floor"
 
 # --- The figures.
-python3 - "$work" "$mib" "$disk_ms" "$(($(date +%s) - began))" <<'PYTHON'
+python3 - "$work" "$mib" "$disk_ms" "$(($(date +%s) - began))" "$rounds" <<'PYTHON'
 import statistics, sys
-work, mib, disk, took = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+work, mib, disk, took, rounds_run = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 say = lambda text: print("localsend-bench: " + text)
 rows = {kind: [] for kind in ("hexd", "localsendd", "tls", "fast-hexd", "fast-localsendd", "chunked-hexd",
                               "chunked-localsendd", "from-hexd", "from-localsendd")}
@@ -556,6 +620,27 @@ say(f"the floor for {mib} MiB on this machine: {cipher} at {float(decrypt) / 1e9
     f"{float(digest_rate) / 1e9:.2f} GB/s (openssl speed -evp, 16 KiB blocks) make {floor_ms:.0f} ms; hexd's CPU "
     f"per chunked upload {cpu('chunked-hexd', 'cpu') / floor_ms:.2f}x it, per sized upload "
     f"{cpu('fast-hexd', 'cpu') / floor_ms:.2f}x")
+def medians(path):
+    try:
+        with open(path) as lines:
+            columns = list(zip(*(map(int, line.split()) for line in lines if line.strip())))
+    except (OSError, ValueError):
+        return None
+    return [statistics.median(column) for column in columns] if columns else None
+transport, s_server = medians(f"{work}/transport"), medians(f"{work}/tls-cpu")
+chunked_cpu = cpu('chunked-hexd', 'cpu')
+if transport:
+    transport_cpu, transport_ms = transport
+    say(f"the transport alone (plain TCP from host-b into a synced file in host-a, 1 MiB reads, no TLS, no "
+        f"hash), median of {rounds_run}: {transport_cpu:.0f} ms CPU per {mib} MiB, {mib / transport_ms * 1000:.1f} "
+        f"MiB/s; the floor and it make {floor_ms + transport_cpu:.0f} ms, of which hexd's CPU per chunked upload "
+        f"is {chunked_cpu / (floor_ms + transport_cpu):.2f}x ({chunked_cpu - floor_ms - transport_cpu:.0f} ms "
+        f"more)")
+else:
+    say("the transport alone: not measured (no round finished)")
+if s_server:
+    say(f"openssl s_server's CPU receiving the TLS copy (decrypting, writing 16 KiB at a time, no hash, no "
+        f"sync), median: {s_server[0]:.0f} ms per {mib} MiB, {s_server[0] / floor_ms:.2f}x the floor")
 say(f"CPU time per {mib} MiB, median: receiving, hexd {cpu('hexd', 'cpu'):.0f} ms, localsendd "
     f"{cpu('localsendd', 'cpu'):.0f} ms; sending (devB), to hexd {cpu('hexd', 'sender'):.0f} ms, to localsendd "
     f"{cpu('localsendd', 'sender'):.0f} ms")
