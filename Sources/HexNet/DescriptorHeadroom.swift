@@ -1,23 +1,41 @@
 import Glibc
 
-/// The descriptors an accepted connection may never take: one that would is closed at once, and
-/// the accept fails as at the limit (EMFILE), so that the listener backs off as it would there.
+/// The descriptors that new work may never take: a descriptor that would is closed at once, and
+/// the call fails as at the limit (EMFILE), so that its caller backs off or reports it as it would
+/// there.
 ///
 /// The rest of the process needs them while connections flood in: the database and its journal,
-/// outgoing connections, and libdispatch, which ends the process (SIGILL, "registered worker
-/// exited prematurely") when its once-a-second look at its worker threads cannot open
-/// `/proc/<tid>/stat`. The kernel hands out the lowest free descriptor, so an accepted one
-/// numbered within `kept` of the limit means fewer than `kept` are free.
+/// and libdispatch, which ends the process (SIGILL, "registered worker exited prematurely") when
+/// its once-a-second look at its worker threads cannot open `/proc/<tid>/stat`. The kernel hands
+/// out the lowest free descriptor, so a new one numbered within `kept` of the limit means fewer
+/// than `kept` are free.
+///
+/// Two tiers: a connection from outside (an accept) leaves `kept` free; the daemon's own sockets
+/// and files (an outgoing connection, the file of an upload already accepted) leave
+/// `keptByOwnWork`, fewer, so that work already taken on still finds descriptors when strangers
+/// have filled the rest, and the last ones stay for SQLite and libdispatch whatever happens.
 public enum DescriptorHeadroom {
     /// How many descriptors accepts leave free.
     public static let kept = 32
+    /// How many descriptors the daemon's own sockets and files leave free.
+    public static let keptByOwnWork = 16
 
-    /// Whether a connection accepted on `descriptor` leaves `kept` free under the limit now.
-    static func allows(_ descriptor: Int32) -> Bool {
+    /// Whether a new descriptor `descriptor` leaves `kept` (or `keeping`) free under the process's
+    /// limit now.
+    static func allows(_ descriptor: Int32, keeping: Int = kept) -> Bool {
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, descriptor >= 0 else {
-            return true
-        }
-        return rlim_t(descriptor) + rlim_t(kept) < limit.rlim_cur
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return true }
+        return allows(descriptor, keeping: keeping, under: limit.rlim_cur)
+    }
+
+    /// Whether descriptor `descriptor` leaves `keeping` free under a limit of `limit` descriptors.
+    static func allows(_ descriptor: Int32, keeping: Int, under limit: rlim_t) -> Bool {
+        guard descriptor >= 0, keeping >= 0 else { return true }
+        return rlim_t(descriptor) + rlim_t(keeping) < limit
+    }
+
+    /// Why a new descriptor was refused, for its error.
+    static func refusal(keeping: Int) -> String {
+        "it would leave fewer than \(keeping) descriptors free"
     }
 }

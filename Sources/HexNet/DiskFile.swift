@@ -28,23 +28,35 @@ public final class DiskFile: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// Opens a regular file to read (following symbolic links, as the user who named it did).
-    /// - Throws: `DiskFileError` (`isMissing` when there is no such file), also for a directory or a device.
+    /// - Throws: `DiskFileError` (`isMissing` when there is no such file), also for a directory or a
+    ///   device, and with code `EMFILE` when the file would take one of the descriptors kept free
+    ///   (`DescriptorHeadroom.keptByOwnWork`).
     public static func reading(_ path: String) throws(DiskFileError) -> DiskFile {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard descriptor >= 0 else { throw DiskFileError("open \(path)") }
-        let file = DiskFile(descriptor: descriptor, path: path)
+        let file = try opened(path, open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK))
         guard try file.isRegular() else { throw DiskFileError("read \(path)", reason: "it is not a regular file") }
         return file
     }
 
     /// Opens a regular file to read and write, made (mode 0644 less the umask) when it is not
     /// there; never through a symbolic link.
+    /// - Throws: `DiskFileError`, as `reading` does.
     public static func writing(_ path: String) throws(DiskFileError) -> DiskFile {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0o644)
-        guard descriptor >= 0 else { throw DiskFileError("open \(path)") }
-        let file = DiskFile(descriptor: descriptor, path: path)
+        let file = try opened(path, open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0o644))
         guard try file.isRegular() else { throw DiskFileError("write \(path)", reason: "it is not a regular file") }
         return file
+    }
+
+    /// The file `open` just gave `descriptor` for, unless it failed or took one of the descriptors
+    /// kept free.
+    private static func opened(_ path: String, _ descriptor: Int32) throws(DiskFileError) -> DiskFile {
+        guard descriptor >= 0 else { throw DiskFileError("open \(path)") }
+        guard DescriptorHeadroom.allows(descriptor, keeping: DescriptorHeadroom.keptByOwnWork) else {
+            close(descriptor)
+            throw DiskFileError(
+                "open \(path)", code: EMFILE,
+                reason: DescriptorHeadroom.refusal(keeping: DescriptorHeadroom.keptByOwnWork))
+        }
+        return DiskFile(descriptor: descriptor, path: path)
     }
 
     public func status() throws(DiskFileError) -> Status {
@@ -170,9 +182,14 @@ public struct DiskFileError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public init(_ operation: String, reason: String) {
+        self.init(operation, code: 0, reason: reason)
+    }
+
+    /// A failure of the system's kind (`code`, an `errno` value) that the call did not report itself.
+    init(_ operation: String, code: Int32, reason: String) {
         self.operation = operation
         self.reason = reason
-        code = 0
+        self.code = code
     }
 
     public var isMissing: Bool { code == ENOENT || code == ENOTDIR }

@@ -74,11 +74,12 @@ public final class StreamListener: Sendable {
             let descriptor = accept4(
                 socket.descriptor, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
             if descriptor >= 0 {
-                guard DescriptorHeadroom.allows(descriptor) else {
+                // The control socket's clients are the user's own: they keep the tier of the daemon's own
+                // work, so that strangers filling the accepts' share do not lock `hexctl` out.
+                let keeping = path == nil ? DescriptorHeadroom.kept : DescriptorHeadroom.keptByOwnWork
+                guard DescriptorHeadroom.allows(descriptor, keeping: keeping) else {
                     close(descriptor)
-                    throw SocketError(
-                        "accept", code: EMFILE,
-                        reason: "a connection would leave fewer than \(DescriptorHeadroom.kept) descriptors free")
+                    throw SocketError("accept", code: EMFILE, reason: DescriptorHeadroom.refusal(keeping: keeping))
                 }
                 let accepted = Socket(adopting: descriptor)
                 if path == nil { accepted.sendSmallWritesAtOnce() }

@@ -62,6 +62,40 @@ extension ProcessTests {
             #expect(try await daemon.hexctlJSON(StatusReportShape.self, ["status"]).inbox == 2)
         }
 
+        @Test func strangersAtTheDescriptorLimitDoNotLockTheUserOut() async throws {
+            // The lowest limit hexd takes, and two listeners of strangers (hexd's own and KDE
+            // Connect's) flooded at once: together their slots reach the accepts' headroom.
+            let daemon = try await DaemonProcess(
+                name: "Target", discoveryPort: try DaemonProcess.freeDiscoveryPort(),
+                extraArguments: ["--log-level", "info", "--kdeconnect", "on", "--kdeconnect-port", "1751"],
+                descriptorLimit: 128)
+            var kdeConnect: UInt16?
+            try await waitUntil("KDE Connect listens", timeout: .seconds(10)) {
+                let status = try await daemon.hexctlJSON(StatusWithCarriers.self, ["status"])
+                kdeConnect = status.carriers.first { $0.kind == "kdeconnect" }?.port
+                return kdeConnect != nil
+            }
+            let status = try await daemon.hexctlJSON(StatusWithCarriers.self, ["status"])
+            let kdeConnectPort = try #require(kdeConnect)
+            let crowds = [
+                ConnectionSwarm(
+                    count: 300, port: status.tcpPort, sources: loopbackHosts(40, network: 6), behaviour: .idle),
+                ConnectionSwarm(
+                    count: 300, port: kdeConnectPort, sources: loopbackHosts(40, network: 7), behaviour: .idle),
+            ]
+            try await waitUntil("the strangers reach the accepts' headroom", timeout: .seconds(20)) {
+                daemon.log.contains("would leave fewer than \(DescriptorHeadroom.kept) descriptors free")
+            }
+            // The control socket's clients are the user's: they keep the smaller headroom of the
+            // daemon's own work (before, they met the strangers' and were refused).
+            for attempt in 1...5 {
+                let answer = try await daemon.hexctl(["status"], timeout: .seconds(10))
+                #expect(answer.status == 0, "hexctl status \(attempt) of 5 during the flood: \(answer.standardError)")
+            }
+            for crowd in crowds { await crowd.stop() }
+            try await daemon.explaining { try await HonestSender.store("after the crowd", to: status.tcpPort) }
+        }
+
         @Test func underTooLowADescriptorLimitTheDaemonDoesNotStart() async throws {
             let error = await #expect(throws: DaemonExited.self) {
                 try await DaemonProcess(
@@ -127,4 +161,14 @@ extension ProcessTests {
             #expect(target.log.contains("the peer table is full"))
         }
     }
+}
+
+/// What `hexctl status --json` says of the daemon's port and its carriers' ports.
+private struct StatusWithCarriers: Decodable {
+    struct Carrier: Decodable {
+        let kind: String
+        let port: UInt16?
+    }
+    let tcpPort: UInt16
+    let carriers: [Carrier]
 }
