@@ -10,14 +10,16 @@ import Glibc
 /// out the lowest free descriptor, so a new one numbered within `kept` of the limit means fewer
 /// than `kept` are free.
 ///
-/// Two tiers: a connection from outside (an accept) leaves `kept` free; the daemon's own sockets
-/// and files (an outgoing connection, the file of an upload already accepted) leave
-/// `keptByOwnWork`, fewer, so that work already taken on still finds descriptors when strangers
-/// have filled the rest, and the last ones stay for SQLite and libdispatch whatever happens.
+/// Two tiers. Every accept from the network, and every socket and file the daemon opens, leaves
+/// `kept` free: a stranger can make it accept, announce a device it then registers with, or offer
+/// files. What the user asked for goes further and leaves only `keptByOwnWork`: a client of the
+/// control socket (`hexctl`) and a connection the outbox opens to send a hex, so that the user is
+/// still served while strangers hold everything else, and the last ones stay for what is not
+/// counted (SQLite's files, a receive hook's pipes) and libdispatch.
 public enum DescriptorHeadroom {
-    /// How many descriptors accepts leave free.
+    /// How many descriptors accepts, sockets and files leave free.
     public static let kept = 32
-    /// How many descriptors the daemon's own sockets and files leave free.
+    /// How many descriptors the user's own work leaves free.
     public static let keptByOwnWork = 16
 
     /// Whether a new descriptor `descriptor` leaves `kept` (or `keeping`) free under the process's
@@ -28,10 +30,11 @@ public enum DescriptorHeadroom {
         return allows(descriptor, keeping: keeping, under: limit.rlim_cur)
     }
 
-    /// Whether descriptor `descriptor` leaves `keeping` free under a limit of `limit` descriptors.
+    /// Whether descriptor `descriptor` leaves `keeping` (not negative) free under a limit of
+    /// `limit` descriptors.
     static func allows(_ descriptor: Int32, keeping: Int, under limit: rlim_t) -> Bool {
-        guard descriptor >= 0, keeping >= 0 else { return true }
-        return rlim_t(descriptor) + rlim_t(keeping) < limit
+        guard descriptor >= 0 else { return true }
+        return rlim_t(descriptor) + rlim_t(clamping: keeping) < limit
     }
 
     /// Why a new descriptor was refused, for its error.

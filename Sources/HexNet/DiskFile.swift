@@ -30,7 +30,7 @@ public final class DiskFile: @unchecked Sendable {
     /// Opens a regular file to read (following symbolic links, as the user who named it did).
     /// - Throws: `DiskFileError` (`isMissing` when there is no such file), also for a directory or a
     ///   device, and with code `EMFILE` when the file would take one of the descriptors kept free
-    ///   (`DescriptorHeadroom.keptByOwnWork`).
+    ///   (`DescriptorHeadroom.kept`).
     public static func reading(_ path: String) throws(DiskFileError) -> DiskFile {
         let file = try opened(path, open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK))
         guard try file.isRegular() else { throw DiskFileError("read \(path)", reason: "it is not a regular file") }
@@ -39,9 +39,20 @@ public final class DiskFile: @unchecked Sendable {
 
     /// Opens a regular file to read and write, made (mode 0644 less the umask) when it is not
     /// there; never through a symbolic link.
-    /// - Throws: `DiskFileError`, as `reading` does.
+    /// - Throws: `DiskFileError`, as `reading` does; a file it made and then refused is removed.
     public static func writing(_ path: String) throws(DiskFileError) -> DiskFile {
-        let file = try opened(path, open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0o644))
+        let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY
+        // Made here (exclusively), or there already: a refusal then removes only what it made.
+        var descriptor = open(path, flags | O_CREAT | O_EXCL, 0o644)
+        let made = descriptor >= 0
+        if !made && errno == EEXIST { descriptor = open(path, flags) }
+        let file: DiskFile
+        do {
+            file = try opened(path, descriptor)
+        } catch {
+            if made { remove(path) }
+            throw error
+        }
         guard try file.isRegular() else { throw DiskFileError("write \(path)", reason: "it is not a regular file") }
         return file
     }
@@ -50,11 +61,10 @@ public final class DiskFile: @unchecked Sendable {
     /// kept free.
     private static func opened(_ path: String, _ descriptor: Int32) throws(DiskFileError) -> DiskFile {
         guard descriptor >= 0 else { throw DiskFileError("open \(path)") }
-        guard DescriptorHeadroom.allows(descriptor, keeping: DescriptorHeadroom.keptByOwnWork) else {
+        guard DescriptorHeadroom.allows(descriptor) else {
             close(descriptor)
             throw DiskFileError(
-                "open \(path)", code: EMFILE,
-                reason: DescriptorHeadroom.refusal(keeping: DescriptorHeadroom.keptByOwnWork))
+                "open \(path)", code: EMFILE, reason: DescriptorHeadroom.refusal(keeping: DescriptorHeadroom.kept))
         }
         return DiskFile(descriptor: descriptor, path: path)
     }

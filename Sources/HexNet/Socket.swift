@@ -20,16 +20,16 @@ public final class Socket: Sendable {
 
     /// A new socket of `domain` (AF_INET, AF_INET6, AF_UNIX) and `type` (SOCK_STREAM, SOCK_DGRAM), created
     /// close-on-exec at once, so a process spawned meanwhile cannot inherit it.
-    /// - Throws: `SocketError`, with code `EMFILE` also when the socket would take one of the
-    ///   descriptors kept free (`DescriptorHeadroom.keptByOwnWork`).
-    convenience init(domain: Int32, type: Int32) throws(SocketError) {
+    /// - Parameter keeping: the descriptors it must leave free (`DescriptorHeadroom`).
+    /// - Throws: `SocketError`, with code `EMFILE` also when the socket would take one of them.
+    convenience init(domain: Int32, type: Int32, keeping: Int = DescriptorHeadroom.kept) throws(SocketError) {
         let descriptor = Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw SocketError("create a socket") }
-        guard DescriptorHeadroom.allows(descriptor, keeping: DescriptorHeadroom.keptByOwnWork) else {
+        guard DescriptorHeadroom.allows(descriptor, keeping: keeping) else {
             close(descriptor)
             throw SocketError(
                 "create a socket", code: EMFILE,
-                reason: DescriptorHeadroom.refusal(keeping: DescriptorHeadroom.keptByOwnWork))
+                reason: DescriptorHeadroom.refusal(keeping: keeping))
         }
         self.init(adopting: descriptor)
     }

@@ -34,6 +34,9 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var isTimeout: Bool { code == 0 && reason == "timed out" }
 
+    /// The address (a port) is taken by another socket.
+    public var isAddressInUse: Bool { code == EADDRINUSE }
+
     public var description: String {
         "cannot \(operation): " + reasonText
     }

@@ -7,14 +7,19 @@ import Glibc
 /// Opens outgoing stream connections.
 public enum StreamConnector {
     /// Connects over TCP to `endpoint`, resolving a host name first.
-    /// - Parameter source: the local address to connect from (tests play several hosts on
-    ///   loopback this way); nil lets the system choose.
-    /// - Throws: `SocketError` (refused, unreachable, `timedOut`, unknown host).
+    /// - Parameters:
+    ///   - source: the local address to connect from (tests play several hosts on loopback this
+    ///     way); nil lets the system choose.
+    ///   - keeping: the descriptors the connection must leave free (`DescriptorHeadroom`): fewer
+    ///     only for what the user asked for.
+    /// - Throws: `SocketError` (refused, unreachable, `timedOut`, unknown host, `EMFILE` within the
+    ///   headroom).
     public static func tcp(
-        to endpoint: Endpoint, timeout: Duration, from source: IPAddress? = nil
+        to endpoint: Endpoint, timeout: Duration, from source: IPAddress? = nil,
+        keeping: Int = DescriptorHeadroom.kept
     ) async throws -> Socket {
         let address = try await resolve(endpoint.host)
-        let socket = try Socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue))
+        let socket = try Socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue), keeping: keeping)
         socket.sendSmallWritesAtOnce()
         if let source { try socket.bind(source, port: 0) }
         let result = address.withSocketAddress(port: endpoint.port) { connect(socket.descriptor, $0, $1) }

@@ -89,7 +89,9 @@ enum EnvelopeSender {
         private static func open(
             to endpoint: Endpoint, security: Security, deadline: ContinuousClock.Instant, maximumLineLength: Int
         ) async throws -> Channel {
-            let socket = try await StreamConnector.tcp(to: endpoint, timeout: remaining(until: deadline))
+            // What the outbox sends is the user's own work: it may go where strangers cannot.
+            let socket = try await StreamConnector.tcp(
+                to: endpoint, timeout: remaining(until: deadline), keeping: DescriptorHeadroom.keptByOwnWork)
             switch security {
             case .plaintext:
                 let connection = StreamConnection(stream: socket, maximumLineLength: maximumLineLength)

@@ -172,7 +172,13 @@ extension KDEConnectCarrier {
             let (next, overflow) = sum.addingReportingOverflow(size)
             return overflow ? .max : next
         }
-        guard let listener = Self.payloadListener() else {
+        let free: StreamListener?
+        do {
+            free = try Self.payloadListener()
+        } catch {
+            throw .undelivered("no payload can be offered: \(error)")
+        }
+        guard let listener = free else {
             throw .undelivered("every port from 1739 to 1764 is taken: no payload can be offered")
         }
         defer { listener.socket.shutdown() }
@@ -205,9 +211,15 @@ extension KDEConnectCarrier {
     }
 
     /// A listener on the first free port of `payloadPorts`; nil when all are taken.
-    private static func payloadListener() -> StreamListener? {
+    /// - Throws: `SocketError` at once for any failure but a port taken (out of descriptors: the
+    ///   next port would fail the same way).
+    private static func payloadListener() throws(SocketError) -> StreamListener? {
         for port in payloadPorts {
-            if let listener = try? StreamListener.tcp(port: port) { return listener }
+            do {
+                return try StreamListener.tcp(port: port)
+            } catch  where error.isAddressInUse {
+                continue
+            }
         }
         return nil
     }
