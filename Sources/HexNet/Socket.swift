@@ -27,9 +27,7 @@ public final class Socket: Sendable {
         guard descriptor >= 0 else { throw SocketError("create a socket") }
         guard DescriptorHeadroom.allows(descriptor, keeping: keeping) else {
             close(descriptor)
-            throw SocketError(
-                "create a socket", code: EMFILE,
-                reason: DescriptorHeadroom.refusal(keeping: keeping))
+            throw SocketError("create a socket", code: EMFILE, reason: DescriptorHeadroom.refusal(keeping: keeping))
         }
         self.init(adopting: descriptor)
     }

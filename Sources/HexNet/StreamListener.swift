@@ -74,8 +74,8 @@ public final class StreamListener: Sendable {
             let descriptor = accept4(
                 socket.descriptor, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
             if descriptor >= 0 {
-                // The control socket's clients are the user's own: they keep the tier of the daemon's own
-                // work, so that strangers filling the accepts' share do not lock `hexctl` out.
+                // The control socket's clients are the user's (`hexctl`): they may go on to the user's
+                // tier, so that strangers filling the accepts' share do not lock them out.
                 let keeping = path == nil ? DescriptorHeadroom.kept : DescriptorHeadroom.keptByOwnWork
                 guard DescriptorHeadroom.allows(descriptor, keeping: keeping) else {
                     close(descriptor)

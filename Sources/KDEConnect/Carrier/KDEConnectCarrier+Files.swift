@@ -217,7 +217,7 @@ extension KDEConnectCarrier {
         for port in payloadPorts {
             do {
                 return try StreamListener.tcp(port: port)
-            } catch  where error.isAddressInUse {
+            } catch let error where error.isAddressInUse {
                 continue
             }
         }
