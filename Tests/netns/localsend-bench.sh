@@ -16,7 +16,8 @@
 #     hexd offers it unhashed), and the CPU time of the senders (hexd's daemon, devC's) and of devB;
 #   - a plain TLS copy of the same bytes between the same namespaces (openssl s_client in host-b to
 #     s_server in host-a writing a file), timed the same way: the ceiling hexd is a percentage of; and
-#     s_server's CPU time for it;
+#     s_server's CPU time for its whole run (its start and the handshake too: a fixed cost that a small
+#     MIB shows);
 #   - the transport alone: the same bytes over plain TCP from host-b into a file in host-a, 1 MiB reads,
 #     synced (a Python script, its CPU from getrusage): what the kernel costs any receiver, which the
 #     crypto floor below leaves out;
@@ -284,6 +285,8 @@ if role == "send":
             break
         except OSError:
             time.sleep(0.05)
+    else:
+        sys.exit("transport.py: nothing listens")
     with sock, open(path, "rb", buffering=0) as data:
         while (block := data.read(1 << 20)):
             sock.sendall(block)
@@ -557,9 +560,9 @@ speed() { openssl speed -evp "$1" -bytes 16384 -seconds 3 2>/dev/null | awk -v n
 echo "$cipher $(speed "$evp") $(speed sha256)" >"$work/floor"
 
 # --- The figures.
-python3 - "$work" "$mib" "$disk_ms" "$(($(date +%s) - began))" "$rounds" <<'PYTHON'
+python3 - "$work" "$mib" "$disk_ms" "$(($(date +%s) - began))" <<'PYTHON'
 import statistics, sys
-work, mib, disk, took, rounds_run = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+work, mib, disk, took = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 say = lambda text: print("localsend-bench: " + text)
 rows = {kind: [] for kind in ("hexd", "localsendd", "tls", "fast-hexd", "fast-localsendd", "chunked-hexd",
                               "chunked-localsendd", "from-hexd", "from-localsendd")}
@@ -620,27 +623,28 @@ say(f"the floor for {mib} MiB on this machine: {cipher} at {float(decrypt) / 1e9
     f"{float(digest_rate) / 1e9:.2f} GB/s (openssl speed -evp, 16 KiB blocks) make {floor_ms:.0f} ms; hexd's CPU "
     f"per chunked upload {cpu('chunked-hexd', 'cpu') / floor_ms:.2f}x it, per sized upload "
     f"{cpu('fast-hexd', 'cpu') / floor_ms:.2f}x")
-def medians(path):
+def medians(path):  # each column's median over the lines of PATH, and how many lines there were
     try:
         with open(path) as lines:
-            columns = list(zip(*(map(int, line.split()) for line in lines if line.strip())))
+            rows = [list(map(int, line.split())) for line in lines if line.strip()]
     except (OSError, ValueError):
-        return None
-    return [statistics.median(column) for column in columns] if columns else None
-transport, s_server = medians(f"{work}/transport"), medians(f"{work}/tls-cpu")
+        return None, 0
+    return ([statistics.median(column) for column in zip(*rows)] if rows else None), len(rows)
+(transport, transport_rounds), (s_server, s_server_rounds) = medians(f"{work}/transport"), medians(f"{work}/tls-cpu")
 chunked_cpu = cpu('chunked-hexd', 'cpu')
 if transport:
     transport_cpu, transport_ms = transport
     say(f"the transport alone (plain TCP from host-b into a synced file in host-a, 1 MiB reads, no TLS, no "
-        f"hash), median of {rounds_run}: {transport_cpu:.0f} ms CPU per {mib} MiB, {mib / transport_ms * 1000:.1f} "
-        f"MiB/s; the floor and it make {floor_ms + transport_cpu:.0f} ms, of which hexd's CPU per chunked upload "
-        f"is {chunked_cpu / (floor_ms + transport_cpu):.2f}x ({chunked_cpu - floor_ms - transport_cpu:.0f} ms "
-        f"more)")
+        f"hash), median of {transport_rounds}: {transport_cpu:.0f} ms CPU per {mib} MiB, "
+        f"{mib / transport_ms * 1000:.1f} MiB/s; the floor and it make {floor_ms + transport_cpu:.0f} ms, of which "
+        f"hexd's CPU per chunked upload is {chunked_cpu / (floor_ms + transport_cpu):.2f}x "
+        f"({chunked_cpu - floor_ms - transport_cpu:.0f} ms more)")
 else:
     say("the transport alone: not measured (no round finished)")
 if s_server:
-    say(f"openssl s_server's CPU receiving the TLS copy (decrypting, writing 16 KiB at a time, no hash, no "
-        f"sync), median: {s_server[0]:.0f} ms per {mib} MiB, {s_server[0] / floor_ms:.2f}x the floor")
+    say(f"openssl s_server's CPU for the TLS copy, its whole run (start and handshake too; decrypting, writing "
+        f"16 KiB at a time, no hash, no sync), median of {s_server_rounds}: {s_server[0]:.0f} ms per {mib} MiB, {s_server[0] / floor_ms:.2f}x the "
+        f"floor")
 say(f"CPU time per {mib} MiB, median: receiving, hexd {cpu('hexd', 'cpu'):.0f} ms, localsendd "
     f"{cpu('localsendd', 'cpu'):.0f} ms; sending (devB), to hexd {cpu('hexd', 'sender'):.0f} ms, to localsendd "
     f"{cpu('localsendd', 'sender'):.0f} ms")
