@@ -643,8 +643,8 @@ else:
     say("the transport alone: not measured (no round finished)")
 if s_server:
     say(f"openssl s_server's CPU for the TLS copy, its whole run (start and handshake too; decrypting, writing "
-        f"16 KiB at a time, no hash, no sync), median of {s_server_rounds}: {s_server[0]:.0f} ms per {mib} MiB, {s_server[0] / floor_ms:.2f}x the "
-        f"floor")
+        f"16 KiB at a time, no hash, no sync), median of {s_server_rounds}: {s_server[0]:.0f} ms per {mib} MiB, "
+        f"{s_server[0] / floor_ms:.2f}x the floor")
 say(f"CPU time per {mib} MiB, median: receiving, hexd {cpu('hexd', 'cpu'):.0f} ms, localsendd "
     f"{cpu('localsendd', 'cpu'):.0f} ms; sending (devB), to hexd {cpu('hexd', 'sender'):.0f} ms, to localsendd "
     f"{cpu('localsendd', 'sender'):.0f} ms")
