@@ -10,14 +10,14 @@ import Glibc
 /// out the lowest free descriptor, so a new one numbered within `kept` of the limit means fewer
 /// than `kept` are free.
 ///
-/// Two tiers. Every accept from the network, and every socket and file the daemon opens, leaves
-/// `kept` free: a stranger can make it accept, announce a device it then registers with, or offer
-/// files. What the user asked for goes further and leaves only `keptByOwnWork`: a client of the
-/// control socket (`hexctl`) and a connection the outbox opens to send a hex, so that the user is
-/// still served while strangers hold everything else, and the last ones stay for what is not
-/// counted (SQLite's files, a receive hook's pipes) and libdispatch.
+/// Two tiers. Every accept from the network, every socket the daemon opens and every file it opens
+/// for a transfer (`DiskFile`) leaves `kept` free: a stranger can make it accept, announce a device
+/// it then registers with, or offer files. What the user asked for goes further and leaves only
+/// `keptByOwnWork`: a client of the control socket (`hexctl`) and a connection the outbox opens to
+/// send a hex, so that the user is still served while strangers hold everything else, and the last
+/// ones stay for what is not counted (SQLite's files, a receive hook's pipes) and libdispatch.
 public enum DescriptorHeadroom {
-    /// How many descriptors accepts, sockets and files leave free.
+    /// How many descriptors accepts, sockets and transfer files leave free.
     public static let kept = 32
     /// How many descriptors the user's own work leaves free.
     public static let keptByOwnWork = 16
